@@ -1,0 +1,115 @@
+//! The machine-readable result of one run (`manetsim run FILE --json`).
+//!
+//! Field names are the public interface in `SCENARIO.md`; fields beyond that
+//! page are additions documented in `docs/results.md`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything a run reports. Serialises to the JSON object of `SCENARIO.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    /// Events the engine processed (stale, cancelled timers excluded).
+    pub events: u64,
+    /// Wall-clock time of the simulation proper (not loading or reporting).
+    pub wall_s: f64,
+    pub events_per_s: f64,
+    pub flows: Vec<FlowResult>,
+    /// Packets dropped, by reason (snake_case reason names, see `DropReason`).
+    pub drops: BTreeMap<String, u64>,
+    pub routing: RoutingResult,
+    pub mac: MacResult,
+    pub energy: EnergyResult,
+    /// The packet-conservation ledger.
+    pub ledger: Ledger,
+    /// Per-node counters, indexed by node id.
+    pub nodes: Vec<NodeResult>,
+}
+
+/// Per-flow figures at the application layer (definitions in `SCENARIO.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowResult {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub transport: String,
+    /// TCP congestion-control variant; `null` for other transports.
+    pub variant: Option<String>,
+    pub sent: u64,
+    pub received: u64,
+    pub throughput_kbps: f64,
+    pub goodput_kbps: f64,
+    pub delay_ms: f64,
+    pub jitter_ms: f64,
+    pub loss_pct: f64,
+    pub retransmissions: u64,
+    /// Added: payload bytes sent and delivered (unique).
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
+    /// Added: mean hop count of delivered packets.
+    pub hops_mean: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutingResult {
+    pub protocol: String,
+    /// Routing-control packets originated or forwarded (each transmission counts).
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+}
+
+/// MAC counters summed over all nodes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MacResult {
+    /// Retransmission attempts of RTS or DATA frames.
+    pub retries: u64,
+    /// Receptions destroyed by overlap (no capture) at any receiver.
+    pub collisions: u64,
+    /// RTS frames that got no CTS in time.
+    pub rts_failures: u64,
+    /// DATA frames that got no ACK in time.
+    pub ack_failures: u64,
+    /// Frames put on the air (all types).
+    pub frames_sent: u64,
+    /// Frames received intact.
+    pub frames_received: u64,
+    /// Receptions won by the stronger frame (capture).
+    pub captures: u64,
+    /// Link failures reported up to routing (retry limit reached).
+    pub link_failures: u64,
+}
+
+/// Energy per node; both lists are empty when the scenario has no `[energy]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EnergyResult {
+    pub consumed_j: Vec<f64>,
+    pub remaining_j: Vec<f64>,
+}
+
+/// Packet conservation: `created == delivered + dropped + in_flight`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+    pub balanced: bool,
+}
+
+/// Per-node counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeResult {
+    pub id: u32,
+    pub x_m: f64,
+    pub y_m: f64,
+    pub mac_retries: u64,
+    pub mac_collisions: u64,
+    pub frames_sent: u64,
+    pub frames_received: u64,
+    pub queue_drops: u64,
+    pub forwarded: u64,
+}

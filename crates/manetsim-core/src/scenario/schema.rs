@@ -1,0 +1,547 @@
+//! The scenario schema (format v1): one struct per TOML table.
+//!
+//! Key names and meanings are the public interface specified in `SCENARIO.md`;
+//! never rename one. Keys manetsim adds beyond that page are documented in
+//! `docs/scenario.md`. Every key has a default, following ns-2.35 unless the
+//! field's doc says otherwise. Units are in the names and are SI.
+//!
+//! Structural checks (unknown keys, wrong types, unknown enum names) are done by
+//! serde here; value checks (ranges, node ids, unsupported features) are done by
+//! [`super::validate`].
+
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free text; defaults to the file's stem when loaded from a file.
+    #[serde(default)]
+    pub name: String,
+    /// Simulated time in seconds.
+    #[serde(default = "default_duration_s")]
+    pub duration_s: f64,
+    /// Master seed; every random stream is derived from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub area: Area,
+    #[serde(default)]
+    pub nodes: Nodes,
+    #[serde(default)]
+    pub mobility: Mobility,
+    #[serde(default)]
+    pub radio: Radio,
+    #[serde(default)]
+    pub mac: Mac,
+    #[serde(default)]
+    pub routing: Routing,
+    #[serde(default)]
+    pub flows: Vec<Flow>,
+    /// Absent means no energy model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<Energy>,
+    /// Absent means no injected loss.
+    #[serde(default)]
+    pub loss: Vec<Loss>,
+    #[serde(default)]
+    pub output: Output,
+}
+
+fn default_duration_s() -> f64 {
+    100.0
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// `[area]`: the flat topography, origin at (0, 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Area {
+    #[serde(default = "default_area_m")]
+    pub width_m: f64,
+    #[serde(default = "default_area_m")]
+    pub height_m: f64,
+}
+fn default_area_m() -> f64 {
+    1000.0
+}
+impl Default for Area {
+    fn default() -> Self {
+        Self {
+            width_m: default_area_m(),
+            height_m: default_area_m(),
+        }
+    }
+}
+
+/// How initial positions are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Node i at (i × spacing_m, 0).
+    Chain,
+    /// Row-major grid `rows × cols`, `spacing_m` apart, starting at (0, 0).
+    Grid,
+    /// Uniform random in the area (stream `placement`).
+    Uniform,
+    /// `positions = [[x, y], …]`, one per node.
+    Explicit,
+}
+
+/// `[nodes]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nodes {
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(default = "default_placement")]
+    pub placement: Placement,
+    #[serde(default = "default_spacing_m")]
+    pub spacing_m: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cols: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<[f64; 2]>>,
+}
+fn default_count() -> u32 {
+    2
+}
+fn default_placement() -> Placement {
+    Placement::Chain
+}
+fn default_spacing_m() -> f64 {
+    200.0
+}
+impl Default for Nodes {
+    fn default() -> Self {
+        Self {
+            count: default_count(),
+            placement: default_placement(),
+            spacing_m: default_spacing_m(),
+            rows: None,
+            cols: None,
+            positions: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MobilityModel {
+    Static,
+    RandomWaypoint,
+    Waypoints,
+    Ns2,
+    Bonnmotion,
+}
+
+/// One scripted move (`[[mobility.moves]]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Move {
+    pub node: u32,
+    pub at_s: f64,
+    pub to: [f64; 2],
+    pub speed_mps: f64,
+}
+
+/// `[mobility]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mobility {
+    #[serde(default = "default_mobility_model")]
+    pub model: MobilityModel,
+    #[serde(default)]
+    pub min_speed_mps: f64,
+    #[serde(default = "default_max_speed_mps")]
+    pub max_speed_mps: f64,
+    #[serde(default)]
+    pub pause_s: f64,
+    #[serde(default)]
+    pub steady_state: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<Move>,
+}
+fn default_mobility_model() -> MobilityModel {
+    MobilityModel::Static
+}
+fn default_max_speed_mps() -> f64 {
+    20.0
+}
+impl Default for Mobility {
+    fn default() -> Self {
+        Self {
+            model: default_mobility_model(),
+            min_speed_mps: 0.0,
+            max_speed_mps: default_max_speed_mps(),
+            pause_s: 0.0,
+            steady_state: false,
+            file: None,
+            moves: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Propagation {
+    TwoRayGround,
+    FreeSpace,
+    Shadowing,
+}
+
+/// `[radio]`: ns-2's WaveLAN (Lucent 914 MHz DSSS) defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Radio {
+    #[serde(default = "default_propagation")]
+    pub propagation: Propagation,
+    #[serde(default = "default_tx_power_w")]
+    pub tx_power_w: f64,
+    #[serde(default = "default_frequency_hz")]
+    pub frequency_hz: f64,
+    #[serde(default = "default_antenna_height_m")]
+    pub antenna_height_m: f64,
+    #[serde(default = "default_rx_threshold_w")]
+    pub rx_threshold_w: f64,
+    #[serde(default = "default_cs_threshold_w")]
+    pub cs_threshold_w: f64,
+    #[serde(default = "default_capture_threshold_db")]
+    pub capture_threshold_db: f64,
+    /// Added key (docs/scenario.md): ns-2 `L_`, system loss factor (≥ 1).
+    #[serde(default = "default_system_loss")]
+    pub system_loss: f64,
+    /// Added key: shadowing path-loss exponent β (ns-2 `pathlossExp_`, 2.0).
+    #[serde(default = "default_path_loss_exponent")]
+    pub path_loss_exponent: f64,
+    /// Added key: shadowing deviation σ in dB (ns-2 `std_db_`, 4.0).
+    #[serde(default = "default_shadowing_std_db")]
+    pub shadowing_std_db: f64,
+    /// Added key: shadowing reference distance d0 (ns-2 `dist0_`, 1.0 m).
+    #[serde(default = "default_reference_distance_m")]
+    pub reference_distance_m: f64,
+}
+fn default_propagation() -> Propagation {
+    Propagation::TwoRayGround
+}
+fn default_tx_power_w() -> f64 {
+    0.28183815
+}
+fn default_frequency_hz() -> f64 {
+    914.0e6
+}
+fn default_antenna_height_m() -> f64 {
+    1.5
+}
+fn default_rx_threshold_w() -> f64 {
+    3.652e-10
+}
+fn default_cs_threshold_w() -> f64 {
+    1.559e-11
+}
+fn default_capture_threshold_db() -> f64 {
+    10.0
+}
+fn default_system_loss() -> f64 {
+    1.0
+}
+fn default_path_loss_exponent() -> f64 {
+    2.0
+}
+fn default_shadowing_std_db() -> f64 {
+    4.0
+}
+fn default_reference_distance_m() -> f64 {
+    1.0
+}
+impl Default for Radio {
+    fn default() -> Self {
+        Self {
+            propagation: default_propagation(),
+            tx_power_w: default_tx_power_w(),
+            frequency_hz: default_frequency_hz(),
+            antenna_height_m: default_antenna_height_m(),
+            rx_threshold_w: default_rx_threshold_w(),
+            cs_threshold_w: default_cs_threshold_w(),
+            capture_threshold_db: default_capture_threshold_db(),
+            system_loss: default_system_loss(),
+            path_loss_exponent: default_path_loss_exponent(),
+            shadowing_std_db: default_shadowing_std_db(),
+            reference_distance_m: default_reference_distance_m(),
+        }
+    }
+}
+
+/// `[mac]`: IEEE 802.11 DSSS DCF as ns-2's `Mac/802_11`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mac {
+    #[serde(default = "default_standard")]
+    pub standard: String,
+    #[serde(default = "default_data_rate_bps")]
+    pub data_rate_bps: u64,
+    #[serde(default = "default_basic_rate_bps")]
+    pub basic_rate_bps: u64,
+    /// 0 = RTS/CTS before every unicast frame (ns-2 default). Frames whose
+    /// MAC payload is at least this long use RTS/CTS.
+    #[serde(default)]
+    pub rts_threshold_bytes: u32,
+    #[serde(default = "default_short_retry_limit")]
+    pub short_retry_limit: u32,
+    #[serde(default = "default_long_retry_limit")]
+    pub long_retry_limit: u32,
+    #[serde(default = "default_queue_packets")]
+    pub queue_packets: u32,
+}
+fn default_standard() -> String {
+    "802.11".to_string()
+}
+fn default_data_rate_bps() -> u64 {
+    2_000_000
+}
+fn default_basic_rate_bps() -> u64 {
+    1_000_000
+}
+fn default_short_retry_limit() -> u32 {
+    7
+}
+fn default_long_retry_limit() -> u32 {
+    4
+}
+fn default_queue_packets() -> u32 {
+    50
+}
+impl Default for Mac {
+    fn default() -> Self {
+        Self {
+            standard: default_standard(),
+            data_rate_bps: default_data_rate_bps(),
+            basic_rate_bps: default_basic_rate_bps(),
+            rts_threshold_bytes: 0,
+            short_retry_limit: default_short_retry_limit(),
+            long_retry_limit: default_long_retry_limit(),
+            queue_packets: default_queue_packets(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingProtocol {
+    /// Shortest-hop routes computed once from the initial topology.
+    Static,
+    Aodv,
+    Dsr,
+    Aomdv,
+    Dsdv,
+    Olsr,
+}
+
+/// `[routing]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Routing {
+    #[serde(default = "default_routing_protocol")]
+    pub protocol: RoutingProtocol,
+}
+fn default_routing_protocol() -> RoutingProtocol {
+    RoutingProtocol::Aodv
+}
+impl Default for Routing {
+    fn default() -> Self {
+        Self {
+            protocol: default_routing_protocol(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Udp,
+    Tcp,
+    Tfrc,
+    Sctp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    Cbr,
+    Ftp,
+    Onoff,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    Tahoe,
+    Reno,
+    Newreno,
+    Sack,
+    Vegas,
+    Westwood,
+    Veno,
+    Newveno,
+    TcpAp,
+}
+
+/// `[flows.tcp]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    #[serde(default = "default_tcp_variant")]
+    pub variant: TcpVariant,
+    #[serde(default = "default_window_packets")]
+    pub window_packets: u32,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "default_true")]
+    pub handshake: bool,
+}
+fn default_tcp_variant() -> TcpVariant {
+    TcpVariant::Newreno
+}
+fn default_window_packets() -> u32 {
+    20
+}
+fn default_true() -> bool {
+    true
+}
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            variant: default_tcp_variant(),
+            window_packets: default_window_packets(),
+            delayed_ack: false,
+            handshake: true,
+        }
+    }
+}
+
+/// One `[[flows]]` entry: an application on `src` sending to `dst`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    pub src: u32,
+    pub dst: u32,
+    #[serde(default = "default_transport")]
+    pub transport: Transport,
+    #[serde(default = "default_app")]
+    pub app: AppKind,
+    #[serde(default)]
+    pub start_s: f64,
+    /// Defaults to the scenario's `duration_s` (filled in by the loader).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    #[serde(default = "default_packet_size_bytes")]
+    pub packet_size_bytes: u32,
+    /// CBR/on-off rate of application payload. Default 448 kbit/s (ns-2 CBR
+    /// `rate_`) unless `interval_s` is given. Give one of the two, not both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<f64>,
+    /// Added key: CBR inter-packet interval, the alternative to `rate_bps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_s: Option<f64>,
+    /// Added key: the first packet leaves at `start_s + U(0, start_jitter_s)`
+    /// (stream `flow_start`, per flow).
+    #[serde(default)]
+    pub start_jitter_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpConfig>,
+}
+fn default_transport() -> Transport {
+    Transport::Udp
+}
+fn default_app() -> AppKind {
+    AppKind::Cbr
+}
+fn default_packet_size_bytes() -> u32 {
+    512
+}
+
+/// `[energy]`: linear battery per node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Energy {
+    #[serde(default = "default_initial_j")]
+    pub initial_j: f64,
+    #[serde(default = "default_tx_w")]
+    pub tx_w: f64,
+    #[serde(default = "default_rx_w")]
+    pub rx_w: f64,
+    #[serde(default)]
+    pub idle_w: f64,
+    #[serde(default)]
+    pub sleep_w: f64,
+}
+fn default_initial_j() -> f64 {
+    100.0
+}
+fn default_tx_w() -> f64 {
+    0.6
+}
+fn default_rx_w() -> f64 {
+    0.3
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossModelKind {
+    Uniform,
+    GilbertElliott,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPackets {
+    Data,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossWhere {
+    AfterMac,
+    BeforeMac,
+}
+
+/// One `[[loss]]` entry: a packet-error model at a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Loss {
+    pub node: u32,
+    #[serde(default = "default_loss_model")]
+    pub model: LossModelKind,
+    #[serde(default)]
+    pub rate: f64,
+    #[serde(default = "default_loss_packets")]
+    pub packets: LossPackets,
+    #[serde(rename = "where", default = "default_loss_where")]
+    pub where_: LossWhere,
+}
+fn default_loss_model() -> LossModelKind {
+    LossModelKind::Uniform
+}
+fn default_loss_packets() -> LossPackets {
+    LossPackets::Data
+}
+fn default_loss_where() -> LossWhere {
+    LossWhere::AfterMac
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    #[serde(default)]
+    pub pcap: bool,
+    #[serde(default)]
+    pub ns2_trace: bool,
+}
