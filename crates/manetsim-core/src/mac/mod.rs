@@ -1,1 +1,12 @@
-//! (being written)
+//! The MAC layer: IEEE 802.11 DCF as ns-2's `Mac/802_11` models it, and the
+//! interface queue in front of it.
+
+mod dcf;
+mod frame;
+mod ifq;
+mod params;
+
+pub use dcf::{Dcf, MacAction, MacStats, MacTimer, TxOutcome};
+pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
+pub use ifq::{Enqueued, PriQueue};
+pub use params::MacParams;

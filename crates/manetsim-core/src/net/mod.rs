@@ -1,1 +1,9 @@
-//! (being written)
+//! The network layer: packets, IP-like forwarding with TTL, and routing.
+
+mod packet;
+pub mod routing;
+
+pub use packet::{
+    NodeId, Packet, PacketKind, BROADCAST, DEFAULT_TTL, IP_HEADER_BYTES, UDP_HEADER_BYTES,
+};
+pub use routing::{RouteDecision, Router, RoutingProtocol, StaticRoutes};

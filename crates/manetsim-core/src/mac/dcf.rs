@@ -1,0 +1,1145 @@
+//! IEEE 802.11 DCF, following the structure of ns-2.35's `Mac/802_11`.
+//!
+//! The MAC is a sans-IO state machine. The world calls it with `now` and an
+//! output buffer; it answers with [`MacAction`]s (put a frame on the air, arm
+//! a timer, deliver a packet up, report a transmit outcome). It never reads a
+//! clock and never touches the event queue, so tests drive it by hand.
+//!
+//! State, as in ns-2:
+//! - `tx_state` (Idle, RTS, CTS, SEND, ACK) is what the transmitter is doing or
+//!   waiting for; `tx_active` is true only while a frame is on the air.
+//! - `rx_state` (Idle, RECV, COLL) is what the receiver hears. A second frame
+//!   arriving during a reception is captured (dropped, the first survives)
+//!   when the first is at least `capture_ratio` stronger; otherwise both are
+//!   lost and the receiver stays busy until the later one ends.
+//! - The medium is idle when rx and tx states are Idle and the NAV has expired.
+//!   A reception that fails (collision or below the receive threshold) sets
+//!   the NAV to EIFS.
+//! - Timers: defer (DIFS/SIFS waits, not frozen), backoff (frozen while the
+//!   medium is busy and resumed after a DIFS of idle medium), NAV, the
+//!   response timeout ("send" timer) and the end of our own transmission.
+//!
+//! Choices where ns-2 and the standard differ, and what we do:
+//! - Backoff draws are uniform in [0, CW] slots (the standard, and Bianchi's
+//!   W = CW + 1); ns-2 draws in [0, CW − 1].
+//! - A DATA frame's retry counter is the long one when it went with RTS/CTS
+//!   and the short one otherwise (ns-2 compares the size with the threshold).
+//! - ARP is not modelled: a neighbour's MAC address is its node id.
+
+use super::{Frame, FrameKind, MacParams, DATA_HEADER_BYTES};
+use crate::engine::{Rng, SimTime, TimerSlot};
+use crate::net::{NodeId, Packet, BROADCAST};
+
+/// The MAC's timers. The world schedules `MacTimer` events carrying one of
+/// these and the generation returned when arming it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum MacTimer {
+    Defer = 0,
+    Backoff = 1,
+    Nav = 2,
+    /// Response timeout (CTS or ACK), or the end of a CTS/ACK/broadcast.
+    Send = 3,
+    /// Our own transmission ends.
+    TxEnd = 4,
+}
+
+const N_TIMERS: usize = 5;
+
+impl MacTimer {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        Some(match v {
+            0 => Self::Defer,
+            1 => Self::Backoff,
+            2 => Self::Nav,
+            3 => Self::Send,
+            4 => Self::TxEnd,
+            _ => return None,
+        })
+    }
+}
+
+/// How a packet handed to the MAC ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxOutcome {
+    /// Unicast acknowledged.
+    Acked,
+    /// Broadcast transmitted.
+    Broadcast,
+    /// Retry limit reached; routing must hear of the broken link.
+    Failed,
+}
+
+/// What the MAC asks the world to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MacAction {
+    /// Arm `timer` to fire at `at` with generation `gen`.
+    SetTimer {
+        timer: MacTimer,
+        at: SimTime,
+        gen: u32,
+    },
+    /// Start transmitting `frame` now; it lasts `airtime_ns`.
+    Transmit { frame: Frame, airtime_ns: SimTime },
+    /// A data frame for this node arrived intact (not a duplicate).
+    DeliverUp {
+        packet: Packet,
+        from: NodeId,
+        seq: u16,
+    },
+    /// The MAC is done with a packet it was given.
+    Done {
+        packet: Packet,
+        next_hop: NodeId,
+        outcome: TxOutcome,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxState {
+    Idle,
+    Rts,
+    Cts,
+    Send,
+    Ack,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RxState {
+    Idle,
+    Recv,
+    Coll,
+}
+
+/// The frame being received.
+#[derive(Debug, Clone, Copy)]
+struct Reception {
+    tx_id: u32,
+    power_w: f64,
+    end: SimTime,
+    error: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Backoff {
+    busy: bool,
+    paused: bool,
+    /// Remaining backoff time.
+    rtime: SimTime,
+    /// When counting (re)started.
+    stime: SimTime,
+    /// DIFS to wait before counting resumes.
+    difs_wait: SimTime,
+}
+
+/// MAC counters of one node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MacStats {
+    pub retries: u64,
+    pub collisions: u64,
+    pub captures: u64,
+    pub rts_failures: u64,
+    pub ack_failures: u64,
+    pub frames_sent: u64,
+    pub frames_received: u64,
+    pub duplicates: u64,
+    pub link_failures: u64,
+}
+
+/// The 802.11 DCF of one node.
+#[derive(Debug, Clone)]
+pub struct Dcf {
+    id: NodeId,
+    p: MacParams,
+    capture_ratio: f64,
+    rx_threshold_w: f64,
+    tx_state: TxState,
+    rx_state: RxState,
+    tx_active: bool,
+    rx: Option<Reception>,
+    /// The data frame being sent, its next hop, and whether it uses RTS/CTS.
+    pkt_tx: Option<Frame>,
+    tx_uses_rts: bool,
+    pkt_rts: Option<Frame>,
+    /// A CTS or ACK waiting to go out.
+    pkt_ctrl: Option<Frame>,
+    nav_until: SimTime,
+    cw: u32,
+    ssrc: u32,
+    slrc: u32,
+    next_seq: u16,
+    /// Last sequence number seen per transmitter (small: only neighbours).
+    dup_cache: Vec<(NodeId, u16)>,
+    timers: [TimerSlot; N_TIMERS],
+    backoff: Backoff,
+    rng: Rng,
+    /// True when the MAC can take the next packet from the queue.
+    ready: bool,
+    pub stats: MacStats,
+}
+
+impl Dcf {
+    pub fn new(
+        id: NodeId,
+        p: MacParams,
+        capture_ratio: f64,
+        rx_threshold_w: f64,
+        rng: Rng,
+    ) -> Self {
+        Self {
+            id,
+            p,
+            capture_ratio,
+            rx_threshold_w,
+            tx_state: TxState::Idle,
+            rx_state: RxState::Idle,
+            tx_active: false,
+            rx: None,
+            pkt_tx: None,
+            tx_uses_rts: false,
+            pkt_rts: None,
+            pkt_ctrl: None,
+            nav_until: 0,
+            cw: p.cw_min,
+            ssrc: 0,
+            slrc: 0,
+            next_seq: 0,
+            dup_cache: Vec::new(),
+            timers: [TimerSlot::default(); N_TIMERS],
+            backoff: Backoff::default(),
+            rng,
+            ready: true,
+            stats: MacStats::default(),
+        }
+    }
+
+    /// True when the MAC holds no packet and can take one from the queue.
+    pub fn ready_for_packet(&self) -> bool {
+        self.ready
+    }
+
+    /// The packet the MAC is currently trying to send.
+    pub fn pending_packet(&self) -> Option<&Packet> {
+        self.pkt_tx.as_ref().and_then(|f| f.packet.as_ref())
+    }
+
+    /// The sequence number and receiver of the data frame in progress.
+    pub fn pending_seq(&self) -> Option<(u16, NodeId)> {
+        self.pkt_tx.as_ref().map(|f| (f.seq, f.ra))
+    }
+
+    /// Whether the radio is transmitting now.
+    pub fn is_transmitting(&self) -> bool {
+        self.tx_active
+    }
+
+    // ---------------------------------------------------------------------
+    // Helpers
+    // ---------------------------------------------------------------------
+
+    fn is_idle(&self, now: SimTime) -> bool {
+        self.rx_state == RxState::Idle && self.tx_state == TxState::Idle && self.nav_until <= now
+    }
+
+    fn arm(&mut self, timer: MacTimer, at: SimTime, out: &mut Vec<MacAction>) {
+        let gen = self.timers[timer as usize].arm(at);
+        out.push(MacAction::SetTimer { timer, at, gen });
+    }
+
+    fn cancel(&mut self, timer: MacTimer) {
+        self.timers[timer as usize].cancel();
+    }
+
+    fn armed(&self, timer: MacTimer) -> bool {
+        self.timers[timer as usize].is_armed()
+    }
+
+    fn draw_slots(&mut self) -> SimTime {
+        self.rng.below(self.cw as u64 + 1) * self.p.slot_ns
+    }
+
+    fn inc_cw(&mut self) {
+        self.cw = ((self.cw << 1) + 1).min(self.p.cw_max);
+    }
+
+    fn rst_cw(&mut self) {
+        self.cw = self.p.cw_min;
+    }
+
+    fn set_nav(&mut self, now: SimTime, dur: SimTime, out: &mut Vec<MacAction>) {
+        let until = now + dur;
+        if until > self.nav_until {
+            self.nav_until = until;
+            self.arm(MacTimer::Nav, until, out);
+        }
+    }
+
+    fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
+        self.rx_state = s;
+        self.check_backoff(now, out);
+    }
+
+    fn set_tx_state(&mut self, s: TxState, now: SimTime, out: &mut Vec<MacAction>) {
+        self.tx_state = s;
+        self.check_backoff(now, out);
+    }
+
+    fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.is_idle(now) && self.backoff.paused {
+            self.backoff_resume(now, out);
+        }
+        if !self.is_idle(now) && self.backoff.busy && !self.backoff.paused {
+            self.backoff_pause(now);
+        }
+    }
+
+    fn backoff_start(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.backoff.busy {
+            return;
+        }
+        let rtime = self.draw_slots();
+        self.backoff = Backoff {
+            busy: true,
+            paused: false,
+            rtime,
+            stime: now,
+            difs_wait: 0,
+        };
+        if self.is_idle(now) {
+            self.arm(MacTimer::Backoff, now + rtime, out);
+        } else {
+            self.backoff.paused = true;
+        }
+    }
+
+    fn backoff_pause(&mut self, now: SimTime) {
+        // Only whole slots counted after the DIFS wait are consumed.
+        let counting_from = self.backoff.stime + self.backoff.difs_wait;
+        let slots = now.saturating_sub(counting_from) / self.p.slot_ns;
+        self.backoff.rtime = self.backoff.rtime.saturating_sub(slots * self.p.slot_ns);
+        self.backoff.paused = true;
+        self.backoff.difs_wait = 0;
+        self.cancel(MacTimer::Backoff);
+    }
+
+    fn backoff_resume(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.backoff.paused = false;
+        self.backoff.stime = now;
+        self.backoff.difs_wait = self.p.difs_ns;
+        let at = now + self.backoff.rtime + self.p.difs_ns;
+        self.arm(MacTimer::Backoff, at, out);
+    }
+
+    fn data_airtime(&self, f: &Frame) -> SimTime {
+        self.p.txtime(f.bytes, self.p.data_rate_bps)
+    }
+
+    // ---------------------------------------------------------------------
+    // From the upper layer
+    // ---------------------------------------------------------------------
+
+    /// Takes a packet from the interface queue, for `next_hop` (or `BROADCAST`).
+    /// Only call when [`Self::ready_for_packet`] is true.
+    pub fn send(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        next_hop: NodeId,
+        out: &mut Vec<MacAction>,
+    ) {
+        debug_assert!(self.ready && self.pkt_tx.is_none());
+        self.ready = false;
+        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        let unicast = next_hop != BROADCAST;
+        let ack_time = self.p.ack_time();
+        let msdu = packet.size_bytes;
+        let frame = Frame {
+            kind: FrameKind::Data,
+            ta: self.id,
+            ra: next_hop,
+            duration_ns: if unicast {
+                self.p.sifs_ns + ack_time
+            } else {
+                0
+            },
+            seq: self.next_seq,
+            retry: false,
+            bytes: msdu + DATA_HEADER_BYTES,
+            packet: Some(packet),
+        };
+        self.tx_uses_rts = unicast && msdu >= self.p.rts_threshold_bytes;
+        self.pkt_tx = Some(frame);
+        if self.tx_uses_rts {
+            self.make_rts();
+        }
+        if !self.backoff.busy {
+            if self.is_idle(now) {
+                if !self.armed(MacTimer::Defer) {
+                    let r = self.draw_slots();
+                    self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+                }
+            } else {
+                self.backoff_start(now, out);
+            }
+        }
+    }
+
+    fn make_rts(&mut self) {
+        let data = self.pkt_tx.as_ref().expect("RTS needs a data frame");
+        let dur = self.p.sifs_ns
+            + self.p.cts_time()
+            + self.p.sifs_ns
+            + self.data_airtime(data)
+            + self.p.sifs_ns
+            + self.p.ack_time();
+        let mut rts = Frame::control(FrameKind::Rts, self.id, data.ra, dur);
+        rts.retry = data.retry;
+        self.pkt_rts = Some(rts);
+    }
+
+    // ---------------------------------------------------------------------
+    // Timers
+    // ---------------------------------------------------------------------
+
+    /// A timer event popped; stale generations are ignored.
+    pub fn on_timer(
+        &mut self,
+        now: SimTime,
+        timer: MacTimer,
+        gen: u32,
+        out: &mut Vec<MacAction>,
+    ) -> bool {
+        if !self.timers[timer as usize].fire(gen) {
+            return false;
+        }
+        match timer {
+            MacTimer::Defer => self.defer_handler(now, out),
+            MacTimer::Backoff => self.backoff_handler(now, out),
+            MacTimer::Nav => {
+                if self.is_idle(now) && self.backoff.paused {
+                    self.backoff_resume(now, out);
+                }
+            }
+            MacTimer::Send => self.send_timeout(now, out),
+            MacTimer::TxEnd => self.tx_active = false,
+        }
+        true
+    }
+
+    fn defer_handler(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.check_pkt_ctrl(now, out) {
+            return;
+        }
+        if self.check_pkt_rts(now, out) {
+            return;
+        }
+        self.check_pkt_tx(now, out);
+    }
+
+    fn backoff_handler(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.backoff.busy = false;
+        self.backoff.paused = false;
+        if self.pkt_ctrl.is_some() {
+            return;
+        }
+        if self.check_pkt_rts(now, out) {
+            return;
+        }
+        self.check_pkt_tx(now, out);
+    }
+
+    fn check_pkt_ctrl(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+        let Some(kind) = self.pkt_ctrl.as_ref().map(|f| f.kind) else {
+            return false;
+        };
+        if matches!(self.tx_state, TxState::Cts | TxState::Ack) {
+            return false;
+        }
+        let timeout = match kind {
+            FrameKind::Cts => {
+                if !self.is_idle(now) {
+                    // The medium is reserved by someone else: no CTS.
+                    self.pkt_ctrl = None;
+                    return true;
+                }
+                self.set_tx_state(TxState::Cts, now, out);
+                let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
+                // Wait until the DATA should have arrived.
+                self.p.cts_time() + self.p.max_prop_delay_ns + dur + self.p.max_prop_delay_ns
+                    - self.p.sifs_ns
+                    - self.p.ack_time()
+            }
+            _ => {
+                self.set_tx_state(TxState::Ack, now, out);
+                self.p.ack_time()
+            }
+        };
+        let frame = self.pkt_ctrl.clone().expect("checked above");
+        self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
+        true
+    }
+
+    fn check_pkt_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+        if self.pkt_rts.is_none() {
+            return false;
+        }
+        if !self.is_idle(now) {
+            self.inc_cw();
+            self.backoff_start(now, out);
+            return true;
+        }
+        self.set_tx_state(TxState::Rts, now, out);
+        let timeout = self.p.rts_time()
+            + self.p.max_prop_delay_ns
+            + self.p.sifs_ns
+            + self.p.cts_time()
+            + self.p.max_prop_delay_ns;
+        let frame = self.pkt_rts.clone().expect("checked above");
+        self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
+        true
+    }
+
+    fn check_pkt_tx(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+        let Some(f) = self.pkt_tx.as_ref() else {
+            return false;
+        };
+        if !self.is_idle(now) {
+            self.inc_cw();
+            self.backoff_start(now, out);
+            return true;
+        }
+        let air = self.data_airtime(f);
+        let unicast = f.ra != BROADCAST;
+        self.set_tx_state(TxState::Send, now, out);
+        let timeout = if unicast {
+            air + self.p.max_prop_delay_ns
+                + self.p.sifs_ns
+                + self.p.ack_time()
+                + self.p.max_prop_delay_ns
+        } else {
+            air
+        };
+        let frame = self.pkt_tx.clone().expect("checked above");
+        self.transmit(now, frame, self.p.data_rate_bps, timeout, out);
+        true
+    }
+
+    fn transmit(
+        &mut self,
+        now: SimTime,
+        frame: Frame,
+        rate: u64,
+        timeout: SimTime,
+        out: &mut Vec<MacAction>,
+    ) {
+        self.tx_active = true;
+        if self.rx_state != RxState::Idle {
+            // Half duplex: whatever we were hearing is lost.
+            if let Some(r) = self.rx.as_mut() {
+                r.error = true;
+            }
+        }
+        let airtime_ns = self.p.txtime(frame.bytes, rate);
+        self.stats.frames_sent += 1;
+        out.push(MacAction::Transmit { frame, airtime_ns });
+        self.arm(MacTimer::Send, now + timeout, out);
+        self.arm(MacTimer::TxEnd, now + airtime_ns, out);
+    }
+
+    fn send_timeout(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        match self.tx_state {
+            TxState::Rts => self.retransmit_rts(now, out),
+            TxState::Cts | TxState::Ack => self.pkt_ctrl = None,
+            TxState::Send => self.retransmit_data(now, out),
+            TxState::Idle => {}
+        }
+        self.tx_resume(now, out);
+    }
+
+    fn fail_pkt_tx(&mut self, out: &mut Vec<MacAction>) {
+        self.stats.link_failures += 1;
+        if let Some(f) = self.pkt_tx.take() {
+            if let Some(packet) = f.packet {
+                out.push(MacAction::Done {
+                    packet,
+                    next_hop: f.ra,
+                    outcome: TxOutcome::Failed,
+                });
+            }
+        }
+        self.rst_cw();
+    }
+
+    fn retransmit_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.stats.rts_failures += 1;
+        self.ssrc += 1;
+        if self.ssrc >= self.p.short_retry_limit {
+            self.pkt_rts = None;
+            self.ssrc = 0;
+            self.fail_pkt_tx(out);
+        } else {
+            self.stats.retries += 1;
+            if let Some(r) = self.pkt_rts.as_mut() {
+                r.retry = true;
+            }
+            self.inc_cw();
+            self.backoff_start(now, out);
+        }
+    }
+
+    fn retransmit_data(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        let Some(f) = self.pkt_tx.as_mut() else {
+            return;
+        };
+        if f.ra == BROADCAST {
+            let f = self.pkt_tx.take().expect("checked above");
+            if let Some(packet) = f.packet {
+                out.push(MacAction::Done {
+                    packet,
+                    next_hop: BROADCAST,
+                    outcome: TxOutcome::Broadcast,
+                });
+            }
+            self.rst_cw();
+            self.backoff_start(now, out);
+            return;
+        }
+        self.stats.ack_failures += 1;
+        let (count, limit) = if self.tx_uses_rts {
+            (&mut self.slrc, self.p.long_retry_limit)
+        } else {
+            (&mut self.ssrc, self.p.short_retry_limit)
+        };
+        *count += 1;
+        if *count >= limit {
+            *count = 0;
+            self.fail_pkt_tx(out);
+        } else {
+            self.stats.retries += 1;
+            f.retry = true;
+            if self.tx_uses_rts {
+                self.make_rts();
+            }
+            self.inc_cw();
+            self.backoff_start(now, out);
+        }
+    }
+
+    fn tx_resume(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.pkt_ctrl.is_some() {
+            self.arm(MacTimer::Defer, now + self.p.sifs_ns, out);
+        } else if self.pkt_rts.is_some() {
+            if !self.backoff.busy {
+                let r = self.draw_slots();
+                self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+            }
+        } else if self.pkt_tx.is_some() {
+            if !self.backoff.busy {
+                if self.tx_uses_rts {
+                    // CTS received: the DATA follows after SIFS.
+                    self.arm(MacTimer::Defer, now + self.p.sifs_ns, out);
+                } else {
+                    let r = self.draw_slots();
+                    self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+                }
+            }
+        } else {
+            self.ready = true;
+        }
+        self.set_tx_state(TxState::Idle, now, out);
+    }
+
+    // ---------------------------------------------------------------------
+    // Receiving
+    // ---------------------------------------------------------------------
+
+    /// A frame starts arriving with power `power_w` (already ≥ the
+    /// carrier-sense threshold); it ends at `end`.
+    pub fn on_rx_start(
+        &mut self,
+        now: SimTime,
+        tx_id: u32,
+        power_w: f64,
+        end: SimTime,
+        out: &mut Vec<MacAction>,
+    ) {
+        let error = self.tx_active || power_w < self.rx_threshold_w;
+        match self.rx {
+            None => {
+                self.rx = Some(Reception {
+                    tx_id,
+                    power_w,
+                    end,
+                    error,
+                });
+                self.set_rx_state(RxState::Recv, now, out);
+            }
+            Some(cur) => {
+                if self.rx_state == RxState::Recv && cur.power_w >= power_w * self.capture_ratio {
+                    // Capture: the frame in progress survives. Keep carrier
+                    // sense busy for the newcomer, as ns-2 does.
+                    self.stats.captures += 1;
+                    self.set_nav(now, self.p.eifs_ns + (end - now), out);
+                } else {
+                    self.stats.collisions += 1;
+                    self.set_rx_state(RxState::Coll, now, out);
+                    if end > cur.end {
+                        self.rx = Some(Reception {
+                            tx_id,
+                            power_w,
+                            end,
+                            error: true,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// A frame finishes arriving. `frame` is the frame of transmission `tx_id`.
+    pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
+        let Some(cur) = self.rx else {
+            return;
+        };
+        if cur.tx_id != tx_id {
+            return; // lost earlier in a collision or capture
+        }
+        self.rx = None;
+        if self.tx_active {
+            // We started transmitting during the reception: it is lost.
+        } else if self.rx_state == RxState::Coll || cur.error {
+            self.set_nav(now, self.p.eifs_ns, out);
+        } else {
+            self.stats.frames_received += 1;
+            if frame.ra != self.id {
+                self.set_nav(now, frame.duration_ns, out);
+            }
+            if frame.ra == self.id || frame.ra == BROADCAST {
+                match frame.kind {
+                    FrameKind::Rts => self.recv_rts(now, frame, out),
+                    FrameKind::Cts => self.recv_cts(now, out),
+                    FrameKind::Ack => self.recv_ack(now, out),
+                    FrameKind::Data => self.recv_data(now, frame, out),
+                }
+            }
+        }
+        self.set_rx_state(RxState::Idle, now, out);
+    }
+
+    fn recv_rts(&mut self, now: SimTime, rts: &Frame, out: &mut Vec<MacAction>) {
+        if self.tx_state != TxState::Idle || self.pkt_ctrl.is_some() {
+            return;
+        }
+        let dur = rts
+            .duration_ns
+            .saturating_sub(self.p.cts_time() + self.p.sifs_ns);
+        self.pkt_ctrl = Some(Frame::control(FrameKind::Cts, self.id, rts.ta, dur));
+        self.cancel(MacTimer::Defer);
+        self.tx_resume(now, out);
+    }
+
+    fn recv_cts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.tx_state != TxState::Rts {
+            return;
+        }
+        self.pkt_rts = None;
+        self.cancel(MacTimer::Send);
+        self.ssrc = 0;
+        self.tx_resume(now, out);
+    }
+
+    fn recv_ack(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.tx_state != TxState::Send {
+            return;
+        }
+        self.cancel(MacTimer::Send);
+        if self.tx_uses_rts {
+            self.slrc = 0;
+        } else {
+            self.ssrc = 0;
+        }
+        self.rst_cw();
+        if let Some(f) = self.pkt_tx.take() {
+            if let Some(packet) = f.packet {
+                out.push(MacAction::Done {
+                    packet,
+                    next_hop: f.ra,
+                    outcome: TxOutcome::Acked,
+                });
+            }
+        }
+        // Post-transmission backoff.
+        self.backoff_start(now, out);
+        self.tx_resume(now, out);
+    }
+
+    fn send_ack(&mut self, to: NodeId) {
+        self.pkt_ctrl = Some(Frame::control(FrameKind::Ack, self.id, to, 0));
+    }
+
+    fn recv_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
+        if f.ra != BROADCAST {
+            let used_rts = f.bytes - DATA_HEADER_BYTES >= self.p.rts_threshold_bytes;
+            if used_rts {
+                if self.tx_state == TxState::Cts {
+                    self.cancel(MacTimer::Send);
+                    self.pkt_ctrl = None;
+                } else {
+                    return; // DATA without our CTS
+                }
+                self.send_ack(f.ta);
+                self.tx_resume(now, out);
+            } else {
+                if self.pkt_ctrl.is_some() {
+                    return; // no room to buffer an ACK
+                }
+                self.send_ack(f.ta);
+                if !self.armed(MacTimer::Send) {
+                    self.tx_resume(now, out);
+                }
+            }
+            // Duplicate detection on (transmitter, sequence number).
+            match self.dup_cache.iter_mut().find(|(n, _)| *n == f.ta) {
+                Some((_, seq)) if *seq == f.seq => {
+                    self.stats.duplicates += 1;
+                    return;
+                }
+                Some((_, seq)) => *seq = f.seq,
+                None => self.dup_cache.push((f.ta, f.seq)),
+            }
+        }
+        if let Some(packet) = f.packet.clone() {
+            out.push(MacAction::DeliverUp {
+                packet,
+                from: f.ta,
+                seq: f.seq,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Stream;
+    use crate::net::PacketKind;
+
+    fn pkt(size: u32) -> Packet {
+        Packet {
+            uid: 1,
+            kind: PacketKind::Data { flow: 0, seq: 0 },
+            src: 0,
+            dst: 1,
+            ttl: 32,
+            size_bytes: size,
+            payload_bytes: size - 28,
+            created_at: 0,
+            hops: 0,
+        }
+    }
+
+    fn mac(id: NodeId, rts_threshold: u32) -> Dcf {
+        let mut p = MacParams::default();
+        p.rts_threshold_bytes = rts_threshold;
+        Dcf::new(id, p, 10.0, 3.652e-10, Rng::new(1, Stream::Test, id as u64))
+    }
+
+    /// Fires the live timer of kind `t` at its deadline, returning the deadline.
+    fn fire(m: &mut Dcf, out: &mut Vec<MacAction>, t: MacTimer) -> SimTime {
+        let slot = m.timers[t as usize];
+        let at = slot
+            .deadline()
+            .unwrap_or_else(|| panic!("timer {t:?} is not armed"));
+        out.clear();
+        assert!(m.on_timer(at, t, slot.generation(), out));
+        at
+    }
+
+    fn transmitted(out: &[MacAction]) -> Vec<FrameKind> {
+        out.iter()
+            .filter_map(|a| match a {
+                MacAction::Transmit { frame, .. } => Some(frame.kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    // ---- Idle medium: basic access ----
+
+    #[test]
+    fn idle_send_defers_difs_plus_backoff_then_transmits_data() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.send(0, pkt(1028), 1, &mut out);
+        let at = fire(&mut m, &mut out, MacTimer::Defer);
+        assert!(at >= 50_000 && at <= 50_000 + 31 * 20_000 && (at - 50_000) % 20_000 == 0);
+        assert_eq!(transmitted(&out), vec![FrameKind::Data]);
+        assert!(m.is_transmitting());
+    }
+
+    #[test]
+    fn ack_completes_the_packet_and_starts_post_backoff() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.send(0, pkt(1028), 1, &mut out);
+        let t = fire(&mut m, &mut out, MacTimer::Defer);
+        fire(&mut m, &mut out, MacTimer::TxEnd);
+        out.clear();
+        let ack = Frame::control(FrameKind::Ack, 1, 0, 0);
+        let t_ack = t + 4_416_000 + 10_000;
+        m.on_rx_start(t_ack, 7, 1e-6, t_ack + 304_000, &mut out);
+        m.on_rx_end(t_ack + 304_000, 7, &ack, &mut out);
+        assert!(out.iter().any(|a| matches!(
+            a,
+            MacAction::Done {
+                outcome: TxOutcome::Acked,
+                ..
+            }
+        )));
+        assert!(m.ready_for_packet());
+        assert!(m.backoff.busy, "post-backoff runs after a success");
+    }
+
+    #[test]
+    fn missing_ack_retries_until_the_short_limit_then_reports_link_failure() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.send(0, pkt(1028), 1, &mut out);
+        fire(&mut m, &mut out, MacTimer::Defer);
+        let mut attempts = 1;
+        loop {
+            fire(&mut m, &mut out, MacTimer::TxEnd);
+            let mut o2 = out.clone();
+            fire(&mut m, &mut o2, MacTimer::Send);
+            if o2.iter().any(|a| {
+                matches!(
+                    a,
+                    MacAction::Done {
+                        outcome: TxOutcome::Failed,
+                        ..
+                    }
+                )
+            }) {
+                break;
+            }
+            out = o2;
+            fire(&mut m, &mut out, MacTimer::Backoff);
+            assert_eq!(transmitted(&out), vec![FrameKind::Data]);
+            attempts += 1;
+        }
+        assert_eq!(attempts, 7, "short retry limit 7 = 7 transmissions");
+        assert_eq!(m.stats.link_failures, 1);
+        assert_eq!(m.cw, 31, "cw resets after a drop");
+    }
+
+    #[test]
+    fn contention_window_doubles_up_to_cwmax() {
+        let mut m = mac(0, 3000);
+        for expect in [63, 127, 255, 511, 1023, 1023] {
+            m.inc_cw();
+            assert_eq!(m.cw, expect);
+        }
+    }
+
+    // ---- RTS/CTS ----
+
+    #[test]
+    fn rts_cts_data_ack_exchange() {
+        let mut a = mac(0, 0);
+        let mut b = mac(1, 0);
+        let (mut oa, mut ob) = (Vec::new(), Vec::new());
+        a.send(0, pkt(1028), 1, &mut oa);
+        let t0 = fire(&mut a, &mut oa, MacTimer::Defer);
+        let rts = match &oa[0] {
+            MacAction::Transmit { frame, airtime_ns } => {
+                assert_eq!(frame.kind, FrameKind::Rts);
+                assert_eq!(*airtime_ns, 352_000);
+                frame.clone()
+            }
+            other => panic!("{other:?}"),
+        };
+        // B hears the RTS and answers with CTS after SIFS.
+        b.on_rx_start(t0, 1, 1e-6, t0 + 352_000, &mut ob);
+        b.on_rx_end(t0 + 352_000, 1, &rts, &mut ob);
+        let t_cts = fire(&mut b, &mut ob, MacTimer::Defer);
+        assert_eq!(t_cts, t0 + 352_000 + 10_000);
+        let cts = match &ob[0] {
+            MacAction::Transmit { frame, .. } => frame.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((cts.kind, cts.ra), (FrameKind::Cts, 0));
+        // A gets the CTS and sends DATA after SIFS.
+        fire(&mut a, &mut oa, MacTimer::TxEnd);
+        oa.clear();
+        a.on_rx_start(t_cts, 2, 1e-6, t_cts + 304_000, &mut oa);
+        a.on_rx_end(t_cts + 304_000, 2, &cts, &mut oa);
+        let t_data = fire(&mut a, &mut oa, MacTimer::Defer);
+        assert_eq!(t_data, t_cts + 304_000 + 10_000);
+        let data = match &oa[0] {
+            MacAction::Transmit { frame, .. } => frame.clone(),
+            other => panic!("{other:?}"),
+        };
+        // B receives DATA, delivers it and ACKs after SIFS.
+        fire(&mut b, &mut ob, MacTimer::TxEnd);
+        ob.clear();
+        b.on_rx_start(t_data, 3, 1e-6, t_data + 4_416_000, &mut ob);
+        b.on_rx_end(t_data + 4_416_000, 3, &data, &mut ob);
+        assert!(ob
+            .iter()
+            .any(|x| matches!(x, MacAction::DeliverUp { from: 0, .. })));
+        fire(&mut b, &mut ob, MacTimer::Defer);
+        assert_eq!(transmitted(&ob), vec![FrameKind::Ack]);
+    }
+
+    #[test]
+    fn overheard_rts_sets_nav_and_freezes_backoff() {
+        let mut c = mac(2, 0);
+        let mut out = Vec::new();
+        c.send(0, pkt(1028), 3, &mut out);
+        // Medium goes busy before the defer ends: a frame for someone else.
+        let rts = Frame::control(FrameKind::Rts, 0, 1, 5_000_000);
+        c.on_rx_start(1_000, 9, 1e-6, 353_000, &mut out);
+        c.on_rx_end(353_000, 9, &rts, &mut out);
+        assert_eq!(c.nav_until, 353_000 + 5_000_000);
+        assert!(!c.is_idle(400_000));
+    }
+
+    #[test]
+    fn cts_is_withheld_while_nav_is_set() {
+        let mut b = mac(1, 0);
+        let mut out = Vec::new();
+        // An overheard RTS sets B's NAV.
+        let other = Frame::control(FrameKind::Rts, 5, 6, 2_000_000);
+        b.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
+        b.on_rx_end(352_000, 1, &other, &mut out);
+        // Then an RTS for B arrives while the NAV is still set.
+        let rts = Frame::control(FrameKind::Rts, 0, 1, 1_000_000);
+        b.on_rx_start(400_000, 2, 1e-6, 752_000, &mut out);
+        b.on_rx_end(752_000, 2, &rts, &mut out);
+        fire(&mut b, &mut out, MacTimer::Defer);
+        assert!(transmitted(&out).is_empty(), "no CTS under NAV");
+    }
+
+    // ---- Receiving: collisions and capture ----
+
+    #[test]
+    fn overlapping_frames_of_similar_power_collide() {
+        let mut m = mac(1, 3000);
+        let mut out = Vec::new();
+        let f = Frame {
+            packet: Some(pkt(100)),
+            ..Frame::control(FrameKind::Data, 0, 1, 0)
+        };
+        m.on_rx_start(0, 1, 2e-9, 1000, &mut out);
+        m.on_rx_start(500, 2, 1e-9, 1500, &mut out);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        m.on_rx_end(1500, 2, &f, &mut out);
+        assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
+        assert_eq!(m.stats.collisions, 1);
+        assert_eq!(
+            m.nav_until,
+            1500 + m.p.eifs_ns,
+            "a failed reception defers EIFS"
+        );
+    }
+
+    #[test]
+    fn a_ten_times_stronger_frame_captures() {
+        let mut m = mac(1, 3000);
+        let mut out = Vec::new();
+        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
+        f.packet = Some(pkt(100));
+        f.bytes = 128;
+        m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
+        m.on_rx_start(500, 2, 1e-9, 1500, &mut out);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, MacAction::DeliverUp { from: 0, .. })));
+        assert_eq!(m.stats.captures, 1);
+    }
+
+    #[test]
+    fn below_rx_threshold_is_sensed_but_not_decoded() {
+        let mut m = mac(1, 3000);
+        let mut out = Vec::new();
+        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
+        f.packet = Some(pkt(100));
+        m.on_rx_start(0, 1, 1e-10, 1000, &mut out);
+        assert!(!m.is_idle(10));
+        m.on_rx_end(1000, 1, &f, &mut out);
+        assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
+    }
+
+    #[test]
+    fn duplicate_data_is_acked_but_not_delivered_twice() {
+        let mut m = mac(1, 3000);
+        let mut out = Vec::new();
+        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
+        f.packet = Some(pkt(100));
+        f.bytes = 128;
+        f.seq = 5;
+        m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        fire(&mut m, &mut out, MacTimer::Defer);
+        fire(&mut m, &mut out, MacTimer::TxEnd);
+        fire(&mut m, &mut out, MacTimer::Send);
+        out.clear();
+        m.on_rx_start(2_000_000, 2, 1e-8, 2_001_000, &mut out);
+        m.on_rx_end(2_001_000, 2, &f, &mut out);
+        assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
+        assert_eq!(m.stats.duplicates, 1);
+        fire(&mut m, &mut out, MacTimer::Defer);
+        assert_eq!(transmitted(&out), vec![FrameKind::Ack]);
+    }
+
+    #[test]
+    fn broadcast_is_sent_once_without_ack() {
+        let mut m = mac(0, 0);
+        let mut out = Vec::new();
+        m.send(0, pkt(100), BROADCAST, &mut out);
+        fire(&mut m, &mut out, MacTimer::Defer);
+        assert_eq!(
+            transmitted(&out),
+            vec![FrameKind::Data],
+            "no RTS for broadcast"
+        );
+        fire(&mut m, &mut out, MacTimer::TxEnd);
+        let mut o = out.clone();
+        fire(&mut m, &mut o, MacTimer::Send);
+        assert!(o.iter().any(|a| matches!(
+            a,
+            MacAction::Done {
+                outcome: TxOutcome::Broadcast,
+                ..
+            }
+        )));
+        assert!(m.ready_for_packet());
+    }
+
+    #[test]
+    fn backoff_freezes_while_busy_and_keeps_remaining_slots() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        // Busy medium: send() starts a paused backoff.
+        m.on_rx_start(0, 1, 1e-6, 100_000, &mut out);
+        m.send(10, pkt(1028), 1, &mut out);
+        assert!(m.backoff.busy && m.backoff.paused);
+        let initial = m.backoff.rtime;
+        let f = Frame::control(FrameKind::Ack, 5, 6, 0);
+        m.on_rx_end(100_000, 1, &f, &mut out);
+        assert!(!m.backoff.paused);
+        // Busy again after DIFS + 2 slots: two slots consumed.
+        if initial >= 3 * 20_000 {
+            m.on_rx_start(
+                100_000 + 50_000 + 2 * 20_000 + 5_000,
+                2,
+                1e-6,
+                1_000_000,
+                &mut out,
+            );
+            assert!(m.backoff.paused);
+            assert_eq!(m.backoff.rtime, initial - 2 * 20_000);
+        }
+    }
+}

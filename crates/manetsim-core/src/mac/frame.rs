@@ -1,0 +1,60 @@
+//! 802.11 frames as they travel over the simulated air.
+
+use crate::engine::SimTime;
+use crate::net::{NodeId, Packet};
+
+/// RTS: frame control, duration, RA, TA, FCS.
+pub const RTS_BYTES: u32 = 20;
+/// CTS and ACK: frame control, duration, RA, FCS.
+pub const CTS_BYTES: u32 = 14;
+pub const ACK_BYTES: u32 = 14;
+/// Data header (frame control, duration, 3 addresses, sequence control) + FCS.
+pub const DATA_HEADER_BYTES: u32 = 28;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Rts,
+    Cts,
+    Ack,
+    Data,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Transmitter address.
+    pub ta: NodeId,
+    /// Receiver address (`BROADCAST` for broadcast data).
+    pub ra: NodeId,
+    /// Duration field: how long the medium stays reserved after this frame.
+    pub duration_ns: SimTime,
+    /// Sequence number (data frames), for duplicate detection.
+    pub seq: u16,
+    /// Whether this is a retransmission.
+    pub retry: bool,
+    /// Frame bytes: MAC header + body + FCS (the PLCP is accounted as time).
+    pub bytes: u32,
+    /// The packet carried by a data frame.
+    pub packet: Option<Packet>,
+}
+
+impl Frame {
+    pub fn control(kind: FrameKind, ta: NodeId, ra: NodeId, duration_ns: SimTime) -> Self {
+        let bytes = match kind {
+            FrameKind::Rts => RTS_BYTES,
+            FrameKind::Cts => CTS_BYTES,
+            FrameKind::Ack => ACK_BYTES,
+            FrameKind::Data => DATA_HEADER_BYTES,
+        };
+        Self {
+            kind,
+            ta,
+            ra,
+            duration_ns,
+            seq: 0,
+            retry: false,
+            bytes,
+            packet: None,
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! Network-layer packets.
+//!
+//! A packet carries its real size in bytes (IP header + transport header +
+//! payload), because size drives airtime. The struct holds no heap data, so
+//! handing a copy to each receiver of a broadcast costs a memcpy.
+
+use crate::engine::SimTime;
+
+/// A node's id, also its address.
+pub type NodeId = u32;
+
+/// The broadcast address.
+pub const BROADCAST: NodeId = u32::MAX;
+
+/// IPv4 header without options.
+pub const IP_HEADER_BYTES: u32 = 20;
+/// UDP header.
+pub const UDP_HEADER_BYTES: u32 = 8;
+/// Initial TTL: ns-2's `hdr_ip` default of 32.
+pub const DEFAULT_TTL: u8 = 32;
+
+/// What a packet carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// Application data of flow `flow`, sequence number `seq` (0-based).
+    Data { flow: u32, seq: u64 },
+    /// A routing-control message.
+    Control,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packet {
+    /// Unique id for the packet ledger.
+    pub uid: u64,
+    pub kind: PacketKind,
+    /// Originator and final destination (`BROADCAST` for floods).
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub ttl: u8,
+    /// IP datagram size: IP header + transport header + payload.
+    pub size_bytes: u32,
+    /// Application payload bytes.
+    pub payload_bytes: u32,
+    /// When the application created it.
+    pub created_at: SimTime,
+    /// MAC hops travelled so far.
+    pub hops: u16,
+}
+
+impl Packet {
+    pub fn is_control(&self) -> bool {
+        matches!(self.kind, PacketKind::Control)
+    }
+}

@@ -1,0 +1,219 @@
+//! Propagation models, as ns-2 defines them (Gt = Gr = 1, omni antennas).
+//!
+//! - Free space (Friis): `Pr = Pt λ² / ((4π)² d² L)`.
+//! - Two-ray ground: Friis up to the crossover distance `dc = 4π ht hr / λ`,
+//!   then `Pr = Pt ht² hr² / (d⁴ L)` (ns-2 `TwoRayGround`).
+//! - Log-normal shadowing: `Pr(d)[dB] = Pr_friis(d0)[dB] − 10 β log10(d/d0) + X`,
+//!   `X ~ N(0, σ²)` in dB, drawn per frame and receiver (ns-2 `Shadowing`).
+//!
+//! With the WaveLAN defaults (0.28183815 W, 914 MHz, 1.5 m antennas),
+//! two-ray ground gives a 250 m receive range at RXThresh 3.652e-10 W and a
+//! 550 m carrier-sense range at CSThresh 1.559e-11 W.
+
+use crate::engine::Rng;
+use crate::scenario;
+use std::f64::consts::PI;
+
+/// ns-2's speed of light (m/s), used for wavelength and propagation delay.
+pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
+
+/// How many shadowing standard deviations above the mean a frame may still
+/// be heard; bounds the search radius of the spatial index (P ≈ 3e-5).
+const SHADOWING_CUTOFF_SIGMAS: f64 = 4.0;
+
+/// Which propagation model, with its parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Propagation {
+    FreeSpace,
+    TwoRayGround,
+    Shadowing {
+        path_loss_exponent: f64,
+        std_db: f64,
+        reference_distance_m: f64,
+    },
+}
+
+/// Radio parameters shared by every node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RadioParams {
+    pub model: Propagation,
+    pub tx_power_w: f64,
+    pub wavelength_m: f64,
+    pub antenna_height_m: f64,
+    pub system_loss: f64,
+    pub rx_threshold_w: f64,
+    pub cs_threshold_w: f64,
+    /// Capture ratio as a power factor (10 dB → 10.0).
+    pub capture_ratio: f64,
+}
+
+impl RadioParams {
+    pub fn from_scenario(r: &scenario::Radio) -> Self {
+        let model = match r.propagation {
+            scenario::Propagation::FreeSpace => Propagation::FreeSpace,
+            scenario::Propagation::TwoRayGround => Propagation::TwoRayGround,
+            scenario::Propagation::Shadowing => Propagation::Shadowing {
+                path_loss_exponent: r.path_loss_exponent,
+                std_db: r.shadowing_std_db,
+                reference_distance_m: r.reference_distance_m,
+            },
+        };
+        Self {
+            model,
+            tx_power_w: r.tx_power_w,
+            wavelength_m: SPEED_OF_LIGHT_MPS / r.frequency_hz,
+            antenna_height_m: r.antenna_height_m,
+            system_loss: r.system_loss,
+            rx_threshold_w: r.rx_threshold_w,
+            cs_threshold_w: r.cs_threshold_w,
+            capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
+        }
+    }
+
+    fn friis(&self, d: f64) -> f64 {
+        let l = self.wavelength_m;
+        self.tx_power_w * l * l / ((4.0 * PI).powi(2) * d * d * self.system_loss)
+    }
+
+    /// The crossover distance of two-ray ground.
+    pub fn crossover_m(&self) -> f64 {
+        4.0 * PI * self.antenna_height_m * self.antenna_height_m / self.wavelength_m
+    }
+
+    /// Mean received power at distance `d` (no shadowing draw).
+    pub fn mean_rx_power_w(&self, d: f64) -> f64 {
+        let d = d.max(1e-3);
+        match self.model {
+            Propagation::FreeSpace => self.friis(d),
+            Propagation::TwoRayGround => {
+                if d < self.crossover_m() {
+                    self.friis(d)
+                } else {
+                    let h2 = self.antenna_height_m * self.antenna_height_m;
+                    self.tx_power_w * h2 * h2 / (d.powi(4) * self.system_loss)
+                }
+            }
+            Propagation::Shadowing {
+                path_loss_exponent,
+                reference_distance_m,
+                ..
+            } => {
+                let pr0 = self.friis(reference_distance_m);
+                if d <= reference_distance_m {
+                    // ns-2 applies the d0 power inside the reference distance.
+                    return pr0;
+                }
+                pr0 * (reference_distance_m / d).powf(path_loss_exponent)
+            }
+        }
+    }
+
+    /// Received power for one frame at distance `d`; draws from `rng` only
+    /// for the shadowing model.
+    pub fn rx_power_w(&self, d: f64, rng: &mut Rng) -> f64 {
+        let mean = self.mean_rx_power_w(d);
+        match self.model {
+            Propagation::Shadowing { std_db, .. } if std_db > 0.0 => {
+                mean * 10f64.powf(std_db * rng.normal() / 10.0)
+            }
+            _ => mean,
+        }
+    }
+
+    /// The largest distance at which mean power reaches `threshold_w`
+    /// (bisection; every model is monotone in distance).
+    pub fn range_for_threshold_m(&self, threshold_w: f64) -> f64 {
+        let (mut lo, mut hi) = (1e-3, 1.0);
+        while self.mean_rx_power_w(hi) >= threshold_w && hi < 1e9 {
+            hi *= 2.0;
+        }
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.mean_rx_power_w(mid) >= threshold_w {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The radius beyond which no frame can reach the carrier-sense
+    /// threshold: the spatial index searches this far around a sender.
+    pub fn max_interference_range_m(&self) -> f64 {
+        match self.model {
+            Propagation::Shadowing { std_db, .. } => {
+                let boost = 10f64.powf(SHADOWING_CUTOFF_SIGMAS * std_db / 10.0);
+                self.range_for_threshold_m(self.cs_threshold_w / boost)
+            }
+            _ => self.range_for_threshold_m(self.cs_threshold_w),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Stream;
+
+    fn wavelan(model: scenario::Propagation) -> RadioParams {
+        let r = scenario::Radio {
+            propagation: model,
+            ..Default::default()
+        };
+        RadioParams::from_scenario(&r)
+    }
+
+    #[test]
+    fn two_ray_ground_gives_ns2_wavelan_ranges() {
+        let p = wavelan(scenario::Propagation::TwoRayGround);
+        let rx = p.range_for_threshold_m(p.rx_threshold_w);
+        let cs = p.range_for_threshold_m(p.cs_threshold_w);
+        assert!((rx - 250.0).abs() < 0.5, "rx range {rx}");
+        assert!((cs - 550.0).abs() < 1.0, "cs range {cs}");
+        // Crossover ≈ 86.2 m at 914 MHz with 1.5 m antennas.
+        assert!(
+            (p.crossover_m() - 86.20).abs() < 0.01,
+            "{}",
+            p.crossover_m()
+        );
+    }
+
+    #[test]
+    fn two_ray_is_continuous_enough_and_monotone() {
+        let p = wavelan(scenario::Propagation::TwoRayGround);
+        let mut last = f64::INFINITY;
+        for i in 1..2000 {
+            let pr = p.mean_rx_power_w(i as f64 * 0.5);
+            assert!(pr <= last);
+            last = pr;
+        }
+    }
+
+    #[test]
+    fn free_space_falls_with_square_of_distance() {
+        let p = wavelan(scenario::Propagation::FreeSpace);
+        let ratio = p.mean_rx_power_w(100.0) / p.mean_rx_power_w(200.0);
+        assert!((ratio - 4.0).abs() < 1e-9);
+        // Friis at 250 m exceeds two-ray there (two-ray falls as d⁴ past crossover).
+        let t = wavelan(scenario::Propagation::TwoRayGround);
+        assert!(p.mean_rx_power_w(250.0) > t.mean_rx_power_w(250.0));
+    }
+
+    #[test]
+    fn shadowing_mean_in_db_matches_log_distance_law() {
+        let p = wavelan(scenario::Propagation::Shadowing);
+        let mut rng = Rng::new(1, Stream::Test, 0);
+        let n = 20_000;
+        let mean_db: f64 = (0..n)
+            .map(|_| 10.0 * p.rx_power_w(100.0, &mut rng).log10())
+            .sum::<f64>()
+            / n as f64;
+        let expect_db = 10.0 * p.mean_rx_power_w(100.0).log10();
+        assert!(
+            (mean_db - expect_db).abs() < 0.1,
+            "{mean_db} vs {expect_db}"
+        );
+        assert!(p.max_interference_range_m() > p.range_for_threshold_m(p.cs_threshold_w));
+    }
+}

@@ -1,0 +1,182 @@
+//! Builds a [`World`] from a validated scenario.
+
+use super::{Event, Node, SimError, World};
+use crate::app::Cbr;
+use crate::engine::{from_secs, EventQueue, Rng, Stream};
+use crate::mac::{Dcf, MacParams, PriQueue};
+use crate::metrics::{FlowStats, PacketLedger};
+use crate::net::{NodeId, Router, StaticRoutes};
+use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::scenario::{AppKind, MobilityModel, Placement, RoutingProtocol, Scenario, Transport};
+use std::rc::Rc;
+
+/// Initial positions from `[nodes]`.
+pub fn placement(s: &Scenario) -> Result<Vec<Pos>, SimError> {
+    let n = s.nodes.count as usize;
+    let sp = s.nodes.spacing_m;
+    Ok(match s.nodes.placement {
+        Placement::Chain => (0..n).map(|i| Pos::new(i as f64 * sp, 0.0)).collect(),
+        Placement::Grid => {
+            let cols = s.nodes.cols.unwrap_or(1).max(1) as usize;
+            (0..n)
+                .map(|i| Pos::new((i % cols) as f64 * sp, (i / cols) as f64 * sp))
+                .collect()
+        }
+        Placement::Uniform => {
+            let mut rng = Rng::new(s.seed, Stream::Placement, 0);
+            (0..n)
+                .map(|_| {
+                    Pos::new(
+                        rng.range(0.0, s.area.width_m),
+                        rng.range(0.0, s.area.height_m),
+                    )
+                })
+                .collect()
+        }
+        Placement::Explicit => {
+            let ps = s.nodes.positions.as_ref().ok_or_else(|| {
+                SimError::Setup("nodes.positions is required for explicit placement".into())
+            })?;
+            if ps.len() != n {
+                return Err(SimError::Setup(format!(
+                    "nodes.positions has {} entries for {n} nodes",
+                    ps.len()
+                )));
+            }
+            ps.iter().map(|p| Pos::new(p[0], p[1])).collect()
+        }
+    })
+}
+
+/// Directed neighbour lists: `m` is a neighbour of `n` when `n`'s frames
+/// reach `m` at or above the receive threshold (mean power).
+fn neighbours(pos: &[Pos], grid: &SpatialGrid, radio: &RadioParams) -> Vec<Vec<NodeId>> {
+    pos.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut v = Vec::new();
+            grid.for_each_near(*p, |j| {
+                if j as usize != i
+                    && radio.mean_rx_power_w(p.distance(&pos[j as usize])) >= radio.rx_threshold_w
+                {
+                    v.push(j);
+                }
+            });
+            v.sort_unstable();
+            v
+        })
+        .collect()
+}
+
+pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
+    // The validator refuses these first; this guards direct API use.
+    if s.mobility.model != MobilityModel::Static {
+        return Err(SimError::Setup("only static mobility is supported".into()));
+    }
+    let routing = match s.routing.protocol {
+        RoutingProtocol::Static => "static",
+        other => {
+            return Err(SimError::Setup(format!(
+                "routing {other:?} is not yet supported"
+            )))
+        }
+    };
+    for (i, f) in s.flows.iter().enumerate() {
+        if f.transport != Transport::Udp || f.app != AppKind::Cbr {
+            return Err(SimError::Setup(format!(
+                "flow {i}: only UDP/CBR is supported"
+            )));
+        }
+        if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
+            return Err(SimError::Setup(format!("flow {i}: bad src/dst")));
+        }
+    }
+
+    let pos = placement(s)?;
+    let radio = RadioParams::from_scenario(&s.radio);
+    let range = radio.max_interference_range_m();
+    let (mut w, mut h) = (s.area.width_m, s.area.height_m);
+    for p in &pos {
+        w = w.max(p.x);
+        h = h.max(p.y);
+    }
+    let mut grid = SpatialGrid::new(w, h, range);
+    for (i, p) in pos.iter().enumerate() {
+        grid.insert(i as u32, *p);
+    }
+    let mac_params = MacParams::from_scenario(&s.mac);
+
+    let dests: Vec<NodeId> = s.flows.iter().map(|f| f.dst).collect();
+    let table = Rc::new(StaticRoutes::compute(
+        &neighbours(&pos, &grid, &radio),
+        &dests,
+    ));
+    let nodes = (0..s.nodes.count)
+        .map(|i| Node {
+            mac: Dcf::new(
+                i,
+                mac_params,
+                radio.capture_ratio,
+                radio.rx_threshold_w,
+                Rng::new(s.seed, Stream::MacBackoff, i as u64),
+            ),
+            ifq: PriQueue::new(s.mac.queue_packets as usize),
+            router: Router::Static(table.clone()),
+            handed_over: false,
+            forwarded: 0,
+            queue_drops: 0,
+        })
+        .collect();
+
+    let shadow_rng = match radio.model {
+        Propagation::Shadowing { .. } => (0..s.nodes.count as u64)
+            .map(|i| Rng::new(s.seed, Stream::Shadowing, i))
+            .collect(),
+        _ => Vec::new(),
+    };
+
+    let end = from_secs(s.duration_s);
+    let mut q = EventQueue::new();
+    let mut flows = Vec::with_capacity(s.flows.len());
+    for (i, f) in s.flows.iter().enumerate() {
+        let jitter = if f.start_jitter_s > 0.0 {
+            Rng::new(s.seed, Stream::FlowStart, i as u64).range(0.0, f.start_jitter_s)
+        } else {
+            0.0
+        };
+        let start_ns = from_secs(f.start_s + jitter);
+        let stop_ns = from_secs(f.stop_s.unwrap_or(s.duration_s)).min(end);
+        let cbr = Cbr {
+            src: f.src,
+            dst: f.dst,
+            payload_bytes: f.packet_size_bytes,
+            interval_ns: Cbr::interval_ns(f.packet_size_bytes, f.rate_bps, f.interval_s),
+            start_ns,
+            stop_ns,
+            next_seq: 0,
+        };
+        if start_ns < stop_ns {
+            q.schedule(start_ns, Event::App { flow: i as u32 });
+        }
+        flows.push(cbr);
+    }
+
+    Ok(World {
+        q,
+        end,
+        nodes,
+        pos,
+        grid,
+        radio,
+        shadow_rng,
+        air: Vec::new(),
+        air_free: Vec::new(),
+        flow_stats: vec![FlowStats::default(); flows.len()],
+        flows,
+        ledger: PacketLedger::default(),
+        next_uid: 0,
+        events: 0,
+        out: Vec::with_capacity(16),
+        routing_name: routing,
+    })
+}
