@@ -1,0 +1,55 @@
+//! Helpers shared by the integration tests: scenario builders and
+//! analytical models.
+#![allow(dead_code)]
+
+pub mod bianchi;
+
+use manetsim_core::scenario::{Flow, Placement, RoutingProtocol, Scenario};
+use manetsim_core::RunResult;
+
+/// A scenario with every default, static routing and no flows.
+pub fn base(duration_s: f64, seed: u64) -> Scenario {
+    let mut s: Scenario = toml::from_str("").expect("the empty scenario parses");
+    s.name = "test".into();
+    s.duration_s = duration_s;
+    s.seed = seed;
+    s.routing.protocol = RoutingProtocol::Static;
+    s
+}
+
+/// A UDP CBR flow.
+pub fn cbr(src: u32, dst: u32, bytes: u32, rate_bps: f64, start_s: f64, stop_s: f64) -> Flow {
+    let mut f: Flow = toml::from_str(&format!("src = {src}\ndst = {dst}")).expect("flow parses");
+    f.packet_size_bytes = bytes;
+    f.rate_bps = Some(rate_bps);
+    f.start_s = start_s;
+    f.stop_s = Some(stop_s);
+    f
+}
+
+/// Explicit placement.
+pub fn place(s: &mut Scenario, positions: Vec<[f64; 2]>) {
+    s.nodes.count = positions.len() as u32;
+    s.nodes.placement = Placement::Explicit;
+    s.nodes.positions = Some(positions);
+}
+
+/// Runs and checks the invariants every run must keep.
+pub fn run_checked(s: &Scenario) -> RunResult {
+    let r = manetsim_core::run(s).expect("the run succeeds");
+    assert!(
+        r.ledger.balanced,
+        "the packet ledger must balance: {:?}",
+        r.ledger
+    );
+    r
+}
+
+/// Aggregate application goodput (bit/s) over a measurement window.
+pub fn aggregate_goodput_bps(r: &RunResult, window_s: f64) -> f64 {
+    r.flows
+        .iter()
+        .map(|f| f.received_bytes as f64 * 8.0)
+        .sum::<f64>()
+        / window_s
+}
