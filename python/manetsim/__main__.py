@@ -1,0 +1,5 @@
+"""``python -m manetsim`` is the ``manetsim`` command."""
+
+from manetsim.cli import main
+
+main()

@@ -1,0 +1,23 @@
+# Type stub for the extension module built from crates/manetsim-py (kept by hand).
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run; `str(err)` is one line naming the file."""
+
+    file: str
+    key: str | None
+    line: int | None
+    message: str
+
+class SimulationError(RuntimeError):
+    """A run that failed after its scenario was accepted."""
+
+def version() -> str: ...
+def load(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> str: ...
+def run(
+    text: str,
+    source: str,
+    overrides: list[tuple[str, str]] = ...,
+    seed: int | None = None,
+) -> str: ...
+def parse_override(arg: str) -> tuple[str, str]: ...

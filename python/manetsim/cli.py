@@ -1,0 +1,298 @@
+"""The ``manetsim`` command: run, validate and show scenarios.
+
+stdout carries only what was asked for (tables, one JSON object, TOML or
+"FILE: ok"); notices and errors go to stderr. Every error is one line,
+``error: <message>``, with exit status 2 for a bad command line or scenario and
+1 for a simulation that failed. Set ``MANETSIM_TRACEBACK=1`` to see the Python
+traceback of an unexpected error instead.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from manetsim import _core
+from manetsim.results import Result
+from manetsim.run import override_pairs, resolved_toml
+from manetsim.run import run as run_scenario
+
+__all__ = ["app", "main"]
+
+EXIT_SIMULATION = 1
+EXIT_USAGE = 2
+
+app = typer.Typer(
+    name="manetsim",
+    help="Simulate mobile ad hoc networks from TOML scenario files.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+ScenarioFile = Annotated[
+    Path,
+    typer.Argument(metavar="FILE", help="Scenario file (TOML).", show_default=False),
+]
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario key, e.g. --set routing.protocol=static "
+        "--set flows.0.rate_bps=50000 (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"manetsim {_core.__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_version_callback,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Simulate mobile ad hoc networks from TOML scenario files."""
+
+
+@app.command("run")
+def run_command(
+    file: ScenarioFile,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the result as one JSON object on stdout.")
+    ] = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Also write Parquet tables, result.json and scenario.toml to DIR.",
+            file_okay=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
+    ] = None,
+    set_: SetOption = None,
+) -> None:
+    """Run a scenario and report per-flow, drop and MAC figures."""
+    overrides = override_pairs(set_ or [])
+    notices = _stderr()
+    if notices.is_terminal:
+        with notices.status(f"running {escape(str(file))}", spinner="dots"):
+            result = run_scenario(file, seed=seed, overrides=overrides)
+    else:
+        result = run_scenario(file, seed=seed, overrides=overrides)
+    if out is not None:
+        result.write(out)
+        notices.print(f"wrote results to {escape(str(out))}", highlight=False)
+    if json_output:
+        sys.stdout.write(json.dumps(result.json, indent=2) + "\n")
+    else:
+        _print_report(result, _stdout())
+
+
+@app.command("validate")
+def validate_command(file: ScenarioFile, set_: SetOption = None) -> None:
+    """Check a scenario without running it: prints "FILE: ok" or the error."""
+    resolved_toml(file, override_pairs(set_ or []))
+    sys.stdout.write(f"{file}: ok\n")
+
+
+@app.command("show-config")
+def show_config_command(
+    file: ScenarioFile,
+    set_: SetOption = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
+    ] = None,
+) -> None:
+    """Print the fully resolved scenario (every default filled in) as TOML."""
+    sys.stdout.write(resolved_toml(file, override_pairs(set_ or []), seed))
+
+
+# -- the report ----------------------------------------------------------------
+
+
+def _print_report(result: Result, console: Console) -> None:
+    data = result.json
+    console.print(
+        f"[bold]{escape(result.scenario)}[/bold]  manetsim {escape(result.version)}, "
+        f"seed {result.seed}, {result.duration_s:g} s simulated",
+        highlight=False,
+    )
+    console.print(_flows_table(data.get("flows", [])))
+    drops = {reason: count for reason, count in data.get("drops", {}).items() if count}
+    if drops:
+        table = Table(title="Drops by reason", title_justify="left")
+        table.add_column("reason")
+        table.add_column("packets", justify="right")
+        for reason, count in drops.items():
+            table.add_row(escape(reason.replace("_", " ")), f"{count:,}")
+        console.print(table)
+    else:
+        console.print("Drops: none", highlight=False)
+    console.print(_mac_table(data.get("mac", {})))
+    console.print(_ledger_line(data.get("ledger", {})), highlight=False)
+    console.print(
+        f"{result.events:,} events processed in {result.wall_s:.3f} s wall "
+        f"({result.events_per_s:,.0f} events/s)",
+        highlight=False,
+    )
+
+
+def _flows_table(flows: list[dict[str, Any]]) -> Table:
+    table = Table(title="Flows", title_justify="left")
+    for name in ("id", "src→dst", "transport"):
+        table.add_column(name)
+    for name in (
+        "sent",
+        "received",
+        "throughput\nkbit/s",
+        "goodput\nkbit/s",
+        "delay\nms",
+        "jitter\nms",
+        "loss\n%",
+    ):
+        table.add_column(name, justify="right")
+    for flow in flows:
+        transport = flow.get("transport", "?")
+        if flow.get("variant"):
+            transport = f"{transport}/{flow['variant']}"
+        table.add_row(
+            str(flow.get("id", "")),
+            f"{flow.get('src')}→{flow.get('dst')}",
+            escape(transport),
+            f"{flow.get('sent', 0):,}",
+            f"{flow.get('received', 0):,}",
+            f"{flow.get('throughput_kbps', 0.0):.1f}",
+            f"{flow.get('goodput_kbps', 0.0):.1f}",
+            f"{flow.get('delay_ms', 0.0):.2f}",
+            f"{flow.get('jitter_ms', 0.0):.2f}",
+            f"{flow.get('loss_pct', 0.0):.2f}",
+        )
+    return table
+
+
+def _mac_table(mac: dict[str, Any]) -> Table:
+    table = Table(title="MAC (all nodes)", title_justify="left")
+    names = {
+        "retries": "retries",
+        "collisions": "collisions",
+        "rts_failures": "RTS failures",
+        "ack_failures": "ACK failures",
+        "link_failures": "link failures",
+    }
+    for label in names.values():
+        table.add_column(label, justify="right")
+    table.add_row(*(f"{mac.get(key, 0):,}" for key in names))
+    return table
+
+
+def _ledger_line(ledger: dict[str, Any]) -> str:
+    if not ledger:
+        return "Ledger: not reported"
+    verdict = "[green]balanced[/green]" if ledger.get("balanced") else "[red]UNBALANCED[/red]"
+    return (
+        f"Ledger: {ledger.get('created', 0):,} created = {ledger.get('delivered', 0):,} "
+        f"delivered + {ledger.get('dropped', 0):,} dropped + "
+        f"{ledger.get('in_flight', 0):,} in flight ({verdict})"
+    )
+
+
+def _stdout() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=120)
+    return console
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+# -- errors --------------------------------------------------------------------
+
+
+def _fail(message: str, status: int) -> NoReturn:
+    """Prints one ``error:`` line on stderr and exits with ``status``."""
+    parts = [part.strip() for part in str(message).splitlines() if part.strip()]
+    sys.stdout.flush()
+    sys.stderr.write(f"error: {'; '.join(parts) or 'unknown error'}\n")
+    sys.stderr.flush()
+    raise SystemExit(status)
+
+
+def _describe_os_error(err: OSError) -> str:
+    reason = err.strerror or str(err)
+    if err.filename is not None:
+        return f"{os.fsdecode(err.filename)}: {reason}"
+    return reason
+
+
+def main(argv: Optional[list[str]] = None) -> NoReturn:
+    """Entry point of the ``manetsim`` console script."""
+    command = typer.main.get_command(app)
+    try:
+        status = command.main(args=argv, prog_name="manetsim", standalone_mode=False)
+    except _core.ScenarioError as err:
+        _fail(str(err), EXIT_USAGE)
+    except _core.SimulationError as err:
+        _fail(f"simulation failed: {err}", EXIT_SIMULATION)
+    except (typer.Abort, KeyboardInterrupt):
+        _fail("interrupted", 130)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not worth a message.
+        sys.stderr.close()
+        raise SystemExit(EXIT_SIMULATION) from None
+    except OSError as err:
+        _fail(_describe_os_error(err), EXIT_USAGE)
+    except Exception as err:
+        if _is_usage_error(err):
+            if type(err).__name__ == "NoArgsIsHelpError":
+                # `manetsim` alone: the help, as click would show it.
+                sys.stderr.write(err.format_message() + "\n")
+                raise SystemExit(EXIT_USAGE) from None
+            _fail(err.format_message(), err.exit_code)
+        if os.environ.get("MANETSIM_TRACEBACK"):
+            raise
+        _fail(f"internal error ({type(err).__name__}): {err}", EXIT_SIMULATION)
+    raise SystemExit(status if isinstance(status, int) else 0)
+
+
+def _is_usage_error(err: Exception) -> bool:
+    """Whether ``err`` is a command-line error from typer's click layer.
+
+    Duck-typed: typer re-exports click's exceptions in some versions and vendors
+    its own copy of click in others.
+    """
+    return callable(getattr(err, "format_message", None)) and isinstance(
+        getattr(err, "exit_code", None), int
+    )
+
+
+if __name__ == "__main__":
+    main()

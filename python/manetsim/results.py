@@ -1,0 +1,321 @@
+"""The result of one run, as a dict and as Arrow/pandas tables.
+
+:class:`Result` wraps the JSON object that ``manetsim run --json`` prints (the
+format is specified in ``SCENARIO.md``). pyarrow and pandas are imported only
+when a table is asked for, so the CLI starts quickly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    import pandas as pd
+    import pyarrow as pa
+
+__all__ = ["Result"]
+
+# Column types for the known fields; fields the core adds later are still
+# carried, with a type inferred by Arrow.
+_INT = "int64"
+_FLOAT = "float64"
+_STR = "string"
+_BOOL = "bool"
+_FLOW_TYPES = {
+    "id": _INT,
+    "src": _INT,
+    "dst": _INT,
+    "transport": _STR,
+    "variant": _STR,
+    "sent": _INT,
+    "received": _INT,
+    "throughput_kbps": _FLOAT,
+    "goodput_kbps": _FLOAT,
+    "delay_ms": _FLOAT,
+    "jitter_ms": _FLOAT,
+    "loss_pct": _FLOAT,
+    "retransmissions": _INT,
+    "sent_bytes": _INT,
+    "received_bytes": _INT,
+    "hops_mean": _FLOAT,
+}
+_NODE_TYPES = {
+    "id": _INT,
+    "x_m": _FLOAT,
+    "y_m": _FLOAT,
+    "mac_retries": _INT,
+    "mac_collisions": _INT,
+    "frames_sent": _INT,
+    "frames_received": _INT,
+    "queue_drops": _INT,
+    "forwarded": _INT,
+    "consumed_j": _FLOAT,
+    "remaining_j": _FLOAT,
+}
+_MAC_TYPES = {
+    "retries": _INT,
+    "collisions": _INT,
+    "rts_failures": _INT,
+    "ack_failures": _INT,
+    "frames_sent": _INT,
+    "frames_received": _INT,
+    "captures": _INT,
+    "link_failures": _INT,
+}
+_RUN_TYPES = {
+    "version": _STR,
+    "scenario": _STR,
+    "seed": "uint64",
+    "duration_s": _FLOAT,
+    "events": _INT,
+    "wall_s": _FLOAT,
+    "events_per_s": _FLOAT,
+    "routing_protocol": _STR,
+    "routing_packets_sent": _INT,
+    "routing_bytes_sent": _INT,
+    "ledger_created": _INT,
+    "ledger_delivered": _INT,
+    "ledger_dropped": _INT,
+    "ledger_in_flight": _INT,
+    "ledger_balanced": _BOOL,
+}
+
+
+class Result:
+    """One run's results.
+
+    ``result.json`` is the full JSON object; scalars are attributes
+    (``result.events``), and ``flows``, ``drops`` and ``nodes`` are pandas
+    DataFrames. ``tables()`` gives the same as pyarrow Tables and ``write(dir)``
+    saves them as Parquet with the JSON and the resolved scenario.
+    """
+
+    def __init__(self, data: Mapping[str, Any], scenario_toml: str = "") -> None:
+        self._data: dict[str, Any] = dict(data)
+        self._scenario_toml = scenario_toml
+
+    @classmethod
+    def from_json(cls, text: str, scenario_toml: str = "") -> Result:
+        """Builds a result from the JSON text the core returns."""
+        return cls(json.loads(text), scenario_toml)
+
+    def __repr__(self) -> str:
+        return (
+            f"<manetsim.Result scenario={self.scenario!r} seed={self.seed} "
+            f"flows={len(self._data.get('flows', []))} events={self.events}>"
+        )
+
+    # -- the dict --------------------------------------------------------------
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The result as the JSON object of ``SCENARIO.md``."""
+        return self._data
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The whole result as a plain dict (the same object as :attr:`json`)."""
+        return self._data
+
+    @property
+    def scenario_toml(self) -> str:
+        """The fully resolved scenario that ran, as TOML text."""
+        return self._scenario_toml
+
+    # -- scalars ---------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        return str(self._data["version"])
+
+    @property
+    def scenario(self) -> str:
+        return str(self._data["scenario"])
+
+    @property
+    def seed(self) -> int:
+        return int(self._data["seed"])
+
+    @property
+    def duration_s(self) -> float:
+        return float(self._data["duration_s"])
+
+    @property
+    def events(self) -> int:
+        return int(self._data["events"])
+
+    @property
+    def wall_s(self) -> float:
+        return float(self._data["wall_s"])
+
+    @property
+    def events_per_s(self) -> float:
+        return float(self._data.get("events_per_s", 0.0))
+
+    @property
+    def routing(self) -> dict[str, Any]:
+        return dict(self._data.get("routing", {}))
+
+    @property
+    def mac(self) -> dict[str, Any]:
+        return dict(self._data.get("mac", {}))
+
+    @property
+    def ledger(self) -> dict[str, Any]:
+        return dict(self._data.get("ledger", {}))
+
+    @property
+    def energy(self) -> dict[str, Any]:
+        return dict(self._data.get("energy", {}))
+
+    # -- tables ----------------------------------------------------------------
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (columns as in ``SCENARIO.md``)."""
+        return self._flows_table().to_pandas()
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        """One row per drop reason: ``reason``, ``packets``."""
+        return self._drops_table().to_pandas()
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """One row per node: position, MAC counters, forwarding and energy."""
+        return self._nodes_table().to_pandas()
+
+    def tables(self) -> dict[str, pa.Table]:
+        """The result as pyarrow Tables: flows, drops, mac, nodes and run (one row)."""
+        return {
+            "flows": self._flows_table(),
+            "drops": self._drops_table(),
+            "mac": self._mac_table(),
+            "nodes": self._nodes_table(),
+            "run": self._run_table(),
+        }
+
+    def _flows_table(self) -> pa.Table:
+        return _table(self._data.get("flows", []), _FLOW_TYPES)
+
+    def _drops_table(self) -> pa.Table:
+        drops = self._data.get("drops", {})
+        rows = [{"reason": reason, "packets": count} for reason, count in drops.items()]
+        return _table(rows, {"reason": _STR, "packets": _INT})
+
+    def _mac_table(self) -> pa.Table:
+        return _table([self._data.get("mac", {})], _MAC_TYPES)
+
+    def _nodes_table(self) -> pa.Table:
+        rows = [dict(node) for node in self._data.get("nodes", [])]
+        energy = self._data.get("energy", {})
+        for column in ("consumed_j", "remaining_j"):
+            values = energy.get(column, [])
+            if values and len(values) == len(rows):
+                for row, value in zip(rows, values):
+                    row[column] = value
+        return _table(rows, _NODE_TYPES, keep_missing=False)
+
+    def _run_table(self) -> pa.Table:
+        data = self._data
+        row = {key: data.get(key) for key in _RUN_TYPES if key in data}
+        for section in ("routing", "ledger"):
+            for key, value in data.get(section, {}).items():
+                row[f"{section}_{key}"] = value
+        return _table([row], _RUN_TYPES)
+
+    # -- files -----------------------------------------------------------------
+
+    def write(self, directory: str | os.PathLike[str]) -> Path:
+        """Saves the result in ``directory`` (created if needed) and returns its path.
+
+        Files: ``flows.parquet``, ``drops.parquet``, ``mac.parquet``,
+        ``nodes.parquet``, ``run.parquet``, ``scenario.toml`` (the resolved
+        scenario) and ``result.json``, written last. Each file is written under a
+        temporary name in the same directory and renamed into place, so a crash
+        never leaves a half-written file behind.
+        """
+        import pyarrow.parquet as pq
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, table in self.tables().items():
+            _write_atomic(out / f"{name}.parquet", lambda path, t=table: pq.write_table(t, path))
+        _write_atomic(out / "scenario.toml", _text_writer(self._scenario_toml))
+        _write_atomic(out / "result.json", _text_writer(json.dumps(self._data, indent=2) + "\n"))
+        _sync_directory(out)
+        return out
+
+
+def _table(
+    rows: list[dict[str, Any]], types: Mapping[str, str], keep_missing: bool = True
+) -> pa.Table:
+    """Builds a table with the known columns first (typed), then any others."""
+    import pyarrow as pa
+
+    present: dict[str, None] = {}
+    for row in rows:
+        present.update(dict.fromkeys(row))
+    if keep_missing or not rows:
+        columns = list(types)
+    else:
+        columns = [name for name in types if name in present]
+    columns += [name for name in present if name not in types]
+    arrays = []
+    for name in columns:
+        values = [row.get(name) for row in rows]
+        arrow_type = pa.type_for_alias(types[name]) if name in types else None
+        arrays.append(pa.array(values, type=arrow_type))
+    return pa.Table.from_arrays(arrays, names=columns)
+
+
+def _text_writer(text: str) -> Callable[[str], None]:
+    def write(path: str) -> None:
+        Path(path).write_text(text, encoding="utf-8")
+
+    return write
+
+
+def _write_atomic(target: Path, write: Callable[[str], None]) -> None:
+    """Writes ``target`` through ``write(temp_path)`` then renames it into place."""
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(temp)
+        with _opened(temp) as handle:
+            os.fsync(handle)
+        Path(temp).replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temp).unlink()
+        raise
+
+
+@contextlib.contextmanager
+def _opened(path: str) -> Iterator[int]:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        yield handle
+    finally:
+        os.close(handle)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Makes the renames durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        handle = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
