@@ -1,0 +1,139 @@
+"""Shared test helpers: small scenarios and a way to run the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+BAD_SCENARIOS = Path(__file__).resolve().parent / "bad_scenarios"
+
+# A 3-node chain carrying one UDP CBR flow for 5 simulated seconds.
+SMALL_CHAIN: dict[str, Any] = {
+    "name": "small-chain",
+    "duration_s": 5.0,
+    "seed": 1,
+    "area": {"width_m": 600.0, "height_m": 100.0},
+    "nodes": {"count": 3, "placement": "chain", "spacing_m": 200.0},
+    "routing": {"protocol": "static"},
+    "flows": [
+        {
+            "src": 0,
+            "dst": 2,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 0.5,
+            "stop_s": 5.0,
+            "packet_size_bytes": 512,
+            "rate_bps": 64000.0,
+        }
+    ],
+}
+
+# Four stations sending to a receiver one hop away: MAC contention makes the
+# figures depend on the seed (backoff draws).
+CONTENTION: dict[str, Any] = {
+    "name": "contention",
+    "duration_s": 5.0,
+    "seed": 1,
+    "area": {"width_m": 200.0, "height_m": 200.0},
+    "nodes": {
+        "count": 5,
+        "placement": "explicit",
+        "positions": [[100.0, 100.0], [150.0, 100.0], [100.0, 150.0], [50.0, 100.0], [100.0, 50.0]],
+    },
+    "routing": {"protocol": "static"},
+    "flows": [
+        {
+            "src": src,
+            "dst": 0,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 0.5,
+            "stop_s": 5.0,
+            "packet_size_bytes": 512,
+            "rate_bps": 400000.0,
+        }
+        for src in range(1, 5)
+    ],
+}
+
+# What every result must hold (SCENARIO.md, "Result JSON").
+RESULT_KEYS = {
+    "version",
+    "scenario",
+    "seed",
+    "duration_s",
+    "events",
+    "wall_s",
+    "flows",
+    "drops",
+    "routing",
+    "mac",
+    "energy",
+}
+FLOW_KEYS = {
+    "id",
+    "src",
+    "dst",
+    "transport",
+    "variant",
+    "sent",
+    "received",
+    "throughput_kbps",
+    "goodput_kbps",
+    "delay_ms",
+    "jitter_ms",
+    "loss_pct",
+    "retransmissions",
+}
+
+
+def scenario(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A deep copy of ``base`` with top-level keys replaced."""
+    copied = copy.deepcopy(base)
+    copied.update(changes)
+    return copied
+
+
+def write_toml(path: Path, document: dict[str, Any]) -> Path:
+    from manetsim._toml import dumps
+
+    path.write_text(dumps(document), encoding="utf-8")
+    return path
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+def cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Runs ``python -m manetsim.cli ARGS`` from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "manetsim.cli", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def assert_clean_error(proc: subprocess.CompletedProcess[str], status: int = 2) -> str:
+    """A failed command: given status, nothing on stdout, one `error:` line on stderr."""
+    assert proc.returncode == status, (proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    return lines[0]

@@ -1,0 +1,209 @@
+"""The `manetsim` command, run in a subprocess as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import (
+    EXAMPLES,
+    FLOW_KEYS,
+    RESULT_KEYS,
+    SMALL_CHAIN,
+    assert_clean_error,
+    cli,
+    load_toml,
+    scenario,
+    write_toml,
+)
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.toml"))
+
+
+def test_examples_exist():
+    names = {path.name for path in EXAMPLE_FILES}
+    assert {"quickstart.toml", "single_hop_saturation.toml"} <= names
+
+
+# -- help and version ------------------------------------------------------------
+
+
+def test_help_lists_the_subcommands():
+    proc = cli("--help")
+    assert proc.returncode == 0, proc.stderr
+    for command in ("run", "validate", "show-config"):
+        assert command in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "validate", "show-config"])
+def test_subcommand_help(command: str):
+    proc = cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--set" in proc.stdout
+
+
+def test_version():
+    import manetsim
+
+    proc = cli("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"manetsim {manetsim.__version__}"
+
+
+# -- validate --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda path: path.name)
+def test_validate_examples(path: Path):
+    relative = path.relative_to(EXAMPLES.parent)
+    proc = cli("validate", relative)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{relative}: ok\n"
+    assert proc.stderr == ""
+
+
+def test_validate_reports_a_bad_value(tmp_path: Path):
+    bad = write_toml(tmp_path / "negative.toml", scenario(SMALL_CHAIN, duration_s=-1.0))
+    line = assert_clean_error(cli("validate", bad))
+    assert str(bad) in line
+    assert "duration_s" in line
+
+
+# -- show-config -----------------------------------------------------------------
+
+
+def test_show_config_round_trip(tmp_path: Path):
+    proc = cli("show-config", "examples/quickstart.toml")
+    assert proc.returncode == 0, proc.stderr
+    resolved = load_toml(proc.stdout)  # valid TOML
+    assert resolved["nodes"]["count"] == 6
+    assert resolved["routing"]["protocol"] == "static"
+    # Defaults are filled in.
+    assert resolved["mac"]["queue_packets"] == 50
+    assert resolved["radio"]["propagation"] == "two_ray_ground"
+
+    # The printed scenario loads again and resolves to itself.
+    again = tmp_path / "resolved.toml"
+    again.write_text(proc.stdout, encoding="utf-8")
+    assert cli("validate", again).returncode == 0
+    second = cli("show-config", again)
+    assert second.returncode == 0, second.stderr
+    assert load_toml(second.stdout) == resolved
+
+
+def test_set_changes_a_value():
+    proc = cli(
+        "show-config",
+        "examples/quickstart.toml",
+        "--set",
+        "mac.rts_threshold_bytes=3000",
+        "--set",
+        "flows.0.rate_bps=50000",
+        "--set",
+        "duration_s=5",
+    )
+    assert proc.returncode == 0, proc.stderr
+    resolved = load_toml(proc.stdout)
+    assert resolved["mac"]["rts_threshold_bytes"] == 3000
+    assert resolved["flows"][0]["rate_bps"] == 50000
+    assert resolved["duration_s"] == 5
+
+
+def test_seed_option_changes_the_seed():
+    proc = cli("show-config", "examples/quickstart.toml", "--seed", "42")
+    assert proc.returncode == 0, proc.stderr
+    assert load_toml(proc.stdout)["seed"] == 42
+
+
+# -- clean failures --------------------------------------------------------------
+
+
+def test_unknown_set_key_fails_cleanly():
+    line = assert_clean_error(cli("run", "examples/quickstart.toml", "--set", "nodes.bogus=1"))
+    assert "bogus" in line
+
+
+def test_set_without_equals_fails_cleanly():
+    line = assert_clean_error(cli("validate", "examples/quickstart.toml", "--set", "duration_s"))
+    assert "duration_s" in line
+
+
+def test_missing_file_fails_cleanly():
+    line = assert_clean_error(cli("run", "examples/no_such_scenario.toml"))
+    assert "examples/no_such_scenario.toml" in line
+
+
+def test_directory_instead_of_file_fails_cleanly():
+    line = assert_clean_error(cli("validate", "examples"))
+    assert "examples" in line
+
+
+def test_file_that_is_not_toml_fails_cleanly(tmp_path: Path):
+    junk = tmp_path / "junk.toml"
+    junk.write_text("this is [not toml\n", encoding="utf-8")
+    line = assert_clean_error(cli("show-config", junk))
+    assert str(junk) in line
+
+
+def test_binary_file_fails_cleanly(tmp_path: Path):
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    line = assert_clean_error(cli("validate", binary))
+    assert str(binary) in line
+
+
+def test_negative_seed_fails_cleanly():
+    line = assert_clean_error(cli("run", "examples/quickstart.toml", "--seed", "-3"))
+    assert "--seed" in line
+
+
+def test_unknown_option_fails_cleanly():
+    line = assert_clean_error(cli("run", "examples/quickstart.toml", "--frobnicate"))
+    assert "--frobnicate" in line
+
+
+def test_missing_argument_fails_cleanly():
+    assert_clean_error(cli("run"))
+
+
+# -- run (needs the simulation core) ---------------------------------------------
+
+
+def test_run_json_prints_one_object(small_chain_file: Path):
+    proc = cli("run", small_chain_file, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    result = json.loads(proc.stdout)  # exactly one JSON document
+    assert isinstance(result, dict)
+    assert result.keys() >= RESULT_KEYS
+    assert result["seed"] == 1
+    assert result["duration_s"] == 5.0
+    assert len(result["flows"]) == 1
+    assert result["flows"][0].keys() >= FLOW_KEYS
+
+
+def test_run_json_with_seed_and_set(small_chain_file: Path):
+    proc = cli("run", small_chain_file, "--json", "--seed", "9", "--set", "flows.0.rate_bps=32000")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["seed"] == 9
+
+
+def test_run_prints_tables(small_chain_file: Path):
+    proc = cli("run", small_chain_file)
+    assert proc.returncode == 0, proc.stderr
+    for heading in ("Flows", "MAC", "Ledger", "events"):
+        assert heading in proc.stdout
+    assert "0→2" in proc.stdout
+
+
+def test_run_writes_results(small_chain_file: Path, tmp_path: Path):
+    out = tmp_path / "results" / "one"
+    proc = cli("run", small_chain_file, "--json", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    json.loads(proc.stdout)  # --out does not disturb stdout
+    for name in ("flows.parquet", "drops.parquet", "nodes.parquet", "run.parquet"):
+        assert (out / name).is_file()
+    assert json.loads((out / "result.json").read_text()) == json.loads(proc.stdout)
+    assert load_toml((out / "scenario.toml").read_text())["nodes"]["count"] == 3
