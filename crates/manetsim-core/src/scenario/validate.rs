@@ -1,0 +1,1273 @@
+//! Value checks on a deserialized scenario: ranges, node ids, consistency
+//! between keys, keys that mean nothing in context, and (last) features that
+//! are not yet supported ([`super::support`]).
+//!
+//! Every check names its key; the loader turns the key into a line number.
+
+use serde::Serialize;
+
+use super::error::ScenarioError;
+use super::render::fmt_float;
+use super::schema::*;
+use super::support;
+
+/// Largest `nodes.count`.
+pub const MAX_NODES: u32 = 1_000_000;
+/// Largest `duration_s` (time is kept in `u64` nanoseconds).
+pub const MAX_DURATION_S: f64 = 1.0e9;
+/// Largest `flows.packet_size_bytes`.
+pub const MAX_PACKET_SIZE_BYTES: u32 = 65_000;
+/// Slack for "fits in the area" comparisons of computed extents.
+const FIT_SLACK: f64 = 1e-9;
+
+/// Checks every value of `s`; `source` names the file in the error.
+///
+/// `load_file`/`load_str` call this after filling in defaults; call it
+/// yourself on a scenario built or modified in code. A flow's `stop_s` of
+/// `None` is read as `duration_s`.
+pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
+    let c = Checker { file: source };
+    c.top(s)?;
+    c.area(&s.area)?;
+    c.nodes(&s.nodes, &s.area)?;
+    c.mobility(s)?;
+    c.radio(&s.radio)?;
+    c.mac(&s.mac)?;
+    for (i, f) in s.flows.iter().enumerate() {
+        c.flow(i, f, s)?;
+    }
+    if let Some(e) = &s.energy {
+        c.energy(e)?;
+    }
+    for (i, l) in s.loss.iter().enumerate() {
+        c.loss(i, l, s.nodes.count)?;
+    }
+    support::check(s, source)
+}
+
+/// The TOML spelling of an enum value, e.g. `"two_ray_ground"`.
+pub(crate) fn name_of<T: Serialize + std::fmt::Debug>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{v:?}"),
+    }
+}
+
+struct Checker<'a> {
+    file: &'a str,
+}
+
+type Res = Result<(), ScenarioError>;
+
+impl Checker<'_> {
+    fn fail(&self, key: impl Into<String>, msg: impl Into<String>) -> Res {
+        Err(ScenarioError::at_key(self.file, key, msg))
+    }
+
+    fn positive(&self, key: &str, x: f64) -> Res {
+        if x.is_finite() && x > 0.0 {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!("expected a finite number > 0, got {}", fmt_float(x)),
+            )
+        }
+    }
+
+    fn non_negative(&self, key: &str, x: f64) -> Res {
+        if x.is_finite() && x >= 0.0 {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!("expected a finite number ≥ 0, got {}", fmt_float(x)),
+            )
+        }
+    }
+
+    fn at_least_one(&self, key: &str, n: u64) -> Res {
+        if n >= 1 {
+            Ok(())
+        } else {
+            self.fail(key, format!("expected an integer ≥ 1, got {n}"))
+        }
+    }
+
+    fn fits_toml(&self, key: &str, n: u64) -> Res {
+        if i64::try_from(n).is_ok() {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!(
+                    "expected an integer ≤ {} (TOML integers are signed 64-bit), got {n}",
+                    i64::MAX
+                ),
+            )
+        }
+    }
+
+    fn node_id(&self, key: &str, id: u32, count: u32) -> Res {
+        if id < count {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!("node {id} does not exist (nodes.count = {count})"),
+            )
+        }
+    }
+
+    fn inside(&self, key: &str, what: &str, p: [f64; 2], area: &Area) -> Res {
+        let [x, y] = p;
+        let ok = x.is_finite()
+            && y.is_finite()
+            && (0.0..=area.width_m).contains(&x)
+            && (0.0..=area.height_m).contains(&y);
+        if ok {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!(
+                    "{what} [{}, {}] is outside the area (x in 0..={}, y in 0..={} m)",
+                    fmt_float(x),
+                    fmt_float(y),
+                    fmt_float(area.width_m),
+                    fmt_float(area.height_m)
+                ),
+            )
+        }
+    }
+
+    fn top(&self, s: &Scenario) -> Res {
+        self.positive("duration_s", s.duration_s)?;
+        if s.duration_s > MAX_DURATION_S {
+            return self.fail(
+                "duration_s",
+                format!(
+                    "expected at most {} s (time is kept in integer nanoseconds), got {}",
+                    fmt_float(MAX_DURATION_S),
+                    fmt_float(s.duration_s)
+                ),
+            );
+        }
+        self.fits_toml("seed", s.seed)
+    }
+
+    fn area(&self, a: &Area) -> Res {
+        self.positive("area.width_m", a.width_m)?;
+        self.positive("area.height_m", a.height_m)
+    }
+
+    fn nodes(&self, n: &Nodes, area: &Area) -> Res {
+        let placement = name_of(&n.placement);
+        // Keys that belong to another placement mean nothing here.
+        if n.placement != Placement::Grid {
+            for (key, given) in [
+                ("nodes.rows", n.rows.is_some()),
+                ("nodes.cols", n.cols.is_some()),
+            ] {
+                if given {
+                    return self.fail(
+                        key,
+                        format!(
+                            "only used with placement = \"grid\" (placement is \"{placement}\")"
+                        ),
+                    );
+                }
+            }
+        }
+        if n.placement != Placement::Explicit && n.positions.is_some() {
+            return self.fail(
+                "nodes.positions",
+                format!("only used with placement = \"explicit\" (placement is \"{placement}\")"),
+            );
+        }
+        let grid = match (n.placement, n.rows, n.cols) {
+            (Placement::Grid, Some(rows), Some(cols)) => {
+                self.at_least_one("nodes.rows", rows.into())?;
+                self.at_least_one("nodes.cols", cols.into())?;
+                Some((rows, cols))
+            }
+            (Placement::Grid, rows, _) => {
+                let key = if rows.is_none() {
+                    "nodes.rows"
+                } else {
+                    "nodes.cols"
+                };
+                return self.fail(
+                    key,
+                    "placement = \"grid\" needs both nodes.rows and nodes.cols",
+                );
+            }
+            _ => None,
+        };
+        if n.placement == Placement::Explicit && n.positions.is_none() {
+            return self.fail(
+                "nodes.positions",
+                "placement = \"explicit\" needs nodes.positions, one [x, y] per node",
+            );
+        }
+
+        if !(1..=MAX_NODES).contains(&n.count) {
+            return self.fail(
+                "nodes.count",
+                format!("expected an integer in 1..={MAX_NODES}, got {}", n.count),
+            );
+        }
+        self.positive("nodes.spacing_m", n.spacing_m)?;
+
+        if let Some((rows, cols)) = grid {
+            let cells = u64::from(rows) * u64::from(cols);
+            if cells != u64::from(n.count) {
+                return self.fail(
+                    "nodes.count",
+                    format!(
+                        "a grid of rows × cols = {rows} × {cols} = {cells} nodes does not match nodes.count = {} (leave count out to take rows × cols)",
+                        n.count
+                    ),
+                );
+            }
+            self.extent_fits(
+                "area.width_m",
+                "columns",
+                "x",
+                cols,
+                n.spacing_m,
+                area.width_m,
+            )?;
+            self.extent_fits(
+                "area.height_m",
+                "rows",
+                "y",
+                rows,
+                n.spacing_m,
+                area.height_m,
+            )?;
+        }
+        if n.placement == Placement::Chain {
+            self.extent_fits(
+                "area.width_m",
+                "nodes",
+                "x",
+                n.count,
+                n.spacing_m,
+                area.width_m,
+            )?;
+        }
+        if let (Placement::Explicit, Some(ps)) = (n.placement, &n.positions) {
+            if ps.len() != n.count as usize {
+                return self.fail(
+                    "nodes.positions",
+                    format!(
+                        "has {} entries but nodes.count = {} (one [x, y] per node; leave count out to take the number of positions)",
+                        ps.len(),
+                        n.count
+                    ),
+                );
+            }
+            for (i, p) in ps.iter().enumerate() {
+                self.inside(
+                    &format!("nodes.positions[{i}]"),
+                    &format!("node {i} position"),
+                    *p,
+                    area,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `k` items `spacing` apart along one axis must fit in `size`.
+    fn extent_fits(
+        &self,
+        key: &str,
+        items: &str,
+        axis: &str,
+        k: u32,
+        spacing: f64,
+        size: f64,
+    ) -> Res {
+        let span = f64::from(k.saturating_sub(1)) * spacing;
+        if span <= size * (1.0 + FIT_SLACK) {
+            return Ok(());
+        }
+        let what = if items == "nodes" {
+            "a chain of"
+        } else {
+            "a grid with"
+        };
+        self.fail(
+            key,
+            format!(
+                "{what} {k} {items} {} m apart spans {} m along {axis}, but {key} = {}; needs {key} ≥ {} (or a smaller nodes.spacing_m)",
+                fmt_float(spacing),
+                fmt_float(span),
+                fmt_float(size),
+                fmt_float(span)
+            ),
+        )
+    }
+
+    fn mobility(&self, s: &Scenario) -> Res {
+        let m = &s.mobility;
+        self.non_negative("mobility.min_speed_mps", m.min_speed_mps)?;
+        self.non_negative("mobility.max_speed_mps", m.max_speed_mps)?;
+        if m.min_speed_mps > m.max_speed_mps {
+            return self.fail(
+                "mobility.min_speed_mps",
+                format!(
+                    "min_speed_mps = {} is above max_speed_mps = {}",
+                    fmt_float(m.min_speed_mps),
+                    fmt_float(m.max_speed_mps)
+                ),
+            );
+        }
+        self.non_negative("mobility.pause_s", m.pause_s)?;
+        if let Some(file) = &m.file {
+            if file.trim().is_empty() {
+                return self.fail("mobility.file", "expected a file name, got an empty string");
+            }
+        }
+        for (i, mv) in m.moves.iter().enumerate() {
+            let key = |k: &str| format!("mobility.moves[{i}].{k}");
+            self.node_id(&key("node"), mv.node, s.nodes.count)?;
+            self.non_negative(&key("at_s"), mv.at_s)?;
+            if mv.at_s >= s.duration_s {
+                return self.fail(
+                    key("at_s"),
+                    format!(
+                        "at_s = {} is not before the end of the run (duration_s = {})",
+                        fmt_float(mv.at_s),
+                        fmt_float(s.duration_s)
+                    ),
+                );
+            }
+            self.inside(&key("to"), "destination", mv.to, &s.area)?;
+            self.positive(&key("speed_mps"), mv.speed_mps)?;
+        }
+
+        // Keys of other mobility models mean nothing with this one.
+        let model = name_of(&m.model);
+        let only_for = |key: &str, wanted: &str| {
+            self.fail(
+                key,
+                format!("only used with mobility.model = {wanted} (model is \"{model}\")"),
+            )
+        };
+        if m.model != MobilityModel::RandomWaypoint {
+            let defaults = Mobility::default();
+            let set = [
+                (
+                    "mobility.min_speed_mps",
+                    m.min_speed_mps != defaults.min_speed_mps,
+                ),
+                (
+                    "mobility.max_speed_mps",
+                    m.max_speed_mps != defaults.max_speed_mps,
+                ),
+                ("mobility.pause_s", m.pause_s != defaults.pause_s),
+                (
+                    "mobility.steady_state",
+                    m.steady_state != defaults.steady_state,
+                ),
+            ];
+            if let Some((key, _)) = set.iter().find(|(_, differs)| *differs) {
+                return only_for(key, "\"random_waypoint\"");
+            }
+        }
+        if m.file.is_some() && !matches!(m.model, MobilityModel::Ns2 | MobilityModel::Bonnmotion) {
+            return only_for("mobility.file", "\"ns2\" or \"bonnmotion\"");
+        }
+        if !m.moves.is_empty() && m.model != MobilityModel::Waypoints {
+            return only_for("mobility.moves", "\"waypoints\"");
+        }
+        Ok(())
+    }
+
+    fn radio(&self, r: &Radio) -> Res {
+        self.positive("radio.tx_power_w", r.tx_power_w)?;
+        self.positive("radio.frequency_hz", r.frequency_hz)?;
+        self.positive("radio.antenna_height_m", r.antenna_height_m)?;
+        self.positive("radio.rx_threshold_w", r.rx_threshold_w)?;
+        self.positive("radio.cs_threshold_w", r.cs_threshold_w)?;
+        if r.cs_threshold_w > r.rx_threshold_w {
+            return self.fail(
+                "radio.cs_threshold_w",
+                format!(
+                    "the carrier-sense threshold ({} W) is above the receive threshold radio.rx_threshold_w ({} W); it must be ≤ it, since a node senses every frame it can receive",
+                    fmt_float(r.cs_threshold_w),
+                    fmt_float(r.rx_threshold_w)
+                ),
+            );
+        }
+        self.non_negative("radio.capture_threshold_db", r.capture_threshold_db)?;
+        if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
+            return self.fail(
+                "radio.system_loss",
+                format!(
+                    "expected a finite number ≥ 1 (1 = no loss), got {}",
+                    fmt_float(r.system_loss)
+                ),
+            );
+        }
+        self.positive("radio.path_loss_exponent", r.path_loss_exponent)?;
+        self.non_negative("radio.shadowing_std_db", r.shadowing_std_db)?;
+        self.positive("radio.reference_distance_m", r.reference_distance_m)
+    }
+
+    fn mac(&self, m: &Mac) -> Res {
+        self.at_least_one("mac.data_rate_bps", m.data_rate_bps)?;
+        self.fits_toml("mac.data_rate_bps", m.data_rate_bps)?;
+        self.at_least_one("mac.basic_rate_bps", m.basic_rate_bps)?;
+        self.fits_toml("mac.basic_rate_bps", m.basic_rate_bps)?;
+        self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
+        self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
+        self.at_least_one("mac.queue_packets", m.queue_packets.into())
+    }
+
+    fn flow(&self, i: usize, f: &Flow, s: &Scenario) -> Res {
+        let key = |k: &str| format!("flows[{i}].{k}");
+        let count = s.nodes.count;
+        let duration = s.duration_s;
+        self.node_id(&key("src"), f.src, count)?;
+        self.node_id(&key("dst"), f.dst, count)?;
+        if f.src == f.dst {
+            return self.fail(
+                key("dst"),
+                format!(
+                    "a flow from node {} to itself: src and dst must differ",
+                    f.src
+                ),
+            );
+        }
+        self.non_negative(&key("start_s"), f.start_s)?;
+        if f.start_s >= duration {
+            return self.fail(
+                key("start_s"),
+                format!(
+                    "start_s = {} is not before the end of the run (duration_s = {})",
+                    fmt_float(f.start_s),
+                    fmt_float(duration)
+                ),
+            );
+        }
+        let stop = f.stop_s.unwrap_or(duration);
+        if !stop.is_finite() {
+            return self.fail(
+                key("stop_s"),
+                format!("expected a finite number, got {}", fmt_float(stop)),
+            );
+        }
+        if stop <= f.start_s {
+            return self.fail(
+                key("stop_s"),
+                format!(
+                    "stop_s = {} is not after start_s = {}",
+                    fmt_float(stop),
+                    fmt_float(f.start_s)
+                ),
+            );
+        }
+        if stop > duration {
+            return self.fail(
+                key("stop_s"),
+                format!(
+                    "stop_s = {} is after the end of the run (duration_s = {})",
+                    fmt_float(stop),
+                    fmt_float(duration)
+                ),
+            );
+        }
+        if !(1..=MAX_PACKET_SIZE_BYTES).contains(&f.packet_size_bytes) {
+            return self.fail(
+                key("packet_size_bytes"),
+                format!(
+                    "expected an integer in 1..={MAX_PACKET_SIZE_BYTES}, got {}",
+                    f.packet_size_bytes
+                ),
+            );
+        }
+        if let Some(rate) = f.rate_bps {
+            self.positive(&key("rate_bps"), rate)?;
+        }
+        if let Some(interval) = f.interval_s {
+            self.positive(&key("interval_s"), interval)?;
+        }
+        if f.rate_bps.is_some() && f.interval_s.is_some() {
+            return self.fail(
+                key("interval_s"),
+                "give rate_bps or interval_s, not both (each sets the sending rate)",
+            );
+        }
+        self.non_negative(&key("start_jitter_s"), f.start_jitter_s)?;
+
+        let app = name_of(&f.app);
+        if f.interval_s.is_some() && f.app != AppKind::Cbr {
+            return self.fail(
+                key("interval_s"),
+                format!("only used with app = \"cbr\" (this flow's app is \"{app}\")"),
+            );
+        }
+        if f.rate_bps.is_some() && !matches!(f.app, AppKind::Cbr | AppKind::Onoff) {
+            return self.fail(
+                key("rate_bps"),
+                format!("only used with app = \"cbr\" or \"onoff\" (this flow's app is \"{app}\")"),
+            );
+        }
+        if let Some(tcp) = &f.tcp {
+            if f.transport != Transport::Tcp {
+                return self.fail(
+                    key("tcp"),
+                    format!(
+                        "[flows.tcp] is only used with transport = \"tcp\" (this flow's transport is \"{}\")",
+                        name_of(&f.transport)
+                    ),
+                );
+            }
+            self.at_least_one(&key("tcp.window_packets"), tcp.window_packets.into())?;
+        }
+        Ok(())
+    }
+
+    fn energy(&self, e: &Energy) -> Res {
+        self.positive("energy.initial_j", e.initial_j)?;
+        self.non_negative("energy.tx_w", e.tx_w)?;
+        self.non_negative("energy.rx_w", e.rx_w)?;
+        self.non_negative("energy.idle_w", e.idle_w)?;
+        self.non_negative("energy.sleep_w", e.sleep_w)
+    }
+
+    fn loss(&self, i: usize, l: &Loss, count: u32) -> Res {
+        self.node_id(&format!("loss[{i}].node"), l.node, count)?;
+        if !(l.rate.is_finite() && (0.0..=1.0).contains(&l.rate)) {
+            return self.fail(
+                format!("loss[{i}].rate"),
+                format!("expected a probability in 0..=1, got {}", fmt_float(l.rate)),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::tests::BASE;
+
+    /// BASE, loaded: 4 nodes in a 200 m chain, 1000 × 500 m, 100 s, one CBR flow 0 → 3.
+    fn base() -> Scenario {
+        crate::scenario::load_str(BASE, "v.toml", &[]).expect("BASE is valid")
+    }
+
+    type Edit = fn(&mut Scenario);
+
+    fn refused(edit: Edit, key: &str, fragment: &str) {
+        let mut s = base();
+        edit(&mut s);
+        match validate(&s, "v.toml") {
+            Ok(()) => panic!("accepted; expected `{key}`: {fragment}"),
+            Err(e) => {
+                assert_eq!(e.key.as_deref(), Some(key), "{e}");
+                assert!(
+                    e.message.contains(fragment),
+                    "expected {fragment:?} in: {e}"
+                );
+                assert_eq!(e.file, "v.toml");
+                assert!(!e.to_string().contains('\n'));
+            }
+        }
+    }
+
+    fn accepted(edit: Edit) {
+        let mut s = base();
+        edit(&mut s);
+        if let Err(e) = validate(&s, "v.toml") {
+            panic!("refused: {e}");
+        }
+    }
+
+    fn flow(s: &mut Scenario) -> &mut Flow {
+        &mut s.flows[0]
+    }
+
+    #[test]
+    fn top_level_and_area() {
+        refused(
+            |s| s.duration_s = 0.0,
+            "duration_s",
+            "expected a finite number > 0, got 0.0",
+        );
+        refused(|s| s.duration_s = -5.0, "duration_s", "> 0");
+        refused(|s| s.duration_s = f64::NAN, "duration_s", "got nan");
+        refused(|s| s.duration_s = f64::INFINITY, "duration_s", "got inf");
+        refused(
+            |s| s.duration_s = 2e9,
+            "duration_s",
+            "expected at most 1000000000.0 s",
+        );
+        refused(|s| s.seed = u64::MAX, "seed", "signed 64-bit");
+        refused(|s| s.area.width_m = 0.0, "area.width_m", "> 0");
+        refused(|s| s.area.height_m = f64::NAN, "area.height_m", "got nan");
+    }
+
+    #[test]
+    fn node_count_spacing_and_chain() {
+        refused(
+            |s| s.nodes.count = 0,
+            "nodes.count",
+            "expected an integer in 1..=1000000, got 0",
+        );
+        refused(
+            |s| s.nodes.count = MAX_NODES + 1,
+            "nodes.count",
+            "1..=1000000",
+        );
+        refused(|s| s.nodes.spacing_m = 0.0, "nodes.spacing_m", "> 0");
+        refused(
+            |s| s.nodes.count = 7,
+            "area.width_m",
+            "a chain of 7 nodes 200.0 m apart spans 1200.0 m along x, but area.width_m = 1000.0; needs area.width_m ≥ 1200.0",
+        );
+        // Exactly filling the width is fine.
+        accepted(|s| {
+            s.nodes.count = 6;
+        });
+        refused(
+            |s| s.nodes.rows = Some(2),
+            "nodes.rows",
+            "only used with placement = \"grid\"",
+        );
+        refused(
+            |s| s.nodes.cols = Some(2),
+            "nodes.cols",
+            "only used with placement = \"grid\"",
+        );
+        refused(
+            |s| s.nodes.positions = Some(vec![[0.0, 0.0]; 4]),
+            "nodes.positions",
+            "only used with placement = \"explicit\" (placement is \"chain\")",
+        );
+    }
+
+    fn grid(s: &mut Scenario, rows: u32, cols: u32) {
+        s.nodes.placement = Placement::Grid;
+        s.nodes.rows = Some(rows);
+        s.nodes.cols = Some(cols);
+        s.nodes.count = rows * cols;
+    }
+
+    #[test]
+    fn grid_rules() {
+        accepted(|s| grid(s, 2, 2));
+        accepted(|s| grid(s, 3, 6)); // 1000 × 400 m: fits exactly in x
+        refused(
+            |s| {
+                grid(s, 2, 2);
+                s.nodes.cols = None;
+            },
+            "nodes.cols",
+            "needs both nodes.rows and nodes.cols",
+        );
+        refused(
+            |s| {
+                grid(s, 2, 2);
+                s.nodes.rows = None;
+            },
+            "nodes.rows",
+            "needs both",
+        );
+        refused(
+            |s| {
+                grid(s, 2, 2);
+                s.nodes.rows = Some(0);
+            },
+            "nodes.rows",
+            "expected an integer ≥ 1, got 0",
+        );
+        refused(
+            |s| {
+                grid(s, 2, 2);
+                s.nodes.count = 5;
+            },
+            "nodes.count",
+            "rows × cols = 2 × 2 = 4 nodes does not match nodes.count = 5",
+        );
+        refused(
+            |s| grid(s, 1, 7),
+            "area.width_m",
+            "a grid with 7 columns 200.0 m apart spans 1200.0 m along x",
+        );
+        refused(
+            |s| grid(s, 4, 1),
+            "area.height_m",
+            "needs area.height_m ≥ 600.0",
+        );
+    }
+
+    fn explicit(s: &mut Scenario, ps: Vec<[f64; 2]>) {
+        s.nodes.placement = Placement::Explicit;
+        s.nodes.count = ps.len() as u32;
+        s.nodes.positions = Some(ps);
+    }
+
+    #[test]
+    fn explicit_rules() {
+        accepted(|s| explicit(s, vec![[0.0, 0.0], [1000.0, 500.0], [5.0, 5.0], [9.0, 9.0]]));
+        refused(
+            |s| {
+                explicit(s, vec![[0.0, 0.0]; 4]);
+                s.nodes.positions = None;
+            },
+            "nodes.positions",
+            "needs nodes.positions, one [x, y] per node",
+        );
+        refused(
+            |s| {
+                explicit(s, vec![[0.0, 0.0]; 4]);
+                s.nodes.count = 5;
+            },
+            "nodes.positions",
+            "has 4 entries but nodes.count = 5",
+        );
+        refused(
+            |s| explicit(s, vec![[0.0, 0.0], [0.0, 0.0], [1000.5, 0.0], [0.0, 0.0]]),
+            "nodes.positions[2]",
+            "node 2 position [1000.5, 0.0] is outside the area (x in 0..=1000.0, y in 0..=500.0 m)",
+        );
+        refused(
+            |s| explicit(s, vec![[0.0, -1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]),
+            "nodes.positions[0]",
+            "outside the area",
+        );
+        refused(
+            |s| explicit(s, vec![[0.0, 0.0], [f64::NAN, 0.0], [0.0, 0.0], [0.0, 0.0]]),
+            "nodes.positions[1]",
+            "[nan, 0.0]",
+        );
+    }
+
+    #[test]
+    fn mobility_rules() {
+        refused(
+            |s| s.mobility.min_speed_mps = -1.0,
+            "mobility.min_speed_mps",
+            "≥ 0",
+        );
+        refused(
+            |s| s.mobility.max_speed_mps = f64::NAN,
+            "mobility.max_speed_mps",
+            "got nan",
+        );
+        refused(
+            |s| s.mobility.min_speed_mps = 25.0,
+            "mobility.min_speed_mps",
+            "min_speed_mps = 25.0 is above max_speed_mps = 20.0",
+        );
+        refused(|s| s.mobility.pause_s = -1.0, "mobility.pause_s", "≥ 0");
+        // Keys of other models mean nothing with "static".
+        refused(
+            |s| s.mobility.max_speed_mps = 5.0,
+            "mobility.max_speed_mps",
+            "only used with mobility.model = \"random_waypoint\" (model is \"static\")",
+        );
+        refused(
+            |s| s.mobility.steady_state = true,
+            "mobility.steady_state",
+            "random_waypoint",
+        );
+        refused(
+            |s| s.mobility.file = Some("m.tcl".into()),
+            "mobility.file",
+            "\"ns2\" or \"bonnmotion\"",
+        );
+        refused(
+            |s| s.mobility.file = Some(" ".into()),
+            "mobility.file",
+            "empty",
+        );
+        refused(
+            |s| s.mobility.moves = vec![a_move()],
+            "mobility.moves",
+            "only used with mobility.model = \"waypoints\"",
+        );
+        // Moves are checked whatever the model.
+        refused(
+            |s| {
+                s.mobility.moves = vec![Move {
+                    node: 4,
+                    ..a_move()
+                }]
+            },
+            "mobility.moves[0].node",
+            "node 4 does not exist",
+        );
+        refused(
+            |s| {
+                s.mobility.moves = vec![Move {
+                    at_s: 100.0,
+                    ..a_move()
+                }]
+            },
+            "mobility.moves[0].at_s",
+            "not before the end",
+        );
+        refused(
+            |s| {
+                s.mobility.moves = vec![Move {
+                    at_s: -1.0,
+                    ..a_move()
+                }]
+            },
+            "mobility.moves[0].at_s",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                s.mobility.moves = vec![Move {
+                    to: [0.0, 501.0],
+                    ..a_move()
+                }]
+            },
+            "mobility.moves[0].to",
+            "outside the area",
+        );
+        refused(
+            |s| {
+                s.mobility.moves = vec![Move {
+                    speed_mps: 0.0,
+                    ..a_move()
+                }]
+            },
+            "mobility.moves[0].speed_mps",
+            "> 0",
+        );
+    }
+
+    fn a_move() -> Move {
+        Move {
+            node: 1,
+            at_s: 10.0,
+            to: [100.0, 100.0],
+            speed_mps: 5.0,
+        }
+    }
+
+    #[test]
+    fn radio_rules() {
+        refused(|s| s.radio.tx_power_w = 0.0, "radio.tx_power_w", "> 0");
+        refused(|s| s.radio.frequency_hz = -1.0, "radio.frequency_hz", "> 0");
+        refused(
+            |s| s.radio.antenna_height_m = f64::INFINITY,
+            "radio.antenna_height_m",
+            "got inf",
+        );
+        refused(
+            |s| s.radio.rx_threshold_w = 0.0,
+            "radio.rx_threshold_w",
+            "> 0",
+        );
+        refused(
+            |s| s.radio.cs_threshold_w = f64::NAN,
+            "radio.cs_threshold_w",
+            "got nan",
+        );
+        refused(
+            |s| s.radio.cs_threshold_w = 1e-9,
+            "radio.cs_threshold_w",
+            "the carrier-sense threshold (1e-9 W) is above the receive threshold radio.rx_threshold_w (3.652e-10 W)",
+        );
+        accepted(|s| s.radio.cs_threshold_w = s.radio.rx_threshold_w);
+        refused(
+            |s| s.radio.capture_threshold_db = -1.0,
+            "radio.capture_threshold_db",
+            "≥ 0",
+        );
+        accepted(|s| s.radio.capture_threshold_db = 0.0);
+        refused(
+            |s| s.radio.system_loss = 0.5,
+            "radio.system_loss",
+            "expected a finite number ≥ 1",
+        );
+        refused(
+            |s| s.radio.path_loss_exponent = 0.0,
+            "radio.path_loss_exponent",
+            "> 0",
+        );
+        refused(
+            |s| s.radio.shadowing_std_db = -0.1,
+            "radio.shadowing_std_db",
+            "≥ 0",
+        );
+        refused(
+            |s| s.radio.reference_distance_m = 0.0,
+            "radio.reference_distance_m",
+            "> 0",
+        );
+        for p in [
+            Propagation::TwoRayGround,
+            Propagation::FreeSpace,
+            Propagation::Shadowing,
+        ] {
+            let mut s = base();
+            s.radio.propagation = p;
+            assert_eq!(validate(&s, "v.toml"), Ok(()), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn mac_rules() {
+        refused(
+            |s| s.mac.data_rate_bps = 0,
+            "mac.data_rate_bps",
+            "expected an integer ≥ 1, got 0",
+        );
+        refused(
+            |s| s.mac.data_rate_bps = u64::MAX,
+            "mac.data_rate_bps",
+            "signed 64-bit",
+        );
+        refused(|s| s.mac.basic_rate_bps = 0, "mac.basic_rate_bps", "≥ 1");
+        refused(
+            |s| s.mac.short_retry_limit = 0,
+            "mac.short_retry_limit",
+            "≥ 1",
+        );
+        refused(
+            |s| s.mac.long_retry_limit = 0,
+            "mac.long_retry_limit",
+            "≥ 1",
+        );
+        refused(
+            |s| s.mac.queue_packets = 0,
+            "mac.queue_packets",
+            "expected an integer ≥ 1, got 0",
+        );
+    }
+
+    #[test]
+    fn flow_rules() {
+        refused(
+            |s| flow(s).src = 4,
+            "flows[0].src",
+            "node 4 does not exist (nodes.count = 4)",
+        );
+        refused(
+            |s| flow(s).dst = 9,
+            "flows[0].dst",
+            "node 9 does not exist (nodes.count = 4)",
+        );
+        refused(
+            |s| flow(s).dst = 0,
+            "flows[0].dst",
+            "a flow from node 0 to itself",
+        );
+        refused(|s| flow(s).start_s = -1.0, "flows[0].start_s", "≥ 0");
+        refused(
+            |s| flow(s).start_s = 100.0,
+            "flows[0].start_s",
+            "start_s = 100.0 is not before the end of the run (duration_s = 100.0)",
+        );
+        refused(
+            |s| flow(s).stop_s = Some(f64::NAN),
+            "flows[0].stop_s",
+            "expected a finite number, got nan",
+        );
+        refused(
+            |s| flow(s).stop_s = Some(1.0),
+            "flows[0].stop_s",
+            "stop_s = 1.0 is not after start_s = 1.0",
+        );
+        refused(
+            |s| flow(s).stop_s = Some(100.5),
+            "flows[0].stop_s",
+            "after the end of the run (duration_s = 100.0)",
+        );
+        // None means duration_s, for scenarios built in code.
+        accepted(|s| flow(s).stop_s = None);
+        refused(
+            |s| flow(s).packet_size_bytes = 0,
+            "flows[0].packet_size_bytes",
+            "expected an integer in 1..=65000, got 0",
+        );
+        refused(
+            |s| flow(s).packet_size_bytes = 65_001,
+            "flows[0].packet_size_bytes",
+            "1..=65000",
+        );
+        accepted(|s| flow(s).packet_size_bytes = 65_000);
+        refused(|s| flow(s).rate_bps = Some(0.0), "flows[0].rate_bps", "> 0");
+        refused(
+            |s| {
+                flow(s).rate_bps = None;
+                flow(s).interval_s = Some(-0.5);
+            },
+            "flows[0].interval_s",
+            "> 0",
+        );
+        refused(
+            |s| flow(s).interval_s = Some(0.5),
+            "flows[0].interval_s",
+            "give rate_bps or interval_s, not both",
+        );
+        refused(
+            |s| flow(s).start_jitter_s = -1.0,
+            "flows[0].start_jitter_s",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                flow(s).rate_bps = None;
+                flow(s).interval_s = Some(0.5);
+                flow(s).app = AppKind::Onoff;
+            },
+            "flows[0].interval_s",
+            "only used with app = \"cbr\" (this flow's app is \"onoff\")",
+        );
+        refused(
+            |s| flow(s).app = AppKind::Ftp,
+            "flows[0].rate_bps",
+            "only used with app = \"cbr\" or \"onoff\"",
+        );
+        refused(
+            |s| flow(s).tcp = Some(TcpConfig::default()),
+            "flows[0].tcp",
+            "[flows.tcp] is only used with transport = \"tcp\" (this flow's transport is \"udp\")",
+        );
+        refused(
+            |s| {
+                flow(s).transport = Transport::Tcp;
+                flow(s).tcp = Some(TcpConfig {
+                    window_packets: 0,
+                    ..TcpConfig::default()
+                });
+            },
+            "flows[0].tcp.window_packets",
+            "≥ 1",
+        );
+    }
+
+    #[test]
+    fn energy_and_loss_values() {
+        let e = Energy {
+            initial_j: 1.0,
+            tx_w: 0.6,
+            rx_w: 0.3,
+            idle_w: 0.0,
+            sleep_w: 0.0,
+        };
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 0.0,
+                    tx_w: 0.6,
+                    rx_w: 0.3,
+                    idle_w: 0.0,
+                    sleep_w: 0.0,
+                })
+            },
+            "energy.initial_j",
+            "> 0",
+        );
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 1.0,
+                    tx_w: -0.6,
+                    rx_w: 0.3,
+                    idle_w: 0.0,
+                    sleep_w: 0.0,
+                })
+            },
+            "energy.tx_w",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 1.0,
+                    tx_w: 0.6,
+                    rx_w: f64::NAN,
+                    idle_w: 0.0,
+                    sleep_w: 0.0,
+                })
+            },
+            "energy.rx_w",
+            "got nan",
+        );
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 1.0,
+                    tx_w: 0.6,
+                    rx_w: 0.3,
+                    idle_w: -1.0,
+                    sleep_w: 0.0,
+                })
+            },
+            "energy.idle_w",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 1.0,
+                    tx_w: 0.6,
+                    rx_w: 0.3,
+                    idle_w: 0.0,
+                    sleep_w: -1.0,
+                })
+            },
+            "energy.sleep_w",
+            "≥ 0",
+        );
+        // Valid values reach the not-yet-supported check.
+        let mut s = base();
+        s.energy = Some(e);
+        assert!(validate(&s, "v.toml")
+            .unwrap_err()
+            .message
+            .contains("not yet supported"));
+
+        refused(
+            |s| s.loss = vec![a_loss(4, 0.1)],
+            "loss[0].node",
+            "node 4 does not exist",
+        );
+        refused(
+            |s| s.loss = vec![a_loss(1, 1.5)],
+            "loss[0].rate",
+            "expected a probability in 0..=1, got 1.5",
+        );
+        refused(
+            |s| s.loss = vec![a_loss(1, f64::NAN)],
+            "loss[0].rate",
+            "got nan",
+        );
+        refused(
+            |s| s.loss = vec![a_loss(1, 0.0), a_loss(1, -0.1)],
+            "loss[1].rate",
+            "0..=1",
+        );
+    }
+
+    fn a_loss(node: u32, rate: f64) -> Loss {
+        Loss {
+            node,
+            model: LossModelKind::Uniform,
+            rate,
+            packets: LossPackets::Data,
+            where_: LossWhere::AfterMac,
+        }
+    }
+
+    #[test]
+    fn not_yet_supported_features_are_refused() {
+        let nys = "not yet supported";
+        refused(|s| s.routing.protocol = RoutingProtocol::Aodv, "routing.protocol", "routing protocol \"aodv\" (it is the default when [routing] has no protocol) is not yet supported; supported: \"static\"");
+        refused(
+            |s| s.routing.protocol = RoutingProtocol::Olsr,
+            "routing.protocol",
+            "routing protocol \"olsr\" is not yet supported",
+        );
+        refused(
+            |s| s.mobility.model = MobilityModel::RandomWaypoint,
+            "mobility.model",
+            "mobility model \"random_waypoint\" is not yet supported; supported: \"static\"",
+        );
+        refused(
+            |s| s.mobility.model = MobilityModel::Bonnmotion,
+            "mobility.model",
+            nys,
+        );
+        refused(
+            |s| s.mac.standard = "802.11b".into(),
+            "mac.standard",
+            "MAC standard \"802.11b\" is not yet supported; supported: \"802.11\"",
+        );
+        refused(
+            |s| {
+                flow(s).transport = Transport::Tcp;
+            },
+            "flows[0].transport",
+            "transport \"tcp\" is not yet supported; supported: \"udp\"",
+        );
+        refused(
+            |s| flow(s).transport = Transport::Tfrc,
+            "flows[0].transport",
+            nys,
+        );
+        refused(
+            |s| flow(s).transport = Transport::Sctp,
+            "flows[0].transport",
+            nys,
+        );
+        refused(
+            |s| flow(s).app = AppKind::Onoff,
+            "flows[0].app",
+            "app \"onoff\" is not yet supported; supported: \"cbr\"",
+        );
+        refused(
+            |s| {
+                flow(s).app = AppKind::Ftp;
+                flow(s).rate_bps = None;
+            },
+            "flows[0].app",
+            nys,
+        );
+        refused(
+            |s| {
+                s.energy = Some(Energy {
+                    initial_j: 1.0,
+                    tx_w: 0.6,
+                    rx_w: 0.3,
+                    idle_w: 0.0,
+                    sleep_w: 0.0,
+                })
+            },
+            "energy",
+            nys,
+        );
+        refused(|s| s.loss = vec![a_loss(1, 0.1)], "loss[0]", nys);
+        refused(
+            |s| s.output.pcap = true,
+            "output.pcap",
+            "pcap output is not yet supported",
+        );
+        refused(
+            |s| s.output.ns2_trace = true,
+            "output.ns2_trace",
+            "ns-2 trace output is not yet supported",
+        );
+        // Value errors come before not-yet-supported ones.
+        refused(
+            |s| {
+                s.routing.protocol = RoutingProtocol::Aodv;
+                flow(s).dst = 7;
+            },
+            "flows[0].dst",
+            "does not exist",
+        );
+    }
+
+    #[test]
+    fn the_unsupported_list_is_complete_and_readable() {
+        let list = not_yet_supported_list();
+        assert!(list.contains(&"routing.protocol = \"aodv\"".to_string()));
+        assert!(list.contains(&"[energy]".to_string()));
+        assert!(list.contains(&"mac.standard other than \"802.11\"".to_string()));
+        assert!(!list.iter().any(|e| e.contains("static")), "{list:?}");
+    }
+
+    fn not_yet_supported_list() -> Vec<String> {
+        crate::scenario::not_yet_supported()
+    }
+
+    #[test]
+    fn enum_names_are_their_toml_spelling() {
+        assert_eq!(name_of(&Propagation::TwoRayGround), "two_ray_ground");
+        assert_eq!(name_of(&TcpVariant::TcpAp), "tcp_ap");
+    }
+}
