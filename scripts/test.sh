@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite: Rust formatting, lints and tests, then Python lints and
+# tests. Run from anywhere; assumes the package is installed (pip install '.[test]').
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt"
+cargo fmt --all --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --workspace
+echo "== ruff check"
+ruff check python tests
+echo "== ruff format"
+ruff format --check python tests
+echo "== pytest"
+python -m pytest -q
