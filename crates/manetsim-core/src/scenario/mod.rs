@@ -166,10 +166,11 @@ fn friendly(msg: &str) -> String {
     for prefix in ["invalid type: ", "invalid value: ", "invalid length "] {
         if let Some(rest) = msg.strip_prefix(prefix) {
             if let Some((got, expected)) = rest.rsplit_once(", expected ") {
-                let got = if prefix == "invalid length " {
-                    format!("an array of length {got}")
-                } else {
-                    got.to_string()
+                let got = match got {
+                    _ if prefix == "invalid length " => format!("an array of length {got}"),
+                    "map" => "a table".to_string(),
+                    "sequence" => "an array".to_string(),
+                    _ => got.to_string(),
                 };
                 return format!("expected {}, got {got}", expected_in_words(expected));
             }
@@ -185,7 +186,8 @@ fn expected_in_words(expected: &str) -> String {
         "f64" => "a number".to_string(),
         "a sequence" => "an array".to_string(),
         "a map" => "a table".to_string(),
-        "fewer elements in array" => "fewer elements".to_string(),
+        // The schema's only fixed-length arrays are [x, y] pairs.
+        "fewer elements in array" | "an array of length 2" => "an [x, y] pair".to_string(),
         e if e.starts_with("struct ") => "a table".to_string(),
         e => e.to_string(),
     }

@@ -303,6 +303,9 @@ fn wrong_types_say_what_was_expected() {
 
     let e = err(load(&BASE.replace("[area]", "area = 5\n[nodes2]")));
     assert_eq!(e.key.as_deref(), Some("area"));
+    assert_eq!(e.message, "expected a table, got integer `5`");
+    let e = err(load(&BASE.replace("[[flows]]", "[flows]")));
+    assert_eq!(e.message, "expected an array, got a table");
 
     let text = BASE.replace(
         "placement = \"chain\"",
@@ -310,7 +313,10 @@ fn wrong_types_say_what_was_expected() {
     );
     let e = err(load(&text));
     assert_eq!(e.key.as_deref(), Some("nodes.positions[0]"));
-    assert!(e.message.contains("got an array of length 3"), "{e}");
+    assert_eq!(
+        e.message,
+        "expected an [x, y] pair, got an array of length 3"
+    );
 }
 
 #[test]

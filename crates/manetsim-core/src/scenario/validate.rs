@@ -397,7 +397,7 @@ impl Checker<'_> {
             return self.fail(
                 "radio.cs_threshold_w",
                 format!(
-                    "the carrier-sense threshold ({} W) is above the receive threshold radio.rx_threshold_w ({} W); it must be ≤ it, since a node senses every frame it can receive",
+                    "cs_threshold_w = {} W is above rx_threshold_w = {} W; carrier sense must reach at least as far as reception (cs_threshold_w ≤ rx_threshold_w)",
                     fmt_float(r.cs_threshold_w),
                     fmt_float(r.rx_threshold_w)
                 ),
@@ -877,7 +877,7 @@ mod tests {
         refused(
             |s| s.radio.cs_threshold_w = 1e-9,
             "radio.cs_threshold_w",
-            "the carrier-sense threshold (1e-9 W) is above the receive threshold radio.rx_threshold_w (3.652e-10 W)",
+            "cs_threshold_w = 1e-9 W is above rx_threshold_w = 3.652e-10 W",
         );
         accepted(|s| s.radio.cs_threshold_w = s.radio.rx_threshold_w);
         refused(
