@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,17 @@ def test_version():
     proc = cli("--version")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"manetsim {manetsim.__version__}"
+
+
+def test_python_dash_m_manetsim():
+    proc = subprocess.run(
+        [sys.executable, "-m", "manetsim", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("manetsim ")
 
 
 # -- validate --------------------------------------------------------------------
