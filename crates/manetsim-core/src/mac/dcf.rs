@@ -839,8 +839,10 @@ mod tests {
     }
 
     fn mac(id: NodeId, rts_threshold: u32) -> Dcf {
-        let mut p = MacParams::default();
-        p.rts_threshold_bytes = rts_threshold;
+        let p = MacParams {
+            rts_threshold_bytes: rts_threshold,
+            ..MacParams::default()
+        };
         Dcf::new(id, p, 10.0, 3.652e-10, Rng::new(1, Stream::Test, id as u64))
     }
 
@@ -872,7 +874,8 @@ mod tests {
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
         let at = fire(&mut m, &mut out, MacTimer::Defer);
-        assert!(at >= 50_000 && at <= 50_000 + 31 * 20_000 && (at - 50_000) % 20_000 == 0);
+        assert!((50_000..=50_000 + 31 * 20_000).contains(&at));
+        assert_eq!((at - 50_000) % 20_000, 0, "whole slots");
         assert_eq!(transmitted(&out), vec![FrameKind::Data]);
         assert!(m.is_transmitting());
     }
