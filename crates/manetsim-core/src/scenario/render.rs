@@ -23,13 +23,17 @@ pub fn to_toml_string(s: &Scenario) -> String {
             )
         }
     };
-    match text.parse::<DocumentMut>() {
+    let mut out = match text.parse::<DocumentMut>() {
         Ok(mut doc) => {
             FloatStyle.visit_document_mut(&mut doc);
             doc.to_string()
         }
         Err(_) => text,
+    };
+    if !out.ends_with('\n') {
+        out.push('\n');
     }
+    out
 }
 
 /// Rewrites every float in the shape of [`fmt_float`].

@@ -36,13 +36,13 @@ pub struct Scenario {
     pub mac: Mac,
     #[serde(default)]
     pub routing: Routing,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<Flow>,
     /// Absent means no energy model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<Energy>,
     /// Absent means no injected loss.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loss: Vec<Loss>,
     #[serde(default)]
     pub output: Output,

@@ -125,6 +125,7 @@ fn show_config_round_trips_to_an_equal_scenario() {
              [mac]\nqueue_packets = 7\nrts_threshold_bytes = 3000\n[output]\n[routing]",
         ),
         BASE.replace("rate_bps = 10000.0", "interval_s = 0.01\nstart_jitter_s = 0.5"),
+        BASE.split("[[flows]]").next().unwrap_or_default().to_string(),
     ];
     for text in &variants {
         let s = load_str(text, "rt.toml", &[]).unwrap();
@@ -140,6 +141,8 @@ fn show_config_round_trips_to_an_equal_scenario() {
 #[test]
 fn show_config_writes_every_key() {
     let shown = to_toml_string(&load(BASE).unwrap());
+    assert!(shown.ends_with("\n"), "{shown:?}");
+    assert!(!shown.contains("loss = []"), "{shown}");
     for needle in [
         "name = \"base\"",
         "duration_s = 100.0",
