@@ -5,8 +5,7 @@
 use crate::engine::{from_secs, SimTime};
 use crate::net::NodeId;
 
-/// ns-2's CBR default rate (448 kbit/s) when neither rate nor interval is given.
-pub const DEFAULT_CBR_RATE_BPS: f64 = 448_000.0;
+use crate::scenario::DEFAULT_CBR_RATE_BPS;
 
 #[derive(Debug, Clone)]
 pub struct Cbr {
