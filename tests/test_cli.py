@@ -220,3 +220,20 @@ def test_run_writes_results(small_chain_file: Path, tmp_path: Path):
         assert (out / name).is_file()
     assert json.loads((out / "result.json").read_text()) == json.loads(proc.stdout)
     assert load_toml((out / "scenario.toml").read_text())["nodes"]["count"] == 3
+
+
+def test_a_flow_without_a_route_warns_on_stderr_and_keeps_stdout_json(tmp_path: Path):
+    doc = {
+        "duration_s": 3.0,
+        "area": {"width_m": 1000.0, "height_m": 100.0},
+        "nodes": {"count": 3, "placement": "explicit", "positions": [[0, 0], [200, 0], [900, 0]]},
+        "routing": {"protocol": "static"},
+        "flows": [{"src": 0, "dst": 2, "rate_bps": 10_000, "start_s": 1.0}],
+    }
+    path = write_toml(tmp_path / "unreachable.toml", doc)
+    proc = cli("run", path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["flows"][0]["received"] == 0
+    assert result["drops"]["no_route"] == result["flows"][0]["sent"] > 0
+    assert "warning: flow 0: node 0 has no route to node 2" in proc.stderr

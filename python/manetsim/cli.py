@@ -105,6 +105,8 @@ def run_command(
             result = run_scenario(file, seed=seed, overrides=overrides)
     else:
         result = run_scenario(file, seed=seed, overrides=overrides)
+    for warning in result.warnings:
+        notices.print(f"warning: {escape(warning)}", highlight=False)
     if out is not None:
         result.write(out)
         notices.print(f"wrote results to {escape(str(out))}", highlight=False)

@@ -172,6 +172,11 @@ class Result:
         return dict(self._data.get("ledger", {}))
 
     @property
+    def warnings(self) -> list[str]:
+        """Things to check before trusting the results (also printed by the CLI)."""
+        return list(self._data.get("warnings", []))
+
+    @property
     def energy(self) -> dict[str, Any]:
         return dict(self._data.get("energy", {}))
 

@@ -80,3 +80,19 @@ fn chain_throughput_falls_with_hop_count() {
     let six = ratios[3];
     assert!((3.5..=8.0).contains(&six), "6-hop ratio 1/{six}");
 }
+
+#[test]
+fn a_flow_without_a_route_is_reported_loudly() {
+    let mut s = base(5.0, 1);
+    place(&mut s, vec![[0.0, 0.0], [200.0, 0.0], [900.0, 0.0]]);
+    s.flows.push(cbr(0, 2, 512, 10_000.0, 1.0, 5.0));
+    let r = run_checked(&s);
+    assert_eq!(r.flows[0].received, 0);
+    assert_eq!(r.drops["no_route"], r.flows[0].sent);
+    assert_eq!(r.warnings.len(), 1);
+    assert!(
+        r.warnings[0].contains("no route to node 2"),
+        "{}",
+        r.warnings[0]
+    );
+}

@@ -28,6 +28,9 @@ pub struct RunResult {
     pub ledger: Ledger,
     /// Per-node counters, indexed by node id.
     pub nodes: Vec<NodeResult>,
+    /// Things to check before trusting the results (e.g. a flow with no
+    /// route). The CLI prints them on stderr.
+    pub warnings: Vec<String>,
 }
 
 /// Per-flow figures at the application layer (definitions in `SCENARIO.md`).

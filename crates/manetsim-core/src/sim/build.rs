@@ -111,6 +111,18 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         &neighbours(&pos, &grid, &radio),
         &dests,
     ));
+    let mut warnings = Vec::new();
+    for (i, f) in s.flows.iter().enumerate() {
+        if table.next_hop(f.src, f.dst).is_none() {
+            warnings.push(format!(
+                "flow {i}: node {} has no route to node {} in the initial topology \
+                 (receive range {:.0} m); every packet will be dropped as no_route",
+                f.src,
+                f.dst,
+                radio.range_for_threshold_m(radio.rx_threshold_w)
+            ));
+        }
+    }
     let nodes = (0..s.nodes.count)
         .map(|i| Node {
             mac: Dcf::new(
@@ -178,5 +190,6 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         events: 0,
         out: Vec::with_capacity(16),
         routing_name: routing,
+        warnings,
     })
 }

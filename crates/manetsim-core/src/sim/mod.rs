@@ -96,6 +96,7 @@ pub(crate) struct World {
     events: u64,
     out: Vec<MacAction>,
     routing_name: &'static str,
+    warnings: Vec<String>,
 }
 
 impl World {
@@ -434,6 +435,7 @@ impl World {
                 balanced: self.ledger.balances(in_flight),
             },
             nodes,
+            warnings: self.warnings.clone(),
         }
     }
 }
