@@ -40,6 +40,7 @@ pub mod app;
 pub mod engine;
 pub mod mac;
 pub mod metrics;
+pub mod mobility;
 pub mod net;
 pub mod phy;
 pub mod scenario;

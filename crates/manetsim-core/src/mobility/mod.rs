@@ -1,0 +1,423 @@
+//! Node mobility: piecewise-linear trajectories, computed on demand.
+//!
+//! There are no periodic "move" events. Each node's trajectory is a sequence
+//! of straight [`Leg`]s at constant speed, and [`Mobility::position`] works a
+//! position out from the leg in force at the asked time: O(1) amortised when
+//! a node's queries come with non-decreasing times (the simulation's case),
+//! still correct, more slowly, for an earlier time.
+//!
+//! The models (`[mobility] model = …`):
+//!
+//! - `static`: nodes stay at their placement;
+//! - `random_waypoint` ([`random_waypoint`]): ns-2 `setdest` semantics, legs
+//!   generated lazily per node from the node's own stream
+//!   `Rng::new(seed, Stream::Mobility, node)` and nothing else, so memory
+//!   stays small for 10,000 nodes and the routing or transport protocol
+//!   never changes how nodes move; optional Navidi–Camp steady state;
+//! - `waypoints` ([`waypoints`]): scripted `[[mobility.moves]]`;
+//! - `ns2` ([`ns2`]): an ns-2 movement file (setdest output);
+//! - `bonnmotion` ([`bonnmotion`]): a BonnMotion `.movements` + `.params`.
+//!
+//! [`Mobility::write_ns2`] writes any of them as an ns-2 movement file that
+//! reproduces the same trajectories exactly; [`metrics`] measures speed,
+//! node degree and link changes over time.
+
+pub mod bonnmotion;
+mod error;
+pub mod metrics;
+pub mod ns2;
+pub mod random_waypoint;
+mod trajectory;
+pub mod waypoints;
+
+pub use error::MobilityError;
+pub use random_waypoint::{RandomWaypoint, RwpParams};
+pub use trajectory::{travel_time, Leg, Trajectory};
+
+use crate::engine::{from_secs, to_secs, SimTime};
+use crate::phy::Pos;
+use crate::scenario::{self, Scenario};
+
+/// One node's movement.
+pub trait MobilityModel {
+    /// The position at `t`.
+    fn position(&mut self, t: SimTime) -> Pos;
+    /// Every leg that starts before `until`, in order.
+    fn legs_until(&mut self, until: SimTime) -> Vec<Leg>;
+    /// The position at time 0.
+    fn initial_position(&self) -> Pos;
+    /// The instantaneous speed at `t` (0 while paused).
+    fn speed_at(&mut self, t: SimTime) -> f64;
+    /// An upper bound on the speed at any time.
+    fn max_speed_mps(&self) -> f64;
+}
+
+/// One node's movement, whichever the model (an enum, not a trait object,
+/// so dispatch is a match). Not boxed: every node of a run has the same
+/// variant, so boxing would only add an allocation and an indirection.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum NodeMobility {
+    /// Never moves.
+    Static(Pos),
+    /// Random waypoint, generated lazily.
+    RandomWaypoint(RandomWaypoint),
+    /// Every leg known up front (scripted moves, ns-2, BonnMotion).
+    Trajectory(Trajectory),
+}
+
+impl MobilityModel for NodeMobility {
+    #[inline]
+    fn position(&mut self, t: SimTime) -> Pos {
+        match self {
+            NodeMobility::Static(p) => *p,
+            NodeMobility::RandomWaypoint(r) => r.position(t),
+            NodeMobility::Trajectory(tr) => tr.position(t),
+        }
+    }
+
+    fn legs_until(&mut self, until: SimTime) -> Vec<Leg> {
+        match self {
+            NodeMobility::Static(_) => Vec::new(),
+            NodeMobility::RandomWaypoint(r) => r.legs_until(until),
+            NodeMobility::Trajectory(tr) => tr.legs_until(until),
+        }
+    }
+
+    fn initial_position(&self) -> Pos {
+        match self {
+            NodeMobility::Static(p) => *p,
+            NodeMobility::RandomWaypoint(r) => r.initial(),
+            NodeMobility::Trajectory(tr) => tr.initial(),
+        }
+    }
+
+    fn speed_at(&mut self, t: SimTime) -> f64 {
+        match self {
+            NodeMobility::Static(_) => 0.0,
+            NodeMobility::RandomWaypoint(r) => r.speed_at(t),
+            NodeMobility::Trajectory(tr) => tr.speed_at(t),
+        }
+    }
+
+    fn max_speed_mps(&self) -> f64 {
+        match self {
+            NodeMobility::Static(_) => 0.0,
+            NodeMobility::RandomWaypoint(r) => r.max_speed_mps(),
+            NodeMobility::Trajectory(tr) => tr.max_speed_mps(),
+        }
+    }
+}
+
+/// Every node's trajectory for one run.
+#[derive(Debug, Clone)]
+pub struct Mobility {
+    nodes: Vec<NodeMobility>,
+    max_speed_mps: f64,
+    /// What the trajectories came from, for file headers.
+    origin: String,
+}
+
+/// The `file` of errors about the `[mobility]` table itself.
+const TABLE: &str = "[mobility]";
+
+impl Mobility {
+    /// Builds every node's trajectory from a validated scenario.
+    ///
+    /// `initial` holds the placement positions (`nodes.placement`), one per
+    /// node; it is used by `static` and `waypoints`, and ignored by
+    /// `random_waypoint` (whose initial positions come from the mobility
+    /// stream) and by `ns2`/`bonnmotion` (whose come from the file). A
+    /// relative `mobility.file` is read relative to the current directory:
+    /// [`crate::scenario::load_file`] has already made it absolute.
+    pub fn from_scenario(s: &Scenario, initial: &[Pos]) -> Result<Self, MobilityError> {
+        let m = &s.mobility;
+        let count = s.nodes.count;
+        let need_initial = || {
+            if initial.len() == count as usize {
+                Ok(())
+            } else {
+                Err(MobilityError::new(
+                    TABLE,
+                    None,
+                    format!(
+                        "{} initial positions for nodes.count = {count} nodes (expected one per node)",
+                        initial.len()
+                    ),
+                ))
+            }
+        };
+        let origin = format!(
+            "scenario \"{}\", seed {}, mobility.model = \"{}\"",
+            s.name,
+            s.seed,
+            scenario_model_name(m.model)
+        );
+        let nodes: Vec<NodeMobility> = match m.model {
+            scenario::MobilityModel::Static => {
+                need_initial()?;
+                initial.iter().map(|&p| NodeMobility::Static(p)).collect()
+            }
+            scenario::MobilityModel::Waypoints => {
+                need_initial()?;
+                waypoints::build(initial, &m.moves)
+                    .into_iter()
+                    .map(NodeMobility::Trajectory)
+                    .collect()
+            }
+            scenario::MobilityModel::RandomWaypoint => {
+                let params = rwp_params(s)?;
+                (0..count)
+                    .map(|i| NodeMobility::RandomWaypoint(RandomWaypoint::new(params, s.seed, i)))
+                    .collect()
+            }
+            scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?
+                .into_iter()
+                .map(NodeMobility::Trajectory)
+                .collect(),
+            scenario::MobilityModel::Bonnmotion => bonnmotion::read(file_of(s)?, count, &s.area)?
+                .into_iter()
+                .map(NodeMobility::Trajectory)
+                .collect(),
+        };
+        let max_speed_mps = nodes
+            .iter()
+            .map(MobilityModel::max_speed_mps)
+            .fold(0.0, f64::max);
+        Ok(Self {
+            nodes,
+            max_speed_mps,
+            origin,
+        })
+    }
+
+    /// A mobility set made of given node models (tests, tools).
+    pub fn from_nodes(nodes: Vec<NodeMobility>) -> Self {
+        let max_speed_mps = nodes
+            .iter()
+            .map(MobilityModel::max_speed_mps)
+            .fold(0.0, f64::max);
+        Self {
+            nodes,
+            max_speed_mps,
+            origin: "nodes built in code".into(),
+        }
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Node `node`'s position at `t`. O(1) amortised when one node's queries
+    /// come with non-decreasing `t`; correct (slower) for an earlier `t`.
+    /// Panics if `node` is out of range.
+    #[inline]
+    pub fn position(&mut self, node: u32, t: SimTime) -> Pos {
+        self.nodes[node as usize].position(t)
+    }
+
+    /// Node `node`'s instantaneous speed at `t`.
+    pub fn speed_at(&mut self, node: u32, t: SimTime) -> f64 {
+        self.nodes[node as usize].speed_at(t)
+    }
+
+    /// Node `node`'s legs that start before `until`.
+    pub fn legs_until(&mut self, node: u32, until: SimTime) -> Vec<Leg> {
+        self.nodes[node as usize].legs_until(until)
+    }
+
+    /// An upper bound on every node's speed at any time (0 for static).
+    pub fn max_speed_mps(&self) -> f64 {
+        self.max_speed_mps
+    }
+
+    /// True when no node ever moves.
+    pub fn is_static(&self) -> bool {
+        self.max_speed_mps == 0.0
+    }
+
+    /// Every node's position at time 0.
+    pub fn initial_positions(&self) -> Vec<Pos> {
+        self.nodes
+            .iter()
+            .map(MobilityModel::initial_position)
+            .collect()
+    }
+
+    /// An ns-2 movement file that reproduces every trajectory exactly up to
+    /// `duration` (legs that start before it).
+    pub fn write_ns2(&mut self, duration: SimTime) -> String {
+        let initial = self.initial_positions();
+        let legs: Vec<Vec<Leg>> = self
+            .nodes
+            .iter_mut()
+            .map(|n| n.legs_until(duration))
+            .collect();
+        let header = vec![
+            format!("ns-2 movement file written by manetsim {}", crate::VERSION),
+            format!(
+                "{}; {} nodes; legs starting before {} s",
+                self.origin,
+                self.nodes.len(),
+                to_secs(duration)
+            ),
+        ];
+        ns2::write(&header, &initial, &legs)
+    }
+}
+
+fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
+    match m {
+        scenario::MobilityModel::Static => "static",
+        scenario::MobilityModel::RandomWaypoint => "random_waypoint",
+        scenario::MobilityModel::Waypoints => "waypoints",
+        scenario::MobilityModel::Ns2 => "ns2",
+        scenario::MobilityModel::Bonnmotion => "bonnmotion",
+    }
+}
+
+fn file_of(s: &Scenario) -> Result<&str, MobilityError> {
+    s.mobility.file.as_deref().ok_or_else(|| {
+        MobilityError::new(
+            TABLE,
+            None,
+            format!(
+                "mobility.model = \"{}\" needs mobility.file (the movement file)",
+                scenario_model_name(s.mobility.model)
+            ),
+        )
+    })
+}
+
+fn rwp_params(s: &Scenario) -> Result<RwpParams, MobilityError> {
+    let m = &s.mobility;
+    let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
+    if !(m.max_speed_mps.is_finite() && m.max_speed_mps > 0.0) {
+        return bad(format!(
+            "random waypoint needs max_speed_mps > 0, got {}",
+            m.max_speed_mps
+        ));
+    }
+    if !(m.min_speed_mps >= 0.0 && m.min_speed_mps <= m.max_speed_mps) {
+        return bad(format!(
+            "random waypoint needs 0 ≤ min_speed_mps ≤ max_speed_mps, got {} and {}",
+            m.min_speed_mps, m.max_speed_mps
+        ));
+    }
+    if !(m.pause_s.is_finite() && m.pause_s >= 0.0) {
+        return bad(format!("expected pause_s ≥ 0, got {}", m.pause_s));
+    }
+    if m.steady_state && m.min_speed_mps <= 0.0 {
+        return bad(STEADY_STATE_NEEDS_MIN_SPEED.into());
+    }
+    Ok(RwpParams {
+        width_m: s.area.width_m,
+        height_m: s.area.height_m,
+        min_speed_mps: m.min_speed_mps,
+        max_speed_mps: m.max_speed_mps,
+        pause: from_secs(m.pause_s),
+        steady_state: m.steady_state,
+    })
+}
+
+/// Why `steady_state = true` needs `min_speed_mps > 0`.
+pub(crate) const STEADY_STATE_NEEDS_MIN_SPEED: &str = "steady_state = true needs min_speed_mps > 0: with a minimum speed of 0 random waypoint has no stationary distribution (its mean speed decays towards zero), so there is no steady state to start from (Navidi & Camp 2004)";
+
+/// Reads and checks the movement file of an `ns2` or `bonnmotion` scenario
+/// (the validator's check; other models have no file).
+pub(crate) fn check_file(s: &Scenario) -> Result<(), MobilityError> {
+    match s.mobility.model {
+        scenario::MobilityModel::Ns2 | scenario::MobilityModel::Bonnmotion => {
+            Mobility::from_scenario(s, &[]).map(|_| ())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Things in a valid scenario's `[mobility]` that are probably not what the
+/// user meant, one sentence each (empty when there is nothing to say).
+pub fn scenario_warnings(s: &Scenario) -> Vec<String> {
+    let m = &s.mobility;
+    let mut out = Vec::new();
+    match m.model {
+        scenario::MobilityModel::RandomWaypoint => {
+            if m.min_speed_mps == 0.0 && m.max_speed_mps > 0.0 {
+                out.push(format!(
+                    "mobility.min_speed_mps = 0 with random waypoint: nodes that draw a speed near 0 take very long to arrive, so the average speed decays towards zero over the run instead of staying near {} m/s (Yoon, Liu & Noble 2003); use min_speed_mps > 0 (e.g. 1.0)",
+                    m.max_speed_mps / 2.0
+                ));
+            }
+            if !m.steady_state && m.min_speed_mps > 0.0 {
+                let p = RwpParams {
+                    width_m: s.area.width_m,
+                    height_m: s.area.height_m,
+                    min_speed_mps: m.min_speed_mps,
+                    max_speed_mps: m.max_speed_mps,
+                    pause: from_secs(m.pause_s),
+                    steady_state: false,
+                };
+                let warmup = random_waypoint::mean_leg_length(p.width_m, p.height_m)
+                    * random_waypoint::mean_inverse_speed(p.min_speed_mps, p.max_speed_mps)
+                    + m.pause_s;
+                if s.duration_s < 10.0 * warmup {
+                    out.push(format!(
+                        "random waypoint starts from uniform positions, not from its steady state; one leg plus pause takes {warmup:.0} s on average and this run lasts {} s, so the start is not representative: set mobility.steady_state = true, or discard a warm-up",
+                        s.duration_s
+                    ));
+                }
+            }
+        }
+        scenario::MobilityModel::Waypoints => {
+            if m.moves.is_empty() {
+                out.push(
+                    "mobility.model = \"waypoints\" has no [[mobility.moves]]: every node stays at its placement".into(),
+                );
+            }
+            // When the first move of a node arrives depends on where the
+            // node starts; uniform placement is drawn by the simulation, so
+            // its nodes' takeovers are not reported here.
+            let initial = fixed_placement(s).unwrap_or_default();
+            for (later, earlier, arrival) in waypoints::takeovers(&initial, &m.moves) {
+                out.push(format!(
+                    "mobility.moves[{later}] (node {}) starts at {} s, before mobility.moves[{earlier}] arrives (at about {arrival:.3} s): the node turns from where it is then",
+                    m.moves[later].node, m.moves[later].at_s
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The placement positions when they need no random draw (chain, grid,
+/// explicit), as `sim` computes them; `None` for uniform placement.
+fn fixed_placement(s: &Scenario) -> Option<Vec<Pos>> {
+    let n = s.nodes.count as usize;
+    let sp = s.nodes.spacing_m;
+    match s.nodes.placement {
+        scenario::Placement::Chain => Some((0..n).map(|i| Pos::new(i as f64 * sp, 0.0)).collect()),
+        scenario::Placement::Grid => {
+            let cols = s.nodes.cols.unwrap_or(1).max(1) as usize;
+            Some(
+                (0..n)
+                    .map(|i| Pos::new((i % cols) as f64 * sp, (i / cols) as f64 * sp))
+                    .collect(),
+            )
+        }
+        scenario::Placement::Explicit => s
+            .nodes
+            .positions
+            .as_ref()
+            .map(|ps| ps.iter().map(|p| Pos::new(p[0], p[1])).collect()),
+        scenario::Placement::Uniform => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
