@@ -220,6 +220,9 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
             n.count = count;
         }
     }
+    if let Some(file) = s.mobility.file.as_mut() {
+        *file = resolve_beside(file, source);
+    }
     for f in &mut s.flows {
         if f.stop_s.is_none() {
             f.stop_s = Some(s.duration_s);
@@ -232,6 +235,35 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
             f.tcp = Some(TcpConfig::default());
         }
     }
+}
+
+/// `file` as an absolute path: a relative one is taken relative to the
+/// directory of `source` when `source` is a path whose directory exists,
+/// else relative to the current directory. `.` components are dropped; the
+/// path is not canonicalised (symbolic links stay as written). An empty name
+/// is left for validation to refuse.
+fn resolve_beside(file: &str, source: &str) -> String {
+    let path = Path::new(file);
+    if file.trim().is_empty() || path.is_absolute() {
+        return file.to_string();
+    }
+    let base = Path::new(source)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && d.is_dir())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut joined = base.join(path);
+    if !joined.is_absolute() {
+        if let Ok(cwd) = std::env::current_dir() {
+            joined = cwd.join(joined);
+        }
+    }
+    joined
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect::<std::path::PathBuf>()
+        .display()
+        .to_string()
 }
 
 /// Points a validation error at the `--set` that set its key, or at its line.

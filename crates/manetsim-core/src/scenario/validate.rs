@@ -29,7 +29,7 @@ pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     let c = Checker { file: source };
     c.top(s)?;
     c.area(&s.area)?;
-    c.nodes(&s.nodes, &s.area)?;
+    c.nodes(&s.nodes, &s.area, s.mobility.model)?;
     c.mobility(s)?;
     c.radio(&s.radio)?;
     c.mac(&s.mac)?;
@@ -50,6 +50,18 @@ pub(crate) fn name_of<T: Serialize + std::fmt::Debug>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => format!("{v:?}"),
+    }
+}
+
+/// What places the nodes when `[nodes] placement` does not: `None` when the
+/// placement is used (static, waypoints), else a phrase naming the source.
+pub(crate) fn initial_positions_from(m: MobilityModel) -> Option<&'static str> {
+    match m {
+        MobilityModel::Static | MobilityModel::Waypoints => None,
+        MobilityModel::RandomWaypoint => {
+            Some("the random-waypoint model (uniform in the area, or its steady state)")
+        }
+        MobilityModel::Ns2 | MobilityModel::Bonnmotion => Some("the movement file"),
     }
 }
 
@@ -161,7 +173,10 @@ impl Checker<'_> {
         self.positive("area.height_m", a.height_m)
     }
 
-    fn nodes(&self, n: &Nodes, area: &Area) -> Res {
+    fn nodes(&self, n: &Nodes, area: &Area, mobility: MobilityModel) -> Res {
+        if let Some(source) = initial_positions_from(mobility) {
+            return self.unused_placement(n, mobility, source);
+        }
         let placement = name_of(&n.placement);
         // Keys that belong to another placement mean nothing here.
         if n.placement != Placement::Grid {
@@ -280,6 +295,35 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// With a model that places nodes itself only `nodes.count` means
+    /// anything in `[nodes]`: any other key away from its default is refused.
+    fn unused_placement(&self, n: &Nodes, mobility: MobilityModel, source: &str) -> Res {
+        if !(1..=MAX_NODES).contains(&n.count) {
+            return self.fail(
+                "nodes.count",
+                format!("expected an integer in 1..={MAX_NODES}, got {}", n.count),
+            );
+        }
+        let defaults = Nodes::default();
+        let set = [
+            ("nodes.placement", n.placement != defaults.placement),
+            ("nodes.spacing_m", n.spacing_m != defaults.spacing_m),
+            ("nodes.rows", n.rows.is_some()),
+            ("nodes.cols", n.cols.is_some()),
+            ("nodes.positions", n.positions.is_some()),
+        ];
+        match set.iter().find(|(_, given)| *given) {
+            Some((key, _)) => self.fail(
+                *key,
+                format!(
+                    "not used with mobility.model = \"{}\": initial positions come from {source}, so [nodes] needs only `count` (remove {key})",
+                    name_of(&mobility)
+                ),
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// `k` items `spacing` apart along one axis must fit in `size`.
     fn extent_fits(
         &self,
@@ -347,6 +391,19 @@ impl Checker<'_> {
             }
             self.inside(&key("to"), "destination", mv.to, &s.area)?;
             self.positive(&key("speed_mps"), mv.speed_mps)?;
+            if let Some(j) = m.moves[..i]
+                .iter()
+                .position(|o| o.node == mv.node && o.at_s == mv.at_s)
+            {
+                return self.fail(
+                    key("at_s"),
+                    format!(
+                        "node {} already has a move at at_s = {} (mobility.moves[{j}]); a node can start one move at a time",
+                        mv.node,
+                        fmt_float(mv.at_s)
+                    ),
+                );
+            }
         }
 
         // Keys of other mobility models mean nothing with this one.
@@ -383,6 +440,34 @@ impl Checker<'_> {
         }
         if !m.moves.is_empty() && m.model != MobilityModel::Waypoints {
             return only_for("mobility.moves", "\"waypoints\"");
+        }
+
+        match m.model {
+            MobilityModel::RandomWaypoint => {
+                self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
+                if m.steady_state && m.min_speed_mps == 0.0 {
+                    return self.fail(
+                        "mobility.steady_state",
+                        crate::mobility::STEADY_STATE_NEEDS_MIN_SPEED,
+                    );
+                }
+            }
+            MobilityModel::Ns2 | MobilityModel::Bonnmotion => {
+                if m.file.is_none() {
+                    return self.fail(
+                        "mobility.file",
+                        format!(
+                            "mobility.model = \"{model}\" needs mobility.file, the movement file (relative to the scenario file)"
+                        ),
+                    );
+                }
+                // Reads the whole file, so that a malformed one is refused
+                // before anything runs.
+                if let Err(e) = crate::mobility::check_file(s) {
+                    return self.fail("mobility.file", e.to_string());
+                }
+            }
+            MobilityModel::Static | MobilityModel::Waypoints => {}
         }
         Ok(())
     }
@@ -846,6 +931,122 @@ mod tests {
         );
     }
 
+    #[test]
+    fn mobility_model_rules() {
+        fn rwp(s: &mut Scenario) {
+            s.mobility.model = MobilityModel::RandomWaypoint;
+            s.mobility.min_speed_mps = 1.0;
+        }
+        accepted(rwp);
+        accepted(|s| {
+            rwp(s);
+            s.mobility.steady_state = true;
+            s.mobility.pause_s = 5.0;
+        });
+        refused(
+            |s| {
+                rwp(s);
+                s.mobility.min_speed_mps = 0.0;
+                s.mobility.max_speed_mps = 0.0;
+            },
+            "mobility.max_speed_mps",
+            "expected a finite number > 0, got 0.0",
+        );
+        refused(
+            |s| {
+                rwp(s);
+                s.mobility.min_speed_mps = 0.0;
+                s.mobility.steady_state = true;
+            },
+            "mobility.steady_state",
+            "steady_state = true needs min_speed_mps > 0",
+        );
+        // Random waypoint places the nodes itself: placement keys are refused
+        // (the default chain is not checked against the area).
+        accepted(|s| {
+            rwp(s);
+            s.nodes.count = 50;
+        });
+        refused(
+            |s| {
+                rwp(s);
+                s.nodes.placement = Placement::Uniform;
+            },
+            "nodes.placement",
+            "not used with mobility.model = \"random_waypoint\": initial positions come from the random-waypoint model",
+        );
+        refused(
+            |s| {
+                rwp(s);
+                s.nodes.spacing_m = 100.0;
+            },
+            "nodes.spacing_m",
+            "[nodes] needs only `count`",
+        );
+        refused(
+            |s| {
+                rwp(s);
+                s.nodes.count = 0;
+            },
+            "nodes.count",
+            "expected an integer in 1..=",
+        );
+        refused(
+            |s| s.mobility.model = MobilityModel::Ns2,
+            "mobility.file",
+            "mobility.model = \"ns2\" needs mobility.file",
+        );
+        refused(
+            |s| {
+                s.mobility.model = MobilityModel::Bonnmotion;
+                s.mobility.file = Some("/nonexistent/scen1".into());
+            },
+            "mobility.file",
+            "no BonnMotion movements file: expected /nonexistent/scen1.movements.gz",
+        );
+        refused(
+            |s| {
+                s.mobility.model = MobilityModel::Ns2;
+                s.mobility.file = Some("/nonexistent/m.tcl".into());
+            },
+            "mobility.file",
+            "/nonexistent/m.tcl: cannot read the ns-2 movement file",
+        );
+        refused(
+            |s| {
+                s.mobility.model = MobilityModel::Ns2;
+                s.mobility.file = Some("/nonexistent/m.tcl".into());
+                s.nodes.placement = Placement::Grid;
+            },
+            "nodes.placement",
+            "initial positions come from the movement file",
+        );
+        accepted(|s| {
+            s.mobility.model = MobilityModel::Waypoints;
+            s.mobility.moves = vec![
+                a_move(),
+                Move {
+                    at_s: 20.0,
+                    ..a_move()
+                },
+            ];
+        });
+        refused(
+            |s| {
+                s.mobility.model = MobilityModel::Waypoints;
+                s.mobility.moves = vec![
+                    a_move(),
+                    Move {
+                        to: [5.0, 5.0],
+                        ..a_move()
+                    },
+                ];
+            },
+            "mobility.moves[1].at_s",
+            "node 1 already has a move at at_s = 10.0 (mobility.moves[0])",
+        );
+    }
+
     fn a_move() -> Move {
         Move {
             node: 1,
@@ -1171,16 +1372,6 @@ mod tests {
             |s| s.routing.protocol = RoutingProtocol::Olsr,
             "routing.protocol",
             "routing protocol \"olsr\" is not yet supported",
-        );
-        refused(
-            |s| s.mobility.model = MobilityModel::RandomWaypoint,
-            "mobility.model",
-            "mobility model \"random_waypoint\" is not yet supported; supported: \"static\"",
-        );
-        refused(
-            |s| s.mobility.model = MobilityModel::Bonnmotion,
-            "mobility.model",
-            nys,
         );
         refused(
             |s| s.mac.standard = "802.11b".into(),
