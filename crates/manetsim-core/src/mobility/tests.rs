@@ -385,3 +385,149 @@ protocol = "static"
     let shown = crate::scenario::to_toml_string(&s);
     assert!(shown.contains(&file), "{shown}");
 }
+
+fn example(name: &str) -> Scenario {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    crate::scenario::load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Hops from `from` to `to` over links of at most `range_m` (BFS).
+fn hops(pos: &[Pos], from: usize, to: usize, range_m: f64) -> Option<usize> {
+    let mut dist = vec![usize::MAX; pos.len()];
+    let mut queue = std::collections::VecDeque::from([from]);
+    dist[from] = 0;
+    while let Some(a) = queue.pop_front() {
+        for b in 0..pos.len() {
+            if dist[b] == usize::MAX && pos[a].distance(&pos[b]) <= range_m {
+                dist[b] = dist[a] + 1;
+                queue.push_back(b);
+            }
+        }
+    }
+    (dist[to] != usize::MAX).then_some(dist[to])
+}
+
+#[test]
+fn the_chain5p1_example_reproduces_the_papers_hop_counts() {
+    // karlssonkassler Table 2: hops from the mobile node to the gateway.
+    const TABLE_2: [(f64, usize); 31] = [
+        (20.3, 2),
+        (27.6, 1),
+        (38.1, 2),
+        (47.7, 3),
+        (60.2, 2),
+        (66.7, 1),
+        (73.6, 2),
+        (80.2, 3),
+        (105.2, 2),
+        (125.7, 1),
+        (145.2, 2),
+        (165.6, 3),
+        (177.7, 2),
+        (188.6, 1),
+        (197.7, 2),
+        (207.8, 3),
+        (250.2, 2),
+        (290.1, 1),
+        (330.6, 2),
+        (370.6, 3),
+        (404.0, 2),
+        (409.4, 1),
+        (414.0, 2),
+        (419.0, 3),
+        (433.1, 2),
+        (435.9, 1),
+        (439.4, 2),
+        (443.1, 3),
+        (550.6, 2),
+        (683.4, 1),
+        (817.3, 2),
+    ];
+    let s = example("karlssonkassler_chain5p1.toml");
+    let placed: Vec<Pos> = s
+        .nodes
+        .positions
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| Pos::new(p[0], p[1]))
+        .collect();
+    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
+    assert!(
+        scenario_warnings(&s).is_empty(),
+        "{:?}",
+        scenario_warnings(&s)
+    );
+    for (t, expected) in TABLE_2 {
+        let pos = metrics::positions_at(&mut m, from_secs(t));
+        assert_eq!(
+            hops(&pos, 5, 2, 250.0),
+            Some(expected),
+            "t = {t} s, node 5 at {:?}",
+            pos[5]
+        );
+    }
+    // Table 1's arrival times.
+    for (t, x) in [
+        (50.0, 800.0),
+        (81.67, 0.0),
+        (170.0, 800.0),
+        (210.0, 0.0),
+        (380.0, 800.0),
+        (420.0, 0.0),
+    ] {
+        let p = m.position(5, from_secs(t));
+        assert!((p.x - x).abs() < 1e-6, "t = {t}: {p:?}");
+    }
+    assert_eq!(m.max_speed_mps(), 60.0);
+}
+
+#[test]
+fn the_oozothman_examples_move_as_their_comments_say() {
+    let s = example("oozothman_chain_mobile.toml");
+    let placed: Vec<Pos> = s
+        .nodes
+        .positions
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| Pos::new(p[0], p[1]))
+        .collect();
+    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
+    assert!(
+        scenario_warnings(&s).is_empty(),
+        "{:?}",
+        scenario_warnings(&s)
+    );
+    assert_eq!(m.position(2, 200 * S), Pos::new(575.0, 800.0));
+    assert_eq!(m.position(3, 200 * S), Pos::new(725.0, 200.0));
+    assert_eq!(m.position(2, 280 * S), placed[2]);
+    assert_eq!(m.position(3, 300 * S), placed[3]);
+    // The chain is whole before 50 s and after 280 s, broken in between.
+    let whole = |m: &mut Mobility, t| hops(&metrics::positions_at(m, t), 0, 5, 200.0);
+    assert_eq!(whole(&mut m, 10 * S), Some(5));
+    assert_eq!(whole(&mut m, 150 * S), None);
+    assert_eq!(whole(&mut m, 300 * S), Some(5));
+
+    let s = example("oozothman_grid_mobile.toml");
+    let placed: Vec<Pos> = (0..25)
+        .map(|i| Pos::new(f64::from(i % 5) * 150.0, f64::from(i / 5) * 150.0))
+        .collect();
+    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
+    assert!(
+        scenario_warnings(&s).is_empty(),
+        "{:?}",
+        scenario_warnings(&s)
+    );
+    assert_eq!(m.position(8, 100 * S), Pos::new(750.0, 150.0));
+    assert_eq!(m.position(19, 150 * S), Pos::new(375.0, 450.0));
+    for node in [8, 9, 18, 19] {
+        assert_eq!(
+            m.position(node, 300 * S),
+            placed[node as usize],
+            "node {node}"
+        );
+    }
+}
