@@ -365,7 +365,7 @@ pub fn scenario_warnings(s: &Scenario) -> Vec<String> {
                 let warmup = random_waypoint::mean_leg_length(p.width_m, p.height_m)
                     * random_waypoint::mean_inverse_speed(p.min_speed_mps, p.max_speed_mps)
                     + m.pause_s;
-                if s.duration_s < 10.0 * warmup {
+                if s.duration_s < 3.0 * warmup {
                     out.push(format!(
                         "random waypoint starts from uniform positions, not from its steady state; one leg plus pause takes {warmup:.0} s on average and this run lasts {} s, so the start is not representative: set mobility.steady_state = true, or discard a warm-up",
                         s.duration_s
