@@ -35,11 +35,11 @@ def test_examples_exist():
 def test_help_lists_the_subcommands():
     proc = cli("--help")
     assert proc.returncode == 0, proc.stderr
-    for command in ("run", "validate", "show-config"):
+    for command in ("run", "validate", "show-config", "convert"):
         assert command in proc.stdout
 
 
-@pytest.mark.parametrize("command", ["run", "validate", "show-config"])
+@pytest.mark.parametrize("command", ["run", "validate", "show-config", "convert"])
 def test_subcommand_help(command: str):
     proc = cli(command, "--help")
     assert proc.returncode == 0, proc.stderr

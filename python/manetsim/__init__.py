@@ -12,7 +12,7 @@ tables, :func:`validate` a scenario, or :func:`load_config` to see it resolved.
 from manetsim._core import ScenarioError, SimulationError
 from manetsim._core import __version__ as __version__
 from manetsim.results import Result
-from manetsim.run import load_config, run, validate
+from manetsim.run import load_config, movements_ns2, run, validate
 
 __all__ = [
     "Result",
@@ -20,6 +20,7 @@ __all__ = [
     "SimulationError",
     "__version__",
     "load_config",
+    "movements_ns2",
     "run",
     "validate",
 ]

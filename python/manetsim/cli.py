@@ -19,8 +19,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from manetsim import _core
-from manetsim.results import Result
-from manetsim.run import override_pairs, resolved_toml
+from manetsim.results import Result, write_text_atomic
+from manetsim.run import movements_ns2, override_pairs, resolved_toml
 from manetsim.run import run as run_scenario
 
 __all__ = ["app", "main"]
@@ -134,6 +134,38 @@ def show_config_command(
 ) -> None:
     """Print the fully resolved scenario (every default filled in) as TOML."""
     sys.stdout.write(resolved_toml(file, override_pairs(set_ or []), seed))
+
+
+@app.command("convert")
+def convert_command(
+    file: ScenarioFile,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="OUT",
+            help="Write the ns-2 movement file here (default: stdout).",
+            dir_okay=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
+    ] = None,
+    set_: SetOption = None,
+) -> None:
+    """Write the scenario's node movements as an ns-2 movement file.
+
+    Works for every mobility model (random waypoint, scripted waypoints, ns-2 and
+    BonnMotion files), so the same motion can be run in ns-2 for comparison.
+    """
+    text = movements_ns2(file, override_pairs(set_ or []), seed)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(output, text)
+        _stderr().print(f"wrote {escape(str(output))}", highlight=False)
 
 
 # -- the report ----------------------------------------------------------------

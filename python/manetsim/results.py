@@ -197,15 +197,42 @@ class Result:
         """One row per node: position, MAC counters, forwarding and energy."""
         return self._nodes_table().to_pandas()
 
+    def timeseries(self, name: str = "mobility") -> pd.DataFrame:
+        """A time series, one row per sample (``t_s`` first).
+
+        ``mobility``: ``mean_speed_mps``, ``mean_degree``, ``links_up`` and
+        ``links_down`` (links within receive range that appeared or vanished
+        since the previous sample), sampled every ``mobility["sample_interval_s"]``.
+        """
+        return self._series_table(name).to_pandas()
+
+    @property
+    def mobility(self) -> dict[str, Any]:
+        """Movement summary: model, mean speed and degree, link changes."""
+        return dict(self._data.get("mobility", {}))
+
     def tables(self) -> dict[str, pa.Table]:
-        """The result as pyarrow Tables: flows, drops, mac, nodes and run (one row)."""
-        return {
+        """The result as pyarrow Tables: flows, drops, mac, nodes, run (one row)
+        and one per time series (mobility)."""
+        tables = {
             "flows": self._flows_table(),
             "drops": self._drops_table(),
             "mac": self._mac_table(),
             "nodes": self._nodes_table(),
             "run": self._run_table(),
         }
+        for name in self._data.get("timeseries", {}):
+            tables[name] = self._series_table(name)
+        return tables
+
+    def _series_table(self, name: str) -> pa.Table:
+        import pyarrow as pa
+
+        series = self._data.get("timeseries", {})
+        if name not in series:
+            known = ", ".join(sorted(series)) or "none"
+            raise KeyError(f"no time series {name!r} in this result (known: {known})")
+        return pa.table(dict(series[name]))
 
     def _flows_table(self) -> pa.Table:
         return _table(self._data.get("flows", []), _FLOW_TYPES)
@@ -231,7 +258,7 @@ class Result:
     def _run_table(self) -> pa.Table:
         data = self._data
         row = {key: data.get(key) for key in _RUN_TYPES if key in data}
-        for section in ("routing", "ledger"):
+        for section in ("routing", "ledger", "mobility"):
             for key, value in data.get(section, {}).items():
                 row[f"{section}_{key}"] = value
         return _table([row], _RUN_TYPES)
@@ -279,6 +306,11 @@ def _table(
         arrow_type = pa.type_for_alias(types[name]) if name in types else None
         arrays.append(pa.array(values, type=arrow_type))
     return pa.Table.from_arrays(arrays, names=columns)
+
+
+def write_text_atomic(target: str | os.PathLike[str], text: str) -> None:
+    """Writes ``text`` to ``target`` atomically (temporary file, then rename)."""
+    _write_atomic(Path(target), _text_writer(text))
 
 
 def _text_writer(text: str) -> Callable[[str], None]:

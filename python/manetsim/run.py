@@ -27,7 +27,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
-__all__ = ["Overrides", "ScenarioLike", "load_config", "resolved_toml", "run", "validate"]
+__all__ = [
+    "Overrides",
+    "ScenarioLike",
+    "load_config",
+    "movements_ns2",
+    "resolved_toml",
+    "run",
+    "validate",
+]
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[Union[str, tuple[str, Any]]], None]
@@ -56,6 +64,21 @@ def run(
     resolved = _core.load(text, source, _with_seed(pairs, seed))
     result_json = _core.run(text, source, pairs, seed)
     return Result.from_json(result_json, scenario_toml=resolved)
+
+
+def movements_ns2(
+    scenario: ScenarioLike,
+    overrides: Overrides = None,
+    seed: int | None = None,
+) -> str:
+    """The scenario's node movements as an ns-2 movement file (setdest format).
+
+    Feeding it to ns-2 (``source`` it after creating the nodes) moves the nodes
+    exactly as manetsim does, for any mobility model.
+    """
+    text, source = scenario_text(scenario)
+    _check_seed(seed)
+    return _core.movements_ns2(text, source, _with_seed(override_pairs(overrides), seed))
 
 
 def validate(scenario: ScenarioLike, overrides: Overrides = None) -> None:

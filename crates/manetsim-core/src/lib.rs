@@ -48,7 +48,7 @@ pub mod sim;
 
 pub use metrics::result::RunResult;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{run, SimError};
+pub use sim::{movements_as_ns2, run, SimError};
 
 /// The manetsim version, recorded in every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -124,6 +124,21 @@ fn run(
     })
 }
 
+/// Loads a scenario and returns its node movements as an ns-2 movement file.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides=Vec::new()))]
+fn movements_ns2(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Overrides,
+) -> Result<String, CoreError> {
+    py.allow_threads(|| {
+        let scenario = scenario::load_str(text, source, &overrides)?;
+        Ok(manetsim_core::movements_as_ns2(&scenario)?)
+    })
+}
+
 /// Splits one `--set key.path=value` argument into `(key, value)`.
 #[pyfunction]
 fn parse_override(arg: &str) -> Result<(String, String), CoreError> {
@@ -141,5 +156,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
+    m.add_function(wrap_pyfunction!(movements_ns2, m)?)?;
     Ok(())
 }

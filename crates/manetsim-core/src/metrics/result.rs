@@ -28,9 +28,43 @@ pub struct RunResult {
     pub ledger: Ledger,
     /// Per-node counters, indexed by node id.
     pub nodes: Vec<NodeResult>,
+    /// Node movement summary (see `timeseries.mobility` for the series).
+    pub mobility: MobilityResult,
+    /// Time series, column-oriented.
+    pub timeseries: TimeSeries,
     /// Things to check before trusting the results (e.g. a flow with no
     /// route). The CLI prints them on stderr.
     pub warnings: Vec<String>,
+}
+
+/// Movement summary over the samples of `timeseries.mobility`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MobilityResult {
+    pub model: String,
+    /// Mean over samples of the mean node speed.
+    pub mean_speed_mps: f64,
+    /// Mean over samples of the mean number of neighbours within receive range.
+    pub mean_degree: f64,
+    /// Link up plus link down events between consecutive samples.
+    pub link_changes: u64,
+    pub sample_interval_s: f64,
+}
+
+/// Column-oriented time series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeSeries {
+    pub mobility: MobilitySeries,
+}
+
+/// Sampled every `mobility.sample_interval_s` from 0 to the end of the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MobilitySeries {
+    pub t_s: Vec<f64>,
+    pub mean_speed_mps: Vec<f64>,
+    pub mean_degree: Vec<f64>,
+    /// Links that came up / went down since the previous sample.
+    pub links_up: Vec<u64>,
+    pub links_down: Vec<u64>,
 }
 
 /// Per-flow figures at the application layer (definitions in `SCENARIO.md`).

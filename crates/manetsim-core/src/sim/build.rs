@@ -1,13 +1,14 @@
 //! Builds a [`World`] from a validated scenario.
 
-use super::{Event, Node, SimError, World};
+use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
-use crate::engine::{from_secs, EventQueue, Rng, Stream};
+use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream};
 use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
+use crate::mobility::Mobility;
 use crate::net::{NodeId, Router, StaticRoutes};
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
-use crate::scenario::{AppKind, MobilityModel, Placement, RoutingProtocol, Scenario, Transport};
+use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
 use std::rc::Rc;
 
 /// Initial positions from `[nodes]`.
@@ -70,9 +71,6 @@ fn neighbours(pos: &[Pos], grid: &SpatialGrid, radio: &RadioParams) -> Vec<Vec<N
 
 pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // The validator refuses these first; this guards direct API use.
-    if s.mobility.model != MobilityModel::Static {
-        return Err(SimError::Setup("only static mobility is supported".into()));
-    }
     let routing = match s.routing.protocol {
         RoutingProtocol::Static => "static",
         other => {
@@ -92,7 +90,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     }
 
-    let pos = placement(s)?;
+    let placed = placement(s)?;
+    let mobility =
+        Mobility::from_scenario(s, &placed).map_err(|e| SimError::Setup(e.to_string()))?;
+    let pos = mobility.initial_positions();
     let radio = RadioParams::from_scenario(&s.radio);
     let range = radio.max_interference_range_m();
     let (mut w, mut h) = (s.area.width_m, s.area.height_m);
@@ -100,7 +101,20 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         w = w.max(p.x);
         h = h.max(p.y);
     }
-    let mut grid = SpatialGrid::new(w, h, range);
+    // Moving nodes are re-filed in the grid lazily, at most every
+    // GRID_MARGIN_M / max speed seconds; cells are widened by the margin so
+    // a node is always found while it is within range.
+    let margin_m = if mobility.is_static() {
+        0.0
+    } else {
+        GRID_MARGIN_M
+    };
+    let grid_refresh_ns = if mobility.is_static() || mobility.max_speed_mps() <= 0.0 {
+        SimTime::MAX
+    } else {
+        from_secs(margin_m / mobility.max_speed_mps()).max(1)
+    };
+    let mut grid = SpatialGrid::new(w, h, range + margin_m);
     for (i, p) in pos.iter().enumerate() {
         grid.insert(i as u32, *p);
     }
@@ -111,7 +125,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         &neighbours(&pos, &grid, &radio),
         &dests,
     ));
-    let mut warnings = Vec::new();
+    let mut warnings = crate::mobility::scenario_warnings(s);
     for (i, f) in s.flows.iter().enumerate() {
         if table.next_hop(f.src, f.dst).is_none() {
             warnings.push(format!(
@@ -191,5 +205,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         out: Vec::with_capacity(16),
         routing_name: routing,
         warnings,
+        moving: !mobility.is_static(),
+        mobility,
+        grid_refresh_ns,
+        grid_valid_until: grid_refresh_ns,
     })
 }

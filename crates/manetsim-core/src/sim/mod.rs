@@ -8,12 +8,14 @@
 mod build;
 
 use crate::app::Cbr;
-use crate::engine::{to_secs, EventQueue, Rng, SimTime};
+use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, NS_PER_S};
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
-    EnergyResult, FlowResult, Ledger, MacResult, NodeResult, RoutingResult, RunResult,
+    EnergyResult, FlowResult, Ledger, MacResult, MobilityResult, MobilitySeries, NodeResult,
+    RoutingResult, RunResult, TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
+use crate::mobility::{self, Mobility};
 use crate::net::{
     NodeId, Packet, PacketKind, RouteDecision, Router, RoutingProtocol, BROADCAST, DEFAULT_TTL,
     IP_HEADER_BYTES, UDP_HEADER_BYTES,
@@ -35,8 +37,62 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
     let started = std::time::Instant::now();
     world.run();
     let wall_s = started.elapsed().as_secs_f64();
-    Ok(world.result(scenario, wall_s))
+    let mut result = world.result(scenario, wall_s);
+    let (summary, series) = mobility_series(scenario, world.receive_range_m())?;
+    result.mobility = summary;
+    result.timeseries.mobility = series;
+    Ok(result)
 }
+
+/// The scenario's node movements as an ns-2 movement file (`$node_(i) set
+/// X_ …` and `$ns_ at t "$node_(i) setdest x y speed"` lines) that makes ns-2
+/// move the nodes exactly as manetsim does, up to `duration_s`.
+pub fn movements_as_ns2(s: &Scenario) -> Result<String, SimError> {
+    let placed = build::placement(s)?;
+    let mut m = Mobility::from_scenario(s, &placed).map_err(|e| SimError::Setup(e.to_string()))?;
+    Ok(m.write_ns2(from_secs(s.duration_s)))
+}
+
+/// Mobility metrics sampled every second (static scenarios: once, at 0),
+/// from a fresh copy of the trajectories (identical: same seed and streams).
+fn mobility_series(
+    s: &Scenario,
+    range_m: f64,
+) -> Result<(MobilityResult, MobilitySeries), SimError> {
+    let placed = build::placement(s)?;
+    let mut m = Mobility::from_scenario(s, &placed).map_err(|e| SimError::Setup(e.to_string()))?;
+    let end = from_secs(s.duration_s);
+    let step = MOBILITY_SAMPLE_NS;
+    let times: Vec<SimTime> = if m.is_static() {
+        vec![0]
+    } else {
+        (0..=end / step).map(|k| k * step).collect()
+    };
+    let samples = mobility::metrics::series(&mut m, &times, range_m);
+    let mut out = MobilitySeries::default();
+    for x in &samples {
+        out.t_s.push(to_secs(x.t));
+        out.mean_speed_mps.push(x.average_speed_mps);
+        out.mean_degree.push(x.average_degree);
+        out.links_up.push(x.links_up as u64);
+        out.links_down.push(x.links_down as u64);
+    }
+    let n = samples.len().max(1) as f64;
+    let summary = MobilityResult {
+        model: serde_json::to_value(s.mobility.model)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        mean_speed_mps: out.mean_speed_mps.iter().sum::<f64>() / n,
+        mean_degree: out.mean_degree.iter().sum::<f64>() / n,
+        link_changes: out.links_up.iter().sum::<u64>() + out.links_down.iter().sum::<u64>(),
+        sample_interval_s: to_secs(step),
+    };
+    Ok((summary, out))
+}
+
+/// Interval of the mobility time series.
+const MOBILITY_SAMPLE_NS: SimTime = NS_PER_S;
 
 /// One engine event. Kept small: it is copied through the heap.
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +153,17 @@ pub(crate) struct World {
     out: Vec<MacAction>,
     routing_name: &'static str,
     warnings: Vec<String>,
+    /// Trajectories; positions are computed from them on demand.
+    mobility: Mobility,
+    moving: bool,
+    /// `pos` (and the grid) are refreshed from `mobility` lazily: when a
+    /// transmission happens at or after `grid_valid_until`.
+    grid_refresh_ns: SimTime,
+    grid_valid_until: SimTime,
 }
+
+/// How far a node may move before it is re-filed in the spatial grid.
+pub(crate) const GRID_MARGIN_M: f64 = 50.0;
 
 impl World {
     fn run(&mut self) {
@@ -235,14 +301,33 @@ impl World {
                 (self.air.len() - 1) as u32
             }
         };
-        let src = self.pos[n as usize];
+        if self.moving && now >= self.grid_valid_until {
+            self.refresh_grid(now);
+        }
+        let moving = self.moving;
+        let src = if moving {
+            self.mobility.position(n, now)
+        } else {
+            self.pos[n as usize]
+        };
         let mut pending = 0;
-        let (pos, radio, q, shadow) = (&self.pos, &self.radio, &mut self.q, &mut self.shadow_rng);
+        let (pos, radio, q, shadow, mobility) = (
+            &self.pos,
+            &self.radio,
+            &mut self.q,
+            &mut self.shadow_rng,
+            &mut self.mobility,
+        );
         self.grid.for_each_near(src, |r| {
             if r == n {
                 return;
             }
-            let d = src.distance(&pos[r as usize]);
+            let at = if moving {
+                mobility.position(r, now)
+            } else {
+                pos[r as usize]
+            };
+            let d = src.distance(&at);
             let power_w = match shadow.get_mut(r as usize) {
                 Some(rng) => radio.rx_power_w(d, rng),
                 None => radio.mean_rx_power_w(d),
@@ -269,6 +354,15 @@ impl World {
         } else {
             self.air_free.push(id);
         }
+    }
+
+    /// Re-files every node in the spatial grid at its position at `now`.
+    fn refresh_grid(&mut self, now: SimTime) {
+        for (i, p) in self.pos.iter_mut().enumerate() {
+            *p = self.mobility.position(i as u32, now);
+            self.grid.update(i as u32, *p);
+        }
+        self.grid_valid_until = now.saturating_add(self.grid_refresh_ns);
     }
 
     /// A packet arrived at node `n` from the MAC.
@@ -352,7 +446,12 @@ impl World {
             .sum()
     }
 
+    fn receive_range_m(&self) -> f64 {
+        self.radio.range_for_threshold_m(self.radio.rx_threshold_w)
+    }
+
     fn result(&self, s: &Scenario, wall_s: f64) -> RunResult {
+        let initial = self.mobility.initial_positions();
         let flows = self
             .flow_stats
             .iter()
@@ -395,8 +494,8 @@ impl World {
             mac.link_failures += m.link_failures;
             nodes.push(NodeResult {
                 id: i as u32,
-                x_m: self.pos[i].x,
-                y_m: self.pos[i].y,
+                x_m: initial[i].x,
+                y_m: initial[i].y,
                 mac_retries: m.retries,
                 mac_collisions: m.collisions,
                 frames_sent: m.frames_sent,
@@ -435,6 +534,8 @@ impl World {
                 balanced: self.ledger.balances(in_flight),
             },
             nodes,
+            mobility: MobilityResult::default(),
+            timeseries: TimeSeries::default(),
             warnings: self.warnings.clone(),
         }
     }
