@@ -43,8 +43,10 @@ pub mod metrics;
 pub mod mobility;
 pub mod net;
 pub mod phy;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod wire;
 
 pub use metrics::result::RunResult;
 pub use scenario::{Scenario, ScenarioError};

@@ -48,6 +48,22 @@ impl PriQueue {
         self.q.pop_front()
     }
 
+    /// Removes and returns the data packets queued for `next_hop`, in order
+    /// (control packets stay: they are re-created by their protocol).
+    pub fn take_data_for(&mut self, next_hop: NodeId) -> Vec<Packet> {
+        let mut taken = Vec::new();
+        let mut kept = VecDeque::with_capacity(self.q.len());
+        for (p, h) in self.q.drain(..) {
+            if h == next_hop && !p.is_control() {
+                taken.push(p);
+            } else {
+                kept.push_back((p, h));
+            }
+        }
+        self.q = kept;
+        taken
+    }
+
     pub fn len(&self) -> usize {
         self.q.len()
     }
@@ -77,6 +93,7 @@ mod tests {
             payload_bytes: 72,
             created_at: 0,
             hops: 0,
+            body: None,
         }
     }
 
@@ -92,6 +109,20 @@ mod tests {
         assert_eq!(q.dequeue().unwrap().0.uid, 1);
         assert_eq!(q.dequeue().unwrap().0.uid, 2);
         assert!(q.dequeue().is_none());
+    }
+
+    #[test]
+    fn take_data_for_removes_only_that_neighbours_data() {
+        let mut q = PriQueue::new(10);
+        q.enqueue(pkt(1, false), 1);
+        q.enqueue(pkt(2, false), 2);
+        q.enqueue(pkt(3, true), 1);
+        q.enqueue(pkt(4, false), 1);
+        let taken: Vec<u64> = q.take_data_for(1).iter().map(|p| p.uid).collect();
+        assert_eq!(taken, vec![1, 4]);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.dequeue().unwrap().0.uid, 3);
+        assert_eq!(q.dequeue().unwrap().0.uid, 2);
     }
 
     #[test]

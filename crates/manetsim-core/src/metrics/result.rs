@@ -94,9 +94,21 @@ pub struct FlowResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutingResult {
     pub protocol: String,
-    /// Routing-control packets originated or forwarded (each transmission counts).
+    /// Routing-control packets sent (each hop's transmission counts once,
+    /// counted when the agent hands it to the interface queue), and their IP bytes.
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Added: of `packets_sent`, those this node created / relayed for another.
+    pub originated: u64,
+    pub forwarded: u64,
+    /// Added: packets and bytes per message type (e.g. "rreq", "rrep").
+    pub by_message: BTreeMap<String, MessageCount>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageCount {
+    pub packets: u64,
+    pub bytes: u64,
 }
 
 /// MAC counters summed over all nodes.

@@ -6,4 +6,4 @@ pub mod routing;
 pub use packet::{
     NodeId, Packet, PacketKind, BROADCAST, DEFAULT_TTL, IP_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-pub use routing::{RouteDecision, Router, RoutingProtocol, StaticRoutes};
+pub use routing::{RoutingAction, RoutingCtx, RoutingProtocol};

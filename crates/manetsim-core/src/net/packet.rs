@@ -5,6 +5,7 @@
 //! handing a copy to each receiver of a broadcast costs a memcpy.
 
 use crate::engine::SimTime;
+use std::rc::Rc;
 
 /// A node's id, also its address.
 pub type NodeId = u32;
@@ -45,10 +46,46 @@ pub struct Packet {
     pub created_at: SimTime,
     /// MAC hops travelled so far.
     pub hops: u16,
+    /// Routing-protocol bytes in their real wire layout, shared between copies:
+    /// the whole message for a control packet (e.g. an AODV RREQ, the UDP
+    /// payload), or a header carried by a data packet (e.g. DSR's options
+    /// header). Their length is already counted in `size_bytes`.
+    pub body: Option<Rc<[u8]>>,
 }
 
 impl Packet {
     pub fn is_control(&self) -> bool {
         matches!(self.kind, PacketKind::Control)
+    }
+
+    /// A routing-control packet from `src` to `dst` (or `BROADCAST`) carrying
+    /// `message` after `transport_header_bytes` (8 for UDP, 0 for a message
+    /// carried directly in IP, like DSR). The world assigns `uid` and
+    /// `created_at` when the packet is originated.
+    pub fn control(
+        src: NodeId,
+        dst: NodeId,
+        ttl: u8,
+        transport_header_bytes: u32,
+        message: Vec<u8>,
+    ) -> Self {
+        let size_bytes = IP_HEADER_BYTES + transport_header_bytes + message.len() as u32;
+        Self {
+            uid: 0,
+            kind: PacketKind::Control,
+            src,
+            dst,
+            ttl,
+            size_bytes,
+            payload_bytes: 0,
+            created_at: 0,
+            hops: 0,
+            body: Some(message.into()),
+        }
+    }
+
+    /// The routing bytes, or an empty slice.
+    pub fn body(&self) -> &[u8] {
+        self.body.as_deref().unwrap_or(&[])
     }
 }

@@ -1,163 +1,134 @@
-//! The `RoutingProtocol` trait and its first implementation, static
-//! shortest-hop routes computed once from the initial topology.
+//! The contract between the network layer and a routing protocol.
 //!
-//! A routing protocol is a state machine: the network layer asks it where a
-//! packet goes and tells it when the MAC reports a broken link. Reactive and
-//! proactive protocols (AODV, DSR, AOMDV, DSDV, OLSR) will extend the trait
-//! with control messages, timers and packet buffering.
+//! A routing protocol is a sans-IO state machine, one per node. The world
+//! calls it with `now` and a [`RoutingCtx`]; the protocol answers by pushing
+//! [`RoutingAction`]s (send this packet to that neighbour, originate a
+//! control message, drop a packet with a reason, re-route what the interface
+//! queue holds for a broken neighbour). It owns its timers: after every call
+//! the world asks [`RoutingProtocol::poll_timeout`] for the earliest deadline
+//! and calls [`RoutingProtocol::on_timeout`] when it comes.
+//!
+//! Packet ownership: a data packet handed to `route_output` or
+//! `on_link_failure` belongs to the protocol until it comes back in a `Send`
+//! or `Drop` action; a protocol that buffers packets while it looks for a
+//! route keeps them meanwhile (they are counted in flight through
+//! [`RoutingProtocol::buffered`]).
+//!
+//! Control packets are hop-by-hop: each transmission is originated
+//! (`Originate`), and a received one is consumed by the agent, which may
+//! originate a new one to pass it on (a forwarded RREQ, a RREP on its way back).
 
 use super::{NodeId, Packet};
-use crate::engine::SimTime;
-use std::collections::VecDeque;
-use std::rc::Rc;
+use crate::engine::{Rng, SimTime};
+use crate::metrics::DropReason;
 
-/// What to do with a packet the node must send or forward.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RouteDecision {
-    /// Hand it to the MAC for this neighbour.
-    Forward(NodeId),
-    /// No route: drop it (reason `no_route`).
-    NoRoute,
+/// What a protocol asks the world to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoutingAction {
+    /// Queue `packet` (data, keeping its uid) for the MAC towards `next_hop`.
+    Send { packet: Packet, next_hop: NodeId },
+    /// Queue a new control packet towards `next_hop` (`BROADCAST` for a
+    /// flood). The world gives it a uid and counts it in the ledger and the
+    /// routing statistics under `message` (e.g. "rreq"); `forwarded` says
+    /// whether it relays a message another node originated.
+    Originate {
+        packet: Packet,
+        next_hop: NodeId,
+        message: &'static str,
+        forwarded: bool,
+    },
+    /// Drop a packet the protocol held or was given.
+    Drop { packet: Packet, reason: DropReason },
+    /// Take every data packet the interface queue holds for `next_hop` back
+    /// and run each through `route_output` again (after a link break).
+    Reroute { next_hop: NodeId },
+}
+
+/// What the world lends a protocol for one call.
+pub struct RoutingCtx<'a> {
+    /// This node.
+    pub me: NodeId,
+    /// The node's routing stream (jitter, random choices).
+    pub rng: &'a mut Rng,
+    /// Where the protocol pushes its actions.
+    pub out: &'a mut Vec<RoutingAction>,
+}
+
+impl RoutingCtx<'_> {
+    pub fn send(&mut self, packet: Packet, next_hop: NodeId) {
+        self.out.push(RoutingAction::Send { packet, next_hop });
+    }
+
+    pub fn originate(
+        &mut self,
+        packet: Packet,
+        next_hop: NodeId,
+        message: &'static str,
+        forwarded: bool,
+    ) {
+        self.out.push(RoutingAction::Originate {
+            packet,
+            next_hop,
+            message,
+            forwarded,
+        });
+    }
+
+    pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
+        self.out.push(RoutingAction::Drop { packet, reason });
+    }
 }
 
 pub trait RoutingProtocol {
     /// The scenario name of the protocol.
     fn name(&self) -> &'static str;
-    /// Where a packet from `me` towards `packet.dst` goes next.
-    fn route(&mut self, now: SimTime, me: NodeId, packet: &Packet) -> RouteDecision;
-    /// The MAC gave up on a frame to `next_hop` (retry limit reached).
-    fn on_link_failure(&mut self, _now: SimTime, _me: NodeId, _next_hop: NodeId, _packet: &Packet) {
-    }
-}
 
-/// Shortest-hop next-hop tables, one per destination that some flow uses,
-/// computed by breadth-first search over the links of the initial topology.
-/// Ties between equal-length paths go to the lowest neighbour id.
-#[derive(Debug, Clone)]
-pub struct StaticRoutes {
-    /// `dests[k]` is a destination; `next[k][n]` the next hop from `n` (or `NONE`).
-    dests: Vec<NodeId>,
-    next: Vec<Vec<NodeId>>,
-    hops: Vec<Vec<u32>>,
-}
+    /// Called once at time 0 (start periodic messages, etc.).
+    fn start(&mut self, _now: SimTime, _ctx: &mut RoutingCtx) {}
 
-const NONE: NodeId = NodeId::MAX;
+    /// A data packet this node originates or must forward (TTL already
+    /// decremented): send it, buffer it while a route is found, or drop it.
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx);
 
-impl StaticRoutes {
-    /// `neighbours[n]`: nodes that receive `n`'s frames (sorted ascending).
-    /// Links are taken as symmetric, as they are with one power and threshold.
-    pub fn compute(neighbours: &[Vec<NodeId>], destinations: &[NodeId]) -> Self {
-        let n = neighbours.len();
-        let mut dests: Vec<NodeId> = destinations.to_vec();
-        dests.sort_unstable();
-        dests.dedup();
-        let mut next = Vec::with_capacity(dests.len());
-        let mut hops = Vec::with_capacity(dests.len());
-        for &d in &dests {
-            let mut nh = vec![NONE; n];
-            let mut dist = vec![u32::MAX; n];
-            let mut queue = VecDeque::new();
-            dist[d as usize] = 0;
-            nh[d as usize] = d;
-            queue.push_back(d);
-            while let Some(u) = queue.pop_front() {
-                for &v in &neighbours[u as usize] {
-                    if dist[v as usize] == u32::MAX {
-                        dist[v as usize] = dist[u as usize] + 1;
-                        nh[v as usize] = u;
-                        queue.push_back(v);
-                    }
-                }
-            }
-            next.push(nh);
-            hops.push(dist);
-        }
-        Self { dests, next, hops }
+    /// A control packet arrived from neighbour `from`.
+    fn on_control(&mut self, _now: SimTime, _from: NodeId, _packet: Packet, _ctx: &mut RoutingCtx) {
     }
 
-    pub fn next_hop(&self, from: NodeId, dst: NodeId) -> Option<NodeId> {
-        let k = self.dests.binary_search(&dst).ok()?;
-        let h = self.next[k][from as usize];
-        (h != NONE && from != dst).then_some(h)
-    }
+    /// A data packet reached its destination (this node) from neighbour `from`.
+    fn on_delivered(&mut self, _now: SimTime, _from: NodeId, _packet: &Packet) {}
 
-    /// Hop count of the static route, if any.
-    pub fn hop_count(&self, from: NodeId, dst: NodeId) -> Option<u32> {
-        let k = self.dests.binary_search(&dst).ok()?;
-        let h = self.hops[k][from as usize];
-        (h != u32::MAX).then_some(h)
-    }
-}
-
-/// A node's routing agent. An enum, not a trait object: each scenario picks
-/// a variant and calls dispatch statically.
-#[derive(Debug, Clone)]
-pub enum Router {
-    Static(Rc<StaticRoutes>),
-}
-
-impl RoutingProtocol for Router {
-    fn name(&self) -> &'static str {
-        match self {
-            Router::Static(_) => "static",
+    /// The MAC gave up on a frame to `next_hop` (retry limit): the link is
+    /// broken. `packet` is the packet it carried, or `None` when the neighbour
+    /// had in fact received it (only the ACKs were lost), so it must not be
+    /// resent or dropped. The default drops the packet; protocols repair,
+    /// salvage or re-buffer.
+    fn on_link_failure(
+        &mut self,
+        _now: SimTime,
+        _next_hop: NodeId,
+        packet: Option<Packet>,
+        ctx: &mut RoutingCtx,
+    ) {
+        if let Some(packet) = packet {
+            ctx.drop_packet(packet, DropReason::RetryLimit);
         }
     }
 
-    fn route(&mut self, _now: SimTime, me: NodeId, packet: &Packet) -> RouteDecision {
-        match self {
-            Router::Static(t) => match t.next_hop(me, packet.dst) {
-                Some(h) => RouteDecision::Forward(h),
-                None => RouteDecision::NoRoute,
-            },
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn chain(n: usize) -> Vec<Vec<NodeId>> {
-        (0..n)
-            .map(|i| {
-                let mut v = Vec::new();
-                if i > 0 {
-                    v.push(i as NodeId - 1);
-                }
-                if i + 1 < n {
-                    v.push(i as NodeId + 1);
-                }
-                v
-            })
-            .collect()
+    /// The earliest deadline of the protocol's timers.
+    fn poll_timeout(&self) -> Option<SimTime> {
+        None
     }
 
-    #[test]
-    fn chain_routes_step_one_hop_at_a_time() {
-        let t = StaticRoutes::compute(&chain(6), &[5, 0]);
-        assert_eq!(t.next_hop(0, 5), Some(1));
-        assert_eq!(t.next_hop(4, 5), Some(5));
-        assert_eq!(t.next_hop(5, 0), Some(4));
-        assert_eq!(t.hop_count(0, 5), Some(5));
-        assert_eq!(t.next_hop(5, 5), None);
-        assert_eq!(t.next_hop(0, 3), None, "3 is not a flow destination");
+    /// Handles every timer due at or before `now`.
+    fn on_timeout(&mut self, _now: SimTime, _ctx: &mut RoutingCtx) {}
+
+    /// Data packets the protocol holds (waiting for a route), for the ledger.
+    fn buffered(&self) -> u64 {
+        0
     }
 
-    #[test]
-    fn disconnected_nodes_have_no_route() {
-        let mut g = chain(3);
-        g.push(Vec::new());
-        let t = StaticRoutes::compute(&g, &[3]);
-        assert_eq!(t.next_hop(0, 3), None);
-        assert_eq!(t.hop_count(0, 3), None);
-    }
-
-    #[test]
-    fn ties_go_to_lowest_id() {
-        // 0 - {1, 2} - 3 (diamond).
-        let g = vec![vec![1, 2], vec![0, 3], vec![0, 3], vec![1, 2]];
-        let t = StaticRoutes::compute(&g, &[3, 0]);
-        assert_eq!(t.next_hop(0, 3), Some(1));
-        assert_eq!(t.next_hop(3, 0), Some(1));
+    /// Hops to `dst` on the current route, if known (cross-layer users: TCP-AP).
+    fn hop_count(&self, _dst: NodeId) -> Option<u32> {
+        None
     }
 }

@@ -2,12 +2,13 @@
 
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
-use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream};
+use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot};
 use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
-use crate::net::{NodeId, Router, StaticRoutes};
+use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::routing::{Router, StaticRoutes, StaticRouting};
 use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
 use std::rc::Rc;
 
@@ -147,7 +148,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 Rng::new(s.seed, Stream::MacBackoff, i as u64),
             ),
             ifq: PriQueue::new(s.mac.queue_packets as usize),
-            router: Router::Static(table.clone()),
+            router: Router::Static(StaticRouting::new(table.clone())),
+            routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),
+            routing_timer: TimerSlot::default(),
             handed_over: false,
             forwarded: 0,
             queue_drops: 0,
@@ -209,5 +212,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         mobility,
         grid_refresh_ns,
         grid_valid_until: grid_refresh_ns,
+        routing_out: Vec::with_capacity(8),
+        routing_stats: Default::default(),
     })
 }

@@ -8,19 +8,20 @@
 mod build;
 
 use crate::app::Cbr;
-use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, NS_PER_S};
+use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, TimerSlot, NS_PER_S};
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
-    EnergyResult, FlowResult, Ledger, MacResult, MobilityResult, MobilitySeries, NodeResult,
-    RoutingResult, RunResult, TimeSeries,
+    EnergyResult, FlowResult, Ledger, MacResult, MessageCount, MobilityResult, MobilitySeries,
+    NodeResult, RoutingResult, RunResult, TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
 use crate::net::{
-    NodeId, Packet, PacketKind, RouteDecision, Router, RoutingProtocol, BROADCAST, DEFAULT_TTL,
+    NodeId, Packet, PacketKind, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST, DEFAULT_TTL,
     IP_HEADER_BYTES, UDP_HEADER_BYTES,
 };
 use crate::phy::{Pos, RadioParams, SpatialGrid, SPEED_OF_LIGHT_MPS};
+use crate::routing::Router;
 use crate::scenario::Scenario;
 use std::collections::BTreeMap;
 
@@ -114,6 +115,10 @@ pub(crate) enum Event {
     App {
         flow: u32,
     },
+    Routing {
+        node: u32,
+        gen: u32,
+    },
 }
 
 /// A frame on the air, shared by all its receivers until the last one is done.
@@ -127,6 +132,9 @@ pub(crate) struct Node {
     mac: Dcf,
     ifq: PriQueue,
     router: Router,
+    /// The node's routing stream and the slot of its one routing timer.
+    routing_rng: Rng,
+    routing_timer: TimerSlot,
     /// The receiver already accepted the data frame our MAC is retrying, so
     /// a retry-limit failure of it is not a packet loss.
     handed_over: bool,
@@ -160,6 +168,18 @@ pub(crate) struct World {
     /// transmission happens at or after `grid_valid_until`.
     grid_refresh_ns: SimTime,
     grid_valid_until: SimTime,
+    routing_out: Vec<RoutingAction>,
+    routing_stats: RoutingStats,
+}
+
+/// Routing-control transmissions, per message type.
+#[derive(Debug, Default)]
+pub(crate) struct RoutingStats {
+    packets: u64,
+    bytes: u64,
+    originated: u64,
+    forwarded: u64,
+    by_message: BTreeMap<&'static str, (u64, u64)>,
 }
 
 /// How far a node may move before it is re-filed in the spatial grid.
@@ -167,6 +187,9 @@ pub(crate) const GRID_MARGIN_M: f64 = 50.0;
 
 impl World {
     fn run(&mut self) {
+        for n in 0..self.nodes.len() as u32 {
+            self.with_router(0, n, |r, now, ctx| r.start(now, ctx));
+        }
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
@@ -179,6 +202,12 @@ impl World {
                 Event::App { flow } => {
                     self.events += 1;
                     self.on_app(now, flow);
+                }
+                Event::Routing { node, gen } => {
+                    if self.nodes[node as usize].routing_timer.fire(gen) {
+                        self.events += 1;
+                        self.with_router(now, node, |r, now, ctx| r.on_timeout(now, ctx));
+                    }
                 }
             }
         }
@@ -244,7 +273,7 @@ impl World {
                     if sender.mac.pending_seq() == Some((seq, n)) {
                         sender.handed_over = true;
                     }
-                    self.receive(now, n, packet);
+                    self.receive(now, n, from, packet);
                 }
                 MacAction::Done {
                     packet,
@@ -282,11 +311,95 @@ impl World {
             TxOutcome::Acked => {}
             TxOutcome::Broadcast => self.ledger.deliver(),
             TxOutcome::Failed => {
-                let node = &mut self.nodes[n as usize];
-                node.router.on_link_failure(now, n, next_hop, &packet);
-                if !node.handed_over {
-                    self.ledger.drop(DropReason::RetryLimit);
+                // If the neighbour accepted the frame (only ACKs were lost) the
+                // packet lives on there; routing still hears of the break.
+                let packet = (!self.nodes[n as usize].handed_over).then_some(packet);
+                self.with_router(now, n, |r, now, ctx| {
+                    r.on_link_failure(now, next_hop, packet, ctx)
+                });
+            }
+        }
+    }
+
+    /// Calls node `n`'s routing agent, applies its actions, re-arms its
+    /// timer and feeds the MAC.
+    fn with_router(
+        &mut self,
+        now: SimTime,
+        n: u32,
+        f: impl FnOnce(&mut Router, SimTime, &mut RoutingCtx),
+    ) {
+        let mut out = std::mem::take(&mut self.routing_out);
+        {
+            let node = &mut self.nodes[n as usize];
+            let mut ctx = RoutingCtx {
+                me: n,
+                rng: &mut node.routing_rng,
+                out: &mut out,
+            };
+            f(&mut node.router, now, &mut ctx);
+        }
+        for action in out.drain(..) {
+            self.apply_routing(now, n, action);
+        }
+        self.routing_out = out;
+        let node = &mut self.nodes[n as usize];
+        let wanted = node.router.poll_timeout().map(|t| t.max(now));
+        if wanted != node.routing_timer.deadline() {
+            match wanted {
+                Some(at) => {
+                    let gen = node.routing_timer.arm(at);
+                    self.q.schedule(at, Event::Routing { node: n, gen });
                 }
+                None => node.routing_timer.cancel(),
+            }
+        }
+        self.pump(now, n);
+    }
+
+    fn apply_routing(&mut self, now: SimTime, n: u32, action: RoutingAction) {
+        match action {
+            RoutingAction::Send { packet, next_hop } => self.enqueue(n, packet, next_hop),
+            RoutingAction::Originate {
+                mut packet,
+                next_hop,
+                message,
+                forwarded,
+            } => {
+                packet.uid = self.next_uid;
+                self.next_uid += 1;
+                packet.created_at = now;
+                self.ledger.create();
+                let st = &mut self.routing_stats;
+                st.packets += 1;
+                st.bytes += packet.size_bytes as u64;
+                if forwarded {
+                    st.forwarded += 1;
+                } else {
+                    st.originated += 1;
+                }
+                let e = st.by_message.entry(message).or_default();
+                e.0 += 1;
+                e.1 += packet.size_bytes as u64;
+                self.enqueue(n, packet, next_hop);
+            }
+            RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
+            RoutingAction::Reroute { next_hop } => {
+                let taken = self.nodes[n as usize].ifq.take_data_for(next_hop);
+                for packet in taken {
+                    self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
+                }
+            }
+        }
+    }
+
+    fn enqueue(&mut self, n: u32, packet: Packet, next_hop: NodeId) {
+        let node = &mut self.nodes[n as usize];
+        match node.ifq.enqueue(packet, next_hop) {
+            Enqueued::Accepted => {}
+            Enqueued::Dropped(_) => {
+                node.queue_drops += 1;
+                self.ledger.drop(DropReason::QueueFull);
             }
         }
     }
@@ -365,10 +478,15 @@ impl World {
         self.grid_valid_until = now.saturating_add(self.grid_refresh_ns);
     }
 
-    /// A packet arrived at node `n` from the MAC.
-    fn receive(&mut self, now: SimTime, n: u32, mut packet: Packet) {
+    /// A packet arrived at node `n` from neighbour `from`.
+    fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet) {
         packet.hops += 1;
-        if packet.dst == n || packet.dst == BROADCAST {
+        if packet.is_control() {
+            // Control packets are hop-by-hop: the agent consumes this one.
+            self.ledger.deliver();
+            self.with_router(now, n, |r, now, ctx| r.on_control(now, from, packet, ctx));
+        } else if packet.dst == n || packet.dst == BROADCAST {
+            self.with_router(now, n, |r, now, _| r.on_delivered(now, from, &packet));
             self.deliver_local(now, packet);
         } else {
             packet.ttl = packet.ttl.saturating_sub(1);
@@ -377,7 +495,7 @@ impl World {
                 return;
             }
             self.nodes[n as usize].forwarded += 1;
-            self.route_and_queue(now, n, packet);
+            self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
         }
     }
 
@@ -393,20 +511,6 @@ impl World {
             );
         }
         self.ledger.deliver();
-    }
-
-    fn route_and_queue(&mut self, now: SimTime, n: u32, packet: Packet) {
-        let node = &mut self.nodes[n as usize];
-        match node.router.route(now, n, &packet) {
-            RouteDecision::Forward(next_hop) => match node.ifq.enqueue(packet, next_hop) {
-                Enqueued::Accepted => {}
-                Enqueued::Dropped(_) => {
-                    node.queue_drops += 1;
-                    self.ledger.drop(DropReason::QueueFull);
-                }
-            },
-            RouteDecision::NoRoute => self.ledger.drop(DropReason::NoRoute),
-        }
     }
 
     fn on_app(&mut self, now: SimTime, f: u32) {
@@ -427,12 +531,12 @@ impl World {
             payload_bytes: payload,
             created_at: now,
             hops: 0,
+            body: None,
         };
         self.next_uid += 1;
         self.ledger.create();
         self.flow_stats[f as usize].on_send(now, payload);
-        self.route_and_queue(now, src, packet);
-        self.pump(now, src);
+        self.with_router(now, src, |r, now, ctx| r.route_output(now, packet, ctx));
     }
 
     /// Packets still held somewhere when the run ends.
@@ -441,7 +545,7 @@ impl World {
             .iter()
             .map(|n| {
                 let in_mac = n.mac.pending_packet().is_some() && !n.handed_over;
-                n.ifq.len() as u64 + in_mac as u64
+                n.ifq.len() as u64 + in_mac as u64 + n.router.buffered()
             })
             .sum()
     }
@@ -521,8 +625,24 @@ impl World {
             drops,
             routing: RoutingResult {
                 protocol: self.routing_name.to_string(),
-                packets_sent: 0,
-                bytes_sent: 0,
+                packets_sent: self.routing_stats.packets,
+                bytes_sent: self.routing_stats.bytes,
+                originated: self.routing_stats.originated,
+                forwarded: self.routing_stats.forwarded,
+                by_message: self
+                    .routing_stats
+                    .by_message
+                    .iter()
+                    .map(|(k, (p, b))| {
+                        (
+                            k.to_string(),
+                            MessageCount {
+                                packets: *p,
+                                bytes: *b,
+                            },
+                        )
+                    })
+                    .collect(),
             },
             mac,
             energy: EnergyResult::default(),

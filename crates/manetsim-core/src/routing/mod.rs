@@ -1,0 +1,65 @@
+//! Routing protocols, one folder per protocol, each a [`RoutingProtocol`]
+//! state machine (the contract is in `net::routing`).
+//!
+//! [`Router`] is the per-node agent: an enum over the protocols, built from
+//! the scenario, dispatching statically.
+
+mod static_routes;
+
+pub use static_routes::{StaticRoutes, StaticRouting};
+
+use crate::engine::SimTime;
+use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol};
+
+/// A node's routing agent.
+#[derive(Debug, Clone)]
+pub enum Router {
+    Static(StaticRouting),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            Router::Static($r) => $e,
+        }
+    };
+}
+
+impl RoutingProtocol for Router {
+    fn name(&self) -> &'static str {
+        dispatch!(self, r => r.name())
+    }
+    fn start(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        dispatch!(self, r => r.start(now, ctx))
+    }
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
+        dispatch!(self, r => r.route_output(now, packet, ctx))
+    }
+    fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
+        dispatch!(self, r => r.on_control(now, from, packet, ctx))
+    }
+    fn on_delivered(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
+        dispatch!(self, r => r.on_delivered(now, from, packet))
+    }
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        next_hop: NodeId,
+        packet: Option<Packet>,
+        ctx: &mut RoutingCtx,
+    ) {
+        dispatch!(self, r => r.on_link_failure(now, next_hop, packet, ctx))
+    }
+    fn poll_timeout(&self) -> Option<SimTime> {
+        dispatch!(self, r => r.poll_timeout())
+    }
+    fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        dispatch!(self, r => r.on_timeout(now, ctx))
+    }
+    fn buffered(&self) -> u64 {
+        dispatch!(self, r => r.buffered())
+    }
+    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+        dispatch!(self, r => r.hop_count(dst))
+    }
+}
