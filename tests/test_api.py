@@ -157,7 +157,7 @@ def test_run_refuses_a_bad_scenario_before_running():
 
 def test_result_tables_have_expected_columns():
     tables = manetsim.run(SMALL_CHAIN).tables()
-    assert set(tables) == {"flows", "drops", "mac", "nodes", "run", "mobility"}
+    assert set(tables) == {"flows", "drops", "mac", "nodes", "run", "routing", "mobility", "hops"}
     assert set(tables["flows"].column_names) >= FLOW_KEYS
     assert tables["drops"].column_names[:2] == ["reason", "packets"]
     assert {"retries", "collisions", "rts_failures", "ack_failures", "link_failures"} <= set(
@@ -203,3 +203,13 @@ def test_examples_run(name: str):
     assert result.ledger["balanced"] is True
     assert result.json["flows"]
     assert all(flow["received"] > 0 for flow in result.json["flows"])
+
+
+def test_hop_and_routing_tables():
+    result = manetsim.run(SMALL_CHAIN)
+    hops = result.timeseries("hops")
+    assert list(hops.columns) == ["t_s", "flow", "hops"]
+    assert len(hops) == result.flows["received"].sum()
+    assert (hops["hops"] == 2).all()
+    assert list(result.routing_messages.columns) == ["message", "packets", "bytes"]
+    assert result.flows["route_changes"].tolist() == [0]

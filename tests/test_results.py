@@ -141,7 +141,7 @@ def test_nodes_without_energy_have_no_energy_columns():
 
 def test_tables(result: Result):
     tables = result.tables()
-    assert set(tables) == {"flows", "drops", "mac", "nodes", "run"}
+    assert set(tables) == {"flows", "drops", "mac", "nodes", "run", "routing"}
     assert tables["flows"].schema.field("throughput_kbps").type == pa.float64()
     assert tables["mac"].num_rows == 1
     assert tables["mac"].column("rts_failures").to_pylist() == [1]
@@ -190,6 +190,7 @@ def test_write(result: Result, tmp_path: Path):
         "mac.parquet",
         "nodes.parquet",
         "result.json",
+        "routing.parquet",
         "run.parquet",
         "scenario.toml",
     ]

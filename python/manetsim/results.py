@@ -203,6 +203,7 @@ class Result:
         ``mobility``: ``mean_speed_mps``, ``mean_degree``, ``links_up`` and
         ``links_down`` (links within receive range that appeared or vanished
         since the previous sample), sampled every ``mobility["sample_interval_s"]``.
+        ``hops``: one row per delivered data packet: ``flow``, ``t_s``, ``hops``.
         """
         return self._series_table(name).to_pandas()
 
@@ -212,8 +213,8 @@ class Result:
         return dict(self._data.get("mobility", {}))
 
     def tables(self) -> dict[str, pa.Table]:
-        """The result as pyarrow Tables: flows, drops, mac, nodes, run (one row)
-        and one per time series (mobility)."""
+        """The result as pyarrow Tables: flows, drops, mac, nodes, run (one row),
+        routing (per message type) and one per time series (mobility, hops)."""
         tables = {
             "flows": self._flows_table(),
             "drops": self._drops_table(),
@@ -221,9 +222,20 @@ class Result:
             "nodes": self._nodes_table(),
             "run": self._run_table(),
         }
+        tables["routing"] = self._routing_table()
         for name in self._data.get("timeseries", {}):
             tables[name] = self._series_table(name)
         return tables
+
+    @property
+    def routing_messages(self) -> pd.DataFrame:
+        """Routing-control transmissions per message type: message, packets, bytes."""
+        return self._routing_table().to_pandas()
+
+    def _routing_table(self) -> pa.Table:
+        by_message = self._data.get("routing", {}).get("by_message", {})
+        rows = [{"message": m, **counts} for m, counts in sorted(by_message.items())]
+        return _table(rows, {"message": _STR, "packets": _INT, "bytes": _INT})
 
     def _series_table(self, name: str) -> pa.Table:
         import pyarrow as pa
@@ -232,7 +244,10 @@ class Result:
         if name not in series:
             known = ", ".join(sorted(series)) or "none"
             raise KeyError(f"no time series {name!r} in this result (known: {known})")
-        return pa.table(dict(series[name]))
+        columns = dict(series[name])
+        ordered = {"t_s": columns.pop("t_s")} if "t_s" in columns else {}
+        ordered.update(columns)
+        return pa.table(ordered)
 
     def _flows_table(self) -> pa.Table:
         return _table(self._data.get("flows", []), _FLOW_TYPES)
@@ -260,7 +275,8 @@ class Result:
         row = {key: data.get(key) for key in _RUN_TYPES if key in data}
         for section in ("routing", "ledger", "mobility"):
             for key, value in data.get(section, {}).items():
-                row[f"{section}_{key}"] = value
+                if not isinstance(value, (dict, list)):
+                    row[f"{section}_{key}"] = value
         return _table([row], _RUN_TYPES)
 
     # -- files -----------------------------------------------------------------

@@ -65,6 +65,11 @@ fn chain_throughput_falls_with_hop_count() {
     for hops in [2, 3, 4, 6] {
         let r = chain(hops, 1);
         assert_eq!(r.flows[0].hops_mean, hops as f64);
+        assert_eq!(r.flows[0].route_changes, 0, "static routes never change");
+        let series = &r.timeseries.hops;
+        assert_eq!(series.hops.len() as u64, r.flows[0].received);
+        assert!(series.hops.iter().all(|&h| h as u32 == hops));
+        assert!(series.t_s.windows(2).all(|w| w[0] <= w[1]));
         let g = aggregate_goodput_bps(&r, 60.0);
         println!(
             "{hops} hops: {:.3} Mb/s = 1/{:.2} of one hop",

@@ -835,6 +835,7 @@ mod tests {
             payload_bytes: size - 28,
             created_at: 0,
             hops: 0,
+            path: 0,
             body: None,
         }
     }

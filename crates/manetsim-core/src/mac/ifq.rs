@@ -93,6 +93,7 @@ mod tests {
             payload_bytes: 72,
             created_at: 0,
             hops: 0,
+            path: 0,
             body: None,
         }
     }

@@ -17,6 +17,9 @@ pub struct FlowStats {
     jitter_sum_ns: u128,
     last_delay_ns: Option<SimTime>,
     hops_sum: u64,
+    /// Route fingerprint of the last delivered packet, and how often it changed.
+    last_path: Option<u64>,
+    pub route_changes: u64,
     /// Bitset of delivered sequence numbers, to count unique deliveries.
     seen: Vec<u64>,
 }
@@ -26,6 +29,14 @@ impl FlowStats {
         self.sent += 1;
         self.sent_payload_bytes += payload_bytes as u64;
         self.first_send.get_or_insert(now);
+    }
+
+    /// Records the route fingerprint of a delivered packet.
+    pub fn on_route(&mut self, path: u64) {
+        if self.last_path.is_some_and(|p| p != path) {
+            self.route_changes += 1;
+        }
+        self.last_path = Some(path);
     }
 
     /// Records a delivery; returns false (and counts nothing) for a duplicate.
@@ -142,5 +153,14 @@ mod tests {
         assert!((f.jitter_ms() - 20.0).abs() < 1e-9);
         assert!((f.loss_pct() - 100.0 / 3.0).abs() < 1e-9);
         assert_eq!(f.hops_mean(), 2.0);
+    }
+
+    #[test]
+    fn route_changes_count_fingerprint_changes() {
+        let mut f = FlowStats::default();
+        for p in [7, 7, 9, 9, 7, 7] {
+            f.on_route(p);
+        }
+        assert_eq!(f.route_changes, 2);
     }
 }

@@ -54,6 +54,15 @@ pub struct MobilityResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimeSeries {
     pub mobility: MobilitySeries,
+    pub hops: HopSeries,
+}
+
+/// One row per delivered data packet: its flow, arrival time and hop count.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HopSeries {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub hops: Vec<u16>,
 }
 
 /// Sampled every `mobility.sample_interval_s` from 0 to the end of the run.
@@ -89,6 +98,9 @@ pub struct FlowResult {
     pub received_bytes: u64,
     /// Added: mean hop count of delivered packets.
     pub hops_mean: f64,
+    /// Added: times a delivered packet took a different route (sequence of
+    /// nodes) from the previously delivered one.
+    pub route_changes: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -46,6 +46,10 @@ pub struct Packet {
     pub created_at: SimTime,
     /// MAC hops travelled so far.
     pub hops: u16,
+    /// A fingerprint of the nodes the packet has visited, in order (see
+    /// [`Packet::visit`]); two packets of a flow took the same route exactly
+    /// when their fingerprints at the destination are equal.
+    pub path: u64,
     /// Routing-protocol bytes in their real wire layout, shared between copies:
     /// the whole message for a control packet (e.g. an AODV RREQ, the UDP
     /// payload), or a header carried by a data packet (e.g. DSR's options
@@ -80,8 +84,17 @@ impl Packet {
             payload_bytes: 0,
             created_at: 0,
             hops: 0,
+            path: 0,
             body: Some(message.into()),
         }
+    }
+
+    /// Records that the packet is at node `n` (the source, then each hop).
+    pub fn visit(&mut self, n: NodeId) {
+        let mut z = (self.path ^ n as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.path = z ^ (z >> 31);
     }
 
     /// The routing bytes, or an empty slice.

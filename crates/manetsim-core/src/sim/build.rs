@@ -214,5 +214,6 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         grid_valid_until: grid_refresh_ns,
         routing_out: Vec::with_capacity(8),
         routing_stats: Default::default(),
+        hop_series: Default::default(),
     })
 }

@@ -11,8 +11,8 @@ use crate::app::Cbr;
 use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, TimerSlot, NS_PER_S};
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
-    EnergyResult, FlowResult, Ledger, MacResult, MessageCount, MobilityResult, MobilitySeries,
-    NodeResult, RoutingResult, RunResult, TimeSeries,
+    EnergyResult, FlowResult, HopSeries, Ledger, MacResult, MessageCount, MobilityResult,
+    MobilitySeries, NodeResult, RoutingResult, RunResult, TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
@@ -170,6 +170,7 @@ pub(crate) struct World {
     grid_valid_until: SimTime,
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
+    hop_series: HopSeries,
 }
 
 /// Routing-control transmissions, per message type.
@@ -481,6 +482,7 @@ impl World {
     /// A packet arrived at node `n` from neighbour `from`.
     fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet) {
         packet.hops += 1;
+        packet.visit(n);
         if packet.is_control() {
             // Control packets are hop-by-hop: the agent consumes this one.
             self.ledger.deliver();
@@ -501,7 +503,8 @@ impl World {
 
     fn deliver_local(&mut self, now: SimTime, packet: Packet) {
         if let PacketKind::Data { flow, seq } = packet.kind {
-            self.flow_stats[flow as usize].on_receive(
+            let stats = &mut self.flow_stats[flow as usize];
+            let fresh = stats.on_receive(
                 now,
                 seq,
                 packet.created_at,
@@ -509,6 +512,12 @@ impl World {
                 packet.payload_bytes,
                 packet.hops,
             );
+            if fresh {
+                stats.on_route(packet.path);
+                self.hop_series.flow.push(flow);
+                self.hop_series.t_s.push(to_secs(now));
+                self.hop_series.hops.push(packet.hops);
+            }
         }
         self.ledger.deliver();
     }
@@ -521,7 +530,7 @@ impl World {
         if let Some(next) = flow.next_after(now) {
             self.q.schedule(next, Event::App { flow: f });
         }
-        let packet = Packet {
+        let mut packet = Packet {
             uid: self.next_uid,
             kind: PacketKind::Data { flow: f, seq },
             src,
@@ -531,8 +540,10 @@ impl World {
             payload_bytes: payload,
             created_at: now,
             hops: 0,
+            path: 0,
             body: None,
         };
+        packet.visit(src);
         self.next_uid += 1;
         self.ledger.create();
         self.flow_stats[f as usize].on_send(now, payload);
@@ -578,6 +589,7 @@ impl World {
                 sent_bytes: st.sent_payload_bytes,
                 received_bytes: st.received_payload_bytes,
                 hops_mean: st.hops_mean(),
+                route_changes: st.route_changes,
             })
             .collect();
         let drops: BTreeMap<String, u64> = DropReason::ALL
@@ -655,7 +667,10 @@ impl World {
             },
             nodes,
             mobility: MobilityResult::default(),
-            timeseries: TimeSeries::default(),
+            timeseries: TimeSeries {
+                hops: self.hop_series.clone(),
+                ..TimeSeries::default()
+            },
             warnings: self.warnings.clone(),
         }
     }
