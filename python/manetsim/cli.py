@@ -190,11 +190,27 @@ def _print_report(result: Result, console: Console) -> None:
     else:
         console.print("Drops: none", highlight=False)
     console.print(_mac_table(data.get("mac", {})))
+    console.print(_routing_line(data.get("routing", {})), highlight=False)
     console.print(_ledger_line(data.get("ledger", {})), highlight=False)
     console.print(
         f"{result.events:,} events processed in {result.wall_s:.3f} s wall "
         f"({result.events_per_s:,.0f} events/s)",
         highlight=False,
+    )
+
+
+def _routing_line(routing: dict[str, Any]) -> str:
+    protocol = escape(str(routing.get("protocol", "?")))
+    packets = routing.get("packets_sent", 0)
+    if not packets:
+        return f"Routing ({protocol}): no control packets"
+    parts = ", ".join(
+        f"{escape(name)} {counts.get('packets', 0):,}"
+        for name, counts in sorted(routing.get("by_message", {}).items())
+    )
+    return (
+        f"Routing ({protocol}): {packets:,} control packets, "
+        f"{routing.get('bytes_sent', 0):,} bytes ({parts})"
     )
 
 
