@@ -23,16 +23,22 @@ pub enum DropReason {
     LossModel,
     /// The node's battery was empty.
     EnergyDepleted,
+    /// A routing protocol's buffer of packets waiting for a route was full.
+    RouteBufferFull,
+    /// A packet waited for a route longer than the protocol's buffer timeout.
+    RouteBufferTimeout,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::QueueFull,
         DropReason::RetryLimit,
         DropReason::NoRoute,
         DropReason::Ttl,
         DropReason::LossModel,
         DropReason::EnergyDepleted,
+        DropReason::RouteBufferFull,
+        DropReason::RouteBufferTimeout,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +49,8 @@ impl DropReason {
             DropReason::Ttl => "ttl",
             DropReason::LossModel => "loss_model",
             DropReason::EnergyDepleted => "energy_depleted",
+            DropReason::RouteBufferFull => "route_buffer_full",
+            DropReason::RouteBufferTimeout => "route_buffer_timeout",
         }
     }
 }

@@ -16,3 +16,6 @@ pub enum WireError {
     #[error("malformed message")]
     Malformed,
 }
+
+pub mod aodv;
+pub mod dsr;
