@@ -38,6 +38,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod loss;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;

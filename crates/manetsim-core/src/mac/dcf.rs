@@ -696,6 +696,16 @@ impl Dcf {
         }
     }
 
+    /// Marks the frame being received as corrupted (an injected loss between
+    /// PHY and MAC): it will end as a failed reception, with no ACK.
+    pub fn corrupt_reception(&mut self, tx_id: u32) {
+        if let Some(r) = self.rx.as_mut() {
+            if r.tx_id == tx_id {
+                r.error = true;
+            }
+        }
+    }
+
     /// A frame finishes arriving. `frame` is the frame of transmission `tx_id`.
     pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
         let Some(cur) = self.rx else {

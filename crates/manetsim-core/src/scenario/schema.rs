@@ -525,6 +525,15 @@ pub struct Loss {
     pub packets: LossPackets,
     #[serde(rename = "where", default = "default_loss_where")]
     pub where_: LossWhere,
+    /// Added key, Gilbert–Elliott only: the mean length of a loss burst in
+    /// packets (≥ 1). With `rate` it fixes the two-state chain: from the bad
+    /// state (every packet lost) back to the good one (none lost) with
+    /// probability 1 / burst, from good to bad with rate / ((1 − rate) · burst).
+    #[serde(default = "default_mean_burst_packets")]
+    pub mean_burst_packets: f64,
+}
+fn default_mean_burst_packets() -> f64 {
+    1.0
 }
 fn default_loss_model() -> LossModelKind {
     LossModelKind::Uniform

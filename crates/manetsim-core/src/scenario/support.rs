@@ -39,7 +39,6 @@ pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
     Feature::App(AppKind::Ftp),
     Feature::App(AppKind::Onoff),
     Feature::Energy,
-    Feature::Loss,
     Feature::Pcap,
     Feature::Ns2Trace,
 ];

@@ -633,6 +633,29 @@ impl Checker<'_> {
                 format!("expected a probability in 0..=1, got {}", fmt_float(l.rate)),
             );
         }
+        if l.model == LossModelKind::GilbertElliott {
+            let burst = l.mean_burst_packets;
+            if !(burst.is_finite() && burst >= 1.0) {
+                return self.fail(
+                    format!("loss[{i}].mean_burst_packets"),
+                    format!("expected a number ≥ 1, got {}", fmt_float(burst)),
+                );
+            }
+            let max_rate = burst / (burst + 1.0);
+            if l.rate > max_rate {
+                return self.fail(
+                    format!("loss[{i}].rate"),
+                    format!(
+                        "a Gilbert–Elliott loss rate of {} needs bursts longer than {} packets \
+                         (with mean_burst_packets = {} the rate can be at most {})",
+                        fmt_float(l.rate),
+                        fmt_float(burst),
+                        fmt_float(burst),
+                        fmt_float(max_rate)
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 }
@@ -1354,6 +1377,14 @@ mod tests {
         );
     }
 
+    fn a_gilbert(rate: f64, mean_burst_packets: f64) -> Loss {
+        Loss {
+            model: LossModelKind::GilbertElliott,
+            mean_burst_packets,
+            ..a_loss(1, rate)
+        }
+    }
+
     fn a_loss(node: u32, rate: f64) -> Loss {
         Loss {
             node,
@@ -1361,6 +1392,7 @@ mod tests {
             rate,
             packets: LossPackets::Data,
             where_: LossWhere::AfterMac,
+            mean_burst_packets: 1.0,
         }
     }
 
@@ -1421,7 +1453,16 @@ mod tests {
             "energy",
             nys,
         );
-        refused(|s| s.loss = vec![a_loss(1, 0.1)], "loss[0]", nys);
+        refused(
+            |s| s.loss = vec![a_gilbert(0.8, 2.0)],
+            "loss[0].rate",
+            "needs bursts longer than 2.0 packets",
+        );
+        refused(
+            |s| s.loss = vec![a_gilbert(0.1, 0.5)],
+            "loss[0].mean_burst_packets",
+            "expected a number ≥ 1",
+        );
         refused(
             |s| s.output.pcap = true,
             "output.pcap",

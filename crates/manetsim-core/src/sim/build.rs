@@ -3,6 +3,7 @@
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
 use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot};
+use crate::loss::LossModel;
 use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
@@ -215,5 +216,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         routing_out: Vec::with_capacity(8),
         routing_stats: Default::default(),
         hop_series: Default::default(),
+        losses: s
+            .loss
+            .iter()
+            .enumerate()
+            .map(|(i, l)| LossModel::from_scenario(l, s.seed, i))
+            .collect(),
     })
 }

@@ -14,6 +14,7 @@ use crate::metrics::result::{
     EnergyResult, FlowResult, HopSeries, Ledger, MacResult, MessageCount, MobilityResult,
     MobilitySeries, NodeResult, RoutingResult, RunResult, TimeSeries,
 };
+use crate::loss::LossModel;
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
 use crate::net::{
@@ -22,7 +23,7 @@ use crate::net::{
 };
 use crate::phy::{Pos, RadioParams, SpatialGrid, SPEED_OF_LIGHT_MPS};
 use crate::routing::Router;
-use crate::scenario::Scenario;
+use crate::scenario::{LossWhere, Scenario};
 use std::collections::BTreeMap;
 
 /// A run that failed after the scenario was accepted.
@@ -171,6 +172,8 @@ pub(crate) struct World {
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
     hop_series: HopSeries,
+    /// Injected loss models (`[[loss]]`).
+    losses: Vec<LossModel>,
 }
 
 /// Routing-control transmissions, per message type.
@@ -241,6 +244,18 @@ impl World {
         self.events += 1;
         let mut out = std::mem::take(&mut self.out);
         let slot = self.air[tx as usize].as_mut().expect("frame on the air");
+        if !self.losses.is_empty() && (slot.frame.ra == n || slot.frame.ra == BROADCAST) {
+            let packet = slot.frame.packet.as_ref();
+            for l in &mut self.losses {
+                if l.node == n
+                    && l.placement == LossWhere::BeforeMac
+                    && l.applies_to(packet)
+                    && l.lose()
+                {
+                    self.nodes[n as usize].mac.corrupt_reception(tx);
+                }
+            }
+        }
         self.nodes[n as usize]
             .mac
             .on_rx_end(now, tx, &slot.frame, &mut out);
@@ -483,9 +498,17 @@ impl World {
     fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet) {
         packet.hops += 1;
         packet.visit(n);
+        if !self.losses.is_empty() && self.lost_after_mac(n, &packet) {
+            self.ledger.drop(DropReason::LossModel);
+            return;
+        }
         if packet.is_control() {
             // Control packets are hop-by-hop: the agent consumes this one.
-            self.ledger.deliver();
+            // A broadcast was already counted delivered when its
+            // transmission ended (TxOutcome::Broadcast), once.
+            if packet.dst != BROADCAST {
+                self.ledger.deliver();
+            }
             self.with_router(now, n, |r, now, ctx| r.on_control(now, from, packet, ctx));
         } else if packet.dst == n || packet.dst == BROADCAST {
             self.with_router(now, n, |r, now, _| r.on_delivered(now, from, &packet));
@@ -499,6 +522,17 @@ impl World {
             self.nodes[n as usize].forwarded += 1;
             self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
         }
+    }
+
+    /// Whether an `after_mac` loss model at `n` drops this arriving packet.
+    fn lost_after_mac(&mut self, n: u32, packet: &Packet) -> bool {
+        let mut lost = false;
+        for l in &mut self.losses {
+            if l.node == n && l.placement == LossWhere::AfterMac && l.applies_to(Some(packet)) {
+                lost |= l.lose();
+            }
+        }
+        lost
     }
 
     fn deliver_local(&mut self, now: SimTime, packet: Packet) {
