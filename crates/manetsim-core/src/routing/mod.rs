@@ -4,6 +4,7 @@
 //! [`Router`] is the per-node agent: an enum over the protocols, built from
 //! the scenario, dispatching statically.
 
+pub mod dsr;
 mod static_routes;
 
 pub use static_routes::{StaticRoutes, StaticRouting};
@@ -15,12 +16,14 @@ use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol};
 #[derive(Debug, Clone)]
 pub enum Router {
     Static(StaticRouting),
+    Dsr(Box<dsr::Dsr>),
 }
 
 macro_rules! dispatch {
     ($self:ident, $r:ident => $e:expr) => {
         match $self {
             Router::Static($r) => $e,
+            Router::Dsr($r) => $e,
         }
     };
 }

@@ -498,8 +498,8 @@ fn override_validation_errors_name_the_override() {
     // The routing default refused, then fixed from the command line.
     let no_routing = BASE.replace("[routing]\nprotocol = \"static\"\n", "");
     assert!(load_with(&no_routing, &["routing.protocol=static"]).is_ok());
-    let e = err(load_with(&no_routing, &["routing.protocol=dsr"]));
-    assert_eq!(e.file, "--set routing.protocol=dsr");
+    let e = err(load_with(&no_routing, &["routing.protocol=olsr"]));
+    assert_eq!(e.file, "--set routing.protocol=olsr");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::{Router, StaticRoutes, StaticRouting};
 use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
 use std::rc::Rc;
@@ -75,6 +76,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // The validator refuses these first; this guards direct API use.
     let routing = match s.routing.protocol {
         RoutingProtocol::Static => "static",
+        RoutingProtocol::Dsr => "dsr",
         other => {
             return Err(SimError::Setup(format!(
                 "routing {other:?} is not yet supported"
@@ -149,7 +151,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 Rng::new(s.seed, Stream::MacBackoff, i as u64),
             ),
             ifq: PriQueue::new(s.mac.queue_packets as usize),
-            router: Router::Static(StaticRouting::new(table.clone())),
+            router: match s.routing.protocol {
+                RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                _ => Router::Static(StaticRouting::new(table.clone())),
+            },
             routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),
             routing_timer: TimerSlot::default(),
             handed_over: false,

@@ -1,0 +1,713 @@
+//! Dynamic Source Routing (RFC 4728), with ns-2.35's choices where the RFC
+//! leaves room.
+//!
+//! Split by concern: this file is the agent ([`Dsr`]); [`route_cache`] the
+//! path cache; [`send_buffer`] the packets waiting for a route;
+//! [`request_table`] duplicate requests and per-target discovery back-off.
+//! The messages are in [`crate::wire::dsr`] in their RFC byte layout: a data
+//! packet carries a DSR options header with a Source Route option in
+//! `Packet::body`, counted in `size_bytes` (4 fixed bytes + 4 + 4 per
+//! intermediate hop).
+//!
+//! # What it does
+//!
+//! * **Route discovery** (RFC 4728 section 3.1). A packet with no cached
+//!   route waits in the send buffer (64 packets, 30 s; overflow drops the
+//!   oldest as `route_buffer_full`, expiry as `route_buffer_timeout`). The
+//!   first request is non-propagating (TTL 1); 30 ms later, if no reply
+//!   came, a propagating one (TTL = `max_route_len` = 16, ns-2's
+//!   `MAX_SR_LEN`), then again with exponential back-off 0.5 s, 1 s, 2 s …
+//!   capped at 10 s while packets still wait (ns-2 `rt_rq_period`,
+//!   `rt_rq_max_period`). Requests carry a route record; a node appends
+//!   itself and rebroadcasts after a uniform jitter of up to 10 ms (ns-2
+//!   `RREQ_JITTER`). Duplicates by (initiator, identification) are dropped.
+//! * **Replies.** The target answers every copy of a request that reaches it
+//!   (ns-2 `dsragent_reply_only_to_first_rreq = false`), along the reversed
+//!   route record (links are symmetric here, as ns-2 assumes with
+//!   `require_bi_routes`). An intermediate node holding a cached route
+//!   answers with the record concatenated with its cached route, unless that
+//!   would loop, and does not propagate the request (ns-2
+//!   `reply_from_cache_on_propagating = true`). ns-2's reply hold-off (a
+//!   delay proportional to the route length to avoid reply storms) is not
+//!   modelled.
+//! * **Caching.** Every node caches the reversed route record of a request
+//!   it hears, the route in a reply it forwards or receives, and the rest of
+//!   the source route of data it forwards (ns-2 `snoop_source_routes`).
+//!   Overheard (promiscuous) packets are not seen: the world delivers only
+//!   frames addressed to a node, so no tap.
+//! * **Route maintenance** from MAC feedback (RFC 4728 section 3.3). When the
+//!   MAC gives up on a next hop, the link is removed from the cache, a Route
+//!   Error (NODE_UNREACHABLE) goes back to the packet's source along the
+//!   reversed traversed route (or a cached route when the packet was
+//!   salvaged), one per (source, broken link) at a time, and every node it
+//!   passes removes the link too. The packet is **salvaged**: re-sent on a
+//!   cached route from this node, its Source Route rewritten with this node
+//!   first and the salvage count incremented, at most 15 times (ns-2
+//!   `MAX_SALVAGE_COUNT`); with no cached route it is dropped
+//!   (`retry_limit`). Packets the interface queue held for the broken
+//!   neighbour are taken back (`Reroute`) and salvaged the same way (a
+//!   drop is `no_route`). At the source a packet is simply routed again (or
+//!   buffered and a new discovery started).
+//! * **Not implemented:** gratuitous route replies for route shortening
+//!   (they need promiscuous overhearing, which the world does not offer);
+//!   piggy-backing the last route error on the next request
+//!   (ns-2 `propagate_last_error`); flow state (RFC 4728 section 3.5);
+//!   acknowledgement-based maintenance (only MAC feedback); the
+//!   primary/secondary split of ns-2's cache.
+
+pub mod request_table;
+pub mod route_cache;
+pub mod send_buffer;
+
+use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST};
+use crate::wire::dsr::{DsrOption, DsrRepr, ERROR_NODE_UNREACHABLE, NEXT_HEADER_UDP};
+use request_table::{backoff, Discovery, RequestTable};
+use route_cache::RouteCache;
+use send_buffer::SendBuffer;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// TTL of unicast DSR control packets (replies, errors).
+const CONTROL_TTL: u8 = 64;
+
+/// DSR parameters; `Default` gives ns-2.35's values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DsrConfig {
+    /// Send buffer size in packets (ns-2 `SEND_BUF_SIZE` 64).
+    pub send_buffer_packets: usize,
+    /// How long a packet may wait for a route (ns-2 `SEND_TIMEOUT` 30 s).
+    pub send_buffer_timeout: SimTime,
+    /// Routes in the path cache (ns-2 mobicache: 30 primary + 34 secondary).
+    pub cache_routes: usize,
+    /// Lifetime of a cached route; ns-2's path cache has none (`None`).
+    pub route_timeout: Option<SimTime>,
+    /// Wait for a reply to the non-propagating request before the first
+    /// propagating one (ns-2: 30 ms).
+    pub nonprop_timeout: SimTime,
+    /// First back-off between propagating requests (ns-2 `rt_rq_period` 0.5 s).
+    pub request_period: SimTime,
+    /// Longest back-off (ns-2 `rt_rq_max_period` 10 s).
+    pub request_max_period: SimTime,
+    /// Longest route, in nodes, a request may record (ns-2 `MAX_SR_LEN` 16).
+    pub max_route_len: usize,
+    /// How many times a packet may be salvaged (ns-2 `MAX_SALVAGE_COUNT` 15).
+    pub max_salvage: u8,
+    /// Upper bound of the uniform jitter before rebroadcasting a request
+    /// (ns-2 `RREQ_JITTER` 10 ms).
+    pub broadcast_jitter: SimTime,
+    /// Intermediate nodes answer requests from their cache.
+    pub reply_from_cache: bool,
+}
+
+impl Default for DsrConfig {
+    fn default() -> Self {
+        Self {
+            send_buffer_packets: 64,
+            send_buffer_timeout: 30 * NS_PER_S,
+            cache_routes: 64,
+            route_timeout: None,
+            nonprop_timeout: 30 * NS_PER_MS,
+            request_period: 500 * NS_PER_MS,
+            request_max_period: 10 * NS_PER_S,
+            max_route_len: 16,
+            max_salvage: 15,
+            broadcast_jitter: 10 * NS_PER_MS,
+            reply_from_cache: true,
+        }
+    }
+}
+
+/// A source route parsed from a data or control packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SourceRoute {
+    salvage: u8,
+    segments_left: u8,
+    addresses: Vec<NodeId>,
+}
+
+impl SourceRoute {
+    fn of(repr: &DsrRepr) -> Option<Self> {
+        match repr.source_route()? {
+            DsrOption::SourceRoute {
+                salvage,
+                segments_left,
+                addresses,
+                ..
+            } => Some(Self {
+                salvage: *salvage,
+                segments_left: *segments_left,
+                addresses: addresses.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn option(&self) -> DsrOption {
+        DsrOption::SourceRoute {
+            first_hop_external: false,
+            last_hop_external: false,
+            salvage: self.salvage,
+            segments_left: self.segments_left,
+            addresses: self.addresses.clone(),
+        }
+    }
+
+    /// If this node is the next one to process the route (as a receiver):
+    /// the index of this node in `addresses`.
+    fn my_turn(&self, me: NodeId) -> Option<usize> {
+        let n = self.addresses.len();
+        let sl = self.segments_left as usize;
+        let i = n.checked_sub(sl)?;
+        (sl > 0 && self.addresses[i] == me).then_some(i)
+    }
+
+    /// If this node already processed the route (the packet came back from
+    /// its interface queue): its index.
+    fn already_processed(&self, me: NodeId) -> Option<usize> {
+        let n = self.addresses.len();
+        let i = n.checked_sub(self.segments_left as usize + 1)?;
+        (self.addresses[i] == me).then_some(i)
+    }
+}
+
+/// A rebroadcast waiting for its jitter.
+#[derive(Debug, Clone)]
+struct Delayed {
+    packet: Packet,
+    message: &'static str,
+}
+
+/// One node's DSR agent.
+#[derive(Debug, Clone)]
+pub struct Dsr {
+    me: NodeId,
+    cfg: DsrConfig,
+    cache: RouteCache,
+    buffer: SendBuffer,
+    requests: RequestTable,
+    next_request_id: u16,
+    /// Jittered rebroadcasts, keyed by (due time, sequence): a deterministic
+    /// timer queue.
+    delayed: BTreeMap<(SimTime, u64), Delayed>,
+    delayed_seq: u64,
+    /// Route errors sent at `now`: (source, unreachable), to send one per
+    /// broken link and source.
+    errors_now: (SimTime, Vec<(NodeId, NodeId)>),
+    /// The time of the last call, for `hop_count`.
+    last_now: SimTime,
+}
+
+impl Dsr {
+    pub fn new(me: NodeId, cfg: DsrConfig) -> Self {
+        Self {
+            me,
+            cache: RouteCache::new(me, cfg.cache_routes, cfg.route_timeout),
+            buffer: SendBuffer::new(cfg.send_buffer_packets, cfg.send_buffer_timeout),
+            requests: RequestTable::default(),
+            next_request_id: 0,
+            delayed: BTreeMap::new(),
+            delayed_seq: 0,
+            errors_now: (0, Vec::new()),
+            last_now: 0,
+            cfg,
+        }
+    }
+
+    /// The shortest cached route to `dst` (this node first).
+    pub fn route_to(&self, dst: NodeId, now: SimTime) -> Option<Vec<NodeId>> {
+        self.cache.find(dst, now).map(<[NodeId]>::to_vec)
+    }
+
+    /// Teaches the cache a route (this node first), e.g. in tests.
+    pub fn learn_route(&mut self, path: &[NodeId], now: SimTime) {
+        self.cache.add(path, now);
+    }
+
+    /// Whether a discovery for `target` is under way.
+    pub fn discovering(&self, target: NodeId) -> bool {
+        self.requests.discovery(target).is_some()
+    }
+
+    // ---------------------------------------------------------------
+    // Data packets
+    // ---------------------------------------------------------------
+
+    /// Removes the DSR header from a data packet (restoring its size).
+    fn strip(p: &mut Packet) {
+        if let Some(b) = p.body.take() {
+            p.size_bytes -= b.len() as u32;
+        }
+    }
+
+    /// Attaches `sr` as the packet's DSR header, keeping `size_bytes` exact.
+    fn attach(p: &mut Packet, sr: &SourceRoute) {
+        Self::strip(p);
+        let repr = DsrRepr {
+            next_header: NEXT_HEADER_UDP,
+            options: vec![sr.option()],
+        };
+        let bytes = repr.to_bytes();
+        p.size_bytes += bytes.len() as u32;
+        p.body = Some(Rc::from(bytes));
+    }
+
+    /// A data packet this node originates (or must route again as source).
+    fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
+        Self::strip(&mut p);
+        if let Some(route) = self.cache.find(p.dst, now) {
+            let sr = SourceRoute {
+                salvage: 0,
+                segments_left: (route.len() - 2) as u8,
+                addresses: route[1..route.len() - 1].to_vec(),
+            };
+            let next = route[1];
+            Self::attach(&mut p, &sr);
+            ctx.send(p, next);
+            return;
+        }
+        let dst = p.dst;
+        if let Some(old) = self.buffer.push(now, p) {
+            ctx.drop_packet(old, DropReason::RouteBufferFull);
+        }
+        self.start_discovery(now, dst, ctx);
+    }
+
+    /// Sends buffered packets that now have a route; ends the discoveries
+    /// they waited for.
+    fn flush(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        let cache = &self.cache;
+        let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
+        for p in ready {
+            self.requests.end_discovery(p.dst);
+            self.originate_data(now, p, ctx);
+        }
+    }
+
+    /// A packet whose next hop `broken` is unreachable: report the break to
+    /// its source and salvage it, or drop it with `reason`.
+    fn handle_broken(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        broken: NodeId,
+        reason: DropReason,
+        ctx: &mut RoutingCtx,
+    ) {
+        if p.src == self.me {
+            self.originate_data(now, p, ctx);
+            return;
+        }
+        let Some(sr) = DsrRepr::parse(p.body())
+            .ok()
+            .as_ref()
+            .and_then(SourceRoute::of)
+        else {
+            ctx.drop_packet(p, reason);
+            return;
+        };
+        // The route the packet travelled, this node last.
+        let mut travelled = vec![p.src];
+        if let Some(i) = sr.already_processed(self.me) {
+            travelled.extend_from_slice(&sr.addresses[..=i]);
+        }
+        self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
+        match self.cache.find(p.dst, now) {
+            Some(route) if sr.salvage < self.cfg.max_salvage => {
+                let mut addresses = vec![self.me];
+                addresses.extend_from_slice(&route[1..route.len() - 1]);
+                let salvaged = SourceRoute {
+                    salvage: sr.salvage + 1,
+                    segments_left: (addresses.len() - 1) as u8,
+                    addresses,
+                };
+                let next = route[1];
+                Self::attach(&mut p, &salvaged);
+                ctx.send(p, next);
+            }
+            _ => ctx.drop_packet(p, reason),
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Route discovery
+    // ---------------------------------------------------------------
+
+    fn start_discovery(&mut self, now: SimTime, target: NodeId, ctx: &mut RoutingCtx) {
+        if self.requests.discovery(target).is_some() {
+            return;
+        }
+        self.send_request(target, 1, ctx);
+        self.requests.set_discovery(
+            target,
+            Discovery {
+                requests: 1,
+                next_at: now + self.cfg.nonprop_timeout,
+            },
+        );
+    }
+
+    fn send_request(&mut self, target: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
+        let id = self.next_request_id;
+        self.next_request_id = self.next_request_id.wrapping_add(1);
+        self.requests.first_sighting(self.me, id);
+        let body = DsrRepr::control(vec![DsrOption::RouteRequest {
+            id,
+            target,
+            addresses: Vec::new(),
+        }])
+        .to_bytes();
+        let p = Packet::control(self.me, BROADCAST, ttl, 0, body);
+        ctx.originate(p, BROADCAST, "rreq", false);
+    }
+
+    fn on_request(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        id: u16,
+        target: NodeId,
+        record: &[NodeId],
+        ctx: &mut RoutingCtx,
+    ) {
+        let initiator = packet.src;
+        if initiator == self.me || record.contains(&self.me) {
+            return;
+        }
+        // The way back to the initiator: this node, the record reversed.
+        let mut back = vec![self.me];
+        back.extend(record.iter().rev());
+        back.push(initiator);
+        if self.cache.add(&back, now) {
+            self.flush(now, ctx);
+        }
+        if target == self.me {
+            let mut route = record.to_vec();
+            route.push(self.me);
+            self.send_reply(route, &back, ctx);
+            return;
+        }
+        if !self.requests.first_sighting(initiator, id) {
+            return;
+        }
+        if self.cfg.reply_from_cache {
+            if let Some(cached) = self.cache.find(target, now) {
+                let mut full = vec![initiator];
+                full.extend_from_slice(record);
+                full.extend_from_slice(cached);
+                let mut sorted = full.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                if sorted.len() == full.len() {
+                    self.send_reply(full[1..].to_vec(), &back, ctx);
+                    return;
+                }
+            }
+        }
+        if packet.ttl <= 1 || record.len() + 2 >= self.cfg.max_route_len {
+            return;
+        }
+        let mut rec = record.to_vec();
+        rec.push(self.me);
+        let body = DsrRepr::control(vec![DsrOption::RouteRequest {
+            id,
+            target,
+            addresses: rec,
+        }])
+        .to_bytes();
+        let p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
+        let jitter = if self.cfg.broadcast_jitter > 0 {
+            ctx.rng.below(self.cfg.broadcast_jitter)
+        } else {
+            0
+        };
+        self.delayed_seq += 1;
+        self.delayed.insert(
+            (now + jitter, self.delayed_seq),
+            Delayed {
+                packet: p,
+                message: "rreq",
+            },
+        );
+    }
+
+    /// Sends a Route Reply carrying `route` (the nodes after the initiator,
+    /// target last) back along `back` (this node first, initiator last).
+    fn send_reply(&mut self, route: Vec<NodeId>, back: &[NodeId], ctx: &mut RoutingCtx) {
+        let initiator = *back.last().expect("back path ends at the initiator");
+        let sr = SourceRoute {
+            salvage: 0,
+            segments_left: (back.len() - 2) as u8,
+            addresses: back[1..back.len() - 1].to_vec(),
+        };
+        let body = DsrRepr::control(vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: route,
+            },
+            sr.option(),
+        ])
+        .to_bytes();
+        let p = Packet::control(self.me, initiator, CONTROL_TTL, 0, body);
+        ctx.originate(p, back[1], "rrep", false);
+    }
+
+    fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
+        let mut full = vec![packet.dst];
+        full.extend_from_slice(route);
+        if let Some(k) = full.iter().position(|&n| n == self.me) {
+            if self.cache.add(&full[k..], now) || packet.dst == self.me {
+                self.flush(now, ctx);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Route maintenance
+    // ---------------------------------------------------------------
+
+    /// Sends a Route Error about `me -> unreachable` to `src`, along
+    /// `travelled` reversed if it starts at `src`, else a cached route.
+    fn send_error(
+        &mut self,
+        now: SimTime,
+        src: NodeId,
+        unreachable: NodeId,
+        salvage: u8,
+        travelled: &[NodeId],
+        ctx: &mut RoutingCtx,
+    ) {
+        if src == self.me {
+            return;
+        }
+        if self.errors_now.0 != now {
+            self.errors_now = (now, Vec::new());
+        }
+        if self.errors_now.1.contains(&(src, unreachable)) {
+            return;
+        }
+        self.errors_now.1.push((src, unreachable));
+        let back: Vec<NodeId> = if travelled.first() == Some(&src) && travelled.len() >= 2 {
+            travelled.iter().rev().copied().collect()
+        } else if let Some(r) = self.cache.find(src, now) {
+            r.to_vec()
+        } else {
+            return;
+        };
+        let sr = SourceRoute {
+            salvage: 0,
+            segments_left: (back.len() - 2) as u8,
+            addresses: back[1..back.len() - 1].to_vec(),
+        };
+        let body = DsrRepr::control(vec![
+            DsrOption::RouteError {
+                error_type: ERROR_NODE_UNREACHABLE,
+                salvage: salvage.min(15),
+                source: self.me,
+                destination: src,
+                type_specific: unreachable.to_be_bytes().to_vec(),
+            },
+            sr.option(),
+        ])
+        .to_bytes();
+        let p = Packet::control(self.me, src, CONTROL_TTL, 0, body);
+        ctx.originate(p, back[1], "rerr", false);
+    }
+
+    /// Passes a unicast control packet on along its source route.
+    fn forward_control(
+        &mut self,
+        packet: &Packet,
+        mut repr: DsrRepr,
+        message: &'static str,
+        ctx: &mut RoutingCtx,
+    ) {
+        let Some(mut sr) = SourceRoute::of(&repr) else {
+            return;
+        };
+        let Some(i) = sr.my_turn(self.me) else {
+            return;
+        };
+        let next = sr.addresses.get(i + 1).copied().unwrap_or(packet.dst);
+        sr.segments_left -= 1;
+        for o in &mut repr.options {
+            if matches!(o, DsrOption::SourceRoute { .. }) {
+                *o = sr.option();
+            }
+        }
+        let p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
+        ctx.originate(p, next, message, true);
+    }
+}
+
+impl RoutingProtocol for Dsr {
+    fn name(&self) -> &'static str {
+        "dsr"
+    }
+
+    fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {
+        self.last_now = now;
+        if packet.body.is_none() {
+            if packet.src == self.me {
+                self.originate_data(now, packet, ctx);
+            } else {
+                ctx.drop_packet(packet, DropReason::NoRoute);
+            }
+            return;
+        }
+        let Some(mut sr) = DsrRepr::parse(packet.body())
+            .ok()
+            .as_ref()
+            .and_then(SourceRoute::of)
+        else {
+            ctx.drop_packet(packet, DropReason::NoRoute);
+            return;
+        };
+        let n = sr.addresses.len();
+        if packet.src == self.me && sr.segments_left as usize == n && sr.salvage == 0 {
+            // Back from the interface queue at the source.
+            self.originate_data(now, packet, ctx);
+        } else if let Some(i) = sr.my_turn(self.me) {
+            let next = sr.addresses.get(i + 1).copied().unwrap_or(packet.dst);
+            let mut rest = vec![self.me];
+            rest.extend_from_slice(&sr.addresses[i + 1..]);
+            rest.push(packet.dst);
+            if self.cache.add(&rest, now) {
+                self.flush(now, ctx);
+            }
+            sr.segments_left -= 1;
+            Self::attach(&mut packet, &sr);
+            ctx.send(packet, next);
+        } else if let Some(i) = sr.already_processed(self.me) {
+            // Back from the interface queue after a link break: salvage.
+            let broken = sr.addresses.get(i + 1).copied().unwrap_or(packet.dst);
+            self.handle_broken(now, packet, broken, DropReason::NoRoute, ctx);
+        } else {
+            ctx.drop_packet(packet, DropReason::NoRoute);
+        }
+    }
+
+    fn on_control(&mut self, now: SimTime, _from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
+        self.last_now = now;
+        let Ok(repr) = DsrRepr::parse(packet.body()) else {
+            return;
+        };
+        let mut forward: Option<&'static str> = None;
+        for o in &repr.options {
+            match o {
+                DsrOption::RouteRequest {
+                    id,
+                    target,
+                    addresses,
+                } => self.on_request(now, &packet, *id, *target, addresses, ctx),
+                DsrOption::RouteReply { addresses, .. } => {
+                    self.on_reply(now, &packet, addresses, ctx);
+                    forward = Some("rrep");
+                }
+                DsrOption::RouteError {
+                    error_type,
+                    source,
+                    type_specific,
+                    ..
+                } => {
+                    if *error_type == ERROR_NODE_UNREACHABLE {
+                        let b = type_specific;
+                        let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                        self.cache.remove_link(*source, to);
+                    }
+                    forward.get_or_insert("rerr");
+                }
+                _ => {}
+            }
+        }
+        if let Some(message) = forward {
+            if packet.dst != self.me {
+                self.forward_control(&packet, repr, message, ctx);
+            }
+        }
+    }
+
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        next_hop: NodeId,
+        packet: Option<Packet>,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.last_now = now;
+        self.cache.remove_link(self.me, next_hop);
+        match packet {
+            Some(p) if p.is_control() => ctx.drop_packet(p, DropReason::RetryLimit),
+            Some(p) => self.handle_broken(now, p, next_hop, DropReason::RetryLimit, ctx),
+            None => {}
+        }
+        ctx.out.push(RoutingAction::Reroute { next_hop });
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        [
+            self.buffer.next_expiry(),
+            self.requests.next_deadline(),
+            self.delayed.keys().next().map(|k| k.0),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        self.last_now = now;
+        while let Some(entry) = self.delayed.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let d = entry.remove();
+            ctx.originate(d.packet, BROADCAST, d.message, true);
+        }
+        for p in self.buffer.expire(now) {
+            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
+        }
+        self.cache.expire(now);
+        for target in self.requests.due(now) {
+            let Some(d) = self.requests.discovery(target) else {
+                continue;
+            };
+            if !self.buffer.has_dst(target) || self.cache.find(target, now).is_some() {
+                self.requests.end_discovery(target);
+                continue;
+            }
+            let ttl = self.cfg.max_route_len.min(255) as u8;
+            self.send_request(target, ttl, ctx);
+            self.requests.set_discovery(
+                target,
+                Discovery {
+                    requests: d.requests + 1,
+                    next_at: now
+                        + backoff(
+                            d.requests,
+                            self.cfg.request_period,
+                            self.cfg.request_max_period,
+                        ),
+                },
+            );
+        }
+        self.flush(now, ctx);
+    }
+
+    fn buffered(&self) -> u64 {
+        self.buffer.len() as u64
+    }
+
+    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+        self.cache
+            .find(dst, self.last_now)
+            .map(|r| (r.len() - 1) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,501 @@
+//! State-machine tests of the DSR agent on hand-built packets.
+
+use super::*;
+use crate::engine::Rng;
+use crate::net::PacketKind;
+
+fn run(d: &mut Dsr, f: impl FnOnce(&mut Dsr, &mut RoutingCtx)) -> Vec<RoutingAction> {
+    let mut rng = Rng::from_seed(7);
+    let mut out = Vec::new();
+    let mut ctx = RoutingCtx {
+        me: d.me,
+        rng: &mut rng,
+        out: &mut out,
+    };
+    f(d, &mut ctx);
+    out
+}
+
+fn data(src: NodeId, dst: NodeId) -> Packet {
+    let mut p = Packet::control(src, dst, 32, 8, Vec::new());
+    p.kind = PacketKind::Data { flow: 0, seq: 0 };
+    p.body = None;
+    p.payload_bytes = 512;
+    p.size_bytes = 20 + 8 + 512;
+    p
+}
+
+/// A data packet as it arrives at a forwarder: header already attached.
+fn routed(src: NodeId, dst: NodeId, addrs: &[NodeId], segs: u8, salvage: u8) -> Packet {
+    let mut p = data(src, dst);
+    Dsr::attach(
+        &mut p,
+        &SourceRoute {
+            salvage,
+            segments_left: segs,
+            addresses: addrs.to_vec(),
+        },
+    );
+    p
+}
+
+fn control(src: NodeId, dst: NodeId, ttl: u8, options: Vec<DsrOption>) -> Packet {
+    Packet::control(src, dst, ttl, 0, DsrRepr::control(options).to_bytes())
+}
+
+fn rreq(init: NodeId, ttl: u8, id: u16, target: NodeId, record: &[NodeId]) -> Packet {
+    control(
+        init,
+        BROADCAST,
+        ttl,
+        vec![DsrOption::RouteRequest {
+            id,
+            target,
+            addresses: record.to_vec(),
+        }],
+    )
+}
+
+fn sr_opt(addrs: &[NodeId], segs: u8) -> DsrOption {
+    DsrOption::SourceRoute {
+        first_hop_external: false,
+        last_hop_external: false,
+        salvage: 0,
+        segments_left: segs,
+        addresses: addrs.to_vec(),
+    }
+}
+
+fn parse(p: &Packet) -> DsrRepr {
+    DsrRepr::parse(p.body()).expect("valid DSR header")
+}
+
+fn originated(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str, bool)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Originate {
+                packet,
+                next_hop,
+                message,
+                forwarded,
+            } => Some((packet, *next_hop, *message, *forwarded)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn sent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn dropped(out: &[RoutingAction]) -> Vec<DropReason> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Drop { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect()
+}
+
+fn dsr(me: NodeId) -> Dsr {
+    Dsr::new(me, DsrConfig::default())
+}
+
+// ---------------------------------------------------------------------
+// Route discovery at the source
+// ---------------------------------------------------------------------
+
+#[test]
+fn no_route_buffers_and_sends_a_non_propagating_request_first() {
+    let mut d = dsr(0);
+    let out = run(&mut d, |d, c| d.route_output(0, data(0, 5), c));
+    assert_eq!(d.buffered(), 1);
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (p, nh, msg, fwd) = o[0];
+    assert_eq!(
+        (nh, msg, fwd, p.ttl, p.src, p.dst),
+        (BROADCAST, "rreq", false, 1, 0, BROADCAST)
+    );
+    assert!(matches!(
+        parse(p).options[..],
+        [DsrOption::RouteRequest { target: 5, ref addresses, .. }] if addresses.is_empty()
+    ));
+    assert_eq!(
+        p.size_bytes,
+        20 + 4 + 8,
+        "IP + fixed header + empty request"
+    );
+    // A second packet for the same target does not start another discovery.
+    let out = run(&mut d, |d, c| d.route_output(1, data(0, 5), c));
+    assert!(originated(&out).is_empty());
+    assert_eq!(d.buffered(), 2);
+}
+
+#[test]
+fn propagating_requests_follow_with_backoff() {
+    let mut d = dsr(0);
+    run(&mut d, |d, c| d.route_output(0, data(0, 5), c));
+    assert_eq!(d.poll_timeout(), Some(30 * NS_PER_MS));
+    let out = run(&mut d, |d, c| d.on_timeout(30 * NS_PER_MS, c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0].0.ttl, 16, "propagating: MAX_SR_LEN");
+    let t1 = 30 * NS_PER_MS + 500 * NS_PER_MS;
+    assert_eq!(d.poll_timeout(), Some(t1));
+    let out = run(&mut d, |d, c| d.on_timeout(t1, c));
+    assert_eq!(originated(&out).len(), 1);
+    assert_eq!(d.poll_timeout(), Some(t1 + NS_PER_S), "doubled");
+}
+
+#[test]
+fn buffered_data_is_sent_when_the_reply_arrives() {
+    let mut d = dsr(0);
+    run(&mut d, |d, c| d.route_output(0, data(0, 3), c));
+    // The reply from 3: route [1, 2, 3] after the initiator; its source
+    // route (3 -> 2 -> 1 -> 0) is used up when it reaches 0.
+    let rrep = control(
+        3,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2, 3],
+            },
+            sr_opt(&[2, 1], 0),
+        ],
+    );
+    let out = run(&mut d, |d, c| d.on_control(NS_PER_MS, 1, rrep, c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    let (p, nh) = s[0];
+    assert_eq!(nh, 1);
+    assert_eq!(SourceRoute::of(&parse(p)).unwrap().addresses, vec![1, 2]);
+    assert_eq!(p.size_bytes, 540 + 4 + 4 + 8, "DSR header counted");
+    assert_eq!(d.buffered(), 0);
+    assert!(!d.discovering(3));
+    assert_eq!(d.hop_count(3), Some(3));
+    // Later packets go straight out.
+    let out = run(&mut d, |d, c| d.route_output(2 * NS_PER_MS, data(0, 3), c));
+    assert_eq!(sent(&out).len(), 1);
+}
+
+// ---------------------------------------------------------------------
+// Route requests at other nodes
+// ---------------------------------------------------------------------
+
+#[test]
+fn request_is_rebroadcast_after_jitter_with_the_record_and_duplicates_are_dropped() {
+    let mut d = dsr(2);
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 5, 9, &[1]), c)
+    });
+    assert!(originated(&out).is_empty(), "waits for its jitter");
+    let at = d.poll_timeout().expect("jitter timer");
+    assert!(at <= 10 * NS_PER_MS);
+    let out = run(&mut d, |d, c| d.on_timeout(at, c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (p, nh, msg, fwd) = o[0];
+    assert_eq!(
+        (nh, msg, fwd, p.src, p.ttl),
+        (BROADCAST, "rreq", true, 0, 15)
+    );
+    assert!(matches!(
+        parse(p).options[..],
+        [DsrOption::RouteRequest { id: 5, target: 9, ref addresses }] if addresses == &[1, 2]
+    ));
+    // The same request again (another copy): dropped.
+    let out = run(&mut d, |d, c| {
+        d.on_control(at, 3, rreq(0, 16, 5, 9, &[3]), c)
+    });
+    assert!(out.is_empty());
+    assert_eq!(d.poll_timeout(), None);
+    // The reverse route to the initiator was learned.
+    assert_eq!(d.route_to(0, at), Some(vec![2, 1, 0]));
+}
+
+#[test]
+fn non_propagating_request_is_not_rebroadcast() {
+    let mut d = dsr(1);
+    run(&mut d, |d, c| d.on_control(0, 0, rreq(0, 1, 1, 9, &[]), c));
+    assert_eq!(d.poll_timeout(), None);
+}
+
+#[test]
+fn request_already_recording_this_node_is_ignored() {
+    let mut d = dsr(2);
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 1, 9, &[2, 1]), c)
+    });
+    assert!(out.is_empty());
+    assert_eq!(d.poll_timeout(), None);
+}
+
+#[test]
+fn target_replies_along_the_reversed_record() {
+    let mut d = dsr(3);
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 2, rreq(0, 16, 1, 3, &[1, 2]), c)
+    });
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (p, nh, msg, fwd) = o[0];
+    assert_eq!((nh, msg, fwd, p.src, p.dst), (2, "rrep", false, 3, 0));
+    let r = parse(p);
+    assert_eq!(
+        r.options,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2, 3]
+            },
+            sr_opt(&[2, 1], 2)
+        ]
+    );
+    assert_eq!(p.size_bytes as usize, 20 + r.buffer_len());
+}
+
+#[test]
+fn intermediate_node_replies_from_its_cache_with_the_concatenated_route() {
+    let mut d = dsr(2);
+    d.learn_route(&[2, 4, 5], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 1, 5, &[1]), c)
+    });
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (p, nh, msg, _) = o[0];
+    assert_eq!((nh, msg, p.src, p.dst), (1, "rrep", 2, 0));
+    assert!(matches!(
+        parse(p).options[0],
+        DsrOption::RouteReply { ref addresses, .. } if addresses == &[1, 2, 4, 5]
+    ));
+    assert_eq!(
+        d.poll_timeout(),
+        None,
+        "a node that replied does not propagate"
+    );
+}
+
+#[test]
+fn cached_route_that_would_loop_is_not_used_for_a_reply() {
+    let mut d = dsr(2);
+    d.learn_route(&[2, 1, 5], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 1, 5, &[1]), c)
+    });
+    assert!(originated(&out).is_empty());
+    assert!(d.poll_timeout().is_some(), "propagates instead");
+}
+
+#[test]
+fn reply_is_forwarded_along_its_source_route_and_cached() {
+    let mut d = dsr(1);
+    let rrep = control(
+        3,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2, 3],
+            },
+            sr_opt(&[2, 1], 1),
+        ],
+    );
+    let out = run(&mut d, |d, c| d.on_control(0, 2, rrep, c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (p, nh, msg, fwd) = o[0];
+    assert_eq!((nh, msg, fwd, p.src, p.dst), (0, "rrep", true, 3, 0));
+    assert_eq!(SourceRoute::of(&parse(p)).unwrap().segments_left, 0);
+    assert_eq!(d.route_to(3, 0), Some(vec![1, 2, 3]));
+}
+
+// ---------------------------------------------------------------------
+// Forwarding data
+// ---------------------------------------------------------------------
+
+#[test]
+fn forwarder_decrements_segments_left_and_learns_the_rest_of_the_route() {
+    let mut d = dsr(2);
+    let p = routed(0, 5, &[1, 2, 3, 4], 3, 0);
+    let size = p.size_bytes;
+    let out = run(&mut d, |d, c| d.route_output(0, p, c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].1, 3);
+    assert_eq!(SourceRoute::of(&parse(s[0].0)).unwrap().segments_left, 2);
+    assert_eq!(s[0].0.size_bytes, size, "same header length");
+    assert_eq!(d.route_to(5, 0), Some(vec![2, 3, 4, 5]));
+    // Last intermediate hop sends to the destination.
+    let mut d = dsr(4);
+    let out = run(&mut d, |d, c| {
+        d.route_output(0, routed(0, 5, &[1, 2, 3, 4], 1, 0), c)
+    });
+    assert_eq!(sent(&out)[0].1, 5);
+}
+
+#[test]
+fn packet_not_routed_through_this_node_is_dropped() {
+    let mut d = dsr(7);
+    let out = run(&mut d, |d, c| {
+        d.route_output(0, routed(0, 5, &[1, 2], 2, 0), c)
+    });
+    assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
+}
+
+// ---------------------------------------------------------------------
+// Route maintenance
+// ---------------------------------------------------------------------
+
+#[test]
+fn link_break_salvages_the_packet_on_an_alternate_cached_route() {
+    let mut d = dsr(2);
+    d.learn_route(&[2, 3, 4, 5], 0);
+    d.learn_route(&[2, 7, 5], 0);
+    // The packet as it left 2 (segments left already decremented).
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(10, 3, Some(p), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "one route error");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((nh, msg, e.src, e.dst), (1, "rerr", 2, 0));
+    let r = parse(e);
+    assert!(matches!(
+        r.options[0],
+        DsrOption::RouteError { source: 2, destination: 0, ref type_specific, .. }
+            if type_specific == &3u32.to_be_bytes()
+    ));
+    assert_eq!(r.options[1], sr_opt(&[1], 1));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].1, 7);
+    let sr = SourceRoute::of(&parse(s[0].0)).unwrap();
+    assert_eq!(
+        (sr.salvage, sr.segments_left, sr.addresses),
+        (1, 1, vec![2, 7])
+    );
+    assert_eq!(s[0].0.src, 0, "the IP source is kept");
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 3 }));
+    assert_eq!(d.route_to(4, 10), None, "the link 2 -> 3 is gone");
+    // The salvaged packet is forwarded by 7 to 5.
+    let mut d7 = dsr(7);
+    let (p, _) = s[0];
+    let out = run(&mut d7, |d, c| d.route_output(11, p.clone(), c));
+    assert_eq!(sent(&out)[0].1, 5);
+}
+
+#[test]
+fn link_break_without_alternate_drops_and_reports() {
+    let mut d = dsr(2);
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(10, 3, Some(p), c));
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    assert_eq!(originated(&out).len(), 1);
+    // Interface-queue packets for the same break come back: salvage fails
+    // again, and no second route error goes to the same source.
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.route_output(10, p, c));
+    assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
+    assert!(originated(&out).is_empty());
+}
+
+#[test]
+fn salvage_count_is_limited() {
+    let mut d = dsr(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let p = routed(0, 5, &[2, 3, 4], 1, 15);
+    let out = run(&mut d, |d, c| d.on_link_failure(10, 3, Some(p), c));
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+}
+
+#[test]
+fn route_error_removes_the_link_and_reaches_the_source() {
+    let rerr = |segs| {
+        control(
+            2,
+            0,
+            64,
+            vec![
+                DsrOption::RouteError {
+                    error_type: ERROR_NODE_UNREACHABLE,
+                    salvage: 0,
+                    source: 2,
+                    destination: 0,
+                    type_specific: 3u32.to_be_bytes().to_vec(),
+                },
+                sr_opt(&[1], segs),
+            ],
+        )
+    };
+    let mut d1 = dsr(1);
+    d1.learn_route(&[1, 2, 3, 4], 0);
+    let out = run(&mut d1, |d, c| d.on_control(0, 2, rerr(1), c));
+    assert_eq!(d1.route_to(3, 0), None);
+    assert_eq!(d1.route_to(2, 0), Some(vec![1, 2]));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    assert_eq!((o[0].1, o[0].2, o[0].3), (0, "rerr", true));
+    let mut d0 = dsr(0);
+    d0.learn_route(&[0, 1, 2, 3, 4], 0);
+    let out = run(&mut d0, |d, c| d.on_control(0, 1, o[0].0.clone(), c));
+    assert!(out.is_empty(), "the source consumes it");
+    assert_eq!(d0.route_to(4, 0), None);
+    assert_eq!(d0.hop_count(2), Some(2));
+}
+
+#[test]
+fn source_reroutes_its_own_packets_after_a_break() {
+    let mut d = dsr(0);
+    d.learn_route(&[0, 1, 2], 0);
+    d.learn_route(&[0, 3, 4, 2], 0);
+    let out = run(&mut d, |d, c| d.route_output(0, data(0, 2), c));
+    let (p, nh) = sent(&out)[0];
+    assert_eq!(nh, 1);
+    let p = p.clone();
+    let out = run(&mut d, |d, c| d.on_link_failure(5, 1, Some(p), c));
+    let s = sent(&out);
+    assert_eq!(s[0].1, 3);
+    assert_eq!(
+        s[0].0.size_bytes,
+        540 + 4 + 4 + 8,
+        "header replaced, not stacked"
+    );
+    assert!(originated(&out).is_empty(), "no route error to itself");
+}
+
+// ---------------------------------------------------------------------
+// Send buffer
+// ---------------------------------------------------------------------
+
+#[test]
+fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
+    let cfg = DsrConfig {
+        send_buffer_packets: 2,
+        ..DsrConfig::default()
+    };
+    let mut d = Dsr::new(0, cfg);
+    run(&mut d, |d, c| d.route_output(0, data(0, 5), c));
+    run(&mut d, |d, c| d.route_output(1, data(0, 5), c));
+    let out = run(&mut d, |d, c| d.route_output(2, data(0, 5), c));
+    assert_eq!(dropped(&out), vec![DropReason::RouteBufferFull]);
+    let mut drops = Vec::new();
+    let mut guard = 0;
+    while let Some(t) = d.poll_timeout() {
+        let out = run(&mut d, |d, c| d.on_timeout(t, c));
+        drops.extend(dropped(&out));
+        guard += 1;
+        assert!(guard < 100);
+    }
+    assert_eq!(drops, vec![DropReason::RouteBufferTimeout; 2]);
+    assert_eq!(d.buffered(), 0);
+    assert!(!d.discovering(5), "discovery ends when nothing waits");
+}

@@ -1,0 +1,172 @@
+//! DSR end to end: route discovery on a chain, route maintenance when a
+//! relay walks away, a grid with two flows. Every run balances its ledger
+//! (`run_checked`).
+
+mod common;
+
+use common::*;
+use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+
+const CBR_4PPS_512B: f64 = 4.0 * 512.0 * 8.0;
+
+fn dsr(duration_s: f64, seed: u64) -> Scenario {
+    let mut s = base(duration_s, seed);
+    s.routing.protocol = RoutingProtocol::Dsr;
+    s
+}
+
+fn messages(r: &manetsim_core::RunResult, m: &str) -> u64 {
+    r.routing.by_message.get(m).map_or(0, |c| c.packets)
+}
+
+fn chain6(seed: u64) -> manetsim_core::RunResult {
+    let mut s = dsr(100.0, seed);
+    place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+    s.flows.push(cbr(0, 5, 512, CBR_4PPS_512B, 1.0, 100.0));
+    run_checked(&s)
+}
+
+#[test]
+fn chain_of_six_finds_the_five_hop_route_and_delivers_cbr() {
+    let r = chain6(1);
+    let f = &r.flows[0];
+    println!(
+        "sent {} received {} delay {:.1} ms routing {:?} drops {:?}",
+        f.sent, f.received, f.delay_ms, r.routing, r.drops
+    );
+    assert_eq!(r.routing.protocol, "dsr");
+    assert_eq!(f.hops_mean, 5.0);
+    assert!(
+        f.received as f64 > 0.95 * f.sent as f64,
+        "delivered {} of {}",
+        f.received,
+        f.sent
+    );
+    assert!(messages(&r, "rreq") > 0 && messages(&r, "rrep") > 0);
+    assert_eq!(
+        f.received_bytes,
+        f.received * 512,
+        "payload bytes unchanged"
+    );
+}
+
+#[test]
+fn chain_runs_are_deterministic() {
+    let a = chain6(3);
+    let b = chain6(3);
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.routing, b.routing);
+}
+
+/// 0 - 1 - 2 - 3 along the x axis, 200 m apart. Node 4, the alternate relay
+/// between 1 and 3, arrives at (400, 100) by 14 s; the route is found
+/// through 2 at 1 s (4 is out of range then). At 20 s relay 2 walks south at
+/// 10 m/s and leaves 1's range at about 35 s: node 1's MAC gives up, a route
+/// error goes to 0, and 0 finds 0-1-4-3.
+fn relay_walks_away(seed: u64) -> manetsim_core::RunResult {
+    let mut s = dsr(80.0, seed);
+    place(
+        &mut s,
+        vec![
+            [0.0, 1000.0],
+            [200.0, 1000.0],
+            [400.0, 1000.0],
+            [600.0, 1000.0],
+            [400.0, 1800.0],
+        ],
+    );
+    s.area.width_m = 700.0;
+    s.area.height_m = 2000.0;
+    s.mobility.model = MobilityModel::Waypoints;
+    s.mobility.moves = vec![
+        Move {
+            node: 4,
+            at_s: 0.0,
+            to: [400.0, 1100.0],
+            speed_mps: 50.0,
+        },
+        Move {
+            node: 2,
+            at_s: 20.0,
+            to: [400.0, 0.0],
+            speed_mps: 10.0,
+        },
+    ];
+    s.flows.push(cbr(0, 3, 512, CBR_4PPS_512B, 1.0, 80.0));
+    run_checked(&s)
+}
+
+#[test]
+fn relay_walking_away_causes_a_route_error_and_recovery_via_the_alternate() {
+    let r = relay_walks_away(1);
+    let f = &r.flows[0];
+    println!(
+        "sent {} received {} hops {:.2} changes {} routing {:?} drops {:?}",
+        f.sent, f.received, f.hops_mean, f.route_changes, r.routing, r.drops
+    );
+    assert!(messages(&r, "rerr") > 0, "a route error was sent");
+    assert!(r.mac.link_failures > 0);
+    assert!(f.route_changes >= 1, "the route changed to the alternate");
+    assert_eq!(f.hops_mean, 3.0, "both routes have three hops");
+    // Only packets in flight around the break may be lost.
+    assert!(
+        f.received as f64 > 0.9 * f.sent as f64,
+        "delivered {} of {}",
+        f.received,
+        f.sent
+    );
+    // More than one discovery: the first, and the one after the error.
+    assert!(messages(&r, "rrep") >= 2);
+}
+
+#[test]
+fn grid_of_25_with_two_flows_works() {
+    let mut s = dsr(60.0, 2);
+    s.nodes.count = 25;
+    s.nodes.placement = manetsim_core::scenario::Placement::Grid;
+    s.nodes.cols = Some(5);
+    s.nodes.spacing_m = 200.0;
+    s.area.width_m = 800.0;
+    s.area.height_m = 800.0;
+    s.flows.push(cbr(0, 24, 512, CBR_4PPS_512B, 1.0, 60.0));
+    s.flows.push(cbr(20, 4, 512, CBR_4PPS_512B, 1.5, 60.0));
+    let r = run_checked(&s);
+    for f in &r.flows {
+        println!(
+            "flow {}: sent {} received {} hops {:.2} delay {:.1} ms",
+            f.id, f.sent, f.received, f.hops_mean, f.delay_ms
+        );
+        assert!(
+            f.received as f64 > 0.8 * f.sent as f64,
+            "flow {} delivered {} of {}",
+            f.id,
+            f.received,
+            f.sent
+        );
+        assert!(f.hops_mean >= 8.0, "corner to corner takes 8 hops");
+    }
+    println!("routing {:?} drops {:?}", r.routing, r.drops);
+}
+
+#[test]
+fn unreachable_destination_times_out_in_the_send_buffer() {
+    let mut s = dsr(40.0, 1);
+    place(&mut s, vec![[0.0, 0.0], [200.0, 0.0], [1000.0, 0.0]]);
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+    s.flows.push(cbr(0, 2, 512, CBR_4PPS_512B, 1.0, 40.0));
+    let r = run_checked(&s);
+    assert_eq!(r.flows[0].received, 0);
+    assert!(r.drops["route_buffer_full"] > 0 || r.drops["route_buffer_timeout"] > 0);
+    assert!(
+        messages(&r, "rreq") > 1,
+        "discovery is retried with back-off"
+    );
+    assert!(
+        messages(&r, "rreq") < 40,
+        "but backs off: {}",
+        messages(&r, "rreq")
+    );
+}
