@@ -170,3 +170,31 @@ fn unreachable_destination_times_out_in_the_send_buffer() {
         messages(&r, "rreq")
     );
 }
+
+#[test]
+fn random_waypoint_network_keeps_its_books() {
+    for seed in 1..=3 {
+        let mut s = dsr(90.0, seed);
+        s.nodes.count = 30;
+        s.nodes.placement = manetsim_core::scenario::Placement::Uniform;
+        s.area.width_m = 1200.0;
+        s.area.height_m = 600.0;
+        s.mobility.model = MobilityModel::RandomWaypoint;
+        s.mobility.min_speed_mps = 1.0;
+        s.mobility.max_speed_mps = 20.0;
+        s.mobility.pause_s = 0.0;
+        for (i, (a, b)) in [(0, 17), (5, 22), (9, 3), (28, 14)].into_iter().enumerate() {
+            s.flows
+                .push(cbr(a, b, 512, CBR_4PPS_512B, 1.0 + i as f64 * 0.3, 90.0));
+        }
+        let r = run_checked(&s);
+        let sent: u64 = r.flows.iter().map(|f| f.sent).sum();
+        let received: u64 = r.flows.iter().map(|f| f.received).sum();
+        println!(
+            "seed {seed}: delivered {received} of {sent}, routing {} ({:?}), drops {:?}",
+            r.routing.packets_sent, r.routing.by_message, r.drops
+        );
+        assert!(received > sent / 2, "DSR keeps most traffic flowing");
+        assert!(messages(&r, "rerr") > 0, "links break as nodes move");
+    }
+}

@@ -402,7 +402,7 @@ impl Dsr {
                 let mut sorted = full.clone();
                 sorted.sort_unstable();
                 sorted.dedup();
-                if sorted.len() == full.len() {
+                if sorted.len() == full.len() && full.len() <= self.cfg.max_route_len {
                     self.send_reply(full[1..].to_vec(), &back, ctx);
                     return;
                 }
