@@ -4,9 +4,11 @@
 //! [`Router`] is the per-node agent: an enum over the protocols, built from
 //! the scenario, dispatching statically.
 
+pub mod aodv;
 pub mod dsr;
 mod static_routes;
 
+pub use aodv::{Aodv, AodvConfig};
 pub use static_routes::{StaticRoutes, StaticRouting};
 
 use crate::engine::SimTime;
@@ -16,6 +18,7 @@ use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol};
 #[derive(Debug, Clone)]
 pub enum Router {
     Static(StaticRouting),
+    Aodv(Box<Aodv>),
     Dsr(Box<dsr::Dsr>),
 }
 
@@ -23,6 +26,7 @@ macro_rules! dispatch {
     ($self:ident, $r:ident => $e:expr) => {
         match $self {
             Router::Static($r) => $e,
+            Router::Aodv($r) => $e,
             Router::Dsr($r) => $e,
         }
     };

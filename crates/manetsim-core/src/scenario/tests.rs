@@ -343,21 +343,12 @@ fn validation_errors_carry_the_line_of_their_key() {
     ));
     assert_eq!(e.key.as_deref(), Some("area.width_m"));
     assert_eq!(e.line, Some(6));
-    // Nor does one whose table is absent.
-    let e = err(load(
-        &BASE.replace("[routing]\nprotocol = \"static\"\n", ""),
-    ));
-    assert_eq!((e.key.as_deref(), e.line), (Some("routing.protocol"), None));
 }
 
 #[test]
-fn unsupported_default_routing_says_what_to_do() {
-    let e = err(load(
-        &BASE.replace("[routing]\nprotocol = \"static\"\n", ""),
-    ));
-    assert!(e.message.contains("\"aodv\" (it is the default"), "{e}");
-    assert!(e.message.contains("not yet supported"), "{e}");
-    assert!(e.message.contains("routing.protocol = \"static\""), "{e}");
+fn missing_routing_defaults_to_aodv() {
+    let s = load(&BASE.replace("[routing]\nprotocol = \"static\"\n", "")).unwrap();
+    assert_eq!(s.routing.protocol, RoutingProtocol::Aodv);
 }
 
 #[test]
@@ -495,7 +486,7 @@ fn override_validation_errors_name_the_override() {
             .contains("node 3 does not exist (nodes.count = 2)"),
         "{e}"
     );
-    // The routing default refused, then fixed from the command line.
+    // An unsupported protocol set from the command line names the override.
     let no_routing = BASE.replace("[routing]\nprotocol = \"static\"\n", "");
     assert!(load_with(&no_routing, &["routing.protocol=static"]).is_ok());
     let e = err(load_with(&no_routing, &["routing.protocol=olsr"]));

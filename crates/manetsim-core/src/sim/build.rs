@@ -10,7 +10,7 @@ use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::dsr::{Dsr, DsrConfig};
-use crate::routing::{Router, StaticRoutes, StaticRouting};
+use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
 use std::rc::Rc;
 
@@ -76,6 +76,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // The validator refuses these first; this guards direct API use.
     let routing = match s.routing.protocol {
         RoutingProtocol::Static => "static",
+        RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
         other => {
             return Err(SimError::Setup(format!(
@@ -153,6 +154,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ifq: PriQueue::new(s.mac.queue_packets as usize),
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                RoutingProtocol::Aodv => {
+                    Router::Aodv(Box::new(Aodv::new(i, AodvConfig::default())))
+                }
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },
             routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),

@@ -1,0 +1,862 @@
+//! AODV, Ad hoc On-Demand Distance Vector routing (RFC 3561).
+//!
+//! The agent is split by concern as ns-3 does: this file is the agent;
+//! [`route_table`] holds routes with sequence numbers and precursors,
+//! [`request_queue`] the data waiting for a route, [`id_cache`] the RREQ
+//! duplicate cache, [`neighbors`] the HELLO neighbour set and [`timers`] the
+//! timer queue. The messages are in [`crate::wire::aodv`], carried over UDP
+//! (8 header bytes) to port 654.
+//!
+//! # Behaviour, and where RFC 3561 leaves room
+//!
+//! Where the RFC leaves a choice open, the agent does what ns-2.35's
+//! `aodv.cc` does, unless noted:
+//!
+//! - **Link breaks** are learnt from MAC feedback (ns-2's
+//!   `AODV_LINK_LAYER_DETECTION`); HELLO messages are a config option
+//!   ([`LinkDetection::Hello`]). ns-2 sends HELLOs periodically whether or not
+//!   the node has active routes, at an interval drawn from 0.75–1.25 ×
+//!   HELLO_INTERVAL; so does this agent in HELLO mode.
+//! - **RERR** is broadcast with IP TTL 1 to all neighbours, as ns-2 does,
+//!   rather than unicast to a lone precursor. On a link break every active
+//!   route through the lost neighbour is listed (ns-2), its sequence number
+//!   incremented (RFC 6.11). A received RERR invalidates the routes whose
+//!   next hop sent it and is relayed only for the routes that have
+//!   precursors. A node asked to forward data it has no route for sends a
+//!   RERR for that destination (RFC 6.11 case ii) at most once per second per
+//!   destination (ns-2 sends one per packet), and RERRs are limited to
+//!   RERR_RATELIMIT (10) per second.
+//! - **Sequence numbers**: a destination answering a RREQ sets its own
+//!   number to max(own, requested) + 1 (ns-2); an originator increments its
+//!   own before each RREQ (RFC). An intermediate node replies when it has an
+//!   active route whose sequence number is at least the requested one (or
+//!   the request's U flag says it is unknown) and the D flag is clear; with
+//!   the G flag it also sends the gratuitous RREP to the destination. The
+//!   originator sets G when [`AodvConfig::gratuitous_rrep`] is on (off, as
+//!   ns-2 compiles it out).
+//! - **Reverse routes** live REV_ROUTE_LIFE (ns-2: 6 s) and are not
+//!   refreshed by the RREP; the RREQ duplicate cache keeps entries for
+//!   BCAST_ID_SAVE (ns-2: 6 s). Unlike the RFC (6.5), and like ns-2, no route
+//!   to the previous hop of a RREQ is created.
+//! - **A RREP that brings no better route** is not forwarded (ns-2's
+//!   "suppress reply").
+//! - **Route lifetime**: sending or forwarding data over a route extends it
+//!   to now + ACTIVE_ROUTE_TIMEOUT (ns-2: 10 s; only the route used, as in
+//!   ns-2). MY_ROUTE_TIMEOUT (ns-2: 10 s) is the lifetime in a
+//!   destination's RREP. Routes expire lazily (an expired route is not
+//!   active); nothing is sent when one expires.
+//! - **Expanding ring search** (RFC 6.4): the first RREQ has TTL_START (or,
+//!   when a route was known before, its last hop count + TTL_INCREMENT);
+//!   each timeout adds TTL_INCREMENT; past TTL_THRESHOLD the RREQ goes
+//!   network wide (NET_DIAMETER), retried RREQ_RETRIES times. The wait is
+//!   RING_TRAVERSAL_TIME = 2 × NODE_TRAVERSAL_TIME × (TTL + TIMEOUT_BUFFER),
+//!   and NET_TRAVERSAL_TIME doubled for each network-wide retry (RFC's binary
+//!   exponential backoff), capped at ns-2's MAX_RREQ_TIMEOUT (10 s). ns-2
+//!   retries from a 0.5 s route-purge tick; this agent retries exactly when
+//!   the wait ends. The defaults are the RFC's ring constants (TTL_START 1,
+//!   TTL_INCREMENT 2, TTL_THRESHOLD 7, NET_DIAMETER 35, NODE_TRAVERSAL_TIME
+//!   40 ms, RREQ_RETRIES 2); [`AodvConfig::ns2`] has ns-2.35's (TTL_START 5,
+//!   NETWORK_DIAMETER 30, NODE_TRAVERSAL_TIME 30 ms, RREQ_RETRIES 3).
+//! - **Buffering**: data waiting for a route is held in a drop-front queue
+//!   of 64 packets, 30 s each (ns-2's `aodv_rqueue`); overflow drops the
+//!   oldest (`route_buffer_full`), age drops it (`route_buffer_timeout`), and
+//!   a discovery that gives up drops the destination's packets (`no_route`).
+//! - **Broadcast jitter**: relayed RREQs and relayed RERRs wait a uniform
+//!   0–10 ms (ns-2's `0.01 * Random::uniform()`); originated RREQs, and the
+//!   RERR sent on a link break, go at once (as in ns-2).
+//! - **On a MAC-reported break** the interface queue's data for the lost
+//!   neighbour is taken back (`Reroute`) and, with the failed packet, routed
+//!   again: at the source it is buffered and a discovery starts; at a relay
+//!   with no route it is dropped (`no_route`). ns-2 instead drops the failed
+//!   packet and the queued ones (`DROP_RTR_MAC_CALLBACK`). A control packet
+//!   that fails is dropped (`retry_limit`).
+//! - **Local repair** (ns-2 compiles it in, `AODV_LOCAL_REPAIR`; on by
+//!   default here too): a relay whose broken link is closer to the
+//!   destination than to the source (the packet's hops so far exceed the
+//!   route's remaining hops, ns-2's test) buffers the packet, marks the route
+//!   in repair and sends a RREQ with TTL = LOCAL_ADD_TTL plus the last hop
+//!   count (RFC 6.12, MIN_REPAIR_TTL being that count). If no RREP comes within the ring's wait, the
+//!   route is brought down, a RERR sent and its packets dropped (`no_route`).
+//!
+//! # Not implemented
+//!
+//! RREP-ACK and blacklists (the message parses; the agent never sets A),
+//! multicast (J/R flags), RREQ_RATELIMIT, the AODV-UU behaviour variant,
+//! and the scenario keys to choose the options above (the scenario selects
+//! AODV with these defaults).
+
+pub mod id_cache;
+pub mod neighbors;
+pub mod request_queue;
+pub mod route_table;
+pub mod timers;
+
+use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
+use crate::wire::aodv::{Message, RerrRepr, RrepRepr, RreqRepr};
+use id_cache::IdCache;
+use neighbors::Neighbors;
+use request_queue::RequestQueue;
+use route_table::{seq_newer, RouteState, RouteTable};
+use std::collections::{BTreeMap, VecDeque};
+use timers::TimerQueue;
+
+/// How broken links are noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkDetection {
+    /// The MAC's retry-limit failures (ns-2's default).
+    MacFeedback,
+    /// Periodic HELLO messages; a neighbour silent for ALLOWED_HELLO_LOSS ×
+    /// HELLO_INTERVAL is lost. MAC failures then only drop the packet.
+    Hello,
+}
+
+/// Protocol parameters. `Default` is RFC 3561's expanding ring with ns-2.35's
+/// other constants; [`AodvConfig::ns2`] is ns-2.35 throughout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AodvConfig {
+    /// ACTIVE_ROUTE_TIMEOUT: lifetime a use of a route gives it (ns-2: 10 s; RFC: 3 s).
+    pub active_route_timeout: SimTime,
+    /// MY_ROUTE_TIMEOUT: lifetime in a destination's own RREP (ns-2: 10 s).
+    pub my_route_timeout: SimTime,
+    /// REV_ROUTE_LIFE: lifetime of a reverse route set up by a RREQ (ns-2: 6 s).
+    pub reverse_route_life: SimTime,
+    /// BCAST_ID_SAVE: how long a RREQ id is remembered (ns-2: 6 s).
+    pub rreq_id_save: SimTime,
+    /// NODE_TRAVERSAL_TIME (RFC: 40 ms; ns-2: 30 ms).
+    pub node_traversal_time: SimTime,
+    /// NET_DIAMETER (RFC: 35; ns-2: 30).
+    pub net_diameter: u8,
+    /// TTL_START (RFC: 1; ns-2: 5).
+    pub ttl_start: u8,
+    /// TTL_INCREMENT (2).
+    pub ttl_increment: u8,
+    /// TTL_THRESHOLD (7).
+    pub ttl_threshold: u8,
+    /// TIMEOUT_BUFFER (2).
+    pub timeout_buffer: u8,
+    /// RREQ_RETRIES: network-wide RREQs after the first (RFC: 2; ns-2: 3).
+    pub rreq_retries: u32,
+    /// Longest wait for a RREP (ns-2's MAX_RREQ_TIMEOUT: 10 s).
+    pub max_rreq_timeout: SimTime,
+    /// Packets buffered waiting for routes (ns-2: 64).
+    pub queue_len: usize,
+    /// How long a packet may wait (ns-2: 30 s).
+    pub queue_timeout: SimTime,
+    /// Upper bound of the uniform jitter on relayed broadcasts (ns-2: 10 ms).
+    pub broadcast_jitter: SimTime,
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL (1 s).
+    pub hello_interval: SimTime,
+    /// ALLOWED_HELLO_LOSS (ns-2: 3; RFC: 2).
+    pub allowed_hello_loss: u32,
+    /// Set the G flag in RREQs (ns-2: off).
+    pub gratuitous_rrep: bool,
+    /// Set the D flag in RREQs: only the destination replies (off).
+    pub destination_only: bool,
+    /// Local repair of a break near the destination (ns-2: on).
+    pub local_repair: bool,
+    /// LOCAL_ADD_TTL (2).
+    pub local_add_ttl: u8,
+    /// RERR_RATELIMIT per second (10).
+    pub rerr_rate_limit: usize,
+}
+
+impl Default for AodvConfig {
+    fn default() -> Self {
+        Self {
+            active_route_timeout: 10 * NS_PER_S,
+            my_route_timeout: 10 * NS_PER_S,
+            reverse_route_life: 6 * NS_PER_S,
+            rreq_id_save: 6 * NS_PER_S,
+            node_traversal_time: 40 * NS_PER_MS,
+            net_diameter: 35,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            timeout_buffer: 2,
+            rreq_retries: 2,
+            max_rreq_timeout: 10 * NS_PER_S,
+            queue_len: 64,
+            queue_timeout: 30 * NS_PER_S,
+            broadcast_jitter: 10 * NS_PER_MS,
+            link_detection: LinkDetection::MacFeedback,
+            hello_interval: NS_PER_S,
+            allowed_hello_loss: 3,
+            gratuitous_rrep: false,
+            destination_only: false,
+            local_repair: true,
+            local_add_ttl: 2,
+            rerr_rate_limit: 10,
+        }
+    }
+}
+
+impl AodvConfig {
+    /// ns-2.35's `aodv.h` constants throughout.
+    pub fn ns2() -> Self {
+        Self {
+            node_traversal_time: 30 * NS_PER_MS,
+            net_diameter: 30,
+            ttl_start: 5,
+            rreq_retries: 3,
+            ..Self::default()
+        }
+    }
+
+    fn net_traversal_time(&self) -> SimTime {
+        2 * self.node_traversal_time * self.net_diameter as SimTime
+    }
+
+    fn ring_traversal_time(&self, ttl: u8) -> SimTime {
+        2 * self.node_traversal_time * (ttl as SimTime + self.timeout_buffer as SimTime)
+    }
+}
+
+/// A route discovery under way.
+#[derive(Debug, Clone, Copy)]
+struct Discovery {
+    ttl: u8,
+    /// Network-wide RREQs sent so far.
+    network_wide: u32,
+    /// Started by a local repair (one try, then the route goes down).
+    local_repair: bool,
+    /// Tells stale timers from the current one.
+    generation: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Timer {
+    /// A jittered broadcast waiting to go.
+    Send {
+        packet: Packet,
+        message: &'static str,
+        forwarded: bool,
+    },
+    /// A discovery's wait for a RREP ended.
+    Discovery {
+        dst: NodeId,
+        generation: u64,
+    },
+    Hello,
+}
+
+/// One node's AODV agent.
+#[derive(Debug, Clone)]
+pub struct Aodv {
+    cfg: AodvConfig,
+    me: NodeId,
+    seqno: u32,
+    rreq_id: u32,
+    routes: RouteTable,
+    queue: RequestQueue,
+    ids: IdCache,
+    neighbors: Neighbors,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    generation: u64,
+    timers: TimerQueue<Timer>,
+    /// Send times of recent RERRs (rate limit).
+    rerr_times: VecDeque<SimTime>,
+    /// The latest time the agent was called at (for `hop_count`).
+    now: SimTime,
+}
+
+impl Aodv {
+    pub fn new(me: NodeId, cfg: AodvConfig) -> Self {
+        Self {
+            queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
+            ids: IdCache::new(cfg.rreq_id_save),
+            cfg,
+            me,
+            seqno: 0,
+            rreq_id: 0,
+            routes: RouteTable::default(),
+            neighbors: Neighbors::default(),
+            discoveries: BTreeMap::new(),
+            generation: 0,
+            timers: TimerQueue::default(),
+            rerr_times: VecDeque::new(),
+            now: 0,
+        }
+    }
+
+    pub fn config(&self) -> &AodvConfig {
+        &self.cfg
+    }
+
+    /// The route table (for tests and inspection).
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    fn control(&self, dst: NodeId, ttl: u8, msg: Vec<u8>) -> Packet {
+        Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg)
+    }
+
+    /// Broadcasts after a uniform 0..broadcast_jitter delay.
+    fn broadcast_jittered(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        message: &'static str,
+        forwarded: bool,
+        ctx: &mut RoutingCtx,
+    ) {
+        let jitter = if self.cfg.broadcast_jitter > 0 {
+            ctx.rng.below(self.cfg.broadcast_jitter)
+        } else {
+            0
+        };
+        self.timers.push(
+            now + jitter,
+            Timer::Send {
+                packet,
+                message,
+                forwarded,
+            },
+        );
+    }
+
+    // ---- Route discovery -------------------------------------------------
+
+    fn start_discovery(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        if self.discoveries.contains_key(&dst) {
+            return;
+        }
+        let last = self.routes.get(dst).map_or(0, |e| e.last_hops);
+        let ttl = if last == 0 {
+            self.cfg.ttl_start
+        } else {
+            last.saturating_add(self.cfg.ttl_increment)
+        };
+        let ttl = self.ring_ttl(ttl);
+        self.run_discovery(now, dst, ttl, 0, false, ctx);
+    }
+
+    /// TTLs past the threshold become network-wide.
+    fn ring_ttl(&self, ttl: u8) -> u8 {
+        if ttl > self.cfg.ttl_threshold {
+            self.cfg.net_diameter
+        } else {
+            ttl
+        }
+    }
+
+    fn run_discovery(
+        &mut self,
+        now: SimTime,
+        dst: NodeId,
+        ttl: u8,
+        network_wide: u32,
+        local_repair: bool,
+        ctx: &mut RoutingCtx,
+    ) {
+        let wide = ttl >= self.cfg.net_diameter;
+        let network_wide = network_wide + wide as u32;
+        let wait = if wide {
+            self.cfg.net_traversal_time() << (network_wide - 1).min(16)
+        } else {
+            self.cfg.ring_traversal_time(ttl)
+        }
+        .min(self.cfg.max_rreq_timeout);
+        self.generation += 1;
+        let generation = self.generation;
+        self.discoveries.insert(
+            dst,
+            Discovery {
+                ttl,
+                network_wide,
+                local_repair,
+                generation,
+            },
+        );
+        self.timers
+            .push(now + wait, Timer::Discovery { dst, generation });
+        self.send_rreq(now, dst, ttl, ctx);
+    }
+
+    fn send_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
+        self.seqno = self.seqno.wrapping_add(1);
+        self.rreq_id = self.rreq_id.wrapping_add(1);
+        self.ids.check_and_insert(self.me, self.rreq_id, now);
+        let known = self.routes.get(dst).filter(|e| e.valid_seqno);
+        let rq = RreqRepr {
+            join: false,
+            repair: false,
+            gratuitous: self.cfg.gratuitous_rrep,
+            dest_only: self.cfg.destination_only,
+            unknown_seqno: known.is_none(),
+            hop_count: 0,
+            rreq_id: self.rreq_id,
+            dst,
+            dst_seqno: known.map_or(0, |e| e.seqno),
+            orig: self.me,
+            orig_seqno: self.seqno,
+        };
+        let p = self.control(BROADCAST, ttl, rq.to_bytes());
+        ctx.originate(p, BROADCAST, "rreq", false);
+    }
+
+    fn on_discovery_timeout(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        let Some(d) = self.discoveries.remove(&dst) else {
+            return;
+        };
+        if self.routes.valid(dst, now).is_some() {
+            return;
+        }
+        if d.local_repair {
+            // The repair failed: bring the route down and tell the precursors.
+            let e = self.routes.entry(dst);
+            e.invalidate();
+            let s = e.seqno;
+            self.send_rerr(now, vec![(dst, s)], false, ctx);
+            self.drop_buffered(dst, DropReason::NoRoute, ctx);
+            return;
+        }
+        if !self.queue.has_packets_for(dst) {
+            return;
+        }
+        if d.ttl < self.cfg.net_diameter {
+            let ttl = self.ring_ttl(d.ttl.saturating_add(self.cfg.ttl_increment));
+            self.run_discovery(now, dst, ttl, d.network_wide, false, ctx);
+        } else if d.network_wide <= self.cfg.rreq_retries {
+            self.run_discovery(now, dst, d.ttl, d.network_wide, false, ctx);
+        } else {
+            self.drop_buffered(dst, DropReason::NoRoute, ctx);
+        }
+    }
+
+    fn drop_buffered(&mut self, dst: NodeId, reason: DropReason, ctx: &mut RoutingCtx) {
+        for p in self.queue.take_for(dst) {
+            ctx.drop_packet(p, reason);
+        }
+    }
+
+    /// A route to `dst` has just become valid: send what waits for it.
+    fn route_found(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        self.discoveries.remove(&dst);
+        let waiting = self.queue.take_for(dst);
+        for p in waiting {
+            self.forward_data(now, p, ctx);
+        }
+    }
+
+    fn buffer(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        if let Some(old) = self.queue.enqueue(now, p) {
+            ctx.drop_packet(old, DropReason::RouteBufferFull);
+        }
+    }
+
+    /// Sends `p` over the active route, extending it; buffers otherwise.
+    fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        let timeout = self.cfg.active_route_timeout;
+        match self.routes.get_mut(p.dst).filter(|e| e.is_valid(now)) {
+            Some(e) => {
+                e.expire = e.expire.max(now + timeout);
+                let h = e.next_hop;
+                ctx.send(p, h);
+            }
+            None => self.buffer(now, p, ctx),
+        }
+    }
+
+    // ---- Route errors ----------------------------------------------------
+
+    /// Broadcasts RERRs listing `unreachable` (split into 255-entry messages),
+    /// within the rate limit.
+    fn send_rerr(
+        &mut self,
+        now: SimTime,
+        unreachable: Vec<(NodeId, u32)>,
+        forwarded: bool,
+        ctx: &mut RoutingCtx,
+    ) {
+        for chunk in unreachable.chunks(RerrRepr::MAX_DESTS) {
+            while self
+                .rerr_times
+                .front()
+                .is_some_and(|&t| t + NS_PER_S <= now)
+            {
+                self.rerr_times.pop_front();
+            }
+            if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
+                return;
+            }
+            self.rerr_times.push_back(now);
+            for &(d, _) in chunk {
+                self.routes.entry(d).last_rerr = Some(now);
+            }
+            let re = RerrRepr {
+                no_delete: false,
+                unreachable: chunk.to_vec(),
+            };
+            let p = self.control(BROADCAST, 1, re.to_bytes());
+            if forwarded {
+                self.broadcast_jittered(now, p, "rerr", true, ctx);
+            } else {
+                ctx.originate(p, BROADCAST, "rerr", false);
+            }
+        }
+    }
+
+    /// The link to `nb` is gone: invalidate the routes through it (except
+    /// `repairing`), send a RERR and take the interface queue's data back.
+    fn link_broken(
+        &mut self,
+        now: SimTime,
+        nb: NodeId,
+        repairing: Option<NodeId>,
+        ctx: &mut RoutingCtx,
+    ) {
+        let broken = self.routes.break_link(nb, now);
+        let list: Vec<(NodeId, u32)> = broken
+            .iter()
+            .filter(|b| Some(b.0) != repairing)
+            .map(|&(d, s, _)| (d, s))
+            .collect();
+        if !list.is_empty() {
+            self.send_rerr(now, list, false, ctx);
+        }
+        ctx.out
+            .push(crate::net::RoutingAction::Reroute { next_hop: nb });
+    }
+
+    // ---- Received messages -----------------------------------------------
+
+    fn on_rreq(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        ip_ttl: u8,
+        rq: RreqRepr,
+        ctx: &mut RoutingCtx,
+    ) {
+        if rq.orig == self.me {
+            return;
+        }
+        if self.ids.check_and_insert(rq.orig, rq.rreq_id, now) {
+            return; // a duplicate
+        }
+        // Reverse route to the originator.
+        let hops = rq.hop_count.saturating_add(1);
+        let rev_expire = now + self.cfg.reverse_route_life;
+        if self
+            .routes
+            .offer(rq.orig, rq.orig_seqno, hops, from, rev_expire, now)
+        {
+            self.route_found(now, rq.orig, ctx);
+        }
+
+        if rq.dst == self.me {
+            if seq_newer(rq.dst_seqno, self.seqno) && !rq.unknown_seqno {
+                self.seqno = rq.dst_seqno;
+            }
+            self.seqno = self.seqno.wrapping_add(1);
+            let rp = RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: 0,
+                dst: self.me,
+                dst_seqno: self.seqno,
+                orig: rq.orig,
+                lifetime_ms: (self.cfg.my_route_timeout / NS_PER_MS) as u32,
+            };
+            self.send_rrep(rq.orig, rp, false, ctx);
+            return;
+        }
+
+        let fresh = self
+            .routes
+            .valid(rq.dst, now)
+            .filter(|e| e.valid_seqno && (rq.unknown_seqno || !seq_newer(rq.dst_seqno, e.seqno)));
+        if let (Some(fwd), false) = (fresh.cloned(), rq.dest_only) {
+            // An intermediate reply from a fresh-enough route.
+            let rp = RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: fwd.hops,
+                dst: rq.dst,
+                dst_seqno: fwd.seqno,
+                orig: rq.orig,
+                lifetime_ms: ((fwd.expire - now) / NS_PER_MS) as u32,
+            };
+            self.routes.entry(rq.dst).precursors.insert(from);
+            self.routes.entry(rq.orig).precursors.insert(fwd.next_hop);
+            self.send_rrep(rq.orig, rp, false, ctx);
+            if rq.gratuitous {
+                let rev = self.routes.entry(rq.orig).clone();
+                let g = RrepRepr {
+                    repair: false,
+                    ack_required: false,
+                    prefix_size: 0,
+                    hop_count: rev.hops,
+                    dst: rq.orig,
+                    dst_seqno: rq.orig_seqno,
+                    orig: rq.dst,
+                    lifetime_ms: (rev.expire.saturating_sub(now) / NS_PER_MS) as u32,
+                };
+                self.send_rrep(rq.dst, g, false, ctx);
+            }
+            return;
+        }
+
+        // Relay the request.
+        if ip_ttl <= 1 {
+            return;
+        }
+        let mut out = rq;
+        out.hop_count = hops;
+        if let Some(e) = self.routes.get(rq.dst).filter(|e| e.valid_seqno) {
+            if rq.unknown_seqno || seq_newer(e.seqno, rq.dst_seqno) {
+                out.dst_seqno = e.seqno;
+                out.unknown_seqno = false;
+            }
+        }
+        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
+        self.broadcast_jittered(now, p, "rreq", true, ctx);
+    }
+
+    /// Unicasts a RREP towards `to` along the route to it.
+    fn send_rrep(&mut self, to: NodeId, rp: RrepRepr, forwarded: bool, ctx: &mut RoutingCtx) {
+        let Some(h) = self.routes.valid(to, self.now).map(|e| e.next_hop) else {
+            return;
+        };
+        let p = self.control(to, self.cfg.net_diameter, rp.to_bytes());
+        ctx.originate(p, h, "rrep", forwarded);
+    }
+
+    fn on_rrep(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        packet: &Packet,
+        rp: RrepRepr,
+        ctx: &mut RoutingCtx,
+    ) {
+        if packet.dst == BROADCAST && rp.dst == from && rp.hop_count == 0 {
+            // A HELLO.
+            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
+            if self.cfg.link_detection == LinkDetection::Hello {
+                self.neighbors.heard(from, until);
+            }
+            if self.routes.offer(from, rp.dst_seqno, 1, from, until, now) {
+                self.route_found(now, from, ctx);
+            }
+            return;
+        }
+        let hops = rp.hop_count.saturating_add(1);
+        let expire = now + rp.lifetime_ms as SimTime * NS_PER_MS;
+        let better = self
+            .routes
+            .offer(rp.dst, rp.dst_seqno, hops, from, expire, now);
+        if better {
+            self.route_found(now, rp.dst, ctx);
+        }
+        if rp.orig == self.me || packet.dst == self.me || !better {
+            return;
+        }
+        if packet.ttl <= 1 {
+            return;
+        }
+        let Some(rev_hop) = self.routes.valid(rp.orig, now).map(|e| e.next_hop) else {
+            return;
+        };
+        self.routes.entry(rp.dst).precursors.insert(rev_hop);
+        self.routes.entry(rp.orig).precursors.insert(from);
+        let mut out = rp;
+        out.hop_count = hops;
+        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
+        ctx.originate(p, rev_hop, "rrep", true);
+    }
+
+    fn on_rerr(&mut self, now: SimTime, from: NodeId, re: RerrRepr, ctx: &mut RoutingCtx) {
+        let mut relay = Vec::new();
+        for (d, s) in re.unreachable {
+            let Some(e) = self.routes.get_mut(d) else {
+                continue;
+            };
+            if e.is_valid(now) && e.next_hop == from && !seq_newer(e.seqno, s) {
+                e.seqno = s;
+                e.invalidate();
+                if !e.precursors.is_empty() {
+                    relay.push((d, s));
+                }
+            }
+        }
+        if !relay.is_empty() {
+            self.send_rerr(now, relay, true, ctx);
+        }
+    }
+
+    fn send_hello(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let rp = RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 0,
+            dst: self.me,
+            dst_seqno: self.seqno,
+            orig: self.me,
+            lifetime_ms: (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval
+                / NS_PER_MS) as u32,
+        };
+        let p = self.control(BROADCAST, 1, rp.to_bytes());
+        ctx.originate(p, BROADCAST, "hello", false);
+        let i = self.cfg.hello_interval;
+        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
+        self.timers.push(next, Timer::Hello);
+    }
+}
+
+impl RoutingProtocol for Aodv {
+    fn name(&self) -> &'static str {
+        "aodv"
+    }
+
+    fn start(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        self.now = now;
+        if self.cfg.link_detection == LinkDetection::Hello {
+            let i = self.cfg.hello_interval;
+            let first = now + ctx.rng.below(i.max(1));
+            self.timers.push(first, Timer::Hello);
+        }
+    }
+
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
+        self.now = now;
+        let dst = packet.dst;
+        let state = self.routes.get(dst).map(|e| (e.is_valid(now), e.state));
+        match state {
+            Some((true, _)) => self.forward_data(now, packet, ctx),
+            Some((_, RouteState::InRepair)) => self.buffer(now, packet, ctx),
+            _ if packet.src == self.me => {
+                self.buffer(now, packet, ctx);
+                self.start_discovery(now, dst, ctx);
+            }
+            _ => {
+                // A relay without a route (RFC 6.11 case ii).
+                let recent = self
+                    .routes
+                    .get(dst)
+                    .and_then(|e| e.last_rerr)
+                    .is_some_and(|t| t + NS_PER_S > now);
+                if !recent {
+                    let e = self.routes.entry(dst);
+                    let s = e.seqno;
+                    self.send_rerr(now, vec![(dst, s)], false, ctx);
+                }
+                ctx.drop_packet(packet, DropReason::NoRoute);
+            }
+        }
+    }
+
+    fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
+        self.now = now;
+        let Ok(msg) = Message::parse(packet.body()) else {
+            return;
+        };
+        if self.cfg.link_detection == LinkDetection::Hello {
+            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
+            self.neighbors.heard(from, until);
+        }
+        match msg {
+            Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
+            Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
+            Message::Rerr(re) => self.on_rerr(now, from, re, ctx),
+            Message::RrepAck => {}
+        }
+    }
+
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        next_hop: NodeId,
+        packet: Option<Packet>,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.now = now;
+        if self.cfg.link_detection == LinkDetection::Hello {
+            if let Some(p) = packet {
+                ctx.drop_packet(p, DropReason::RetryLimit);
+            }
+            return;
+        }
+        let packet = match packet {
+            Some(p) if p.is_control() => {
+                ctx.drop_packet(p, DropReason::RetryLimit);
+                None
+            }
+            other => other,
+        };
+        // Local repair (ns-2's test: the break is nearer the destination).
+        let repair = packet.as_ref().and_then(|p| {
+            let e = self.routes.valid(p.dst, now)?;
+            (self.cfg.local_repair
+                && p.src != self.me
+                && e.next_hop == next_hop
+                && p.hops as u32 > e.hops as u32)
+                .then_some(p.dst)
+        });
+        self.link_broken(now, next_hop, repair, ctx);
+        if let Some(dst) = repair {
+            let e = self.routes.entry(dst);
+            e.state = RouteState::InRepair;
+            let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
+            self.discoveries.remove(&dst);
+            self.run_discovery(now, dst, ttl.min(self.cfg.net_diameter), 0, true, ctx);
+        }
+        if let Some(p) = packet {
+            self.route_output(now, p, ctx);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        [
+            self.timers.next_deadline(),
+            self.queue.next_expiry(),
+            self.neighbors.next_expiry(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        self.now = now;
+        while let Some((_, t)) = self.timers.pop_due(now) {
+            match t {
+                Timer::Send {
+                    packet,
+                    message,
+                    forwarded,
+                } => ctx.originate(packet, BROADCAST, message, forwarded),
+                Timer::Discovery { dst, generation } => {
+                    if self.discoveries.get(&dst).map(|d| d.generation) == Some(generation) {
+                        self.on_discovery_timeout(now, dst, ctx);
+                    }
+                }
+                Timer::Hello => self.send_hello(now, ctx),
+            }
+        }
+        for p in self.queue.expire(now) {
+            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
+        }
+        for nb in self.neighbors.expire(now) {
+            self.link_broken(now, nb, None, ctx);
+        }
+    }
+
+    fn buffered(&self) -> u64 {
+        self.queue.len() as u64
+    }
+
+    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+        self.routes.valid(dst, self.now).map(|e| e.hops as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,170 @@
+//! The AODV route table (RFC 3561 section 2): one entry per destination,
+//! with its sequence number, state, hop count, next hop, lifetime and
+//! precursors (the neighbours that route through this node to it, told by
+//! RERR when the route breaks). A `BTreeMap` keeps iteration deterministic.
+
+use crate::engine::SimTime;
+use crate::net::NodeId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `a` is fresher than `b` (RFC 3561 section 6.1: signed 32-bit rollover).
+pub fn seq_newer(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteState {
+    Valid,
+    /// Broken or expired; the sequence number and last hop count are kept
+    /// for the next discovery.
+    Invalid,
+    /// Local repair is under way (packets for it are buffered).
+    InRepair,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteEntry {
+    pub seqno: u32,
+    /// Whether `seqno` is known (RFC's "valid destination sequence number" flag).
+    pub valid_seqno: bool,
+    pub state: RouteState,
+    pub hops: u8,
+    /// Hop count when the route was last valid (the expanding ring's start).
+    pub last_hops: u8,
+    pub next_hop: NodeId,
+    pub expire: SimTime,
+    pub precursors: BTreeSet<NodeId>,
+    /// When a RERR about this destination was last sent (to rate-limit
+    /// RERRs for data arriving without a route).
+    pub last_rerr: Option<SimTime>,
+}
+
+impl RouteEntry {
+    fn new() -> Self {
+        Self {
+            seqno: 0,
+            valid_seqno: false,
+            state: RouteState::Invalid,
+            hops: 0,
+            last_hops: 0,
+            next_hop: 0,
+            expire: 0,
+            precursors: BTreeSet::new(),
+            last_rerr: None,
+        }
+    }
+
+    /// An active route: valid and not expired.
+    pub fn is_valid(&self, now: SimTime) -> bool {
+        self.state == RouteState::Valid && self.expire > now
+    }
+
+    /// Marks the route broken (keeps seqno and remembers the hop count).
+    pub fn invalidate(&mut self) {
+        if self.state != RouteState::Invalid {
+            self.last_hops = self.hops;
+        }
+        self.state = RouteState::Invalid;
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RouteTable {
+    entries: BTreeMap<NodeId, RouteEntry>,
+}
+
+impl RouteTable {
+    pub fn get(&self, dst: NodeId) -> Option<&RouteEntry> {
+        self.entries.get(&dst)
+    }
+
+    pub fn get_mut(&mut self, dst: NodeId) -> Option<&mut RouteEntry> {
+        self.entries.get_mut(&dst)
+    }
+
+    /// The entry for `dst`, created invalid if absent.
+    pub fn entry(&mut self, dst: NodeId) -> &mut RouteEntry {
+        self.entries.entry(dst).or_insert_with(RouteEntry::new)
+    }
+
+    /// The active route to `dst`, if any.
+    pub fn valid(&self, dst: NodeId, now: SimTime) -> Option<&RouteEntry> {
+        self.entries.get(&dst).filter(|e| e.is_valid(now))
+    }
+
+    /// Offers a route learned from a RREQ, RREP or HELLO. It replaces the
+    /// current one when the current sequence number is unknown, the offered
+    /// one is fresher, or it is as fresh and shorter (or the current route is
+    /// not active). Returns whether the entry changed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn offer(
+        &mut self,
+        dst: NodeId,
+        seqno: u32,
+        hops: u8,
+        next_hop: NodeId,
+        expire: SimTime,
+        now: SimTime,
+    ) -> bool {
+        let e = self.entry(dst);
+        let better = !e.valid_seqno
+            || seq_newer(seqno, e.seqno)
+            || (seqno == e.seqno && (!e.is_valid(now) || hops < e.hops));
+        if better {
+            e.seqno = seqno;
+            e.valid_seqno = true;
+            e.state = RouteState::Valid;
+            e.hops = hops;
+            e.last_hops = hops;
+            e.next_hop = next_hop;
+            e.expire = e.expire.max(expire);
+            if e.expire <= now {
+                e.expire = expire;
+            }
+        }
+        better
+    }
+
+    /// Invalidates every active route through `next_hop` (a broken link),
+    /// bumping each destination's sequence number (RFC 3561 section 6.11).
+    /// Returns (destination, new seqno, had precursors).
+    pub fn break_link(&mut self, next_hop: NodeId, now: SimTime) -> Vec<(NodeId, u32, bool)> {
+        let mut out = Vec::new();
+        for (&d, e) in self.entries.iter_mut() {
+            if e.is_valid(now) && e.next_hop == next_hop {
+                e.seqno = e.seqno.wrapping_add(1);
+                e.invalidate();
+                out.push((d, e.seqno, !e.precursors.is_empty()));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequence_numbers_compare_across_rollover() {
+        assert!(seq_newer(2, 1));
+        assert!(!seq_newer(1, 1));
+        assert!(seq_newer(0, u32::MAX));
+        assert!(!seq_newer(u32::MAX, 0));
+    }
+
+    #[test]
+    fn fresher_or_shorter_routes_replace_older_ones() {
+        let mut t = RouteTable::default();
+        assert!(t.offer(5, 10, 3, 1, 100, 0));
+        assert!(!t.offer(5, 9, 1, 2, 100, 0), "older seqno");
+        assert!(!t.offer(5, 10, 4, 2, 100, 0), "same seqno, longer");
+        assert!(t.offer(5, 10, 2, 2, 100, 0), "same seqno, shorter");
+        assert_eq!(t.valid(5, 0).unwrap().next_hop, 2);
+        assert!(t.valid(5, 100).is_none(), "expired");
+        let broken = t.break_link(2, 50);
+        assert_eq!(broken, vec![(5, 11, false)]);
+        assert!(t.valid(5, 50).is_none());
+        assert_eq!(t.get(5).unwrap().last_hops, 2);
+    }
+}

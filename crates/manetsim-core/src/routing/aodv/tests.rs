@@ -1,0 +1,524 @@
+//! State-machine tests on hand-built packets: each test drives one or two
+//! agents directly and inspects the actions they push.
+
+use super::*;
+use crate::engine::Rng;
+use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
+
+struct Node {
+    a: Aodv,
+    rng: Rng,
+    out: Vec<RoutingAction>,
+}
+
+impl Node {
+    fn new(me: NodeId) -> Self {
+        Self::with(me, AodvConfig::default())
+    }
+
+    fn with(me: NodeId, cfg: AodvConfig) -> Self {
+        Self {
+            a: Aodv::new(me, cfg),
+            rng: Rng::from_seed(me as u64 + 1),
+            out: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, f: impl FnOnce(&mut Aodv, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx {
+            me: self.a.me,
+            rng: &mut self.rng,
+            out: &mut self.out,
+        };
+        f(&mut self.a, &mut ctx);
+        std::mem::take(&mut self.out)
+    }
+
+    fn control(&mut self, now: SimTime, from: NodeId, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_control(now, from, p, ctx))
+    }
+
+    fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.route_output(now, p, ctx))
+    }
+
+    /// Fires every timer due by `now`.
+    fn tick(&mut self, now: SimTime) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_timeout(now, ctx))
+    }
+}
+
+fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
+    Packet {
+        uid,
+        kind: PacketKind::Data { flow: 0, seq: uid },
+        src,
+        dst,
+        ttl: DEFAULT_TTL,
+        size_bytes: 540,
+        payload_bytes: 512,
+        created_at: 0,
+        hops: 0,
+        path: 0,
+        body: None,
+    }
+}
+
+fn rreq(orig: NodeId, id: u32, dst: NodeId, dst_seqno: Option<u32>, hops: u8) -> RreqRepr {
+    RreqRepr {
+        join: false,
+        repair: false,
+        gratuitous: false,
+        dest_only: false,
+        unknown_seqno: dst_seqno.is_none(),
+        hop_count: hops,
+        rreq_id: id,
+        dst,
+        dst_seqno: dst_seqno.unwrap_or(0),
+        orig,
+        orig_seqno: 1,
+    }
+}
+
+fn rreq_packet(sender: NodeId, ttl: u8, rq: RreqRepr) -> Packet {
+    Packet::control(sender, BROADCAST, ttl, 8, rq.to_bytes())
+}
+
+fn rrep_packet(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, hops: u8) -> Packet {
+    let rp = RrepRepr {
+        repair: false,
+        ack_required: false,
+        prefix_size: 0,
+        hop_count: hops,
+        dst,
+        dst_seqno: seq,
+        orig: to,
+        lifetime_ms: 10_000,
+    };
+    Packet::control(sender, to, 30, 8, rp.to_bytes())
+}
+
+/// The originated control messages: (message, next hop, parsed, IP ttl).
+fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Originate {
+                packet,
+                next_hop,
+                message,
+                ..
+            } => Some((
+                *message,
+                *next_hop,
+                Message::parse(packet.body()).unwrap(),
+                packet.ttl,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ms(x: u64) -> SimTime {
+    x * NS_PER_MS
+}
+
+#[test]
+fn a_relayed_rreq_goes_out_after_jitter_with_one_more_hop_and_one_less_ttl() {
+    let mut n = Node::new(2);
+    let out = n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
+    assert!(out.is_empty(), "held for the jitter: {out:?}");
+    let at = n.a.poll_timeout().unwrap();
+    assert!(at <= ms(10));
+    let sent = originated(&n.tick(at));
+    assert_eq!(sent.len(), 1);
+    let (msg, to, m, ttl) = &sent[0];
+    assert_eq!((*msg, *to, *ttl), ("rreq", BROADCAST, 4));
+    let Message::Rreq(r) = m else { panic!() };
+    assert_eq!(r.hop_count, 2);
+    // The reverse route to the originator goes through the sender.
+    assert_eq!(n.a.routes().valid(0, at).unwrap().next_hop, 1);
+    assert_eq!(n.a.hop_count(0), Some(2));
+}
+
+#[test]
+fn a_duplicate_rreq_is_dropped() {
+    let mut n = Node::new(2);
+    n.control(0, 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
+    let first = n.tick(ms(20));
+    assert_eq!(originated(&first).len(), 1);
+    // The same (originator, id) again, from another neighbour.
+    let out = n.control(ms(30), 3, rreq_packet(3, 5, rreq(0, 7, 9, None, 1)));
+    assert!(out.is_empty());
+    assert!(n.tick(ms(100)).is_empty(), "nothing relayed");
+    // A new id from the same originator is relayed.
+    n.control(ms(200), 1, rreq_packet(1, 5, rreq(0, 8, 9, None, 1)));
+    assert_eq!(originated(&n.tick(ms(300))).len(), 1);
+}
+
+#[test]
+fn a_rreq_with_ttl_one_is_not_relayed() {
+    let mut n = Node::new(2);
+    n.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, None, 0)));
+    assert!(n.tick(ms(50)).is_empty());
+}
+
+#[test]
+fn the_destination_replies_with_a_fresh_sequence_number() {
+    let mut n = Node::new(9);
+    let out = n.control(0, 4, rreq_packet(4, 3, rreq(0, 1, 9, Some(6), 2)));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1);
+    let (msg, to, Message::Rrep(rp), _) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*msg, *to), ("rrep", 4));
+    assert_eq!((rp.dst, rp.orig, rp.hop_count), (9, 0, 0));
+    assert_eq!(rp.dst_seqno, 7, "max(own, requested) + 1");
+}
+
+#[test]
+fn an_intermediate_node_replies_only_with_a_fresh_enough_route() {
+    let mut n = Node::new(2);
+    // Node 2 learns a route to 9 (seqno 10, 2 hops) from a RREP via 3.
+    n.control(0, 3, rrep_packet(3, 2, 9, 10, 1));
+    assert_eq!(n.a.hop_count(9), Some(2));
+
+    // The originator knows seqno 11: node 2's route is stale; it relays.
+    let out = n.control(ms(1), 1, rreq_packet(1, 5, rreq(0, 1, 9, Some(11), 0)));
+    assert!(originated(&out).is_empty());
+    let relayed = originated(&n.tick(ms(20)));
+    assert_eq!(relayed.len(), 1);
+    assert_eq!(relayed[0].0, "rreq");
+    let Message::Rreq(r) = relayed[0].2 else {
+        panic!()
+    };
+    assert_eq!(r.dst_seqno, 11, "the larger known seqno is carried on");
+
+    // Seqno 10 is fresh enough: node 2 answers and does not relay.
+    let out = n.control(ms(30), 1, rreq_packet(1, 5, rreq(0, 2, 9, Some(10), 0)));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (msg, to, Message::Rrep(rp), _) = &sent[0] else {
+        panic!()
+    };
+    assert_eq!((*msg, *to), ("rrep", 1));
+    assert_eq!((rp.dst, rp.dst_seqno, rp.hop_count, rp.orig), (9, 10, 2, 0));
+    assert!(n.tick(ms(100)).is_empty(), "the RREQ is not relayed");
+    // Precursors: the requester's side on the forward route and vice versa.
+    assert!(n.a.routes().get(9).unwrap().precursors.contains(&1));
+    assert!(n.a.routes().get(0).unwrap().precursors.contains(&3));
+}
+
+#[test]
+fn an_unknown_sequence_number_lets_any_valid_route_reply_and_d_flag_forbids_it() {
+    let mut n = Node::new(2);
+    n.control(0, 3, rrep_packet(3, 2, 9, 10, 0));
+    let out = n.control(ms(1), 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 0)));
+    assert_eq!(originated(&out)[0].0, "rrep");
+    let mut rq = rreq(0, 2, 9, None, 0);
+    rq.dest_only = true;
+    let out = n.control(ms(2), 1, rreq_packet(1, 5, rq));
+    assert!(originated(&out).is_empty());
+    assert_eq!(originated(&n.tick(ms(50)))[0].0, "rreq");
+}
+
+#[test]
+fn gratuitous_flag_also_tells_the_destination() {
+    let mut n = Node::new(2);
+    n.control(0, 3, rrep_packet(3, 2, 9, 10, 0));
+    let mut rq = rreq(0, 1, 9, None, 0);
+    rq.gratuitous = true;
+    let sent = originated(&n.control(ms(1), 1, rreq_packet(1, 5, rq)));
+    assert_eq!(sent.len(), 2);
+    let (_, to, Message::Rrep(g), _) = &sent[1] else {
+        panic!()
+    };
+    assert_eq!((*to, g.dst, g.orig), (3, 0, 9));
+}
+
+#[test]
+fn expanding_ring_retries_with_growing_ttl_then_gives_up() {
+    let mut n = Node::new(0);
+    let out = n.data(0, data(0, 9, 1));
+    assert_eq!(n.a.buffered(), 1);
+    let mut ttls = vec![originated(&out)[0].3];
+    let mut now = 0;
+    let mut waits = Vec::new();
+    while let Some(at) = n.a.poll_timeout() {
+        waits.push(at - now);
+        now = at;
+        let out = n.tick(now);
+        for (m, _, _, ttl) in originated(&out) {
+            assert_eq!(m, "rreq");
+            ttls.push(ttl);
+        }
+        if out.iter().any(|a| matches!(a, RoutingAction::Drop { .. })) {
+            assert!(matches!(
+                out.last(),
+                Some(RoutingAction::Drop {
+                    reason: DropReason::NoRoute,
+                    ..
+                })
+            ));
+            break;
+        }
+    }
+    assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35, 35]);
+    // RING_TRAVERSAL_TIME = 2 * 40 ms * (TTL + 2); then NET_TRAVERSAL_TIME
+    // 2.8 s doubling, capped at 10 s.
+    assert_eq!(
+        waits,
+        vec![
+            ms(240),
+            ms(400),
+            ms(560),
+            ms(720),
+            ms(2800),
+            ms(5600),
+            ms(10_000)
+        ]
+    );
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn ns2_preset_starts_the_ring_at_ttl_5() {
+    let mut n = Node::with(0, AodvConfig::ns2());
+    let out = n.data(0, data(0, 9, 1));
+    assert_eq!(originated(&out)[0].3, 5);
+    let at = n.a.poll_timeout().unwrap();
+    assert_eq!(originated(&n.tick(at))[0].3, 7);
+    let at = n.a.poll_timeout().unwrap();
+    assert_eq!(originated(&n.tick(at))[0].3, 30);
+}
+
+#[test]
+fn buffered_data_is_sent_when_the_rrep_arrives() {
+    let mut n = Node::new(0);
+    n.data(0, data(0, 9, 1));
+    let out = n.data(ms(1), data(0, 9, 2));
+    assert!(originated(&out).is_empty(), "one discovery at a time");
+    assert_eq!(n.a.buffered(), 2);
+    let out = n.control(ms(50), 1, rrep_packet(1, 0, 9, 3, 2));
+    let sent: Vec<(u64, NodeId)> = out
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent, vec![(1, 1), (2, 1)], "in order, via the replier");
+    assert_eq!(n.a.buffered(), 0);
+    assert_eq!(n.a.hop_count(9), Some(3));
+    assert!(
+        originated(&out).is_empty(),
+        "the originator does not forward the RREP"
+    );
+    // The discovery is over: no more RREQs.
+    let later = n.tick(ms(5000));
+    assert!(originated(&later).is_empty());
+}
+
+#[test]
+fn a_relay_forwards_the_rrep_along_the_reverse_route() {
+    let mut n = Node::new(2);
+    n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
+    n.tick(ms(20));
+    let sent = originated(&n.control(ms(40), 3, rrep_packet(3, 0, 9, 4, 1)));
+    assert_eq!(sent.len(), 1);
+    let (msg, to, Message::Rrep(rp), ttl) = &sent[0] else {
+        panic!()
+    };
+    assert_eq!((*msg, *to, rp.hop_count, *ttl), ("rrep", 1, 2, 29));
+    assert_eq!(n.a.routes().valid(9, ms(40)).unwrap().next_hop, 3);
+    // An older RREP is not forwarded.
+    assert!(originated(&n.control(ms(41), 3, rrep_packet(3, 0, 9, 3, 0))).is_empty());
+}
+
+/// Node 2 relays between 1 (towards originator 0) and 3 (towards 9).
+fn relay_with_route() -> Node {
+    let mut n = Node::new(2);
+    n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
+    n.tick(ms(20));
+    n.control(ms(40), 3, rrep_packet(3, 0, 9, 4, 1));
+    n
+}
+
+#[test]
+fn a_link_break_sends_a_rerr_that_reaches_the_precursors() {
+    let mut n = relay_with_route();
+    assert!(n.a.routes().get(9).unwrap().precursors.contains(&1));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, None, ctx));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1);
+    let (msg, to, Message::Rerr(re), ttl) = &sent[0] else {
+        panic!()
+    };
+    assert_eq!((*msg, *to, *ttl), ("rerr", BROADCAST, 1));
+    assert_eq!(re.unreachable, vec![(9, 5)], "seqno incremented");
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 3 }));
+    assert_eq!(n.a.hop_count(9), None);
+
+    // The precursor, node 1, routes to 9 through 2 and serves 0: it drops the
+    // route and passes the RERR on to its own precursors.
+    let mut p = Node::new(1);
+    p.control(0, 0, rreq_packet(0, 5, rreq(0, 1, 9, None, 0)));
+    p.tick(ms(20));
+    p.control(ms(40), 2, rrep_packet(2, 0, 9, 4, 2));
+    assert_eq!(p.a.hop_count(9), Some(3));
+    let rerr = Packet::control(2, BROADCAST, 1, 8, re.to_bytes());
+    let out = p.control(ms(101), 2, rerr.clone());
+    assert_eq!(p.a.hop_count(9), None);
+    assert!(out.is_empty(), "relayed after jitter");
+    let relayed = originated(&p.tick(ms(200)));
+    assert_eq!(relayed.len(), 1);
+    assert_eq!(relayed[0].0, "rerr");
+
+    // A RERR from a node that is not the next hop changes nothing.
+    let mut q = relay_with_route();
+    q.control(ms(101), 7, rerr);
+    assert_eq!(q.a.hop_count(9), Some(2));
+}
+
+#[test]
+fn a_source_reroutes_and_rediscovers_after_a_break() {
+    let mut n = Node::new(0);
+    n.data(0, data(0, 9, 1));
+    n.control(ms(10), 1, rrep_packet(1, 0, 9, 3, 2));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(500), 1, Some(data(0, 9, 2)), ctx));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    let sent = originated(&out);
+    let names: Vec<_> = sent.iter().map(|s| s.0).collect();
+    assert_eq!(names, vec!["rerr", "rreq"]);
+    assert_eq!(sent[1].3, 5, "the ring starts at the last hop count + 2");
+    assert_eq!(
+        n.a.buffered(),
+        1,
+        "the failed packet waits for the new route"
+    );
+}
+
+#[test]
+fn a_relay_repairs_locally_a_break_near_the_destination() {
+    let mut n = relay_with_route();
+    let mut p = data(0, 9, 5);
+    p.hops = 3; // more hops behind than the 2 ahead
+    let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
+    let names: Vec<_> = originated(&out).iter().map(|s| s.0).collect();
+    assert_eq!(names, vec!["rreq"], "no RERR while repairing");
+    assert_eq!(n.a.buffered(), 1);
+    // No reply: the route goes down, a RERR goes out, the packet is dropped.
+    let at = n.a.poll_timeout().unwrap();
+    let out = n.tick(at);
+    assert_eq!(originated(&out)[0].0, "rerr");
+    assert!(out.iter().any(|a| matches!(
+        a,
+        RoutingAction::Drop {
+            reason: DropReason::NoRoute,
+            ..
+        }
+    )));
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn a_relay_without_a_route_drops_data_and_reports_it_once() {
+    let mut n = Node::new(2);
+    let out = n.data(0, data(0, 9, 1));
+    assert_eq!(originated(&out)[0].0, "rerr");
+    assert!(matches!(
+        out.last(),
+        Some(RoutingAction::Drop {
+            reason: DropReason::NoRoute,
+            ..
+        })
+    ));
+    let out = n.data(ms(1), data(0, 9, 2));
+    assert!(originated(&out).is_empty(), "rate-limited per destination");
+}
+
+#[test]
+fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
+    let cfg = AodvConfig {
+        queue_len: 2,
+        rreq_retries: 100,
+        ..AodvConfig::default()
+    };
+    let mut n = Node::with(0, cfg);
+    for uid in 1..=3 {
+        let out = n.data(0, data(0, 9, uid));
+        if uid == 3 {
+            assert!(out.iter().any(|a| matches!(
+                a,
+                RoutingAction::Drop { packet, reason: DropReason::RouteBufferFull } if packet.uid == 1
+            )));
+        }
+    }
+    let out = n.tick(30 * NS_PER_S);
+    let timeouts = out
+        .iter()
+        .filter(|a| {
+            matches!(
+                a,
+                RoutingAction::Drop {
+                    reason: DropReason::RouteBufferTimeout,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(timeouts, 2);
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn hello_mode_sends_hellos_and_loses_silent_neighbours() {
+    let cfg = AodvConfig {
+        link_detection: LinkDetection::Hello,
+        ..AodvConfig::default()
+    };
+    let mut n = Node::with(2, cfg.clone());
+    n.run(|a, ctx| a.start(0, ctx));
+    let at = n.a.poll_timeout().unwrap();
+    let sent = originated(&n.tick(at));
+    assert_eq!(sent[0].0, "hello");
+    assert_eq!(sent[0].3, 1);
+    // A HELLO from 3 makes a 1-hop route that dies when 3 falls silent.
+    let hello = RrepRepr {
+        repair: false,
+        ack_required: false,
+        prefix_size: 0,
+        hop_count: 0,
+        dst: 3,
+        dst_seqno: 1,
+        orig: 3,
+        lifetime_ms: 3000,
+    };
+    n.control(at, 3, Packet::control(3, BROADCAST, 1, 8, hello.to_bytes()));
+    assert_eq!(n.a.hop_count(3), Some(1));
+    let mut now = at;
+    while now < at + 3 * NS_PER_S {
+        now = n.a.poll_timeout().unwrap();
+        n.tick(now);
+    }
+    assert_eq!(n.a.hop_count(3), None);
+}
+
+#[test]
+fn garbage_control_packets_are_ignored() {
+    let mut n = Node::new(2);
+    let mut rng = Rng::from_seed(5);
+    for i in 0..2000 {
+        let len = rng.below(40) as usize;
+        let mut b: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        if !b.is_empty() {
+            b[0] = 1 + (i % 4) as u8;
+        }
+        n.control(
+            i,
+            1 + (i % 3) as NodeId,
+            Packet::control(1, BROADCAST, 3, 8, b),
+        );
+    }
+    n.tick(NS_PER_S);
+}

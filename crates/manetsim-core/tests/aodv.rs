@@ -1,0 +1,136 @@
+//! AODV end to end: route discovery over several hops, repair after a relay
+//! leaves, and a grid with crossing flows. Every run's ledger must balance.
+
+mod common;
+
+use common::*;
+use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+use manetsim_core::RunResult;
+
+const CBR_BPS: f64 = 4.0 * 512.0 * 8.0;
+
+fn aodv(duration_s: f64, seed: u64) -> Scenario {
+    let mut s = base(duration_s, seed);
+    s.routing.protocol = RoutingProtocol::Aodv;
+    s
+}
+
+fn delivery(r: &RunResult, i: usize) -> f64 {
+    r.flows[i].received as f64 / r.flows[i].sent as f64
+}
+
+fn messages(r: &RunResult, m: &str) -> u64 {
+    r.routing.by_message.get(m).map_or(0, |c| c.packets)
+}
+
+fn chain6(seed: u64) -> RunResult {
+    let mut s = aodv(100.0, seed);
+    place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+    s.flows.push(cbr(0, 5, 512, CBR_BPS, 1.0, 99.0));
+    run_checked(&s)
+}
+
+#[test]
+fn a_six_node_chain_finds_the_five_hop_route_and_delivers_cbr() {
+    for seed in 1..=3 {
+        let r = chain6(seed);
+        let f = &r.flows[0];
+        println!(
+            "seed {seed}: sent {} received {} delay {:.1} ms routing {:?} drops {:?}",
+            f.sent, f.received, f.delay_ms, r.routing.by_message, r.drops
+        );
+        assert_eq!(f.hops_mean, 5.0);
+        assert!(delivery(&r, 0) > 0.95, "delivery {}", delivery(&r, 0));
+        assert!(messages(&r, "rreq") > 0 && messages(&r, "rrep") > 0);
+        assert_eq!(r.routing.protocol, "aodv");
+    }
+}
+
+/// 0 - 1 - 2 in a line 200 m apart, with a detour 0 - 3 - 4 - 2 below.
+/// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
+fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
+    let mut s = aodv(60.0, seed);
+    place(
+        &mut s,
+        vec![
+            [0.0, 300.0],
+            [200.0, 300.0],
+            [400.0, 300.0],
+            [100.0, 100.0],
+            [300.0, 100.0],
+        ],
+    );
+    s.area.width_m = 400.0;
+    s.area.height_m = 3000.0;
+    if let Some(at_s) = leave_s {
+        s.mobility.model = MobilityModel::Waypoints;
+        s.mobility.moves = vec![Move {
+            node: 1,
+            at_s,
+            to: [200.0, 3000.0],
+            speed_mps: 20.0,
+        }];
+    }
+    s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 59.0));
+    run_checked(&s)
+}
+
+#[test]
+fn a_relay_walking_away_triggers_a_rerr_and_a_rediscovery_over_the_detour() {
+    let still = detour(None, 1);
+    let r = detour(Some(10.0), 1);
+    let f = &r.flows[0];
+    println!(
+        "still: routing {:?}; moving: sent {} received {} routing {:?} drops {:?}",
+        still.routing.by_message, f.sent, f.received, r.routing.by_message, r.drops
+    );
+    assert_eq!(still.flows[0].hops_mean, 2.0, "the short path first");
+    assert!(delivery(&still, 0) > 0.97);
+    assert!(messages(&r, "rerr") > 0, "the break is reported");
+    assert!(
+        messages(&r, "rreq") > messages(&still, "rreq"),
+        "a new discovery follows the break"
+    );
+    // Delivery resumes over the 3-hop detour.
+    let hops = &r.timeseries.hops;
+    let late: Vec<u16> = hops
+        .t_s
+        .iter()
+        .zip(&hops.hops)
+        .filter(|(t, _)| **t > 30.0)
+        .map(|(_, h)| *h)
+        .collect();
+    assert!(late.len() > 100, "{} packets after 30 s", late.len());
+    assert!(late.iter().all(|&h| h == 3), "{late:?}");
+    assert!(delivery(&r, 0) > 0.9, "delivery {}", delivery(&r, 0));
+    assert!(f.route_changes >= 1);
+}
+
+#[test]
+fn a_five_by_five_grid_carries_two_crossing_flows() {
+    let mut s = aodv(60.0, 3);
+    place(
+        &mut s,
+        (0..25)
+            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
+            .collect(),
+    );
+    s.area.width_m = 800.0;
+    s.area.height_m = 800.0;
+    s.flows.push(cbr(0, 24, 512, CBR_BPS, 1.0, 59.0));
+    s.flows.push(cbr(4, 20, 512, CBR_BPS, 1.5, 59.0));
+    let r = run_checked(&s);
+    for (i, f) in r.flows.iter().enumerate() {
+        println!(
+            "flow {i}: sent {} received {} hops {:.2} delay {:.1} ms",
+            f.sent, f.received, f.hops_mean, f.delay_ms
+        );
+    }
+    println!("routing {:?} drops {:?}", r.routing.by_message, r.drops);
+    for i in 0..2 {
+        assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
+        assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
+    }
+}
