@@ -47,6 +47,7 @@ pub mod phy;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod transport;
 pub mod wire;
 
 pub use metrics::result::RunResult;

@@ -19,3 +19,4 @@ pub enum WireError {
 
 pub mod aodv;
 pub mod dsr;
+pub mod tcp;

@@ -1,0 +1,345 @@
+//! Congestion control: one trait with no-op default hooks named after
+//! events, shared state in [`CcState`] (owned by the sender), one file per
+//! variant, static dispatch through [`AnyCc`].
+//!
+//! Adding a variant: a new file with a type implementing
+//! [`CongestionControl`], a variant in [`CcKind`] and one line in
+//! [`AnyCc::new`] plus one in the `dispatch!` list.
+//!
+//! The defaults of the trait are RFC 5681: slow start (+1 segment per new
+//! ACK, as ns-2) below ssthresh, congestion avoidance (+1/cwnd per ACK)
+//! above, ssthresh = max(FlightSize/2, 2) on a loss, cwnd = 1 after an RTO.
+
+pub mod new_veno;
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+pub mod tahoe;
+pub mod tcp_ap;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+
+use crate::engine::SimTime;
+
+/// Which variant, with its parameters. Built from the scenario.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CcKind {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+    /// Brakmo & Peterson 1995. Defaults α = 1, β = 3, γ = 1 (ns-2
+    /// `v_alpha_`, `v_beta_`, `v_gamma_`); karlssonkassler use α = β = 2.
+    Vegas {
+        alpha: f64,
+        beta: f64,
+        gamma: f64,
+    },
+    /// Westwood+ (Mascolo et al.).
+    Westwood,
+    /// Veno (Fu & Liew 2003), backlog threshold β (3).
+    Veno {
+        beta: f64,
+    },
+    /// TCP-New Veno (seed 001, Fig. 9–10).
+    NewVeno,
+    /// TCP-AP (ElRakabawy, Klemm & Lindemann 2005).
+    TcpAp {
+        /// RTT history for the coefficient of variation (N = 50).
+        history: u32,
+        /// EWMA weight of the old 4-hop delay estimate (α = 0.7).
+        alpha: f64,
+    },
+}
+
+impl CcKind {
+    pub const VEGAS: CcKind = CcKind::Vegas {
+        alpha: 1.0,
+        beta: 3.0,
+        gamma: 1.0,
+    };
+    pub const VENO: CcKind = CcKind::Veno { beta: 3.0 };
+    pub const TCP_AP: CcKind = CcKind::TcpAp {
+        history: 50,
+        alpha: 0.7,
+    };
+
+    /// The name used in scenarios and results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::Tahoe => "tahoe",
+            CcKind::Reno => "reno",
+            CcKind::NewReno => "newreno",
+            CcKind::Sack => "sack",
+            CcKind::Vegas { .. } => "vegas",
+            CcKind::Westwood => "westwood",
+            CcKind::Veno { .. } => "veno",
+            CcKind::NewVeno => "newveno",
+            CcKind::TcpAp { .. } => "tcp-ap",
+        }
+    }
+
+    /// Every variant with default parameters.
+    pub fn all() -> [CcKind; 9] {
+        [
+            CcKind::Tahoe,
+            CcKind::Reno,
+            CcKind::NewReno,
+            CcKind::Sack,
+            CcKind::VEGAS,
+            CcKind::Westwood,
+            CcKind::VENO,
+            CcKind::NewVeno,
+            CcKind::TCP_AP,
+        ]
+    }
+}
+
+/// The loss-recovery procedure the sender runs (see `sender.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from cwnd = 1 (no fast recovery).
+    Tahoe,
+    /// Fast recovery left on the first new ACK (RFC 5681 section 3.2).
+    Reno,
+    /// Fast recovery left when all data outstanding at its start is acked;
+    /// partial ACKs retransmit (RFC 6582).
+    NewReno,
+    /// SACK scoreboard and pipe (RFC 6675).
+    Sack,
+}
+
+/// State shared by the sender and the variant (ns-3's "tcb").
+#[derive(Debug, Clone)]
+pub struct CcState {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: f64,
+    /// Cap on cwnd (ns-2 `window_`), segments.
+    pub max_cwnd: f64,
+    pub mss: u32,
+    /// Data outstanding (snd_max − snd_una), segments, at the event.
+    pub flight: f64,
+    /// Smoothed RTT of the RTO estimator.
+    pub srtt: Option<SimTime>,
+    /// Smallest RTT sample seen (BaseRTT / RTTmin).
+    pub min_rtt: Option<SimTime>,
+    /// Most recent Karn-valid RTT sample.
+    pub last_rtt: Option<SimTime>,
+    /// Hop count of the path, if the world told us (TCP-AP).
+    pub path_hops: Option<u32>,
+}
+
+impl CcState {
+    /// RFC 5681 eq. (4): max(FlightSize / 2, 2 segments).
+    pub fn half_flight(&self) -> f64 {
+        (self.flight / 2.0).max(2.0)
+    }
+
+    /// Standard increase: slow start below ssthresh, else 1/cwnd per ACK
+    /// (RFC 5681 sections 3.1; ns-2's per-ACK form).
+    pub fn reno_increase(&mut self) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        self.clamp();
+    }
+
+    /// Keep cwnd within [1, max_cwnd].
+    pub fn clamp(&mut self) {
+        self.cwnd = self.cwnd.clamp(1.0, self.max_cwnd.max(1.0));
+    }
+
+    /// Whether cwnd is at or above ssthresh (congestion avoidance).
+    pub fn in_ca(&self) -> bool {
+        self.cwnd >= self.ssthresh
+    }
+}
+
+/// A new cumulative ACK outside loss recovery.
+#[derive(Debug, Clone, Copy)]
+pub struct AckEvent {
+    pub now: SimTime,
+    /// Bytes newly acknowledged.
+    pub acked_bytes: u64,
+    /// The cumulative ACK.
+    pub ack: u64,
+    /// Karn-valid RTT sample (last segment this ACK covers, sent once).
+    pub rtt: Option<SimTime>,
+    /// When that segment was sent (for New Veno's sending interval).
+    pub sent_at: Option<SimTime>,
+    /// snd_max when the ACK arrived (marks "one RTT later").
+    pub snd_max: u64,
+}
+
+/// The congestion-control hooks. Every hook has an RFC 5681 default.
+pub trait CongestionControl {
+    /// Which loss-recovery procedure the sender runs.
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+
+    /// A new ACK outside recovery: grow the window.
+    fn on_ack(&mut self, st: &mut CcState, _ev: &AckEvent) {
+        st.reno_increase();
+    }
+
+    /// A Karn-valid RTT sample arrived (also during recovery).
+    fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: SimTime) {}
+
+    /// A duplicate ACK arrived.
+    fn on_dup_ack(&mut self, _st: &mut CcState, _now: SimTime) {}
+
+    /// Fast retransmit: set ssthresh and the cwnd to use after recovery
+    /// (Tahoe then sets cwnd = 1 itself).
+    fn on_loss(&mut self, st: &mut CcState, _now: SimTime) {
+        st.ssthresh = st.half_flight();
+        st.cwnd = st.ssthresh;
+    }
+
+    /// A partial ACK during NewReno recovery.
+    fn on_partial_ack(&mut self, _st: &mut CcState, _ev: &AckEvent) {}
+
+    /// Recovery is over (cwnd already set to the post-recovery value).
+    fn on_exit_recovery(&mut self, _st: &mut CcState, _now: SimTime) {}
+
+    /// The retransmission timer fired.
+    fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
+        st.ssthresh = st.half_flight();
+        st.cwnd = 1.0;
+    }
+
+    /// A segment left (`retx` for a retransmission).
+    fn on_send(&mut self, _st: &mut CcState, _now: SimTime, _seq: u64, _retx: bool) {}
+
+    /// Minimum gap before the next data segment (pacing), if any.
+    fn pacing_interval(&self, _st: &CcState) -> Option<SimTime> {
+        None
+    }
+}
+
+/// Static dispatch over the variants.
+#[derive(Debug, Clone)]
+pub enum AnyCc {
+    Tahoe(tahoe::Tahoe),
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+    Sack(sack::Sack),
+    Vegas(vegas::Vegas),
+    Westwood(westwood::Westwood),
+    Veno(veno::Veno),
+    NewVeno(new_veno::NewVeno),
+    TcpAp(tcp_ap::TcpAp),
+}
+
+impl AnyCc {
+    pub fn new(kind: CcKind) -> Self {
+        match kind {
+            CcKind::Tahoe => AnyCc::Tahoe(tahoe::Tahoe),
+            CcKind::Reno => AnyCc::Reno(reno::Reno),
+            CcKind::NewReno => AnyCc::NewReno(newreno::NewReno),
+            CcKind::Sack => AnyCc::Sack(sack::Sack),
+            CcKind::Vegas { alpha, beta, gamma } => {
+                AnyCc::Vegas(vegas::Vegas::new(alpha, beta, gamma))
+            }
+            CcKind::Westwood => AnyCc::Westwood(westwood::Westwood::default()),
+            CcKind::Veno { beta } => AnyCc::Veno(veno::Veno::new(beta)),
+            CcKind::NewVeno => AnyCc::NewVeno(new_veno::NewVeno::default()),
+            CcKind::TcpAp { history, alpha } => AnyCc::TcpAp(tcp_ap::TcpAp::new(history, alpha)),
+        }
+    }
+
+    fn inner(&self) -> &dyn CongestionControl {
+        match self {
+            AnyCc::Tahoe(c) => c,
+            AnyCc::Reno(c) => c,
+            AnyCc::NewReno(c) => c,
+            AnyCc::Sack(c) => c,
+            AnyCc::Vegas(c) => c,
+            AnyCc::Westwood(c) => c,
+            AnyCc::Veno(c) => c,
+            AnyCc::NewVeno(c) => c,
+            AnyCc::TcpAp(c) => c,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            AnyCc::Tahoe(c) => c,
+            AnyCc::Reno(c) => c,
+            AnyCc::NewReno(c) => c,
+            AnyCc::Sack(c) => c,
+            AnyCc::Vegas(c) => c,
+            AnyCc::Westwood(c) => c,
+            AnyCc::Veno(c) => c,
+            AnyCc::NewVeno(c) => c,
+            AnyCc::TcpAp(c) => c,
+        }
+    }
+}
+
+impl CongestionControl for AnyCc {
+    fn recovery(&self) -> Recovery {
+        self.inner().recovery()
+    }
+    fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        self.inner_mut().on_ack(st, ev)
+    }
+    fn on_rtt_sample(&mut self, st: &mut CcState, now: SimTime, rtt: SimTime) {
+        self.inner_mut().on_rtt_sample(st, now, rtt)
+    }
+    fn on_dup_ack(&mut self, st: &mut CcState, now: SimTime) {
+        self.inner_mut().on_dup_ack(st, now)
+    }
+    fn on_loss(&mut self, st: &mut CcState, now: SimTime) {
+        self.inner_mut().on_loss(st, now)
+    }
+    fn on_partial_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        self.inner_mut().on_partial_ack(st, ev)
+    }
+    fn on_exit_recovery(&mut self, st: &mut CcState, now: SimTime) {
+        self.inner_mut().on_exit_recovery(st, now)
+    }
+    fn on_rto(&mut self, st: &mut CcState, now: SimTime) {
+        self.inner_mut().on_rto(st, now)
+    }
+    fn on_send(&mut self, st: &mut CcState, now: SimTime, seq: u64, retx: bool) {
+        self.inner_mut().on_send(st, now, seq, retx)
+    }
+    fn pacing_interval(&self, st: &CcState) -> Option<SimTime> {
+        self.inner().pacing_interval(st)
+    }
+}
+
+/// A state for unit tests: cwnd 10, ssthresh 5, cap 20, MSS 1000.
+#[cfg(test)]
+pub(crate) fn test_state() -> CcState {
+    CcState {
+        cwnd: 10.0,
+        ssthresh: 5.0,
+        max_cwnd: 20.0,
+        mss: 1000,
+        flight: 10.0,
+        srtt: None,
+        min_rtt: None,
+        last_rtt: None,
+        path_hops: None,
+    }
+}
+
+/// An ACK event for unit tests.
+#[cfg(test)]
+pub(crate) fn test_ack(now: SimTime, ack: u64, rtt: Option<SimTime>) -> AckEvent {
+    AckEvent {
+        now,
+        acked_bytes: 1000,
+        ack,
+        rtt,
+        sent_at: rtt.map(|r| now.saturating_sub(r)),
+        snd_max: ack + 10_000,
+    }
+}

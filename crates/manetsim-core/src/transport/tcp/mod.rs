@@ -1,0 +1,152 @@
+//! TCP: a sender ([`TcpSender`]) and a receiver ([`TcpReceiver`]) as sans-IO
+//! state machines, with congestion control behind one trait
+//! ([`cc::CongestionControl`]), one file per variant in `cc/`, dispatched
+//! through [`cc::AnyCc`] built from [`CcKind`].
+//!
+//! Nothing here reads a clock or owns a queue: every entry point takes
+//! `now`, segments leave through `poll_transmit`, and timers are deadlines
+//! returned by `poll_timeout` (call `on_timeout` when one passes).
+//!
+//! ## Files
+//! - `segment.rs`: what travels ([`TcpSegment`]) and its wire header.
+//! - `rtt.rs`: RFC 6298 RTO estimation with Karn's algorithm and backoff.
+//! - `sender.rs`: sequence space, windows, retransmission timer and the loss
+//!   recovery procedures (Tahoe, Reno, NewReno per RFC 6582, SACK per RFC
+//!   6675). Loss *recovery* lives in the sender; each variant chooses which
+//!   procedure it uses ([`cc::CongestionControl::recovery`]) and decides the
+//!   window values (increase, ssthresh after loss, pacing).
+//! - `receiver.rs`: cumulative ACKs, out-of-order buffer, SACK blocks,
+//!   delayed ACKs (RFC 1122 / RFC 5681 section 4.2), FIN.
+//! - `cc/`: the variants.
+//!
+//! ## Units
+//! Sequence numbers are bytes (64-bit, never wrapping; the wire header
+//! truncates to 32 bits). The congestion window is kept in segments as a
+//! real number, as ns-2 does (`cwnd_`), so the per-ACK increase `1/cwnd` and
+//! Veno's halved increase are exact; [`TcpMetrics::cwnd_bytes`] gives bytes.
+//!
+//! ## ns-2 differences (all configurable in [`TcpConfig`])
+//! - ns-2's `window_` (20) bounds the window: here it caps cwnd growth and is
+//!   the receiver's advertised window.
+//! - ns-2 counts a 40-byte header (IP + TCP) in every packet; SACK blocks and
+//!   timestamps add their option bytes on top (ns-2 does not count them).
+//! - ssthresh after a loss is FlightSize/2 (RFC 5681 eq. 4); ns-2 uses
+//!   `min(cwnd, window_)/2`, which is the same while the window is full.
+//! - RTT samples for the RTO come from one timed segment per RTT (as ns-2
+//!   and RFC 6298 without timestamps); variants also get a Karn-valid RTT
+//!   sample on every ACK that acknowledges a segment sent once.
+
+pub mod cc;
+pub mod receiver;
+pub mod rtt;
+pub mod segment;
+pub mod sender;
+
+#[cfg(test)]
+mod tests;
+
+use crate::engine::SimTime;
+use crate::engine::{NS_PER_MS, NS_PER_S};
+
+pub use cc::CcKind;
+pub use receiver::TcpReceiver;
+pub use segment::{TcpFlags, TcpSegment};
+pub use sender::TcpSender;
+
+/// Parameters of one TCP connection. `Default` follows ns-2.35's
+/// `Agent/TCP` defaults; each field names the ns-2 variable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpConfig {
+    /// Congestion-control variant (ns-2: the agent class).
+    pub variant: CcKind,
+    /// Payload bytes per segment (ns-2 `packetSize_`, 1000).
+    pub mss_bytes: u32,
+    /// ns-2 `window_` (20): cap on cwnd and the receiver's window, packets.
+    pub window_packets: u32,
+    /// ns-2 `windowInit_` (2). RFC 5681 allows 2–4 for common MSS sizes.
+    pub initial_window_packets: u32,
+    /// ns-2 `minrto_` (0.2 s). RFC 6298 recommends 1 s.
+    pub min_rto: SimTime,
+    /// ns-2 `rtxcur_init_` (3 s, the pre-RFC 6298 value). RFC 6298: 1 s.
+    pub initial_rto: SimTime,
+    /// ns-2 `maxrto_` (100000 s, effectively none). RFC 6298: at least 60 s.
+    pub max_rto: SimTime,
+    /// ns-2 `tcpTick_` (0.01 s): the clock granularity G in RFC 6298.
+    pub tick: SimTime,
+    /// ns-2 `numdupacks_` (3).
+    pub dupack_threshold: u32,
+    /// Delayed ACKs at the receiver (ns-2: `Agent/TCPSink/DelAck`; off by
+    /// default as ns-2's plain `TCPSink`).
+    pub delayed_ack: bool,
+    /// ns-2 `Agent/TCPSink/DelAck interval_` (0.1 s). RFC 1122: < 0.5 s.
+    pub delayed_ack_timeout: SimTime,
+    /// Three-way handshake and FIN (false = ns-2's one-way agents).
+    pub handshake: bool,
+    /// Bytes of IP + TCP header counted in every packet (ns-2: 40); TCP
+    /// options add to it.
+    pub header_bytes: u32,
+    /// Carry the RFC 7323 timestamp option on the wire (ns-2
+    /// `timestamps_`, false). Timestamps are kept in segments either way.
+    pub timestamps: bool,
+    /// Largest exponential backoff multiplier of the RTO (ns-2
+    /// `maxbackoff_`, 64).
+    pub max_backoff: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            variant: CcKind::NewReno,
+            mss_bytes: 1000,
+            window_packets: 20,
+            initial_window_packets: 2,
+            min_rto: 200 * NS_PER_MS,
+            initial_rto: 3 * NS_PER_S,
+            max_rto: 100_000 * NS_PER_S,
+            tick: 10 * NS_PER_MS,
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delayed_ack_timeout: 100 * NS_PER_MS,
+            handshake: false,
+            header_bytes: 40,
+            timestamps: false,
+            max_backoff: 64,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// A default configuration for `variant`.
+    pub fn with_variant(variant: CcKind) -> Self {
+        Self {
+            variant,
+            ..Self::default()
+        }
+    }
+
+    /// Whether the receiver sends SACK blocks (the SACK variant).
+    pub fn sack(&self) -> bool {
+        matches!(self.variant, CcKind::Sack)
+    }
+}
+
+/// A snapshot of the sender, for time series.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TcpMetrics {
+    pub cwnd_packets: f64,
+    pub cwnd_bytes: u64,
+    pub ssthresh_packets: f64,
+    pub srtt: Option<SimTime>,
+    pub rto: SimTime,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub bytes_sent: u64,
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub in_recovery: bool,
+    /// The pacing gap (TCP-AP), if pacing.
+    pub pacing_interval: Option<SimTime>,
+}

@@ -1,0 +1,725 @@
+//! The TCP sender: sequence space, windows, the retransmission timer and
+//! the loss-recovery procedures.
+//!
+//! - **Windows.** New data may leave while `snd_nxt + len ≤ snd_una + W`,
+//!   `W = min(⌊cwnd⌋, window_, peer window) × MSS` (RFC 5681 section 2 and
+//!   ns-2's `min(cwnd_, window_)`). SACK recovery uses `pipe` instead.
+//! - **RTO** (RFC 6298): armed when data is outstanding, restarted on each
+//!   new ACK, stopped when all is acked. On expiry: back off, ssthresh and
+//!   cwnd from the variant (`on_rto`), go-back-N from `snd_una`.
+//! - **Fast retransmit** on the third duplicate ACK, unless the ACK does not
+//!   cover `recover` (the RFC 6582 section 3.2 step 1 guard, also used for
+//!   Tahoe and Reno as ns-2's `bug_fix_` does, so the go-back-N duplicates
+//!   after a timeout do not trigger a second reduction).
+//! - **Recovery procedures** ([`Recovery`]): Tahoe (cwnd = 1, go-back-N),
+//!   Reno (RFC 5681 3.2: cwnd = ssthresh + 3, +1 per dupack, leave on the
+//!   first new ACK), NewReno (RFC 6582: leave when the ACK reaches
+//!   `recover`; a partial ACK retransmits the next hole, deflates cwnd by the
+//!   amount acked and adds one segment, and restarts the RTO), SACK (RFC
+//!   6675: scoreboard, IsLost, pipe, NextSeg rules 1 and 2; recovery ends
+//!   when the ACK reaches the recovery point).
+//! - **Handshake** (optional): SYN, then data after the SYN-ACK; a finite
+//!   flow ends with FIN. Without the handshake (ns-2's one-way agents) data
+//!   starts at sequence 0 and no FIN is sent.
+//! - **No Nagle**: whatever the application has written is sent at once, up
+//!   to one MSS per segment (CBR over TCP sends one segment per write).
+
+use std::collections::VecDeque;
+
+use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
+use super::rtt::RttEstimator;
+use super::segment::{TcpFlags, TcpSegment};
+use super::{TcpConfig, TcpMetrics};
+use crate::engine::SimTime;
+
+/// Connection state of the sender (RFC 9293 names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SenderState {
+    Closed,
+    SynSent,
+    Established,
+    /// All data acknowledged (and the FIN, with the handshake).
+    Done,
+}
+
+/// One transmitted, not yet cumulatively acknowledged segment.
+#[derive(Debug, Clone)]
+struct Sent {
+    seq: u64,
+    end: u64,
+    fin: bool,
+    sent_at: SimTime,
+    /// Ever retransmitted (Karn).
+    retx: bool,
+    /// Retransmitted during the current SACK recovery.
+    rec_retx: bool,
+    sacked: bool,
+    lost: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct InRecovery {
+    /// `recover` / RecoveryPoint: snd_max at entry.
+    point: u64,
+    /// cwnd to use when recovery ends.
+    post_cwnd: f64,
+}
+
+/// The sending half of a TCP connection.
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    cfg: TcpConfig,
+    cc: AnyCc,
+    st: CcState,
+    rtt: RttEstimator,
+    state: SenderState,
+    iss: u64,
+    /// First data byte.
+    data_start: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Data bytes the application has handed over (u64::MAX/4 = infinite).
+    written: u64,
+    /// The flow ends (FIN with the handshake) when all written data is sent.
+    finite: bool,
+    sent: VecDeque<Sent>,
+    dupacks: u32,
+    recovery: Option<InRecovery>,
+    recover: Option<u64>,
+    rto_deadline: Option<SimTime>,
+    pacing_next: Option<SimTime>,
+    /// A segment to retransmit at once (fast retransmit, partial ACK).
+    retransmit_now: Option<u64>,
+    syn_pending: bool,
+    syn_sent_at: Option<(SimTime, bool)>,
+    ack_pending: bool,
+    peer_window: u64,
+    /// One timed segment per RTT for the RTO (end, sent at).
+    timed: Option<(u64, SimTime)>,
+    bytes_sent: u64,
+    segments_sent: u64,
+    retransmissions: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+}
+
+const INFINITE: u64 = u64::MAX / 4;
+
+impl TcpSender {
+    /// `total_bytes`: `None` = infinite (FTP), `Some(n)` = n bytes (then FIN
+    /// with the handshake). More data can be added with [`Self::write`].
+    pub fn new(cfg: TcpConfig, total_bytes: Option<u64>) -> Self {
+        let mut s = Self::build(cfg);
+        match total_bytes {
+            None => s.written = INFINITE,
+            Some(n) => {
+                s.written = n;
+                s.finite = true;
+            }
+        }
+        s
+    }
+
+    /// A sender whose data arrives only through [`Self::write`] (CBR over
+    /// TCP); it never closes.
+    pub fn new_app_limited(cfg: TcpConfig) -> Self {
+        Self::build(cfg)
+    }
+
+    fn build(cfg: TcpConfig) -> Self {
+        let st = CcState {
+            cwnd: cfg.initial_window_packets.max(1) as f64,
+            ssthresh: f64::MAX,
+            max_cwnd: cfg.window_packets.max(1) as f64,
+            mss: cfg.mss_bytes.max(1),
+            flight: 0.0,
+            srtt: None,
+            min_rtt: None,
+            last_rtt: None,
+            path_hops: None,
+        };
+        let rtt = RttEstimator::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.tick,
+            cfg.max_backoff,
+        );
+        let handshake = cfg.handshake;
+        let data_start = handshake as u64;
+        Self {
+            cc: AnyCc::new(cfg.variant),
+            peer_window: cfg.window_packets as u64 * cfg.mss_bytes as u64,
+            cfg,
+            st,
+            rtt,
+            state: if handshake {
+                SenderState::Closed
+            } else {
+                SenderState::Established
+            },
+            iss: 0,
+            data_start,
+            snd_una: data_start,
+            snd_nxt: data_start,
+            snd_max: data_start,
+            written: 0,
+            finite: false,
+            sent: VecDeque::new(),
+            dupacks: 0,
+            recovery: None,
+            recover: None,
+            rto_deadline: None,
+            pacing_next: None,
+            retransmit_now: None,
+            syn_pending: handshake,
+            syn_sent_at: None,
+            ack_pending: false,
+            timed: None,
+            bytes_sent: 0,
+            segments_sent: 0,
+            retransmissions: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+        }
+    }
+
+    /// Application data arrives (ignored for an infinite flow).
+    pub fn write(&mut self, bytes: u64) {
+        if self.written < INFINITE {
+            self.written = self.written.saturating_add(bytes).min(INFINITE - 1);
+        }
+    }
+
+    /// Cross-layer hop count of the current route (TCP-AP).
+    pub fn set_path_hops(&mut self, hops: u32) {
+        self.st.path_hops = Some(hops);
+    }
+
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+
+    /// The variant (for inspection in tests and traces).
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+
+    /// All data (and FIN) acknowledged. Never true for infinite or
+    /// application-limited flows.
+    pub fn is_done(&self) -> bool {
+        self.state == SenderState::Done
+    }
+
+    fn mss(&self) -> u64 {
+        self.st.mss as u64
+    }
+
+    /// One past the last data byte available.
+    fn data_end(&self) -> u64 {
+        self.data_start.saturating_add(self.written)
+    }
+
+    /// The sequence number after everything this flow will ever send.
+    fn final_seq(&self) -> Option<u64> {
+        if !self.finite {
+            return None;
+        }
+        Some(self.data_end() + self.cfg.handshake as u64)
+    }
+
+    fn window_bytes(&self) -> u64 {
+        let w = self.st.cwnd.min(self.st.max_cwnd).floor().max(1.0) as u64;
+        (w * self.mss()).min(self.peer_window.max(self.mss()))
+    }
+
+    fn update_flight(&mut self) {
+        self.st.flight = (self.snd_max - self.snd_una) as f64 / self.mss() as f64;
+    }
+
+    fn base_segment(&self, now: SimTime) -> TcpSegment {
+        TcpSegment {
+            ts_val: now,
+            ts_option: self.cfg.timestamps,
+            flags: TcpFlags {
+                ack: self.state != SenderState::Closed && self.state != SenderState::SynSent,
+                ..Default::default()
+            },
+            ack: 1, // the receiver's ISS (0) + 1 after its SYN-ACK
+            ..Default::default()
+        }
+    }
+
+    /// The next segment allowed now; call until `None`.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
+        if self.syn_pending {
+            self.syn_pending = false;
+            self.state = SenderState::SynSent;
+            let retx = self.syn_sent_at.is_some();
+            self.syn_sent_at = Some((now, retx));
+            if self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+            let mut seg = self.base_segment(now);
+            seg.seq = self.iss;
+            seg.flags = TcpFlags {
+                syn: true,
+                ..Default::default()
+            };
+            seg.ack = 0;
+            seg.retransmission = retx;
+            seg.sack_permitted = self.cfg.sack();
+            self.segments_sent += 1;
+            return Some(seg);
+        }
+        if self.state != SenderState::Established {
+            return None;
+        }
+        if self.ack_pending {
+            self.ack_pending = false;
+            let mut seg = self.base_segment(now);
+            seg.seq = self.snd_nxt;
+            self.segments_sent += 1;
+            return Some(seg);
+        }
+        if let Some(t) = self.pacing_next {
+            if now < t {
+                return None;
+            }
+            self.pacing_next = None;
+        }
+        let seg = self.next_data(now)?;
+        if let Some(gap) = self.cc.pacing_interval(&self.st) {
+            if gap > 0 {
+                self.pacing_next = Some(now + gap);
+            }
+        }
+        Some(seg)
+    }
+
+    fn next_data(&mut self, now: SimTime) -> Option<TcpSegment> {
+        // Fast retransmit / partial ACK: the hole at `seq`, regardless of
+        // the window.
+        if let Some(seq) = self.retransmit_now.take() {
+            if let Some(i) = self.sent.iter().position(|s| s.seq == seq) {
+                return Some(self.resend(now, i));
+            }
+        }
+        if self.recovery.is_some() && self.cc.recovery() == Recovery::Sack {
+            return self.next_sack(now);
+        }
+        // Go-back-N region after a timeout (or Tahoe's fast retransmit).
+        while self.snd_nxt < self.snd_max {
+            let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
+            if self.sent[i].sacked {
+                self.snd_nxt = self.sent[i].end;
+                continue;
+            }
+            if self.sent[i].end > self.snd_una + self.window_bytes() {
+                return None;
+            }
+            self.snd_nxt = self.sent[i].end;
+            return Some(self.resend(now, i));
+        }
+        self.send_new(now, false)
+    }
+
+    /// RFC 6675 section 5 step (C): rule 1 (lost, not yet retransmitted
+    /// hole) before rule 2 (new data), while `cwnd − pipe ≥ 1 MSS`.
+    fn next_sack(&mut self, now: SimTime) -> Option<TcpSegment> {
+        let pipe: u64 = self
+            .sent
+            .iter()
+            .filter(|s| !s.sacked)
+            .map(|s| (!s.lost) as u64 + s.rec_retx as u64)
+            .sum();
+        if (pipe as f64) + 1.0 > self.st.cwnd {
+            return None;
+        }
+        if let Some(i) = self
+            .sent
+            .iter()
+            .position(|s| !s.sacked && s.lost && !s.rec_retx)
+        {
+            self.sent[i].rec_retx = true;
+            return Some(self.resend(now, i));
+        }
+        self.send_new(now, true)
+    }
+
+    fn send_new(&mut self, now: SimTime, ignore_cwnd: bool) -> Option<TcpSegment> {
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
+        let seq = self.snd_nxt;
+        let avail = self.data_end().saturating_sub(seq);
+        let (len, fin) = if avail > 0 {
+            (avail.min(self.mss()), false)
+        } else if self.cfg.handshake && self.finite && Some(seq + 1) == self.final_seq() {
+            (0, true)
+        } else {
+            return None;
+        };
+        let end = seq + len + fin as u64;
+        let limit = if ignore_cwnd {
+            // SACK recovery: pipe already checked; the peer window still binds.
+            self.snd_una + self.peer_window.max(self.mss())
+        } else {
+            self.snd_una + self.window_bytes()
+        };
+        if end > limit && !(fin && len == 0 && seq <= limit) {
+            return None;
+        }
+        self.sent.push_back(Sent {
+            seq,
+            end,
+            fin,
+            sent_at: now,
+            retx: false,
+            rec_retx: false,
+            sacked: false,
+            lost: false,
+        });
+        self.snd_nxt = end;
+        self.snd_max = end;
+        if self.timed.is_none() {
+            self.timed = Some((end, now));
+        }
+        Some(self.emit(now, seq, len as u32, fin, false))
+    }
+
+    fn resend(&mut self, now: SimTime, i: usize) -> TcpSegment {
+        let s = &mut self.sent[i];
+        s.retx = true;
+        s.sent_at = now;
+        let (seq, len, fin) = (s.seq, (s.end - s.seq - s.fin as u64) as u32, s.fin);
+        // Karn: a retransmission invalidates the timed segment.
+        self.timed = None;
+        self.retransmissions += 1;
+        self.emit(now, seq, len, fin, true)
+    }
+
+    fn emit(&mut self, now: SimTime, seq: u64, len: u32, fin: bool, retx: bool) -> TcpSegment {
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        self.bytes_sent += len as u64;
+        self.segments_sent += 1;
+        self.update_flight();
+        self.cc.on_send(&mut self.st, now, seq, retx);
+        let mut seg = self.base_segment(now);
+        seg.seq = seq;
+        seg.len = len;
+        seg.flags.fin = fin;
+        seg.retransmission = retx;
+        seg
+    }
+
+    /// An ACK (or SYN-ACK) arrived.
+    pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        if self.state == SenderState::SynSent {
+            if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
+                if let Some((t, false)) = self.syn_sent_at {
+                    self.rtt_sample(now, now - t, true);
+                }
+                self.state = SenderState::Established;
+                self.snd_una = self.data_start;
+                self.snd_nxt = self.data_start;
+                self.snd_max = self.data_start;
+                self.rto_deadline = None;
+                self.ack_pending = true;
+                self.peer_window = seg.window as u64;
+            }
+            return;
+        }
+        if self.state != SenderState::Established || !seg.flags.ack {
+            return;
+        }
+        if seg.flags.syn {
+            // A duplicate SYN-ACK: our ACK was lost.
+            self.ack_pending = true;
+            return;
+        }
+        if seg.ack > self.snd_max {
+            return;
+        }
+        let old_window = self.peer_window;
+        self.peer_window = seg.window as u64;
+        if self.cc.recovery() == Recovery::Sack {
+            self.update_scoreboard(&seg.sack);
+        }
+        if seg.ack > self.snd_una {
+            self.on_new_ack(now, seg.ack);
+        } else if seg.ack == self.snd_una
+            && seg.len == 0
+            && !seg.flags.fin
+            && self.snd_max > self.snd_una
+            && seg.window as u64 == old_window
+        {
+            self.on_dup_ack(now);
+        }
+    }
+
+    fn rtt_sample(&mut self, now: SimTime, r: SimTime, for_rto: bool) {
+        if for_rto {
+            self.rtt.sample(r);
+            self.st.srtt = self.rtt.srtt();
+        }
+        self.st.last_rtt = Some(r);
+        self.st.min_rtt = Some(self.st.min_rtt.map_or(r, |m| m.min(r)));
+        self.cc.on_rtt_sample(&mut self.st, now, r);
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, ack: u64) {
+        let acked_bytes = ack - self.snd_una;
+        // Remove covered segments; the last one sent once gives the sample.
+        let mut newest: Option<(SimTime, bool)> = None;
+        while let Some(front) = self.sent.front_mut() {
+            if front.end <= ack {
+                newest = Some((front.sent_at, front.retx));
+                self.sent.pop_front();
+            } else {
+                if front.seq < ack {
+                    front.seq = ack;
+                }
+                break;
+            }
+        }
+        let (rtt, sent_at) = match newest {
+            Some((t, false)) => (Some(now - t), Some(t)),
+            _ => (None, None),
+        };
+        let timed_hit = matches!(self.timed, Some((end, _)) if ack >= end);
+        if let Some(r) = rtt {
+            let for_rto = timed_hit;
+            self.rtt_sample(now, r, for_rto);
+        }
+        if timed_hit {
+            if rtt.is_none() {
+                if let Some((_, t)) = self.timed {
+                    self.rtt.sample(now - t);
+                    self.st.srtt = self.rtt.srtt();
+                }
+            }
+            self.timed = None;
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        self.update_flight();
+        let ev = AckEvent {
+            now,
+            acked_bytes,
+            ack,
+            rtt,
+            sent_at,
+            snd_max: self.snd_max,
+        };
+        let mode = self.cc.recovery();
+        match self.recovery {
+            Some(rec) => match mode {
+                Recovery::Reno => self.exit_recovery(now, rec),
+                Recovery::NewReno | Recovery::Sack if ack >= rec.point => {
+                    self.exit_recovery(now, rec)
+                }
+                Recovery::NewReno => {
+                    // RFC 6582 section 3.2 step 3, partial ACK.
+                    self.retransmit_now = Some(ack);
+                    let acked_pkts = acked_bytes as f64 / self.mss() as f64;
+                    self.st.cwnd = (self.st.cwnd - acked_pkts + 1.0).max(1.0);
+                    self.cc.on_partial_ack(&mut self.st, &ev);
+                }
+                Recovery::Sack => {
+                    self.cc.on_partial_ack(&mut self.st, &ev);
+                }
+                Recovery::Tahoe => self.recovery = None,
+            },
+            None => {
+                self.dupacks = 0;
+                self.cc.on_ack(&mut self.st, &ev);
+            }
+        }
+        if self.recovery.is_none() {
+            self.dupacks = 0;
+        }
+        if self.cc.recovery() == Recovery::Sack {
+            self.mark_lost();
+        }
+        if self.final_seq().is_some_and(|f| ack >= f) {
+            self.state = SenderState::Done;
+            self.rto_deadline = None;
+        } else if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+        } else {
+            // RFC 6298 (5.3).
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn exit_recovery(&mut self, now: SimTime, rec: InRecovery) {
+        self.recovery = None;
+        self.st.cwnd = rec.post_cwnd;
+        self.st.clamp();
+        for s in &mut self.sent {
+            s.rec_retx = false;
+        }
+        self.cc.on_exit_recovery(&mut self.st, now);
+    }
+
+    fn on_dup_ack(&mut self, now: SimTime) {
+        self.dupacks += 1;
+        self.cc.on_dup_ack(&mut self.st, now);
+        let mode = self.cc.recovery();
+        if self.recovery.is_some() {
+            if matches!(mode, Recovery::Reno | Recovery::NewReno) {
+                // RFC 5681 section 3.2 step 4: inflate.
+                self.st.cwnd += 1.0;
+            }
+            return;
+        }
+        let lost_front = mode == Recovery::Sack && self.sent.front().is_some_and(|s| s.lost);
+        if self.dupacks < self.cfg.dupack_threshold && !lost_front {
+            return;
+        }
+        if self.dupacks > self.cfg.dupack_threshold && !lost_front {
+            return;
+        }
+        // RFC 6582 section 3.2 step 1 guard.
+        if let Some(r) = self.recover {
+            if self.snd_una <= r {
+                return;
+            }
+        }
+        self.fast_retransmits += 1;
+        self.recover = Some(self.snd_max);
+        self.update_flight();
+        match mode {
+            Recovery::Tahoe => {
+                self.cc.on_loss(&mut self.st, now);
+                self.st.cwnd = 1.0;
+                self.snd_nxt = self.snd_una;
+                self.dupacks = 0;
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.cc.on_loss(&mut self.st, now);
+                let post = self.st.cwnd;
+                self.st.cwnd = post + self.cfg.dupack_threshold as f64;
+                self.recovery = Some(InRecovery {
+                    point: self.snd_max,
+                    post_cwnd: post,
+                });
+                self.retransmit_now = Some(self.snd_una);
+            }
+            Recovery::Sack => {
+                self.cc.on_loss(&mut self.st, now);
+                let post = self.st.cwnd;
+                self.recovery = Some(InRecovery {
+                    point: self.snd_max,
+                    post_cwnd: post,
+                });
+                if let Some(f) = self.sent.front_mut() {
+                    f.lost = true;
+                    f.rec_retx = true;
+                }
+                self.retransmit_now = Some(self.snd_una);
+            }
+        }
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// RFC 2018 blocks mark segments SACKed.
+    fn update_scoreboard(&mut self, blocks: &[(u64, u64)]) {
+        for &(l, r) in blocks {
+            for s in self.sent.iter_mut() {
+                if s.seq >= l && s.end <= r {
+                    s.sacked = true;
+                }
+            }
+        }
+        self.mark_lost();
+    }
+
+    /// RFC 6675 IsLost: more than (DupThresh − 1) × MSS SACKed bytes above.
+    fn mark_lost(&mut self) {
+        let limit = (self.cfg.dupack_threshold.max(1) as u64 - 1) * self.mss();
+        let mut above = 0u64;
+        for s in self.sent.iter_mut().rev() {
+            if s.sacked {
+                above += s.end - s.seq;
+            } else if above > limit {
+                s.lost = true;
+            }
+        }
+    }
+
+    /// The earliest deadline: RTO or pacing.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match (self.rto_deadline, self.pacing_next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A deadline passed.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.pacing_next.is_some_and(|t| t <= now) {
+            self.pacing_next = None;
+        }
+        let Some(deadline) = self.rto_deadline else {
+            return;
+        };
+        if now < deadline {
+            return;
+        }
+        self.rto_deadline = None;
+        self.rtt.on_timeout();
+        self.timeouts += 1;
+        if self.state == SenderState::SynSent {
+            self.syn_pending = true;
+            return;
+        }
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        // RFC 6298 (5.4)–(5.6) and RFC 5681 eq. (4).
+        self.update_flight();
+        self.cc.on_rto(&mut self.st, now);
+        self.recovery = None;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.retransmit_now = None;
+        self.timed = None;
+        self.snd_nxt = self.snd_una;
+        self.pacing_next = None;
+        for s in &mut self.sent {
+            s.rec_retx = false;
+            s.lost = true;
+        }
+    }
+
+    pub fn metrics(&self) -> TcpMetrics {
+        TcpMetrics {
+            cwnd_packets: self.st.cwnd,
+            cwnd_bytes: (self.st.cwnd * self.mss() as f64) as u64,
+            ssthresh_packets: self.st.ssthresh,
+            srtt: self.rtt.srtt(),
+            rto: self.rtt.rto(),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            bytes_sent: self.bytes_sent,
+            segments_sent: self.segments_sent,
+            retransmissions: self.retransmissions,
+            timeouts: self.timeouts,
+            fast_retransmits: self.fast_retransmits,
+            in_recovery: self.recovery.is_some(),
+            pacing_interval: self.cc.pacing_interval(&self.st),
+        }
+    }
+
+    /// Mutable access to the shared state (tests).
+    #[cfg(test)]
+    pub(crate) fn state_mut(&mut self) -> &mut CcState {
+        &mut self.st
+    }
+}

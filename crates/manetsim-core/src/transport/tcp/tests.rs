@@ -1,0 +1,520 @@
+//! Sender and receiver state-machine tests on hand-made segments, and an
+//! end-to-end loop through a lossy pipe for every variant.
+
+use super::cc::{CcKind, CongestionControl};
+use super::*;
+use crate::engine::{Rng, SimTime, Stream};
+use crate::engine::{NS_PER_MS, NS_PER_S};
+
+const MSS: u64 = 1000;
+
+fn cfg(kind: CcKind) -> TcpConfig {
+    TcpConfig {
+        mss_bytes: MSS as u32,
+        ..TcpConfig::with_variant(kind)
+    }
+}
+
+fn ack(n: u64) -> TcpSegment {
+    TcpSegment {
+        ack: n,
+        flags: TcpFlags {
+            ack: true,
+            ..Default::default()
+        },
+        window: 20 * MSS as u32,
+        ..Default::default()
+    }
+}
+
+fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> TcpSegment {
+    TcpSegment {
+        sack: blocks.to_vec(),
+        ..ack(n)
+    }
+}
+
+fn data(seq: u64, len: u32) -> TcpSegment {
+    TcpSegment {
+        seq,
+        len,
+        flags: TcpFlags {
+            ack: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn drain(s: &mut TcpSender, now: SimTime) -> Vec<TcpSegment> {
+    let mut v = Vec::new();
+    while let Some(seg) = s.poll_transmit(now) {
+        v.push(seg);
+        assert!(v.len() < 1000, "runaway sender");
+    }
+    v
+}
+
+/// A sender with `cwnd` segments in flight (0..cwnd×MSS) and ssthresh high.
+fn with_flight(kind: CcKind, cwnd: f64) -> TcpSender {
+    let mut s = TcpSender::new(cfg(kind), None);
+    s.state_mut().cwnd = cwnd;
+    let sent = drain(&mut s, 0);
+    assert_eq!(sent.len(), cwnd as usize);
+    s
+}
+
+fn dupacks(s: &mut TcpSender, now: SimTime, n: u64, k: usize) {
+    for _ in 0..k {
+        s.on_segment(now, &ack(n));
+    }
+}
+
+// ---- Sender: windows and slow start --------------------------------------
+
+#[test]
+fn sender_initial_window_is_window_init() {
+    let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
+    let segs = drain(&mut s, 0);
+    assert_eq!(segs.len(), 2);
+    assert_eq!((segs[0].seq, segs[0].len), (0, 1000));
+    assert_eq!(segs[1].seq, 1000);
+    assert!(s.poll_timeout().is_some(), "RTO armed");
+}
+
+#[test]
+fn sender_slow_start_then_window_cap() {
+    let mut s = TcpSender::new(cfg(CcKind::Reno), None);
+    drain(&mut s, 0);
+    let mut acked = 0;
+    for i in 1..200 {
+        acked += MSS;
+        s.on_segment(i * NS_PER_MS, &ack(acked));
+        drain(&mut s, i * NS_PER_MS);
+    }
+    let m = s.metrics();
+    assert_eq!(m.cwnd_packets, 20.0, "capped at window_");
+    assert!(m.snd_max - m.snd_una <= 20 * MSS);
+}
+
+#[test]
+fn finite_flow_is_done_when_all_acked() {
+    let mut s = TcpSender::new(cfg(CcKind::NewReno), Some(2500));
+    let segs = drain(&mut s, 0);
+    assert_eq!(segs.len(), 2);
+    s.on_segment(NS_PER_MS, &ack(2000));
+    let segs = drain(&mut s, NS_PER_MS);
+    assert_eq!((segs[0].seq, segs[0].len), (2000, 500));
+    assert!(!s.is_done());
+    s.on_segment(2 * NS_PER_MS, &ack(2500));
+    assert!(s.is_done());
+    assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn app_limited_sender_sends_what_was_written() {
+    let mut s = TcpSender::new_app_limited(cfg(CcKind::Reno));
+    assert!(drain(&mut s, 0).is_empty());
+    s.write(100);
+    let segs = drain(&mut s, 0);
+    assert_eq!(segs.len(), 1);
+    assert_eq!(segs[0].len, 100);
+}
+
+// ---- Sender: loss recovery per variant -----------------------------------
+
+#[test]
+fn tahoe_goes_to_cwnd_1_on_three_dupacks() {
+    let mut s = with_flight(CcKind::Tahoe, 10.0);
+    dupacks(&mut s, 1, 0, 2);
+    assert_eq!(s.metrics().cwnd_packets, 10.0);
+    dupacks(&mut s, 1, 0, 1);
+    let m = s.metrics();
+    assert_eq!(m.cwnd_packets, 1.0);
+    assert_eq!(m.ssthresh_packets, 5.0);
+    assert_eq!(m.fast_retransmits, 1);
+    let segs = drain(&mut s, 1);
+    assert_eq!(segs.len(), 1);
+    assert!(segs[0].retransmission);
+    assert_eq!(segs[0].seq, 0);
+    // More dupacks do not trigger a second reduction.
+    dupacks(&mut s, 2, 0, 5);
+    assert_eq!(s.metrics().fast_retransmits, 1);
+}
+
+#[test]
+fn reno_leaves_recovery_on_the_first_new_ack() {
+    let mut s = with_flight(CcKind::Reno, 10.0);
+    dupacks(&mut s, 1, 0, 3);
+    let m = s.metrics();
+    assert!(m.in_recovery);
+    assert_eq!(m.ssthresh_packets, 5.0);
+    assert_eq!(m.cwnd_packets, 8.0); // ssthresh + 3
+    let segs = drain(&mut s, 1);
+    assert_eq!(segs.len(), 1);
+    assert_eq!((segs[0].seq, segs[0].retransmission), (0, true));
+    dupacks(&mut s, 2, 0, 1);
+    assert_eq!(s.metrics().cwnd_packets, 9.0); // inflation
+    s.on_segment(3, &ack(2000)); // partial, but Reno leaves anyway
+    let m = s.metrics();
+    assert!(!m.in_recovery);
+    assert_eq!(m.cwnd_packets, 5.0);
+}
+
+#[test]
+fn newreno_stays_in_recovery_after_a_partial_ack() {
+    let mut s = with_flight(CcKind::NewReno, 10.0);
+    dupacks(&mut s, 1, 0, 3);
+    drain(&mut s, 1);
+    s.on_segment(2, &ack(2000)); // partial: 2000..3000 also lost
+    let m = s.metrics();
+    assert!(m.in_recovery);
+    let segs = drain(&mut s, 2);
+    assert_eq!(segs[0].seq, 2000);
+    assert!(segs[0].retransmission);
+    s.on_segment(3, &ack(10_000)); // covers `recover`
+    let m = s.metrics();
+    assert!(!m.in_recovery);
+    assert_eq!(m.cwnd_packets, 5.0);
+    assert_eq!(m.fast_retransmits, 1);
+}
+
+#[test]
+fn sack_retransmits_every_lost_segment_from_the_scoreboard() {
+    let mut s = with_flight(CcKind::Sack, 10.0);
+    // Segments 0 and 2 lost; 1, 3, 4, 5 arrive.
+    s.on_segment(1, &sack_ack(0, &[(1000, 2000)]));
+    s.on_segment(1, &sack_ack(0, &[(3000, 4000), (1000, 2000)]));
+    s.on_segment(1, &sack_ack(0, &[(3000, 5000), (1000, 2000)]));
+    let m = s.metrics();
+    assert!(m.in_recovery);
+    assert_eq!(m.cwnd_packets, 5.0);
+    let segs = drain(&mut s, 1);
+    assert_eq!(segs[0].seq, 0);
+    s.on_segment(2, &sack_ack(0, &[(3000, 6000), (1000, 2000)]));
+    // 2000..3000 now has 3 segments SACKed above it: lost. pipe = 1
+    // (retransmitted 0) + 4 (6..9 in flight) = cwnd: nothing may leave yet.
+    assert!(drain(&mut s, 2).is_empty());
+    s.on_segment(2, &sack_ack(0, &[(3000, 7000), (1000, 2000)]));
+    // pipe 4 < 5: rule 1 sends the lost hole before new data.
+    let segs = drain(&mut s, 2);
+    assert_eq!(segs.len(), 1);
+    assert!(
+        segs.iter().any(|g| g.seq == 2000 && g.retransmission),
+        "{segs:?}"
+    );
+    s.on_segment(3, &ack(10_000));
+    assert!(!s.metrics().in_recovery);
+}
+
+#[test]
+fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
+    let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
+    drain(&mut s, 0);
+    let t1 = s.poll_timeout().unwrap();
+    assert_eq!(t1, 3 * NS_PER_S);
+    s.on_timeout(t1);
+    let m = s.metrics();
+    assert_eq!((m.timeouts, m.cwnd_packets), (1, 1.0));
+    assert_eq!(m.rto, 6 * NS_PER_S);
+    let segs = drain(&mut s, t1);
+    assert_eq!(segs.len(), 1);
+    assert!(segs[0].retransmission);
+    let t2 = s.poll_timeout().unwrap();
+    assert_eq!(t2, t1 + 6 * NS_PER_S);
+    s.on_timeout(t2);
+    assert_eq!(s.metrics().rto, 12 * NS_PER_S);
+    drain(&mut s, t2);
+    // The ACK of a retransmitted segment gives no RTT sample (Karn).
+    s.on_segment(t2 + 100 * NS_PER_MS, &ack(1000));
+    let m = s.metrics();
+    assert_eq!(m.srtt, None);
+    assert_eq!(m.rto, 12 * NS_PER_S, "backoff kept until a valid sample");
+    assert_eq!(s.poll_timeout(), Some(t2 + 100 * NS_PER_MS + 12 * NS_PER_S));
+}
+
+#[test]
+fn a_valid_sample_sets_srtt_and_rto() {
+    let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
+    drain(&mut s, 0);
+    s.on_segment(100 * NS_PER_MS, &ack(1000));
+    let m = s.metrics();
+    assert_eq!(m.srtt, Some(100 * NS_PER_MS));
+    assert_eq!(m.rto, 300 * NS_PER_MS);
+}
+
+#[test]
+fn veno_random_loss_cuts_to_four_fifths_in_the_sender() {
+    let mut s = with_flight(CcKind::VENO, 10.0);
+    // No RTT known: N = 0 < β, a random loss.
+    dupacks(&mut s, 1, 0, 3);
+    assert_eq!(s.metrics().ssthresh_packets, 8.0);
+}
+
+#[test]
+fn tcp_ap_spaces_its_sends_by_its_rate_estimate() {
+    let mut s = TcpSender::new(cfg(CcKind::TCP_AP), None);
+    s.set_path_hops(8);
+    let segs = drain(&mut s, 0); // no estimate yet: window-limited
+    assert_eq!(segs.len(), 2);
+    // RTT 160 ms, 8 hops: gap = 160/2 × 4/8 = 40 ms.
+    let t = 160 * NS_PER_MS;
+    s.on_segment(t, &ack(1000));
+    assert_eq!(s.metrics().pacing_interval, Some(40 * NS_PER_MS));
+    let segs = drain(&mut s, t);
+    assert_eq!(segs.len(), 1, "one segment, then wait for the gap");
+    assert_eq!(s.poll_timeout(), Some(t + 40 * NS_PER_MS));
+    assert!(drain(&mut s, t + 39 * NS_PER_MS).is_empty());
+    s.on_timeout(t + 40 * NS_PER_MS);
+    assert_eq!(drain(&mut s, t + 40 * NS_PER_MS).len(), 1);
+}
+
+#[test]
+fn vegas_variant_lowers_cwnd_in_the_sender_when_queues_build() {
+    let mut s = with_flight(CcKind::VEGAS, 10.0);
+    s.state_mut().ssthresh = 2.0; // congestion avoidance
+    let mut now = 0;
+    let mut acked = 0;
+    // RTT grows from 100 ms to 400 ms: Diff ≫ β.
+    for i in 0..60u64 {
+        now += 20 * NS_PER_MS;
+        acked += MSS;
+        let _ = i;
+        s.on_segment(now, &ack(acked));
+        for _ in drain(&mut s, now) {}
+    }
+    let first = s.metrics().cwnd_packets;
+    assert!(first <= 10.0, "cwnd {first}");
+    if let cc::AnyCc::Vegas(v) = s.cc() {
+        assert!(v.last_diff().is_some());
+    } else {
+        panic!("not Vegas");
+    }
+    assert!(s.cc().recovery() == cc::Recovery::Reno);
+}
+
+// ---- Handshake ------------------------------------------------------------
+
+#[test]
+fn handshake_syn_synack_ack_then_data_and_fin() {
+    let mut c = cfg(CcKind::NewReno);
+    c.handshake = true;
+    let mut s = TcpSender::new(c.clone(), Some(1500));
+    let mut r = TcpReceiver::new(&c);
+    let syn = drain(&mut s, 0);
+    assert_eq!(syn.len(), 1);
+    assert!(syn[0].flags.syn && !syn[0].flags.ack);
+    r.on_segment(1, &syn[0]);
+    let synack = r.poll_transmit(1).unwrap();
+    assert!(synack.flags.syn && synack.flags.ack);
+    assert_eq!(synack.ack, 1);
+    s.on_segment(2, &synack);
+    let segs = drain(&mut s, 2);
+    assert!(segs[0].flags.ack && segs[0].len == 0, "third segment: ACK");
+    assert_eq!((segs[1].seq, segs[1].len), (1, 1000));
+    assert_eq!((segs[2].seq, segs[2].len), (1001, 500));
+    // The FIN follows the last data at once.
+    assert!(segs[3].flags.fin);
+    assert_eq!((segs[3].seq, segs[3].len), (1501, 0));
+    for g in &segs[..3] {
+        r.on_segment(3, g);
+    }
+    let a = r.poll_transmit(3).unwrap();
+    assert_eq!(a.ack, 1501);
+    s.on_segment(4, &a);
+    assert!(!s.is_done());
+    r.on_segment(5, &segs[3]);
+    assert_eq!(r.state(), receiver::ReceiverState::CloseWait);
+    let a = r.poll_transmit(5).unwrap();
+    assert_eq!(a.ack, 1502);
+    s.on_segment(6, &a);
+    assert!(s.is_done());
+    assert_eq!(r.delivered_bytes(), 1500);
+}
+
+#[test]
+fn lost_syn_is_retransmitted_with_backoff() {
+    let mut c = cfg(CcKind::Reno);
+    c.handshake = true;
+    let mut s = TcpSender::new(c, None);
+    drain(&mut s, 0);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    let syn = drain(&mut s, t);
+    assert!(syn[0].flags.syn && syn[0].retransmission);
+    assert_eq!(s.poll_timeout(), Some(t + 6 * NS_PER_S));
+}
+
+// ---- Receiver ---------------------------------------------------------------
+
+#[test]
+fn receiver_dupacks_out_of_order_data_and_delivers_once() {
+    let mut r = TcpReceiver::new(&cfg(CcKind::Reno));
+    r.on_segment(0, &data(0, 1000));
+    assert_eq!(r.poll_transmit(0).unwrap().ack, 1000);
+    r.on_segment(1, &data(2000, 1000));
+    let a = r.poll_transmit(1).unwrap();
+    assert_eq!(a.ack, 1000, "duplicate ACK");
+    assert!(a.sack.is_empty());
+    assert_eq!(r.take_delivered(), 1000);
+    r.on_segment(2, &data(1000, 1000));
+    assert_eq!(r.poll_transmit(2).unwrap().ack, 3000);
+    r.on_segment(3, &data(1000, 1000)); // duplicate
+    assert_eq!(r.poll_transmit(3).unwrap().ack, 3000);
+    assert_eq!(r.take_delivered(), 2000);
+    assert_eq!(r.take_delivered(), 0);
+    assert_eq!(r.delivered_bytes(), 3000);
+}
+
+#[test]
+fn receiver_sends_sack_blocks_most_recent_first() {
+    let mut r = TcpReceiver::new(&cfg(CcKind::Sack));
+    r.on_segment(0, &data(0, 1000));
+    r.poll_transmit(0);
+    r.on_segment(1, &data(2000, 1000));
+    assert_eq!(r.poll_transmit(1).unwrap().sack, vec![(2000, 3000)]);
+    r.on_segment(2, &data(4000, 1000));
+    assert_eq!(
+        r.poll_transmit(2).unwrap().sack,
+        vec![(4000, 5000), (2000, 3000)]
+    );
+    r.on_segment(3, &data(3000, 1000)); // joins the two blocks
+    let a = r.poll_transmit(3).unwrap();
+    assert_eq!(a.ack, 1000);
+    assert_eq!(a.sack, vec![(2000, 5000)]);
+    r.on_segment(4, &data(1000, 1000));
+    let a = r.poll_transmit(4).unwrap();
+    assert_eq!(a.ack, 5000);
+    assert!(a.sack.is_empty());
+}
+
+#[test]
+fn delayed_ack_every_second_segment_or_after_the_timeout() {
+    let mut c = cfg(CcKind::Reno);
+    c.delayed_ack = true;
+    let mut r = TcpReceiver::new(&c);
+    r.on_segment(0, &data(0, 1000));
+    assert!(r.poll_transmit(0).is_none());
+    assert_eq!(r.poll_timeout(), Some(100 * NS_PER_MS));
+    r.on_segment(10, &data(1000, 1000));
+    assert_eq!(r.poll_transmit(10).unwrap().ack, 2000);
+    assert_eq!(r.poll_timeout(), None);
+    r.on_segment(20, &data(2000, 1000));
+    assert!(r.poll_transmit(20).is_none());
+    r.on_timeout(20 + 100 * NS_PER_MS);
+    assert_eq!(r.poll_transmit(20 + 100 * NS_PER_MS).unwrap().ack, 3000);
+    // Out of order: at once.
+    r.on_segment(30, &data(4000, 1000));
+    assert_eq!(r.poll_transmit(30).unwrap().ack, 3000);
+}
+
+// ---- End to end through a lossy pipe ---------------------------------------
+
+struct Outcome {
+    delivered: u64,
+    done: bool,
+    retransmissions: u64,
+    end_time: SimTime,
+}
+
+/// Sender and receiver joined by a pipe: 1 ms per data segment on the
+/// forward link, 10 ms propagation each way, each segment (both ways)
+/// dropped with probability `loss`.
+fn run_pipe(c: &TcpConfig, total: u64, loss: f64, seed: u64) -> Outcome {
+    let mut rng = Rng::new(1, Stream::Test, seed);
+    let mut s = TcpSender::new(c.clone(), Some(total));
+    s.set_path_hops(1);
+    let mut r = TcpReceiver::new(c);
+    // (time, id, to_receiver, segment)
+    let mut q: Vec<(SimTime, u64, bool, TcpSegment)> = Vec::new();
+    let mut id = 0u64;
+    let mut link_free = 0;
+    let mut now = 0;
+    let mut delivered = 0;
+    let prop = 10 * NS_PER_MS;
+    for _ in 0..2_000_000 {
+        while let Some(seg) = s.poll_transmit(now) {
+            link_free = link_free.max(now) + NS_PER_MS;
+            if rng.uniform() >= loss {
+                id += 1;
+                q.push((link_free + prop, id, true, seg));
+            }
+        }
+        while let Some(a) = r.poll_transmit(now) {
+            if rng.uniform() >= loss {
+                id += 1;
+                q.push((now + prop, id, false, a));
+            }
+        }
+        let got = r.take_delivered();
+        delivered += got;
+        assert!(delivered <= total, "delivered more than sent");
+        assert_eq!(delivered, r.delivered_bytes());
+        if s.is_done() {
+            break;
+        }
+        let next_q = q.iter().map(|e| (e.0, e.1)).min();
+        let mut next = next_q.map(|e| e.0);
+        for t in [s.poll_timeout(), r.poll_timeout()].into_iter().flatten() {
+            next = Some(next.map_or(t, |n: SimTime| n.min(t)));
+        }
+        let Some(t) = next else { break };
+        assert!(t >= now, "time went backwards");
+        now = t;
+        if let Some((_, nid)) = next_q.filter(|e| e.0 == now) {
+            let i = q.iter().position(|e| e.1 == nid).unwrap();
+            let (_, _, to_r, seg) = q.swap_remove(i);
+            if to_r {
+                r.on_segment(now, &seg);
+            } else {
+                s.on_segment(now, &seg);
+            }
+            continue;
+        }
+        if s.poll_timeout().is_some_and(|d| d <= now) {
+            s.on_timeout(now);
+        }
+        if r.poll_timeout().is_some_and(|d| d <= now) {
+            r.on_timeout(now);
+        }
+    }
+    delivered += r.take_delivered();
+    Outcome {
+        delivered,
+        done: s.is_done(),
+        retransmissions: s.metrics().retransmissions,
+        end_time: now,
+    }
+}
+
+#[test]
+fn every_variant_delivers_every_byte_once_over_a_lossy_pipe() {
+    let total = 300_000;
+    for (k, kind) in CcKind::all().into_iter().enumerate() {
+        for (j, (handshake, delack)) in [(false, false), (true, true)].into_iter().enumerate() {
+            let mut c = cfg(kind);
+            c.handshake = handshake;
+            c.delayed_ack = delack;
+            let o = run_pipe(&c, total, 0.05, (k * 10 + j) as u64);
+            assert!(o.done, "{} hs={handshake}: not done", kind.name());
+            assert_eq!(o.delivered, total, "{} hs={handshake}", kind.name());
+            assert!(o.retransmissions > 0, "{}: loss never hit", kind.name());
+            assert!(o.end_time < 2000 * NS_PER_S);
+        }
+    }
+}
+
+#[test]
+fn lossless_pipe_has_no_retransmissions_and_fills_the_link() {
+    for kind in CcKind::all() {
+        let c = cfg(kind);
+        let o = run_pipe(&c, 200_000, 0.0, 99);
+        assert!(o.done, "{}", kind.name());
+        assert_eq!(o.delivered, 200_000);
+        assert_eq!(o.retransmissions, 0, "{}", kind.name());
+        if kind != CcKind::TCP_AP {
+            // 200 segments at 1 ms each plus ramp-up: well under a second.
+            assert!(o.end_time < NS_PER_S, "{}: {}", kind.name(), o.end_time);
+        }
+    }
+}
