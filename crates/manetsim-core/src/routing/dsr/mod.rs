@@ -47,11 +47,14 @@
 //!   (`retry_limit`). Packets the interface queue held for the broken
 //!   neighbour are taken back (`Reroute`) and salvaged the same way (a
 //!   drop is `no_route`). At the source a packet is simply routed again (or
-//!   buffered and a new discovery started).
+//!   buffered and a new discovery started). The source keeps the last route
+//!   error it received and carries it on its next propagating request (if
+//!   sent within 1 s); every node the request reaches removes the link
+//!   before it considers replying from its cache, and passes the error on
+//!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
 //! * **Not implemented:** gratuitous route replies for route shortening
 //!   (they need promiscuous overhearing, which the world does not offer);
-//!   piggy-backing the last route error on the next request
-//!   (ns-2 `propagate_last_error`); flow state (RFC 4728 section 3.5);
+//!   flow state (RFC 4728 section 3.5);
 //!   acknowledgement-based maintenance (only MAC feedback); the
 //!   primary/secondary split of ns-2's cache.
 
@@ -99,6 +102,11 @@ pub struct DsrConfig {
     pub broadcast_jitter: SimTime,
     /// Intermediate nodes answer requests from their cache.
     pub reply_from_cache: bool,
+    /// A source that received a route error carries it on its next
+    /// propagating request if that leaves within this time, so nodes clean
+    /// their caches before replying (ns-2 `propagate_last_error`,
+    /// `max_err_hold` 1 s). `None` turns it off.
+    pub propagate_last_error: Option<SimTime>,
 }
 
 impl Default for DsrConfig {
@@ -115,6 +123,7 @@ impl Default for DsrConfig {
             max_salvage: 15,
             broadcast_jitter: 10 * NS_PER_MS,
             reply_from_cache: true,
+            propagate_last_error: Some(NS_PER_S),
         }
     }
 }
@@ -172,6 +181,14 @@ impl SourceRoute {
     }
 }
 
+/// A received Route Request and the route errors that came with it.
+struct RequestIn<'a> {
+    id: u16,
+    target: NodeId,
+    record: &'a [NodeId],
+    errors: Vec<DsrOption>,
+}
+
 /// A rebroadcast waiting for its jitter.
 #[derive(Debug, Clone)]
 struct Delayed {
@@ -195,6 +212,8 @@ pub struct Dsr {
     /// Route errors sent at `now`: (source, unreachable), to send one per
     /// broken link and source.
     errors_now: (SimTime, Vec<(NodeId, NodeId)>),
+    /// The last route error received as its destination, and when.
+    held_error: Option<(SimTime, DsrOption)>,
     /// The time of the last call, for `hop_count`.
     last_now: SimTime,
 }
@@ -210,6 +229,7 @@ impl Dsr {
             delayed: BTreeMap::new(),
             delayed_seq: 0,
             errors_now: (0, Vec::new()),
+            held_error: None,
             last_now: 0,
             cfg,
         }
@@ -341,7 +361,7 @@ impl Dsr {
         if self.requests.discovery(target).is_some() {
             return;
         }
-        self.send_request(target, 1, ctx);
+        self.send_request(now, target, 1, ctx);
         self.requests.set_discovery(
             target,
             Discovery {
@@ -351,29 +371,38 @@ impl Dsr {
         );
     }
 
-    fn send_request(&mut self, target: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
+    fn send_request(&mut self, now: SimTime, target: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
         let id = self.next_request_id;
         self.next_request_id = self.next_request_id.wrapping_add(1);
         self.requests.first_sighting(self.me, id);
-        let body = DsrRepr::control(vec![DsrOption::RouteRequest {
+        let mut options = Vec::with_capacity(2);
+        // The last route error rides on the next propagating request.
+        if ttl > 1 {
+            if let (Some((at, e)), Some(hold)) =
+                (self.held_error.take(), self.cfg.propagate_last_error)
+            {
+                if now <= at.saturating_add(hold) {
+                    options.push(e);
+                }
+            }
+        }
+        options.push(DsrOption::RouteRequest {
             id,
             target,
             addresses: Vec::new(),
-        }])
-        .to_bytes();
+        });
+        let body = DsrRepr::control(options).to_bytes();
         let p = Packet::control(self.me, BROADCAST, ttl, 0, body);
         ctx.originate(p, BROADCAST, "rreq", false);
     }
 
-    fn on_request(
-        &mut self,
-        now: SimTime,
-        packet: &Packet,
-        id: u16,
-        target: NodeId,
-        record: &[NodeId],
-        ctx: &mut RoutingCtx,
-    ) {
+    fn on_request(&mut self, now: SimTime, packet: &Packet, req: RequestIn, ctx: &mut RoutingCtx) {
+        let RequestIn {
+            id,
+            target,
+            record,
+            errors,
+        } = req;
         let initiator = packet.src;
         if initiator == self.me || record.contains(&self.me) {
             return;
@@ -413,12 +442,13 @@ impl Dsr {
         }
         let mut rec = record.to_vec();
         rec.push(self.me);
-        let body = DsrRepr::control(vec![DsrOption::RouteRequest {
+        let mut options = errors;
+        options.push(DsrOption::RouteRequest {
             id,
             target,
             addresses: rec,
-        }])
-        .to_bytes();
+        });
+        let body = DsrRepr::control(options).to_bytes();
         let p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
         let jitter = if self.cfg.broadcast_jitter > 0 {
             ctx.rng.below(self.cfg.broadcast_jitter)
@@ -597,29 +627,49 @@ impl RoutingProtocol for Dsr {
             return;
         };
         let mut forward: Option<&'static str> = None;
+        // Route errors first, so a request carrying one (or a reply) is
+        // handled with the broken link already gone from the cache.
+        let mut errors = Vec::new();
+        for o in &repr.options {
+            if let DsrOption::RouteError {
+                error_type,
+                source,
+                type_specific,
+                ..
+            } = o
+            {
+                if *error_type == ERROR_NODE_UNREACHABLE {
+                    let b = type_specific;
+                    let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                    self.cache.remove_link(*source, to);
+                }
+                if packet.dst == self.me {
+                    self.held_error = Some((now, o.clone()));
+                }
+                errors.push(o.clone());
+                forward = Some("rerr");
+            }
+        }
         for o in &repr.options {
             match o {
                 DsrOption::RouteRequest {
                     id,
                     target,
                     addresses,
-                } => self.on_request(now, &packet, *id, *target, addresses, ctx),
+                } => {
+                    let errors = std::mem::take(&mut errors);
+                    let req = RequestIn {
+                        id: *id,
+                        target: *target,
+                        record: addresses,
+                        errors,
+                    };
+                    self.on_request(now, &packet, req, ctx);
+                    forward = None;
+                }
                 DsrOption::RouteReply { addresses, .. } => {
                     self.on_reply(now, &packet, addresses, ctx);
                     forward = Some("rrep");
-                }
-                DsrOption::RouteError {
-                    error_type,
-                    source,
-                    type_specific,
-                    ..
-                } => {
-                    if *error_type == ERROR_NODE_UNREACHABLE {
-                        let b = type_specific;
-                        let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                        self.cache.remove_link(*source, to);
-                    }
-                    forward.get_or_insert("rerr");
                 }
                 _ => {}
             }
@@ -681,7 +731,7 @@ impl RoutingProtocol for Dsr {
                 continue;
             }
             let ttl = self.cfg.max_route_len.min(255) as u8;
-            self.send_request(target, ttl, ctx);
+            self.send_request(now, target, ttl, ctx);
             self.requests.set_discovery(
                 target,
                 Discovery {

@@ -499,3 +499,64 @@ fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
     assert_eq!(d.buffered(), 0);
     assert!(!d.discovering(5), "discovery ends when nothing waits");
 }
+
+fn rerr_opt(from: NodeId, to: NodeId, dst: NodeId) -> DsrOption {
+    DsrOption::RouteError {
+        error_type: ERROR_NODE_UNREACHABLE,
+        salvage: 0,
+        source: from,
+        destination: dst,
+        type_specific: to.to_be_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn source_carries_the_last_route_error_on_its_next_propagating_request() {
+    let mut d = dsr(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    let rerr = control(2, 0, 64, vec![rerr_opt(2, 3, 0), sr_opt(&[1], 0)]);
+    run(&mut d, |d, c| d.on_control(0, 1, rerr, c));
+    assert_eq!(d.route_to(3, 0), None);
+    // No route now: buffered; the non-propagating request goes alone.
+    let out = run(&mut d, |d, c| d.route_output(NS_PER_MS, data(0, 3), c));
+    assert_eq!(parse(originated(&out)[0].0).options.len(), 1);
+    let out = run(&mut d, |d, c| d.on_timeout(31 * NS_PER_MS, c));
+    let opts = parse(originated(&out)[0].0).options;
+    assert_eq!(opts.len(), 2);
+    assert_eq!(opts[0], rerr_opt(2, 3, 0));
+    assert!(matches!(opts[1], DsrOption::RouteRequest { target: 3, .. }));
+    // Only once.
+    let t = d.poll_timeout().unwrap();
+    let out = run(&mut d, |d, c| d.on_timeout(t, c));
+    assert_eq!(parse(originated(&out)[0].0).options.len(), 1);
+}
+
+#[test]
+fn request_carrying_an_error_cleans_the_cache_before_a_cached_reply() {
+    let mut d = dsr(1);
+    d.learn_route(&[1, 2, 3], 0);
+    let p = control(
+        0,
+        BROADCAST,
+        16,
+        vec![
+            rerr_opt(2, 3, 0),
+            DsrOption::RouteRequest {
+                id: 9,
+                target: 3,
+                addresses: vec![],
+            },
+        ],
+    );
+    let out = run(&mut d, |d, c| d.on_control(0, 0, p, c));
+    assert!(originated(&out).is_empty(), "no reply from the stale route");
+    assert_eq!(d.route_to(3, 0), None);
+    let t = d.poll_timeout().expect("rebroadcast");
+    let out = run(&mut d, |d, c| d.on_timeout(t, c));
+    let opts = parse(originated(&out)[0].0).options;
+    assert_eq!(opts[0], rerr_opt(2, 3, 0), "the error travels on");
+    assert!(matches!(
+        opts[1],
+        DsrOption::RouteRequest { ref addresses, .. } if addresses == &[1]
+    ));
+}
