@@ -37,6 +37,7 @@
 //! ```
 
 pub mod app;
+pub mod energy;
 pub mod engine;
 pub mod loss;
 pub mod mac;

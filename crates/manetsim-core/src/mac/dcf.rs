@@ -175,6 +175,8 @@ pub struct Dcf {
     rng: Rng,
     /// True when the MAC can take the next packet from the queue.
     ready: bool,
+    /// The radio is off for good (battery empty): the MAC ignores everything.
+    off: bool,
     pub stats: MacStats,
 }
 
@@ -209,6 +211,7 @@ impl Dcf {
             backoff: Backoff::default(),
             rng,
             ready: true,
+            off: false,
             stats: MacStats::default(),
         }
     }
@@ -216,6 +219,23 @@ impl Dcf {
     /// True when the MAC holds no packet and can take one from the queue.
     pub fn ready_for_packet(&self) -> bool {
         self.ready
+    }
+
+    /// Turns the radio off for good (the battery ran out): every timer is
+    /// cancelled, nothing more is sent or received, and the packet the MAC
+    /// held is returned so the caller can account for it.
+    pub fn power_off(&mut self) -> Option<Packet> {
+        self.off = true;
+        self.ready = false;
+        for t in &mut self.timers {
+            t.cancel();
+        }
+        self.backoff = Backoff::default();
+        self.rx = None;
+        self.tx_active = false;
+        self.pkt_rts = None;
+        self.pkt_ctrl = None;
+        self.pkt_tx.take().and_then(|f| f.packet)
     }
 
     /// The packet the MAC is currently trying to send.
@@ -663,6 +683,9 @@ impl Dcf {
         end: SimTime,
         out: &mut Vec<MacAction>,
     ) {
+        if self.off {
+            return;
+        }
         let error = self.tx_active || power_w < self.rx_threshold_w;
         match self.rx {
             None => {
@@ -1106,6 +1129,25 @@ mod tests {
         assert_eq!(m.stats.duplicates, 1);
         fire(&mut m, &mut out, MacTimer::Defer);
         assert_eq!(transmitted(&out), vec![FrameKind::Ack]);
+    }
+
+    #[test]
+    fn a_powered_off_mac_returns_its_packet_and_ignores_everything() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.send(0, pkt(1028), 1, &mut out);
+        let slot = m.timers[MacTimer::Defer as usize];
+        assert_eq!(m.power_off().map(|p| p.uid), Some(1));
+        out.clear();
+        assert!(!m.on_timer(
+            slot.deadline().unwrap(),
+            MacTimer::Defer,
+            slot.generation(),
+            &mut out
+        ));
+        m.on_rx_start(10, 1, 1e-6, 100, &mut out);
+        assert!(out.is_empty());
+        assert!(!m.ready_for_packet());
     }
 
     #[test]

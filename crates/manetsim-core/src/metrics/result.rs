@@ -55,6 +55,8 @@ pub struct MobilityResult {
 pub struct TimeSeries {
     pub mobility: MobilitySeries,
     pub hops: HopSeries,
+    /// Empty without `[energy]`.
+    pub energy: EnergySeries,
 }
 
 /// One row per delivered data packet: its flow, arrival time and hop count.
@@ -144,10 +146,23 @@ pub struct MacResult {
     pub link_failures: u64,
 }
 
-/// Energy per node; both lists are empty when the scenario has no `[energy]`.
+/// Energy per node; the lists are empty when the scenario has no `[energy]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EnergyResult {
     pub consumed_j: Vec<f64>,
+    pub remaining_j: Vec<f64>,
+    /// Added: when each node's battery ran out (`null`: it did not).
+    pub depleted_at_s: Vec<Option<f64>>,
+    /// Added: energy efficiency η = Σ flow throughput (kbit/s) / Σ consumed
+    /// energy (J), as chocheung2006 (eq. 3) defines it; 0 without `[energy]`.
+    pub efficiency_kbps_per_j: f64,
+}
+
+/// Remaining battery energy of every node, sampled every second.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EnergySeries {
+    pub t_s: Vec<f64>,
+    pub node: Vec<u32>,
     pub remaining_j: Vec<f64>,
 }
 

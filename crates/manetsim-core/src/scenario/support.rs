@@ -36,7 +36,6 @@ pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
     Feature::Transport(Transport::Sctp),
     Feature::App(AppKind::Ftp),
     Feature::App(AppKind::Onoff),
-    Feature::Energy,
     Feature::Pcap,
     Feature::Ns2Trace,
 ];

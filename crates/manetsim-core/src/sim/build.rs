@@ -2,6 +2,7 @@
 
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
+use crate::energy::Battery;
 use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot};
 use crate::loss::LossModel;
 use crate::mac::{Dcf, MacParams, PriQueue};
@@ -176,6 +177,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
 
     let end = from_secs(s.duration_s);
     let mut q = EventQueue::new();
+    if s.energy.is_some() {
+        q.schedule(0, Event::EnergySample);
+    }
     let mut flows = Vec::with_capacity(s.flows.len());
     for (i, f) in s.flows.iter().enumerate() {
         let jitter = if f.start_jitter_s > 0.0 {
@@ -231,5 +235,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .enumerate()
             .map(|(i, l)| LossModel::from_scenario(l, s.seed, i))
             .collect(),
+        emptied: Vec::new(),
+        batteries: match &s.energy {
+            Some(e) => (0..s.nodes.count).map(|_| Battery::new(e)).collect(),
+            None => Vec::new(),
+        },
+        energy_series: Default::default(),
     })
 }

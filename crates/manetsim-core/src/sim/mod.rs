@@ -8,13 +8,14 @@
 mod build;
 
 use crate::app::Cbr;
+use crate::energy::Battery;
 use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, TimerSlot, NS_PER_S};
+use crate::loss::LossModel;
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
-    EnergyResult, FlowResult, HopSeries, Ledger, MacResult, MessageCount, MobilityResult,
-    MobilitySeries, NodeResult, RoutingResult, RunResult, TimeSeries,
+    EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
+    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TimeSeries,
 };
-use crate::loss::LossModel;
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
 use crate::net::{
@@ -120,6 +121,7 @@ pub(crate) enum Event {
         node: u32,
         gen: u32,
     },
+    EnergySample,
 }
 
 /// A frame on the air, shared by all its receivers until the last one is done.
@@ -174,7 +176,15 @@ pub(crate) struct World {
     hop_series: HopSeries,
     /// Injected loss models (`[[loss]]`).
     losses: Vec<LossModel>,
+    /// Nodes whose battery ran out during the current transmission.
+    emptied: Vec<u32>,
+    /// One battery per node, or none without `[energy]`.
+    batteries: Vec<Battery>,
+    energy_series: EnergySeries,
 }
+
+/// Interval of the energy time series (and of idle-drain checks).
+const ENERGY_SAMPLE_NS: SimTime = NS_PER_S;
 
 /// Routing-control transmissions, per message type.
 #[derive(Debug, Default)]
@@ -207,6 +217,7 @@ impl World {
                     self.events += 1;
                     self.on_app(now, flow);
                 }
+                Event::EnergySample => self.on_energy_sample(now),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
                         self.events += 1;
@@ -345,6 +356,26 @@ impl World {
         n: u32,
         f: impl FnOnce(&mut Router, SimTime, &mut RoutingCtx),
     ) {
+        if self.is_dead(n) {
+            // A dead node's agent runs, but nothing it sends leaves the node.
+            let mut out = std::mem::take(&mut self.routing_out);
+            let node = &mut self.nodes[n as usize];
+            let mut ctx = RoutingCtx {
+                me: n,
+                rng: &mut node.routing_rng,
+                out: &mut out,
+            };
+            f(&mut node.router, now, &mut ctx);
+            for action in out.drain(..) {
+                match action {
+                    RoutingAction::Send { .. } => self.ledger.drop(DropReason::EnergyDepleted),
+                    RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
+                    RoutingAction::Originate { .. } | RoutingAction::Reroute { .. } => {}
+                }
+            }
+            self.routing_out = out;
+            return;
+        }
         let mut out = std::mem::take(&mut self.routing_out);
         {
             let node = &mut self.nodes[n as usize];
@@ -410,6 +441,10 @@ impl World {
     }
 
     fn enqueue(&mut self, n: u32, packet: Packet, next_hop: NodeId) {
+        if self.is_dead(n) {
+            self.ledger.drop(DropReason::EnergyDepleted);
+            return;
+        }
         let node = &mut self.nodes[n as usize];
         match node.ifq.enqueue(packet, next_hop) {
             Enqueued::Accepted => {}
@@ -440,15 +475,25 @@ impl World {
             self.pos[n as usize]
         };
         let mut pending = 0;
-        let (pos, radio, q, shadow, mobility) = (
+        if let Some(b) = self.batteries.get_mut(n as usize) {
+            if b.charge_tx(now, airtime_ns) {
+                // The battery cannot finish this frame: it never leaves.
+                self.air_free.push(id);
+                self.power_off(now, n);
+                return;
+            }
+        }
+        let mut emptied = std::mem::take(&mut self.emptied);
+        let (pos, radio, q, shadow, mobility, batteries) = (
             &self.pos,
             &self.radio,
             &mut self.q,
             &mut self.shadow_rng,
             &mut self.mobility,
+            &mut self.batteries,
         );
         self.grid.for_each_near(src, |r| {
-            if r == n {
+            if r == n || batteries.get(r as usize).is_some_and(|b| b.is_depleted()) {
                 return;
             }
             let at = if moving {
@@ -472,8 +517,17 @@ impl World {
                     },
                 );
                 pending += 1;
+                if let Some(b) = batteries.get_mut(r as usize) {
+                    if b.charge_rx(now + delay, now + delay + airtime_ns) {
+                        emptied.push(r);
+                    }
+                }
             }
         });
+        for dead in emptied.drain(..) {
+            self.power_off(now, dead);
+        }
+        self.emptied = emptied;
         if pending > 0 {
             self.air[id as usize] = Some(OnAir {
                 frame,
@@ -482,6 +536,44 @@ impl World {
             });
         } else {
             self.air_free.push(id);
+        }
+    }
+
+    fn is_dead(&self, n: u32) -> bool {
+        self.batteries
+            .get(n as usize)
+            .is_some_and(|b| b.is_depleted())
+    }
+
+    /// Node `n`'s battery is empty: its radio goes off for good and the
+    /// packets it holds are dropped (`energy_depleted`).
+    fn power_off(&mut self, _now: SimTime, n: u32) {
+        let node = &mut self.nodes[n as usize];
+        let held = node.mac.power_off();
+        let mut dropped = node.ifq.len() as u64;
+        while node.ifq.dequeue().is_some() {}
+        if held.is_some() && !node.handed_over {
+            dropped += 1;
+        }
+        for _ in 0..dropped {
+            self.ledger.drop(DropReason::EnergyDepleted);
+        }
+    }
+
+    /// Samples every battery, and catches nodes drained while idle.
+    fn on_energy_sample(&mut self, now: SimTime) {
+        for n in 0..self.batteries.len() {
+            if self.batteries[n].check(now) {
+                self.power_off(now, n as u32);
+            }
+            self.energy_series.t_s.push(to_secs(now));
+            self.energy_series.node.push(n as u32);
+            self.energy_series
+                .remaining_j
+                .push(self.batteries[n].remaining_j(now));
+        }
+        if now + ENERGY_SAMPLE_NS <= self.end {
+            self.q.schedule(now + ENERGY_SAMPLE_NS, Event::EnergySample);
         }
     }
 
@@ -595,6 +687,33 @@ impl World {
             .sum()
     }
 
+    fn energy_result(&self) -> EnergyResult {
+        if self.batteries.is_empty() {
+            return EnergyResult::default();
+        }
+        let consumed: Vec<f64> = self
+            .batteries
+            .iter()
+            .map(|b| b.consumed_j(self.end))
+            .collect();
+        let total: f64 = consumed.iter().sum();
+        let throughput: f64 = self.flow_stats.iter().map(|f| f.throughput_kbps()).sum();
+        EnergyResult {
+            remaining_j: self
+                .batteries
+                .iter()
+                .map(|b| b.remaining_j(self.end))
+                .collect(),
+            depleted_at_s: self
+                .batteries
+                .iter()
+                .map(|b| b.depleted_at.map(to_secs))
+                .collect(),
+            efficiency_kbps_per_j: if total > 0.0 { throughput / total } else { 0.0 },
+            consumed_j: consumed,
+        }
+    }
+
     fn receive_range_m(&self) -> f64 {
         self.radio.range_for_threshold_m(self.radio.rx_threshold_w)
     }
@@ -691,7 +810,7 @@ impl World {
                     .collect(),
             },
             mac,
-            energy: EnergyResult::default(),
+            energy: self.energy_result(),
             ledger: Ledger {
                 created: self.ledger.created,
                 delivered: self.ledger.delivered,
@@ -703,6 +822,7 @@ impl World {
             mobility: MobilityResult::default(),
             timeseries: TimeSeries {
                 hops: self.hop_series.clone(),
+                energy: self.energy_series.clone(),
                 ..TimeSeries::default()
             },
             warnings: self.warnings.clone(),
