@@ -282,14 +282,20 @@ fn expanding_ring_retries_with_growing_ttl_then_gives_up() {
 }
 
 #[test]
-fn ns2_preset_starts_the_ring_at_ttl_5() {
+fn ns2_preset_floods_a_new_destination_at_once_then_rings_from_the_known_hop_count() {
     let mut n = Node::with(0, AodvConfig::ns2());
     let out = n.data(0, data(0, 9, 1));
-    assert_eq!(originated(&out)[0].3, 5);
+    assert_eq!(originated(&out)[0].3, 30);
     let at = n.a.poll_timeout().unwrap();
-    assert_eq!(originated(&n.tick(at))[0].3, 7);
-    let at = n.a.poll_timeout().unwrap();
-    assert_eq!(originated(&n.tick(at))[0].3, 30);
+    assert_eq!(at, ms(1800), "NET_TRAVERSAL_TIME = 2 * 30 ms * 30");
+    n.control(ms(100), 1, rrep_packet(1, 0, 9, 3, 1));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(200), 1, Some(data(0, 9, 2)), ctx));
+    let rreqs: Vec<u8> = originated(&out)
+        .iter()
+        .filter(|s| s.0 == "rreq")
+        .map(|s| s.3)
+        .collect();
+    assert_eq!(rreqs, vec![4], "last hop count 2 + TTL_INCREMENT");
 }
 
 #[test]
