@@ -54,7 +54,8 @@ pub use segment::{TcpFlags, TcpSegment};
 pub use sender::TcpSender;
 
 /// Parameters of one TCP connection. `Default` follows ns-2.35's
-/// `Agent/TCP` defaults; each field names the ns-2 variable.
+/// `Agent/TCP` defaults (read from Debian's `ns` 2.35 with
+/// `Agent/TCP set <var>`); each field names the ns-2 variable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpConfig {
     /// Congestion-control variant (ns-2: the agent class).
@@ -69,7 +70,7 @@ pub struct TcpConfig {
     pub min_rto: SimTime,
     /// ns-2 `rtxcur_init_` (3 s, the pre-RFC 6298 value). RFC 6298: 1 s.
     pub initial_rto: SimTime,
-    /// ns-2 `maxrto_` (100000 s, effectively none). RFC 6298: at least 60 s.
+    /// ns-2.35 `maxrto_` (60 s; RFC 6298 allows a maximum of at least 60 s).
     pub max_rto: SimTime,
     /// ns-2 `tcpTick_` (0.01 s): the clock granularity G in RFC 6298.
     pub tick: SimTime,
@@ -80,7 +81,10 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// ns-2 `Agent/TCPSink/DelAck interval_` (0.1 s). RFC 1122: < 0.5 s.
     pub delayed_ack_timeout: SimTime,
-    /// Three-way handshake and FIN (false = ns-2's one-way agents).
+    /// Three-way handshake and FIN (false = no connection set-up). Note
+    /// that ns-2.35's one-way agents default to `syn_ true`: they send a
+    /// 40-byte SYN-like packet and start data after its ACK, which costs
+    /// the same one RTT as `handshake = true` here (without the FIN).
     pub handshake: bool,
     /// Bytes of IP + TCP header counted in every packet (ns-2: 40); TCP
     /// options add to it.
@@ -102,7 +106,7 @@ impl Default for TcpConfig {
             initial_window_packets: 2,
             min_rto: 200 * NS_PER_MS,
             initial_rto: 3 * NS_PER_S,
-            max_rto: 100_000 * NS_PER_S,
+            max_rto: 60 * NS_PER_S,
             tick: 10 * NS_PER_MS,
             dupack_threshold: 3,
             delayed_ack: false,
@@ -122,6 +126,12 @@ impl TcpConfig {
             variant,
             ..Self::default()
         }
+    }
+
+    /// Size of the IP packet carrying `seg`, counted as ns-2 does:
+    /// `header_bytes` (IP + basic TCP header) + TCP option bytes + payload.
+    pub fn packet_bytes(&self, seg: &TcpSegment) -> u32 {
+        self.header_bytes + (seg.wire_len() - crate::wire::tcp::HEADER_LEN as u32) + seg.len
     }
 
     /// Whether the receiver sends SACK blocks (the SACK variant).
