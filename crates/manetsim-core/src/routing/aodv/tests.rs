@@ -49,19 +49,14 @@ impl Node {
 }
 
 fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
-    Packet {
-        uid,
-        kind: PacketKind::Data { flow: 0, seq: uid },
-        src,
-        dst,
-        ttl: DEFAULT_TTL,
-        size_bytes: 540,
-        payload_bytes: 512,
-        created_at: 0,
-        hops: 0,
-        path: 0,
-        body: None,
-    }
+    // Built from `control` so the test does not depend on every field.
+    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
+    p.uid = uid;
+    p.kind = PacketKind::Data { flow: 0, seq: uid };
+    p.body = None;
+    p.size_bytes = 540;
+    p.payload_bytes = 512;
+    p
 }
 
 fn rreq(orig: NodeId, id: u32, dst: NodeId, dst_seqno: Option<u32>, hops: u8) -> RreqRepr {
