@@ -421,6 +421,12 @@ struct Outcome {
 /// forward link, 10 ms propagation each way, each segment (both ways)
 /// dropped with probability `loss`.
 fn run_pipe(c: &TcpConfig, total: u64, loss: f64, seed: u64) -> Outcome {
+    run_pipe_jitter(c, total, loss, seed, 0)
+}
+
+/// As [`run_pipe`], each segment also delayed by a uniform `[0, jitter)`
+/// extra, so segments and ACKs get reordered.
+fn run_pipe_jitter(c: &TcpConfig, total: u64, loss: f64, seed: u64, jitter: SimTime) -> Outcome {
     let mut rng = Rng::new(1, Stream::Test, seed);
     let mut s = TcpSender::new(c.clone(), Some(total));
     s.set_path_hops(1);
@@ -437,13 +443,15 @@ fn run_pipe(c: &TcpConfig, total: u64, loss: f64, seed: u64) -> Outcome {
             link_free = link_free.max(now) + NS_PER_MS;
             if rng.uniform() >= loss {
                 id += 1;
-                q.push((link_free + prop, id, true, seg));
+                let extra = if jitter > 0 { rng.below(jitter) } else { 0 };
+                q.push((link_free + prop + extra, id, true, seg));
             }
         }
         while let Some(a) = r.poll_transmit(now) {
             if rng.uniform() >= loss {
                 id += 1;
-                q.push((now + prop, id, false, a));
+                let extra = if jitter > 0 { rng.below(jitter) } else { 0 };
+                q.push((now + prop + extra, id, false, a));
             }
         }
         let got = r.take_delivered();
@@ -517,6 +525,26 @@ fn every_variant_survives_heavy_loss() {
             let o = run_pipe(&c, 100_000, 0.2, 1000 + (k as u64) * 10 + seed);
             assert!(o.done, "{} seed {seed}", kind.name());
             assert_eq!(o.delivered, 100_000, "{} seed {seed}", kind.name());
+        }
+    }
+}
+
+#[test]
+fn every_variant_survives_reordering_and_loss() {
+    for (k, kind) in CcKind::all().into_iter().enumerate() {
+        for seed in 0..3u64 {
+            let mut c = cfg(kind);
+            c.handshake = seed == 2;
+            c.delayed_ack = seed == 1;
+            let o = run_pipe_jitter(
+                &c,
+                150_000,
+                0.05,
+                2000 + (k as u64) * 10 + seed,
+                15 * NS_PER_MS,
+            );
+            assert!(o.done, "{} seed {seed}", kind.name());
+            assert_eq!(o.delivered, 150_000, "{} seed {seed}", kind.name());
         }
     }
 }
