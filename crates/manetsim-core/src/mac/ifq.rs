@@ -95,6 +95,7 @@ mod tests {
             hops: 0,
             path: 0,
             body: None,
+            tcp: None,
         }
     }
 

@@ -57,6 +57,25 @@ pub struct TimeSeries {
     pub hops: HopSeries,
     /// Empty without `[energy]`.
     pub energy: EnergySeries,
+    /// TCP senders' state, one row whenever it changed (empty without TCP).
+    pub tcp: TcpSeries,
+}
+
+/// The state of each TCP sender over time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TcpSeries {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub cwnd_packets: Vec<f64>,
+    /// `null` while ssthresh is still "infinite" (before the first loss).
+    pub ssthresh_packets: Vec<Option<f64>>,
+    /// `null` before the first RTT sample.
+    pub srtt_ms: Vec<Option<f64>>,
+    pub rto_ms: Vec<f64>,
+    /// Highest sequence number sent (bytes) and cumulatively acknowledged.
+    pub seq_sent_bytes: Vec<u64>,
+    pub seq_acked_bytes: Vec<u64>,
+    pub retransmissions: Vec<u64>,
 }
 
 /// One row per delivered data packet: its flow, arrival time and hop count.

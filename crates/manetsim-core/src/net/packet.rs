@@ -5,6 +5,7 @@
 //! handing a copy to each receiver of a broadcast costs a memcpy.
 
 use crate::engine::SimTime;
+use crate::transport::tcp::TcpSegment;
 use std::rc::Rc;
 
 /// A node's id, also its address.
@@ -27,6 +28,8 @@ pub enum PacketKind {
     Data { flow: u32, seq: u64 },
     /// A routing-control message.
     Control,
+    /// A TCP segment without payload (ACK, SYN, FIN) of flow `flow`.
+    TcpAck { flow: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +58,9 @@ pub struct Packet {
     /// payload), or a header carried by a data packet (e.g. DSR's options
     /// header). Their length is already counted in `size_bytes`.
     pub body: Option<Rc<[u8]>>,
+    /// The TCP segment a TCP packet carries (its header length, options
+    /// included, is counted in `size_bytes`).
+    pub tcp: Option<Rc<TcpSegment>>,
 }
 
 impl Packet {
@@ -86,6 +92,7 @@ impl Packet {
             hops: 0,
             path: 0,
             body: Some(message.into()),
+            tcp: None,
         }
     }
 

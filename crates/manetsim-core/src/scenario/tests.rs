@@ -413,16 +413,16 @@ fn override_creates_missing_tables() {
     // [mac] is absent from BASE.
     let s = load_with(BASE, &["mac.queue_packets=7"]).unwrap();
     assert_eq!(s.mac.queue_packets, 7);
-    // [flows.tcp] is absent: it is created, deserialized, and then refused
-    // only because TCP itself is not yet supported.
-    let e = err(load_with(
+    // [flows.tcp] is absent: it is created and deserialized.
+    let s = load_with(
         &BASE.replace("rate_bps = 10000.0\n", ""),
         &["flows.0.tcp.variant=vegas", "flows.0.transport=tcp"],
-    ));
-    assert_eq!(e.file, "--set flows.0.transport=tcp");
-    assert!(
-        e.message.contains("transport \"tcp\" is not yet supported"),
-        "{e}"
+    )
+    .unwrap();
+    assert_eq!(s.flows[0].transport, Transport::Tcp);
+    assert_eq!(
+        s.flows[0].tcp.as_ref().map(|t| t.variant),
+        Some(TcpVariant::Vegas)
     );
 }
 

@@ -614,6 +614,15 @@ impl Checker<'_> {
             }
             self.at_least_one(&key("tcp.window_packets"), tcp.window_packets.into())?;
         }
+        if f.app == AppKind::Ftp && f.transport != Transport::Tcp {
+            return self.fail(
+                key("app"),
+                format!(
+                    "app = \"ftp\" is a TCP bulk transfer: it needs transport = \"tcp\" (this flow's transport is \"{}\")",
+                    name_of(&f.transport)
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -1412,13 +1421,6 @@ mod tests {
             "MAC standard \"802.11b\" is not yet supported; supported: \"802.11\"",
         );
         refused(
-            |s| {
-                flow(s).transport = Transport::Tcp;
-            },
-            "flows[0].transport",
-            "transport \"tcp\" is not yet supported; supported: \"udp\"",
-        );
-        refused(
             |s| flow(s).transport = Transport::Tfrc,
             "flows[0].transport",
             nys,
@@ -1439,7 +1441,7 @@ mod tests {
                 flow(s).rate_bps = None;
             },
             "flows[0].app",
-            nys,
+            "needs transport = \"tcp\"",
         );
         refused(
             |s| s.loss = vec![a_gilbert(0.8, 2.0)],

@@ -1,5 +1,6 @@
 //! Builds a [`World`] from a validated scenario.
 
+use super::tcp::TcpFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
 use crate::energy::Battery;
@@ -86,9 +87,13 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     };
     for (i, f) in s.flows.iter().enumerate() {
-        if f.transport != Transport::Udp || f.app != AppKind::Cbr {
+        let supported = matches!(
+            (f.transport, f.app),
+            (Transport::Udp, AppKind::Cbr) | (Transport::Tcp, AppKind::Cbr | AppKind::Ftp)
+        );
+        if !supported {
             return Err(SimError::Setup(format!(
-                "flow {i}: only UDP/CBR is supported"
+                "flow {i}: only UDP/CBR, TCP/FTP and TCP/CBR are supported"
             )));
         }
         if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
@@ -126,7 +131,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     }
     let mac_params = MacParams::from_scenario(&s.mac);
 
-    let dests: Vec<NodeId> = s.flows.iter().map(|f| f.dst).collect();
+    // Routes towards every flow endpoint: TCP's ACKs travel back to the source.
+    let dests: Vec<NodeId> = s.flows.iter().flat_map(|f| [f.dst, f.src]).collect();
     let table = Rc::new(StaticRoutes::compute(
         &neighbours(&pos, &grid, &radio),
         &dests,
@@ -189,11 +195,17 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         };
         let start_ns = from_secs(f.start_s + jitter);
         let stop_ns = from_secs(f.stop_s.unwrap_or(s.duration_s)).min(end);
+        // An FTP source has no interval: its one App event starts it.
+        let interval_ns = if f.app == AppKind::Ftp {
+            SimTime::MAX / 2
+        } else {
+            Cbr::interval_ns(f.packet_size_bytes, f.rate_bps, f.interval_s)
+        };
         let cbr = Cbr {
             src: f.src,
             dst: f.dst,
             payload_bytes: f.packet_size_bytes,
-            interval_ns: Cbr::interval_ns(f.packet_size_bytes, f.rate_bps, f.interval_s),
+            interval_ns,
             start_ns,
             stop_ns,
             next_seq: 0,
@@ -236,6 +248,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .map(|(i, l)| LossModel::from_scenario(l, s.seed, i))
             .collect(),
         emptied: Vec::new(),
+        tcp: s
+            .flows
+            .iter()
+            .map(|f| (f.transport == Transport::Tcp).then(|| TcpFlow::from_scenario(f)))
+            .collect(),
+        tcp_series: Default::default(),
         batteries: match &s.energy {
             Some(e) => (0..s.nodes.count).map(|_| Battery::new(e)).collect(),
             None => Vec::new(),

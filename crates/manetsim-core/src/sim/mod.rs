@@ -6,6 +6,7 @@
 //! timers, puts frames on the channel, forwards packets, keeps the ledger).
 
 mod build;
+mod tcp;
 
 use crate::app::Cbr;
 use crate::energy::Battery;
@@ -14,7 +15,7 @@ use crate::loss::LossModel;
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
     EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
-    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TimeSeries,
+    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
@@ -122,6 +123,11 @@ pub(crate) enum Event {
         gen: u32,
     },
     EnergySample,
+    Tcp {
+        flow: u32,
+        receiver: bool,
+        gen: u32,
+    },
 }
 
 /// A frame on the air, shared by all its receivers until the last one is done.
@@ -178,6 +184,9 @@ pub(crate) struct World {
     losses: Vec<LossModel>,
     /// Nodes whose battery ran out during the current transmission.
     emptied: Vec<u32>,
+    /// TCP endpoints per flow (`None` for UDP flows).
+    tcp: Vec<Option<tcp::TcpFlow>>,
+    tcp_series: TcpSeries,
     /// One battery per node, or none without `[energy]`.
     batteries: Vec<Battery>,
     energy_series: EnergySeries,
@@ -218,6 +227,11 @@ impl World {
                     self.on_app(now, flow);
                 }
                 Event::EnergySample => self.on_energy_sample(now),
+                Event::Tcp {
+                    flow,
+                    receiver,
+                    gen,
+                } => self.on_tcp_timer(now, flow, receiver, gen),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
                         self.events += 1;
@@ -629,6 +643,11 @@ impl World {
 
     fn deliver_local(&mut self, now: SimTime, packet: Packet) {
         if let PacketKind::Data { flow, seq } = packet.kind {
+            if packet.dst != self.flows[flow as usize].dst {
+                // A TCP data segment cannot go backwards; guard anyway.
+                self.ledger.deliver();
+                return;
+            }
             let stats = &mut self.flow_stats[flow as usize];
             let fresh = stats.on_receive(
                 now,
@@ -646,6 +665,15 @@ impl World {
             }
         }
         self.ledger.deliver();
+        let tcp_flow = match packet.kind {
+            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } if packet.tcp.is_some() => {
+                Some(flow)
+            }
+            _ => None,
+        };
+        if let Some(flow) = tcp_flow {
+            self.on_tcp_delivered(now, flow, &packet);
+        }
     }
 
     fn on_app(&mut self, now: SimTime, f: u32) {
@@ -655,6 +683,10 @@ impl World {
         let (src, dst, payload) = (flow.src, flow.dst, flow.payload_bytes);
         if let Some(next) = flow.next_after(now) {
             self.q.schedule(next, Event::App { flow: f });
+        }
+        if self.tcp[f as usize].is_some() {
+            self.on_tcp_app(now, f, payload);
+            return;
         }
         let mut packet = Packet {
             uid: self.next_uid,
@@ -668,6 +700,7 @@ impl World {
             hops: 0,
             path: 0,
             body: None,
+            tcp: None,
         };
         packet.visit(src);
         self.next_uid += 1;
@@ -729,8 +762,8 @@ impl World {
                 id: i as u32,
                 src: f.src,
                 dst: f.dst,
-                transport: "udp".into(),
-                variant: None,
+                transport: if self.tcp[i].is_some() { "tcp" } else { "udp" }.into(),
+                variant: self.tcp[i].as_ref().map(|t| t.variant.to_string()),
                 sent: st.sent,
                 received: st.received,
                 throughput_kbps: st.throughput_kbps(),
@@ -738,7 +771,9 @@ impl World {
                 delay_ms: st.delay_ms(),
                 jitter_ms: st.jitter_ms(),
                 loss_pct: st.loss_pct(),
-                retransmissions: 0,
+                retransmissions: self.tcp[i]
+                    .as_ref()
+                    .map_or(0, |t| t.sender.metrics().retransmissions),
                 sent_bytes: st.sent_payload_bytes,
                 received_bytes: st.received_payload_bytes,
                 hops_mean: st.hops_mean(),
@@ -823,6 +858,7 @@ impl World {
             timeseries: TimeSeries {
                 hops: self.hop_series.clone(),
                 energy: self.energy_series.clone(),
+                tcp: self.tcp_series.clone(),
                 ..TimeSeries::default()
             },
             warnings: self.warnings.clone(),

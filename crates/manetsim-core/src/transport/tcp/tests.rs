@@ -565,24 +565,6 @@ fn lossless_pipe_has_no_retransmissions_and_fills_the_link() {
 }
 
 #[test]
-#[ignore]
-fn print_pipe_stats() {
-    for kind in CcKind::all() {
-        for loss in [0.0, 0.05] {
-            let c = cfg(kind);
-            let o = run_pipe(&c, 300_000, loss, 5);
-            println!(
-                "{:9} loss {loss}: done {} retx {} end {:.3}s",
-                kind.name(),
-                o.done,
-                o.retransmissions,
-                o.end_time as f64 / 1e9
-            );
-        }
-    }
-}
-
-#[test]
 fn config_defaults_are_ns2_and_packet_size_counts_40_bytes() {
     let c = TcpConfig::default();
     assert_eq!(c.window_packets, 20);

@@ -1,0 +1,284 @@
+//! TCP flows in the world: a sender at the flow's source, a receiver at its
+//! destination, both sans-IO state machines from `transport::tcp`; this file
+//! moves their segments through the network and drives their timers.
+//!
+//! - FTP (`app = "ftp"`): an infinite bulk source from `start_s`.
+//! - CBR over TCP (`app = "cbr"`): the application writes
+//!   `packet_size_bytes` every interval, as zaini2012 does.
+//!
+//! At `stop_s` the application stops: the sender is no longer polled, so it
+//! sends nothing more (new data or retransmissions), like ns-2's `ftp stop`
+//! on an agent whose run ends there.
+//!
+//! Segments travel as packets of `IP 20 + TCP header (options included) +
+//! payload` bytes; data segments are `PacketKind::Data` (sequence index =
+//! first byte / MSS, so flow statistics count each segment once), ACK/SYN/FIN
+//! segments are `PacketKind::TcpAck`.
+
+use super::{Event, World};
+use crate::engine::{to_secs, SimTime, TimerSlot};
+use crate::metrics::result::TcpSeries;
+use crate::net::{Packet, PacketKind, RoutingProtocol, DEFAULT_TTL, IP_HEADER_BYTES};
+use crate::scenario::{self, AppKind, TcpVariant};
+use crate::transport::tcp::{CcKind, TcpConfig, TcpMetrics, TcpReceiver, TcpSegment, TcpSender};
+use std::rc::Rc;
+
+pub(crate) struct TcpFlow {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub send_timer: TimerSlot,
+    pub recv_timer: TimerSlot,
+    pub mss: u32,
+    pub started: bool,
+    pub variant: &'static str,
+    /// The last metrics recorded in the time series.
+    last: Option<TcpMetrics>,
+}
+
+/// The congestion controller a scenario variant names.
+pub(crate) fn cc_kind(v: TcpVariant) -> CcKind {
+    match v {
+        TcpVariant::Tahoe => CcKind::Tahoe,
+        TcpVariant::Reno => CcKind::Reno,
+        TcpVariant::Newreno => CcKind::NewReno,
+        TcpVariant::Sack => CcKind::Sack,
+        TcpVariant::Vegas => CcKind::VEGAS,
+        TcpVariant::Westwood => CcKind::Westwood,
+        TcpVariant::Veno => CcKind::VENO,
+        TcpVariant::Newveno => CcKind::NewVeno,
+        TcpVariant::TcpAp => CcKind::TCP_AP,
+    }
+}
+
+/// The scenario name of a variant (`"tcp_ap"`, …).
+pub(crate) fn variant_name(v: TcpVariant) -> &'static str {
+    match v {
+        TcpVariant::Tahoe => "tahoe",
+        TcpVariant::Reno => "reno",
+        TcpVariant::Newreno => "newreno",
+        TcpVariant::Sack => "sack",
+        TcpVariant::Vegas => "vegas",
+        TcpVariant::Westwood => "westwood",
+        TcpVariant::Veno => "veno",
+        TcpVariant::Newveno => "newveno",
+        TcpVariant::TcpAp => "tcp_ap",
+    }
+}
+
+impl TcpFlow {
+    pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+        let t = f.tcp.clone().unwrap_or_default();
+        let cfg = TcpConfig {
+            variant: cc_kind(t.variant),
+            mss_bytes: f.packet_size_bytes,
+            window_packets: t.window_packets,
+            delayed_ack: t.delayed_ack,
+            handshake: t.handshake,
+            ..TcpConfig::default()
+        };
+        let receiver = TcpReceiver::new(&cfg);
+        let sender = match f.app {
+            AppKind::Cbr => TcpSender::new_app_limited(cfg),
+            _ => TcpSender::new(cfg, None),
+        };
+        Self {
+            sender,
+            receiver,
+            send_timer: TimerSlot::default(),
+            recv_timer: TimerSlot::default(),
+            mss: f.packet_size_bytes.max(1),
+            started: false,
+            variant: variant_name(t.variant),
+            last: None,
+        }
+    }
+}
+
+impl World {
+    /// The application of TCP flow `f` starts, or (CBR) writes a packet.
+    pub(super) fn on_tcp_app(&mut self, now: SimTime, f: u32, payload: u32) {
+        let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+        if flow.started {
+            flow.sender.write(payload as u64);
+        } else {
+            flow.started = true;
+            if self.flows[f as usize].interval_ns < SimTime::MAX / 4 {
+                flow.sender.write(payload as u64);
+            }
+        }
+        self.pump_tcp_sender(now, f);
+    }
+
+    /// A TCP timer fired.
+    pub(super) fn on_tcp_timer(&mut self, now: SimTime, f: u32, receiver: bool, gen: u32) {
+        let Some(flow) = self.tcp[f as usize].as_mut() else {
+            return;
+        };
+        if receiver {
+            if flow.recv_timer.fire(gen) {
+                self.events += 1;
+                flow.receiver.on_timeout(now);
+                self.pump_tcp_receiver(now, f);
+            }
+        } else if flow.send_timer.fire(gen) {
+            self.events += 1;
+            flow.sender.on_timeout(now);
+            self.pump_tcp_sender(now, f);
+        }
+    }
+
+    /// A TCP packet of flow `f` reached its destination node.
+    pub(super) fn on_tcp_delivered(&mut self, now: SimTime, f: u32, packet: &Packet) {
+        let Some(seg) = packet.tcp.clone() else {
+            return;
+        };
+        let to_receiver = packet.dst == self.flows[f as usize].dst;
+        let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+        if to_receiver {
+            flow.receiver.on_segment(now, &seg);
+            flow.receiver.take_delivered();
+            self.pump_tcp_receiver(now, f);
+        } else {
+            flow.sender.on_segment(now, &seg);
+            self.pump_tcp_sender(now, f);
+        }
+    }
+
+    fn pump_tcp_sender(&mut self, now: SimTime, f: u32) {
+        let (src, dst, stop) = {
+            let c = &self.flows[f as usize];
+            (c.src, c.dst, c.stop_ns)
+        };
+        let hops = self.nodes[src as usize].router.hop_count(dst);
+        let mut segments = Vec::new();
+        {
+            let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+            if !flow.started || now >= stop {
+                flow.send_timer.cancel();
+                return;
+            }
+            if let Some(h) = hops {
+                flow.sender.set_path_hops(h);
+            }
+            while let Some(seg) = flow.sender.poll_transmit(now) {
+                segments.push(seg);
+            }
+        }
+        for seg in segments {
+            self.send_segment(now, f, src, dst, seg);
+        }
+        self.record_tcp(now, f);
+        let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+        let wanted = flow.sender.poll_timeout().map(|t| t.max(now));
+        if wanted != flow.send_timer.deadline() {
+            match wanted {
+                Some(at) => {
+                    let gen = flow.send_timer.arm(at);
+                    self.q.schedule(
+                        at,
+                        Event::Tcp {
+                            flow: f,
+                            receiver: false,
+                            gen,
+                        },
+                    );
+                }
+                None => flow.send_timer.cancel(),
+            }
+        }
+    }
+
+    fn pump_tcp_receiver(&mut self, now: SimTime, f: u32) {
+        let (src, dst) = (self.flows[f as usize].src, self.flows[f as usize].dst);
+        let mut segments = Vec::new();
+        {
+            let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+            while let Some(seg) = flow.receiver.poll_transmit(now) {
+                segments.push(seg);
+            }
+        }
+        for seg in segments {
+            self.send_segment(now, f, dst, src, seg);
+        }
+        let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+        let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
+        if wanted != flow.recv_timer.deadline() {
+            match wanted {
+                Some(at) => {
+                    let gen = flow.recv_timer.arm(at);
+                    self.q.schedule(
+                        at,
+                        Event::Tcp {
+                            flow: f,
+                            receiver: true,
+                            gen,
+                        },
+                    );
+                }
+                None => flow.recv_timer.cancel(),
+            }
+        }
+    }
+
+    /// Wraps a segment in a packet and hands it to `from`'s routing agent.
+    fn send_segment(&mut self, now: SimTime, f: u32, from: u32, to: u32, seg: TcpSegment) {
+        let mss = self.tcp[f as usize].as_ref().map_or(1, |t| t.mss) as u64;
+        let kind = if seg.len > 0 {
+            PacketKind::Data {
+                flow: f,
+                seq: seg.seq / mss,
+            }
+        } else {
+            PacketKind::TcpAck { flow: f }
+        };
+        let mut packet = Packet {
+            uid: self.next_uid,
+            kind,
+            src: from,
+            dst: to,
+            ttl: DEFAULT_TTL,
+            size_bytes: IP_HEADER_BYTES + seg.wire_len() + seg.len,
+            payload_bytes: seg.len,
+            created_at: now,
+            hops: 0,
+            path: 0,
+            body: None,
+            tcp: Some(Rc::new(seg)),
+        };
+        packet.visit(from);
+        self.next_uid += 1;
+        self.ledger.create();
+        if packet.payload_bytes > 0 {
+            self.flow_stats[f as usize].on_send(now, packet.payload_bytes);
+        }
+        self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));
+    }
+
+    /// Appends the sender's state to the TCP time series when it changed.
+    fn record_tcp(&mut self, now: SimTime, f: u32) {
+        let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
+        let m = flow.sender.metrics();
+        let changed = flow.last.is_none_or(|l| {
+            l.cwnd_packets != m.cwnd_packets
+                || l.ssthresh_packets != m.ssthresh_packets
+                || l.snd_una != m.snd_una
+                || l.retransmissions != m.retransmissions
+                || l.rto != m.rto
+        });
+        if !changed {
+            return;
+        }
+        flow.last = Some(m);
+        let s: &mut TcpSeries = &mut self.tcp_series;
+        s.flow.push(f);
+        s.t_s.push(to_secs(now));
+        s.cwnd_packets.push(m.cwnd_packets);
+        s.ssthresh_packets
+            .push((m.ssthresh_packets < 1e9).then_some(m.ssthresh_packets));
+        s.srtt_ms.push(m.srtt.map(|t| t as f64 / 1e6));
+        s.rto_ms.push(m.rto as f64 / 1e6);
+        s.seq_sent_bytes.push(m.snd_max);
+        s.seq_acked_bytes.push(m.snd_una);
+        s.retransmissions.push(m.retransmissions);
+    }
+}

@@ -1,0 +1,136 @@
+//! TCP through the simulated network: every variant delivers every byte in
+//! order exactly once, and a one-hop bulk flow approaches the 802.11 ceiling.
+
+mod common;
+
+use common::*;
+use manetsim_core::scenario::{
+    AppKind, Flow, Loss, LossModelKind, LossPackets, LossWhere, TcpConfig, TcpVariant, Transport,
+};
+
+const VARIANTS: [TcpVariant; 9] = [
+    TcpVariant::Tahoe,
+    TcpVariant::Reno,
+    TcpVariant::Newreno,
+    TcpVariant::Sack,
+    TcpVariant::Vegas,
+    TcpVariant::Westwood,
+    TcpVariant::Veno,
+    TcpVariant::Newveno,
+    TcpVariant::TcpAp,
+];
+
+fn ftp(src: u32, dst: u32, bytes: u32, variant: TcpVariant, start_s: f64, stop_s: f64) -> Flow {
+    let mut f = cbr(src, dst, bytes, 1.0, start_s, stop_s);
+    f.transport = Transport::Tcp;
+    f.app = AppKind::Ftp;
+    f.rate_bps = None;
+    f.tcp = Some(TcpConfig {
+        variant,
+        ..TcpConfig::default()
+    });
+    f
+}
+
+/// Time per TCP segment over one 802.11 hop with RTS/CTS and an ACK per
+/// segment: the DATA exchange and the TCP ACK's own exchange, each after DIFS
+/// and `backoff_slots` of idle medium.
+fn one_hop_bps(mss: u32, backoff_slots: f64) -> f64 {
+    let us = |bytes: u32, rate: f64| 192.0 + bytes as f64 * 8.0 / rate;
+    let exchange = |ip_bytes: u32| {
+        50.0 + backoff_slots * 20.0
+            + us(20, 1.0)
+            + 10.0
+            + us(14, 1.0)
+            + 10.0
+            + us(ip_bytes + 28, 2.0)
+            + 10.0
+            + us(14, 1.0)
+    };
+    let per_segment_us = exchange(mss + 40) + exchange(40);
+    mss as f64 * 8.0 / (per_segment_us * 1e-6)
+}
+
+#[test]
+fn one_hop_bulk_tcp_approaches_the_ceiling() {
+    let mut s = base(31.0, 1);
+    place(&mut s, vec![[0.0, 0.0], [100.0, 0.0]]);
+    s.flows
+        .push(ftp(0, 1, 1460, TcpVariant::Newreno, 1.0, 31.0));
+    let r = run_checked(&s);
+    let goodput = r.flows[0].received_bytes as f64 * 8.0 / 30.0;
+    // A full mean backoff (15.5 slots) per exchange gives the textbook 1.23 Mb/s.
+    let textbook = one_hop_bps(1460, 15.5);
+    assert!((textbook / 1e6 - 1.23).abs() < 0.01, "{textbook}");
+    // But after each DATA exchange the TCP sender (next segment) and the TCP
+    // receiver (its ACK) contend together, so the idle time is the smaller of
+    // two draws: E[min] = Σ_{k=1}^{31} (k/32)² ≈ 10.17 slots.
+    let e_min: f64 = (1..32).map(|k| (k as f64 / 32.0).powi(2)).sum();
+    let two_contenders = one_hop_bps(1460, e_min);
+    // No backoff at all is a hard ceiling.
+    let hard = one_hop_bps(1460, 0.0);
+    println!(
+        "one hop: goodput {:.4} Mb/s; two-contender model {:.4}; textbook {:.4}; hard bound {:.4}",
+        goodput / 1e6,
+        two_contenders / 1e6,
+        textbook / 1e6,
+        hard / 1e6
+    );
+    assert!(goodput < hard);
+    assert!(
+        (goodput / two_contenders - 1.0).abs() < 0.03,
+        "{goodput} vs {two_contenders}"
+    );
+    assert!(goodput > 0.9 * textbook);
+}
+
+fn delivered_in_order(variant: TcpVariant, chain_hops: u32, loss: f64) -> manetsim_core::RunResult {
+    let mut s = base(60.0, 3);
+    s.nodes.count = chain_hops + 1;
+    s.area.width_m = 200.0 * chain_hops as f64 + 1.0;
+    s.area.height_m = 10.0;
+    s.flows.push(ftp(0, chain_hops, 512, variant, 1.0, 60.0));
+    if loss > 0.0 {
+        s.loss.push(Loss {
+            node: chain_hops,
+            model: LossModelKind::Uniform,
+            rate: loss,
+            packets: LossPackets::Data,
+            where_: LossWhere::AfterMac,
+            mean_burst_packets: 1.0,
+        });
+    }
+    run_checked(&s)
+}
+
+#[test]
+fn every_variant_delivers_every_byte_over_a_lossy_hop() {
+    for v in VARIANTS {
+        let r = delivered_in_order(v, 1, 0.05);
+        let f = &r.flows[0];
+        println!(
+            "{v:?}: {} segments sent, {} received, {} retransmissions, goodput {:.0} kbit/s",
+            f.sent, f.received, f.retransmissions, f.goodput_kbps
+        );
+        assert!(f.received > 1000, "{v:?} delivered only {}", f.received);
+        assert!(f.retransmissions > 0, "{v:?}: losses must be repaired");
+        assert!(r.drops["loss_model"] > 0);
+    }
+}
+
+#[test]
+fn every_variant_runs_over_a_six_node_chain() {
+    for v in VARIANTS {
+        let r = delivered_in_order(v, 5, 0.0);
+        let f = &r.flows[0];
+        println!(
+            "{v:?}: goodput {:.0} kbit/s, delay {:.0} ms",
+            f.goodput_kbps, f.delay_ms
+        );
+        assert_eq!(f.hops_mean, 5.0);
+        assert!(f.goodput_kbps > 50.0, "{v:?}: {}", f.goodput_kbps);
+        let ts = &r.timeseries.tcp;
+        assert!(!ts.t_s.is_empty());
+        assert!(ts.seq_acked_bytes.windows(2).all(|w| w[0] <= w[1]));
+    }
+}
