@@ -157,7 +157,18 @@ def test_run_refuses_a_bad_scenario_before_running():
 
 def test_result_tables_have_expected_columns():
     tables = manetsim.run(SMALL_CHAIN).tables()
-    assert set(tables) == {"flows", "drops", "mac", "nodes", "run", "routing", "mobility", "hops"}
+    assert set(tables) == {
+        "flows",
+        "drops",
+        "mac",
+        "nodes",
+        "run",
+        "routing",
+        "mobility",
+        "hops",
+        "energy",
+        "tcp",
+    }
     assert set(tables["flows"].column_names) >= FLOW_KEYS
     assert tables["drops"].column_names[:2] == ["reason", "packets"]
     assert {"retries", "collisions", "rts_failures", "ack_failures", "link_failures"} <= set(
