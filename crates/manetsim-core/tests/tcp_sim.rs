@@ -134,3 +134,30 @@ fn every_variant_runs_over_a_six_node_chain() {
         assert!(ts.seq_acked_bytes.windows(2).all(|w| w[0] <= w[1]));
     }
 }
+
+#[test]
+fn vegas_thresholds_from_the_scenario_take_effect() {
+    let run = |alpha: f64, beta: f64| {
+        let mut s = base(60.0, 3);
+        s.nodes.count = 6;
+        s.area.width_m = 1001.0;
+        s.area.height_m = 10.0;
+        let mut f = ftp(0, 5, 512, TcpVariant::Vegas, 1.0, 60.0);
+        if let Some(t) = f.tcp.as_mut() {
+            t.vegas_alpha = alpha;
+            t.vegas_beta = beta;
+        }
+        s.flows.push(f);
+        let r = run_checked(&s);
+        let cw = &r.timeseries.tcp.cwnd_packets;
+        cw.iter().sum::<f64>() / cw.len() as f64
+    };
+    let default = run(1.0, 3.0);
+    let karlsson = run(2.0, 2.0);
+    let wide = run(6.0, 8.0);
+    println!("mean cwnd: α1β3 {default:.2}, α2β2 {karlsson:.2}, α6β8 {wide:.2}");
+    assert!(
+        wide > default + 1.0,
+        "larger thresholds keep a larger window"
+    );
+}

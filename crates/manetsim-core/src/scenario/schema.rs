@@ -404,6 +404,36 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     #[serde(default = "default_true")]
     pub handshake: bool,
+    /// Added key: initial congestion window in segments (ns-2 `windowInit_`, 2).
+    #[serde(default = "default_initial_window_packets")]
+    pub initial_window_packets: u32,
+    /// Added key: lower bound of the retransmission timeout (ns-2 `minrto_`,
+    /// 0.2 s; RFC 6298 says 1 s).
+    #[serde(default = "default_min_rto_s")]
+    pub min_rto_s: f64,
+    /// Added keys: Vegas thresholds in segments (ns-2 `v_alpha_` 1,
+    /// `v_beta_` 3, `v_gamma_` 1); karlssonkassler uses α = β = 2.
+    #[serde(default = "default_vegas_alpha")]
+    pub vegas_alpha: f64,
+    #[serde(default = "default_vegas_beta")]
+    pub vegas_beta: f64,
+    #[serde(default = "default_vegas_gamma")]
+    pub vegas_gamma: f64,
+}
+fn default_initial_window_packets() -> u32 {
+    2
+}
+fn default_min_rto_s() -> f64 {
+    0.2
+}
+fn default_vegas_alpha() -> f64 {
+    1.0
+}
+fn default_vegas_beta() -> f64 {
+    3.0
+}
+fn default_vegas_gamma() -> f64 {
+    1.0
 }
 fn default_tcp_variant() -> TcpVariant {
     TcpVariant::Newreno
@@ -421,6 +451,11 @@ impl Default for TcpConfig {
             window_packets: default_window_packets(),
             delayed_ack: false,
             handshake: true,
+            initial_window_packets: default_initial_window_packets(),
+            min_rto_s: default_min_rto_s(),
+            vegas_alpha: default_vegas_alpha(),
+            vegas_beta: default_vegas_beta(),
+            vegas_gamma: default_vegas_gamma(),
         }
     }
 }

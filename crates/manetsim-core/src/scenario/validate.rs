@@ -613,6 +613,24 @@ impl Checker<'_> {
                 );
             }
             self.at_least_one(&key("tcp.window_packets"), tcp.window_packets.into())?;
+            self.at_least_one(
+                &key("tcp.initial_window_packets"),
+                tcp.initial_window_packets.into(),
+            )?;
+            self.positive(&key("tcp.min_rto_s"), tcp.min_rto_s)?;
+            self.positive(&key("tcp.vegas_alpha"), tcp.vegas_alpha)?;
+            self.positive(&key("tcp.vegas_beta"), tcp.vegas_beta)?;
+            self.positive(&key("tcp.vegas_gamma"), tcp.vegas_gamma)?;
+            if tcp.vegas_alpha > tcp.vegas_beta {
+                return self.fail(
+                    key("tcp.vegas_alpha"),
+                    format!(
+                        "Vegas needs vegas_alpha ≤ vegas_beta, got {} > {}",
+                        fmt_float(tcp.vegas_alpha),
+                        fmt_float(tcp.vegas_beta)
+                    ),
+                );
+            }
         }
         if f.app == AppKind::Ftp && f.transport != Transport::Tcp {
             return self.fail(
@@ -1279,6 +1297,28 @@ mod tests {
             },
             "flows[0].tcp.window_packets",
             "≥ 1",
+        );
+        refused(
+            |s| {
+                flow(s).transport = Transport::Tcp;
+                flow(s).tcp = Some(TcpConfig {
+                    min_rto_s: 0.0,
+                    ..TcpConfig::default()
+                });
+            },
+            "flows[0].tcp.min_rto_s",
+            "> 0",
+        );
+        refused(
+            |s| {
+                flow(s).transport = Transport::Tcp;
+                flow(s).tcp = Some(TcpConfig {
+                    vegas_alpha: 4.0,
+                    ..TcpConfig::default()
+                });
+            },
+            "flows[0].tcp.vegas_alpha",
+            "vegas_alpha ≤ vegas_beta",
         );
     }
 

@@ -16,7 +16,7 @@
 //! segments are `PacketKind::TcpAck`.
 
 use super::{Event, World};
-use crate::engine::{to_secs, SimTime, TimerSlot};
+use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
 use crate::metrics::result::TcpSeries;
 use crate::net::{Packet, PacketKind, RoutingProtocol, DEFAULT_TTL, IP_HEADER_BYTES};
 use crate::scenario::{self, AppKind, TcpVariant};
@@ -68,10 +68,20 @@ pub(crate) fn variant_name(v: TcpVariant) -> &'static str {
 impl TcpFlow {
     pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
         let t = f.tcp.clone().unwrap_or_default();
+        let variant = match cc_kind(t.variant) {
+            CcKind::Vegas { .. } => CcKind::Vegas {
+                alpha: t.vegas_alpha,
+                beta: t.vegas_beta,
+                gamma: t.vegas_gamma,
+            },
+            other => other,
+        };
         let cfg = TcpConfig {
-            variant: cc_kind(t.variant),
+            variant,
             mss_bytes: f.packet_size_bytes,
             window_packets: t.window_packets,
+            initial_window_packets: t.initial_window_packets,
+            min_rto: from_secs(t.min_rto_s),
             delayed_ack: t.delayed_ack,
             handshake: t.handshake,
             ..TcpConfig::default()
