@@ -52,6 +52,10 @@ SetOption = Annotated[
         show_default=False,
     ),
 ]
+SeedOption = Annotated[
+    Optional[int],
+    typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
+]
 
 
 def _version_callback(value: bool) -> None:
@@ -91,10 +95,7 @@ def run_command(
             file_okay=False,
         ),
     ] = None,
-    seed: Annotated[
-        Optional[int],
-        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
-    ] = None,
+    seed: SeedOption = None,
     set_: SetOption = None,
 ) -> None:
     """Run a scenario and report per-flow, drop and MAC figures."""
@@ -127,10 +128,7 @@ def validate_command(file: ScenarioFile, set_: SetOption = None) -> None:
 def show_config_command(
     file: ScenarioFile,
     set_: SetOption = None,
-    seed: Annotated[
-        Optional[int],
-        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
-    ] = None,
+    seed: SeedOption = None,
 ) -> None:
     """Print the fully resolved scenario (every default filled in) as TOML."""
     sys.stdout.write(resolved_toml(file, override_pairs(set_ or []), seed))
@@ -149,10 +147,7 @@ def convert_command(
             dir_okay=False,
         ),
     ] = None,
-    seed: Annotated[
-        Optional[int],
-        typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
-    ] = None,
+    seed: SeedOption = None,
     set_: SetOption = None,
 ) -> None:
     """Write the scenario's node movements as an ns-2 movement file.
