@@ -9,6 +9,7 @@ traceback of an unexpected error instead.
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from manetsim import _core
+from manetsim import ns2 as ns2_mod
 from manetsim import study as study_mod
 from manetsim import sweep as sweep_mod
 from manetsim.results import Result, write_text_atomic
@@ -344,6 +346,84 @@ def _progress_bar(console: Console) -> Any:
         TimeRemainingColumn(),
         console=console,
         disable=not console.is_terminal,
+    )
+
+
+export_app = typer.Typer(
+    help="Write a scenario for another simulator.",
+    no_args_is_help=True,
+)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("ns2")
+def export_ns2_command(
+    file: ScenarioFile,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="OUT",
+            help="Write the Tcl script here (default: stdout).",
+            dir_okay=False,
+        ),
+    ] = None,
+    trace: Annotated[
+        str,
+        typer.Option("--trace", metavar="FILE", help="Trace file the script writes."),
+    ] = "trace.tr",
+    seed: SeedOption = None,
+    set_: SetOption = None,
+) -> None:
+    """Write an ns-2.35 Tcl script for the same scenario (refuses what ns-2 lacks)."""
+    try:
+        script = ns2_mod.export_tcl(file, override_pairs(set_ or []), seed, trace)
+    except ns2_mod.ExportError as err:
+        _fail(f"{file}: {err}", EXIT_USAGE)
+    if output is None:
+        sys.stdout.write(script)
+    else:
+        write_text_atomic(output, script)
+        _stderr().print(f"wrote {escape(str(output))}", highlight=False)
+
+
+@app.command("crosscheck")
+def crosscheck_command(
+    file: ScenarioFile,
+    seeds: Annotated[
+        int, typer.Option("--seeds", min=1, help="Seeds 1..N, run by both simulators.")
+    ] = 1,
+    ns_command: Annotated[
+        str, typer.Option("--ns", metavar="COMMAND", help="The ns-2 executable.")
+    ] = "ns",
+    set_: SetOption = None,
+) -> None:
+    """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
+    overrides = override_pairs(set_ or [])
+    try:
+        ns2_mod.export_tcl(file, overrides, 1)
+    except ns2_mod.ExportError as err:
+        _fail(f"{file}: {err}", EXIT_USAGE)
+    if shutil.which(ns_command) is None:
+        _fail(ns2_mod.INSTALL_HINT, EXIT_USAGE)
+    ours, theirs = ns2_mod.crosscheck(file, range(1, seeds + 1), overrides, ns_command)
+    table = Table(title=f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)")
+    table.add_column("metric")
+    table.add_column("manetsim", justify="right")
+    table.add_column("ns-2.35", justify="right")
+    table.add_column("ratio", justify="right")
+    for metric, a, b, ratio in ns2_mod.summarize_sides(ours, theirs):
+        table.add_row(metric, f"{a:.4g}", f"{b:.4g}", "-" if ratio != ratio else f"{ratio:.3f}")
+    wall_ours, wall_theirs = sum(ours.wall_s), sum(theirs.wall_s)
+    table.add_row("wall time, process (s)", f"{wall_ours:.3f}", f"{wall_theirs:.3f}", "")
+    out = _stdout()
+    out.print(table)
+    speed = wall_theirs / wall_ours if wall_ours > 0 else float("inf")
+    core = sum(ours.core_s)
+    out.print(
+        f"speed: manetsim is {speed:.1f}x faster than ns-2.35 here, whole process against "
+        f"whole process in the same run ({core:.3f} s of it in manetsim's core)"
     )
 
 
