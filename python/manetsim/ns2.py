@@ -326,7 +326,9 @@ class FlowStats:
     last_receive_s: float | None = None
     delays_s: list[float] = field(default_factory=list)
     seqs_sent: set[int] = field(default_factory=set)
+    seqs_received: set[int] = field(default_factory=set)
     retransmissions: int = 0
+    duplicates: int = 0
 
     @property
     def throughput_kbps(self) -> float:
@@ -365,10 +367,13 @@ def parse_trace(path: str | Path) -> TraceStats:
     """Parses an ns-2 old-format wireless trace (agent and router levels).
 
     Flows are keyed by (source address, source port), read from the IP header
-    field ``[src:port dst:port ttl nexthop]`` of agent-level events. Per flow:
-    data packets sent and received (TCP ACKs excluded), received bytes as
-    traced (ns-2 counts the TCP/IP header), one-way delay matched by packet
-    uid, and TCP retransmissions (a sequence number sent again). Routing
+    field ``[src:port dst:port ttl nexthop]`` of agent-level events. Per flow,
+    with manetsim's definitions: data packets sent (retransmissions included)
+    and received (TCP ACKs excluded; a TCP segment delivered again is counted
+    in ``duplicates``, not received), received bytes as traced (ns-2 counts
+    the TCP/IP header; a UDP packet counts 20 bytes of IP header and no UDP
+    header, where manetsim counts 28), one-way delay matched by packet uid,
+    and TCP retransmissions (a sequence number sent again). Routing
     packets are router-level sends and forwards of control packet types, as
     manetsim counts each hop's transmission. Malformed lines raise
     ``ValueError`` naming the line.
@@ -421,6 +426,15 @@ def parse_trace(path: str | Path) -> TraceStats:
                             stats.retransmissions += 1
                         stats.seqs_sent.add(seq)
             elif event == "r":
+                if kind == "tcp":
+                    # manetsim counts a segment once: a duplicate delivery is
+                    # neither received nor timed (SCENARIO.md's definitions).
+                    seq = _tcp_seq(tokens, ip)
+                    if seq is not None:
+                        if seq in stats.seqs_received:
+                            stats.duplicates += 1
+                            continue
+                        stats.seqs_received.add(seq)
                 stats.received += 1
                 stats.received_bytes += size
                 stats.last_receive_s = now
