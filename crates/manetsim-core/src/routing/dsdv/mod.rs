@@ -47,6 +47,22 @@
 //!   (ns-2's `MAX_QUEUE_LENGTH`); an update that brings a route sends them.
 //!   Relays buffer too, as in ns-2.
 //!
+//! # Consequences worth knowing (ns-2.35 shows them too)
+//!
+//! - A new route is passed on one settling delay (2 × 6 s at first) per
+//!   hop: a destination `h` hops away is known after about 12 (h − 1) s
+//!   plus the start-up jitter (48–50 s on a 6-node chain, 85–97 s across a
+//!   5 × 5 grid, in manetsim and in ns-2.35 alike).
+//! - Because a fresh sequence number triggers nothing and an unsettled route
+//!   is left out of full dumps, a route whose updates always arrive a little
+//!   before the relay's own dumps can go unadvertised for a long time, until
+//!   the settling time has decayed (each new number multiplies it by 0.875).
+//!   On the 6-node chain with CBR both ways, the route from 5 back to 0
+//!   converged at 48–145 s over 24 seeds (ns-2.35: 0 → 5 at 48–91 s).
+//! - Every route has its own trigger, and a triggered update does not clear
+//!   the "new metric" marks, so routes learnt together often produce two
+//!   incremental updates 1 s apart with the same content.
+//!
 //! # Differences from ns-2.35 and not implemented
 //!
 //! - ns-2 keeps the packet it builds at the trigger or periodic instant and
