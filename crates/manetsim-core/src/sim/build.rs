@@ -12,6 +12,7 @@ use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
+use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
@@ -105,6 +106,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         RoutingProtocol::Static => "static",
         RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
+        RoutingProtocol::Dsdv => "dsdv",
         other => {
             return Err(SimError::Setup(format!(
                 "routing {other:?} is not yet supported"
@@ -187,6 +189,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ifq: PriQueue::new(s.mac.queue_packets as usize),
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                RoutingProtocol::Dsdv => {
+                    Router::Dsdv(Box::new(Dsdv::new(i, DsdvConfig::default())))
+                }
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },
