@@ -5,6 +5,7 @@
 //! the scenario, dispatching statically.
 
 pub mod aodv;
+pub mod aomdv;
 pub mod dsr;
 mod static_routes;
 
@@ -20,6 +21,7 @@ pub enum Router {
     Static(StaticRouting),
     Aodv(Box<Aodv>),
     Dsr(Box<dsr::Dsr>),
+    Aomdv(Box<aomdv::Aomdv>),
 }
 
 macro_rules! dispatch {
@@ -28,6 +30,7 @@ macro_rules! dispatch {
             Router::Static($r) => $e,
             Router::Aodv($r) => $e,
             Router::Dsr($r) => $e,
+            Router::Aomdv($r) => $e,
         }
     };
 }

@@ -11,6 +11,7 @@ use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
@@ -80,6 +81,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         RoutingProtocol::Static => "static",
         RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
+        RoutingProtocol::Aomdv => "aomdv",
         other => {
             return Err(SimError::Setup(format!(
                 "routing {other:?} is not yet supported"
@@ -161,6 +163,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ifq: PriQueue::new(s.mac.queue_packets as usize),
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                RoutingProtocol::Aomdv => {
+                    Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
+                }
                 RoutingProtocol::Aodv => {
                     Router::Aodv(Box::new(Aodv::new(i, AodvConfig::default())))
                 }

@@ -18,5 +18,6 @@ pub enum WireError {
 }
 
 pub mod aodv;
+pub mod aomdv;
 pub mod dsr;
 pub mod tcp;
