@@ -240,7 +240,16 @@ fn the_destination_answers_each_disjoint_copy_with_the_same_sequence_number() {
 /// Node 0 with two disjoint paths to 9: via 1 (3 hops) and via 2 (3 hops),
 /// learnt from two RREPs of one discovery.
 fn source_with_two_paths() -> Node {
-    let mut n = Node::new(0);
+    source_with_two_paths_using(Aomdv::new(0, AomdvConfig::default()))
+}
+
+fn source_with_two_paths_using(a: Aomdv) -> Node {
+    let mut n = Node {
+        a,
+        rng: Rng::from_seed(1),
+        out: Vec::new(),
+    };
+    assert!(n.run(|a, ctx| a.start(0, ctx)).is_empty());
     let out = n.data(0, data(0, 9, 1));
     let sent = originated(&out);
     assert_eq!(sent.len(), 1);
@@ -414,4 +423,56 @@ fn a_discovery_retries_network_wide_then_drops_the_buffered_data() {
     assert_eq!(rreqs, 4, "one RREQ and RREQ_RETRIES (3) retries");
     assert_eq!(drops, 1);
     assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over() {
+    let cfg = AomdvConfig {
+        link_detection: LinkDetection::Hello,
+        ..AomdvConfig::default()
+    };
+    let mut n = source_with_two_paths_using(Aomdv::new(0, cfg));
+    // HELLOs go out every 0.75-1.25 s.
+    let hellos: Vec<_> = originated(&n.tick(NS_PER_S))
+        .into_iter()
+        .filter(|s| s.0 == "hello")
+        .collect();
+    assert!(!hellos.is_empty());
+    assert_eq!((hellos[0].1, hellos[0].3), (BROADCAST, 1));
+    // Neighbour 2 keeps talking; 1 falls silent after the RREPs (21 ms).
+    let hello = |from: NodeId| {
+        let rp = AomdvRrep {
+            base: RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: 0,
+                dst: from,
+                dst_seqno: 2,
+                orig: from,
+                lifetime_ms: 3000,
+            },
+            rreq_id: 0,
+            first_hop: from,
+        };
+        Packet::control(from, BROADCAST, 1, 8, rp.to_bytes())
+    };
+    n.control(ms(2000), 2, hello(2));
+    assert_eq!(n.a.hop_count(2), Some(1), "a HELLO gives a one-hop path");
+    // After ALLOWED_HELLO_LOSS (3) intervals without a word from 1, its
+    // path to 9 is gone: no RREQ, data goes through 2.
+    let out = n.tick(ms(3100));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert!(originated(&out).iter().all(|s| s.0 == "hello"));
+    assert_eq!(n.paths(9), vec![(2, 3, 8)]);
+    assert_eq!(sent_data(&n.data(ms(3200), data(0, 9, 5))), vec![(5, 2)]);
+    // A MAC failure only drops the packet in this mode.
+    let out = n.link_failure(ms(3300), 2, Some(data(0, 9, 6)));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: data(0, 9, 6),
+            reason: DropReason::RetryLimit
+        }]
+    );
 }
