@@ -9,7 +9,9 @@ traceback of an unexpected error instead.
 
 import json
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
@@ -19,6 +21,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from manetsim import _core
+from manetsim import ns2 as ns2_mod
+from manetsim import study as study_mod
+from manetsim import sweep as sweep_mod
 from manetsim.results import Result, write_text_atomic
 from manetsim.run import movements_ns2, override_pairs, resolved_toml
 from manetsim.run import run as run_scenario
@@ -161,6 +166,265 @@ def convert_command(
     else:
         write_text_atomic(output, text)
         _stderr().print(f"wrote {escape(str(output))}", highlight=False)
+
+
+@app.command("sweep")
+def sweep_command(
+    file: Annotated[
+        Path,
+        typer.Argument(metavar="FILE", help="Sweep file (TOML).", show_default=False),
+    ],
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Dataset directory (default: results/NAME).",
+            file_okay=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        Optional[int],
+        typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
+    ] = "local",
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
+    ] = None,
+) -> None:
+    """Run a parameter sweep (scenario x axes x seeds) into a Parquet dataset.
+
+    Finished runs are kept: re-running the same command resumes an interrupted
+    sweep and skips what is done.
+    """
+    if executor not in ("local", "dask"):
+        _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
+    definition = sweep_mod.parse(file)
+    target = out if out is not None else Path("results") / definition.name
+    summary = _run_with_progress(definition, target, workers, executor, scheduler)
+    _stderr().print(
+        f"{definition.name}: {summary.ran} runs done, {summary.skipped} already finished, "
+        f"{summary.total} in all, in {summary.wall_s:.1f} s",
+        highlight=False,
+    )
+    sys.stdout.write(f"{summary.out}\n")
+
+
+def _run_with_progress(
+    definition: "sweep_mod.Sweep",
+    target: Path,
+    workers: Optional[int],
+    executor: str,
+    scheduler: Optional[str],
+) -> "sweep_mod.SweepSummary":
+    console = _stderr()
+    with _progress_bar(console) as bar:
+        task = bar.add_task(escape(definition.name), total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return sweep_mod.run_sweep(
+            definition,
+            target,
+            workers=workers,
+            executor=executor,
+            scheduler=scheduler,
+            progress=progress,
+        )
+
+
+study_app = typer.Typer(
+    help="Re-run a published study: sweeps, tables, figures and findings.",
+    no_args_is_help=True,
+)
+app.add_typer(study_app, name="study")
+
+
+@study_app.command("list")
+def study_list_command() -> None:
+    """List the studies shipped with manetsim."""
+    for name in study_mod.available():
+        definition = study_mod.Study.load(study_mod.find(name))
+        sys.stdout.write(f"{name}\t{definition.title}\n")
+
+
+@study_app.command("run")
+def study_run_command(
+    name: Annotated[
+        str,
+        typer.Argument(metavar="NAME", help="A study name (see `study list`) or folder."),
+    ],
+    seeds: Annotated[
+        Optional[int],
+        typer.Option("--seeds", min=1, help="Seeds per point (default: the study's)."),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="The reduced version (under a minute).")
+    ] = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Where data/ and report/ go (default: results/NAME).",
+            file_okay=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        Optional[int],
+        typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
+    ] = "local",
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
+    ] = None,
+) -> None:
+    """Run a study's sweeps and write its report (tables, figures, findings)."""
+    if executor not in ("local", "dask"):
+        _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
+    folder = study_mod.find(name)
+    definition = study_mod.Study.load(folder, quick=quick, seeds=seeds)
+    target = (
+        out
+        if out is not None
+        else Path("results") / (definition.name + ("-quick" if quick else ""))
+    )
+    console = _stderr()
+    start = time.perf_counter()
+    with _progress_bar(console) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(sweep_name: str, done: int, total: int) -> None:
+            if sweep_name not in tasks:
+                tasks[sweep_name] = bar.add_task(escape(sweep_name), total=total)
+            bar.update(tasks[sweep_name], completed=done, total=total)
+
+        findings = study_mod.run_study(
+            definition, target, workers, executor, scheduler, progress=progress
+        )
+    table = Table(title=f"{definition.title}: findings", title_justify="left")
+    table.add_column("the paper says")
+    table.add_column("manetsim")
+    table.add_column("holds")
+    for finding in findings:
+        verdict = "n/a" if finding.holds is None else ("yes" if finding.holds else "no")
+        table.add_row(escape(finding.paper), escape(finding.ours), verdict)
+    _stdout().print(table)
+    console.print(
+        f"report in {escape(str(target / 'report'))} ({time.perf_counter() - start:.1f} s)",
+        highlight=False,
+    )
+
+
+def _progress_bar(console: Console) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
+
+
+export_app = typer.Typer(
+    help="Write a scenario for another simulator.",
+    no_args_is_help=True,
+)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("ns2")
+def export_ns2_command(
+    file: ScenarioFile,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="OUT",
+            help="Write the Tcl script here (default: stdout).",
+            dir_okay=False,
+        ),
+    ] = None,
+    trace: Annotated[
+        str,
+        typer.Option("--trace", metavar="FILE", help="Trace file the script writes."),
+    ] = "trace.tr",
+    seed: SeedOption = None,
+    set_: SetOption = None,
+) -> None:
+    """Write an ns-2.35 Tcl script for the same scenario (refuses what ns-2 lacks)."""
+    try:
+        script = ns2_mod.export_tcl(file, override_pairs(set_ or []), seed, trace)
+    except ns2_mod.ExportError as err:
+        _fail(f"{file}: {err}", EXIT_USAGE)
+    if output is None:
+        sys.stdout.write(script)
+    else:
+        write_text_atomic(output, script)
+        _stderr().print(f"wrote {escape(str(output))}", highlight=False)
+
+
+@app.command("crosscheck")
+def crosscheck_command(
+    file: ScenarioFile,
+    seeds: Annotated[
+        int, typer.Option("--seeds", min=1, help="Seeds 1..N, run by both simulators.")
+    ] = 1,
+    ns_command: Annotated[
+        str, typer.Option("--ns", metavar="COMMAND", help="The ns-2 executable.")
+    ] = "ns",
+    set_: SetOption = None,
+) -> None:
+    """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
+    overrides = override_pairs(set_ or [])
+    try:
+        ns2_mod.export_tcl(file, overrides, 1)
+    except ns2_mod.ExportError as err:
+        _fail(f"{file}: {err}", EXIT_USAGE)
+    if shutil.which(ns_command) is None:
+        _fail(ns2_mod.INSTALL_HINT, EXIT_USAGE)
+    ours, theirs = ns2_mod.crosscheck(file, range(1, seeds + 1), overrides, ns_command)
+    table = Table(title=f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)")
+    table.add_column("metric")
+    table.add_column("manetsim", justify="right")
+    table.add_column("ns-2.35", justify="right")
+    table.add_column("ratio", justify="right")
+    for metric, a, b, ratio in ns2_mod.summarize_sides(ours, theirs):
+        table.add_row(metric, f"{a:.4g}", f"{b:.4g}", "-" if ratio != ratio else f"{ratio:.3f}")
+    wall_ours, wall_theirs = sum(ours.wall_s), sum(theirs.wall_s)
+    table.add_row("wall time, process (s)", f"{wall_ours:.3f}", f"{wall_theirs:.3f}", "")
+    out = _stdout()
+    out.print(table)
+    speed = wall_theirs / wall_ours if wall_ours > 0 else float("inf")
+    core = sum(ours.core_s)
+    out.print(
+        f"speed: manetsim is {speed:.1f}x faster than ns-2.35 here, whole process against "
+        f"whole process in the same run ({core:.3f} s of it in manetsim's core)"
+    )
 
 
 # -- the report ----------------------------------------------------------------

@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+use manetsim_core::scenario::{
+    AodvLinkDetection, AodvOptions, AodvPreset, MobilityModel, Move, RoutingProtocol, Scenario,
+};
 use manetsim_core::RunResult;
 
 const CBR_BPS: f64 = 4.0 * 512.0 * 8.0;
@@ -133,4 +135,55 @@ fn a_five_by_five_grid_carries_two_crossing_flows() {
         assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
         assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
     }
+}
+
+/// `[routing.aodv] preset = "ns2"`: the first RREQ floods the network, as
+/// ns-2.35 does, so the 6-node chain needs fewer RREQs than the RFC's
+/// expanding ring (ns-2.35 itself sends 10 routing packets here, see the
+/// README's fidelity table).
+#[test]
+fn the_ns2_preset_floods_at_once_and_the_rfc_preset_rings() {
+    let run = |preset: AodvPreset| {
+        let mut s = aodv(100.0, 1);
+        place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+        s.area.width_m = 1000.0;
+        s.area.height_m = 10.0;
+        s.routing.aodv = Some(AodvOptions {
+            preset,
+            ..AodvOptions::default()
+        });
+        s.flows.push(cbr(0, 5, 512, CBR_BPS, 1.0, 99.0));
+        run_checked(&s)
+    };
+    let rfc = run(AodvPreset::Rfc);
+    let ns2 = run(AodvPreset::Ns2);
+    println!(
+        "rfc {:?}\nns2 {:?}",
+        rfc.routing.by_message, ns2.routing.by_message
+    );
+    // The ring: RREQ TTL 1 and 3 die out before TTL 5 reaches node 5.
+    assert!(messages(&rfc, "rreq") > messages(&ns2, "rreq"));
+    assert_eq!(ns2.routing.packets_sent, 10);
+    assert!(delivery(&rfc, 0) > 0.99 && delivery(&ns2, 0) > 0.99);
+    // The flood finds the route sooner: the first packet waits less.
+    assert!(ns2.flows[0].delay_ms < rfc.flows[0].delay_ms);
+}
+
+#[test]
+fn hello_link_detection_sends_hellos_when_asked() {
+    let mut s = aodv(30.0, 1);
+    place(&mut s, (0..3).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.routing.aodv = Some(AodvOptions {
+        link_detection: AodvLinkDetection::Hello,
+        hello_interval_s: 1.0,
+        ..AodvOptions::default()
+    });
+    s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 29.0));
+    let r = run_checked(&s);
+    // Three nodes, about one HELLO per second each for 30 s (0.75-1.25 s apart).
+    let hellos = messages(&r, "hello");
+    assert!((70..=110).contains(&hellos), "{hellos} hellos");
+    assert!(delivery(&r, 0) > 0.99);
+    s.routing.aodv = None;
+    assert_eq!(messages(&run_checked(&s), "hello"), 0);
 }

@@ -349,6 +349,9 @@ pub enum RoutingProtocol {
 pub struct Routing {
     #[serde(default = "default_routing_protocol")]
     pub protocol: RoutingProtocol,
+    /// Added table `[routing.aodv]`: AODV's options (only with protocol = "aodv").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aodv: Option<AodvOptions>,
 }
 fn default_routing_protocol() -> RoutingProtocol {
     RoutingProtocol::Aodv
@@ -357,6 +360,70 @@ impl Default for Routing {
     fn default() -> Self {
         Self {
             protocol: default_routing_protocol(),
+            aodv: None,
+        }
+    }
+}
+
+/// Which set of AODV constants to start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvPreset {
+    /// RFC 3561's expanding ring search (TTL_START 1, NET_DIAMETER 35,
+    /// NODE_TRAVERSAL_TIME 40 ms, RREQ_RETRIES 2) with ns-2.35's timers.
+    #[default]
+    Rfc,
+    /// ns-2.35's `aodv.h` throughout: the first RREQ floods the network,
+    /// NET_DIAMETER 30, NODE_TRAVERSAL_TIME 30 ms, RREQ_RETRIES 3.
+    Ns2,
+}
+
+/// How AODV notices a broken link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvLinkDetection {
+    /// The MAC's retry-limit failures (ns-2's default).
+    #[default]
+    Mac,
+    /// Periodic HELLO messages.
+    Hello,
+}
+
+/// `[routing.aodv]` (added).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AodvOptions {
+    #[serde(default)]
+    pub preset: AodvPreset,
+    #[serde(default)]
+    pub link_detection: AodvLinkDetection,
+    #[serde(default = "default_true")]
+    pub local_repair: bool,
+    #[serde(default = "default_hello_interval_s")]
+    pub hello_interval_s: f64,
+    #[serde(default = "default_active_route_timeout_s")]
+    pub active_route_timeout_s: f64,
+    #[serde(default)]
+    pub gratuitous_rrep: bool,
+    #[serde(default)]
+    pub destination_only: bool,
+}
+fn default_hello_interval_s() -> f64 {
+    1.0
+}
+fn default_active_route_timeout_s() -> f64 {
+    10.0
+}
+impl Default for AodvOptions {
+    fn default() -> Self {
+        Self {
+            preset: AodvPreset::default(),
+            link_detection: AodvLinkDetection::default(),
+            local_repair: true,
+            hello_interval_s: default_hello_interval_s(),
+            active_route_timeout_s: default_active_route_timeout_s(),
+            gratuitous_rrep: false,
+            destination_only: false,
         }
     }
 }

@@ -432,7 +432,10 @@ fn override_of_unknown_key_fails_like_the_file_would() {
     assert_eq!(e.file, "--set routing.protokol=dsr");
     assert_eq!(e.key.as_deref(), Some("routing.protokol"));
     assert_eq!(e.line, None);
-    assert_eq!(e.message, "unknown key `protokol`, expected `protocol`");
+    assert_eq!(
+        e.message,
+        "unknown key `protokol`, expected `protocol` or `aodv`"
+    );
     let file = err(load(
         &BASE.replace("protocol = \"static\"", "protokol = \"dsr\""),
     ));

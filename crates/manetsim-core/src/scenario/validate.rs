@@ -33,6 +33,7 @@ pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     c.mobility(s)?;
     c.radio(&s.radio)?;
     c.mac(&s.mac)?;
+    c.routing(&s.routing)?;
     for (i, f) in s.flows.iter().enumerate() {
         c.flow(i, f, s)?;
     }
@@ -72,6 +73,26 @@ struct Checker<'a> {
 type Res = Result<(), ScenarioError>;
 
 impl Checker<'_> {
+    fn routing(&self, r: &Routing) -> Res {
+        if let Some(aodv) = &r.aodv {
+            if r.protocol != RoutingProtocol::Aodv {
+                return self.fail(
+                    "routing.aodv",
+                    format!(
+                        "[routing.aodv] is only used with protocol = \"aodv\" (this scenario's protocol is \"{}\")",
+                        name_of(&r.protocol)
+                    ),
+                );
+            }
+            self.positive("routing.aodv.hello_interval_s", aodv.hello_interval_s)?;
+            self.positive(
+                "routing.aodv.active_route_timeout_s",
+                aodv.active_route_timeout_s,
+            )?;
+        }
+        Ok(())
+    }
+
     fn fail(&self, key: impl Into<String>, msg: impl Into<String>) -> Res {
         Err(ScenarioError::at_key(self.file, key, msg))
     }

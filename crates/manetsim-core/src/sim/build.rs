@@ -11,11 +11,36 @@ use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
-use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
+use crate::scenario::{
+    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, Placement, RoutingProtocol, Scenario,
+    Transport,
+};
 use std::rc::Rc;
+
+/// AODV's parameters from `[routing.aodv]` (absent: the RFC preset's defaults).
+pub fn aodv_config(options: Option<&AodvOptions>) -> AodvConfig {
+    let o = options.cloned().unwrap_or_default();
+    let base = match o.preset {
+        AodvPreset::Rfc => AodvConfig::default(),
+        AodvPreset::Ns2 => AodvConfig::ns2(),
+    };
+    AodvConfig {
+        link_detection: match o.link_detection {
+            AodvLinkDetection::Mac => LinkDetection::MacFeedback,
+            AodvLinkDetection::Hello => LinkDetection::Hello,
+        },
+        local_repair: o.local_repair,
+        hello_interval: from_secs(o.hello_interval_s),
+        active_route_timeout: from_secs(o.active_route_timeout_s),
+        gratuitous_rrep: o.gratuitous_rrep,
+        destination_only: o.destination_only,
+        ..base
+    }
+}
 
 /// Initial positions from `[nodes]`.
 pub fn placement(s: &Scenario) -> Result<Vec<Pos>, SimError> {
@@ -151,6 +176,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ));
         }
     }
+    let aodv_config = aodv_config(s.routing.aodv.as_ref());
     let nodes = (0..s.nodes.count)
         .map(|i| Node {
             mac: Dcf::new(
@@ -163,11 +189,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ifq: PriQueue::new(s.mac.queue_packets as usize),
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
                 RoutingProtocol::Aomdv => {
                     Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
-                }
-                RoutingProtocol::Aodv => {
-                    Router::Aodv(Box::new(Aodv::new(i, AodvConfig::default())))
                 }
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },

@@ -1,0 +1,554 @@
+"""ns-2.35: export a scenario as a Tcl script, parse its trace, cross-check.
+
+:func:`export_tcl` writes an ns-2.35 script for the same scenario: the same
+positions and movements (through the setdest writer), PHY and MAC parameters,
+routing agent, transport agents, applications and start/stop times, with an
+old-format wireless trace (agent and router levels) that :func:`parse_trace`
+reads. What the two simulators do not both support is refused with an
+:class:`ExportError` naming the key, never exported approximately.
+
+:func:`crosscheck` runs manetsim and ``ns`` on the same scenario and seeds and
+returns the same metrics from both, computed by manetsim from its own result
+and from ns-2's trace by :func:`parse_trace`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetsim import _core
+from manetsim.run import load_config, movements_ns2, override_pairs, resolved_toml
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from manetsim.run import Overrides, ScenarioLike
+
+__all__ = [
+    "ExportError",
+    "FlowStats",
+    "TraceStats",
+    "crosscheck",
+    "export_tcl",
+    "parse_trace",
+]
+
+INSTALL_HINT = "ns-2 is not installed: apt-get update && apt-get install -y ns2 (Debian's ns2)"
+
+_ROUTING = {"aodv": "AODV", "dsr": "DSR", "dsdv": "DSDV", "aomdv": "AOMDV"}
+_PROPAGATION = {
+    "two_ray_ground": "Propagation/TwoRayGround",
+    "free_space": "Propagation/FreeSpace",
+    "shadowing": "Propagation/Shadowing",
+}
+# manetsim TCP variant -> (ns-2 agent, sink)
+_TCP = {
+    "tahoe": ("Agent/TCP", "Agent/TCPSink"),
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink"),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
+    "vegas": ("Agent/TCP/Vegas", "Agent/TCPSink"),
+}
+# Routing control packet types in ns-2's trace.
+_CONTROL_TYPES = {"AODV", "AOMDV", "DSR", "message", "OLSR", "TORA", "IMEP"}
+
+
+class ExportError(ValueError):
+    """The scenario uses something ns-2.35 cannot run the same way."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"cannot export to ns-2: key `{key}`: {message}")
+        self.key = key
+
+
+# -- export ----------------------------------------------------------------------
+
+
+def export_tcl(
+    scenario: ScenarioLike,
+    overrides: Overrides = None,
+    seed: int | None = None,
+    trace_file: str = "trace.tr",
+) -> str:
+    """The ns-2.35 Tcl script for ``scenario``; raises :class:`ExportError`."""
+    config = load_config(scenario, overrides, seed)
+    _check_exportable(config)
+    moves = movements_ns2(scenario, overrides, seed)
+    return _script(config, moves, trace_file)
+
+
+def _check_exportable(c: Mapping[str, Any]) -> None:
+    routing = c["routing"]["protocol"]
+    if routing not in _ROUTING:
+        names = ", ".join(sorted(_ROUTING))
+        raise ExportError(
+            "routing.protocol",
+            f'"{routing}" has no ns-2.35 equivalent (stock ns-2.35 has {names})',
+        )
+    if c["mac"]["standard"] != "802.11":
+        raise ExportError("mac.standard", "only 802.11 DCF is exported")
+    for i, flow in enumerate(c.get("flows", [])):
+        key = f"flows.{i}"
+        if flow.get("start_jitter_s", 0.0):
+            raise ExportError(f"{key}.start_jitter_s", "ns-2 starts flows at exact times")
+        transport, app = flow["transport"], flow["app"]
+        if transport == "udp":
+            if app != "cbr":
+                raise ExportError(f"{key}.app", f'"{app}" over UDP is not exported (only cbr)')
+        elif transport == "tcp":
+            if app not in ("ftp", "cbr"):
+                raise ExportError(f"{key}.app", f'"{app}" over TCP is not exported')
+            tcp = flow["tcp"]
+            if tcp["variant"] not in _TCP:
+                raise ExportError(
+                    f"{key}.tcp.variant",
+                    f'"{tcp["variant"]}" is not in stock ns-2.35 (exported: {", ".join(_TCP)})',
+                )
+            if tcp["handshake"]:
+                raise ExportError(
+                    f"{key}.tcp.handshake",
+                    "ns-2's one-way TCP agents have no handshake: "
+                    f"set {key}.tcp.handshake=false for a like-for-like run",
+                )
+        else:
+            raise ExportError(f"{key}.transport", f'"{transport}" is not exported yet')
+    for i, loss in enumerate(c.get("loss", [])):
+        key = f"loss.{i}"
+        if loss["model"] != "uniform":
+            raise ExportError(f"{key}.model", "only uniform loss maps to ns-2's ErrorModel")
+        if loss["packets"] != "all":
+            raise ExportError(
+                f"{key}.packets",
+                'ns-2\'s ErrorModel drops every packet type; only packets = "all" is exported',
+            )
+    energy = c.get("energy")
+    if energy and energy.get("sleep_w", 0.0):
+        raise ExportError("energy.sleep_w", "nodes never sleep in the exported script")
+
+
+def _tcl_number(value: float) -> str:
+    return repr(float(value)) if not float(value).is_integer() else f"{float(value):.1f}"
+
+
+def _script(c: Mapping[str, Any], moves: str, trace_file: str) -> str:
+    radio, mac = c["radio"], c["mac"]
+    routing = _ROUTING[c["routing"]["protocol"]]
+    ifq = "CMUPriQueue" if routing == "DSR" else "Queue/DropTail/PriQueue"
+    n = c["nodes"]["count"]
+    duration = float(c["duration_s"])
+    capture_ratio = 10 ** (float(radio["capture_threshold_db"]) / 10)
+    lines = [
+        "# Generated by manetsim (`manetsim export ns2`) for ns-2.35.",
+        f"# Scenario: {c.get('name', '')}, seed {c['seed']}.",
+        f"# Run: ns run.tcl  (writes the trace to {trace_file})",
+        "",
+        f"set val(nn) {n}",
+        f"set val(stop) {_tcl_number(duration)}",
+        f"set val(trace) {{{trace_file}}}",
+        "",
+        f"Mac/802_11 set dataRate_ {int(mac['data_rate_bps'])}",
+        f"Mac/802_11 set basicRate_ {int(mac['basic_rate_bps'])}",
+        f"Mac/802_11 set RTSThreshold_ {int(mac['rts_threshold_bytes'])}",
+        f"Mac/802_11 set ShortRetryLimit_ {int(mac['short_retry_limit'])}",
+        f"Mac/802_11 set LongRetryLimit_ {int(mac['long_retry_limit'])}",
+        f"Phy/WirelessPhy set Pt_ {radio['tx_power_w']!r}",
+        f"Phy/WirelessPhy set freq_ {radio['frequency_hz']!r}",
+        f"Phy/WirelessPhy set RXThresh_ {radio['rx_threshold_w']!r}",
+        f"Phy/WirelessPhy set CSThresh_ {radio['cs_threshold_w']!r}",
+        f"Phy/WirelessPhy set CPThresh_ {capture_ratio!r}",
+        f"Phy/WirelessPhy set L_ {radio['system_loss']!r}",
+        f"Phy/WirelessPhy set bandwidth_ {int(mac['data_rate_bps'])}",
+        f"Antenna/OmniAntenna set Z_ {radio['antenna_height_m']!r}",
+    ]
+    if radio["propagation"] == "shadowing":
+        lines += [
+            f"Propagation/Shadowing set pathlossExp_ {radio['path_loss_exponent']!r}",
+            f"Propagation/Shadowing set std_db_ {radio['shadowing_std_db']!r}",
+            f"Propagation/Shadowing set dist0_ {radio['reference_distance_m']!r}",
+            f"Propagation/Shadowing set seed_ {int(c['seed'])}",
+        ]
+    energy = c.get("energy")
+    energy_opts = ""
+    if energy:
+        energy_opts = (
+            f" -energyModel EnergyModel -initialEnergy {energy['initial_j']!r}"
+            f" -txPower {energy['tx_w']!r} -rxPower {energy['rx_w']!r}"
+            f" -idlePower {energy['idle_w']!r} -sleepPower 0.0"
+        )
+    lines += [
+        "",
+        "set ns_ [new Simulator]",
+        "global defaultRNG",
+        f"$defaultRNG seed {int(c['seed']) or 1}",
+        f"ns-random {int(c['seed']) or 1}",
+        "set tracefd [open $val(trace) w]",
+        "$ns_ trace-all $tracefd",
+        "set topo [new Topography]",
+        f"$topo load_flatgrid {_tcl_number(c['area']['width_m'])} "
+        f"{_tcl_number(c['area']['height_m'])}",
+        "set god_ [create-god $val(nn)]",
+        "set chan [new Channel/WirelessChannel]",
+        f"$ns_ node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 \\",
+        f"    -ifqType {ifq} -ifqLen {int(mac['queue_packets'])} -antType Antenna/OmniAntenna \\",
+        f"    -propType {_PROPAGATION[radio['propagation']]} -phyType Phy/WirelessPhy \\",
+        "    -channel $chan -topoInstance $topo -agentTrace ON -routerTrace ON \\",
+        f"    -macTrace OFF -movementTrace OFF{energy_opts}",
+        "",
+        "proc make_err {rate} {",
+        "    set err [new ErrorModel]",
+        "    $err unit pkt",
+        "    $err set rate_ $rate",
+        "    $err ranvar [new RandomVariable/Uniform]",
+        "    $err drop-target [new Agent/Null]",
+        "    return $err",
+        "}",
+    ]
+    losses = {int(loss["node"]): loss for loss in c.get("loss", [])}
+    lines.append("for {set i 0} {$i < $val(nn)} {incr i} {")
+    lines.append("    set node_($i) [$ns_ node]")
+    lines.append("    $node_($i) random-motion 0")
+    lines.append("}")
+    for node, loss in sorted(losses.items()):
+        if loss["where"] == "after_mac":
+            # Between MAC and LL: the node loses frames its MAC acknowledged.
+            lines += [
+                f"set em_{node} [make_err {loss['rate']!r}]",
+                f"[$node_({node}) set mac_(0)] up-target $em_{node}",
+                f"$em_{node} target [$node_({node}) set ll_(0)]",
+            ]
+        else:
+            # Below the MAC: the frame is corrupted before the MAC sees it.
+            lines += [
+                f"set em_{node} [make_err {loss['rate']!r}]",
+                f"[$node_({node}) set netif_(0)] up-target $em_{node}",
+                f"$em_{node} target [$node_({node}) set mac_(0)]",
+            ]
+    lines += ["", "# Positions and movements (manetsim's trajectories, setdest format)"]
+    lines += [line for line in moves.splitlines() if line.strip()]
+    lines.append("")
+    for i, flow in enumerate(c.get("flows", [])):
+        lines += _flow_lines(i, flow)
+    lines += [
+        "",
+        "for {set i 0} {$i < $val(nn)} {incr i} {",
+        '    $ns_ at $val(stop) "$node_($i) reset"',
+        "}",
+        "proc finish {} {",
+        "    global ns_ tracefd",
+        "    $ns_ flush-trace",
+        "    close $tracefd",
+        "}",
+        '$ns_ at [expr $val(stop) + 0.0001] "finish"',
+        '$ns_ at [expr $val(stop) + 0.0002] "puts \\"NS EXITING...\\"; $ns_ halt"',
+        "$ns_ run",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
+    src, dst = int(flow["src"]), int(flow["dst"])
+    size = int(flow["packet_size_bytes"])
+    start = _tcl_number(flow["start_s"])
+    stop = _tcl_number(flow["stop_s"])
+    lines = [f"# flow {i}: {flow['transport']}/{flow['app']} {src} -> {dst}"]
+    if flow["transport"] == "udp":
+        lines += [
+            f"set agent_({i}) [new Agent/UDP]",
+            f"set sink_({i}) [new Agent/LossMonitor]",
+        ]
+    else:
+        tcp = flow["tcp"]
+        agent, sink = _TCP[tcp["variant"]]
+        if tcp["delayed_ack"]:
+            sink = (
+                "Agent/TCPSink/DelAck" if sink == "Agent/TCPSink" else "Agent/TCPSink/Sack1/DelAck"
+            )
+        lines += [
+            f"set agent_({i}) [new {agent}]",
+            f"$agent_({i}) set packetSize_ {size}",
+            f"$agent_({i}) set window_ {int(tcp['window_packets'])}",
+            f"$agent_({i}) set windowInit_ {int(tcp['initial_window_packets'])}",
+            f"$agent_({i}) set minrto_ {tcp['min_rto_s']!r}",
+        ]
+        if tcp["variant"] == "vegas":
+            lines += [
+                f"$agent_({i}) set v_alpha_ {tcp['vegas_alpha']!r}",
+                f"$agent_({i}) set v_beta_ {tcp['vegas_beta']!r}",
+                f"$agent_({i}) set v_gamma_ {tcp['vegas_gamma']!r}",
+            ]
+        lines.append(f"set sink_({i}) [new {sink}]")
+    lines += [
+        f"$agent_({i}) set fid_ {i}",
+        f"$ns_ attach-agent $node_({src}) $agent_({i})",
+        f"$ns_ attach-agent $node_({dst}) $sink_({i})",
+        f"$ns_ connect $agent_({i}) $sink_({i})",
+    ]
+    if flow["app"] == "ftp":
+        lines += [f"set app_({i}) [new Application/FTP]"]
+    else:
+        lines += [
+            f"set app_({i}) [new Application/Traffic/CBR]",
+            f"$app_({i}) set packetSize_ {size}",
+            f"$app_({i}) set rate_ {int(flow['rate_bps'])}",
+            f"$app_({i}) set random_ 0",
+        ]
+    lines += [
+        f"$app_({i}) attach-agent $agent_({i})",
+        f'$ns_ at {start} "$app_({i}) start"',
+        f'$ns_ at {stop} "$app_({i}) stop"',
+        f'puts "manetsim-flow {i} [$agent_({i}) set agent_addr_] [$agent_({i}) set agent_port_]"',
+    ]
+    return lines
+
+
+# -- trace parsing -------------------------------------------------------------------
+
+
+@dataclass
+class FlowStats:
+    """One flow's figures from an ns-2 trace, with manetsim's definitions."""
+
+    sent: int = 0
+    received: int = 0
+    received_bytes: int = 0
+    first_send_s: float | None = None
+    last_receive_s: float | None = None
+    delays_s: list[float] = field(default_factory=list)
+    seqs_sent: set[int] = field(default_factory=set)
+    retransmissions: int = 0
+
+    @property
+    def throughput_kbps(self) -> float:
+        if self.first_send_s is None or self.last_receive_s is None:
+            return 0.0
+        span = self.last_receive_s - self.first_send_s
+        return self.received_bytes * 8 / span / 1000 if span > 0 else 0.0
+
+    @property
+    def delay_ms(self) -> float:
+        return 1000 * statistics.fmean(self.delays_s) if self.delays_s else float("nan")
+
+    @property
+    def jitter_ms(self) -> float:
+        d = self.delays_s
+        if len(d) < 2:
+            return float("nan")
+        return 1000 * statistics.fmean(abs(b - a) for a, b in zip(d, d[1:]))
+
+    @property
+    def loss_pct(self) -> float:
+        return (self.sent - self.received) / self.sent * 100 if self.sent else float("nan")
+
+
+@dataclass
+class TraceStats:
+    """What :func:`parse_trace` reads from a trace."""
+
+    flows: dict[tuple[int, int], FlowStats]
+    routing_packets: int
+    lines: int
+    drops: dict[str, int]
+
+
+def parse_trace(path: str | Path) -> TraceStats:
+    """Parses an ns-2 old-format wireless trace (agent and router levels).
+
+    Flows are keyed by (source address, source port), read from the IP header
+    field ``[src:port dst:port ttl nexthop]`` of agent-level events. Per flow:
+    data packets sent and received (TCP ACKs excluded), received bytes as
+    traced (ns-2 counts the TCP/IP header), one-way delay matched by packet
+    uid, and TCP retransmissions (a sequence number sent again). Routing
+    packets are router-level sends and forwards of control packet types, as
+    manetsim counts each hop's transmission. Malformed lines raise
+    ``ValueError`` naming the line.
+    """
+    path = Path(path)
+    flows: dict[tuple[int, int], FlowStats] = {}
+    sent_at: dict[str, tuple[float, tuple[int, int]]] = {}
+    routing = 0
+    drops: dict[str, int] = {}
+    count = 0
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for count, line in enumerate(handle, start=1):
+            if not line or line[0] not in "srfDd":
+                continue
+            tokens = line.split()
+            if len(tokens) < 8:
+                raise ValueError(f"{path}:{count}: a trace event has too few fields")
+            event, layer, kind = tokens[0], tokens[3], tokens[6]
+            try:
+                now = float(tokens[1])
+            except ValueError:
+                raise ValueError(f"{path}:{count}: bad time `{tokens[1]}`") from None
+            if event in "Dd":
+                reason = tokens[4]
+                drops[f"{layer}:{reason}"] = drops.get(f"{layer}:{reason}", 0) + 1
+                continue
+            if layer == "RTR":
+                if kind in _CONTROL_TYPES and event in "sf":
+                    routing += 1
+                continue
+            if layer != "AGT" or kind == "ack":
+                continue
+            ip = _ip_field(tokens)
+            if ip is None:
+                raise ValueError(f"{path}:{count}: no IP header field `[src:port ...]`")
+            src_addr, src_port = (int(x) for x in tokens[ip].lstrip("[").split(":"))
+            key = (src_addr, src_port)
+            uid = tokens[5]
+            size = int(tokens[7])
+            stats = flows.setdefault(key, FlowStats())
+            if event == "s":
+                stats.sent += 1
+                if stats.first_send_s is None:
+                    stats.first_send_s = now
+                sent_at[uid] = (now, key)
+                if kind == "tcp":
+                    seq = _tcp_seq(tokens, ip)
+                    if seq is not None:
+                        if seq in stats.seqs_sent:
+                            stats.retransmissions += 1
+                        stats.seqs_sent.add(seq)
+            elif event == "r":
+                stats.received += 1
+                stats.received_bytes += size
+                stats.last_receive_s = now
+                if uid in sent_at:
+                    stats.delays_s.append(now - sent_at[uid][0])
+    return TraceStats(flows=flows, routing_packets=routing, lines=count, drops=drops)
+
+
+def _ip_field(tokens: list[str]) -> int | None:
+    for i in range(8, len(tokens)):
+        if tokens[i].startswith("[") and ":" in tokens[i]:
+            return i
+    return None
+
+
+def _tcp_seq(tokens: list[str], ip: int) -> int | None:
+    try:
+        return int(tokens[ip + 4].lstrip("["))
+    except (IndexError, ValueError):
+        return None
+
+
+# -- cross-check ---------------------------------------------------------------------
+
+METRICS = ("throughput_kbps", "delay_ms", "jitter_ms", "loss_pct", "retransmissions")
+
+
+@dataclass
+class Side:
+    """One simulator's per-seed figures and wall times."""
+
+    per_seed: list[dict[str, float]] = field(default_factory=list)
+    wall_s: list[float] = field(default_factory=list)
+    core_s: list[float] = field(default_factory=list)
+
+
+def crosscheck(
+    scenario: ScenarioLike,
+    seeds: Iterable[int],
+    overrides: Overrides = None,
+    ns_command: str = "ns",
+) -> tuple[Side, Side]:
+    """Runs manetsim and ns-2 on ``scenario`` for each seed.
+
+    Returns (manetsim, ns-2) figures per seed: for each flow ``i``,
+    ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
+    ``routing_packets``. Wall times are of whole processes on both sides
+    (``manetsim run`` and ``ns``, each including its start-up); manetsim's
+    core time is kept apart in ``core_s``.
+    """
+    if shutil.which(ns_command) is None:
+        raise FileNotFoundError(INSTALL_HINT)
+    pairs = override_pairs(overrides)
+    ours, theirs = Side(), Side()
+    for seed in seeds:
+        script = export_tcl(scenario, pairs, seed)
+        with tempfile.TemporaryDirectory(prefix="manetsim-run-") as folder:
+            # Time manetsim as a whole process too, like ns-2: same footing.
+            scenario_file = Path(folder) / "scenario.toml"
+            scenario_file.write_text(resolved_toml(scenario, pairs, seed), encoding="utf-8")
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "manetsim.cli", "run", str(scenario_file), "--json"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            ours.wall_s.append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise RuntimeError(f"manetsim failed on seed {seed}: {proc.stderr.strip()}")
+            result = json.loads(proc.stdout)
+            ours.core_s.append(float(result["wall_s"]))
+            ours.per_seed.append(_manetsim_figures(result))
+        with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
+            tcl = Path(folder) / "run.tcl"
+            tcl.write_text(script, encoding="utf-8")
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [ns_command, str(tcl)],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            theirs.wall_s.append(time.perf_counter() - start)
+            if proc.returncode != 0 or "NS EXITING" not in proc.stdout:
+                tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+                raise RuntimeError(f"ns-2 failed on seed {seed}: {' | '.join(tail)}")
+            stats = parse_trace(Path(folder) / "trace.tr")
+            theirs.per_seed.append(_ns2_figures(stats, proc.stdout))
+    return ours, theirs
+
+
+def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {"routing_packets": float(result["routing"]["packets_sent"])}
+    for i, flow in enumerate(result["flows"]):
+        for metric in METRICS:
+            out[f"flow{i}.{metric}"] = float(flow[metric])
+    return out
+
+
+def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
+    out: dict[str, float] = {"routing_packets": float(stats.routing_packets)}
+    for line in stdout.splitlines():
+        if line.startswith("manetsim-flow "):
+            _, index, addr, port = line.split()
+            flow = stats.flows.get((int(addr), int(port)), FlowStats())
+            for metric in METRICS:
+                out[f"flow{index}.{metric}"] = float(getattr(flow, metric))
+    return out
+
+
+def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, float]]:
+    """(metric, manetsim mean, ns-2 mean, ratio) for every metric both report."""
+    rows = []
+    for key in ours.per_seed[0]:
+        a = _mean([s[key] for s in ours.per_seed])
+        b = _mean([s.get(key, float("nan")) for s in theirs.per_seed])
+        ratio = a / b if b and not math.isnan(b) else float("nan")
+        rows.append((key, a, b, ratio))
+    return rows
+
+
+def _mean(values: list[float]) -> float:
+    clean = [v for v in values if not math.isnan(v)]
+    return statistics.fmean(clean) if clean else float("nan")
+
+
+def version_line() -> str:
+    """manetsim's version, for reports."""
+    return json.dumps({"manetsim": _core.__version__})

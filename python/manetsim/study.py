@@ -1,0 +1,499 @@
+"""Studies: a published experiment re-run with one command.
+
+A study is a folder (``studies/<name>/``, shipped inside the package) holding
+``study.toml``, the scenarios it uses and a README that says what the paper ran,
+what we run and every assumption. ``study.toml`` has:
+
+- ``[study]``: ``title``, ``paper``;
+- ``[sweeps.NAME]``: one or more sweeps, each shaped like a sweep file's
+  ``[sweep]`` table (:mod:`manetsim.sweep`);
+- ``[quick]``: the reduced version for CI: ``seeds``, and per sweep
+  ``[quick.sweeps.NAME]`` with ``set`` (extra fixed overrides), ``axes``
+  (replacement value lists, by axis name), ``cases`` (the labels to keep,
+  by case axis name) and ``traffic`` (keys merged into generated traffic);
+- ``[[tables]]``: ``name``, ``title``, ``sweep``, ``metric``, ``rows`` and
+  ``columns`` (axis names), optional ``where`` (axis = value) and ``scale``;
+- ``[[figures]]``: ``name``, ``title``, ``sweep``, ``metric``, ``x``,
+  ``series``, optional ``facet``, ``where``, ``xlabel``, ``ylabel``,
+  ``x_scale``, ``scale``;
+- ``[[findings]]``: the paper's statement (``paper``) and a check on our
+  means: ``kind = "order"`` (``by`` axis, ``order`` of values from highest to
+  lowest, or ``ascending = true``) or ``kind = "ratio"`` (``by``, ``numerator``,
+  ``denominator``, ``at_least``) or ``kind = "bound"`` (every mean of the
+  ``by`` groups is ``at_most`` a limit), each restricted by ``where``.
+
+:func:`run_study` runs the sweeps (resumable, like any sweep) and writes
+``report/``: each table as CSV (tidy: axes, mean, 95 % CI, n) and Markdown
+(mean ± CI), each figure as PNG with error bars, and ``findings.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetsim import sweep as sweep_mod
+from manetsim.results import write_text_atomic
+from manetsim.run import scenario_error
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+
+__all__ = ["Finding", "Study", "available", "find", "mean_ci", "run_study"]
+
+STUDIES_DIR = Path(__file__).parent / "studies"
+
+# Two-sided 95 % Student t quantiles, t(0.975, df), df = 1..30.
+_T95 = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+]  # fmt: skip
+
+
+def t95(df: int) -> float:
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom."""
+    if df < 1:
+        return float("nan")
+    if df <= len(_T95):
+        return _T95[df - 1]
+    return 1.96 + 2.4 / df  # within 0.1 % of the exact value beyond df = 30
+
+
+def mean_ci(values: list[float]) -> tuple[float, float, int]:
+    """(mean, half-width of the 95 % confidence interval, n); NaN values skipped."""
+    clean = [v for v in values if not math.isnan(v)]
+    n = len(clean)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    mean = sum(clean) / n
+    if n == 1:
+        return mean, float("nan"), 1
+    var = sum((v - mean) ** 2 for v in clean) / (n - 1)
+    return mean, t95(n - 1) * math.sqrt(var / n), n
+
+
+@dataclass
+class Study:
+    """A parsed study definition."""
+
+    name: str
+    folder: Path
+    title: str
+    paper: str
+    sweeps: dict[str, sweep_mod.Sweep]
+    tables: list[dict[str, Any]]
+    figures: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+
+    @classmethod
+    def load(cls, folder: Path, quick: bool = False, seeds: int | None = None) -> Study:
+        """Reads ``folder/study.toml``; ``quick`` applies its ``[quick]`` table."""
+        path = folder / "study.toml"
+        source = str(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as err:
+            raise scenario_error(source, f"not valid TOML: {err}") from None
+        head = data.get("study", {})
+        raw_sweeps = data.get("sweeps")
+        if not isinstance(raw_sweeps, dict) or not raw_sweeps:
+            raise scenario_error(source, "a study needs at least one [sweeps.NAME]", "sweeps")
+        quick_table = data.get("quick", {}) if quick else {}
+        sweeps = {}
+        for name, table in raw_sweeps.items():
+            table = dict(table)
+            table.setdefault("name", name)
+            sweep = sweep_mod.from_table(table, path, f"sweeps.{name}")
+            if quick:
+                _apply_quick(sweep, quick_table, name, source)
+            if seeds is not None:
+                sweep.seeds = list(range(1, seeds + 1))
+            sweeps[name] = sweep
+        study = cls(
+            name=folder.name,
+            folder=folder,
+            title=str(head.get("title", folder.name)),
+            paper=str(head.get("paper", "")),
+            sweeps=sweeps,
+            tables=list(data.get("tables", [])),
+            figures=list(data.get("figures", [])),
+            findings=list(data.get("findings", [])),
+        )
+        study.check(source)
+        return study
+
+    def check(self, source: str) -> None:
+        """Every table, figure and finding names a sweep and axes that exist."""
+        for kind, items in (("tables", self.tables), ("figures", self.figures)):
+            for i, item in enumerate(items):
+                key = f"{kind}.{i}"
+                sweep = self._sweep_of(item, source, key)
+                names = {a.name for a in sweep.axes}
+                fields = ("rows", "columns") if kind == "tables" else ("x", "series", "facet")
+                for f in fields:
+                    for axis in _as_list(item.get(f)):
+                        if axis not in names:
+                            raise scenario_error(
+                                source, f"`{axis}` is not an axis of sweep {sweep.name}", key
+                            )
+        for i, item in enumerate(self.findings):
+            self._sweep_of(item, source, f"findings.{i}")
+
+    def _sweep_of(self, item: Mapping[str, Any], source: str, key: str) -> sweep_mod.Sweep:
+        name = item.get("sweep", next(iter(self.sweeps)))
+        if name not in self.sweeps:
+            raise scenario_error(source, f"no sweep named `{name}`", f"{key}.sweep")
+        return self.sweeps[name]
+
+
+def _apply_quick(sweep: sweep_mod.Sweep, quick: Mapping[str, Any], name: str, source: str) -> None:
+    if "seeds" in quick:
+        sweep.seeds = list(range(1, int(quick["seeds"]) + 1))
+    table = quick.get("sweeps", {}).get(name, {})
+    sweep.fixed.extend(sweep_mod._flatten_set(table.get("set", {}), source, "quick.set"))
+    for axis_name, values in table.get("axes", {}).items():
+        for i, axis in enumerate(sweep.axes):
+            if axis.name == axis_name:
+                sweep.axes[i] = sweep_mod.Axis(axis.name, tuple(values), axis.key)
+                break
+        else:
+            raise scenario_error(source, f"no axis `{axis_name}`", f"quick.sweeps.{name}.axes")
+    traffic = table.get("traffic")
+    if traffic is not None:
+        for i, axis in enumerate(sweep.axes):
+            if axis.key is None:
+                cases = tuple(
+                    sweep_mod.Case(c.label, c.scenario, c.set, {**c.traffic, **traffic})
+                    if c.traffic is not None
+                    else c
+                    for c in axis.values
+                )
+                sweep.axes[i] = sweep_mod.Axis(axis.name, cases, None)
+    for axis_name, labels in table.get("cases", {}).items():
+        for i, axis in enumerate(sweep.axes):
+            if axis.name == axis_name:
+                kept = tuple(c for c in axis.values if c.label in labels)
+                if not kept:
+                    raise scenario_error(
+                        source, "no case left", f"quick.sweeps.{name}.cases.{axis_name}"
+                    )
+                sweep.axes[i] = sweep_mod.Axis(axis.name, kept, None)
+                break
+        else:
+            raise scenario_error(
+                source, f"no case axis `{axis_name}`", f"quick.sweeps.{name}.cases"
+            )
+
+
+def available() -> list[str]:
+    """The names of the studies shipped with manetsim."""
+    return sorted(p.parent.name for p in STUDIES_DIR.glob("*/study.toml"))
+
+
+def find(name: str) -> Path:
+    """The folder of study ``name`` (a shipped study, or a folder path)."""
+    candidate = Path(name)
+    if (candidate / "study.toml").is_file():
+        return candidate
+    folder = STUDIES_DIR / name
+    if (folder / "study.toml").is_file():
+        return folder
+    raise scenario_error(
+        name, f"no study `{name}` (available: {', '.join(available()) or 'none'})", "study"
+    )
+
+
+@dataclass
+class Finding:
+    """A paper's statement beside what our means show."""
+
+    paper: str
+    ours: str
+    holds: bool | None
+
+
+def run_study(
+    study: Study,
+    out: Path,
+    workers: int | None = None,
+    executor: str = "local",
+    scheduler: Any = None,
+    progress: Any = None,
+) -> list[Finding]:
+    """Runs the study's sweeps into ``out/data/NAME`` and writes ``out/report``."""
+    frames = {}
+    for name, sweep in study.sweeps.items():
+        target = out / "data" / name
+        sweep_mod.run_sweep(
+            sweep,
+            target,
+            workers=workers,
+            executor=executor,
+            scheduler=scheduler,
+            progress=(lambda d, t, n=name: progress(n, d, t)) if progress else None,
+        )
+        keys = {spec.key for spec in sweep.runs()}
+        frame = sweep_mod.load(target)
+        frames[name] = frame[frame["key"].isin(keys)].reset_index(drop=True)
+    report = out / "report"
+    report.mkdir(parents=True, exist_ok=True)
+    for table in study.tables:
+        _write_table(study, table, frames, report)
+    for figure in study.figures:
+        _write_figure(study, figure, frames, report)
+    findings = [_check_finding(study, f, frames) for f in study.findings]
+    write_text_atomic(report / "findings.md", _findings_markdown(study, findings))
+    write_text_atomic(report / "README.md", _report_index(study, frames))
+    return findings
+
+
+# -- tables ---------------------------------------------------------------------
+
+
+def _in_axis_order(frame: pd.DataFrame, sweep: sweep_mod.Sweep, by: list[str]) -> pd.DataFrame:
+    """Sorts ``frame`` by the ``by`` axes, each in the order the sweep lists its values."""
+    rank_columns = []
+    frame = frame.copy()
+    for axis in sweep.axes:
+        if axis.name in by:
+            labels = [v.label if axis.key is None else v for v in axis.values]
+            rank = {json_key(v): i for i, v in enumerate(labels)}
+            column = f"__rank_{len(rank_columns)}"
+            frame[column] = [rank.get(json_key(v), len(rank)) for v in frame[axis.name]]
+            rank_columns.append((by.index(axis.name), column))
+    ordered = [c for _, c in sorted(rank_columns)]
+    if ordered:
+        frame = frame.sort_values(ordered, kind="stable").drop(columns=ordered)
+    return frame
+
+
+def json_key(value: Any) -> str:
+    """A hashable, type-insensitive key for an axis value (1 and 1.0 agree)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(float(value))
+    return repr(value)
+
+
+def _select(frame: pd.DataFrame, where: Mapping[str, Any] | None) -> pd.DataFrame:
+    for axis, value in (where or {}).items():
+        frame = frame[frame[axis] == value]
+    return frame
+
+
+def _summary(
+    frame: pd.DataFrame,
+    by: list[str],
+    metric: str,
+    scale: float = 1.0,
+    sweep: sweep_mod.Sweep | None = None,
+) -> pd.DataFrame:
+    import pandas as pd
+
+    if sweep is not None and by and not frame.empty:
+        frame = _in_axis_order(frame, sweep, by)
+    rows = []
+    for values, group in frame.groupby(by, sort=False) if by else [((), frame)]:
+        values = values if isinstance(values, tuple) else (values,)
+        mean, ci, n = mean_ci([float(v) * scale for v in group[metric]])
+        rows.append({**dict(zip(by, values)), "mean": mean, "ci95": ci, "n": n})
+    return pd.DataFrame(rows)
+
+
+def _write_table(
+    study: Study, table: Mapping[str, Any], frames: Mapping[str, pd.DataFrame], report: Path
+) -> None:
+    frame = _select(frames[table.get("sweep", next(iter(study.sweeps)))], table.get("where"))
+    rows = _as_list(table["rows"])
+    columns = _as_list(table.get("columns"))
+    sweep = study.sweeps[table.get("sweep", next(iter(study.sweeps)))]
+    scale = float(table.get("scale", 1.0))
+    summary = _summary(frame, rows + columns, table["metric"], scale, sweep)
+    name = table["name"]
+    write_text_atomic(report / f"{name}.csv", summary.to_csv(index=False))
+    write_text_atomic(report / f"{name}.md", _markdown_table(table, summary, rows, columns))
+
+
+def _cell(mean: float, ci: float) -> str:
+    if math.isnan(mean):
+        return "-"
+    digits = 3 if abs(mean) < 10 else 1
+    if math.isnan(ci):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {ci:.{digits}f}"
+
+
+def _markdown_table(
+    table: Mapping[str, Any], summary: pd.DataFrame, rows: list[str], columns: list[str]
+) -> str:
+    title = table.get("title", table["name"])
+    lines = [f"### {title}", ""]
+    if summary.empty:
+        return "\n".join([*lines, "(no runs)", ""])
+    row_keys = list(dict.fromkeys(tuple(r) for r in summary[rows].itertuples(index=False)))
+    col_keys = (
+        list(dict.fromkeys(tuple(c) for c in summary[columns].itertuples(index=False)))
+        if columns
+        else [()]
+    )
+    cells = {}
+    for rec in summary.to_dict("records"):
+        r = tuple(rec[k] for k in rows)
+        c = tuple(rec[k] for k in columns)
+        cells[(r, c)] = _cell(rec["mean"], rec["ci95"])
+    head = " / ".join(rows)
+    col_names = [" / ".join(str(v) for v in c) or table["metric"] for c in col_keys]
+    lines.append("| " + " | ".join([head, *col_names]) + " |")
+    lines.append("|" + "---|" * (len(col_names) + 1))
+    for r in row_keys:
+        row_cells = [cells.get((r, c), "-") for c in col_keys]
+        lines.append("| " + " | ".join([" / ".join(str(v) for v in r), *row_cells]) + " |")
+    n_values = sorted({int(n) for n in summary["n"]})
+    lines += ["", f"Mean ± 95 % CI over seeds (n = {', '.join(map(str, n_values))}).", ""]
+    return "\n".join(lines)
+
+
+# -- figures --------------------------------------------------------------------
+
+
+def _write_figure(
+    study: Study, figure: Mapping[str, Any], frames: Mapping[str, pd.DataFrame], report: Path
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    frame = _select(frames[figure.get("sweep", next(iter(study.sweeps)))], figure.get("where"))
+    sweep = study.sweeps[figure.get("sweep", next(iter(study.sweeps)))]
+    x, series, metric = figure["x"], figure.get("series"), figure["metric"]
+    facet = figure.get("facet")
+    facets = list(dict.fromkeys(frame[facet])) if facet else [None]
+    fig, axes = plt.subplots(
+        1, len(facets), figsize=(4.2 * len(facets) + 1.2, 3.6), squeeze=False, sharey=True
+    )
+    x_scale = float(figure.get("x_scale", 1.0))
+    scale = float(figure.get("scale", 1.0))
+    for ax, facet_value in zip(axes[0], facets):
+        part = frame if facet is None else frame[frame[facet] == facet_value]
+        by = [series, x] if series else [x]
+        summary = _summary(part, by, metric, scale, sweep)
+        for label, group in summary.groupby(series, sort=False) if series else [("", summary)]:
+            group = group.sort_values(x)
+            ax.errorbar(
+                [float(v) * x_scale for v in group[x]],
+                group["mean"],
+                yerr=group["ci95"].fillna(0.0),
+                marker="o",
+                capsize=3,
+                label=str(label) if series else None,
+            )
+        ax.set_xlabel(figure.get("xlabel", x))
+        if facet is not None:
+            ax.set_title(f"{facet_value}")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(figure.get("ylabel", metric))
+    if series:
+        axes[0][-1].legend(fontsize="small")
+    fig.suptitle(figure.get("title", figure["name"]))
+    fig.tight_layout()
+    target = report / f"{figure['name']}.png"
+    temp = target.with_name(f".{target.name}.tmp.png")
+    fig.savefig(temp, dpi=110)
+    plt.close(fig)
+    temp.replace(target)
+
+
+# -- findings -------------------------------------------------------------------
+
+
+def _check_finding(
+    study: Study, finding: Mapping[str, Any], frames: Mapping[str, pd.DataFrame]
+) -> Finding:
+    frame = _select(frames[finding.get("sweep", next(iter(study.sweeps)))], finding.get("where"))
+    metric = finding["metric"]
+    by = finding["by"]
+    sweep = study.sweeps[finding.get("sweep", next(iter(study.sweeps)))]
+    summary = _summary(frame, [by], metric, 1.0, sweep)
+    means = {rec[by]: rec["mean"] for rec in summary.to_dict("records")}
+    kind = finding.get("kind", "order")
+    if kind == "order":
+        order = list(finding["order"])
+        values = [means.get(v, float("nan")) for v in order]
+        ours = ", ".join(f"{v} {_fmt(m)}" for v, m in zip(order, values))
+        if any(math.isnan(m) for m in values):
+            return Finding(finding["paper"], ours + " (missing runs)", None)
+        pairs = zip(values, values[1:])
+        # Ties hold: "Vegas has the lowest loss" is true when both lose nothing.
+        if finding.get("ascending", False):
+            holds = all(a <= b for a, b in pairs)
+        else:
+            holds = all(a >= b for a, b in pairs)
+        return Finding(finding["paper"], f"{metric}: {ours}", holds)
+    if kind == "ratio":
+        num = means.get(finding["numerator"], float("nan"))
+        den = means.get(finding["denominator"], float("nan"))
+        ratio = num / den if den else float("nan")
+        ours = (
+            f"{metric}: {finding['numerator']} {_fmt(num)} / {finding['denominator']} "
+            f"{_fmt(den)} = {_fmt(ratio)}"
+        )
+        if math.isnan(ratio):
+            return Finding(finding["paper"], ours, None)
+        return Finding(finding["paper"], ours, ratio >= float(finding["at_least"]))
+    if kind == "bound":
+        limit = float(finding["at_most"])
+        ours = f"{metric}: " + ", ".join(f"{k} {_fmt(m)}" for k, m in means.items())
+        if not means or any(math.isnan(m) for m in means.values()):
+            return Finding(finding["paper"], ours, None)
+        return Finding(finding["paper"], ours, all(m <= limit for m in means.values()))
+    raise scenario_error(study.name, f"unknown finding kind `{kind}`", "findings.kind")
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def _findings_markdown(study: Study, findings: list[Finding]) -> str:
+    lines = [f"# {study.title}: the paper's findings beside ours", ""]
+    lines += ["| the paper says | manetsim's means | holds |", "|---|---|---|"]
+    for f in findings:
+        verdict = "n/a" if f.holds is None else ("yes" if f.holds else "no")
+        lines.append(f"| {f.paper} | {f.ours} | {verdict} |")
+    return "\n".join([*lines, ""])
+
+
+def _report_index(study: Study, frames: Mapping[str, pd.DataFrame]) -> str:
+    lines = [f"# {study.title}", "", study.paper, ""]
+    for name, frame in frames.items():
+        seeds = sorted({int(s) for s in frame["seed"]}) if not frame.empty else []
+        balanced = bool(frame["balanced"].all()) if not frame.empty else True
+        lines.append(
+            f"- sweep `{name}`: {len(frame)} runs, seeds {seeds}, "
+            f"every ledger balanced: {'yes' if balanced else 'NO'}"
+        )
+    lines.append("")
+    for table in study.tables:
+        lines.append(f"- table `{table['name']}`: {table.get('title', '')}")
+    for figure in study.figures:
+        lines.append(f"- figure `{figure['name']}.png`: {figure.get('title', '')}")
+    lines += ["- `findings.md`: the paper's findings beside ours", ""]
+    return "\n".join(lines)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)

@@ -1,0 +1,182 @@
+"""ns-2 export, trace parsing and cross-check (ns-2 itself is optional)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from manetsim import ns2
+
+from helpers import EXAMPLES, REPO, assert_clean_error, cli
+
+FIXTURES = REPO / "tests" / "fixtures"
+QUICKSTART = EXAMPLES / "quickstart.toml"
+
+
+def _export(*args: str) -> str:
+    proc = cli("export", "ns2", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_quickstart_exports_to_a_structurally_complete_script():
+    tcl = _export(str(QUICKSTART), "--set", "routing.protocol=aodv")
+    # The world: six nodes, 802.11 and radio parameters, AODV, a trace.
+    assert "set val(nn) 6" in tcl
+    assert "set val(stop) 60.0" in tcl
+    assert "-adhocRouting AODV" in tcl
+    assert "-ifqType Queue/DropTail/PriQueue -ifqLen 50" in tcl
+    assert "Mac/802_11 set dataRate_ 2000000" in tcl
+    assert "Mac/802_11 set basicRate_ 1000000" in tcl
+    assert "Mac/802_11 set RTSThreshold_ 0" in tcl
+    assert "Phy/WirelessPhy set RXThresh_ 3.652e-10" in tcl
+    assert "Phy/WirelessPhy set CSThresh_ 1.559e-11" in tcl
+    assert "-propType Propagation/TwoRayGround" in tcl
+    assert "$ns_ trace-all $tracefd" in tcl
+    assert "-agentTrace ON -routerTrace ON" in tcl
+    # Positions: the chain, 200 m apart, from manetsim's trajectories.
+    xs = [float(x) for x in re.findall(r"\$node_\(\d+\) set X_ (\S+)", tcl)]
+    assert xs == [0.0, 200.0, 400.0, 600.0, 800.0, 1000.0]
+    # The flow: UDP CBR 0 -> 5, 512 B at 100 kbit/s from 1 s to 60 s.
+    assert "[new Agent/UDP]" in tcl
+    assert "$ns_ attach-agent $node_(0) $agent_(0)" in tcl
+    assert "$ns_ attach-agent $node_(5) $sink_(0)" in tcl
+    assert "$app_(0) set packetSize_ 512" in tcl
+    assert "$app_(0) set rate_ 100000" in tcl
+    assert '$ns_ at 1.0 "$app_(0) start"' in tcl
+    assert '$ns_ at 60.0 "$app_(0) stop"' in tcl
+    assert tcl.rstrip().endswith("$ns_ run")
+    # Braces and brackets balance; with tclsh at hand, every command is complete.
+    assert tcl.count("{") == tcl.count("}")
+    assert tcl.count("[") == tcl.count("]")
+    tclsh = shutil.which("tclsh")
+    if tclsh is not None:
+        check = subprocess.run(
+            [tclsh],
+            input=f"puts [info complete {{{tcl}}}]\n",
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert check.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize(
+    ("variant", "agent", "sink"),
+    [
+        ("tahoe", "Agent/TCP", "Agent/TCPSink"),
+        ("reno", "Agent/TCP/Reno", "Agent/TCPSink"),
+        ("newreno", "Agent/TCP/Newreno", "Agent/TCPSink"),
+        ("sack", "Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
+        ("vegas", "Agent/TCP/Vegas", "Agent/TCPSink"),
+    ],
+)
+def test_tcp_variants_map_to_ns2_agents(variant: str, agent: str, sink: str):
+    tcl = _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"),
+        "--set",
+        f"flows.0.tcp.variant={variant}",
+        "--set",
+        "flows.0.tcp.window_packets=32",
+    )
+    assert f"set agent_(0) [new {agent}]" in tcl
+    assert f"set sink_(0) [new {sink}]" in tcl
+    assert "$agent_(0) set window_ 32" in tcl
+    assert "$agent_(0) set windowInit_ 2" in tcl
+    assert "$agent_(0) set minrto_ 0.2" in tcl
+    assert ("v_alpha_" in tcl) == (variant == "vegas")
+
+
+def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
+    tcl = _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"),
+        "--set",
+        'loss=[{node = 1, rate = 0.05, packets = "all"}]',
+    )
+    assert "set em_1 [make_err 0.05]" in tcl
+    assert "[$node_(1) set mac_(0)] up-target $em_1" in tcl
+    assert "$em_1 target [$node_(1) set ll_(0)]" in tcl
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["routing.protocol=static"], "routing.protocol"),
+        (["flows.0.tcp.handshake=true"], "flows.0.tcp.handshake"),
+        (["flows.0.tcp.variant=newveno"], "flows.0.tcp.variant"),
+        (["flows.0.tcp.variant=tcp_ap"], "flows.0.tcp.variant"),
+        (['loss=[{node = 1, rate = 0.05, packets = "data"}]'], "loss.0.packets"),
+        (
+            ['loss=[{node = 1, rate = 0.05, packets = "all", model = "gilbert_elliott"}]'],
+            "loss.0.model",
+        ),
+    ],
+)
+def test_what_ns2_cannot_run_is_refused_naming_the_key(overrides: list[str], key: str):
+    args = [arg for o in overrides for arg in ("--set", o)]
+    proc = cli("export", "ns2", FIXTURES / "ns2_chain3_aodv.toml", *args)
+    line = assert_clean_error(proc)
+    assert "ns2_chain3_aodv.toml" in line
+    assert f"key `{key}`" in line
+
+
+def test_export_writes_the_file_atomically(tmp_path: Path):
+    out = tmp_path / "run.tcl"
+    proc = cli("export", "ns2", FIXTURES / "ns2_chain3_aodv.toml", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().startswith("# Generated by manetsim")
+    assert list(tmp_path.iterdir()) == [out]
+
+
+def test_the_trace_parser_reads_the_committed_ns2_trace():
+    # tests/fixtures/ns2_chain3_aodv.tr: ns-2.35 running the export of
+    # ns2_chain3_aodv.toml (TCP NewReno 0 -> 2 and CBR 2 -> 0 over AODV, 2 s).
+    # Expected counts from grep: 99 `s ... AGT ... tcp`, 85 `r ... AGT ... tcp`,
+    # 5 / 4 for cbr, 4 router-level AODV sends and forwards.
+    stats = ns2.parse_trace(FIXTURES / "ns2_chain3_aodv.tr")
+    tcp = stats.flows[(0, 0)]
+    cbr = stats.flows[(2, 1)]
+    assert (tcp.sent, tcp.received) == (99, 85)
+    assert (cbr.sent, cbr.received) == (5, 4)
+    assert tcp.received_bytes == 46408  # 84 x 552 + the 40-byte first packet
+    assert cbr.received_bytes == 4 * 276  # 256 B + 20 B IP header
+    assert tcp.first_send_s == 1.0
+    assert cbr.first_send_s == 1.5
+    assert tcp.throughput_kbps == pytest.approx(46408 * 8 / (1.985987893 - 1.0) / 1000)
+    assert tcp.retransmissions == 0
+    assert tcp.delay_ms == pytest.approx(106.535, abs=0.001)
+    assert cbr.delay_ms == pytest.approx(118.003, abs=0.001)
+    assert stats.routing_packets == 4
+    assert stats.lines == 1139
+    assert stats.drops == {"IFQ:END": 19}
+
+
+def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
+    bad = tmp_path / "bad.tr"
+    bad.write_text("s 1.0 _0_ AGT --- 0\n")
+    with pytest.raises(ValueError, match=r"bad.tr:1: a trace event has too few fields"):
+        ns2.parse_trace(bad)
+
+
+def test_crosscheck_without_ns2_says_how_to_install_it():
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", "no-such-ns-binary")
+    line = assert_clean_error(proc)
+    assert "apt-get install -y ns2" in line
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
+def test_crosscheck_runs_both_simulators_on_the_fixture():
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--seeds", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "flow0.throughput_kbps" in proc.stdout
+    assert "faster than ns-2.35" in proc.stdout
+    ours, theirs = ns2.crosscheck(FIXTURES / "ns2_chain3_aodv.toml", [1])
+    # Both deliver the CBR flow; TCP moves data in both.
+    assert theirs.per_seed[0]["flow1.loss_pct"] <= 25.0
+    assert ours.per_seed[0]["flow1.loss_pct"] <= 25.0
+    assert ours.per_seed[0]["flow0.throughput_kbps"] > 100.0
+    assert theirs.per_seed[0]["flow0.throughput_kbps"] > 100.0

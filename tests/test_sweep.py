@@ -1,0 +1,309 @@
+"""Sweeps: expansion, storage, resuming after SIGKILL, executors."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import manetsim
+from manetsim import study, sweep
+
+from helpers import REPO, assert_clean_error, cli
+
+BASE = """\
+name = "sweep-base"
+duration_s = 8.0
+seed = 1
+
+[nodes]
+count = 4
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "static"
+
+[[flows]]
+src = 0
+dst = 3
+transport = "udp"
+app = "cbr"
+start_s = 1.0
+stop_s = 8.0
+packet_size_bytes = 512
+rate_bps = 64000
+
+[[flows]]
+src = 3
+dst = 0
+transport = "udp"
+app = "cbr"
+start_s = 1.0
+stop_s = 8.0
+packet_size_bytes = 512
+rate_bps = 64000
+"""
+
+SWEEP = """\
+[sweep]
+name = "demo"
+scenario = "base.toml"
+seeds = 2
+
+[sweep.axes]
+"flows.*.rate_bps" = [32000, 128000]
+routing.protocol = ["static", "aodv"]
+"""
+
+
+def _write(folder: Path, sweep_text: str = SWEEP, base: str = BASE) -> Path:
+    (folder / "base.toml").write_text(base, encoding="utf-8")
+    path = folder / "sweep.toml"
+    path.write_text(sweep_text, encoding="utf-8")
+    return path
+
+
+def _rows(out: Path) -> list[dict]:
+    frame = sweep.load(out).drop(columns=["wall_s"])
+    frame = frame.sort_values("key").reset_index(drop=True)
+    return frame.to_dict("records")
+
+
+def test_runs_are_the_product_of_axes_and_seeds(tmp_path: Path):
+    spec = sweep.parse(_write(tmp_path))
+    runs = spec.runs()
+    assert len(runs) == 2 * 2 * 2
+    assert len({r.key for r in runs}) == 8
+    # `*` expands to every flow.
+    first = runs[0]
+    assert ("flows.0.rate_bps", "32000") in first.overrides
+    assert ("flows.1.rate_bps", "32000") in first.overrides
+    assert first.point == {"flows.*.rate_bps": 32000, "routing.protocol": "static"}
+    # The key is stable: parsing again gives the same keys.
+    assert [r.key for r in sweep.parse(tmp_path / "sweep.toml").runs()] == [r.key for r in runs]
+
+
+def test_sweep_stores_one_row_per_run_and_skips_finished_keys(tmp_path: Path):
+    spec = sweep.parse(_write(tmp_path))
+    out = tmp_path / "out"
+    first = sweep.run_sweep(spec, out, workers=2)
+    assert (first.total, first.ran, first.skipped) == (8, 8, 0)
+    frame = sweep.load(out)
+    assert len(frame) == 8
+    assert frame["balanced"].all()
+    assert set(frame["routing.protocol"]) == {"static", "aodv"}
+    # 128 kbit/s in, about 128 kbit/s of payload out per flow (two flows).
+    fast = frame[(frame["flows.*.rate_bps"] == 128000) & (frame["routing.protocol"] == "static")]
+    assert fast["goodput_kbps"].between(2 * 120, 2 * 130).all(), fast["goodput_kbps"]
+    flows = sweep.load_flows(out)
+    assert len(flows) == 16
+    again = sweep.run_sweep(spec, out, workers=2)
+    assert (again.ran, again.skipped) == (0, 8)
+    assert len(sweep.load(out)) == 8
+
+
+def test_one_worker_and_many_workers_give_identical_rows(tmp_path: Path):
+    spec = sweep.parse(_write(tmp_path))
+    sweep.run_sweep(spec, tmp_path / "one", workers=1)
+    sweep.run_sweep(spec, tmp_path / "many", workers=4)
+    assert _rows(tmp_path / "one") == _rows(tmp_path / "many")
+
+
+def test_dask_executor_gives_the_same_rows_as_the_local_one(tmp_path: Path):
+    distributed = pytest.importorskip("distributed")
+    spec = sweep.parse(_write(tmp_path))
+    sweep.run_sweep(spec, tmp_path / "local", workers=2)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        summary = sweep.run_sweep(spec, tmp_path / "dask", executor="dask", scheduler=client)
+    assert summary.ran == 8
+    assert _rows(tmp_path / "local") == _rows(tmp_path / "dask")
+
+
+SLOW_SWEEP = """\
+[sweep]
+name = "slow"
+scenario = "base.toml"
+seeds = 12
+
+[sweep.set]
+duration_s = 60.0
+"flows.0.stop_s" = 60.0
+"flows.1.stop_s" = 60.0
+
+[sweep.axes]
+routing.protocol = ["aodv"]
+"""
+
+
+def test_a_sweep_killed_with_sigkill_resumes_with_exactly_one_row_per_run(tmp_path: Path):
+    path = _write(tmp_path, SLOW_SWEEP)
+    out = tmp_path / "out"
+    runs_dir = out / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "manetsim.cli", "sweep", str(path), "-o", str(out), "-j", "1"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if runs_dir.is_dir() and len(list(runs_dir.glob("*.parquet"))) >= 3:
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the sweep finished before it could be killed"
+    finished = len(list(runs_dir.glob("*.parquet")))
+    assert 3 <= finished < 12
+    resumed = cli("sweep", path, "-o", out, "-j", "2", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{12 - finished} runs done, {finished} already finished" in resumed.stderr
+    frame = sweep.load(out)
+    assert len(frame) == 12
+    assert sorted(frame["seed"]) == list(range(1, 13))
+    assert frame["key"].is_unique
+    assert not list(runs_dir.glob(".*.tmp"))
+    # The rows equal those of an uninterrupted sweep.
+    sweep.run_sweep(sweep.parse(path), tmp_path / "clean", workers=2)
+    assert _rows(out) == _rows(tmp_path / "clean")
+
+
+def test_case_axes_and_generated_traffic(tmp_path: Path):
+    text = """\
+[sweep]
+scenario = "base.toml"
+seeds = [5]
+
+[sweep.cases.load]
+light = { traffic = { connections = 2, transport = "udp", app = "cbr", rate_bps = 8000, start_s = 1.0, start_spread_s = 2.0, stop_s = 8.0 } }
+heavy = { traffic = { connections = 6, transport = "udp", app = "cbr", rate_bps = 8000, start_s = 1.0, start_spread_s = 2.0, stop_s = 8.0 } }
+"""  # noqa: E501
+    spec = sweep.parse(_write(tmp_path, text))
+    sweep.run_sweep(spec, tmp_path / "out", workers=2)
+    frame = sweep.load(tmp_path / "out").set_index("load")
+    assert frame.loc["light", "flows"] == 2
+    assert frame.loc["heavy", "flows"] == 6
+    assert frame.loc["heavy", "seed"] == 5
+    flows = sweep.generated_flows({"connections": 12, "seed": 3}, BASE, "base.toml")
+    pairs = [(f["src"], f["dst"]) for f in flows]
+    assert len(set(pairs)) == 12
+    assert all(s != d and 0 <= s < 4 and 0 <= d < 4 for s, d in pairs)
+    assert all(1.0 <= f["start_s"] < 181.0 for f in flows)
+    assert flows == sweep.generated_flows({"connections": 12, "seed": 3}, BASE, "base.toml")
+
+
+@pytest.mark.parametrize(
+    ("sweep_text", "fragment"),
+    [
+        ("[sweep]\nscenario = 'base.toml'\nsedes = 3\n", "unknown key `sedes`"),
+        ("[sweep]\nscenario = 'missing.toml'\n", "`missing.toml` not found"),
+        ("[sweep]\nscenario = 'base.toml'\nseeds = 0\n", "seeds must be at least 1"),
+        ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\nseed = []\n", "non-empty list"),
+        ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\nx = [1, 1]\n", "value twice"),
+        ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\n'nodes.*.x' = [1]\n", "not a list"),
+        ("[sweep\n", "not valid TOML"),
+        ("name = 'x'\n", "missing [sweep] table"),
+    ],
+)
+def test_bad_sweep_files_get_one_clear_error(tmp_path: Path, sweep_text: str, fragment: str):
+    path = _write(tmp_path, sweep_text)
+    proc = cli("sweep", path, "-o", tmp_path / "out")
+    line = assert_clean_error(proc)
+    assert str(path) in line
+    assert fragment in line
+
+
+def test_a_bad_axis_value_names_the_scenario_key(tmp_path: Path):
+    text = '[sweep]\nscenario = "base.toml"\n[sweep.axes]\nrouting.protocol = ["aodv", "ospf"]\n'
+    line = assert_clean_error(cli("sweep", _write(tmp_path, text), "-o", tmp_path / "out"))
+    assert "routing.protocol" in line
+    assert "ospf" in line
+
+
+def test_unknown_executor_is_refused(tmp_path: Path):
+    proc = cli("sweep", _write(tmp_path), "--executor", "slurm")
+    assert "unknown executor `slurm`" in assert_clean_error(proc)
+
+
+# -- studies ------------------------------------------------------------------------
+
+
+def test_mean_ci_matches_the_t_interval():
+    mean, half, n = study.mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert (mean, n) == (2.5, 4)
+    # sd = 1.29099, t(0.975, 3) = 3.182: 3.182 * 1.29099 / 2
+    assert half == pytest.approx(2.0540, abs=1e-3)
+    assert math.isnan(study.mean_ci([7.0])[1])
+    assert study.mean_ci([])[2] == 0
+
+
+def test_study_list_names_the_shipped_studies():
+    proc = cli("study", "list")
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split("\t")[0] for line in proc.stdout.splitlines()]
+    assert {"chocheung2006", "oozothman2011"} <= set(names)
+
+
+def test_unknown_study_is_a_clean_error():
+    line = assert_clean_error(cli("study", "run", "nosuchstudy"))
+    assert "no study `nosuchstudy`" in line
+
+
+@pytest.mark.parametrize(
+    ("name", "reports"),
+    [
+        (
+            "chocheung2006",
+            ["fig12_throughput.csv", "fig12_throughput.md", "fig12_throughput.png",
+             "fig13_energy_efficiency.png", "findings.md"],
+        ),
+        (
+            "oozothman2011",
+            ["table1_loss_chain.csv", "table1_loss_chain.md", "table3_throughput_chain.md",
+             "fig11_throughput_random.png", "findings.md"],
+        ),
+    ],
+)  # fmt: skip
+def test_quick_study_writes_its_report(tmp_path: Path, name: str, reports: list[str]):
+    proc = cli("study", "run", name, "--quick", "-o", tmp_path / name, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = tmp_path / name / "report"
+    for file in reports:
+        assert (report / file).stat().st_size > 0, file
+    assert (report / reports[-1]).read_text().count("|") > 6
+    assert "every ledger balanced: yes" in (report / "README.md").read_text()
+    assert "the paper says" in proc.stdout
+
+
+def test_study_csv_has_mean_ci_and_n(tmp_path: Path):
+    folder = study.find("chocheung2006")
+    definition = study.Study.load(folder, quick=True, seeds=2)
+    study.run_study(definition, tmp_path, workers=2)
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "report" / "fig12_throughput.csv")
+    assert list(table.columns) == ["loss.0.rate", "flows.0.tcp.variant", "mean", "ci95", "n"]
+    assert (table["n"] == 2).all()
+    zero = table[table["loss.0.rate"] == 0.0]
+    lossy = table[table["loss.0.rate"] == 0.1]
+    # Injected loss costs every variant throughput.
+    assert (zero["mean"].to_numpy() > lossy["mean"].to_numpy()).all()
+    # The dataset behind it is a normal sweep dataset.
+    assert len(sweep.load(tmp_path / "data" / "loss")) == 3 * 3 * 2
+    assert manetsim.__version__ in set(sweep.load(tmp_path / "data" / "loss")["version"])
