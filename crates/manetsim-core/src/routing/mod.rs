@@ -5,6 +5,7 @@
 //! the scenario, dispatching statically.
 
 pub mod aodv;
+pub mod aomdv;
 pub mod dsdv;
 pub mod dsr;
 mod static_routes;
@@ -22,6 +23,7 @@ pub enum Router {
     Aodv(Box<Aodv>),
     Dsr(Box<dsr::Dsr>),
     Dsdv(Box<dsdv::Dsdv>),
+    Aomdv(Box<aomdv::Aomdv>),
 }
 
 macro_rules! dispatch {
@@ -31,6 +33,7 @@ macro_rules! dispatch {
             Router::Aodv($r) => $e,
             Router::Dsr($r) => $e,
             Router::Dsdv($r) => $e,
+            Router::Aomdv($r) => $e,
         }
     };
 }

@@ -12,6 +12,7 @@ use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
+use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
@@ -107,6 +108,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
         RoutingProtocol::Dsdv => "dsdv",
+        RoutingProtocol::Aomdv => "aomdv",
         other => {
             return Err(SimError::Setup(format!(
                 "routing {other:?} is not yet supported"
@@ -193,6 +195,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                     Router::Dsdv(Box::new(Dsdv::new(i, DsdvConfig::default())))
                 }
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
+                RoutingProtocol::Aomdv => {
+                    Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
+                }
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },
             routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),

@@ -18,6 +18,7 @@ pub enum WireError {
 }
 
 pub mod aodv;
+pub mod aomdv;
 pub mod dsdv;
 pub mod dsr;
 pub mod tcp;

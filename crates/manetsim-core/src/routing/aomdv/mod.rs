@@ -1,0 +1,901 @@
+//! AOMDV, Ad hoc On-demand Multipath Distance Vector routing (Marina & Das,
+//! "Ad hoc on-demand multipath distance vector routing", Wireless
+//! Communications and Mobile Computing 6(7), 2006).
+//!
+//! AODV's route discovery, extended to find several loop-free,
+//! link-disjoint paths per destination in one discovery, so that a broken
+//! link is survived by switching to another path instead of flooding again.
+//!
+//! The agent is split by concern: this file is the agent;
+//! [`route_table`] holds each destination's path list and advertised hop
+//! count, with the route update rules; [`rreq_cache`] the RREQ duplicate
+//! cache with the paths already used to answer each request. The data
+//! buffer, the timer queue and the HELLO neighbour set are AODV's
+//! ([`crate::routing::aodv::request_queue`], [`crate::routing::aodv::timers`],
+//! [`crate::routing::aodv::neighbors`]). The messages are in
+//! [`crate::wire::aomdv`] (AODV's, with the first-hop and RREQ-id fields
+//! ns-2.35 adds), over UDP (8 header bytes).
+//!
+//! # What is implemented
+//!
+//! - **Route update rules and advertised hop count** (paper section 3.1,
+//!   see [`route_table`]): several paths per destination, kept only while
+//!   they are shorter than the hop count this node advertised for the same
+//!   sequence number (loop freedom), at most 3 (ns-2's `aomdv_max_paths_`),
+//!   at most 1 hop longer than the shortest (ns-2's
+//!   `aomdv_prim_alt_path_len_diff_`). Data takes the primary path, the
+//!   oldest kept one (ns-2's `path_find`).
+//! - **Link-disjoint paths** (paper section 3.2, ns-2's
+//!   `AOMDV_LINK_DISJOINT_PATHS`): a RREQ carries its first hop (the
+//!   originator's neighbour it went through). A node relays only the first
+//!   copy of a RREQ, but every copy that comes through a new neighbour *and*
+//!   a new first hop adds a reverse path; a copy sharing either is dropped.
+//!   The destination answers every copy that added a reverse path, once per
+//!   path; an intermediate node with a fresh route answers each copy with a
+//!   forward path not yet advertised for that RREQ; a node relaying a RREP
+//!   sends it along a reverse path not yet used for that RREQ
+//!   ([`rreq_cache`]). RREQs and RREPs carry the sender's advertised hop
+//!   count, not its path's length plus one.
+//! - **Sequence numbers** as in ns-2: nodes keep them even; a route that
+//!   goes down is made odd, so only a fresher reply brings it back; a
+//!   destination answering a RREQ that knows a newer number than its own
+//!   takes that number + 1, made even, and gives all copies of one RREQ the
+//!   same number (else its later replies would wipe the earlier paths); an
+//!   originator adds 2 before each RREQ.
+//! - **Link failure** (MAC feedback, the default; HELLO detection as an
+//!   option): the paths through the lost neighbour are removed from every
+//!   route. Routes that keep a path fail over to it at once: the failed
+//!   packet and the interface queue's packets for that neighbour (`Reroute`)
+//!   are routed again over the next path (ns-2's packet salvaging). Only
+//!   routes left with no path go down, and a RERR (AODV's format, IP TTL 1,
+//!   broadcast at once) lists those of them this node told others about
+//!   (forwarded data or a RREP for). A received RERR removes the path
+//!   through its sender, and is relayed (0-10 ms jitter) for the routes it
+//!   left without a path. A relay with no route for a data packet drops it
+//!   (`no_route`) and sends a RERR for the destination, at most once a
+//!   second per destination; RERRs are limited to 10 a second.
+//! - **Route discovery** with ns-2.35's timing: a RREQ to a destination
+//!   with no known hop count goes network wide (TTL 30: ns-2 declares
+//!   TTL_START 5 but, as in its AODV, a new route entry's last hop count is
+//!   infinity, so its first RREQ floods); with a known hop count h, the ring
+//!   starts at h + 2 (TTL_INCREMENT) while below TTL_THRESHOLD 7, then goes
+//!   network wide. The wait is 2 × TTL × NODE_TRAVERSAL_TIME (30 ms), times
+//!   the number of network-wide tries, at most MAX_RREQ_TIMEOUT (ns-2
+//!   AOMDV: 1 s); after RREQ_RETRIES (3) network-wide retries the buffered
+//!   packets are dropped (`no_route`). ns-2 retries from a 0.5 s purge
+//!   tick; this agent retries when the wait ends.
+//! - **Buffering**: 64 packets, 30 s each, drop-front (ns-2's
+//!   `aomdv_rqueue`), reasons `route_buffer_full`, `route_buffer_timeout`.
+//! - **Lifetimes** (ns-2 `aomdv.h`): ACTIVE_ROUTE_TIMEOUT 10 s (a path's
+//!   lifetime is extended by each data packet sent over it),
+//!   MY_ROUTE_TIMEOUT 10 s, REV_ROUTE_LIFE 6 s, BCAST_ID_SAVE 6 s.
+//! - **Jitter**: relayed RREQs and RERRs wait a uniform 0-10 ms (ns-2);
+//!   originated RREQs, RREPs and the RERR of a link break go at once.
+//! - Control messages are counted as "rreq", "rrep", "rerr" and "hello".
+//!
+//! # Where this differs from ns-2.35
+//!
+//! - ns-2.35 compiles AOMDV with **node-disjoint** paths
+//!   (`AOMDV_NODE_DISJOINT_PATHS`: each node answers only the first copy of
+//!   a RREQ and relays a RREP once); this agent follows the paper's
+//!   link-disjoint variant, which ns-2 also carries (`#ifdef`'d out).
+//! - ns-2.35 compiles AOMDV **without** link-layer detection: MAC failures
+//!   only drop the packet and links are found broken by HELLO messages (1 s,
+//!   lost after 3). Here MAC feedback is the default, as for our AODV;
+//!   [`LinkDetection::Hello`] is ns-2's way.
+//! - ns-2 salvages a packet at most 10 times (`AOMDV_MAX_SALVAGE_COUNT`);
+//!   here a packet is routed again after each break with no count (every
+//!   break removes a path, and the TTL bounds the rest).
+//! - After giving up a discovery ns-2 waits MAX_RREQ_TIMEOUT before the
+//!   next; here the next packet to that destination starts one at once.
+//! - Messages are 28 bytes (RREQ, RREP), not ns-2's 32: the 8-byte
+//!   timestamp ns-2 carries for statistics is left out.
+//!
+//! # Not implemented
+//!
+//! Local repair (ns-2.35 compiles it only in its link-layer-detection
+//! branch, which is off), the node-disjoint variant, RREP-ACK, gratuitous
+//! RREPs, and scenario keys to choose the options above (the scenario
+//! selects AOMDV with these defaults). The routing statistics have no
+//! "route discoveries" counter: adding one would change the routing
+//! contract and the run loop shared with the other protocols; the count of
+//! originated "rreq" messages is its upper bound.
+
+pub mod route_table;
+pub mod rreq_cache;
+
+use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
+use crate::routing::aodv::neighbors::Neighbors;
+use crate::routing::aodv::request_queue::RequestQueue;
+use crate::routing::aodv::timers::TimerQueue;
+pub use crate::routing::aodv::LinkDetection;
+use crate::wire::aodv::{RerrRepr, RrepRepr, RreqRepr};
+use crate::wire::aomdv::{AomdvRrep, AomdvRreq, Message};
+use route_table::{seq_newer, Limits, Offer, Reject, RouteTable};
+use rreq_cache::RreqCache;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Protocol parameters; `Default` is ns-2.35's AOMDV (see the module doc
+/// for where detection differs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AomdvConfig {
+    /// Paths kept per destination (ns-2's `aomdv_max_paths_`: 3).
+    pub max_paths: usize,
+    /// How many hops an alternate path may exceed the shortest (ns-2's
+    /// `aomdv_prim_alt_path_len_diff_`: 1).
+    pub max_length_diff: u8,
+    /// ACTIVE_ROUTE_TIMEOUT (ns-2: 10 s).
+    pub active_route_timeout: SimTime,
+    /// MY_ROUTE_TIMEOUT, the lifetime in a destination's RREP (ns-2: 10 s).
+    pub my_route_timeout: SimTime,
+    /// REV_ROUTE_LIFE (ns-2: 6 s).
+    pub reverse_route_life: SimTime,
+    /// BCAST_ID_SAVE (ns-2: 6 s).
+    pub rreq_id_save: SimTime,
+    /// NODE_TRAVERSAL_TIME (ns-2: 30 ms).
+    pub node_traversal_time: SimTime,
+    /// NETWORK_DIAMETER (ns-2: 30).
+    pub net_diameter: u8,
+    /// TTL of a first RREQ when no hop count is known (ns-2, in effect: 30).
+    pub ttl_start: u8,
+    /// TTL_INCREMENT (2).
+    pub ttl_increment: u8,
+    /// TTL_THRESHOLD (7).
+    pub ttl_threshold: u8,
+    /// Network-wide RREQs after the first (ns-2: 3).
+    pub rreq_retries: u32,
+    /// Longest wait for a RREP (ns-2 AOMDV's MAX_RREQ_TIMEOUT: 1 s).
+    pub max_rreq_timeout: SimTime,
+    /// Packets buffered waiting for routes (ns-2: 64).
+    pub queue_len: usize,
+    /// How long a packet may wait (ns-2: 30 s).
+    pub queue_timeout: SimTime,
+    /// Upper bound of the uniform jitter on relayed broadcasts (10 ms).
+    pub broadcast_jitter: SimTime,
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL (1 s).
+    pub hello_interval: SimTime,
+    /// ALLOWED_HELLO_LOSS (ns-2: 3).
+    pub allowed_hello_loss: u32,
+    /// RERR_RATELIMIT per second (10).
+    pub rerr_rate_limit: usize,
+}
+
+impl Default for AomdvConfig {
+    fn default() -> Self {
+        Self {
+            max_paths: 3,
+            max_length_diff: 1,
+            active_route_timeout: 10 * NS_PER_S,
+            my_route_timeout: 10 * NS_PER_S,
+            reverse_route_life: 6 * NS_PER_S,
+            rreq_id_save: 6 * NS_PER_S,
+            node_traversal_time: 30 * NS_PER_MS,
+            net_diameter: 30,
+            ttl_start: 30,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            rreq_retries: 3,
+            max_rreq_timeout: NS_PER_S,
+            queue_len: 64,
+            queue_timeout: 30 * NS_PER_S,
+            broadcast_jitter: 10 * NS_PER_MS,
+            link_detection: LinkDetection::MacFeedback,
+            hello_interval: NS_PER_S,
+            allowed_hello_loss: 3,
+            rerr_rate_limit: 10,
+        }
+    }
+}
+
+impl AomdvConfig {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_paths: self.max_paths,
+            max_length_diff: self.max_length_diff,
+        }
+    }
+}
+
+/// A route discovery under way.
+#[derive(Debug, Clone, Copy)]
+struct Discovery {
+    ttl: u8,
+    /// Network-wide RREQs sent so far.
+    network_wide: u32,
+    /// Tells stale timers from the current one.
+    generation: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Timer {
+    /// A jittered broadcast waiting to go.
+    Send {
+        packet: Packet,
+        message: &'static str,
+        forwarded: bool,
+    },
+    /// A discovery's wait for a RREP ended.
+    Discovery {
+        dst: NodeId,
+        generation: u64,
+    },
+    Hello,
+}
+
+/// One node's AOMDV agent.
+#[derive(Debug, Clone)]
+pub struct Aomdv {
+    cfg: AomdvConfig,
+    me: NodeId,
+    seqno: u32,
+    rreq_id: u32,
+    routes: RouteTable,
+    queue: RequestQueue,
+    rreqs: RreqCache,
+    neighbors: Neighbors,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    generation: u64,
+    timers: TimerQueue<Timer>,
+    /// Send times of recent RERRs (rate limit).
+    rerr_times: VecDeque<SimTime>,
+    /// Route discoveries started (first RREQs, not retries).
+    discoveries_started: u64,
+    /// The latest time the agent was called at (for `hop_count`).
+    now: SimTime,
+}
+
+impl Aomdv {
+    pub fn new(me: NodeId, cfg: AomdvConfig) -> Self {
+        Self {
+            queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
+            rreqs: RreqCache::new(cfg.rreq_id_save),
+            cfg,
+            me,
+            // ns-2 starts sequence numbers at 2 (even: a valid route).
+            seqno: 2,
+            rreq_id: 0,
+            routes: RouteTable::default(),
+            neighbors: Neighbors::default(),
+            discoveries: BTreeMap::new(),
+            generation: 0,
+            timers: TimerQueue::default(),
+            rerr_times: VecDeque::new(),
+            discoveries_started: 0,
+            now: 0,
+        }
+    }
+
+    pub fn config(&self) -> &AomdvConfig {
+        &self.cfg
+    }
+
+    /// The route table (for tests and inspection).
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    /// Route discoveries this node started (retries not counted).
+    pub fn discoveries_started(&self) -> u64 {
+        self.discoveries_started
+    }
+
+    fn control(&self, dst: NodeId, ttl: u8, msg: Vec<u8>) -> Packet {
+        Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg)
+    }
+
+    /// Broadcasts after a uniform 0..broadcast_jitter delay.
+    fn broadcast_jittered(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        message: &'static str,
+        ctx: &mut RoutingCtx,
+    ) {
+        let jitter = if self.cfg.broadcast_jitter > 0 {
+            ctx.rng.below(self.cfg.broadcast_jitter)
+        } else {
+            0
+        };
+        self.timers.push(
+            now + jitter,
+            Timer::Send {
+                packet,
+                message,
+                forwarded: true,
+            },
+        );
+    }
+
+    // ---- Route discovery -------------------------------------------------
+
+    fn start_discovery(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        if self.discoveries.contains_key(&dst) {
+            return;
+        }
+        self.discoveries_started += 1;
+        let last = self.routes.get(dst).map_or(0, |e| e.last_hops);
+        let ttl = if last == 0 {
+            self.cfg.ttl_start
+        } else {
+            self.next_ttl(last)
+        };
+        self.run_discovery(now, dst, ttl, 0, ctx);
+    }
+
+    /// ns-2's ring step: +TTL_INCREMENT below the threshold, else network wide.
+    fn next_ttl(&self, ttl: u8) -> u8 {
+        if ttl < self.cfg.ttl_threshold {
+            ttl.saturating_add(self.cfg.ttl_increment)
+                .min(self.cfg.net_diameter)
+        } else {
+            self.cfg.net_diameter
+        }
+    }
+
+    fn run_discovery(
+        &mut self,
+        now: SimTime,
+        dst: NodeId,
+        ttl: u8,
+        network_wide: u32,
+        ctx: &mut RoutingCtx,
+    ) {
+        let wide = ttl >= self.cfg.net_diameter;
+        let network_wide = network_wide + wide as u32;
+        let wait =
+            (2 * ttl as SimTime * self.cfg.node_traversal_time * network_wide.max(1) as SimTime)
+                .min(self.cfg.max_rreq_timeout);
+        self.generation += 1;
+        let generation = self.generation;
+        self.discoveries.insert(
+            dst,
+            Discovery {
+                ttl,
+                network_wide,
+                generation,
+            },
+        );
+        self.timers
+            .push(now + wait, Timer::Discovery { dst, generation });
+        self.send_rreq(now, dst, ttl, ctx);
+    }
+
+    fn send_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
+        self.seqno = self.seqno.wrapping_add(2);
+        self.rreq_id = self.rreq_id.wrapping_add(1);
+        self.rreqs.check_and_insert(self.me, self.rreq_id, now);
+        let known = self.routes.get(dst).filter(|e| e.valid_seqno);
+        let rq = AomdvRreq {
+            base: RreqRepr {
+                join: false,
+                repair: false,
+                gratuitous: false,
+                dest_only: false,
+                unknown_seqno: known.is_none(),
+                hop_count: 0,
+                rreq_id: self.rreq_id,
+                dst,
+                dst_seqno: known.map_or(0, |e| e.seqno),
+                orig: self.me,
+                orig_seqno: self.seqno,
+            },
+            first_hop: self.me,
+        };
+        let p = self.control(BROADCAST, ttl, rq.to_bytes());
+        ctx.originate(p, BROADCAST, "rreq", false);
+    }
+
+    fn on_discovery_timeout(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        let Some(d) = self.discoveries.remove(&dst) else {
+            return;
+        };
+        if self.routes.is_up(dst, now) || !self.queue.has_packets_for(dst) {
+            return;
+        }
+        if d.ttl < self.cfg.net_diameter {
+            let ttl = self.next_ttl(d.ttl);
+            self.run_discovery(now, dst, ttl, d.network_wide, ctx);
+        } else if d.network_wide <= self.cfg.rreq_retries {
+            self.run_discovery(now, dst, d.ttl, d.network_wide, ctx);
+        } else {
+            for p in self.queue.take_for(dst) {
+                ctx.drop_packet(p, DropReason::NoRoute);
+            }
+        }
+    }
+
+    /// A route to `dst` is up: send what waits for it.
+    fn route_found(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+        if !self.routes.is_up(dst, now) {
+            return;
+        }
+        self.discoveries.remove(&dst);
+        for p in self.queue.take_for(dst) {
+            self.forward_data(now, p, ctx);
+        }
+    }
+
+    fn buffer(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        if let Some(old) = self.queue.enqueue(now, p) {
+            ctx.drop_packet(old, DropReason::RouteBufferFull);
+        }
+    }
+
+    /// Sends `p` over the primary path, extending it; buffers otherwise.
+    fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        let timeout = self.cfg.active_route_timeout;
+        let relayed = p.src != self.me;
+        let Some(e) = self.routes.up_mut(p.dst, now) else {
+            self.buffer(now, p, ctx);
+            return;
+        };
+        if relayed {
+            e.report_break = true;
+        }
+        let path = e.paths.first_mut().expect("an up route has a path");
+        path.expire = path.expire.max(now + timeout);
+        let h = path.next_hop;
+        ctx.send(p, h);
+    }
+
+    // ---- Route errors ----------------------------------------------------
+
+    /// Broadcasts RERRs listing `unreachable`, within the rate limit;
+    /// relayed ones after the jitter.
+    fn send_rerr(
+        &mut self,
+        now: SimTime,
+        unreachable: Vec<(NodeId, u32)>,
+        forwarded: bool,
+        ctx: &mut RoutingCtx,
+    ) {
+        for chunk in unreachable.chunks(RerrRepr::MAX_DESTS) {
+            while self
+                .rerr_times
+                .front()
+                .is_some_and(|&t| t + NS_PER_S <= now)
+            {
+                self.rerr_times.pop_front();
+            }
+            if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
+                return;
+            }
+            self.rerr_times.push_back(now);
+            for &(d, _) in chunk {
+                self.routes.entry(d, now).last_rerr = Some(now);
+            }
+            let re = RerrRepr {
+                no_delete: false,
+                unreachable: chunk.to_vec(),
+            };
+            let p = self.control(BROADCAST, 1, re.to_bytes());
+            if forwarded {
+                self.broadcast_jittered(now, p, "rerr", ctx);
+            } else {
+                ctx.originate(p, BROADCAST, "rerr", false);
+            }
+        }
+    }
+
+    /// The link to `nb` is gone: remove the paths through it, report the
+    /// routes left without one, and take the interface queue's data back to
+    /// route it again over the remaining paths.
+    fn link_broken(&mut self, now: SimTime, nb: NodeId, ctx: &mut RoutingCtx) {
+        let down = self.routes.break_link(nb, now);
+        let list: Vec<(NodeId, u32)> = down
+            .iter()
+            .filter(|d| d.2)
+            .map(|&(d, s, _)| (d, s))
+            .collect();
+        if !list.is_empty() {
+            self.send_rerr(now, list, false, ctx);
+        }
+        ctx.out
+            .push(crate::net::RoutingAction::Reroute { next_hop: nb });
+    }
+
+    // ---- Received messages -----------------------------------------------
+
+    fn on_rreq(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        ip_ttl: u8,
+        rq: AomdvRreq,
+        ctx: &mut RoutingCtx,
+    ) {
+        let base = rq.base;
+        if base.orig == self.me {
+            return;
+        }
+        let duplicate = self.rreqs.check_and_insert(base.orig, base.rreq_id, now);
+        // The originator's neighbours name themselves as the first hop.
+        let first_hop = if base.hop_count == 0 {
+            self.me
+        } else {
+            rq.first_hop
+        };
+        let limits = self.cfg.limits();
+        let offer = self.routes.offer(
+            base.orig,
+            base.orig_seqno,
+            base.hop_count,
+            from,
+            first_hop,
+            now + self.cfg.reverse_route_life,
+            now,
+            limits,
+        );
+        // The reverse path this copy set up or refreshed, if any.
+        let reverse = match offer {
+            Offer::Replaced | Offer::Added | Offer::Refreshed => Some((from, first_hop)),
+            // Not a new disjoint path, or no room: no reverse path, but a
+            // first copy is still relayed (ns-2).
+            Offer::Rejected(Reject::NotDisjoint | Reject::Full) => None,
+            Offer::Rejected(_) => return,
+        };
+        self.route_found(now, base.orig, ctx);
+
+        if base.dst == self.me {
+            let Some(rev) = reverse else {
+                return;
+            };
+            let Some(rec) = self.rreqs.get_mut(base.orig, base.rreq_id, now) else {
+                return;
+            };
+            if rec.reverse_used.contains(&rev) {
+                return; // this path was answered already
+            }
+            rec.reverse_used.push(rev);
+            if !base.unknown_seqno && seq_newer(base.dst_seqno, self.seqno) {
+                self.seqno = base.dst_seqno.wrapping_add(1);
+            }
+            if !self.seqno.is_multiple_of(2) {
+                self.seqno = self.seqno.wrapping_add(1);
+            }
+            let rp = AomdvRrep {
+                base: RrepRepr {
+                    repair: false,
+                    ack_required: false,
+                    prefix_size: 0,
+                    hop_count: 0,
+                    dst: self.me,
+                    dst_seqno: self.seqno,
+                    orig: base.orig,
+                    lifetime_ms: (self.cfg.my_route_timeout / NS_PER_MS) as u32,
+                },
+                rreq_id: base.rreq_id,
+                first_hop: from,
+            };
+            let p = self.control(base.orig, self.cfg.net_diameter, rp.to_bytes());
+            ctx.originate(p, from, "rrep", false);
+            return;
+        }
+
+        let fresh = !base.dest_only
+            && self.routes.get(base.dst).is_some_and(|e| {
+                e.is_up(now)
+                    && e.valid_seqno
+                    && (base.unknown_seqno || !seq_newer(base.dst_seqno, e.seqno))
+            });
+        if fresh {
+            // An intermediate reply: an unused forward path along an unused
+            // reverse path.
+            if let Some(rev) = reverse {
+                self.reply_from_route(now, base, rev, ctx);
+            }
+            return;
+        }
+        if duplicate || ip_ttl <= 1 {
+            return;
+        }
+        // Relay the first copy with this node's advertised hop count.
+        let mut out = rq;
+        out.first_hop = first_hop;
+        out.base.hop_count = match self.routes.up_mut(base.orig, now) {
+            Some(e) => e.advertise(),
+            None => base.hop_count.saturating_add(1),
+        };
+        if let Some(e) = self.routes.get(base.dst).filter(|e| e.valid_seqno) {
+            if base.unknown_seqno || seq_newer(e.seqno, base.dst_seqno) {
+                out.base.dst_seqno = e.seqno;
+                out.base.unknown_seqno = false;
+            }
+        }
+        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
+        self.broadcast_jittered(now, p, "rreq", ctx);
+    }
+
+    /// Answers `rq` from this node's route to its destination, over the
+    /// reverse path `rev`, with a forward path not yet advertised for it.
+    fn reply_from_route(
+        &mut self,
+        now: SimTime,
+        rq: RreqRepr,
+        rev: (NodeId, NodeId),
+        ctx: &mut RoutingCtx,
+    ) {
+        let Some(rec) = self.rreqs.get_mut(rq.orig, rq.rreq_id, now) else {
+            return;
+        };
+        let Some(e) = self.routes.up_mut(rq.dst, now) else {
+            return;
+        };
+        let Some(fwd) = e
+            .paths
+            .iter()
+            .copied()
+            .find(|p| !rec.forward_used.contains(&(p.next_hop, p.last_hop)))
+        else {
+            return;
+        };
+        if !rec.claim(rev, (fwd.next_hop, fwd.last_hop)) {
+            return;
+        }
+        e.report_break = true;
+        let rp = AomdvRrep {
+            base: RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: e.advertise(),
+                dst: rq.dst,
+                dst_seqno: e.seqno,
+                orig: rq.orig,
+                lifetime_ms: (fwd.expire.saturating_sub(now) / NS_PER_MS) as u32,
+            },
+            rreq_id: rq.rreq_id,
+            first_hop: fwd.last_hop,
+        };
+        let p = self.control(rq.orig, self.cfg.net_diameter, rp.to_bytes());
+        ctx.originate(p, rev.0, "rrep", false);
+    }
+
+    fn on_rrep(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        packet: &Packet,
+        rp: AomdvRrep,
+        ctx: &mut RoutingCtx,
+    ) {
+        let base = rp.base;
+        let limits = self.cfg.limits();
+        if packet.dst == BROADCAST && base.dst == from && base.hop_count == 0 {
+            // A HELLO: a one-hop path to the neighbour.
+            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
+            if self.cfg.link_detection == LinkDetection::Hello {
+                self.neighbors.heard(from, until);
+            }
+            let me = self.me;
+            self.routes
+                .offer(from, base.dst_seqno, 0, from, me, until, now, limits);
+            self.route_found(now, from, ctx);
+            return;
+        }
+        if base.dst == self.me {
+            return;
+        }
+        let expire = now + base.lifetime_ms as SimTime * NS_PER_MS;
+        let offer = self.routes.offer(
+            base.dst,
+            base.dst_seqno,
+            base.hop_count,
+            from,
+            rp.first_hop,
+            expire,
+            now,
+            limits,
+        );
+        if !offer.accepted() {
+            return;
+        }
+        self.route_found(now, base.dst, ctx);
+        if packet.dst == self.me || packet.ttl <= 1 {
+            return;
+        }
+        // Relay towards the originator along a reverse path not used yet
+        // for this request.
+        let Some(rec) = self.rreqs.get_mut(base.orig, rp.rreq_id, now) else {
+            return;
+        };
+        let Some(rev_entry) = self.routes.up_mut(base.orig, now) else {
+            return;
+        };
+        let Some(rev) = rev_entry
+            .paths
+            .iter_mut()
+            .find(|p| !rec.reverse_used.contains(&(p.next_hop, p.last_hop)))
+        else {
+            return;
+        };
+        if !rec.claim((rev.next_hop, rev.last_hop), (from, rp.first_hop)) {
+            return;
+        }
+        rev.expire = rev.expire.max(now + self.cfg.active_route_timeout);
+        let rev_hop = rev.next_hop;
+        let e = self.routes.entry(base.dst, now);
+        e.report_break = true;
+        let mut out = rp;
+        out.base.hop_count = e.advertise();
+        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
+        ctx.originate(p, rev_hop, "rrep", true);
+    }
+
+    fn on_rerr(&mut self, now: SimTime, from: NodeId, re: RerrRepr, ctx: &mut RoutingCtx) {
+        let mut relay = Vec::new();
+        for (d, s) in re.unreachable {
+            let Some(e) = self.routes.up_mut(d, now) else {
+                continue;
+            };
+            if seq_newer(e.seqno, s) || !e.remove_path(from) {
+                continue;
+            }
+            if seq_newer(s, e.highest_seqno_heard) {
+                e.highest_seqno_heard = s;
+            }
+            if e.paths.is_empty() {
+                e.go_down();
+                if std::mem::take(&mut e.report_break) {
+                    relay.push((d, e.seqno));
+                }
+            }
+        }
+        if !relay.is_empty() {
+            self.send_rerr(now, relay, true, ctx);
+        }
+    }
+
+    fn send_hello(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let rp = AomdvRrep {
+            base: RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: 0,
+                dst: self.me,
+                dst_seqno: self.seqno,
+                orig: self.me,
+                lifetime_ms: (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval
+                    / NS_PER_MS) as u32,
+            },
+            rreq_id: 0,
+            first_hop: self.me,
+        };
+        let p = self.control(BROADCAST, 1, rp.to_bytes());
+        ctx.originate(p, BROADCAST, "hello", false);
+        let i = self.cfg.hello_interval;
+        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
+        self.timers.push(next, Timer::Hello);
+    }
+}
+
+impl RoutingProtocol for Aomdv {
+    fn name(&self) -> &'static str {
+        "aomdv"
+    }
+
+    fn start(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        self.now = now;
+        if self.cfg.link_detection == LinkDetection::Hello {
+            let i = self.cfg.hello_interval;
+            let first = now + ctx.rng.below(i.max(1));
+            self.timers.push(first, Timer::Hello);
+        }
+    }
+
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
+        self.now = now;
+        let dst = packet.dst;
+        if self.routes.up_mut(dst, now).is_some() {
+            self.forward_data(now, packet, ctx);
+        } else if packet.src == self.me {
+            self.buffer(now, packet, ctx);
+            self.start_discovery(now, dst, ctx);
+        } else {
+            // A relay without a route: tell the upstream nodes, at most
+            // once a second per destination.
+            let e = self.routes.entry(dst, now);
+            let recent = e.last_rerr.is_some_and(|t| t + NS_PER_S > now);
+            let s = e.seqno;
+            if !recent {
+                self.send_rerr(now, vec![(dst, s)], false, ctx);
+            }
+            ctx.drop_packet(packet, DropReason::NoRoute);
+        }
+    }
+
+    fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
+        self.now = now;
+        let Ok(msg) = Message::parse(packet.body()) else {
+            return;
+        };
+        if self.cfg.link_detection == LinkDetection::Hello {
+            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
+            self.neighbors.heard(from, until);
+        }
+        match msg {
+            Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
+            Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
+            Message::Rerr(re) => self.on_rerr(now, from, re, ctx),
+        }
+    }
+
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        next_hop: NodeId,
+        packet: Option<Packet>,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.now = now;
+        let packet = match packet {
+            Some(p) if p.is_control() || self.cfg.link_detection == LinkDetection::Hello => {
+                ctx.drop_packet(p, DropReason::RetryLimit);
+                None
+            }
+            other => other,
+        };
+        if self.cfg.link_detection == LinkDetection::Hello {
+            return;
+        }
+        self.link_broken(now, next_hop, ctx);
+        if let Some(p) = packet {
+            // Fail over to the next path (or buffer and discover at the source).
+            self.route_output(now, p, ctx);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        [
+            self.timers.next_deadline(),
+            self.queue.next_expiry(),
+            self.neighbors.next_expiry(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        self.now = now;
+        while let Some((_, t)) = self.timers.pop_due(now) {
+            match t {
+                Timer::Send {
+                    packet,
+                    message,
+                    forwarded,
+                } => ctx.originate(packet, BROADCAST, message, forwarded),
+                Timer::Discovery { dst, generation } => {
+                    if self.discoveries.get(&dst).map(|d| d.generation) == Some(generation) {
+                        self.on_discovery_timeout(now, dst, ctx);
+                    }
+                }
+                Timer::Hello => self.send_hello(now, ctx),
+            }
+        }
+        for p in self.queue.expire(now) {
+            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
+        }
+        for nb in self.neighbors.expire(now) {
+            self.link_broken(now, nb, ctx);
+        }
+    }
+
+    fn buffered(&self) -> u64 {
+        self.queue.len() as u64
+    }
+
+    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+        self.routes
+            .get(dst)
+            .and_then(|e| e.primary(self.now))
+            .map(|p| p.hops as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests;

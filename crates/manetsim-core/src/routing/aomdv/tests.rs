@@ -1,0 +1,478 @@
+//! State-machine tests on hand-built packets: each test drives one agent
+//! directly and inspects the actions it pushes.
+
+use super::*;
+use crate::engine::Rng;
+use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
+
+struct Node {
+    a: Aomdv,
+    rng: Rng,
+    out: Vec<RoutingAction>,
+}
+
+impl Node {
+    fn new(me: NodeId) -> Self {
+        Self {
+            a: Aomdv::new(me, AomdvConfig::default()),
+            rng: Rng::from_seed(me as u64 + 1),
+            out: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, f: impl FnOnce(&mut Aomdv, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx {
+            me: self.a.me,
+            rng: &mut self.rng,
+            out: &mut self.out,
+        };
+        f(&mut self.a, &mut ctx);
+        std::mem::take(&mut self.out)
+    }
+
+    fn control(&mut self, now: SimTime, from: NodeId, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_control(now, from, p, ctx))
+    }
+
+    fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.route_output(now, p, ctx))
+    }
+
+    fn link_failure(&mut self, now: SimTime, nb: NodeId, p: Option<Packet>) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_link_failure(now, nb, p, ctx))
+    }
+
+    fn tick(&mut self, now: SimTime) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_timeout(now, ctx))
+    }
+
+    /// The paths to `dst` as (next hop, hops, last hop).
+    fn paths(&self, dst: NodeId) -> Vec<(NodeId, u8, NodeId)> {
+        self.a
+            .routes()
+            .get(dst)
+            .map(|e| {
+                e.paths
+                    .iter()
+                    .map(|p| (p.next_hop, p.hops, p.last_hop))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
+    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
+    p.uid = uid;
+    p.kind = PacketKind::Data { flow: 0, seq: uid };
+    p.body = None;
+    p.size_bytes = 540;
+    p.payload_bytes = 512;
+    p
+}
+
+fn rreq(orig: NodeId, id: u32, dst: NodeId, hops: u8, first_hop: NodeId) -> AomdvRreq {
+    AomdvRreq {
+        base: RreqRepr {
+            join: false,
+            repair: false,
+            gratuitous: false,
+            dest_only: false,
+            unknown_seqno: true,
+            hop_count: hops,
+            rreq_id: id,
+            dst,
+            dst_seqno: 0,
+            orig,
+            orig_seqno: 2,
+        },
+        first_hop,
+    }
+}
+
+fn rreq_packet(sender: NodeId, ttl: u8, rq: AomdvRreq) -> Packet {
+    Packet::control(sender, BROADCAST, ttl, 8, rq.to_bytes())
+}
+
+/// A RREP from `sender` to `orig` about `dst`.
+fn rrep_packet(
+    sender: NodeId,
+    orig: NodeId,
+    dst: NodeId,
+    seq: u32,
+    hops: u8,
+    rreq_id: u32,
+    first_hop: NodeId,
+) -> Packet {
+    let rp = AomdvRrep {
+        base: RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: hops,
+            dst,
+            dst_seqno: seq,
+            orig,
+            lifetime_ms: 10_000,
+        },
+        rreq_id,
+        first_hop,
+    };
+    Packet::control(sender, orig, 30, 8, rp.to_bytes())
+}
+
+/// The originated control messages: (message, next hop, parsed, IP ttl).
+fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Originate {
+                packet,
+                next_hop,
+                message,
+                ..
+            } => Some((
+                *message,
+                *next_hop,
+                Message::parse(packet.body()).unwrap(),
+                packet.ttl,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn sent_data(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ms(x: u64) -> SimTime {
+    x * NS_PER_MS
+}
+
+#[test]
+fn a_relayed_rreq_carries_the_first_hop_and_the_advertised_hop_count() {
+    // Node 2 hears 0's RREQ directly: it is the first hop.
+    let mut n = Node::new(2);
+    let out = n.control(0, 0, rreq_packet(0, 30, rreq(0, 1, 9, 0, 0)));
+    assert!(out.is_empty(), "held for the jitter");
+    let sent = originated(&n.tick(ms(10)));
+    assert_eq!(sent.len(), 1);
+    let (msg, to, Message::Rreq(r), ttl) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*msg, *to, *ttl), ("rreq", BROADCAST, 29));
+    assert_eq!((r.base.hop_count, r.first_hop), (1, 2));
+    assert_eq!(n.paths(0), vec![(0, 1, 2)]);
+    assert_eq!(n.a.routes().get(0).unwrap().advertised, Some(1));
+}
+
+#[test]
+fn a_duplicate_rreq_via_a_new_first_hop_adds_a_reverse_path_and_one_via_the_same_first_hop_is_dropped(
+) {
+    // Node 5 hears 0's RREQ (to 9) through 3 (first hop 1) and relays it.
+    let mut n = Node::new(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
+    assert_eq!(originated(&n.tick(ms(10))).len(), 1);
+    assert_eq!(n.paths(0), vec![(3, 3, 1)]);
+
+    // A copy through 4 whose first hop is 2: a second, disjoint reverse
+    // path; the copy itself is not relayed.
+    let out = n.control(ms(11), 4, rreq_packet(4, 30, rreq(0, 1, 9, 2, 2)));
+    assert!(out.is_empty());
+    assert_eq!(n.paths(0), vec![(3, 3, 1), (4, 3, 2)]);
+
+    // A copy through 6 sharing first hop 1: not link-disjoint, dropped.
+    let out = n.control(ms(12), 6, rreq_packet(6, 30, rreq(0, 1, 9, 2, 1)));
+    assert!(out.is_empty());
+    assert_eq!(n.paths(0).len(), 2);
+    assert!(n.tick(ms(100)).is_empty(), "no copy is relayed");
+}
+
+#[test]
+fn the_advertised_hop_count_rule_rejects_a_path_that_could_loop() {
+    // Node 5 relays 0's RREQ, advertising 3 hops to 0.
+    let mut n = Node::new(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
+    let relayed = originated(&n.tick(ms(10)));
+    let Message::Rreq(r) = relayed[0].2 else {
+        panic!()
+    };
+    assert_eq!(r.base.hop_count, 3);
+    // A copy from neighbour 7 that advertises 3 hops (4 through 7), with a
+    // new first hop: 7 may have heard 5's own broadcast, so 7's path could
+    // run through 5. Its hop count is not below 5's advertised one: refused.
+    n.control(ms(20), 7, rreq_packet(7, 30, rreq(0, 1, 9, 3, 2)));
+    assert_eq!(n.paths(0), vec![(3, 3, 1)]);
+    // The same from a neighbour advertising 2 hops is fine.
+    n.control(ms(21), 8, rreq_packet(8, 30, rreq(0, 1, 9, 2, 2)));
+    assert_eq!(n.paths(0), vec![(3, 3, 1), (8, 3, 2)]);
+}
+
+#[test]
+fn the_destination_answers_each_disjoint_copy_with_the_same_sequence_number() {
+    let mut n = Node::new(9);
+    let first = originated(&n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1))));
+    let second = originated(&n.control(ms(5), 4, rreq_packet(4, 30, rreq(0, 1, 9, 2, 2))));
+    let same_path = originated(&n.control(ms(6), 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1))));
+    let shared_first_hop =
+        originated(&n.control(ms(7), 6, rreq_packet(6, 30, rreq(0, 1, 9, 2, 2))));
+    assert!(same_path.is_empty() && shared_first_hop.is_empty());
+    let mut replies = Vec::new();
+    for (msg, to, m, _) in first.iter().chain(&second) {
+        let Message::Rrep(rp) = m else { panic!() };
+        assert_eq!(*msg, "rrep");
+        replies.push((
+            *to,
+            rp.base.hop_count,
+            rp.base.dst_seqno,
+            rp.rreq_id,
+            rp.first_hop,
+        ));
+    }
+    assert_eq!(replies, vec![(3, 0, 2, 1, 3), (4, 0, 2, 1, 4)]);
+}
+
+/// Node 0 with two disjoint paths to 9: via 1 (3 hops) and via 2 (3 hops),
+/// learnt from two RREPs of one discovery.
+fn source_with_two_paths() -> Node {
+    source_with_two_paths_using(Aomdv::new(0, AomdvConfig::default()))
+}
+
+fn source_with_two_paths_using(a: Aomdv) -> Node {
+    let mut n = Node {
+        a,
+        rng: Rng::from_seed(1),
+        out: Vec::new(),
+    };
+    assert!(n.run(|a, ctx| a.start(0, ctx)).is_empty());
+    let out = n.data(0, data(0, 9, 1));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, "rreq");
+    let Message::Rreq(r) = sent[0].2 else {
+        panic!()
+    };
+    let id = r.base.rreq_id;
+    let out = n.control(ms(20), 1, rrep_packet(1, 0, 9, 2, 2, id, 7));
+    assert_eq!(sent_data(&out), vec![(1, 1)], "the buffered packet goes");
+    let out = n.control(ms(21), 2, rrep_packet(2, 0, 9, 2, 2, id, 8));
+    assert!(out.is_empty());
+    assert_eq!(n.paths(9), vec![(1, 3, 7), (2, 3, 8)]);
+    n
+}
+
+#[test]
+fn on_a_link_failure_aomdv_switches_to_its_second_path_without_rediscovery() {
+    let mut n = source_with_two_paths();
+    assert_eq!(n.a.hop_count(9), Some(3));
+    assert_eq!(sent_data(&n.data(ms(100), data(0, 9, 2))), vec![(2, 1)]);
+    // The MAC gives up on packet 3 to neighbour 1.
+    let out = n.link_failure(ms(200), 1, Some(data(0, 9, 3)));
+    assert!(
+        originated(&out).is_empty(),
+        "no RREQ, no RERR (a path is left): {out:?}"
+    );
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert_eq!(
+        sent_data(&out),
+        vec![(3, 2)],
+        "salvaged over the other path"
+    );
+    assert_eq!(sent_data(&n.data(ms(300), data(0, 9, 4))), vec![(4, 2)]);
+    assert_eq!(n.paths(9), vec![(2, 3, 8)]);
+    assert_eq!(n.a.discoveries_started(), 1);
+    assert!(n.tick(ms(5000)).is_empty(), "no discovery timer pending");
+}
+
+#[test]
+fn a_rerr_is_sent_when_the_last_path_breaks() {
+    // Relay 5 forwards data from 0 to 9 over its two paths.
+    let mut n = Node::new(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
+    n.control(ms(1), 6, rrep_packet(6, 0, 9, 4, 1, 1, 6));
+    n.control(ms(2), 7, rrep_packet(7, 0, 9, 4, 1, 1, 7));
+    assert_eq!(n.paths(9), vec![(6, 2, 6), (7, 2, 7)]);
+    assert_eq!(sent_data(&n.data(ms(10), data(0, 9, 1))), vec![(1, 6)]);
+
+    let out = n.link_failure(ms(20), 6, None);
+    assert!(originated(&out).is_empty(), "one path is left");
+    assert_eq!(sent_data(&n.data(ms(30), data(0, 9, 2))), vec![(2, 7)]);
+
+    let out = n.link_failure(ms(40), 7, Some(data(0, 9, 3)));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1, "{out:?}");
+    let (msg, to, Message::Rerr(re), ttl) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*msg, *to, *ttl), ("rerr", BROADCAST, 1));
+    assert_eq!(re.unreachable, vec![(9, 5)], "seqno made odd");
+    assert!(out.contains(&RoutingAction::Drop {
+        packet: data(0, 9, 3),
+        reason: DropReason::NoRoute
+    }));
+}
+
+#[test]
+fn a_rerr_removes_the_senders_path_and_is_relayed_only_when_none_is_left() {
+    let mut n = Node::new(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
+    n.control(ms(1), 6, rrep_packet(6, 0, 9, 4, 1, 1, 6));
+    n.control(ms(2), 7, rrep_packet(7, 0, 9, 4, 1, 1, 7));
+    let rerr = |from: NodeId| {
+        let re = RerrRepr {
+            no_delete: false,
+            unreachable: vec![(9, 5)],
+        };
+        Packet::control(from, BROADCAST, 1, 8, re.to_bytes())
+    };
+    assert!(n.control(ms(10), 6, rerr(6)).is_empty());
+    assert_eq!(n.paths(9), vec![(7, 2, 7)]);
+    n.control(ms(11), 7, rerr(7));
+    let sent: Vec<_> = originated(&n.tick(ms(30)))
+        .into_iter()
+        .filter(|s| s.0 != "rreq")
+        .collect();
+    assert_eq!(sent.len(), 1, "relayed after the jitter");
+    let Message::Rerr(re) = &sent[0].2 else {
+        panic!()
+    };
+    assert_eq!(re.unreachable, vec![(9, 5)]);
+    assert!(!n.a.routes().is_up(9, ms(30)));
+}
+
+#[test]
+fn a_relay_sends_each_rrep_of_a_request_along_its_own_reverse_path() {
+    // Node 5 has two reverse paths to 0 (via 3 and via 4).
+    let mut n = Node::new(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 1, 1)));
+    n.control(ms(1), 4, rreq_packet(4, 30, rreq(0, 1, 9, 1, 2)));
+    assert_eq!(n.paths(0).len(), 2);
+    // Three RREPs for 0's request 1: from 6 and 8 (neighbours of 9), and
+    // the same as 6's again.
+    let a = originated(&n.control(ms(5), 6, rrep_packet(6, 0, 9, 4, 1, 1, 6)));
+    let b = originated(&n.control(ms(6), 6, rrep_packet(6, 0, 9, 4, 1, 1, 6)));
+    let c = originated(&n.control(ms(7), 8, rrep_packet(8, 0, 9, 4, 1, 1, 8)));
+    assert_eq!(a.len(), 1);
+    assert_eq!((a[0].0, a[0].1), ("rrep", 3));
+    assert!(b.is_empty(), "that forward path was advertised already");
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].0, c[0].1), ("rrep", 4), "the unused reverse path");
+    let Message::Rrep(rp) = c[0].2 else { panic!() };
+    assert_eq!((rp.base.hop_count, rp.first_hop), (2, 8), "advertised hops");
+    assert_eq!(n.paths(9), vec![(6, 2, 6), (8, 2, 8)]);
+}
+
+#[test]
+fn an_intermediate_node_with_a_fresh_route_replies_instead_of_relaying() {
+    let mut n = Node::new(5);
+    n.control(0, 6, rrep_packet(6, 5, 9, 4, 1, 0, 6));
+    let mut rq = rreq(0, 3, 9, 1, 1);
+    rq.base.unknown_seqno = false;
+    rq.base.dst_seqno = 4;
+    let sent = originated(&n.control(ms(1), 3, rreq_packet(3, 30, rq)));
+    assert_eq!(sent.len(), 1);
+    let (msg, to, Message::Rrep(rp), _) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*msg, *to), ("rrep", 3));
+    assert_eq!(
+        (rp.base.dst, rp.base.hop_count, rp.base.dst_seqno),
+        (9, 2, 4)
+    );
+    assert_eq!(rp.first_hop, 6);
+    assert!(n.tick(ms(50)).is_empty(), "not relayed");
+    // A request for a fresher number is relayed.
+    rq.base.rreq_id = 4;
+    rq.base.dst_seqno = 6;
+    rq.base.orig_seqno = 4;
+    assert!(originated(&n.control(ms(60), 3, rreq_packet(3, 30, rq))).is_empty());
+    assert_eq!(originated(&n.tick(ms(100))).len(), 1);
+}
+
+#[test]
+fn a_discovery_retries_network_wide_then_drops_the_buffered_data() {
+    let mut n = Node::new(0);
+    let out = n.data(0, data(0, 9, 1));
+    assert_eq!(originated(&out)[0].3, 30, "the first RREQ floods (ns-2)");
+    let mut rreqs = 1;
+    let mut drops = 0;
+    let mut t = 0;
+    while let Some(at) = n.a.poll_timeout() {
+        assert!(at - t <= NS_PER_S, "waits at most MAX_RREQ_TIMEOUT");
+        t = at;
+        let out = n.tick(at);
+        rreqs += originated(&out).len();
+        drops += out
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a,
+                    RoutingAction::Drop {
+                        reason: DropReason::NoRoute,
+                        ..
+                    }
+                )
+            })
+            .count();
+    }
+    assert_eq!(rreqs, 4, "one RREQ and RREQ_RETRIES (3) retries");
+    assert_eq!(drops, 1);
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over() {
+    let cfg = AomdvConfig {
+        link_detection: LinkDetection::Hello,
+        ..AomdvConfig::default()
+    };
+    let mut n = source_with_two_paths_using(Aomdv::new(0, cfg));
+    // HELLOs go out every 0.75-1.25 s.
+    let hellos: Vec<_> = originated(&n.tick(NS_PER_S))
+        .into_iter()
+        .filter(|s| s.0 == "hello")
+        .collect();
+    assert!(!hellos.is_empty());
+    assert_eq!((hellos[0].1, hellos[0].3), (BROADCAST, 1));
+    // Neighbour 2 keeps talking; 1 falls silent after the RREPs (21 ms).
+    let hello = |from: NodeId| {
+        let rp = AomdvRrep {
+            base: RrepRepr {
+                repair: false,
+                ack_required: false,
+                prefix_size: 0,
+                hop_count: 0,
+                dst: from,
+                dst_seqno: 2,
+                orig: from,
+                lifetime_ms: 3000,
+            },
+            rreq_id: 0,
+            first_hop: from,
+        };
+        Packet::control(from, BROADCAST, 1, 8, rp.to_bytes())
+    };
+    n.control(ms(2000), 2, hello(2));
+    assert_eq!(n.a.hop_count(2), Some(1), "a HELLO gives a one-hop path");
+    // After ALLOWED_HELLO_LOSS (3) intervals without a word from 1, its
+    // path to 9 is gone: no RREQ, data goes through 2.
+    let out = n.tick(ms(3100));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert!(originated(&out).iter().all(|s| s.0 == "hello"));
+    assert_eq!(n.paths(9), vec![(2, 3, 8)]);
+    assert_eq!(sent_data(&n.data(ms(3200), data(0, 9, 5))), vec![(5, 2)]);
+    // A MAC failure only drops the packet in this mode.
+    let out = n.link_failure(ms(3300), 2, Some(data(0, 9, 6)));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: data(0, 9, 6),
+            reason: DropReason::RetryLimit
+        }]
+    );
+}
