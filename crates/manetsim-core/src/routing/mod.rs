@@ -6,6 +6,7 @@
 
 pub mod aodv;
 pub mod dsr;
+pub mod olsr;
 mod static_routes;
 
 pub use aodv::{Aodv, AodvConfig};
@@ -20,6 +21,7 @@ pub enum Router {
     Static(StaticRouting),
     Aodv(Box<Aodv>),
     Dsr(Box<dsr::Dsr>),
+    Olsr(Box<olsr::Olsr>),
 }
 
 macro_rules! dispatch {
@@ -28,6 +30,7 @@ macro_rules! dispatch {
             Router::Static($r) => $e,
             Router::Aodv($r) => $e,
             Router::Dsr($r) => $e,
+            Router::Olsr($r) => $e,
         }
     };
 }

@@ -30,7 +30,6 @@ pub(crate) enum Feature {
 pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
     Feature::Routing(RoutingProtocol::Aomdv),
     Feature::Routing(RoutingProtocol::Dsdv),
-    Feature::Routing(RoutingProtocol::Olsr),
     Feature::Transport(Transport::Tfrc),
     Feature::Transport(Transport::Sctp),
     Feature::App(AppKind::Onoff),

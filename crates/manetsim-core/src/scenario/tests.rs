@@ -489,8 +489,8 @@ fn override_validation_errors_name_the_override() {
     // An unsupported protocol set from the command line names the override.
     let no_routing = BASE.replace("[routing]\nprotocol = \"static\"\n", "");
     assert!(load_with(&no_routing, &["routing.protocol=static"]).is_ok());
-    let e = err(load_with(&no_routing, &["routing.protocol=olsr"]));
-    assert_eq!(e.file, "--set routing.protocol=olsr");
+    let e = err(load_with(&no_routing, &["routing.protocol=aomdv"]));
+    assert_eq!(e.file, "--set routing.protocol=aomdv");
 }
 
 #[test]

@@ -1451,9 +1451,9 @@ mod tests {
             "routing protocol \"dsdv\" is not yet supported; supported: \"static\", \"aodv\"",
         );
         refused(
-            |s| s.routing.protocol = RoutingProtocol::Olsr,
+            |s| s.routing.protocol = RoutingProtocol::Aomdv,
             "routing.protocol",
-            "routing protocol \"olsr\" is not yet supported",
+            "routing protocol \"aomdv\" is not yet supported",
         );
         refused(
             |s| s.mac.standard = "802.11b".into(),

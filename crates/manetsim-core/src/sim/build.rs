@@ -12,6 +12,7 @@ use crate::mobility::Mobility;
 use crate::net::NodeId;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::dsr::{Dsr, DsrConfig};
+use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{AppKind, Placement, RoutingProtocol, Scenario, Transport};
 use std::rc::Rc;
@@ -80,6 +81,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         RoutingProtocol::Static => "static",
         RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
+        RoutingProtocol::Olsr => "olsr",
         other => {
             return Err(SimError::Setup(format!(
                 "routing {other:?} is not yet supported"
@@ -163,6 +165,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
                 RoutingProtocol::Aodv => {
                     Router::Aodv(Box::new(Aodv::new(i, AodvConfig::default())))
+                }
+                RoutingProtocol::Olsr => {
+                    Router::Olsr(Box::new(Olsr::new(i, OlsrConfig::default())))
                 }
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },

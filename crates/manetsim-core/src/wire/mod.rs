@@ -19,4 +19,5 @@ pub enum WireError {
 
 pub mod aodv;
 pub mod dsr;
+pub mod olsr;
 pub mod tcp;
