@@ -16,7 +16,9 @@
 mod common;
 
 use common::*;
-use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+use manetsim_core::scenario::{
+    AppKind, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
+};
 use manetsim_core::RunResult;
 
 const CBR_BPS: f64 = 4.0 * 512.0 * 8.0;
@@ -111,6 +113,63 @@ fn a_six_node_chain_converges_and_delivers_cbr_started_before_routes_exist() {
             r.routing.packets_sent,
             messages(&r, "hello") + messages(&r, "tc")
         );
+    }
+}
+
+#[test]
+fn a_six_node_chain_after_convergence_delivers_with_chain_delays() {
+    // The same CBR started at 20 s, once routes exist: nothing waits for a
+    // route, so the delay is the chain's own (five hops of RTS/CTS/DATA/ACK
+    // at 2 Mb/s, about 4 ms each when idle, plus queueing behind HELLOs, TCs
+    // and the flow's own packets).
+    for seed in 1..=3 {
+        let r = chain6(seed, 20.0);
+        let f = &r.flows[0];
+        println!(
+            "seed {seed}: sent {} received {} delay {:.1} ms jitter {:.1} ms routing {} drops {:?}",
+            f.sent, f.received, f.delay_ms, f.jitter_ms, r.routing.packets_sent, r.drops
+        );
+        assert_eq!(first_delivery_s(&r, 0).map(|t| t < 20.1), Some(true));
+        assert!(delivery(&r, 0) > 0.97, "delivery {}", delivery(&r, 0));
+        assert!(
+            (15.0..60.0).contains(&f.delay_ms),
+            "delay {} ms",
+            f.delay_ms
+        );
+    }
+}
+
+#[test]
+fn tcp_over_olsr_waits_for_the_routes_and_tcp_ap_reads_the_hop_count() {
+    // The SYN goes at 1 s, before any route: it waits in the buffer
+    // instead of timing out. TCP-AP paces by the hop count OLSR reports.
+    for variant in [TcpVariant::Newreno, TcpVariant::TcpAp] {
+        let mut s = olsr(60.0, 1);
+        place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+        s.area.width_m = 1000.0;
+        s.area.height_m = 10.0;
+        let mut f = cbr(0, 5, 512, 1.0, 1.0, 60.0);
+        f.transport = Transport::Tcp;
+        f.app = AppKind::Ftp;
+        f.rate_bps = None;
+        f.tcp = Some(TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        });
+        s.flows.push(f);
+        let r = run_checked(&s);
+        let f = &r.flows[0];
+        println!(
+            "{variant:?}: goodput {:.0} kbit/s, delay {:.0} ms, retransmissions {}, first delivery {:?} s, drops {:?}",
+            f.goodput_kbps,
+            f.delay_ms,
+            f.retransmissions,
+            first_delivery_s(&r, 0),
+            r.drops
+        );
+        assert_eq!(f.hops_mean, 5.0);
+        assert!(f.goodput_kbps > 50.0, "{variant:?}: {}", f.goodput_kbps);
+        assert!(first_delivery_s(&r, 0).is_some_and(|t| t < bound_s(5)));
     }
 }
 
@@ -295,5 +354,12 @@ fn a_relay_walking_away_is_routed_around_after_the_hold_time() {
     assert!(late.len() > 150, "{} packets after the repair", late.len());
     assert!(late.iter().all(|&h| h == 3), "{late:?}");
     assert!(f.route_changes >= 1);
+    // Without link-layer notification (the default) 0 goes on sending to 1
+    // until its link to 1 times out, NEIGHB_HOLD_TIME after 1's last HELLO
+    // (at most 6 s + one HELLO interval after 1 left): those packets die at
+    // the MAC, at 4 packets/s at most 32 of them.
+    let lost = r.drops["retry_limit"];
+    assert!((1..=32).contains(&lost), "{lost} retry-limit drops");
+    assert_eq!(f.sent - f.received, lost);
     assert!(delivery(&r, 0) > 0.85, "delivery {}", delivery(&r, 0));
 }

@@ -264,8 +264,30 @@ fn a_hello_listing_us_as_lost_ends_symmetry_at_once() {
 }
 
 #[test]
-fn a_mac_failure_marks_the_link_lost_and_reroutes_until_the_next_hello() {
+fn by_default_a_mac_failure_drops_the_packet_and_leaves_the_link_to_time_out() {
     let (mut o, mut rng) = agent();
+    sym_neighbor(&mut o, &mut rng, S, 1, WILL_DEFAULT, &[5]);
+    let out = act(&mut o, &mut rng, |o, ctx| {
+        o.on_link_failure(2 * S, 1, Some(data(5, 7)), ctx)
+    });
+    assert!(matches!(
+        &out[..],
+        [RoutingAction::Drop { packet, reason: DropReason::RetryLimit }] if packet.uid == 7
+    ));
+    assert!(o.links().is_sym(1, 2 * S));
+    assert_eq!(o.hop_count(5), Some(2));
+    // Without HELLOs the link goes at L_SYM_time = 1 s + NEIGHB_HOLD_TIME.
+    run_until(&mut o, &mut rng, 7 * S);
+    assert_eq!(o.hop_count(5), None);
+}
+
+#[test]
+fn with_link_layer_notification_a_mac_failure_marks_the_link_lost_until_the_next_hello() {
+    let cfg = OlsrConfig {
+        link_layer_notification: true,
+        ..OlsrConfig::default()
+    };
+    let (mut o, mut rng) = (Olsr::new(ME, cfg), Rng::from_seed(13));
     sym_neighbor(&mut o, &mut rng, S, 1, WILL_DEFAULT, &[5]);
     assert_eq!(o.hop_count(5), Some(2));
     let out = act(&mut o, &mut rng, |o, ctx| {
