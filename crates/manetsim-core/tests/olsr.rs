@@ -363,3 +363,32 @@ fn a_relay_walking_away_is_routed_around_after_the_hold_time() {
     assert_eq!(f.sent - f.received, lost);
     assert!(delivery(&r, 0) > 0.85, "delivery {}", delivery(&r, 0));
 }
+
+#[test]
+fn a_scenario_file_selects_olsr_with_routing_protocol() {
+    let text = r#"
+duration_s = 30.0
+
+[nodes]
+count = 4
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "olsr"
+
+[[flows]]
+src = 0
+dst = 3
+rate_bps = 16384.0
+start_s = 1.0
+"#;
+    let s = manetsim_core::scenario::load_str(text, "olsr.toml", &[]).expect("validates");
+    assert_eq!(s.routing.protocol, RoutingProtocol::Olsr);
+    let r = run_checked(&s);
+    println!("{:?} {:?}", r.flows[0], r.routing);
+    assert_eq!(r.routing.protocol, "olsr");
+    assert_eq!(r.flows[0].hops_mean, 3.0);
+    assert!(delivery(&r, 0) > 0.95, "{}", delivery(&r, 0));
+    assert!(messages(&r, "hello") > 0 && messages(&r, "tc") > 0);
+}

@@ -291,7 +291,8 @@ impl Olsr {
 
     // ---- Emission -----------------------------------------------------------
 
-    /// The HELLO this node would send now (section 6.2).
+    /// Builds the HELLO this node sends now (section 6.2), taking the next
+    /// message sequence number.
     pub fn hello(&mut self, now: SimTime) -> MessageRepr {
         let mut blocks: BTreeMap<u8, Vec<NodeId>> = BTreeMap::new();
         for (nb, l) in self.links.iter() {
