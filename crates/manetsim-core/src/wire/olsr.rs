@@ -99,6 +99,29 @@ pub enum NeighborType {
     MprNeigh = 2,
 }
 
+impl std::fmt::Display for LinkType {
+    /// The RFC's names (section 18.5).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LinkType::Unspec => "UNSPEC_LINK",
+            LinkType::Asym => "ASYM_LINK",
+            LinkType::Sym => "SYM_LINK",
+            LinkType::Lost => "LOST_LINK",
+        })
+    }
+}
+
+impl std::fmt::Display for NeighborType {
+    /// The RFC's names (section 18.6).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NeighborType::NotNeigh => "NOT_NEIGH",
+            NeighborType::SymNeigh => "SYM_NEIGH",
+            NeighborType::MprNeigh => "MPR_NEIGH",
+        })
+    }
+}
+
 /// A HELLO link code: the byte as sent, with typed accessors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LinkCode(pub u8);
@@ -540,6 +563,11 @@ mod tests {
         assert!(LinkCode::new(LinkType::Lost, NeighborType::NotNeigh).is_valid());
         assert!(!LinkCode(0b1100).is_valid());
         assert!(!LinkCode(16).is_valid());
+        assert_eq!(
+            format!("{} {}", c.link_type(), NeighborType::MprNeigh),
+            "SYM_LINK MPR_NEIGH"
+        );
+        assert_eq!(LinkType::Lost.to_string(), "LOST_LINK");
     }
 
     #[test]
