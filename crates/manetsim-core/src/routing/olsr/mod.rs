@@ -14,8 +14,8 @@
 //!
 //! * **Link sensing and neighbour detection** (sections 6, 7.1.1 and 8.1):
 //!   HELLOs every HELLO_INTERVAL (2 s) minus a jitter drawn uniformly from
-//!   [0, MAXJITTER] (MAXJITTER = HELLO_INTERVAL / 4 = 0.5 s, section 18.2
-//!   and 3.5), with Vtime NEIGHB_HOLD_TIME (6 s) and the node's
+//!   [0, MAXJITTER] (MAXJITTER = HELLO_INTERVAL / 4 = 0.5 s, the RFC's
+//!   jitter for periodic messages), with Vtime NEIGHB_HOLD_TIME (6 s) and the node's
 //!   willingness (WILL_DEFAULT unless configured). A HELLO lists every link
 //!   in the link set with its link type (SYM, ASYM or LOST) and neighbour
 //!   type (MPR, SYM or NOT neighbour). A link becomes symmetric when the
@@ -41,7 +41,9 @@
 //!   considered for forwarding only on its first arrival (the duplicate
 //!   set, DUP_HOLD_TIME 30 s); it is retransmitted only when the neighbour
 //!   it came from is a symmetric neighbour that selected this node as MPR,
-//!   and its TTL allows, after a jitter in [0, MAXJITTER]. Unknown message
+//!   and its TTL allows, after a jitter in [0, MAXJITTER] (this agent's
+//!   choice for relayed messages; it desynchronises neighbouring MPRs that
+//!   relay the same TC, at up to 0.5 s per hop). Unknown message
 //!   types are forwarded the same way, unprocessed.
 //! * **Topology set** (section 9.5): TCs from non-symmetric neighbours are
 //!   discarded; a TC older (by ANSN) than what is held is ignored; a newer
