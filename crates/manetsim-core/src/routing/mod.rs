@@ -8,6 +8,7 @@ pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;
 pub mod dsr;
+pub mod olsr;
 mod static_routes;
 
 pub use aodv::{Aodv, AodvConfig};
@@ -24,6 +25,7 @@ pub enum Router {
     Dsr(Box<dsr::Dsr>),
     Dsdv(Box<dsdv::Dsdv>),
     Aomdv(Box<aomdv::Aomdv>),
+    Olsr(Box<olsr::Olsr>),
 }
 
 macro_rules! dispatch {
@@ -34,6 +36,7 @@ macro_rules! dispatch {
             Router::Dsr($r) => $e,
             Router::Dsdv($r) => $e,
             Router::Aomdv($r) => $e,
+            Router::Olsr($r) => $e,
         }
     };
 }

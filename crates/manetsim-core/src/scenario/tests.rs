@@ -489,11 +489,10 @@ fn override_validation_errors_name_the_override() {
             .contains("node 3 does not exist (nodes.count = 2)"),
         "{e}"
     );
-    // An unsupported protocol set from the command line names the override.
-    let no_routing = BASE.replace("[routing]\nprotocol = \"static\"\n", "");
-    assert!(load_with(&no_routing, &["routing.protocol=static"]).is_ok());
-    let e = err(load_with(&no_routing, &["routing.protocol=olsr"]));
-    assert_eq!(e.file, "--set routing.protocol=olsr");
+    // An unsupported feature set from the command line names the override.
+    assert!(load_with(BASE, &["flows.0.transport=udp"]).is_ok());
+    let e = err(load_with(BASE, &["flows.0.transport=tfrc"]));
+    assert_eq!(e.file, "--set flows.0.transport=tfrc");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{Dsr, DsrConfig};
+use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
     AodvLinkDetection, AodvOptions, AodvPreset, AppKind, Placement, RoutingProtocol, Scenario,
@@ -102,18 +103,13 @@ fn neighbours(pos: &[Pos], grid: &SpatialGrid, radio: &RadioParams) -> Vec<Vec<N
 }
 
 pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
-    // The validator refuses these first; this guards direct API use.
     let routing = match s.routing.protocol {
         RoutingProtocol::Static => "static",
         RoutingProtocol::Aodv => "aodv",
         RoutingProtocol::Dsr => "dsr",
         RoutingProtocol::Dsdv => "dsdv",
         RoutingProtocol::Aomdv => "aomdv",
-        other => {
-            return Err(SimError::Setup(format!(
-                "routing {other:?} is not yet supported"
-            )))
-        }
+        RoutingProtocol::Olsr => "olsr",
     };
     for (i, f) in s.flows.iter().enumerate() {
         let supported = matches!(
@@ -197,6 +193,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
                 RoutingProtocol::Aomdv => {
                     Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
+                }
+                RoutingProtocol::Olsr => {
+                    Router::Olsr(Box::new(Olsr::new(i, OlsrConfig::default())))
                 }
                 _ => Router::Static(StaticRouting::new(table.clone())),
             },

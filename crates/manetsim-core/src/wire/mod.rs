@@ -21,4 +21,5 @@ pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;
 pub mod dsr;
+pub mod olsr;
 pub mod tcp;

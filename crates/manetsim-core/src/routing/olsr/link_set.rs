@@ -1,0 +1,159 @@
+//! The link set and the neighbour set (RFC 3626 sections 4.2.1, 7 and 8.1).
+//!
+//! With one interface per node a link is identified by the neighbour's main
+//! address, so the two sets share a key: a [`LinkTuple`] holds the link
+//! sensing times and the neighbour's willingness. The neighbour is
+//! symmetric (N_status = SYM) exactly when its link is symmetric.
+
+use crate::engine::SimTime;
+use crate::net::NodeId;
+use crate::wire::olsr::LinkType;
+use std::collections::BTreeMap;
+
+/// Willingness to carry traffic for others (RFC 3626 section 18.8).
+pub const WILL_NEVER: u8 = 0;
+pub const WILL_LOW: u8 = 1;
+pub const WILL_DEFAULT: u8 = 3;
+pub const WILL_HIGH: u8 = 6;
+pub const WILL_ALWAYS: u8 = 7;
+
+/// One link (RFC 3626 section 4.2.1), with the neighbour tuple's
+/// willingness. A time is "expired" once it is at or before `now`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkTuple {
+    /// L_SYM_time: the link is symmetric until then.
+    pub sym_until: SimTime,
+    /// L_ASYM_time: the neighbour is heard until then.
+    pub asym_until: SimTime,
+    /// L_time: the tuple is kept (as LOST once both above expire) until then.
+    pub until: SimTime,
+    /// L_LOST_LINK_time (RFC 3626 section 13): a link-layer notification
+    /// declared the link lost until then.
+    pub lost_until: SimTime,
+    /// N_willingness, from the neighbour's latest HELLO.
+    pub willingness: u8,
+}
+
+impl LinkTuple {
+    /// The link's type as this node sees it (RFC 3626 section 6.2).
+    pub fn link_type(&self, now: SimTime) -> LinkType {
+        if self.lost_until > now {
+            LinkType::Lost
+        } else if self.sym_until > now {
+            LinkType::Sym
+        } else if self.asym_until > now {
+            LinkType::Asym
+        } else {
+            LinkType::Lost
+        }
+    }
+
+    pub fn is_sym(&self, now: SimTime) -> bool {
+        self.link_type(now) == LinkType::Sym
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LinkSet {
+    links: BTreeMap<NodeId, LinkTuple>,
+}
+
+impl LinkSet {
+    /// Link sensing on a HELLO from `from` (RFC 3626 section 7.1.1).
+    /// `listed` is the link type under which the HELLO lists this node
+    /// (`None` when it does not); `vtime` the message's validity time;
+    /// `hold` NEIGHB_HOLD_TIME.
+    pub fn on_hello(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        vtime: SimTime,
+        listed: Option<LinkType>,
+        willingness: u8,
+        hold: SimTime,
+    ) {
+        let l = self.links.entry(from).or_insert(LinkTuple {
+            sym_until: 0,
+            asym_until: 0,
+            until: now + vtime,
+            lost_until: 0,
+            willingness,
+        });
+        l.willingness = willingness;
+        l.asym_until = now + vtime;
+        match listed {
+            Some(LinkType::Lost) => l.sym_until = 0,
+            Some(LinkType::Sym | LinkType::Asym) => {
+                l.sym_until = now + vtime;
+                l.until = l.sym_until + hold;
+            }
+            Some(LinkType::Unspec) | None => {}
+        }
+        l.until = l.until.max(l.asym_until);
+    }
+
+    /// A link-layer notification that the link to `nb` broke (RFC 3626
+    /// section 13): the link is LOST until `now + lost_hold`. Returns
+    /// whether it was symmetric.
+    pub fn link_lost(&mut self, now: SimTime, nb: NodeId, lost_hold: SimTime) -> bool {
+        let Some(l) = self.links.get_mut(&nb) else {
+            return false;
+        };
+        let was_sym = l.is_sym(now);
+        l.lost_until = now + lost_hold;
+        l.sym_until = 0;
+        l.until = l.until.max(l.lost_until);
+        was_sym
+    }
+
+    pub fn get(&self, nb: NodeId) -> Option<&LinkTuple> {
+        self.links.get(&nb)
+    }
+
+    pub fn is_sym(&self, nb: NodeId, now: SimTime) -> bool {
+        self.links.get(&nb).is_some_and(|l| l.is_sym(now))
+    }
+
+    /// Symmetric neighbours and their willingness, by address.
+    pub fn sym_neighbors(&self, now: SimTime) -> impl Iterator<Item = (NodeId, u8)> + '_ {
+        self.links
+            .iter()
+            .filter(move |(_, l)| l.is_sym(now))
+            .map(|(n, l)| (*n, l.willingness))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, &LinkTuple)> + '_ {
+        self.links.iter().map(|(n, l)| (*n, l))
+    }
+
+    /// Removes the tuples whose L_time has passed; returns their neighbours.
+    pub fn expire(&mut self, now: SimTime) -> Vec<NodeId> {
+        let gone: Vec<NodeId> = self
+            .links
+            .iter()
+            .filter(|(_, l)| l.until <= now)
+            .map(|(n, _)| *n)
+            .collect();
+        for n in &gone {
+            self.links.remove(n);
+        }
+        gone
+    }
+
+    /// The next instant after `now` at which a link changes type or goes.
+    pub fn next_change(&self, now: SimTime) -> Option<SimTime> {
+        self.links
+            .values()
+            .flat_map(|l| [l.sym_until, l.asym_until, l.until, l.lost_until])
+            .filter(|&t| t > now)
+            .min()
+    }
+
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+}

@@ -1,0 +1,442 @@
+//! OLSR end to end: a 6-node chain and a 5×5 grid converge and carry CBR,
+//! a flow that starts before any route exists still delivers, and a relay
+//! that walks away is routed around once its link times out. Every run's
+//! ledger must balance.
+//!
+//! Convergence bound, from RFC 3626's intervals (HELLO_INTERVAL H = 2 s,
+//! MAXJITTER J = 0.5 s, TC_INTERVAL T = 5 s; derived step by step in
+//! `routing::olsr::tests`, where agents on a lossless channel meet it): 2-hop
+//! sets and MPR choices are final after three HELLO rounds, the selector
+//! sets after the fourth (J + 3H); the last TC a route needs may be the
+//! periodic one (within T), flooding with ≤ J per hop over D hops:
+//! J + 3H + T + D·J. Broadcasts are not acknowledged, so a HELLO lost to a
+//! collision costs one more H: the tests allow J + 4H + T + D·J, 16 s for
+//! the 5-hop chain and 17.5 s for the 8-hop grid.
+
+mod common;
+
+use common::*;
+use manetsim_core::scenario::{
+    AppKind, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
+};
+use manetsim_core::RunResult;
+
+const CBR_BPS: f64 = 4.0 * 512.0 * 8.0;
+const H_S: f64 = 2.0;
+const J_S: f64 = 0.5;
+const T_S: f64 = 5.0;
+
+fn bound_s(diameter_hops: u32) -> f64 {
+    J_S + 4.0 * H_S + T_S + diameter_hops as f64 * J_S
+}
+
+fn olsr(duration_s: f64, seed: u64) -> Scenario {
+    let mut s = base(duration_s, seed);
+    s.routing.protocol = RoutingProtocol::Olsr;
+    s
+}
+
+fn delivery(r: &RunResult, i: usize) -> f64 {
+    r.flows[i].received as f64 / r.flows[i].sent as f64
+}
+
+fn messages(r: &RunResult, m: &str) -> u64 {
+    r.routing.by_message.get(m).map_or(0, |c| c.packets)
+}
+
+/// When flow `i` first delivered a packet.
+fn first_delivery_s(r: &RunResult, i: u32) -> Option<f64> {
+    let h = &r.timeseries.hops;
+    h.flow
+        .iter()
+        .zip(&h.t_s)
+        .find(|(f, _)| **f == i)
+        .map(|(_, t)| *t)
+}
+
+fn chain6(seed: u64, start_s: f64) -> RunResult {
+    let mut s = olsr(100.0, seed);
+    place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+    s.flows.push(cbr(0, 5, 512, CBR_BPS, start_s, 99.0));
+    run_checked(&s)
+}
+
+#[test]
+fn a_six_node_chain_converges_and_delivers_cbr_started_before_routes_exist() {
+    for seed in 1..=3 {
+        // The flow starts at 1 s: no route exists yet (links are not even
+        // symmetric before the second HELLO round).
+        let r = chain6(seed, 1.0);
+        let f = &r.flows[0];
+        let conv = first_delivery_s(&r, 0).expect("something is delivered");
+        let routing_pps = r.routing.packets_sent as f64 / 100.0;
+        println!(
+            "seed {seed}: sent {} received {} delivery {:.4} delay {:.1} ms first delivery {conv:.2} s \
+             routing {} packets ({routing_pps:.2}/s, {:.3}/s/node) {:?} drops {:?}",
+            f.sent,
+            f.received,
+            delivery(&r, 0),
+            f.delay_ms,
+            r.routing.packets_sent,
+            routing_pps / 6.0,
+            r.routing.by_message,
+            r.drops
+        );
+        assert_eq!(r.routing.protocol, "olsr");
+        assert_eq!(f.hops_mean, 5.0);
+        assert!(
+            conv > 2.0,
+            "routes cannot exist before two HELLO rounds: {conv}"
+        );
+        assert!(
+            conv < bound_s(5),
+            "converged at {conv} s, bound {}",
+            bound_s(5)
+        );
+        // The packets sent before the routes existed waited and arrived.
+        assert_eq!(r.drops.get("route_buffer_full").copied().unwrap_or(0), 0);
+        assert_eq!(r.drops.get("route_buffer_timeout").copied().unwrap_or(0), 0);
+        assert!(delivery(&r, 0) > 0.97, "delivery {}", delivery(&r, 0));
+        // Control traffic: one HELLO per node per 1.75 s on average (2 s
+        // minus the mean jitter), TCs from the four relays every ~4.75 s
+        // relayed by MPRs.
+        let hellos = messages(&r, "hello") as f64;
+        let expected_hellos = 6.0 * 100.0 / 1.75;
+        assert!(
+            (hellos - expected_hellos).abs() < 0.05 * expected_hellos,
+            "{hellos} HELLOs, expected about {expected_hellos}"
+        );
+        assert!(messages(&r, "tc") > 4 * 15, "{:?}", r.routing.by_message);
+        assert_eq!(
+            r.routing.packets_sent,
+            messages(&r, "hello") + messages(&r, "tc")
+        );
+    }
+}
+
+#[test]
+fn a_six_node_chain_after_convergence_delivers_with_chain_delays() {
+    // The same CBR started at 20 s, once routes exist: nothing waits for a
+    // route, so the delay is the chain's own (five hops of RTS/CTS/DATA/ACK
+    // at 2 Mb/s, about 4 ms each when idle, plus queueing behind HELLOs, TCs
+    // and the flow's own packets).
+    for seed in 1..=3 {
+        let r = chain6(seed, 20.0);
+        let f = &r.flows[0];
+        println!(
+            "seed {seed}: sent {} received {} delay {:.1} ms jitter {:.1} ms routing {} drops {:?}",
+            f.sent, f.received, f.delay_ms, f.jitter_ms, r.routing.packets_sent, r.drops
+        );
+        assert_eq!(first_delivery_s(&r, 0).map(|t| t < 20.1), Some(true));
+        assert!(delivery(&r, 0) > 0.97, "delivery {}", delivery(&r, 0));
+        assert!(
+            (15.0..60.0).contains(&f.delay_ms),
+            "delay {} ms",
+            f.delay_ms
+        );
+    }
+}
+
+#[test]
+fn tcp_over_olsr_waits_for_the_routes_and_tcp_ap_reads_the_hop_count() {
+    // The SYN goes at 1 s, before any route: it waits in the buffer
+    // instead of timing out. TCP-AP paces by the hop count OLSR reports.
+    for variant in [TcpVariant::Newreno, TcpVariant::TcpAp] {
+        let mut s = olsr(60.0, 1);
+        place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+        s.area.width_m = 1000.0;
+        s.area.height_m = 10.0;
+        let mut f = cbr(0, 5, 512, 1.0, 1.0, 60.0);
+        f.transport = Transport::Tcp;
+        f.app = AppKind::Ftp;
+        f.rate_bps = None;
+        f.tcp = Some(TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        });
+        s.flows.push(f);
+        let r = run_checked(&s);
+        let f = &r.flows[0];
+        println!(
+            "{variant:?}: goodput {:.0} kbit/s, delay {:.0} ms, retransmissions {}, first delivery {:?} s, drops {:?}",
+            f.goodput_kbps,
+            f.delay_ms,
+            f.retransmissions,
+            first_delivery_s(&r, 0),
+            r.drops
+        );
+        assert_eq!(f.hops_mean, 5.0);
+        assert!(f.goodput_kbps > 50.0, "{variant:?}: {}", f.goodput_kbps);
+        assert!(first_delivery_s(&r, 0).is_some_and(|t| t < bound_s(5)));
+    }
+}
+
+fn grid(seed: u64) -> Scenario {
+    let mut s = olsr(60.0, seed);
+    place(
+        &mut s,
+        (0..25)
+            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
+            .collect(),
+    );
+    s.area.width_m = 800.0;
+    s.area.height_m = 800.0;
+    s
+}
+
+#[test]
+fn a_five_by_five_grid_converges_from_a_corner_to_every_node() {
+    // Node 0 probes every other node: 64-byte packets every 2 s from
+    // 0.1 s, so each flow's first delivery marks when the route to that
+    // node existed along the way.
+    for seed in 1..=2 {
+        let mut s = grid(seed);
+        for d in 1..25 {
+            s.flows.push(cbr(0, d, 64, 64.0 * 8.0 / 2.0, 0.1, 59.0));
+        }
+        let r = run_checked(&s);
+        let firsts: Vec<f64> = (0..24)
+            .map(|i| first_delivery_s(&r, i).expect("every node is reached"))
+            .collect();
+        let conv = firsts.iter().cloned().fold(0.0, f64::max);
+        let per_node_pps = r.routing.packets_sent as f64 / 60.0 / 25.0;
+        println!(
+            "seed {seed}: convergence {conv:.2} s (first deliveries {firsts:.1?}); routing {} packets, \
+             {per_node_pps:.3} packets/s/node, {:.0} bytes/s/node {:?}; originated {} forwarded {}; drops {:?}",
+            r.routing.packets_sent,
+            r.routing.bytes_sent as f64 / 60.0 / 25.0,
+            r.routing.by_message,
+            r.routing.originated,
+            r.routing.forwarded,
+            r.drops
+        );
+        assert!(
+            conv < bound_s(8),
+            "converged at {conv} s, bound {}",
+            bound_s(8)
+        );
+        assert!(conv > 2.0);
+        for i in 0..24 {
+            assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
+        }
+        // Node 24, the far corner, is 8 hops away.
+        assert_eq!(r.flows[23].hops_mean, 8.0);
+        // Overhead. HELLOs: one per node every 2 s − 0.25 s mean jitter.
+        let hellos = messages(&r, "hello") as f64;
+        let expected_hellos = 25.0 * 60.0 / 1.75;
+        assert!(
+            (hellos - expected_hellos).abs() < 0.05 * expected_hellos,
+            "{hellos} HELLOs, expected about {expected_hellos}"
+        );
+        // TCs: at most one per node every 4.75 s on average, plus the
+        // early ones; each flood is relayed by MPRs only, so by fewer than
+        // the 24 nodes a blind flood would use.
+        let tc_originated = (r.routing.originated - messages(&r, "hello")) as f64;
+        let periodic = 25.0 * 60.0 / 4.75;
+        assert!(
+            (0.6 * periodic..1.3 * periodic).contains(&tc_originated),
+            "{tc_originated} TCs originated, periodic {periodic}"
+        );
+        let relays_per_tc = r.routing.forwarded as f64 / tc_originated;
+        assert!(
+            (4.0..20.0).contains(&relays_per_tc),
+            "{relays_per_tc} retransmissions per TC"
+        );
+        assert!(
+            (2.0..5.0).contains(&per_node_pps),
+            "{per_node_pps} routing packets/s/node"
+        );
+    }
+}
+
+#[test]
+fn a_five_by_five_grid_carries_two_crossing_flows() {
+    let mut s = grid(3);
+    s.flows.push(cbr(0, 24, 512, CBR_BPS, 1.0, 59.0));
+    s.flows.push(cbr(4, 20, 512, CBR_BPS, 1.5, 59.0));
+    let r = run_checked(&s);
+    for (i, f) in r.flows.iter().enumerate() {
+        println!(
+            "flow {i}: sent {} received {} hops {:.2} delay {:.1} ms",
+            f.sent, f.received, f.hops_mean, f.delay_ms
+        );
+    }
+    println!("routing {:?} drops {:?}", r.routing.by_message, r.drops);
+    for i in 0..2 {
+        assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
+        assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
+    }
+}
+
+/// 0 - 1 - 2 in a line 200 m apart, with a detour 0 - 3 - 4 - 2 below.
+/// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
+fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
+    let mut s = olsr(80.0, seed);
+    place(
+        &mut s,
+        vec![
+            [0.0, 300.0],
+            [200.0, 300.0],
+            [400.0, 300.0],
+            [100.0, 100.0],
+            [300.0, 100.0],
+        ],
+    );
+    s.area.width_m = 400.0;
+    s.area.height_m = 3000.0;
+    if let Some(at_s) = leave_s {
+        s.mobility.model = MobilityModel::Waypoints;
+        s.mobility.moves = vec![Move {
+            node: 1,
+            at_s,
+            to: [200.0, 3000.0],
+            speed_mps: 20.0,
+        }];
+    }
+    s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 79.0));
+    run_checked(&s)
+}
+
+#[test]
+fn a_relay_walking_away_is_routed_around_after_the_hold_time() {
+    let still = detour(None, 1);
+    assert_eq!(still.flows[0].hops_mean, 2.0, "the short path first");
+    assert!(delivery(&still, 0) > 0.97, "{}", delivery(&still, 0));
+    assert_eq!(still.flows[0].route_changes, 0);
+
+    let r = detour(Some(20.0), 1);
+    let f = &r.flows[0];
+    // 1 leaves the 250 m range of 0 and 2 once it is 150 m away, at 27.5 s.
+    let gone_s = 20.0 + 150.0 / 20.0;
+    let hops = &r.timeseries.hops;
+    let two_hop_last = hops
+        .t_s
+        .iter()
+        .zip(&hops.hops)
+        .filter(|(_, h)| **h == 2)
+        .map(|(t, _)| *t)
+        .fold(0.0, f64::max);
+    let detour_first = hops
+        .t_s
+        .iter()
+        .zip(&hops.hops)
+        .find(|(_, h)| **h == 3)
+        .map(|(t, _)| *t)
+        .expect("the detour is used");
+    println!(
+        "moving: sent {} received {} delivery {:.3} last 2-hop {two_hop_last:.2} s first 3-hop \
+         {detour_first:.2} s routing {:?} drops {:?}",
+        f.sent,
+        f.received,
+        delivery(&r, 0),
+        r.routing.by_message,
+        r.drops
+    );
+    assert!(two_hop_last <= gone_s + 0.1, "{two_hop_last}");
+    // Node 2 drops 1 from its neighbours NEIGHB_HOLD_TIME (6 s) after 1's
+    // last HELLO at the latest, then selects 4 as MPR in its next HELLO
+    // (≤ 2 s), and 4's early TC (≤ 0.5 s, ≤ 1 s after its previous one)
+    // reaches 0 through 3 (≤ 0.5 s): 10 s at most after the break.
+    assert!(
+        detour_first > gone_s && detour_first < gone_s + 10.0,
+        "detour from {detour_first} s"
+    );
+    // Afterwards, every packet takes the 3-hop detour.
+    let late: Vec<u16> = hops
+        .t_s
+        .iter()
+        .zip(&hops.hops)
+        .filter(|(t, _)| **t > gone_s + 10.0)
+        .map(|(_, h)| *h)
+        .collect();
+    assert!(late.len() > 150, "{} packets after the repair", late.len());
+    assert!(late.iter().all(|&h| h == 3), "{late:?}");
+    assert!(f.route_changes >= 1);
+    // Without link-layer notification (the default) 0 goes on sending to 1
+    // until its link to 1 times out, NEIGHB_HOLD_TIME after 1's last HELLO
+    // (at most 6 s + one HELLO interval after 1 left): those packets die at
+    // the MAC, at 4 packets/s at most 32 of them.
+    let lost = r.drops["retry_limit"];
+    assert!((1..=32).contains(&lost), "{lost} retry-limit drops");
+    assert_eq!(f.sent - f.received, lost);
+    assert!(delivery(&r, 0) > 0.85, "delivery {}", delivery(&r, 0));
+}
+
+#[test]
+fn a_scenario_file_selects_olsr_with_routing_protocol() {
+    let text = r#"
+duration_s = 30.0
+
+[nodes]
+count = 4
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "olsr"
+
+[[flows]]
+src = 0
+dst = 3
+rate_bps = 16384.0
+start_s = 1.0
+"#;
+    let s = manetsim_core::scenario::load_str(text, "olsr.toml", &[]).expect("validates");
+    assert_eq!(s.routing.protocol, RoutingProtocol::Olsr);
+    let r = run_checked(&s);
+    println!("{:?} {:?}", r.flows[0], r.routing);
+    assert_eq!(r.routing.protocol, "olsr");
+    assert_eq!(r.flows[0].hops_mean, 3.0);
+    assert!(delivery(&r, 0) > 0.95, "{}", delivery(&r, 0));
+    assert!(messages(&r, "hello") > 0 && messages(&r, "tc") > 0);
+}
+
+fn fingerprint(r: &RunResult) -> String {
+    let mut r = r.clone();
+    r.wall_s = 0.0;
+    r.events_per_s = 0.0;
+    serde_json::to_string(&r).expect("a result serializes")
+}
+
+/// 30 nodes moving by random waypoint in 1000 m × 1000 m, four CBR flows.
+fn moving_crowd(seed: u64) -> Scenario {
+    let mut s = olsr(80.0, seed);
+    s.nodes.count = 30;
+    s.area.width_m = 1000.0;
+    s.area.height_m = 1000.0;
+    s.nodes.placement = manetsim_core::scenario::Placement::Uniform;
+    s.mobility.model = MobilityModel::RandomWaypoint;
+    s.mobility.min_speed_mps = 1.0;
+    s.mobility.max_speed_mps = 10.0;
+    s.mobility.pause_s = 5.0;
+    for (i, (a, b)) in [(0, 29), (5, 17), (9, 2), (20, 11)].into_iter().enumerate() {
+        s.flows.push(cbr(a, b, 512, CBR_BPS, 1.0 + i as f64, 79.0));
+    }
+    s
+}
+
+#[test]
+fn random_waypoint_mobility_keeps_the_ledger_and_is_reproducible() {
+    let a = run_checked(&moving_crowd(4));
+    let b = run_checked(&moving_crowd(4));
+    assert_eq!(fingerprint(&a), fingerprint(&b), "same seed, same run");
+    let sent: u64 = a.flows.iter().map(|f| f.sent).sum();
+    let received: u64 = a.flows.iter().map(|f| f.received).sum();
+    let changes: u64 = a.flows.iter().map(|f| f.route_changes).sum();
+    println!(
+        "sent {sent} received {received} ({:.3}) route changes {changes} link changes {} \
+         routing {:?} drops {:?} per node {:.2} packets/s",
+        received as f64 / sent as f64,
+        a.mobility.link_changes,
+        a.routing.by_message,
+        a.drops,
+        a.routing.packets_sent as f64 / 80.0 / 30.0
+    );
+    assert!(a.mobility.link_changes > 50, "nodes do move");
+    assert!(changes > 0, "routes follow the movement");
+    // Partitions and broken links lose packets, but most arrive.
+    assert!(received as f64 > 0.6 * sent as f64, "{received} of {sent}");
+    assert_ne!(fingerprint(&a), fingerprint(&run_checked(&moving_crowd(5))));
+}
