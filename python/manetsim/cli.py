@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from manetsim import _core
+from manetsim import bench as bench_mod
 from manetsim import ns2 as ns2_mod
 from manetsim import study as study_mod
 from manetsim import sweep as sweep_mod
@@ -425,6 +426,68 @@ def crosscheck_command(
         f"speed: manetsim is {speed:.1f}x faster than ns-2.35 here, whole process against "
         f"whole process in the same run ({core:.3f} s of it in manetsim's core)"
     )
+
+
+@app.command("bench")
+def bench_command(
+    scenarios: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="[SCENARIO]...",
+            help="Reference scenarios (chain6, rwp50, rwp1000, rwp10000) or files "
+            "(default: chain6 and rwp50).",
+            show_default=False,
+        ),
+    ] = None,
+    against: Annotated[
+        Optional[str],
+        typer.Option("--against", metavar="ns2", help="Also run ns-2.35, in the same run."),
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Best of N runs per simulator.")
+    ] = 1,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the rows as JSON lines.")
+    ] = False,
+) -> None:
+    """Time manetsim on reference scenarios: wall, events/s, memory, speed vs ns-2."""
+    names = scenarios or ["chain6", "rwp50"]
+    try:
+        rows = bench_mod.run_bench(names, against, repeat)
+    except (ValueError, FileNotFoundError) as err:
+        _fail(str(err), EXIT_USAGE)
+    if json_output:
+        for row in rows:
+            sys.stdout.write(json.dumps(row.as_dict()) + "\n")
+        return
+    table = Table(title="manetsim benchmark (whole processes, best of --repeat)")
+    for column in ("scenario", "nodes", "events", "core s", "wall s", "events/s", "peak MiB"):
+        table.add_column(column, justify="right")
+    table.add_column("B/node", justify="right")
+    if against:
+        for column in ("ns-2 wall s", "ns-2 CPU s", "speedup wall", "speedup CPU"):
+            table.add_column(column, justify="right")
+    for row in rows:
+        cells = [
+            row.scenario,
+            str(row.nodes),
+            f"{row.events:,}",
+            f"{row.core_s:.2f}",
+            f"{row.wall_s:.2f}",
+            f"{row.events_per_s / 1e6:.1f} M",
+            f"{row.maxrss_mib:.0f}",
+            f"{row.bytes_per_node:,.0f}",
+        ]
+        if against:
+            d = row.as_dict()
+            cells += [
+                f"{row.ns2_wall_s:.2f}",
+                f"{row.ns2_cpu_s:.2f}",
+                f"{d['speedup_wall']:.1f}x",
+                f"{d.get('speedup_cpu', float('nan')):.1f}x",
+            ]
+        table.add_row(*cells)
+    _stdout().print(table)
 
 
 # -- the report ----------------------------------------------------------------

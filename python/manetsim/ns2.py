@@ -79,12 +79,17 @@ def export_tcl(
     overrides: Overrides = None,
     seed: int | None = None,
     trace_file: str = "trace.tr",
+    tracing: bool = True,
 ) -> str:
-    """The ns-2.35 Tcl script for ``scenario``; raises :class:`ExportError`."""
+    """The ns-2.35 Tcl script for ``scenario``; raises :class:`ExportError`.
+
+    ``tracing=False`` turns the agent and router traces off (ns-2 still wants a
+    ``trace-all`` file: /dev/null), for timing.
+    """
     config = load_config(scenario, overrides, seed)
     _check_exportable(config)
     moves = movements_ns2(scenario, overrides, seed)
-    return _script(config, moves, trace_file)
+    return _script(config, moves, trace_file, tracing)
 
 
 def _check_exportable(c: Mapping[str, Any]) -> None:
@@ -140,7 +145,7 @@ def _tcl_number(value: float) -> str:
     return repr(float(value)) if not float(value).is_integer() else f"{float(value):.1f}"
 
 
-def _script(c: Mapping[str, Any], moves: str, trace_file: str) -> str:
+def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = True) -> str:
     radio, mac = c["radio"], c["mac"]
     routing = _ROUTING[c["routing"]["protocol"]]
     ifq = "CMUPriQueue" if routing == "DSR" else "Queue/DropTail/PriQueue"
@@ -191,7 +196,9 @@ def _script(c: Mapping[str, Any], moves: str, trace_file: str) -> str:
         "global defaultRNG",
         f"$defaultRNG seed {int(c['seed']) or 1}",
         f"ns-random {int(c['seed']) or 1}",
-        "set tracefd [open $val(trace) w]",
+        # ns-2 needs trace-all even untraced: with tracing off it writes to
+        # /dev/null and the agent/router trace objects are off.
+        "set tracefd [open $val(trace) w]" if tracing else "set tracefd [open /dev/null w]",
         "$ns_ trace-all $tracefd",
         "set topo [new Topography]",
         f"$topo load_flatgrid {_tcl_number(c['area']['width_m'])} "
@@ -201,7 +208,12 @@ def _script(c: Mapping[str, Any], moves: str, trace_file: str) -> str:
         f"$ns_ node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 \\",
         f"    -ifqType {ifq} -ifqLen {int(mac['queue_packets'])} -antType Antenna/OmniAntenna \\",
         f"    -propType {_PROPAGATION[radio['propagation']]} -phyType Phy/WirelessPhy \\",
-        "    -channel $chan -topoInstance $topo -agentTrace ON -routerTrace ON \\",
+        "    -channel $chan -topoInstance $topo "
+        + (
+            "-agentTrace ON -routerTrace ON \\"
+            if tracing
+            else "-agentTrace OFF -routerTrace OFF \\"
+        ),
         f"    -macTrace OFF -movementTrace OFF{energy_opts}",
         "",
         "proc make_err {rate} {",

@@ -1,0 +1,154 @@
+"""Benchmarks: manetsim on the reference scenarios, optionally beside ns-2.35.
+
+The reference scenarios ship with the package (``manetsim/benchmarks/``):
+``chain6``, ``rwp50``, ``rwp1000`` and ``rwp10000`` (issue 8). Each run is a
+fresh process, as a user runs it, and reports the process's wall and CPU time,
+the core's own time, events per second, peak memory (maximum resident set
+size) and memory per node beyond a two-node run's. With ``against="ns2"`` the
+same scenario is exported (tracing off) and run by ``ns`` in the same
+benchmark run, and the ratios are of those two measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from manetsim.ns2 import INSTALL_HINT, export_tcl
+
+__all__ = ["REFERENCE", "BenchRow", "reference_path", "run_bench"]
+
+BENCH_DIR = Path(__file__).parent / "benchmarks"
+REFERENCE = ("chain6", "rwp50", "rwp1000", "rwp10000")
+
+_CHILD = """
+import json, resource, sys, time
+import manetsim
+started = time.perf_counter()
+result = manetsim.run(sys.argv[1])
+json.dump({
+    "events": result.events,
+    "core_s": result.wall_s,
+    "nodes": len(result.json["nodes"]),
+    "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    "balanced": result.ledger["balanced"],
+}, sys.stdout)
+"""
+
+_TINY = """
+duration_s = 1.0
+[nodes]
+count = 2
+[routing]
+protocol = "static"
+"""
+
+
+@dataclass
+class BenchRow:
+    """One scenario's measurements."""
+
+    scenario: str
+    nodes: int
+    events: int
+    core_s: float
+    wall_s: float
+    cpu_s: float
+    maxrss_mib: float
+    bytes_per_node: float
+    ns2_wall_s: float | None = None
+    ns2_cpu_s: float | None = None
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / self.core_s if self.core_s > 0 else float("nan")
+
+    def as_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["events_per_s"] = self.events_per_s
+        if self.ns2_wall_s is not None:
+            out["speedup_wall"] = self.ns2_wall_s / self.wall_s
+        if self.ns2_cpu_s is not None and self.cpu_s > 0:
+            out["speedup_cpu"] = self.ns2_cpu_s / self.cpu_s
+        return out
+
+
+def reference_path(name: str) -> Path:
+    """The file of a reference scenario, or ``name`` itself when it is a file."""
+    candidate = Path(name)
+    if candidate.is_file():
+        return candidate
+    path = BENCH_DIR / f"{name}.toml"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{name}: no such reference scenario (reference: {', '.join(REFERENCE)})"
+        )
+    return path
+
+
+def _timed(command: list[str], cwd: str | None = None) -> tuple[str, float, float]:
+    """Runs ``command``; returns (stdout, wall seconds, CPU seconds of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise RuntimeError(f"{command[0]} failed: {' | '.join(tail)}")
+    return proc.stdout, wall, cpu
+
+
+def _manetsim(path: Path) -> tuple[dict[str, Any], float, float]:
+    out, wall, cpu = _timed([sys.executable, "-c", _CHILD, str(path)])
+    return json.loads(out), wall, cpu
+
+
+def run_bench(names: list[str], against: str | None = None, repeat: int = 1) -> list[BenchRow]:
+    """Benchmarks each scenario (best of ``repeat`` runs for each simulator)."""
+    if against not in (None, "ns2"):
+        raise ValueError(
+            f"--against {against}: only ns2 is available (no ns-3 program is kept in benches/)"
+        )
+    if against == "ns2" and shutil.which("ns") is None:
+        raise FileNotFoundError(INSTALL_HINT)
+    with tempfile.TemporaryDirectory(prefix="manetsim-bench-") as folder:
+        tiny = Path(folder) / "tiny.toml"
+        tiny.write_text(_TINY, encoding="utf-8")
+        baseline_kib = _manetsim(tiny)[0]["maxrss_kib"]
+        rows = []
+        for name in names:
+            path = reference_path(name)
+            best: tuple[dict[str, Any], float, float] | None = None
+            for _ in range(repeat):
+                measured = _manetsim(path)
+                if best is None or measured[1] < best[1]:
+                    best = measured
+            assert best is not None
+            info, wall, cpu = best
+            row = BenchRow(
+                scenario=path.stem,
+                nodes=info["nodes"],
+                events=info["events"],
+                core_s=info["core_s"],
+                wall_s=wall,
+                cpu_s=cpu,
+                maxrss_mib=info["maxrss_kib"] / 1024,
+                bytes_per_node=max(0, info["maxrss_kib"] - baseline_kib) * 1024 / info["nodes"],
+            )
+            if against == "ns2":
+                tcl = Path(folder) / f"{path.stem}.tcl"
+                tcl.write_text(export_tcl(path, tracing=False), encoding="utf-8")
+                walls = [_timed(["ns", str(tcl)], cwd=folder)[1:] for _ in range(repeat)]
+                row.ns2_wall_s, row.ns2_cpu_s = min(walls)
+            rows.append(row)
+        return rows
