@@ -307,3 +307,17 @@ def test_study_csv_has_mean_ci_and_n(tmp_path: Path):
     # The dataset behind it is a normal sweep dataset.
     assert len(sweep.load(tmp_path / "data" / "loss")) == 3 * 3 * 2
     assert manetsim.__version__ in set(sweep.load(tmp_path / "data" / "loss")["version"])
+
+
+def test_only_keeps_the_named_sweeps_and_what_is_built_on_them():
+    definition = study.Study.load(study.find("oozothman2011"), quick=True, only=["chain"])
+    assert list(definition.sweeps) == ["chain"]
+    assert {t["name"] for t in definition.tables} == {
+        "table1_loss_chain",
+        "table2_delay_chain",
+        "table3_throughput_chain",
+    }
+    assert definition.figures == []
+    assert all(f["sweep"] == "chain" for f in definition.findings)
+    line = assert_clean_error(cli("study", "run", "oozothman2011", "--only", "nope"))
+    assert "no sweep named `nope`" in line

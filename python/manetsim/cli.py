@@ -268,6 +268,10 @@ def study_run_command(
     quick: Annotated[
         bool, typer.Option("--quick", help="The reduced version (under a minute).")
     ] = False,
+    only: Annotated[
+        Optional[list[str]],
+        typer.Option("--only", metavar="SWEEP", help="Run only this sweep (repeatable)."),
+    ] = None,
     out: Annotated[
         Optional[Path],
         typer.Option(
@@ -295,7 +299,7 @@ def study_run_command(
     if executor not in ("local", "dask"):
         _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
     folder = study_mod.find(name)
-    definition = study_mod.Study.load(folder, quick=quick, seeds=seeds)
+    definition = study_mod.Study.load(folder, quick=quick, seeds=seeds, only=only)
     target = (
         out
         if out is not None

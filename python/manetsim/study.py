@@ -97,8 +97,18 @@ class Study:
     findings: list[dict[str, Any]]
 
     @classmethod
-    def load(cls, folder: Path, quick: bool = False, seeds: int | None = None) -> Study:
-        """Reads ``folder/study.toml``; ``quick`` applies its ``[quick]`` table."""
+    def load(
+        cls,
+        folder: Path,
+        quick: bool = False,
+        seeds: int | None = None,
+        only: list[str] | None = None,
+    ) -> Study:
+        """Reads ``folder/study.toml``; ``quick`` applies its ``[quick]`` table.
+
+        ``only`` keeps the named sweeps and the tables, figures and findings
+        built on them.
+        """
         path = folder / "study.toml"
         source = str(path)
         try:
@@ -131,6 +141,19 @@ class Study:
             findings=list(data.get("findings", [])),
         )
         study.check(source)
+        if only:
+            unknown = sorted(set(only) - set(sweeps))
+            if unknown:
+                raise scenario_error(
+                    source,
+                    f"no sweep named `{unknown[0]}` (sweeps: {', '.join(sweeps)})",
+                    "--only",
+                )
+            first = next(iter(sweeps))
+            study.sweeps = {k: v for k, v in sweeps.items() if k in only}
+            study.tables = [t for t in study.tables if t.get("sweep", first) in only]
+            study.figures = [f for f in study.figures if f.get("sweep", first) in only]
+            study.findings = [f for f in study.findings if f.get("sweep", first) in only]
         return study
 
     def check(self, source: str) -> None:
