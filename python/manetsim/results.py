@@ -45,6 +45,9 @@ _FLOW_TYPES = {
     "sent_bytes": _INT,
     "received_bytes": _INT,
     "hops_mean": _FLOAT,
+    "route_changes": _INT,
+    "delivered_in_order_bytes": _INT,
+    "completion_s": _FLOAT,
 }
 _NODE_TYPES = {
     "id": _INT,

@@ -122,6 +122,12 @@ pub struct FlowResult {
     /// Added: times a delivered packet took a different route (sequence of
     /// nodes) from the previously delivered one.
     pub route_changes: u64,
+    /// Added: TCP, bytes the receiver delivered to the application in
+    /// order (each byte once); other transports, `received_bytes`.
+    pub delivered_in_order_bytes: u64,
+    /// Added: an FTP flow with `transfer_bytes`, the time its last byte
+    /// reached the application; `null` otherwise or if it never did.
+    pub completion_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -557,6 +557,10 @@ pub struct Flow {
     pub start_jitter_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
+    /// Added key: an FTP flow transfers this many bytes, then stops sending;
+    /// absent = an unlimited transfer (ns-2's `$ftp start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_bytes: Option<u64>,
 }
 fn default_transport() -> Transport {
     Transport::Udp

@@ -653,6 +653,19 @@ impl Checker<'_> {
                 );
             }
         }
+        if let Some(bytes) = f.transfer_bytes {
+            if f.app != AppKind::Ftp {
+                return self.fail(
+                    key("transfer_bytes"),
+                    format!(
+                        "transfer_bytes is only used with app = \"ftp\" (this flow's app is \"{}\")",
+                        name_of(&f.app)
+                    ),
+                );
+            }
+            self.at_least_one(&key("transfer_bytes"), bytes)?;
+            self.fits_toml(&key("transfer_bytes"), bytes)?;
+        }
         if f.app == AppKind::Ftp && f.transport != Transport::Tcp {
             return self.fail(
                 key("app"),

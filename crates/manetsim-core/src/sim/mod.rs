@@ -778,6 +778,13 @@ impl World {
                 received_bytes: st.received_payload_bytes,
                 hops_mean: st.hops_mean(),
                 route_changes: st.route_changes,
+                delivered_in_order_bytes: self.tcp[i]
+                    .as_ref()
+                    .map_or(st.received_payload_bytes, |t| t.delivered_bytes),
+                completion_s: self.tcp[i]
+                    .as_ref()
+                    .and_then(|t| t.completed_at)
+                    .map(to_secs),
             })
             .collect();
         let drops: BTreeMap<String, u64> = DropReason::ALL

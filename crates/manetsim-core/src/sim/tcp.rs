@@ -31,6 +31,12 @@ pub(crate) struct TcpFlow {
     pub mss: u32,
     pub started: bool,
     pub variant: &'static str,
+    /// FTP: the bytes to transfer (`None`: unlimited).
+    pub transfer_bytes: Option<u64>,
+    /// Bytes the receiver has delivered to the application, in order.
+    pub delivered_bytes: u64,
+    /// When the receiver delivered the last byte of `transfer_bytes`.
+    pub completed_at: Option<SimTime>,
     /// The last metrics recorded in the time series.
     last: Option<TcpMetrics>,
 }
@@ -89,7 +95,7 @@ impl TcpFlow {
         let receiver = TcpReceiver::new(&cfg);
         let sender = match f.app {
             AppKind::Cbr => TcpSender::new_app_limited(cfg),
-            _ => TcpSender::new(cfg, None),
+            _ => TcpSender::new(cfg, f.transfer_bytes),
         };
         Self {
             sender,
@@ -99,6 +105,9 @@ impl TcpFlow {
             mss: f.packet_size_bytes.max(1),
             started: false,
             variant: variant_name(t.variant),
+            transfer_bytes: f.transfer_bytes,
+            delivered_bytes: 0,
+            completed_at: None,
             last: None,
         }
     }
@@ -146,7 +155,14 @@ impl World {
         let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
         if to_receiver {
             flow.receiver.on_segment(now, &seg);
-            flow.receiver.take_delivered();
+            flow.delivered_bytes += flow.receiver.take_delivered();
+            if flow.completed_at.is_none()
+                && flow
+                    .transfer_bytes
+                    .is_some_and(|n| flow.delivered_bytes >= n)
+            {
+                flow.completed_at = Some(now);
+            }
             self.pump_tcp_receiver(now, f);
         } else {
             flow.sender.on_segment(now, &seg);
