@@ -174,8 +174,8 @@ fn hello_link_detection_sends_hellos_when_asked() {
     let mut s = aodv(30.0, 1);
     place(&mut s, (0..3).map(|i| [200.0 * i as f64, 0.0]).collect());
     s.routing.aodv = Some(AodvOptions {
-        link_detection: AodvLinkDetection::Hello,
-        hello_interval_s: 1.0,
+        link_detection: Some(AodvLinkDetection::Hello),
+        hello_interval_s: Some(1.0),
         ..AodvOptions::default()
     });
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 29.0));
@@ -186,4 +186,38 @@ fn hello_link_detection_sends_hellos_when_asked() {
     assert!(delivery(&r, 0) > 0.99);
     s.routing.aodv = None;
     assert_eq!(messages(&run_checked(&s), "hello"), 0);
+}
+
+/// `preset = "aodv_uu"`: AODV-UU's HELLO mode (HELLOs every second, a first
+/// ring of TTL 2, no local repair); with `link_detection = "mac"` no HELLOs
+/// (the constants are checked in `sim::build`).
+#[test]
+fn the_aodv_uu_preset_sends_hellos_unless_told_to_use_mac_feedback() {
+    let run = |detection: Option<AodvLinkDetection>| {
+        let mut s = aodv(30.0, 1);
+        place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+        s.area.width_m = 1000.0;
+        s.area.height_m = 10.0;
+        s.routing.aodv = Some(AodvOptions {
+            preset: AodvPreset::AodvUu,
+            link_detection: detection,
+            ..AodvOptions::default()
+        });
+        s.flows.push(cbr(0, 5, 512, CBR_BPS, 1.0, 29.0));
+        run_checked(&s)
+    };
+    let hello = run(None);
+    let llf = run(Some(AodvLinkDetection::Mac));
+    println!(
+        "hello {:?}\nllf {:?}",
+        hello.routing.by_message, llf.routing.by_message
+    );
+    // Six nodes, a HELLO about every second each for 30 s.
+    assert!(
+        (140..=220).contains(&messages(&hello, "hello")),
+        "{:?}",
+        hello.routing
+    );
+    assert_eq!(messages(&llf, "hello"), 0);
+    assert!(delivery(&hello, 0) > 0.99 && delivery(&llf, 0) > 0.99);
 }

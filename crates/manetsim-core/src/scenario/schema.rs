@@ -376,6 +376,12 @@ pub enum AodvPreset {
     /// ns-2.35's `aodv.h` throughout: the first RREQ floods the network,
     /// NET_DIAMETER 30, NODE_TRAVERSAL_TIME 30 ms, RREQ_RETRIES 3.
     Ns2,
+    /// AODV-UU's defaults (Uppsala University's implementation, used by
+    /// karlssonkassler): HELLO link detection with ALLOWED_HELLO_LOSS 2,
+    /// ACTIVE_ROUTE_TIMEOUT 3 s, TTL_START 2, no local repair; with
+    /// `link_detection = "mac"` its link-layer-feedback settings
+    /// (ACTIVE_ROUTE_TIMEOUT 10 s, TTL_START 1).
+    AodvUu,
 }
 
 /// How AODV notices a broken link.
@@ -389,43 +395,28 @@ pub enum AodvLinkDetection {
     Hello,
 }
 
-/// `[routing.aodv]` (added).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[routing.aodv]` (added). A key left out takes its preset's value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AodvOptions {
     #[serde(default)]
     pub preset: AodvPreset,
-    #[serde(default)]
-    pub link_detection: AodvLinkDetection,
-    #[serde(default = "default_true")]
-    pub local_repair: bool,
-    #[serde(default = "default_hello_interval_s")]
-    pub hello_interval_s: f64,
-    #[serde(default = "default_active_route_timeout_s")]
-    pub active_route_timeout_s: f64,
+    /// `mac` for every preset but `aodv_uu` (`hello`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_detection: Option<AodvLinkDetection>,
+    /// `true` (ns-2) for `rfc` and `ns2`, `false` for `aodv_uu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_repair: Option<bool>,
+    /// 1 s for every preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hello_interval_s: Option<f64>,
+    /// 10 s (ns-2) for `rfc` and `ns2`; `aodv_uu`: 3 s, or 10 s with MAC feedback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_route_timeout_s: Option<f64>,
     #[serde(default)]
     pub gratuitous_rrep: bool,
     #[serde(default)]
     pub destination_only: bool,
-}
-fn default_hello_interval_s() -> f64 {
-    1.0
-}
-fn default_active_route_timeout_s() -> f64 {
-    10.0
-}
-impl Default for AodvOptions {
-    fn default() -> Self {
-        Self {
-            preset: AodvPreset::default(),
-            link_detection: AodvLinkDetection::default(),
-            local_repair: true,
-            hello_interval_s: default_hello_interval_s(),
-            active_route_timeout_s: default_active_route_timeout_s(),
-            gratuitous_rrep: false,
-            destination_only: false,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -84,11 +84,12 @@ impl Checker<'_> {
                     ),
                 );
             }
-            self.positive("routing.aodv.hello_interval_s", aodv.hello_interval_s)?;
-            self.positive(
-                "routing.aodv.active_route_timeout_s",
-                aodv.active_route_timeout_s,
-            )?;
+            if let Some(x) = aodv.hello_interval_s {
+                self.positive("routing.aodv.hello_interval_s", x)?;
+            }
+            if let Some(x) = aodv.active_route_timeout_s {
+                self.positive("routing.aodv.active_route_timeout_s", x)?;
+            }
         }
         Ok(())
     }

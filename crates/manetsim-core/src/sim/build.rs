@@ -4,7 +4,7 @@ use super::tcp::TcpFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
 use crate::energy::Battery;
-use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot};
+use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot, NS_PER_S};
 use crate::loss::LossModel;
 use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
@@ -29,19 +29,39 @@ pub fn aodv_config(options: Option<&AodvOptions>) -> AodvConfig {
     let base = match o.preset {
         AodvPreset::Rfc => AodvConfig::default(),
         AodvPreset::Ns2 => AodvConfig::ns2(),
+        AodvPreset::AodvUu => AodvConfig::default(),
     };
-    AodvConfig {
-        link_detection: match o.link_detection {
+    let uu = o.preset == AodvPreset::AodvUu;
+    let detection = o.link_detection.unwrap_or(if uu {
+        AodvLinkDetection::Hello
+    } else {
+        AodvLinkDetection::Mac
+    });
+    let mut cfg = AodvConfig {
+        link_detection: match detection {
             AodvLinkDetection::Mac => LinkDetection::MacFeedback,
             AodvLinkDetection::Hello => LinkDetection::Hello,
         },
-        local_repair: o.local_repair,
-        hello_interval: from_secs(o.hello_interval_s),
-        active_route_timeout: from_secs(o.active_route_timeout_s),
+        local_repair: o.local_repair.unwrap_or(!uu),
         gratuitous_rrep: o.gratuitous_rrep,
         destination_only: o.destination_only,
         ..base
+    };
+    if uu {
+        // AODV-UU's params.h: HELLO mode and link-layer-feedback mode differ.
+        let hello = detection == AodvLinkDetection::Hello;
+        cfg.active_route_timeout = if hello { 3 } else { 10 } * NS_PER_S;
+        cfg.ttl_start = if hello { 2 } else { 1 };
+        cfg.allowed_hello_loss = 2;
+        cfg.my_route_timeout = 2 * cfg.active_route_timeout;
     }
+    if let Some(x) = o.hello_interval_s {
+        cfg.hello_interval = from_secs(x);
+    }
+    if let Some(x) = o.active_route_timeout_s {
+        cfg.active_route_timeout = from_secs(x);
+    }
+    cfg
 }
 
 /// Initial positions from `[nodes]`.
@@ -293,4 +313,52 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         },
         energy_series: Default::default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(preset: AodvPreset, detection: Option<AodvLinkDetection>) -> AodvOptions {
+        AodvOptions {
+            preset,
+            link_detection: detection,
+            ..AodvOptions::default()
+        }
+    }
+
+    #[test]
+    fn aodv_presets_give_their_constants() {
+        let rfc = aodv_config(None);
+        assert_eq!(rfc, AodvConfig::default());
+        assert_eq!((rfc.ttl_start, rfc.net_diameter), (1, 35));
+        let ns2 = aodv_config(Some(&options(AodvPreset::Ns2, None)));
+        assert_eq!(ns2, AodvConfig::ns2());
+        // AODV-UU's params.h: HELLO mode …
+        let uu = aodv_config(Some(&options(AodvPreset::AodvUu, None)));
+        assert_eq!(uu.link_detection, LinkDetection::Hello);
+        assert_eq!(uu.ttl_start, 2);
+        assert_eq!(uu.active_route_timeout, 3 * NS_PER_S);
+        assert_eq!(uu.my_route_timeout, 6 * NS_PER_S);
+        assert_eq!(uu.allowed_hello_loss, 2);
+        assert!(!uu.local_repair);
+        assert_eq!((uu.net_diameter, uu.rreq_retries), (35, 2));
+        // … and link-layer-feedback mode.
+        let llf = aodv_config(Some(&options(
+            AodvPreset::AodvUu,
+            Some(AodvLinkDetection::Mac),
+        )));
+        assert_eq!(llf.link_detection, LinkDetection::MacFeedback);
+        assert_eq!(llf.ttl_start, 1);
+        assert_eq!(llf.active_route_timeout, 10 * NS_PER_S);
+        // Explicit keys win over the preset.
+        let mut o = options(AodvPreset::AodvUu, None);
+        o.local_repair = Some(true);
+        o.active_route_timeout_s = Some(5.0);
+        o.hello_interval_s = Some(0.5);
+        let c = aodv_config(Some(&o));
+        assert!(c.local_repair);
+        assert_eq!(c.active_route_timeout, 5 * NS_PER_S);
+        assert_eq!(c.hello_interval, NS_PER_S / 2);
+    }
 }
