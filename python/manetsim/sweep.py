@@ -434,6 +434,7 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
         "route_changes": sum(f.get("route_changes", 0) for f in flows),
         "routing_packets": routing.get("packets_sent", 0),
         "routing_bytes": routing.get("bytes_sent", 0),
+        "route_discoveries": routing.get("route_discoveries", 0),
         "mac_retries": mac.get("retries", 0),
         "mac_collisions": mac.get("collisions", 0),
         "dropped": ledger["dropped"],

@@ -230,3 +230,18 @@ fn on_a_grid_aomdv_never_rediscovers_when_one_of_its_paths_walks_away() {
         "AOMDV {aomdv_rreqs}, AODV {aodv_rreqs}"
     );
 }
+
+/// One discovery for one flow on a static chain; fail-over on the ring
+/// needs no second one.
+#[test]
+fn route_discoveries_count_first_requests_only() {
+    for seed in 1..=3 {
+        assert_eq!(chain6(seed).routing.route_discoveries, 1, "seed {seed}");
+        let aomdv = ring(RoutingProtocol::Aomdv, Some(3.0), seed);
+        let still = ring(RoutingProtocol::Aomdv, None, seed);
+        assert_eq!(
+            aomdv.routing.route_discoveries,
+            still.routing.route_discoveries
+        );
+    }
+}

@@ -203,3 +203,13 @@ fn random_waypoint_network_keeps_its_books() {
         assert!(messages(&r, "rerr") > 0, "links break as nodes move");
     }
 }
+
+/// The source starts one route discovery for its one destination; the
+/// relays learn the route from the request and the reply and start none.
+#[test]
+fn one_flow_on_a_static_chain_is_one_route_discovery() {
+    for seed in 1..=3 {
+        let r = chain6(seed);
+        assert_eq!(r.routing.route_discoveries, 1, "seed {seed}");
+    }
+}

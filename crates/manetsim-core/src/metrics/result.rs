@@ -142,6 +142,9 @@ pub struct RoutingResult {
     pub forwarded: u64,
     /// Added: packets and bytes per message type (e.g. "rreq", "rrep").
     pub by_message: BTreeMap<String, MessageCount>,
+    /// Added: route discoveries started, summed over nodes (a first request
+    /// for a destination, not its retries; 0 for proactive protocols).
+    pub route_discoveries: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

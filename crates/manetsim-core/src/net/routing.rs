@@ -131,4 +131,10 @@ pub trait RoutingProtocol {
     fn hop_count(&self, _dst: NodeId) -> Option<u32> {
         None
     }
+
+    /// Route discoveries this node has started (a first request for a
+    /// destination, not its retries); 0 for proactive protocols.
+    fn route_discoveries(&self) -> u64 {
+        0
+    }
 }

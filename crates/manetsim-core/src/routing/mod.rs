@@ -78,4 +78,7 @@ impl RoutingProtocol for Router {
     fn hop_count(&self, dst: NodeId) -> Option<u32> {
         dispatch!(self, r => r.hop_count(dst))
     }
+    fn route_discoveries(&self) -> u64 {
+        dispatch!(self, r => r.route_discoveries())
+    }
 }

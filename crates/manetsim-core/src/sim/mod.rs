@@ -836,6 +836,11 @@ impl World {
                 bytes_sent: self.routing_stats.bytes,
                 originated: self.routing_stats.originated,
                 forwarded: self.routing_stats.forwarded,
+                route_discoveries: self
+                    .nodes
+                    .iter()
+                    .map(|n| n.router.route_discoveries())
+                    .sum(),
                 by_message: self
                     .routing_stats
                     .by_message

@@ -889,6 +889,10 @@ impl RoutingProtocol for Aomdv {
         self.queue.len() as u64
     }
 
+    fn route_discoveries(&self) -> u64 {
+        self.discoveries_started
+    }
+
     fn hop_count(&self, dst: NodeId) -> Option<u32> {
         self.routes
             .get(dst)

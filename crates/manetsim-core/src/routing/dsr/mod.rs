@@ -205,6 +205,8 @@ pub struct Dsr {
     buffer: SendBuffer,
     requests: RequestTable,
     next_request_id: u16,
+    /// Route discoveries started (first requests, not retries).
+    discoveries: u64,
     /// Jittered rebroadcasts, keyed by (due time, sequence): a deterministic
     /// timer queue.
     delayed: BTreeMap<(SimTime, u64), Delayed>,
@@ -226,6 +228,7 @@ impl Dsr {
             buffer: SendBuffer::new(cfg.send_buffer_packets, cfg.send_buffer_timeout),
             requests: RequestTable::default(),
             next_request_id: 0,
+            discoveries: 0,
             delayed: BTreeMap::new(),
             delayed_seq: 0,
             errors_now: (0, Vec::new()),
@@ -361,6 +364,7 @@ impl Dsr {
         if self.requests.discovery(target).is_some() {
             return;
         }
+        self.discoveries += 1;
         self.send_request(now, target, 1, ctx);
         self.requests.set_discovery(
             target,
@@ -750,6 +754,10 @@ impl RoutingProtocol for Dsr {
 
     fn buffered(&self) -> u64 {
         self.buffer.len() as u64
+    }
+
+    fn route_discoveries(&self) -> u64 {
+        self.discoveries
     }
 
     fn hop_count(&self, dst: NodeId) -> Option<u32> {
