@@ -180,3 +180,23 @@ def test_crosscheck_runs_both_simulators_on_the_fixture():
     assert ours.per_seed[0]["flow1.loss_pct"] <= 25.0
     assert ours.per_seed[0]["flow0.throughput_kbps"] > 100.0
     assert theirs.per_seed[0]["flow0.throughput_kbps"] > 100.0
+
+
+@pytest.mark.parametrize(
+    ("routing", "agent", "queue"),
+    [
+        ("aodv", "AODV", "Queue/DropTail/PriQueue"),
+        ("dsr", "DSR", "CMUPriQueue"),
+        ("dsdv", "DSDV", "Queue/DropTail/PriQueue"),
+        ("aomdv", "AOMDV", "Queue/DropTail/PriQueue"),
+    ],
+)
+def test_each_ns2_routing_agent_is_exported(routing: str, agent: str, queue: str):
+    tcl = _export(str(FIXTURES / "ns2_chain3_aodv.toml"), "--set", f"routing.protocol={routing}")
+    assert f"-adhocRouting {agent} " in tcl
+    assert f"-ifqType {queue} " in tcl
+
+
+def test_olsr_is_refused_because_stock_ns2_has_none():
+    proc = cli("export", "ns2", FIXTURES / "ns2_chain3_aodv.toml", "--set", "routing.protocol=olsr")
+    assert "key `routing.protocol`" in assert_clean_error(proc)
