@@ -42,8 +42,9 @@ fn chain6_tcp(seed: u64) -> RunResult {
     run_checked(&s)
 }
 
-/// Gaps longer than 0.5 s between advances of the sender's cumulative ACK:
-/// (how many, their total in seconds).
+/// Gaps longer than 0.5 s between advances of the sender's cumulative ACK,
+/// counting a last one up to the end of the run: (how many, their total in
+/// seconds).
 fn stalls(r: &RunResult) -> (usize, f64) {
     let ts = &r.timeseries.tcp;
     let mut last_t = None::<f64>;
@@ -60,6 +61,10 @@ fn stalls(r: &RunResult) -> (usize, f64) {
             last_ack = ack;
             last_t = Some(t);
         }
+    }
+    if let Some(l) = last_t.filter(|&l| r.duration_s - l > 0.5) {
+        n += 1;
+        total_s += r.duration_s - l;
     }
     (n, total_s)
 }
