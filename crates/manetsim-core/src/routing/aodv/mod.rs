@@ -23,15 +23,16 @@
 //!   incremented (RFC 6.11). A received RERR invalidates the routes whose
 //!   next hop sent it and is relayed only for the routes that have
 //!   precursors. A RERR that breaks a route also takes back the interface
-//!   queue's data for its sender (`Reroute`, [`AodvConfig::rerr_takes_back_queue`],
-//!   on in both presets): at the source it is buffered and a discovery starts
-//!   at once, at a relay it is dropped (`no_route`). ns-2's `recvError` drops
-//!   those packets (`DROP_RTR_MAC_CALLBACK`, its comment: "not sure whether
-//!   this is the right thing to do"); either way they no longer go to a
-//!   neighbour that cannot forward them. A node asked to forward data it has no route for sends a
-//!   RERR for that destination (RFC 6.11 case ii) at most once per second per
-//!   destination (ns-2 sends one per packet), and RERRs are limited to
-//!   RERR_RATELIMIT (10) per second.
+//!   queue's data for its sender (`Reroute`,
+//!   [`AodvConfig::rerr_takes_back_queue`], on in both presets): at the
+//!   source it is buffered and a discovery starts at once, at a relay it is
+//!   dropped (`no_route`). ns-2's `recvError` drops those packets
+//!   (`DROP_RTR_MAC_CALLBACK`, its comment: "not sure whether this is the
+//!   right thing to do"); either way they no longer go to a neighbour that
+//!   cannot forward them. A node asked to forward data it has no route for
+//!   sends a RERR for that destination (RFC 6.11 case ii) at most once per
+//!   second per destination (ns-2 sends one per packet), and RERRs are
+//!   limited to RERR_RATELIMIT (10) per second.
 //! - **Sequence numbers**: a destination answering a RREQ sets its own
 //!   number to max(own, requested) + 1 (ns-2); an originator increments its
 //!   own before each RREQ (RFC). An intermediate node replies when it has an
@@ -58,9 +59,10 @@
 //!   RING_TRAVERSAL_TIME = 2 × NODE_TRAVERSAL_TIME × (TTL + TIMEOUT_BUFFER),
 //!   and NET_TRAVERSAL_TIME doubled for each network-wide retry (RFC's binary
 //!   exponential backoff), capped at ns-2's MAX_RREQ_TIMEOUT (10 s), and the
-//!   agent retries exactly when the wait ends. The defaults are the RFC's ring constants (TTL_START 1,
-//!   TTL_INCREMENT 2, TTL_THRESHOLD 7, NET_DIAMETER 35, NODE_TRAVERSAL_TIME
-//!   40 ms, RREQ_RETRIES 2), as the issue asks; [`AodvConfig::ns2`] has
+//!   agent retries exactly when the wait ends. The defaults are the RFC's
+//!   ring constants (TTL_START 1, TTL_INCREMENT 2, TTL_THRESHOLD 7,
+//!   NET_DIAMETER 35, NODE_TRAVERSAL_TIME 40 ms, RREQ_RETRIES 2), as the
+//!   issue asks; [`AodvConfig::ns2`] has
 //!   ns-2.35's (NETWORK_DIAMETER 30, NODE_TRAVERSAL_TIME 30 ms, RREQ_RETRIES
 //!   3) and its effective first TTL. ns-2.35 declares TTL_START 5, but a new
 //!   route entry's last hop count is INFINITY2 (255), and the first TTL is
