@@ -221,3 +221,17 @@ fn the_aodv_uu_preset_sends_hellos_unless_told_to_use_mac_feedback() {
     assert_eq!(messages(&llf, "hello"), 0);
     assert!(delivery(&hello, 0) > 0.99 && delivery(&llf, 0) > 0.99);
 }
+
+/// One flow on a static chain: one route discovery at the source (its
+/// expanding-ring retries are not discoveries); the ns-2 preset's flood too.
+#[test]
+fn one_flow_on_a_static_chain_is_one_route_discovery() {
+    for seed in 1..=3 {
+        let r = chain6(seed);
+        assert_eq!(r.routing.route_discoveries, 1, "seed {seed}");
+        assert!(
+            messages(&r, "rreq") > 1,
+            "the ring sends more than one RREQ"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// `a` is fresher than `b` (RFC 3561 section 6.1: signed 32-bit rollover).
 pub fn seq_newer(a: u32, b: u32) -> bool {
@@ -37,7 +37,13 @@ pub struct RouteEntry {
     /// When a RERR about this destination was last sent (to rate-limit
     /// RERRs for data arriving without a route).
     pub last_rerr: Option<SimTime>,
+    /// The latest route discoveries' latency per hop, newest last (at most
+    /// [`DISCOVERY_HISTORY`]; ns-2's `rt_disc_latency`).
+    pub discovery_per_hop: VecDeque<SimTime>,
 }
+
+/// How many discovery latencies a route entry remembers (ns-2's MAX_HISTORY).
+pub const DISCOVERY_HISTORY: usize = 3;
 
 impl RouteEntry {
     fn new() -> Self {
@@ -51,7 +57,29 @@ impl RouteEntry {
             expire: 0,
             precursors: BTreeSet::new(),
             last_rerr: None,
+            discovery_per_hop: VecDeque::new(),
         }
+    }
+
+    /// Remembers that a discovery took `latency` to find a route of `hops` hops.
+    pub fn record_discovery(&mut self, latency: SimTime, hops: u8) {
+        if self.discovery_per_hop.len() == DISCOVERY_HISTORY {
+            self.discovery_per_hop.pop_front();
+        }
+        self.discovery_per_hop
+            .push_back(latency / (hops.max(1) as SimTime));
+    }
+
+    /// The mean per-hop discovery latency remembered, if any (ns-2's
+    /// `PerHopTime`, which skips zero samples).
+    pub fn per_hop_time(&self) -> Option<SimTime> {
+        let samples: Vec<SimTime> = self
+            .discovery_per_hop
+            .iter()
+            .copied()
+            .filter(|&t| t > 0)
+            .collect();
+        (!samples.is_empty()).then(|| samples.iter().sum::<SimTime>() / samples.len() as SimTime)
     }
 
     /// An active route: valid and not expired.

@@ -284,13 +284,136 @@ fn ns2_preset_floods_a_new_destination_at_once_then_rings_from_the_known_hop_cou
     let at = n.a.poll_timeout().unwrap();
     assert_eq!(at, ms(1800), "NET_TRAVERSAL_TIME = 2 * 30 ms * 30");
     n.control(ms(100), 1, rrep_packet(1, 0, 9, 3, 1));
-    let out = n.run(|a, ctx| a.on_link_failure(ms(200), 1, Some(data(0, 9, 2)), ctx));
+    n.run(|a, ctx| a.on_link_failure(ms(200), 1, Some(data(0, 9, 2)), ctx));
+    let out = n.data(ms(210), data(0, 9, 3));
     let rreqs: Vec<u8> = originated(&out)
         .iter()
         .filter(|s| s.0 == "rreq")
         .map(|s| s.3)
         .collect();
     assert_eq!(rreqs, vec![4], "last hop count 2 + TTL_INCREMENT");
+}
+
+/// Node 0 with an ns-2 configuration finds a 5-hop route to 9 in `latency`.
+fn ns2_source_with_route(cfg: AodvConfig, latency: SimTime) -> Node {
+    let mut n = Node::with(0, cfg);
+    n.data(0, data(0, 9, 1));
+    n.control(latency, 1, rrep_packet(1, 0, 9, 3, 4));
+    assert_eq!(n.a.hop_count(9), Some(5));
+    n
+}
+
+#[test]
+fn ns2_waits_twice_the_ttl_times_the_measured_per_hop_discovery_latency() {
+    let cfg = AodvConfig {
+        retry_when_prompted: false,
+        ..AodvConfig::ns2()
+    };
+    // 50 ms for 5 hops: 10 ms per hop (ns-2's PerHopTime).
+    let mut n = ns2_source_with_route(cfg, ms(50));
+    assert_eq!(n.a.routes().get(9).unwrap().per_hop_time(), Some(ms(10)));
+    n.run(|a, ctx| a.on_link_failure(ms(1000), 1, None, ctx));
+    let out = n.data(ms(1000), data(0, 9, 2));
+    assert_eq!(originated(&out)[0].3, 7, "the ring: 5 hops + 2");
+    // 2 * TTL 7 * 10 ms, not RING_TRAVERSAL_TIME's 2 * 30 ms * (7 + 2).
+    assert_eq!(n.a.poll_timeout(), Some(ms(1140)));
+    let out = n.tick(ms(1140));
+    assert_eq!(originated(&out)[0].3, 30);
+    // The first network-wide RREQ: 2 * 30 * 10 ms; the second waits twice that.
+    assert_eq!(n.a.poll_timeout(), Some(ms(1140 + 600)));
+    n.tick(ms(1740));
+    // (The first discovery's stale timer, at 1.8 s, sends nothing.)
+    assert!(originated(&n.tick(ms(1800))).is_empty());
+    assert_eq!(n.a.poll_timeout(), Some(ms(1740 + 1200)));
+    // Without a measurement, NODE_TRAVERSAL_TIME stands in.
+    let mut fresh = Node::with(0, AodvConfig::ns2());
+    fresh.data(0, data(0, 8, 1));
+    assert_eq!(fresh.a.poll_timeout(), Some(ms(1800)));
+}
+
+#[test]
+fn per_hop_latency_is_the_mean_of_the_last_three_discoveries() {
+    let mut e = route_table::RouteTable::default();
+    let r = e.entry(9);
+    assert_eq!(r.per_hop_time(), None);
+    for (latency, hops) in [(ms(100), 5), (ms(40), 4), (ms(30), 3), (ms(60), 2)] {
+        r.record_discovery(latency, hops);
+    }
+    // 20 ms dropped out; (10 + 10 + 30) / 3.
+    assert_eq!(r.per_hop_time(), Some(ms(50) / 3));
+}
+
+#[test]
+fn ns2_retries_only_when_prompted_by_data_or_the_purge_tick() {
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    n.run(|a, ctx| a.on_link_failure(ms(1000), 1, None, ctx));
+    n.data(ms(1000), data(0, 9, 2));
+    // The wait (140 ms) ends: nothing goes until a prompt.
+    let out = n.tick(ms(1140));
+    assert!(originated(&out).is_empty());
+    assert_eq!(n.a.poll_timeout(), Some(ms(1500)), "the next 0.5 s tick");
+    // Data before the wait ended sends nothing; data after it sends the RREQ.
+    let mut early = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    early.run(|a, ctx| a.on_link_failure(ms(1000), 1, None, ctx));
+    early.data(ms(1000), data(0, 9, 2));
+    assert!(originated(&early.data(ms(1100), data(0, 9, 3))).is_empty());
+    early.tick(ms(1140));
+    let out = early.data(ms(1200), data(0, 9, 4));
+    assert_eq!(originated(&out)[0].3, 30);
+    // The tick armed at 1140 ms still fires, and finds nothing due.
+    assert_eq!(early.a.poll_timeout(), Some(ms(1500)));
+    assert!(originated(&early.tick(ms(1500))).is_empty());
+    assert_eq!(early.a.poll_timeout(), Some(ms(1200 + 600)));
+    // Otherwise the purge tick sends it.
+    let out = n.tick(ms(1500));
+    assert_eq!(originated(&out)[0].3, 30);
+    assert!(originated(&n.tick(ms(1800))).is_empty(), "a stale timer");
+    assert_eq!(n.a.poll_timeout(), Some(ms(1500 + 600)));
+}
+
+#[test]
+fn ns2_drops_the_packet_the_mac_failed_to_deliver() {
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(data(0, 9, 2)), ctx));
+    assert!(out.contains(&RoutingAction::Drop {
+        packet: data(0, 9, 2),
+        reason: DropReason::RetryLimit
+    }));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    let names: Vec<_> = originated(&out).iter().map(|s| s.0).collect();
+    assert_eq!(names, vec!["rerr"], "no RREQ until more data comes");
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn a_rerr_takes_back_the_queued_data_for_its_sender_only_when_it_breaks_a_route() {
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let rerr = |d: NodeId, seq: u32| {
+        let re = RerrRepr {
+            no_delete: false,
+            unreachable: vec![(d, seq)],
+        };
+        Packet::control(1, BROADCAST, 1, 8, re.to_bytes())
+    };
+    assert!(
+        n.control(ms(100), 1, rerr(7, 9)).is_empty(),
+        "no route to 7"
+    );
+    assert_eq!(n.a.hop_count(9), Some(5));
+    let out = n.control(ms(100), 1, rerr(9, 4));
+    assert_eq!(out, vec![RoutingAction::Reroute { next_hop: 1 }]);
+    assert_eq!(n.a.hop_count(9), None);
+    let mut rfc = Node::with(
+        0,
+        AodvConfig {
+            rerr_takes_back_queue: false,
+            ..AodvConfig::default()
+        },
+    );
+    rfc.data(0, data(0, 9, 1));
+    rfc.control(ms(10), 1, rrep_packet(1, 0, 9, 3, 4));
+    assert!(rfc.control(ms(100), 1, rerr(9, 4)).is_empty());
+    assert_eq!(rfc.a.hop_count(9), None);
 }
 
 #[test]
@@ -370,7 +493,11 @@ fn a_link_break_sends_a_rerr_that_reaches_the_precursors() {
     let rerr = Packet::control(2, BROADCAST, 1, 8, re.to_bytes());
     let out = p.control(ms(101), 2, rerr.clone());
     assert_eq!(p.a.hop_count(9), None);
-    assert!(out.is_empty(), "relayed after jitter");
+    assert_eq!(
+        out,
+        vec![RoutingAction::Reroute { next_hop: 2 }],
+        "the queue's data for 2 comes back; the RERR is relayed after jitter"
+    );
     let relayed = originated(&p.tick(ms(200)));
     assert_eq!(relayed.len(), 1);
     assert_eq!(relayed[0].0, "rerr");
