@@ -1,6 +1,6 @@
 """Cross-check manetsim against ns-2.35 on chain6: every TCP variant x routing.
 
-Usage: python benches/fidelity.py [--seeds N] [--out FILE]
+Usage: python benches/fidelity.py [--seeds N] [--out FILE] [--routing aodv dsr dsdv]
 
 Runs `manetsim.ns2.crosscheck` (manetsim and `ns` on the same exported
 scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
@@ -28,6 +28,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=ROUTING)
     args = parser.parse_args(argv)
     scenario = bench.reference_path("chain6")
     lines = [
@@ -40,7 +41,7 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     wall = {"manetsim": 0.0, "ns2": 0.0}
     orderings = []
-    for routing in ROUTING:
+    for routing in args.routing:
         delays = {}
         for variant in VARIANTS:
             overrides = {"routing.protocol": routing, "flows.0.tcp.variant": variant}
