@@ -286,12 +286,42 @@ impl Dcf {
         self.cw = self.p.cw_min;
     }
 
+    /// Extends the NAV. Its expiry only matters to a paused backoff (see
+    /// [`Self::arm_nav_expiry`]), so the timer is armed only then: a node
+    /// with nothing to send overhears frames without scheduling anything.
     fn set_nav(&mut self, now: SimTime, dur: SimTime, out: &mut Vec<MacAction>) {
         let until = now + dur;
         if until > self.nav_until {
             self.nav_until = until;
-            self.arm(MacTimer::Nav, until, out);
+            if self.backoff.paused {
+                self.arm(MacTimer::Nav, until, out);
+            }
         }
+    }
+
+    /// A backoff has just been paused: if the NAV is what will keep the
+    /// medium busy last, its expiry must resume the backoff.
+    fn arm_nav_expiry(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.nav_until > now
+            && self.timers[MacTimer::Nav as usize].deadline() != Some(self.nav_until)
+        {
+            self.arm(MacTimer::Nav, self.nav_until, out);
+        }
+    }
+
+    /// True when the MAC has nothing to do of its own: no frame to send or
+    /// answer, no backoff, no timer, not transmitting. Overheard frames then
+    /// change only its receive state, NAV and counters, and emit no action,
+    /// so the world may hand them over later, in time order (see `sim`).
+    pub fn is_passive(&self) -> bool {
+        self.off
+            || (self.tx_state == TxState::Idle
+                && !self.tx_active
+                && !self.backoff.busy
+                && self.pkt_tx.is_none()
+                && self.pkt_rts.is_none()
+                && self.pkt_ctrl.is_none()
+                && self.timers.iter().all(|t| !t.is_armed()))
     }
 
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
@@ -310,6 +340,7 @@ impl Dcf {
         }
         if !self.is_idle(now) && self.backoff.busy && !self.backoff.paused {
             self.backoff_pause(now);
+            self.arm_nav_expiry(now, out);
         }
     }
 
@@ -329,6 +360,7 @@ impl Dcf {
             self.arm(MacTimer::Backoff, now + rtime, out);
         } else {
             self.backoff.paused = true;
+            self.arm_nav_expiry(now, out);
         }
     }
 
