@@ -147,7 +147,8 @@ struct OnAir {
 }
 
 /// A frame overheard by a passive node (see [`Dcf::is_passive`]): not
-/// addressed to it, arriving while its MAC has nothing of its own to do.
+/// addressed to it, or too weak to decode, arriving while its MAC has nothing
+/// of its own to do.
 ///
 /// Such a frame only changes the node's receive state, NAV and counters, so
 /// instead of two events in the queue it goes into the node's `overheard`
@@ -211,7 +212,16 @@ impl Node {
         if due.is_empty() {
             return 0;
         }
-        due.sort_unstable_by_key(|&(t, is_start, i)| (t, is_start, i));
+        // Nearly sorted already (starts in transmission order): insertion sort.
+        for k in 1..due.len() {
+            let x = due[k];
+            let mut j = k;
+            while j > 0 && due[j - 1] > x {
+                due[j] = due[j - 1];
+                j -= 1;
+            }
+            due[j] = x;
+        }
         for &(t, is_start, i) in due.iter() {
             let e = self.overheard[i as usize];
             if is_start {
@@ -247,6 +257,11 @@ pub(crate) struct World {
     air: Vec<Option<OnAir>>,
     air_free: Vec<u32>,
     next_serial: u32,
+    /// Whether overheard frames at passive nodes go to their `overheard`
+    /// lists (always, except in the test that compares both ways).
+    overhear_lazily: bool,
+    /// Receptions that went to an `overheard` list (for that test).
+    lazy_receptions: u64,
     /// Scratch for `Node::replay_overheard`.
     due: Vec<(SimTime, bool, u32)>,
     flows: Vec<Cbr>,
@@ -264,6 +279,8 @@ pub(crate) struct World {
     /// transmission happens at or after `grid_valid_until`.
     grid_refresh_ns: SimTime,
     grid_valid_until: SimTime,
+    /// Interference range + GRID_MARGIN_M (+ 1 m of slack): see `transmit`.
+    prefilter_m: f64,
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
     hop_series: HopSeries,
@@ -637,6 +654,9 @@ impl World {
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1);
         let mut replayed = 0;
+        let far_m2 = self.prefilter_m * self.prefilter_m;
+        let lazy = self.overhear_lazily;
+        let mut lazy_count = 0;
         let (pos, radio, q, shadow, mobility, batteries, nodes, due, out) = (
             &self.pos,
             &self.radio,
@@ -653,6 +673,15 @@ impl World {
                 return;
             }
             let at = if moving {
+                // `pos` lags by at most GRID_MARGIN_M: a node that was
+                // farther than the interference range plus that margin
+                // cannot hear us, and its exact position is not needed
+                // (only without shadowing, whose draws must not be skipped).
+                let stale = pos[r as usize];
+                let (dx, dy) = (stale.x - src.x, stale.y - src.y);
+                if shadow.is_empty() && dx * dx + dy * dy > far_m2 {
+                    return;
+                }
                 mobility.position(r, now)
             } else {
                 pos[r as usize]
@@ -663,9 +692,15 @@ impl World {
                 None => radio.mean_rx_power_w(d),
             };
             if power_w >= radio.cs_threshold_w {
-                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9).round() as SimTime;
+                // Rounds to the nearest ns (d ≥ 0; `f64::round` is a libm call).
+                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9 + 0.5) as SimTime;
                 let node = &mut nodes[r as usize];
-                if frame.ra != r && frame.ra != BROADCAST && node.mac.is_passive() {
+                // Below the receive threshold a frame is only sensed, never
+                // decoded, even when it is addressed to this node.
+                let only_sensed =
+                    (frame.ra != r && frame.ra != BROADCAST) || power_w < radio.rx_threshold_w;
+                if lazy && only_sensed && node.mac.is_passive() {
+                    lazy_count += 1;
                     if node.overheard.len() >= OVERHEARD_COMPACT_LEN {
                         debug_assert!(out.is_empty());
                         replayed += node.replay_overheard(now, due, out);
@@ -699,6 +734,7 @@ impl World {
             }
         });
         self.events += replayed;
+        self.lazy_receptions += lazy_count;
         for dead in emptied.drain(..) {
             self.power_off(now, dead);
         }
@@ -1033,6 +1069,9 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 #[allow(dead_code)]
 fn _assert_event_is_small() {
