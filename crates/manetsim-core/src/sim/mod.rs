@@ -12,9 +12,7 @@ use crate::app::Cbr;
 use crate::energy::Battery;
 use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, TimerSlot, NS_PER_S};
 use crate::loss::LossModel;
-use crate::mac::{
-    Dcf, Enqueued, Frame, FrameKind, MacAction, MacParams, MacTimer, PriQueue, TxOutcome,
-};
+use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
     EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
     MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TimeSeries,
@@ -228,8 +226,8 @@ impl Node {
                 self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
                 self.overheard[i as usize].started = true;
             } else {
-                let header = Frame::control(FrameKind::Data, BROADCAST, e.ra, e.duration_ns);
-                self.mac.on_rx_end(t, e.serial, &header, out);
+                self.mac
+                    .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
             }
         }
         self.overheard.retain(|e| e.end > now);
