@@ -173,3 +173,23 @@ start_s = 1.2
     assert!(lazy.mac.rts_failures > 0, "{:?}", lazy.mac);
     assert!(lazy_count > 1000, "{lazy_count}");
 }
+
+#[test]
+fn lazy_overhearing_changes_nothing_with_loss_models_drawing_per_frame() {
+    // A loss model before the MAC draws for every frame addressed to its
+    // node, decodable or not: those frames must stay in step.
+    let mut text = MOBILE_AODV.replace("seed = 3", "seed = 11");
+    for node in [1, 3, 5, 9] {
+        text.push_str(&format!(
+            "\n[[loss]]\nnode = {node}\nmodel = \"uniform\"\nrate = 0.1\npackets = \"all\"\nwhere = \"before_mac\"\n"
+        ));
+    }
+    let (eager, lazy, lazy_count) = both_ways(&text);
+    assert_same(&eager, &lazy);
+    assert!(
+        lazy.drops["loss_model"] == 0,
+        "before_mac losses are MAC retries"
+    );
+    assert!(lazy.mac.retries > 0, "{:?}", lazy.mac);
+    assert!(lazy_count > 10_000, "{lazy_count}");
+}
