@@ -286,12 +286,42 @@ impl Dcf {
         self.cw = self.p.cw_min;
     }
 
+    /// Extends the NAV. Its expiry only matters to a paused backoff (see
+    /// [`Self::arm_nav_expiry`]), so the timer is armed only then: a node
+    /// with nothing to send overhears frames without scheduling anything.
     fn set_nav(&mut self, now: SimTime, dur: SimTime, out: &mut Vec<MacAction>) {
         let until = now + dur;
         if until > self.nav_until {
             self.nav_until = until;
-            self.arm(MacTimer::Nav, until, out);
+            if self.backoff.paused {
+                self.arm(MacTimer::Nav, until, out);
+            }
         }
+    }
+
+    /// A backoff has just been paused: if the NAV is what will keep the
+    /// medium busy last, its expiry must resume the backoff.
+    fn arm_nav_expiry(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.nav_until > now
+            && self.timers[MacTimer::Nav as usize].deadline() != Some(self.nav_until)
+        {
+            self.arm(MacTimer::Nav, self.nav_until, out);
+        }
+    }
+
+    /// True when the MAC has nothing to do of its own: no frame to send or
+    /// answer, no backoff, no timer, not transmitting. Overheard frames then
+    /// change only its receive state, NAV and counters, and emit no action,
+    /// so the world may hand them over later, in time order (see `sim`).
+    pub fn is_passive(&self) -> bool {
+        self.off
+            || (self.tx_state == TxState::Idle
+                && !self.tx_active
+                && !self.backoff.busy
+                && self.pkt_tx.is_none()
+                && self.pkt_rts.is_none()
+                && self.pkt_ctrl.is_none()
+                && self.timers.iter().all(|t| !t.is_armed()))
     }
 
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
@@ -310,6 +340,7 @@ impl Dcf {
         }
         if !self.is_idle(now) && self.backoff.busy && !self.backoff.paused {
             self.backoff_pause(now);
+            self.arm_nav_expiry(now, out);
         }
     }
 
@@ -329,6 +360,7 @@ impl Dcf {
             self.arm(MacTimer::Backoff, now + rtime, out);
         } else {
             self.backoff.paused = true;
+            self.arm_nav_expiry(now, out);
         }
     }
 
@@ -731,32 +763,65 @@ impl Dcf {
 
     /// A frame finishes arriving. `frame` is the frame of transmission `tx_id`.
     pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
-        let Some(cur) = self.rx else {
-            return;
-        };
+        match self.end_reception(now, tx_id, frame.ra, frame.duration_ns, out) {
+            None => return,
+            Some(false) => {}
+            Some(true) => match frame.kind {
+                FrameKind::Rts => self.recv_rts(now, frame, out),
+                FrameKind::Cts => self.recv_cts(now, out),
+                FrameKind::Ack => self.recv_ack(now, out),
+                FrameKind::Data => self.recv_data(now, frame, out),
+            },
+        }
+        self.set_rx_state(RxState::Idle, now, out);
+    }
+
+    /// [`Self::on_rx_end`] for a frame known only by its header fields, which
+    /// this node cannot act on: addressed to another node, or too weak to
+    /// decode (the world's overheard frames).
+    pub fn on_rx_end_overheard(
+        &mut self,
+        now: SimTime,
+        tx_id: u32,
+        ra: NodeId,
+        duration_ns: SimTime,
+        out: &mut Vec<MacAction>,
+    ) {
+        if let Some(for_me) = self.end_reception(now, tx_id, ra, duration_ns, out) {
+            debug_assert!(!for_me, "an overheard frame is never decoded for us");
+            self.set_rx_state(RxState::Idle, now, out);
+        }
+    }
+
+    /// The end of transmission `tx_id` at this receiver: `None` if it was not
+    /// the frame being received (lost earlier in a collision or capture);
+    /// else whether it was decoded and is for this node to act on.
+    fn end_reception(
+        &mut self,
+        now: SimTime,
+        tx_id: u32,
+        ra: NodeId,
+        duration_ns: SimTime,
+        out: &mut Vec<MacAction>,
+    ) -> Option<bool> {
+        let cur = self.rx?;
         if cur.tx_id != tx_id {
-            return; // lost earlier in a collision or capture
+            return None;
         }
         self.rx = None;
         if self.tx_active {
             // We started transmitting during the reception: it is lost.
+            Some(false)
         } else if self.rx_state == RxState::Coll || cur.error {
             self.set_nav(now, self.p.eifs_ns, out);
+            Some(false)
         } else {
             self.stats.frames_received += 1;
-            if frame.ra != self.id {
-                self.set_nav(now, frame.duration_ns, out);
+            if ra != self.id {
+                self.set_nav(now, duration_ns, out);
             }
-            if frame.ra == self.id || frame.ra == BROADCAST {
-                match frame.kind {
-                    FrameKind::Rts => self.recv_rts(now, frame, out),
-                    FrameKind::Cts => self.recv_cts(now, out),
-                    FrameKind::Ack => self.recv_ack(now, out),
-                    FrameKind::Data => self.recv_data(now, frame, out),
-                }
-            }
+            Some(ra == self.id || ra == BROADCAST)
         }
-        self.set_rx_state(RxState::Idle, now, out);
     }
 
     fn recv_rts(&mut self, now: SimTime, rts: &Frame, out: &mut Vec<MacAction>) {

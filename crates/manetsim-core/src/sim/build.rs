@@ -224,6 +224,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             handed_over: false,
             forwarded: 0,
             queue_drops: 0,
+            overheard: Vec::new(),
+            sync_at: SimTime::MAX,
         })
         .collect();
 
@@ -279,6 +281,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         shadow_rng,
         air: Vec::new(),
         air_free: Vec::new(),
+        next_serial: 0,
+        overhear_lazily: true,
+        lazy_receptions: 0,
+        prefilter_m: range + GRID_MARGIN_M + 1.0,
+        due: Vec::new(),
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,
         ledger: PacketLedger::default(),

@@ -4,6 +4,14 @@
 //! The world owns the event queue and dispatches events to the protocol state
 //! machines, which answer with actions; the world applies them (schedules
 //! timers, puts frames on the channel, forwards packets, keeps the ledger).
+//!
+//! Most receptions in a dense network are frames a node only overhears while
+//! it has nothing to do. Those do not go through the queue: each such node
+//! keeps a list of them and its MAC is handed them, in time order and at
+//! their own times, just before the node's next event (see [`LazyRx`]). The
+//! MAC sees the same calls at the same simulated times as it would with one
+//! event per start and end; `tests.rs` checks that both ways give identical
+//! results.
 
 mod build;
 mod tcp;
@@ -123,6 +131,10 @@ pub(crate) enum Event {
         gen: u32,
     },
     EnergySample,
+    /// Node `node` has overheard receptions due now (see [`LazyRx`]).
+    Sync {
+        node: u32,
+    },
     Tcp {
         flow: u32,
         receiver: bool,
@@ -135,7 +147,36 @@ struct OnAir {
     frame: Frame,
     airtime_ns: SimTime,
     pending: u32,
+    /// The transmission's unique number, by which MACs tell receptions apart
+    /// (the slot in `World::air` is reused, this number is not).
+    serial: u32,
 }
+
+/// A frame overheard by a passive node (see [`Dcf::is_passive`]): not
+/// addressed to it, or too weak to decode, arriving while its MAC has nothing
+/// of its own to do.
+///
+/// Such a frame only changes the node's receive state, NAV and counters, so
+/// instead of two events in the queue it goes into the node's `overheard`
+/// list, and is handed to the MAC, in time order and with its own start and
+/// end times, when the node next needs its MAC (any event at the node), or at
+/// its exact time by a `Sync` event once the MAC is busy. The MAC sees the
+/// same calls at the same simulated times as with events; only the order of
+/// a start and an end at the very same nanosecond is fixed (ends first).
+#[derive(Debug, Clone, Copy)]
+struct LazyRx {
+    start: SimTime,
+    end: SimTime,
+    duration_ns: SimTime,
+    power_w: f64,
+    serial: u32,
+    ra: NodeId,
+    started: bool,
+}
+
+/// Overheard lists longer than this are replayed up to the present as they
+/// grow (a passive node's replay has no side effects, so any time will do).
+const OVERHEARD_COMPACT_LEN: usize = 32;
 
 pub(crate) struct Node {
     mac: Dcf,
@@ -149,6 +190,65 @@ pub(crate) struct Node {
     handed_over: bool,
     forwarded: u64,
     queue_drops: u64,
+    /// Receptions not yet handed to the MAC (see [`LazyRx`]).
+    overheard: Vec<LazyRx>,
+    /// Time of the pending `Sync` event, or `SimTime::MAX`.
+    sync_at: SimTime,
+}
+
+impl Node {
+    /// Hands the MAC every overheard start and end due at or before `now`,
+    /// in time order (an end before a start at the same instant); returns
+    /// how many it handed over.
+    fn replay_overheard(
+        &mut self,
+        now: SimTime,
+        due: &mut Vec<(SimTime, bool, u32)>,
+        out: &mut Vec<MacAction>,
+    ) -> u64 {
+        due.clear();
+        for (i, e) in self.overheard.iter().enumerate() {
+            if !e.started && e.start <= now {
+                due.push((e.start, true, i as u32));
+            }
+            if e.end <= now {
+                due.push((e.end, false, i as u32));
+            }
+        }
+        if due.is_empty() {
+            return 0;
+        }
+        // Nearly sorted already (starts in transmission order): insertion sort.
+        for k in 1..due.len() {
+            let x = due[k];
+            let mut j = k;
+            while j > 0 && due[j - 1] > x {
+                due[j] = due[j - 1];
+                j -= 1;
+            }
+            due[j] = x;
+        }
+        for &(t, is_start, i) in due.iter() {
+            let e = self.overheard[i as usize];
+            if is_start {
+                self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
+                self.overheard[i as usize].started = true;
+            } else {
+                self.mac
+                    .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
+            }
+        }
+        self.overheard.retain(|e| e.end > now);
+        due.len() as u64
+    }
+
+    /// When the next overheard start or end is due.
+    fn next_overheard(&self) -> Option<SimTime> {
+        self.overheard
+            .iter()
+            .map(|e| if e.started { e.end } else { e.start })
+            .min()
+    }
 }
 
 pub(crate) struct World {
@@ -162,6 +262,14 @@ pub(crate) struct World {
     shadow_rng: Vec<Rng>,
     air: Vec<Option<OnAir>>,
     air_free: Vec<u32>,
+    next_serial: u32,
+    /// Whether overheard frames at passive nodes go to their `overheard`
+    /// lists (always, except in the test that compares both ways).
+    overhear_lazily: bool,
+    /// Receptions that went to an `overheard` list (for that test).
+    lazy_receptions: u64,
+    /// Scratch for `Node::replay_overheard`.
+    due: Vec<(SimTime, bool, u32)>,
     flows: Vec<Cbr>,
     flow_stats: Vec<FlowStats>,
     ledger: PacketLedger,
@@ -177,6 +285,8 @@ pub(crate) struct World {
     /// transmission happens at or after `grid_valid_until`.
     grid_refresh_ns: SimTime,
     grid_valid_until: SimTime,
+    /// Interference range + GRID_MARGIN_M (+ 1 m of slack): see `transmit`.
+    prefilter_m: f64,
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
     hop_series: HopSeries,
@@ -227,6 +337,14 @@ impl World {
                     self.on_app(now, flow);
                 }
                 Event::EnergySample => self.on_energy_sample(now),
+                Event::Sync { node } => {
+                    if self.nodes[node as usize].sync_at == now {
+                        self.nodes[node as usize].sync_at = SimTime::MAX;
+                        let mut out = std::mem::take(&mut self.out);
+                        self.sync(now, node, &mut out);
+                        self.finish_mac(now, node, out);
+                    }
+                }
                 Event::Tcp {
                     flow,
                     receiver,
@@ -240,10 +358,43 @@ impl World {
                 }
             }
         }
+        // Overheard frames still pending when the run ends reach the MAC's
+        // counters; what they would make the MAC do is past the end.
+        let mut out = std::mem::take(&mut self.out);
+        for n in 0..self.nodes.len() as u32 {
+            self.sync(self.end, n, &mut out);
+            out.clear();
+        }
+        self.out = out;
+    }
+
+    /// Brings node `n`'s MAC up to `now` with its overheard frames; their
+    /// actions (possible only once the MAC is busy) go to `out`.
+    fn sync(&mut self, now: SimTime, n: u32, out: &mut Vec<MacAction>) {
+        let node = &mut self.nodes[n as usize];
+        if !node.overheard.is_empty() {
+            self.events += node.replay_overheard(now, &mut self.due, out);
+        }
+    }
+
+    /// A busy MAC must hear its pending overheard frames at their exact
+    /// times: schedules a `Sync` event for the next one.
+    fn schedule_sync(&mut self, n: u32) {
+        let node = &mut self.nodes[n as usize];
+        if node.overheard.is_empty() || node.mac.is_passive() {
+            return;
+        }
+        if let Some(at) = node.next_overheard() {
+            if at < node.sync_at || node.sync_at < self.q.now() {
+                node.sync_at = at;
+                self.q.schedule(at, Event::Sync { node: n });
+            }
+        }
     }
 
     fn on_mac_timer(&mut self, now: SimTime, n: u32, timer: MacTimer, gen: u32) {
         let mut out = std::mem::take(&mut self.out);
+        self.sync(now, n, &mut out);
         if self.nodes[n as usize]
             .mac
             .on_timer(now, timer, gen, &mut out)
@@ -255,20 +406,25 @@ impl World {
 
     fn on_rx_start(&mut self, now: SimTime, n: u32, tx: u32, power_w: f64) {
         self.events += 1;
-        let airtime = self.air[tx as usize].as_ref().map_or(0, |a| a.airtime_ns);
+        let (airtime, serial) = self.air[tx as usize]
+            .as_ref()
+            .map_or((0, 0), |a| (a.airtime_ns, a.serial));
         let end = now + airtime;
         self.q.schedule(end, Event::RxEnd { node: n, tx });
         let mut out = std::mem::take(&mut self.out);
+        self.sync(now, n, &mut out);
         self.nodes[n as usize]
             .mac
-            .on_rx_start(now, tx, power_w, end, &mut out);
+            .on_rx_start(now, serial, power_w, end, &mut out);
         self.finish_mac(now, n, out);
     }
 
     fn on_rx_end(&mut self, now: SimTime, n: u32, tx: u32) {
         self.events += 1;
         let mut out = std::mem::take(&mut self.out);
+        self.sync(now, n, &mut out);
         let slot = self.air[tx as usize].as_mut().expect("frame on the air");
+        let serial = slot.serial;
         if !self.losses.is_empty() && (slot.frame.ra == n || slot.frame.ra == BROADCAST) {
             let packet = slot.frame.packet.as_ref();
             for l in &mut self.losses {
@@ -277,13 +433,13 @@ impl World {
                     && l.applies_to(packet)
                     && l.lose()
                 {
-                    self.nodes[n as usize].mac.corrupt_reception(tx);
+                    self.nodes[n as usize].mac.corrupt_reception(serial);
                 }
             }
         }
         self.nodes[n as usize]
             .mac
-            .on_rx_end(now, tx, &slot.frame, &mut out);
+            .on_rx_end(now, serial, &slot.frame, &mut out);
         slot.pending -= 1;
         if slot.pending == 0 {
             self.air[tx as usize] = None;
@@ -325,6 +481,7 @@ impl World {
         }
         self.out = out;
         self.pump(now, n);
+        self.schedule_sync(n);
     }
 
     /// Hands the next queued packet to an idle MAC.
@@ -334,6 +491,8 @@ impl World {
             if let Some((packet, next_hop)) = node.ifq.dequeue() {
                 node.handed_over = false;
                 let mut out = std::mem::take(&mut self.out);
+                self.sync(now, n, &mut out);
+                let node = &mut self.nodes[n as usize];
                 node.mac.send(now, packet, next_hop, &mut out);
                 self.finish_mac(now, n, out);
             }
@@ -498,19 +657,38 @@ impl World {
             }
         }
         let mut emptied = std::mem::take(&mut self.emptied);
-        let (pos, radio, q, shadow, mobility, batteries) = (
+        let serial = self.next_serial;
+        self.next_serial = self.next_serial.wrapping_add(1);
+        let mut replayed = 0;
+        let far_m2 = self.prefilter_m * self.prefilter_m;
+        let lazy = self.overhear_lazily;
+        let no_losses = self.losses.is_empty();
+        let mut lazy_count = 0;
+        let (pos, radio, q, shadow, mobility, batteries, nodes, due, out) = (
             &self.pos,
             &self.radio,
             &mut self.q,
             &mut self.shadow_rng,
             &mut self.mobility,
             &mut self.batteries,
+            &mut self.nodes,
+            &mut self.due,
+            &mut self.out,
         );
         self.grid.for_each_near(src, |r| {
             if r == n || batteries.get(r as usize).is_some_and(|b| b.is_depleted()) {
                 return;
             }
             let at = if moving {
+                // `pos` lags by at most GRID_MARGIN_M: a node that was
+                // farther than the interference range plus that margin
+                // cannot hear us, and its exact position is not needed
+                // (only without shadowing, whose draws must not be skipped).
+                let stale = pos[r as usize];
+                let (dx, dy) = (stale.x - src.x, stale.y - src.y);
+                if shadow.is_empty() && dx * dx + dy * dy > far_m2 {
+                    return;
+                }
                 mobility.position(r, now)
             } else {
                 pos[r as usize]
@@ -521,16 +699,42 @@ impl World {
                 None => radio.mean_rx_power_w(d),
             };
             if power_w >= radio.cs_threshold_w {
-                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9).round() as SimTime;
-                q.schedule(
-                    now + delay,
-                    Event::RxStart {
-                        node: r,
-                        tx: id,
+                // Rounds to the nearest ns (d ≥ 0; `f64::round` is a libm call).
+                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9 + 0.5) as SimTime;
+                let node = &mut nodes[r as usize];
+                // Below the receive threshold a frame is only sensed, never
+                // decoded, even when it is addressed to this node (but an
+                // injected loss model draws for every addressed frame, so
+                // with one those stay events).
+                let only_sensed = (frame.ra != r && frame.ra != BROADCAST)
+                    || (power_w < radio.rx_threshold_w && no_losses);
+                if lazy && only_sensed && node.mac.is_passive() {
+                    lazy_count += 1;
+                    if node.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                        debug_assert!(out.is_empty());
+                        replayed += node.replay_overheard(now, due, out);
+                        debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
+                    }
+                    node.overheard.push(LazyRx {
+                        start: now + delay,
+                        end: now + delay + airtime_ns,
+                        duration_ns: frame.duration_ns,
                         power_w,
-                    },
-                );
-                pending += 1;
+                        serial,
+                        ra: frame.ra,
+                        started: false,
+                    });
+                } else {
+                    q.schedule(
+                        now + delay,
+                        Event::RxStart {
+                            node: r,
+                            tx: id,
+                            power_w,
+                        },
+                    );
+                    pending += 1;
+                }
                 if let Some(b) = batteries.get_mut(r as usize) {
                     if b.charge_rx(now + delay, now + delay + airtime_ns) {
                         emptied.push(r);
@@ -538,6 +742,8 @@ impl World {
                 }
             }
         });
+        self.events += replayed;
+        self.lazy_receptions += lazy_count;
         for dead in emptied.drain(..) {
             self.power_off(now, dead);
         }
@@ -547,6 +753,7 @@ impl World {
                 frame,
                 airtime_ns,
                 pending,
+                serial,
             });
         } else {
             self.air_free.push(id);
@@ -561,7 +768,13 @@ impl World {
 
     /// Node `n`'s battery is empty: its radio goes off for good and the
     /// packets it holds are dropped (`energy_depleted`).
-    fn power_off(&mut self, _now: SimTime, n: u32) {
+    fn power_off(&mut self, now: SimTime, n: u32) {
+        // The counters still hear what reached the radio before; actions
+        // are moot, the radio goes off.
+        let mut out = std::mem::take(&mut self.out);
+        self.sync(now, n, &mut out);
+        out.clear();
+        self.out = out;
         let node = &mut self.nodes[n as usize];
         let held = node.mac.power_off();
         let mut dropped = node.ifq.len() as u64;
@@ -877,6 +1090,9 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 #[allow(dead_code)]
 fn _assert_event_is_small() {
