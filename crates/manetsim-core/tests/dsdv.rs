@@ -12,7 +12,8 @@ mod common;
 
 use common::*;
 use manetsim_core::scenario::{
-    AppKind, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
+    AppKind, DsdvOptions, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant,
+    Transport,
 };
 use manetsim_core::RunResult;
 
@@ -159,7 +160,12 @@ fn a_five_by_five_grid_converges_across_eight_hops_and_carries_two_flows() {
 /// 0 - 1 - 2 in a line 200 m apart, with a detour 0 - 3 - 4 - 2 below.
 /// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
 fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
+    detour_with(leave_s, seed, None)
+}
+
+fn detour_with(leave_s: Option<f64>, seed: u64, options: Option<DsdvOptions>) -> RunResult {
     let mut s = dsdv(150.0, seed);
+    s.routing.dsdv = options;
     place(
         &mut s,
         vec![
@@ -297,5 +303,45 @@ fn a_tcp_flow_started_before_routes_exist_opens_once_they_converge() {
         let f = &r.flows[0];
         assert!(f.received > 200, "{} segments delivered", f.received);
         assert_eq!(f.hops_mean, 5.0);
+    }
+}
+
+/// `[routing.dsdv] mac_feedback = true` (ns-2's `use_mac_ 1`): the MAC's
+/// failure breaks the link at once, so the detour is found within a
+/// settling time instead of after three silent update periods, and fewer
+/// packets die at the vanished relay.
+#[test]
+fn mac_feedback_breaks_the_link_at_once() {
+    for seed in 2..=4 {
+        let slow = detour(Some(60.0), seed);
+        let fast = detour_with(
+            Some(60.0),
+            seed,
+            Some(DsdvOptions {
+                mac_feedback: true,
+                periodic_update_interval_s: 15.0,
+                min_update_periods: 3,
+            }),
+        );
+        let switch = |r: &RunResult| {
+            hop_trace(r)
+                .iter()
+                .find(|(t, h)| *t > 60.0 && *h == 3)
+                .expect("the detour is used")
+                .0
+        };
+        println!(
+            "seed {seed}: detour at {:.1} s without, {:.1} s with MAC feedback; retry-limit drops {} / {}",
+            switch(&slow),
+            switch(&fast),
+            slow.drops["retry_limit"],
+            fast.drops["retry_limit"]
+        );
+        assert!(switch(&fast) < 62.5 + 15.0 + SETTLE_S, "seed {seed}");
+        assert!(switch(&fast) < switch(&slow), "seed {seed}");
+        assert!(
+            fast.drops["retry_limit"] < slow.drops["retry_limit"],
+            "seed {seed}"
+        );
     }
 }

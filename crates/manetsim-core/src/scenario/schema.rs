@@ -352,6 +352,31 @@ pub struct Routing {
     /// Added table `[routing.aodv]`: AODV's options (only with protocol = "aodv").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aodv: Option<AodvOptions>,
+    /// Added table `[routing.dsdv]`: DSDV's options (only with protocol = "dsdv").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsdv: Option<DsdvOptions>,
+}
+
+/// `[routing.dsdv]` (added): ns-2.35's `Agent/DSDV` knobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DsdvOptions {
+    /// `use_mac_`: a MAC retry-limit failure breaks the link at once (ns-2: off;
+    /// then a link breaks after `min_update_periods` silent update periods).
+    #[serde(default)]
+    pub mac_feedback: bool,
+    /// `perup_`: mean spacing of full dumps (ns-2: 15 s).
+    #[serde(default = "default_dsdv_update_interval_s")]
+    pub periodic_update_interval_s: f64,
+    /// `min_update_periods_`: update periods a neighbour may stay silent (ns-2: 3).
+    #[serde(default = "default_dsdv_min_update_periods")]
+    pub min_update_periods: u32,
+}
+fn default_dsdv_update_interval_s() -> f64 {
+    15.0
+}
+fn default_dsdv_min_update_periods() -> u32 {
+    3
 }
 fn default_routing_protocol() -> RoutingProtocol {
     RoutingProtocol::Aodv
@@ -361,6 +386,7 @@ impl Default for Routing {
         Self {
             protocol: default_routing_protocol(),
             aodv: None,
+            dsdv: None,
         }
     }
 }

@@ -74,6 +74,25 @@ type Res = Result<(), ScenarioError>;
 
 impl Checker<'_> {
     fn routing(&self, r: &Routing) -> Res {
+        if let Some(dsdv) = &r.dsdv {
+            if r.protocol != RoutingProtocol::Dsdv {
+                return self.fail(
+                    "routing.dsdv",
+                    format!(
+                        "[routing.dsdv] is only used with protocol = \"dsdv\" (this scenario's protocol is \"{}\")",
+                        name_of(&r.protocol)
+                    ),
+                );
+            }
+            self.positive(
+                "routing.dsdv.periodic_update_interval_s",
+                dsdv.periodic_update_interval_s,
+            )?;
+            self.at_least_one(
+                "routing.dsdv.min_update_periods",
+                dsdv.min_update_periods.into(),
+            )?;
+        }
         if let Some(aodv) = &r.aodv {
             if r.protocol != RoutingProtocol::Aodv {
                 return self.fail(

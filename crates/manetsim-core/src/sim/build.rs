@@ -18,8 +18,8 @@ use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, Placement, RoutingProtocol, Scenario,
-    Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, Placement, RoutingProtocol,
+    Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -60,6 +60,17 @@ pub fn aodv_config(options: Option<&AodvOptions>) -> AodvConfig {
     }
     if let Some(x) = o.active_route_timeout_s {
         cfg.active_route_timeout = from_secs(x);
+    }
+    cfg
+}
+
+/// DSDV's parameters from `[routing.dsdv]` (absent: ns-2.35's defaults).
+pub fn dsdv_config(options: Option<&DsdvOptions>) -> DsdvConfig {
+    let mut cfg = DsdvConfig::default();
+    if let Some(o) = options {
+        cfg.mac_feedback = o.mac_feedback;
+        cfg.periodic_update_interval = from_secs(o.periodic_update_interval_s);
+        cfg.min_update_periods = o.min_update_periods;
     }
     cfg
 }
@@ -208,7 +219,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
                 RoutingProtocol::Dsdv => {
-                    Router::Dsdv(Box::new(Dsdv::new(i, DsdvConfig::default())))
+                    Router::Dsdv(Box::new(Dsdv::new(i, dsdv_config(s.routing.dsdv.as_ref()))))
                 }
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
                 RoutingProtocol::Aomdv => {
