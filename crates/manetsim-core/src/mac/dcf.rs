@@ -510,9 +510,14 @@ impl Dcf {
         let timeout = match kind {
             FrameKind::Cts => {
                 if !self.is_idle(now) {
-                    // The medium is reserved by someone else: no CTS.
+                    // The medium is reserved by someone else: no CTS. Nothing
+                    // went out, so the caller goes on to this node's own RTS
+                    // or DATA, which backs off while the medium is busy (as
+                    // ns-2's check_pktCTRL returns 0 here). Returning "sent"
+                    // once left a pending RTS with no backoff and no timer:
+                    // the MAC never transmitted again.
                     self.pkt_ctrl = None;
-                    return true;
+                    return false;
                 }
                 self.set_tx_state(TxState::Cts, now, out);
                 let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
@@ -1238,6 +1243,37 @@ mod tests {
             }
         )));
         assert!(m.ready_for_packet());
+    }
+
+    /// A CTS that cannot go out (someone else's NAV) must not strand the
+    /// node's own pending RTS: before the fix, a backoff that had completed
+    /// while the CTS waited left the RTS with no backoff and no timer, and
+    /// the node never transmitted again (found on a 6-node TCP chain).
+    #[test]
+    fn a_dropped_cts_does_not_strand_a_pending_rts() {
+        let mut m = mac(0, 0);
+        let mut out = Vec::new();
+        // The node's own RTS waits; its backoff has just completed while a
+        // CTS for node 2 was pending; the medium is reserved by a NAV.
+        m.pkt_rts = Some(Frame::control(FrameKind::Rts, 0, 1, 5_000_000));
+        m.pkt_ctrl = Some(Frame::control(FrameKind::Cts, 0, 2, 2_000_000));
+        m.backoff.busy = false;
+        m.nav_until = 1_000_000;
+        m.arm(MacTimer::Defer, 100, &mut out);
+        fire(&mut m, &mut out, MacTimer::Defer);
+        assert!(
+            transmitted(&out).is_empty(),
+            "no CTS into a reserved medium"
+        );
+        assert!(m.pkt_ctrl.is_none());
+        // The RTS now backs off, paused until the NAV ends …
+        assert!(m.backoff.busy && m.backoff.paused);
+        assert_eq!(m.timers[MacTimer::Nav as usize].deadline(), Some(1_000_000));
+        // … then resumes after DIFS and goes out.
+        fire(&mut m, &mut out, MacTimer::Nav);
+        let at = fire(&mut m, &mut out, MacTimer::Backoff);
+        assert!(at >= 1_000_000 + 50_000);
+        assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
     }
 
     #[test]
