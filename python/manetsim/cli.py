@@ -58,6 +58,18 @@ SetOption = Annotated[
         show_default=False,
     ),
 ]
+WorkersOption = Annotated[
+    Optional[int],
+    typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
+]
+ExecutorOption = Annotated[
+    str,
+    typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
+]
+SchedulerOption = Annotated[
+    Optional[str],
+    typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
+]
 SeedOption = Annotated[
     Optional[int],
     typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
@@ -185,26 +197,16 @@ def sweep_command(
             file_okay=False,
         ),
     ] = None,
-    workers: Annotated[
-        Optional[int],
-        typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
-    ] = None,
-    executor: Annotated[
-        str,
-        typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
-    ] = "local",
-    scheduler: Annotated[
-        Optional[str],
-        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
-    ] = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Run a parameter sweep (scenario x axes x seeds) into a Parquet dataset.
 
     Finished runs are kept: re-running the same command resumes an interrupted
     sweep and skips what is done.
     """
-    if executor not in ("local", "dask"):
-        _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
+    _check_executor(executor)
     definition = sweep_mod.parse(file)
     target = out if out is not None else Path("results") / definition.name
     summary = _run_with_progress(definition, target, workers, executor, scheduler)
@@ -282,22 +284,12 @@ def study_run_command(
             file_okay=False,
         ),
     ] = None,
-    workers: Annotated[
-        Optional[int],
-        typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
-    ] = None,
-    executor: Annotated[
-        str,
-        typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
-    ] = "local",
-    scheduler: Annotated[
-        Optional[str],
-        typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
-    ] = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Run a study's sweeps and write its report (tables, figures, findings)."""
-    if executor not in ("local", "dask"):
-        _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
+    _check_executor(executor)
     folder = study_mod.find(name)
     definition = study_mod.Study.load(folder, quick=quick, seeds=seeds, only=only)
     target = (
@@ -330,6 +322,11 @@ def study_run_command(
         f"report in {escape(str(target / 'report'))} ({time.perf_counter() - start:.1f} s)",
         highlight=False,
     )
+
+
+def _check_executor(executor: str) -> None:
+    if executor not in ("local", "dask"):
+        _fail(f"--executor: unknown executor `{executor}` (local | dask)", EXIT_USAGE)
 
 
 def _progress_bar(console: Console) -> Any:
