@@ -1,0 +1,87 @@
+"""rwp50 over N seeds in manetsim and ns-2.35: do the 95 % intervals overlap?
+
+Usage: python benches/mobile_agreement.py [--seeds N]
+
+Runs `manetsim.ns2.crosscheck` on the reference scenario rwp50 (50 nodes,
+random waypoint 0-20 m/s, pause 10 s, AODV with ns-2's constants, 1 TCP NewReno
++ 10 CBR flows, 500 s) for seeds 1..N; both simulators move the nodes along
+the same trajectories (the export writes manetsim's movements as setdest
+lines). Prints, per metric, each simulator's mean ± 95 % CI across seeds and
+whether the intervals overlap (issue 8's agreement criterion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+
+from manetsim import bench, ns2, study
+
+CBR_FLOWS = range(1, 11)
+
+
+def _cbr_mean(per_seed: list[dict[str, float]], metric: str) -> list[float]:
+    out = []
+    for s in per_seed:
+        values = [s[f"flow{i}.{metric}"] for i in CBR_FLOWS]
+        values = [v for v in values if not math.isnan(v)]
+        out.append(statistics.fmean(values) if values else float("nan"))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    args = parser.parse_args(argv)
+    path = bench.reference_path("rwp50")
+    ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), {"routing.aodv.preset": "ns2"})
+    rows = [
+        (
+            "TCP throughput (kbit/s)",
+            [s["flow0.throughput_kbps"] for s in ours.per_seed],
+            [s["flow0.throughput_kbps"] for s in theirs.per_seed],
+        ),
+        (
+            "TCP delay (ms)",
+            [s["flow0.delay_ms"] for s in ours.per_seed],
+            [s["flow0.delay_ms"] for s in theirs.per_seed],
+        ),
+        (
+            "CBR delivery ratio (%)",
+            [100 - x for x in _cbr_mean(ours.per_seed, "loss_pct")],
+            [100 - x for x in _cbr_mean(theirs.per_seed, "loss_pct")],
+        ),
+        (
+            "CBR delay (ms)",
+            _cbr_mean(ours.per_seed, "delay_ms"),
+            _cbr_mean(theirs.per_seed, "delay_ms"),
+        ),
+        (
+            "CBR throughput (kbit/s)",
+            _cbr_mean(ours.per_seed, "throughput_kbps"),
+            _cbr_mean(theirs.per_seed, "throughput_kbps"),
+        ),
+    ]
+    print(f"rwp50, seeds 1-{args.seeds}: mean ± 95 % CI across seeds")
+    print()
+    print("| metric | manetsim | ns-2.35 | intervals overlap |")
+    print("|---|---|---|---|")
+    for name, a, b in rows:
+        ma, ha, _ = study.mean_ci(a)
+        mb, hb, _ = study.mean_ci(b)
+        overlap = (ma - ha) <= (mb + hb) and (mb - hb) <= (ma + ha)
+        print(
+            f"| {name} | {ma:.1f} ± {ha:.1f} | {mb:.1f} ± {hb:.1f} | {'yes' if overlap else 'no'} |"
+        )
+    print()
+    print(
+        f"Processes: manetsim {sum(ours.wall_s):.1f} s, ns-2.35 {sum(theirs.wall_s):.1f} s "
+        f"(wall, same run)."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
