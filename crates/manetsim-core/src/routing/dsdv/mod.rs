@@ -285,7 +285,8 @@ impl RoutingProtocol for Dsdv {
             ctx.send(packet, h);
             return;
         }
-        self.routes.add_placeholder(packet.dst, now, &self.cfg);
+        self.routes
+            .add_unreachable_entry(packet.dst, now, &self.cfg);
         if let Some(old) = self.buffer.push(packet) {
             ctx.drop_packet(old, DropReason::RouteBufferFull);
         }

@@ -9,7 +9,7 @@ use crate::net::NodeId;
 use crate::wire::dsdv::{Entry, INFINITY};
 use std::collections::BTreeMap;
 
-/// How far in the future ns-2 puts the advertising time of a placeholder
+/// How far in the future ns-2 puts the advertising time of such an unreachable entry
 /// entry ("check back next week").
 pub const NEVER_ADVERTISE: SimTime = 604_800 * crate::engine::NS_PER_S;
 
@@ -138,9 +138,9 @@ impl RouteTable {
         self.routes.insert(me, r);
     }
 
-    /// A placeholder for a destination data is waiting for: unreachable,
+    /// An unreachable entry for a destination data is waiting for: unreachable,
     /// sequence number 0, never advertised (ns-2's `forwardPacket`).
-    pub fn add_placeholder(&mut self, dst: NodeId, now: SimTime, cfg: &DsdvConfig) {
+    pub fn add_unreachable_entry(&mut self, dst: NodeId, now: SimTime, cfg: &DsdvConfig) {
         self.routes.entry(dst).or_insert_with(|| {
             let mut r = Route::blank(dst);
             r.metric = INFINITY;
@@ -246,7 +246,7 @@ impl RouteTable {
     }
 
     /// Neighbour `from` was heard: it times out `hold` from now. A sender
-    /// not yet in the table gets a one-hop placeholder (sequence number 0,
+    /// not yet in the table gets a one-hop unreachable entry (sequence number 0,
     /// never advertised) to carry the timeout, as in ns-2.
     pub fn heard(&mut self, from: NodeId, now: SimTime, hold: SimTime, cfg: &DsdvConfig) {
         let r = self.routes.entry(from).or_insert_with(|| {

@@ -413,7 +413,7 @@ fn data_waits_for_a_route_five_packets_per_destination() {
         other => panic!("{other:?}"),
     }
     assert_eq!(n.a.buffered(), 5);
-    // The placeholder is unreachable and never advertised.
+    // The unreachable entry is never advertised.
     assert_eq!(n.route(9).0, INFINITY);
     // An update bringing a route sends them, oldest first.
     let out = n.hear(2 * S, 3, &[(3, 2, 0), (9, 6, 2)]);
