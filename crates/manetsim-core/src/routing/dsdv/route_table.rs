@@ -9,7 +9,7 @@ use crate::net::NodeId;
 use crate::wire::dsdv::{Entry, INFINITY};
 use std::collections::BTreeMap;
 
-/// How far in the future ns-2 puts the advertising time of such an unreachable entry
+/// How far in the future ns-2 puts the advertising time of an unreachable
 /// entry ("check back next week").
 pub const NEVER_ADVERTISE: SimTime = 604_800 * crate::engine::NS_PER_S;
 
