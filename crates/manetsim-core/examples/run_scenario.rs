@@ -39,6 +39,15 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if let Some(path) = std::env::var_os("RUN_SCENARIO_JSON") {
+        // The result without its wall-clock fields, to compare runs exactly.
+        let mut v = serde_json::to_value(&result).expect("result serialises");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("wall_s");
+            o.remove("events_per_s");
+        }
+        std::fs::write(path, serde_json::to_string_pretty(&v).expect("json")).expect("write json");
+    }
     let delivered: u64 = result.flows.iter().map(|f| f.received).sum();
     let sent: u64 = result.flows.iter().map(|f| f.sent).sum();
     println!(

@@ -38,40 +38,79 @@ pub struct MobilitySample {
     pub links_down: usize,
 }
 
-/// Every pair `(a, b)`, `a < b`, at most `range_m` apart, sorted.
-pub fn links(positions: &[Pos], range_m: f64) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    if positions.len() < 2 || !range_m.is_finite() || range_m < 0.0 {
-        return out;
+/// The nodes of one set of positions filed in a uniform grid of cell
+/// `range_m`, to find each node's neighbours without looking at every pair.
+struct PairIndex<'a> {
+    positions: &'a [Pos],
+    r2: f64,
+    cell: f64,
+    grid: HashMap<(i64, i64), Vec<u32>>,
+}
+
+impl<'a> PairIndex<'a> {
+    /// `None` when no pair can exist (under two nodes, or a bad range).
+    fn new(positions: &'a [Pos], range_m: f64) -> Option<Self> {
+        if positions.len() < 2 || !range_m.is_finite() || range_m < 0.0 {
+            return None;
+        }
+        let cell = if range_m > 0.0 { range_m } else { 1.0 };
+        let mut index = Self {
+            positions,
+            r2: range_m * range_m,
+            cell,
+            grid: HashMap::new(),
+        };
+        for (i, p) in positions.iter().enumerate() {
+            let k = index.key(p);
+            index.grid.entry(k).or_default().push(i as u32);
+        }
+        Some(index)
     }
-    let r2 = range_m * range_m;
-    let cell = if range_m > 0.0 { range_m } else { 1.0 };
-    let key = |p: &Pos| ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64);
-    let mut grid: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
-    for (i, p) in positions.iter().enumerate() {
-        grid.entry(key(p)).or_default().push(i as u32);
+
+    fn key(&self, p: &Pos) -> (i64, i64) {
+        (
+            (p.x / self.cell).floor() as i64,
+            (p.y / self.cell).floor() as i64,
+        )
     }
-    for (i, p) in positions.iter().enumerate() {
-        let (cx, cy) = key(p);
+
+    /// Sets `out` to node `i`'s neighbours numbered above `i`, sorted.
+    fn neighbours_above(&self, i: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let p = &self.positions[i];
+        let (cx, cy) = self.key(p);
         for dx in -1..=1 {
             for dy in -1..=1 {
-                let Some(cands) = grid.get(&(cx + dx, cy + dy)) else {
+                let Some(cands) = self.grid.get(&(cx + dx, cy + dy)) else {
                     continue;
                 };
                 for &j in cands {
                     if (j as usize) <= i {
                         continue;
                     }
-                    let q = &positions[j as usize];
+                    let q = &self.positions[j as usize];
                     let d2 = (p.x - q.x).powi(2) + (p.y - q.y).powi(2);
-                    if d2 <= r2 {
-                        out.push((i as u32, j));
+                    if d2 <= self.r2 {
+                        out.push(j);
                     }
                 }
             }
         }
+        out.sort_unstable();
     }
-    out.sort_unstable();
+}
+
+/// Every pair `(a, b)`, `a < b`, at most `range_m` apart, sorted.
+pub fn links(positions: &[Pos], range_m: f64) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let Some(index) = PairIndex::new(positions, range_m) else {
+        return out;
+    };
+    let mut near = Vec::new();
+    for i in 0..positions.len() {
+        index.neighbours_above(i, &mut near);
+        out.extend(near.iter().map(|&j| (i as u32, j)));
+    }
     out
 }
 
@@ -146,34 +185,74 @@ pub fn average_speed_at(m: &mut Mobility, t: SimTime) -> f64 {
 }
 
 /// Speed, degree and link changes at each of `times` (non-decreasing).
+///
+/// Only the previous sample's positions are kept, not its link list: each
+/// node's neighbour lists, before and now, are rebuilt and compared one
+/// node at a time, so memory stays a few bytes per node even when the
+/// network holds hundreds of thousands of links.
 pub fn series(m: &mut Mobility, times: &[SimTime], range_m: f64) -> Vec<MobilitySample> {
     let mut out = Vec::with_capacity(times.len());
-    let mut prev: Option<Vec<(u32, u32)>> = None;
+    let mut prev: Option<Vec<Pos>> = None;
+    let (mut before, mut after) = (Vec::new(), Vec::new());
     for &t in times {
         let pos = positions_at(m, t);
-        let now = links(&pos, range_m);
-        let (up, down) = match &prev {
-            Some(before) => {
-                let ev = diff(before, &now);
-                let up = ev.iter().filter(|e| e.up).count();
-                (up, ev.len() - up)
+        let now = PairIndex::new(&pos, range_m);
+        let was = prev.as_deref().and_then(|p| PairIndex::new(p, range_m));
+        let (mut links, mut up, mut down) = (0, 0, 0);
+        for i in 0..pos.len() {
+            after.clear();
+            if let Some(now) = &now {
+                now.neighbours_above(i, &mut after);
             }
-            None => (0, 0),
-        };
+            links += after.len();
+            if prev.is_none() {
+                continue;
+            }
+            before.clear();
+            if let Some(was) = &was {
+                was.neighbours_above(i, &mut before);
+            }
+            let (u, d) = count_changes(&before, &after);
+            up += u;
+            down += d;
+        }
         out.push(MobilitySample {
             t,
             average_speed_mps: average_speed_at(m, t),
             average_degree: if pos.is_empty() {
                 0.0
             } else {
-                2.0 * now.len() as f64 / pos.len() as f64
+                2.0 * links as f64 / pos.len() as f64
             },
             links_up: up,
             links_down: down,
         });
-        prev = Some(now);
+        prev = Some(pos);
     }
     out
+}
+
+/// How many entries of sorted `after` are not in sorted `before` (links
+/// up), and the other way round (links down).
+fn count_changes(before: &[u32], after: &[u32]) -> (usize, usize) {
+    let (mut i, mut j, mut up, mut down) = (0, 0, 0, 0);
+    while i < before.len() && j < after.len() {
+        match before[i].cmp(&after[j]) {
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Less => {
+                down += 1;
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                up += 1;
+                j += 1;
+            }
+        }
+    }
+    (up + after.len() - j, down + before.len() - i)
 }
 
 #[cfg(test)]
@@ -260,5 +339,36 @@ mod tests {
         assert_eq!((s[2].links_up, s[2].links_down), (0, 1));
         assert_eq!(s[2].average_degree, 0.0);
         assert_eq!(s[3].average_speed_mps, 0.0);
+    }
+
+    #[test]
+    fn series_agrees_with_link_events_on_random_moves() {
+        let mut rng = crate::engine::Rng::new(9, crate::engine::Stream::Test, 0);
+        let nodes = (0..80)
+            .map(|_| {
+                let mut t =
+                    Trajectory::new(Pos::new(rng.uniform() * 1000.0, rng.uniform() * 1000.0));
+                t.setdest(
+                    0,
+                    Pos::new(rng.uniform() * 1000.0, rng.uniform() * 1000.0),
+                    5.0 + 20.0 * rng.uniform(),
+                );
+                NodeMobility::Trajectory(t)
+            })
+            .collect();
+        let mut m = Mobility::from_nodes(nodes);
+        let times: Vec<SimTime> = (0..30).map(|k| k * NS_PER_S).collect();
+        let s = series(&mut m, &times, 180.0);
+        for k in 0..times.len() {
+            let cur = positions_at(&mut m, times[k]);
+            assert_eq!(s[k].average_degree, average_degree(&cur, 180.0));
+            if k > 0 {
+                let prev = positions_at(&mut m, times[k - 1]);
+                let ev = link_events(&prev, &cur, 180.0);
+                let up = ev.iter().filter(|e| e.up).count();
+                assert_eq!((s[k].links_up, s[k].links_down), (up, ev.len() - up));
+            }
+        }
+        assert!(s.iter().map(|x| x.links_up + x.links_down).sum::<usize>() > 50);
     }
 }

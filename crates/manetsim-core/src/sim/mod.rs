@@ -50,7 +50,10 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
     world.run();
     let wall_s = started.elapsed().as_secs_f64();
     let mut result = world.result(scenario, wall_s);
-    let (summary, series) = mobility_series(scenario, world.receive_range_m())?;
+    let range_m = world.receive_range_m();
+    // The world's memory is given back before the mobility metrics take theirs.
+    drop(world);
+    let (summary, series) = mobility_series(scenario, range_m)?;
     result.mobility = summary;
     result.timeseries.mobility = series;
     Ok(result)
