@@ -453,6 +453,14 @@ impl Dcf {
     // Timers
     // ---------------------------------------------------------------------
 
+    /// Whether an event for `timer` with generation `gen` is its live
+    /// expiry (false: cancelled or re-armed since, so [`Self::on_timer`]
+    /// would ignore it).
+    pub fn timer_is_live(&self, timer: MacTimer, gen: u32) -> bool {
+        let t = &self.timers[timer as usize];
+        t.is_armed() && t.generation() == gen
+    }
+
     /// A timer event popped; stale generations are ignored.
     pub fn on_timer(
         &mut self,

@@ -36,6 +36,9 @@ pub struct Leg {
     /// Where the node was heading (the `setdest` destination).
     pub target: Pos,
     pub speed_mps: f64,
+    /// Straight-line distance from `from` to `target`, computed once: every
+    /// position inside the leg needs it.
+    pub span_m: f64,
 }
 
 /// Travel time of `distance_m` at `speed_mps`, in whole nanoseconds, at
@@ -46,6 +49,13 @@ pub fn travel_time(distance_m: f64, speed_mps: f64) -> SimTime {
         return 0;
     }
     from_secs(distance_m / speed_mps).max(1)
+}
+
+/// The distance from `from` to `target` as [`Leg::position`] uses it.
+fn span(from: Pos, target: Pos) -> f64 {
+    let dx = target.x - from.x;
+    let dy = target.y - from.y;
+    (dx * dx + dy * dy).sqrt()
 }
 
 impl Leg {
@@ -65,6 +75,7 @@ impl Leg {
             to: if moving { target } else { from },
             target,
             speed_mps,
+            span_m: span(from, target),
         }
     }
 
@@ -85,7 +96,7 @@ impl Leg {
     fn along(&self, dt: SimTime) -> Pos {
         let dx = self.target.x - self.from.x;
         let dy = self.target.y - self.from.y;
-        let dist = (dx * dx + dy * dy).sqrt();
+        let dist = self.span_m;
         if dist == 0.0 {
             return self.from;
         }

@@ -138,6 +138,18 @@ impl RadioParams {
         lo
     }
 
+    /// A distance beyond which the mean power is surely below the
+    /// carrier-sense threshold, so no receiver there needs its power
+    /// computed; infinite for shadowing, whose per-frame draws must not be
+    /// skipped. Slightly above the exact threshold distance, as a margin
+    /// for rounding (the models are monotone in distance).
+    pub fn sense_cutoff_m(&self) -> f64 {
+        match self.model {
+            Propagation::Shadowing { .. } => f64::INFINITY,
+            _ => self.range_for_threshold_m(self.cs_threshold_w) * (1.0 + 1e-9),
+        }
+    }
+
     /// The radius beyond which no frame can reach the carrier-sense
     /// threshold: the spatial index searches this far around a sender.
     pub fn max_interference_range_m(&self) -> f64 {

@@ -296,6 +296,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         overhear_lazily: true,
         lazy_receptions: 0,
         prefilter_m: range + GRID_MARGIN_M + 1.0,
+        sense_cutoff_m2: radio.sense_cutoff_m().powi(2),
         due: Vec::new(),
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,

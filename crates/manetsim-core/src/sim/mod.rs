@@ -290,6 +290,9 @@ pub(crate) struct World {
     grid_valid_until: SimTime,
     /// Interference range + GRID_MARGIN_M (+ 1 m of slack): see `transmit`.
     prefilter_m: f64,
+    /// Squared [`RadioParams::sense_cutoff_m`]: receivers farther away are
+    /// skipped without computing their power.
+    sense_cutoff_m2: f64,
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
     hop_series: HopSeries,
@@ -396,6 +399,10 @@ impl World {
     }
 
     fn on_mac_timer(&mut self, now: SimTime, n: u32, timer: MacTimer, gen: u32) {
+        if !self.nodes[n as usize].mac.timer_is_live(timer, gen) {
+            // Cancelled or re-armed since: nothing happens at this node now.
+            return;
+        }
         let mut out = std::mem::take(&mut self.out);
         self.sync(now, n, &mut out);
         if self.nodes[n as usize]
@@ -664,6 +671,7 @@ impl World {
         self.next_serial = self.next_serial.wrapping_add(1);
         let mut replayed = 0;
         let far_m2 = self.prefilter_m * self.prefilter_m;
+        let cutoff_m2 = self.sense_cutoff_m2;
         let lazy = self.overhear_lazily;
         let no_losses = self.losses.is_empty();
         let mut lazy_count = 0;
@@ -696,7 +704,12 @@ impl World {
             } else {
                 pos[r as usize]
             };
-            let d = src.distance(&at);
+            // As `Pos::distance`, with the square kept for the cutoff.
+            let d2 = (src.x - at.x).powi(2) + (src.y - at.y).powi(2);
+            if d2 > cutoff_m2 {
+                return;
+            }
+            let d = d2.sqrt();
             let power_w = match shadow.get_mut(r as usize) {
                 Some(rng) => radio.rx_power_w(d, rng),
                 None => radio.mean_rx_power_w(d),
