@@ -26,9 +26,11 @@
 //!   and the short one otherwise (ns-2 compares the size with the threshold).
 //! - ARP is not modelled: a neighbour's MAC address is its node id.
 
+use super::frame::Control;
 use super::{Frame, FrameKind, MacParams, DATA_HEADER_BYTES};
 use crate::engine::{Rng, SimTime, TimerSlot};
 use crate::net::{NodeId, Packet, BROADCAST};
+use std::rc::Rc;
 
 /// The MAC's timers. The world schedules `MacTimer` events carrying one of
 /// these and the generation returned when arming it.
@@ -150,7 +152,8 @@ pub struct MacStats {
 #[derive(Debug, Clone)]
 pub struct Dcf {
     id: NodeId,
-    p: MacParams,
+    /// Shared by every node of a run.
+    p: Rc<MacParams>,
     capture_ratio: f64,
     rx_threshold_w: f64,
     tx_state: TxState,
@@ -160,9 +163,9 @@ pub struct Dcf {
     /// The data frame being sent, its next hop, and whether it uses RTS/CTS.
     pkt_tx: Option<Frame>,
     tx_uses_rts: bool,
-    pkt_rts: Option<Frame>,
+    pkt_rts: Option<Control>,
     /// A CTS or ACK waiting to go out.
-    pkt_ctrl: Option<Frame>,
+    pkt_ctrl: Option<Control>,
     nav_until: SimTime,
     cw: u32,
     ssrc: u32,
@@ -183,11 +186,12 @@ pub struct Dcf {
 impl Dcf {
     pub fn new(
         id: NodeId,
-        p: MacParams,
+        p: Rc<MacParams>,
         capture_ratio: f64,
         rx_threshold_w: f64,
         rng: Rng,
     ) -> Self {
+        let cw = p.cw_min;
         Self {
             id,
             p,
@@ -202,7 +206,7 @@ impl Dcf {
             pkt_rts: None,
             pkt_ctrl: None,
             nav_until: 0,
-            cw: p.cw_min,
+            cw,
             ssrc: 0,
             slrc: 0,
             next_seq: 0,
@@ -444,7 +448,7 @@ impl Dcf {
             + self.data_airtime(data)
             + self.p.sifs_ns
             + self.p.ack_time();
-        let mut rts = Frame::control(FrameKind::Rts, self.id, data.ra, dur);
+        let mut rts = Control::new(FrameKind::Rts, data.ra, dur);
         rts.retry = data.retry;
         self.pkt_rts = Some(rts);
     }
@@ -539,7 +543,7 @@ impl Dcf {
                 self.p.ack_time()
             }
         };
-        let frame = self.pkt_ctrl.clone().expect("checked above");
+        let frame = self.pkt_ctrl.expect("checked above").frame(self.id);
         self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
         true
     }
@@ -559,7 +563,7 @@ impl Dcf {
             + self.p.sifs_ns
             + self.p.cts_time()
             + self.p.max_prop_delay_ns;
-        let frame = self.pkt_rts.clone().expect("checked above");
+        let frame = self.pkt_rts.expect("checked above").frame(self.id);
         self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
         true
     }
@@ -844,7 +848,7 @@ impl Dcf {
         let dur = rts
             .duration_ns
             .saturating_sub(self.p.cts_time() + self.p.sifs_ns);
-        self.pkt_ctrl = Some(Frame::control(FrameKind::Cts, self.id, rts.ta, dur));
+        self.pkt_ctrl = Some(Control::new(FrameKind::Cts, rts.ta, dur));
         self.cancel(MacTimer::Defer);
         self.tx_resume(now, out);
     }
@@ -885,7 +889,7 @@ impl Dcf {
     }
 
     fn send_ack(&mut self, to: NodeId) {
-        self.pkt_ctrl = Some(Frame::control(FrameKind::Ack, self.id, to, 0));
+        self.pkt_ctrl = Some(Control::new(FrameKind::Ack, to, 0));
     }
 
     fn recv_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
@@ -957,7 +961,13 @@ mod tests {
             rts_threshold_bytes: rts_threshold,
             ..MacParams::default()
         };
-        Dcf::new(id, p, 10.0, 3.652e-10, Rng::new(1, Stream::Test, id as u64))
+        Dcf::new(
+            id,
+            Rc::new(p),
+            10.0,
+            3.652e-10,
+            Rng::new(1, Stream::Test, id as u64),
+        )
     }
 
     /// Fires the live timer of kind `t` at its deadline, returning the deadline.
@@ -1263,8 +1273,8 @@ mod tests {
         let mut out = Vec::new();
         // The node's own RTS waits; its backoff has just completed while a
         // CTS for node 2 was pending; the medium is reserved by a NAV.
-        m.pkt_rts = Some(Frame::control(FrameKind::Rts, 0, 1, 5_000_000));
-        m.pkt_ctrl = Some(Frame::control(FrameKind::Cts, 0, 2, 2_000_000));
+        m.pkt_rts = Some(Control::new(FrameKind::Rts, 1, 5_000_000));
+        m.pkt_ctrl = Some(Control::new(FrameKind::Cts, 2, 2_000_000));
         m.backoff.busy = false;
         m.nav_until = 1_000_000;
         m.arm(MacTimer::Defer, 100, &mut out);

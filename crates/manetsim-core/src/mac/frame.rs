@@ -58,3 +58,32 @@ impl Frame {
         }
     }
 }
+
+/// A control frame (RTS, CTS or ACK) waiting in the MAC to go out: a
+/// [`Frame`] without the transmitter (the MAC's own address) and without
+/// room for a packet, so a MAC's pending control frames stay small.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Control {
+    pub kind: FrameKind,
+    pub ra: NodeId,
+    pub duration_ns: SimTime,
+    pub retry: bool,
+}
+
+impl Control {
+    pub fn new(kind: FrameKind, ra: NodeId, duration_ns: SimTime) -> Self {
+        Self {
+            kind,
+            ra,
+            duration_ns,
+            retry: false,
+        }
+    }
+
+    /// The frame as transmitter `ta` sends it.
+    pub fn frame(&self, ta: NodeId) -> Frame {
+        let mut f = Frame::control(self.kind, ta, self.ra, self.duration_ns);
+        f.retry = self.retry;
+        f
+    }
+}

@@ -185,7 +185,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     for (i, p) in pos.iter().enumerate() {
         grid.insert(i as u32, *p);
     }
-    let mac_params = MacParams::from_scenario(&s.mac);
+    let mac_params = Rc::new(MacParams::from_scenario(&s.mac));
 
     // Routes towards every flow endpoint: TCP's ACKs travel back to the source.
     let dests: Vec<NodeId> = s.flows.iter().flat_map(|f| [f.dst, f.src]).collect();
@@ -210,7 +210,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         .map(|i| Node {
             mac: Dcf::new(
                 i,
-                mac_params,
+                Rc::clone(&mac_params),
                 radio.capture_ratio,
                 radio.rx_threshold_w,
                 Rng::new(s.seed, Stream::MacBackoff, i as u64),
