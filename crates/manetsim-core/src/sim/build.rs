@@ -10,6 +10,7 @@ use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::NodeId;
+use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
@@ -206,7 +207,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     }
     let aodv_config = aodv_config(s.routing.aodv.as_ref());
-    let nodes = (0..s.nodes.count)
+    let mut nodes: Vec<Node> = (0..s.nodes.count)
         .map(|i| Node {
             mac: Dcf::new(
                 i,
@@ -239,6 +240,14 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             sync_at: SimTime::MAX,
         })
         .collect();
+    // Promiscuous MACs only where the routing agent overhears.
+    let mut promiscuous = false;
+    for node in &mut nodes {
+        if node.router.wants_promiscuous() {
+            node.mac.set_promiscuous(true);
+            promiscuous = true;
+        }
+    }
 
     let shadow_rng = match radio.model {
         Propagation::Shadowing { .. } => (0..s.nodes.count as u64)
@@ -294,6 +303,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         air_free: Vec::new(),
         next_serial: 0,
         overhear_lazily: true,
+        promiscuous,
         lazy_receptions: 0,
         prefilter_m: range + GRID_MARGIN_M + 1.0,
         due: Vec::new(),
