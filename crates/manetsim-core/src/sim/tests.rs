@@ -214,3 +214,15 @@ fn lazy_overhearing_changes_nothing_with_dsr_overhearing_promiscuously() {
     assert!(lazy.ledger.balanced);
     assert!(lazy_count > 10_000, "{lazy_count}");
 }
+
+#[test]
+fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
+    let on = MOBILE_AODV.replace("protocol = \"aodv\"", "protocol = \"dsr\"");
+    let off = format!("{on}\n[routing.dsr]\ngratuitous_replies = false\n");
+    for (text, want) in [(MOBILE_AODV.to_string(), false), (on, true), (off, false)] {
+        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+        let w = build::build(&s).expect("builds");
+        assert_eq!(w.promiscuous, want);
+        assert!(w.nodes.iter().all(|n| n.mac.is_promiscuous() == want));
+    }
+}

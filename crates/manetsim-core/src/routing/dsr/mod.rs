@@ -36,18 +36,18 @@
 //!   A packet it only overhears teaches it nothing, except when it
 //!   shortens the packet's route (below).
 //! * **Automatic route shortening** (RFC 4728 section 3.4.3), on by default
-//!   as in ns-2 (`dsragent_send_grat_replies`). The agent asks for
-//!   promiscuous mode, and the MAC hands it every unicast data packet it
-//!   decodes for another node. If the packet's source route names this
-//!   node after the packet's next hop, the hops in between can go: the
-//!   node sends a gratuitous Route Reply (counted as "grat_rrep"; the nodes
-//!   passing it on count "rrep") to the route's origin (the source, or the
-//!   node that salvaged the packet) back through the transmitter it heard,
-//!   with the route up to that transmitter followed by itself and the
-//!   rest, and caches both halves. The origin caches the shorter route and
-//!   its next packets take it. At most one reply per (origin, transmitter)
-//!   per second (the RFC's Gratuitous Route Reply Table and
-//!   GratReplyHoldoff; ns-2 keys its `grat_hold_down_time` of 1 s on the
+//!   as in ns-2 (`dsragent_send_grat_replies`; scenario key `[routing.dsr]
+//!   gratuitous_replies`). The agent asks for promiscuous mode, and the MAC
+//!   hands it every unicast data packet it decodes for another node. If the
+//!   packet's source route names this node after the packet's next hop, the
+//!   hops in between can go: the node sends a gratuitous Route Reply (counted
+//!   as "grat_rrep"; the nodes passing it on count "rrep") to the route's
+//!   origin (the source, or the node that salvaged the packet) back through
+//!   the transmitter it heard, with the route up to that transmitter followed
+//!   by itself and the rest, and caches both halves. The origin caches the
+//!   shorter route and its next packets take it. At most one reply per
+//!   (origin, transmitter) per second (the RFC's Gratuitous Route Reply Table
+//!   and GratReplyHoldoff; ns-2 keys its `grat_hold_down_time` of 1 s on the
 //!   whole route instead). Control packets are never shortened (ns-2
 //!   neither).
 //! * **Route maintenance** from MAC feedback (RFC 4728 section 3.3). When the
