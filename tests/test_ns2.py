@@ -200,3 +200,16 @@ def test_each_ns2_routing_agent_is_exported(routing: str, agent: str, queue: str
 def test_olsr_is_refused_because_stock_ns2_has_none():
     proc = cli("export", "ns2", FIXTURES / "ns2_chain3_aodv.toml", "--set", "routing.protocol=olsr")
     assert "key `routing.protocol`" in assert_clean_error(proc)
+
+
+def test_dsr_without_gratuitous_replies_is_refused_because_ns2_compiles_them_in():
+    proc = cli(
+        "export",
+        "ns2",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        "--set",
+        "routing.protocol=dsr",
+        "--set",
+        "routing.dsr.gratuitous_replies=false",
+    )
+    assert "key `routing.dsr.gratuitous_replies`" in assert_clean_error(proc)

@@ -100,6 +100,13 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "routing.protocol",
             f'"{routing}" has no ns-2.35 equivalent (stock ns-2.35 has {names})',
         )
+    dsr = c["routing"].get("dsr") or {}
+    if routing == "dsr" and not dsr.get("gratuitous_replies", True):
+        raise ExportError(
+            "routing.dsr.gratuitous_replies",
+            "ns-2.35's DSR always sends gratuitous replies "
+            "(dsragent_send_grat_replies is compiled in, not a Tcl variable)",
+        )
     if c["mac"]["standard"] != "802.11":
         raise ExportError("mac.standard", "only 802.11 DCF is exported")
     for i, flow in enumerate(c.get("flows", [])):

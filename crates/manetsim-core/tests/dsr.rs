@@ -1,11 +1,11 @@
 //! DSR end to end: route discovery on a chain, route maintenance when a
-//! relay walks away, a grid with two flows. Every run balances its ledger
-//! (`run_checked`).
+//! relay walks away, a grid with two flows, route shortening when the
+//! destination comes closer. Every run balances its ledger (`run_checked`).
 
 mod common;
 
 use common::*;
-use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+use manetsim_core::scenario::{DsrOptions, MobilityModel, Move, RoutingProtocol, Scenario};
 
 const CBR_4PPS_512B: f64 = 4.0 * 512.0 * 8.0;
 
@@ -212,4 +212,82 @@ fn one_flow_on_a_static_chain_is_one_route_discovery() {
         let r = chain6(seed);
         assert_eq!(r.routing.route_discoveries, 1, "seed {seed}");
     }
+}
+
+/// 0 - 1 - 2 - 3 - 4 along the x axis, 200 m apart (receive range 250 m);
+/// the route 0-1-2-3-4 is found at 1 s. From 10 s the destination 4 walks
+/// towards 1 at 10 m/s and stops at x = 430 m (47 s), staying in 3's range
+/// all the way: no link breaks, but from x = 650 m it overhears 2 sending
+/// to 3, and from x = 450 m 1 sending to 2. With gratuitous replies the
+/// source learns 0-1-2-4 and then 0-1-4; without, it keeps 0-1-2-3-4.
+fn destination_comes_closer(gratuitous: bool) -> manetsim_core::RunResult {
+    let mut s = dsr(60.0, 1);
+    place(&mut s, (0..5).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+    s.routing.dsr = Some(DsrOptions {
+        gratuitous_replies: gratuitous,
+    });
+    s.mobility.model = MobilityModel::Waypoints;
+    s.mobility.moves = vec![Move {
+        node: 4,
+        at_s: 10.0,
+        to: [430.0, 0.0],
+        speed_mps: 10.0,
+    }];
+    s.flows.push(cbr(0, 4, 512, CBR_4PPS_512B, 1.0, 60.0));
+    run_checked(&s)
+}
+
+/// Hop counts of the packets delivered in [from_s, to_s).
+fn hops_between(r: &manetsim_core::RunResult, from_s: f64, to_s: f64) -> Vec<u16> {
+    let h = &r.timeseries.hops;
+    (0..h.t_s.len())
+        .filter(|&i| (from_s..to_s).contains(&h.t_s[i]))
+        .map(|i| h.hops[i])
+        .collect()
+}
+
+#[test]
+fn gratuitous_replies_shorten_the_route_as_the_destination_comes_closer() {
+    let r = destination_comes_closer(true);
+    let f = &r.flows[0];
+    let grat = messages(&r, "grat_rrep");
+    println!(
+        "sent {} received {} hops {:.2} changes {} grat {grat} routing {:?} drops {:?}",
+        f.sent, f.received, f.hops_mean, f.route_changes, r.routing.by_message, r.drops
+    );
+    let early = hops_between(&r, 0.0, 10.0);
+    let middle = hops_between(&r, 30.0, 44.0);
+    let late = hops_between(&r, 48.0, 60.0);
+    assert!(
+        !early.is_empty() && early.iter().all(|&h| h == 4),
+        "{early:?}"
+    );
+    assert!(
+        !middle.is_empty() && middle.iter().all(|&h| h == 3),
+        "{middle:?}"
+    );
+    assert!(!late.is_empty() && late.iter().all(|&h| h == 2), "{late:?}");
+    // One reply per shortening (the hold-down keeps it to one a second
+    // while the old route is still in use), never a route error.
+    assert!((2..=6).contains(&grat), "{grat} gratuitous replies");
+    assert_eq!(messages(&r, "rerr"), 0);
+    assert_eq!(r.routing.route_discoveries, 1);
+    assert!(
+        f.received as f64 > 0.95 * f.sent as f64,
+        "delivered {} of {}",
+        f.received,
+        f.sent
+    );
+}
+
+#[test]
+fn without_gratuitous_replies_the_long_route_stays() {
+    let r = destination_comes_closer(false);
+    let f = &r.flows[0];
+    assert_eq!(messages(&r, "grat_rrep"), 0);
+    let all = hops_between(&r, 0.0, 60.0);
+    assert!(!all.is_empty() && all.iter().all(|&h| h == 4), "{all:?}");
+    assert_eq!(f.hops_mean, 4.0);
 }

@@ -89,6 +89,9 @@ pub enum MacAction {
         from: NodeId,
         seq: u16,
     },
+    /// Promiscuous mode only: a unicast data frame for another node was
+    /// decoded intact (see [`Frame::tappable`]); `from` transmitted it.
+    Overheard { packet: Packet, from: NodeId },
     /// The MAC is done with a packet it was given.
     Done {
         packet: Packet,
@@ -120,6 +123,17 @@ struct Reception {
     power_w: f64,
     end: SimTime,
     error: bool,
+}
+
+/// How a reception ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RxEnd {
+    /// Collided, too weak, corrupted, or lost to our own transmission.
+    Failed,
+    /// Decoded, addressed to another node.
+    ForOther,
+    /// Decoded, addressed to this node (or broadcast).
+    ForMe,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -180,6 +194,8 @@ pub struct Dcf {
     ready: bool,
     /// The radio is off for good (battery empty): the MAC ignores everything.
     off: bool,
+    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
+    promiscuous: bool,
     pub stats: MacStats,
 }
 
@@ -216,8 +232,19 @@ impl Dcf {
             rng,
             ready: true,
             off: false,
+            promiscuous: false,
             stats: MacStats::default(),
         }
+    }
+
+    /// Promiscuous mode: decoded unicast data frames addressed to other
+    /// nodes are handed up as [`MacAction::Overheard`] (ns-2's `tap`).
+    pub fn set_promiscuous(&mut self, on: bool) {
+        self.promiscuous = on;
+    }
+
+    pub fn is_promiscuous(&self) -> bool {
+        self.promiscuous
     }
 
     /// True when the MAC holds no packet and can take one from the queue.
@@ -782,8 +809,18 @@ impl Dcf {
     pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
         match self.end_reception(now, tx_id, frame.ra, frame.duration_ns, out) {
             None => return,
-            Some(false) => {}
-            Some(true) => match frame.kind {
+            Some(RxEnd::Failed) => {}
+            Some(RxEnd::ForOther) => {
+                if self.promiscuous && frame.tappable() {
+                    if let Some(packet) = frame.packet.clone() {
+                        out.push(MacAction::Overheard {
+                            packet,
+                            from: frame.ta,
+                        });
+                    }
+                }
+            }
+            Some(RxEnd::ForMe) => match frame.kind {
                 FrameKind::Rts => self.recv_rts(now, frame, out),
                 FrameKind::Cts => self.recv_cts(now, out),
                 FrameKind::Ack => self.recv_ack(now, out),
@@ -795,7 +832,8 @@ impl Dcf {
 
     /// [`Self::on_rx_end`] for a frame known only by its header fields, which
     /// this node cannot act on: addressed to another node, or too weak to
-    /// decode (the world's overheard frames).
+    /// decode (the world's overheard frames). A promiscuous node's world
+    /// never sends a decodable [`Frame::tappable`] frame this way.
     pub fn on_rx_end_overheard(
         &mut self,
         now: SimTime,
@@ -804,15 +842,18 @@ impl Dcf {
         duration_ns: SimTime,
         out: &mut Vec<MacAction>,
     ) {
-        if let Some(for_me) = self.end_reception(now, tx_id, ra, duration_ns, out) {
-            debug_assert!(!for_me, "an overheard frame is never decoded for us");
+        if let Some(end) = self.end_reception(now, tx_id, ra, duration_ns, out) {
+            debug_assert!(
+                end != RxEnd::ForMe,
+                "an overheard frame is never decoded for us"
+            );
             self.set_rx_state(RxState::Idle, now, out);
         }
     }
 
     /// The end of transmission `tx_id` at this receiver: `None` if it was not
     /// the frame being received (lost earlier in a collision or capture);
-    /// else whether it was decoded and is for this node to act on.
+    /// else whether it was decoded, and for whom.
     fn end_reception(
         &mut self,
         now: SimTime,
@@ -820,7 +861,7 @@ impl Dcf {
         ra: NodeId,
         duration_ns: SimTime,
         out: &mut Vec<MacAction>,
-    ) -> Option<bool> {
+    ) -> Option<RxEnd> {
         let cur = self.rx?;
         if cur.tx_id != tx_id {
             return None;
@@ -828,16 +869,20 @@ impl Dcf {
         self.rx = None;
         if self.tx_active {
             // We started transmitting during the reception: it is lost.
-            Some(false)
+            Some(RxEnd::Failed)
         } else if self.rx_state == RxState::Coll || cur.error {
             self.set_nav(now, self.p.eifs_ns, out);
-            Some(false)
+            Some(RxEnd::Failed)
         } else {
             self.stats.frames_received += 1;
             if ra != self.id {
                 self.set_nav(now, duration_ns, out);
             }
-            Some(ra == self.id || ra == BROADCAST)
+            Some(if ra == self.id || ra == BROADCAST {
+                RxEnd::ForMe
+            } else {
+                RxEnd::ForOther
+            })
         }
     }
 
@@ -1196,6 +1241,47 @@ mod tests {
         assert!(!m.is_idle(10));
         m.on_rx_end(1000, 1, &f, &mut out);
         assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
+    }
+
+    /// Node 2 hears node 0's data frame for node 1.
+    fn overhear(m: &mut Dcf, f: &Frame, power_w: f64) -> Vec<MacAction> {
+        let mut out = Vec::new();
+        m.on_rx_start(0, 1, power_w, 1000, &mut out);
+        m.on_rx_end(1000, 1, f, &mut out);
+        out
+    }
+
+    fn overheard(out: &[MacAction]) -> Vec<(u64, NodeId)> {
+        out.iter()
+            .filter_map(|a| match a {
+                MacAction::Overheard { packet, from } => Some((packet.uid, *from)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_promiscuous_mac_hands_up_data_for_other_nodes() {
+        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
+        f.packet = Some(pkt(100));
+        assert!(f.tappable());
+        let mut m = mac(2, 3000);
+        assert!(overheard(&overhear(&mut m, &f, 1e-8)).is_empty());
+        m.set_promiscuous(true);
+        let out = overhear(&mut m, &f, 1e-8);
+        assert_eq!(overheard(&out), vec![(1, 0)]);
+        assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
+        // Not decoded: too weak.
+        assert!(overheard(&overhear(&mut m, &f, 1e-10)).is_empty());
+        // Not tappable: broadcast, routing control, RTS.
+        let mut b = f.clone();
+        b.ra = BROADCAST;
+        assert!(!b.tappable());
+        let mut c = f.clone();
+        c.packet.as_mut().unwrap().kind = PacketKind::Control;
+        assert!(!c.tappable());
+        assert!(overheard(&overhear(&mut m, &c, 1e-8)).is_empty());
+        assert!(!Frame::control(FrameKind::Rts, 0, 1, 0).tappable());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! 802.11 frames as they travel over the simulated air.
 
 use crate::engine::SimTime;
-use crate::net::{NodeId, Packet};
+use crate::net::{NodeId, Packet, BROADCAST};
 
 /// RTS: frame control, duration, RA, TA, FCS.
 pub const RTS_BYTES: u32 = 20;
@@ -56,6 +56,16 @@ impl Frame {
             bytes,
             packet: None,
         }
+    }
+
+    /// Whether a promiscuous receiver hands this frame's packet to its
+    /// routing agent when it overhears it: a unicast data frame carrying a
+    /// data packet (not a routing-control message). The world and the MAC
+    /// both decide with this one test (see `sim`).
+    pub fn tappable(&self) -> bool {
+        self.kind == FrameKind::Data
+            && self.ra != BROADCAST
+            && self.packet.as_ref().is_some_and(|p| !p.is_control())
     }
 }
 

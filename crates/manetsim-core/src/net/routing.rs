@@ -94,6 +94,26 @@ pub trait RoutingProtocol {
     fn on_control(&mut self, _now: SimTime, _from: NodeId, _packet: Packet, _ctx: &mut RoutingCtx) {
     }
 
+    /// Whether the agent wants to hear data frames addressed to other nodes
+    /// (promiscuous mode, see [`Self::on_overheard`]). Asked once, when the
+    /// world is built; a world none of whose agents wants it runs exactly
+    /// as without the feature.
+    fn wants_promiscuous(&self) -> bool {
+        false
+    }
+
+    /// Promiscuous mode: the MAC decoded a unicast data packet that
+    /// neighbour `from` sent to another node. The packet is only looked
+    /// at; it stays the other node's.
+    fn on_overheard(
+        &mut self,
+        _now: SimTime,
+        _from: NodeId,
+        _packet: &Packet,
+        _ctx: &mut RoutingCtx,
+    ) {
+    }
+
     /// A data packet reached its destination (this node) from neighbour `from`.
     fn on_delivered(&mut self, _now: SimTime, _from: NodeId, _packet: &Packet) {}
 

@@ -54,6 +54,12 @@ impl RoutingProtocol for Router {
     fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
         dispatch!(self, r => r.on_control(now, from, packet, ctx))
     }
+    fn wants_promiscuous(&self) -> bool {
+        dispatch!(self, r => r.wants_promiscuous())
+    }
+    fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
+        dispatch!(self, r => r.on_overheard(now, from, packet, ctx))
+    }
     fn on_delivered(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
         dispatch!(self, r => r.on_delivered(now, from, packet))
     }

@@ -355,6 +355,27 @@ pub struct Routing {
     /// Added table `[routing.dsdv]`: DSDV's options (only with protocol = "dsdv").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsdv: Option<DsdvOptions>,
+    /// Added table `[routing.dsr]`: DSR's options (only with protocol = "dsr").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsr: Option<DsrOptions>,
+}
+
+/// `[routing.dsr]` (added): ns-2.35's `DSRAgent` switches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DsrOptions {
+    /// `dsragent_send_grat_replies`: a node that overhears a data packet
+    /// whose source route reaches it later than the next hop tells the
+    /// source the shorter route (RFC 4728 section 3.4.3; ns-2: on).
+    #[serde(default = "default_true")]
+    pub gratuitous_replies: bool,
+}
+impl Default for DsrOptions {
+    fn default() -> Self {
+        Self {
+            gratuitous_replies: true,
+        }
+    }
 }
 
 /// `[routing.dsdv]` (added): ns-2.35's `Agent/DSDV` knobs.
@@ -387,6 +408,7 @@ impl Default for Routing {
             protocol: default_routing_protocol(),
             aodv: None,
             dsdv: None,
+            dsr: None,
         }
     }
 }

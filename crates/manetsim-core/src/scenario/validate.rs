@@ -74,6 +74,15 @@ type Res = Result<(), ScenarioError>;
 
 impl Checker<'_> {
     fn routing(&self, r: &Routing) -> Res {
+        if r.dsr.is_some() && r.protocol != RoutingProtocol::Dsr {
+            return self.fail(
+                "routing.dsr",
+                format!(
+                    "[routing.dsr] is only used with protocol = \"dsr\" (this scenario's protocol is \"{}\")",
+                    name_of(&r.protocol)
+                ),
+            );
+        }
         if let Some(dsdv) = &r.dsdv {
             if r.protocol != RoutingProtocol::Dsdv {
                 return self.fail(

@@ -10,6 +10,7 @@ use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::NodeId;
+use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
@@ -18,8 +19,8 @@ use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, Placement, RoutingProtocol,
-    Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, Placement,
+    RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -71,6 +72,15 @@ pub fn dsdv_config(options: Option<&DsdvOptions>) -> DsdvConfig {
         cfg.mac_feedback = o.mac_feedback;
         cfg.periodic_update_interval = from_secs(o.periodic_update_interval_s);
         cfg.min_update_periods = o.min_update_periods;
+    }
+    cfg
+}
+
+/// DSR's parameters from `[routing.dsr]` (absent: ns-2.35's defaults).
+pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
+    let mut cfg = DsrConfig::default();
+    if let Some(o) = options {
+        cfg.gratuitous_replies = o.gratuitous_replies;
     }
     cfg
 }
@@ -206,7 +216,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     }
     let aodv_config = aodv_config(s.routing.aodv.as_ref());
-    let nodes = (0..s.nodes.count)
+    let dsr_config = dsr_config(s.routing.dsr.as_ref());
+    let mut nodes: Vec<Node> = (0..s.nodes.count)
         .map(|i| Node {
             mac: Dcf::new(
                 i,
@@ -217,7 +228,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ),
             ifq: PriQueue::new(s.mac.queue_packets as usize),
             router: match s.routing.protocol {
-                RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, DsrConfig::default()))),
+                RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, dsr_config.clone()))),
                 RoutingProtocol::Dsdv => {
                     Router::Dsdv(Box::new(Dsdv::new(i, dsdv_config(s.routing.dsdv.as_ref()))))
                 }
@@ -239,6 +250,14 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             sync_at: SimTime::MAX,
         })
         .collect();
+    // Promiscuous MACs only where the routing agent overhears.
+    let mut promiscuous = false;
+    for node in &mut nodes {
+        if node.router.wants_promiscuous() {
+            node.mac.set_promiscuous(true);
+            promiscuous = true;
+        }
+    }
 
     let shadow_rng = match radio.model {
         Propagation::Shadowing { .. } => (0..s.nodes.count as u64)
@@ -294,6 +313,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         air_free: Vec::new(),
         next_serial: 0,
         overhear_lazily: true,
+        promiscuous,
         lazy_receptions: 0,
         prefilter_m: range + GRID_MARGIN_M + 1.0,
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),

@@ -12,6 +12,15 @@
 //! MAC sees the same calls at the same simulated times as it would with one
 //! event per start and end; `tests.rs` checks that both ways give identical
 //! results.
+//!
+//! Promiscuous overhearing: a node whose routing agent asks for it
+//! ([`RoutingProtocol::wants_promiscuous`], e.g. DSR for its gratuitous
+//! route replies) gets a promiscuous MAC, which hands decoded data frames
+//! for other nodes up as `MacAction::Overheard`; the world passes them to
+//! the agent's `on_overheard`. Such frames ([`Frame::tappable`], strong
+//! enough to decode) stay events at a promiscuous node, never lazy
+//! receptions, since their end may make the agent act at that very time.
+//! Without a promiscuous agent nothing changes.
 
 mod build;
 mod tcp;
@@ -271,6 +280,8 @@ pub(crate) struct World {
     overhear_lazily: bool,
     /// Receptions that went to an `overheard` list (for that test).
     lazy_receptions: u64,
+    /// Some node's MAC is promiscuous (its routing agent overhears data).
+    promiscuous: bool,
     /// Scratch for `Node::replay_overheard`.
     due: Vec<(SimTime, bool, u32)>,
     flows: Vec<Cbr>,
@@ -482,6 +493,11 @@ impl World {
                     }
                     self.receive(now, n, from, packet);
                 }
+                MacAction::Overheard { packet, from } => {
+                    self.with_router(now, n, |r, now, ctx| {
+                        r.on_overheard(now, from, &packet, ctx)
+                    });
+                }
                 MacAction::Done {
                     packet,
                     next_hop,
@@ -674,6 +690,7 @@ impl World {
         let cutoff_m2 = self.sense_cutoff_m2;
         let lazy = self.overhear_lazily;
         let no_losses = self.losses.is_empty();
+        let tappable = self.promiscuous && frame.tappable();
         let mut lazy_count = 0;
         let (pos, radio, q, shadow, mobility, batteries, nodes, due, out) = (
             &self.pos,
@@ -724,6 +741,10 @@ impl World {
                 // with one those stay events).
                 let only_sensed = (frame.ra != r && frame.ra != BROADCAST)
                     || (power_w < radio.rx_threshold_w && no_losses);
+                // A promiscuous MAC may hand a decodable data frame up.
+                let tapped =
+                    tappable && power_w >= radio.rx_threshold_w && node.mac.is_promiscuous();
+                let only_sensed = only_sensed && !tapped;
                 if lazy && only_sensed && node.mac.is_passive() {
                     lazy_count += 1;
                     if node.overheard.len() >= OVERHEARD_COMPACT_LEN {

@@ -193,3 +193,36 @@ fn lazy_overhearing_changes_nothing_with_loss_models_drawing_per_frame() {
     assert!(lazy.mac.retries > 0, "{:?}", lazy.mac);
     assert!(lazy_count > 10_000, "{lazy_count}");
 }
+
+#[test]
+fn lazy_overhearing_changes_nothing_with_dsr_overhearing_promiscuously() {
+    // DSR's gratuitous replies need every decodable data frame for another
+    // node handed to its agent: those receptions stay events, the rest
+    // may still be lazy.
+    let text = MOBILE_AODV
+        .replace("protocol = \"aodv\"", "protocol = \"dsr\"")
+        .replace("seed = 3", "seed = 4");
+    let (eager, lazy, lazy_count) = both_ways(&text);
+    assert_same(&eager, &lazy);
+    let grat = lazy
+        .routing
+        .by_message
+        .get("grat_rrep")
+        .map_or(0, |m| m.packets);
+    assert!(grat > 0, "{:?}", lazy.routing.by_message);
+    assert!(lazy.flows.iter().all(|f| f.received > 0));
+    assert!(lazy.ledger.balanced);
+    assert!(lazy_count > 10_000, "{lazy_count}");
+}
+
+#[test]
+fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
+    let on = MOBILE_AODV.replace("protocol = \"aodv\"", "protocol = \"dsr\"");
+    let off = format!("{on}\n[routing.dsr]\ngratuitous_replies = false\n");
+    for (text, want) in [(MOBILE_AODV.to_string(), false), (on, true), (off, false)] {
+        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+        let w = build::build(&s).expect("builds");
+        assert_eq!(w.promiscuous, want);
+        assert!(w.nodes.iter().all(|n| n.mac.is_promiscuous() == want));
+    }
+}

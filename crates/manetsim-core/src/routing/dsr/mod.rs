@@ -33,8 +33,23 @@
 //! * **Caching.** Every node caches the reversed route record of a request
 //!   it hears, the route in a reply it forwards or receives, and the rest of
 //!   the source route of data it forwards (ns-2 `snoop_source_routes`).
-//!   Overheard (promiscuous) packets are not seen: the world delivers only
-//!   frames addressed to a node, so no tap.
+//!   A packet it only overhears teaches it nothing, except when it
+//!   shortens the packet's route (below).
+//! * **Automatic route shortening** (RFC 4728 section 3.4.3), on by default
+//!   as in ns-2 (`dsragent_send_grat_replies`; scenario key `[routing.dsr]
+//!   gratuitous_replies`). The agent asks for promiscuous mode, and the MAC
+//!   hands it every unicast data packet it decodes for another node. If the
+//!   packet's source route names this node after the packet's next hop, the
+//!   hops in between can go: the node sends a gratuitous Route Reply (counted
+//!   as "grat_rrep"; the nodes passing it on count "rrep") to the route's
+//!   origin (the source, or the node that salvaged the packet) back through
+//!   the transmitter it heard, with the route up to that transmitter followed
+//!   by itself and the rest, and caches both halves. The origin caches the
+//!   shorter route and its next packets take it. At most one reply per
+//!   (origin, transmitter) per second (the RFC's Gratuitous Route Reply Table
+//!   and GratReplyHoldoff; ns-2 keys its `grat_hold_down_time` of 1 s on the
+//!   whole route instead). Control packets are never shortened (ns-2
+//!   neither).
 //! * **Route maintenance** from MAC feedback (RFC 4728 section 3.3). When the
 //!   MAC gives up on a next hop, the link is removed from the cache, a Route
 //!   Error (NODE_UNREACHABLE) goes back to the packet's source along the
@@ -52,9 +67,10 @@
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
 //!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
-//! * **Not implemented:** gratuitous route replies for route shortening
-//!   (they need promiscuous overhearing, which the world does not offer);
-//!   flow state (RFC 4728 section 3.5);
+//! * **Not implemented:** learning from overheard packets other than route
+//!   shortening (ns-2's `tap` also caches overheard source routes and
+//!   replies and acts on overheard route errors); flow state (RFC 4728
+//!   section 3.5);
 //!   acknowledgement-based maintenance (only MAC feedback); the
 //!   primary/secondary split of ns-2's cache.
 
@@ -107,6 +123,15 @@ pub struct DsrConfig {
     /// their caches before replying (ns-2 `propagate_last_error`,
     /// `max_err_hold` 1 s). `None` turns it off.
     pub propagate_last_error: Option<SimTime>,
+    /// Automatic route shortening (RFC 4728 section 3.4.3): overhear data
+    /// frames for other nodes and answer a source route that reaches this
+    /// node later than its next hop with a gratuitous Route Reply (ns-2
+    /// `dsragent_send_grat_replies`, on).
+    pub gratuitous_replies: bool,
+    /// After a gratuitous reply to a source about packets from a given
+    /// transmitter, no other for the same pair within this time (RFC 4728
+    /// GratReplyHoldoff; ns-2 `grat_hold_down_time`, both 1 s).
+    pub grat_hold_down: SimTime,
 }
 
 impl Default for DsrConfig {
@@ -124,6 +149,8 @@ impl Default for DsrConfig {
             broadcast_jitter: 10 * NS_PER_MS,
             reply_from_cache: true,
             propagate_last_error: Some(NS_PER_S),
+            gratuitous_replies: true,
+            grat_hold_down: NS_PER_S,
         }
     }
 }
@@ -216,6 +243,9 @@ pub struct Dsr {
     errors_now: (SimTime, Vec<(NodeId, NodeId)>),
     /// The last route error received as its destination, and when.
     held_error: Option<(SimTime, DsrOption)>,
+    /// The Gratuitous Route Reply Table (RFC 4728 section 4.5): (source,
+    /// transmitter of the overheard packet, when the reply went).
+    grat_sent: Vec<(NodeId, NodeId, SimTime)>,
     /// The time of the last call, for `hop_count`.
     last_now: SimTime,
 }
@@ -233,6 +263,7 @@ impl Dsr {
             delayed_seq: 0,
             errors_now: (0, Vec::new()),
             held_error: None,
+            grat_sent: Vec::new(),
             last_now: 0,
             cfg,
         }
@@ -472,6 +503,17 @@ impl Dsr {
     /// Sends a Route Reply carrying `route` (the nodes after the initiator,
     /// target last) back along `back` (this node first, initiator last).
     fn send_reply(&mut self, route: Vec<NodeId>, back: &[NodeId], ctx: &mut RoutingCtx) {
+        self.send_reply_as(route, back, "rrep", ctx);
+    }
+
+    /// [`Self::send_reply`], counted as `message`.
+    fn send_reply_as(
+        &mut self,
+        route: Vec<NodeId>,
+        back: &[NodeId],
+        message: &'static str,
+        ctx: &mut RoutingCtx,
+    ) {
         let initiator = *back.last().expect("back path ends at the initiator");
         let sr = SourceRoute {
             salvage: 0,
@@ -487,7 +529,7 @@ impl Dsr {
         ])
         .to_bytes();
         let p = Packet::control(self.me, initiator, CONTROL_TTL, 0, body);
-        ctx.originate(p, back[1], "rrep", false);
+        ctx.originate(p, back[1], message, false);
     }
 
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
@@ -497,6 +539,72 @@ impl Dsr {
             if self.cache.add(&full[k..], now) || packet.dst == self.me {
                 self.flush(now, ctx);
             }
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Automatic route shortening
+    // ---------------------------------------------------------------
+
+    /// A data packet `from` sent to another node, overheard: if its source
+    /// route names this node after the intended next hop, the hops in
+    /// between can go. Tells the route's origin (RFC 4728 section 3.4.3).
+    fn shorten(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
+        let Some(sr) = DsrRepr::parse(packet.body())
+            .ok()
+            .as_ref()
+            .and_then(SourceRoute::of)
+        else {
+            return;
+        };
+        // The whole route, from its origin: the source, or the node that
+        // salvaged the packet (first in the addresses, already processed).
+        let offset = usize::from(sr.salvage == 0);
+        let mut path = Vec::with_capacity(sr.addresses.len() + 2);
+        if offset == 1 {
+            path.push(packet.src);
+        }
+        path.extend_from_slice(&sr.addresses);
+        path.push(packet.dst);
+        // The intended receiver, and the transmitter just before it.
+        let Some(next) = (sr.addresses.len() + offset).checked_sub(sr.segments_left as usize)
+        else {
+            return;
+        };
+        if next == 0 || next >= path.len() || path[next - 1] != from {
+            return;
+        }
+        if path[..=next].contains(&self.me) {
+            return;
+        }
+        let Some(k) = path[next + 1..].iter().position(|&n| n == self.me) else {
+            return;
+        };
+        let mine = next + 1 + k;
+        let origin = path[0];
+        let hold = self.cfg.grat_hold_down;
+        self.grat_sent
+            .retain(|&(_, _, at)| now < at.saturating_add(hold));
+        if self
+            .grat_sent
+            .iter()
+            .any(|&(o, t, _)| o == origin && t == from)
+        {
+            return;
+        }
+        self.grat_sent.push((origin, from, now));
+        // The route: up to the transmitter, then this node and the rest.
+        let mut route = path[1..next].to_vec();
+        route.extend_from_slice(&path[mine..]);
+        // Back to the origin: this node, the transmitter it heard, ... origin.
+        let mut back = vec![self.me];
+        back.extend(path[..next].iter().rev());
+        let mut ahead = vec![self.me];
+        ahead.extend_from_slice(&path[mine + 1..]);
+        let learned = self.cache.add(&back, now) | self.cache.add(&ahead, now);
+        self.send_reply_as(route, &back, "grat_rrep", ctx);
+        if learned {
+            self.flush(now, ctx);
         }
     }
 
@@ -682,6 +790,17 @@ impl RoutingProtocol for Dsr {
             if packet.dst != self.me {
                 self.forward_control(&packet, repr, message, ctx);
             }
+        }
+    }
+
+    fn wants_promiscuous(&self) -> bool {
+        self.cfg.gratuitous_replies
+    }
+
+    fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
+        self.last_now = now;
+        if self.cfg.gratuitous_replies && !packet.is_control() && packet.body.is_some() {
+            self.shorten(now, from, packet, ctx);
         }
     }
 

@@ -560,3 +560,154 @@ fn request_carrying_an_error_cleans_the_cache_before_a_cached_reply() {
         DsrOption::RouteRequest { ref addresses, .. } if addresses == &[1]
     ));
 }
+
+// ---------------------------------------------------------------------
+// Automatic route shortening (gratuitous replies)
+// ---------------------------------------------------------------------
+
+/// Data from 0 to 4 on the route 0-1-2-3-4, as node 1 sends it to node 2.
+fn from_1_to_2() -> Packet {
+    routed(0, 4, &[1, 2, 3], 2, 0)
+}
+
+fn overhear(d: &mut Dsr, now: SimTime, from: NodeId, p: &Packet) -> Vec<RoutingAction> {
+    run(d, |d, c| d.on_overheard(now, from, p, c))
+}
+
+#[test]
+fn overhearing_a_route_that_reaches_this_node_later_sends_a_gratuitous_reply() {
+    let mut d = dsr(3);
+    assert!(d.wants_promiscuous());
+    let out = overhear(&mut d, 0, 1, &from_1_to_2());
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (p, nh, msg, fwd) = o[0];
+    // Back to the source through the transmitter 3 heard.
+    assert_eq!((nh, msg, fwd, p.src, p.dst), (1, "grat_rrep", false, 3, 0));
+    let repr = parse(p);
+    assert!(matches!(
+        &repr.options[..],
+        [DsrOption::RouteReply { addresses, .. }, DsrOption::SourceRoute { segments_left: 1, addresses: back, .. }]
+            if addresses == &vec![1, 3, 4] && back == &vec![1]
+    ));
+    // It learned both ways from the packet.
+    assert_eq!(d.route_to(0, 0), Some(vec![3, 1, 0]));
+    assert_eq!(d.route_to(4, 0), Some(vec![3, 4]));
+}
+
+#[test]
+fn the_destination_overhearing_its_packet_early_shortens_to_itself() {
+    let mut d = dsr(4);
+    let out = overhear(&mut d, 0, 1, &from_1_to_2());
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    assert!(matches!(
+        &parse(o[0].0).options[0],
+        DsrOption::RouteReply { addresses, .. } if addresses == &vec![1, 4]
+    ));
+}
+
+#[test]
+fn no_gratuitous_reply_off_the_route_at_the_next_hop_or_upstream() {
+    for me in [9, 2, 1, 0] {
+        let mut d = dsr(me);
+        let out = overhear(&mut d, 0, 1, &from_1_to_2());
+        assert!(out.is_empty(), "node {me}: {out:?}");
+    }
+    // The last hop (3 to 4) leaves nothing to shorten.
+    let mut d = dsr(5);
+    let last = routed(0, 4, &[1, 2, 3], 0, 0);
+    assert!(overhear(&mut d, 0, 3, &last).is_empty());
+    // Nor does a control packet.
+    let mut d = dsr(3);
+    let rrep = control(
+        4,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2, 3, 4],
+            },
+            sr_opt(&[3, 2, 1], 1),
+        ],
+    );
+    assert!(overhear(&mut d, 0, 2, &rrep).is_empty());
+}
+
+#[test]
+fn gratuitous_replies_are_held_down_per_source_and_transmitter() {
+    let mut d = dsr(3);
+    let p = from_1_to_2();
+    assert_eq!(originated(&overhear(&mut d, 0, 1, &p)).len(), 1);
+    // More packets of the flow within the hold-down: no more replies.
+    assert!(overhear(&mut d, 250 * NS_PER_MS, 1, &p).is_empty());
+    assert!(overhear(&mut d, NS_PER_S - 1, 1, &p).is_empty());
+    // Another transmitter is another entry: 0 sends to 1 on 0-1-2-3-4.
+    let from_0 = routed(0, 4, &[1, 2, 3], 3, 0);
+    let out = overhear(&mut d, NS_PER_S - 1, 0, &from_0);
+    assert!(matches!(
+        &parse(originated(&out)[0].0).options[0],
+        DsrOption::RouteReply { addresses, .. } if addresses == &vec![3, 4]
+    ));
+    // The hold-down over, the source hears again.
+    assert_eq!(originated(&overhear(&mut d, NS_PER_S, 1, &p)).len(), 1);
+}
+
+#[test]
+fn a_salvaged_packet_is_shortened_for_the_node_that_salvaged_it() {
+    // 1 salvaged 0's packet onto 1-2-3-4-5; 2 sends it on to 3; 4 hears.
+    let mut d = dsr(4);
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 1);
+    let out = overhear(&mut d, 0, 2, &p);
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    assert_eq!((o[0].1, o[0].0.dst), (2, 1));
+    assert!(matches!(
+        &parse(o[0].0).options[0],
+        DsrOption::RouteReply { addresses, .. } if addresses == &vec![2, 4, 5]
+    ));
+}
+
+#[test]
+fn without_gratuitous_replies_dsr_does_not_overhear() {
+    let cfg = DsrConfig {
+        gratuitous_replies: false,
+        ..DsrConfig::default()
+    };
+    let mut d = Dsr::new(3, cfg);
+    assert!(!d.wants_promiscuous());
+    assert!(overhear(&mut d, 0, 1, &from_1_to_2()).is_empty());
+}
+
+#[test]
+fn the_source_caches_the_shorter_route_and_its_next_packet_uses_it() {
+    let mut src = dsr(0);
+    src.learn_route(&[0, 1, 2, 3, 4], 0);
+    let out = run(&mut src, |d, c| d.route_output(0, data(0, 4), c));
+    assert_eq!(sent(&out)[0].1, 1);
+    // 3 overhears the packet on its way from 1 to 2.
+    let mut n3 = dsr(3);
+    let out = overhear(&mut n3, 1000, 1, &from_1_to_2());
+    let reply = originated(&out)[0].0.clone();
+    // Node 1 passes the reply on; it learns 1-3-4 as well.
+    let mut n1 = dsr(1);
+    let out = run(&mut n1, |d, c| d.on_control(2000, 3, reply, c));
+    let o = originated(&out);
+    assert_eq!((o[0].1, o[0].2, o[0].3), (0, "rrep", true));
+    assert_eq!(n1.route_to(4, 2000), Some(vec![1, 3, 4]));
+    let fwd = o[0].0.clone();
+    let out = run(&mut src, |d, c| d.on_control(3000, 1, fwd, c));
+    assert!(out.is_empty());
+    assert_eq!(src.route_to(4, 3000), Some(vec![0, 1, 3, 4]));
+    assert_eq!(src.hop_count(4), Some(3));
+    // The next packet takes the short route.
+    let out = run(&mut src, |d, c| d.route_output(4000, data(0, 4), c));
+    let s = sent(&out);
+    assert_eq!(s[0].1, 1);
+    let repr = parse(s[0].0);
+    assert!(matches!(
+        &repr.options[..],
+        [DsrOption::SourceRoute { segments_left: 2, addresses, .. }] if addresses == &vec![1, 3]
+    ));
+}
