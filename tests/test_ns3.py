@@ -346,3 +346,26 @@ def test_small_scenario_runs_on_ns3(tmp_path):
     assert result["tcp_rx_bytes"] > 100_000
     assert result["udp_tx_packets"] == 38  # 0.5 s to 10 s at 4 packets/s
     assert result["udp_rx_packets"] >= 30
+
+
+@pytest.mark.skipif(
+    not _ns3_installed() or shutil.which("g++") is None,
+    reason="ns-3 (Debian libns3-dev) is not installed",
+)
+def test_ns3_range_is_ns2s_250_m(tmp_path):
+    binary = ns3.build()
+    delivered = {}
+    for distance in (249.0, 251.0):
+        doc = scenario(
+            SMALL_CHAIN,
+            nodes={"count": 2, "placement": "explicit", "positions": [[0.0, 0.0], [distance, 0.0]]},
+            routing={"protocol": "aodv"},
+            flows=[{**SMALL_CHAIN["flows"][0], "dst": 1, "rate_bps": 16384.0}],
+        )
+        folder = tmp_path / str(distance)
+        folder.mkdir()
+        command = ns3.prepare(doc, folder, binary)
+        proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
+        delivered[distance] = ns3.parse_result(proc.stdout)["udp_rx_packets"]
+    assert delivered[249.0] == 18  # 0.5 s to 5 s at 4 packets/s, all received
+    assert delivered[251.0] == 0
