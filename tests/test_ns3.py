@@ -287,8 +287,14 @@ def test_build_is_cached_by_source_hash(tmp_path, monkeypatch):
     assert sorted(p.name for p in cache.iterdir()) == sorted([first.name, second.name])
 
 
-def test_source_is_kept_in_benches():
-    assert ns3.source_path() == SOURCE
+def test_source_is_kept_in_benches(tmp_path, monkeypatch):
+    monkeypatch.delenv(ns3.SOURCE_ENV, raising=False)
+    monkeypatch.chdir(REPO)
+    assert ns3.source_path().resolve() == SOURCE.resolve()
+    monkeypatch.setenv(ns3.SOURCE_ENV, str(tmp_path / "missing.cc"))
+    with pytest.raises(FileNotFoundError, match="MANETSIM_NS3_SOURCE names no file"):
+        ns3.source_path()
+    monkeypatch.delenv(ns3.SOURCE_ENV)
     text = SOURCE.read_text(encoding="utf-8")
     for needed in ("Ns2MobilityHelper", "AodvHelper", "TcpNewReno", "ns3-result"):
         assert needed in text

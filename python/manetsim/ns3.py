@@ -56,7 +56,7 @@ PKG_MODULES = (
 )
 
 SOURCE_ENV = "MANETSIM_NS3_SOURCE"
-_SOURCE_IN_TREE = Path(__file__).resolve().parents[2] / "benches" / "ns3" / "manetsim_bench.cc"
+_SOURCE = Path("benches") / "ns3" / "manetsim_bench.cc"
 
 # 802.11b DSSS rates the program maps to ns-3's DsssRate modes.
 DSSS_RATES = (1_000_000, 2_000_000, 5_500_000, 11_000_000)
@@ -74,15 +74,27 @@ class Ns3Error(ValueError):
 
 
 def source_path() -> Path:
-    """The ns-3 program's source: ``$MANETSIM_NS3_SOURCE`` or the source tree's."""
+    """The ns-3 program's source.
+
+    ``$MANETSIM_NS3_SOURCE`` when set; else the source tree's
+    ``benches/ns3/manetsim_bench.cc``, found beside the package (a source
+    checkout or an editable install) or under the working folder (an installed
+    package run from a checkout, as CI does).
+    """
     env = os.environ.get(SOURCE_ENV)
-    path = Path(env) if env else _SOURCE_IN_TREE
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the ns-3 program is not found at {path}: run from a manetsim source checkout "
-            f"(benches/ns3/manetsim_bench.cc) or set {SOURCE_ENV} to it"
-        )
-    return path
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise FileNotFoundError(f"${SOURCE_ENV} names no file: {path}")
+        return path
+    candidates = [Path(__file__).resolve().parents[2] / _SOURCE, Path.cwd() / _SOURCE]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"the ns-3 program ({_SOURCE}) is not found: run from a manetsim source checkout "
+        f"or set {SOURCE_ENV} to the file"
+    )
 
 
 def cache_dir() -> Path:
