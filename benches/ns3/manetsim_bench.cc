@@ -177,7 +177,16 @@ main(int argc, char* argv[])
     // the window is ns-3's default (128 KiB receive buffer).
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(flows.empty() ? 512 : flows[0].size));
+    uint32_t segmentSize = 512; // one for all TCP flows (bench.py refuses mixed sizes)
+    for (const FlowSpec& f : flows)
+    {
+        if (f.kind == "tcp")
+        {
+            segmentSize = f.size;
+            break;
+        }
+    }
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segmentSize));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(tcpInitialWindow));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(tcpDelayedAck ? 2 : 1));
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(1000000));
