@@ -6,7 +6,10 @@ fresh process, as a user runs it, and reports the process's wall and CPU time,
 the core's own time, events per second, peak memory (maximum resident set
 size) and memory per node beyond a two-node run's. With ``against="ns2"`` the
 same scenario is exported (tracing off) and run by ``ns`` in the same
-benchmark run, and the ratios are of those two measurements.
+benchmark run, and the ratios are of those two measurements. With
+``against="ns3"`` the ns-3 program kept in ``benches/ns3/`` (compiled on
+demand, see :mod:`manetsim.ns3`) runs the same scenario, movements and flows
+in the same benchmark run; ``against=["ns2", "ns3"]`` runs both.
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from manetsim import ns3
 from manetsim.ns2 import INSTALL_HINT, export_tcl
+from manetsim.run import load_config
 
-__all__ = ["REFERENCE", "BenchRow", "reference_path", "run_bench"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["AGAINST", "REFERENCE", "BenchRow", "parse_against", "reference_path", "run_bench"]
 
 BENCH_DIR = Path(__file__).parent / "benchmarks"
 REFERENCE = ("chain6", "rwp50", "rwp1000", "rwp10000")
+AGAINST = ("ns2", "ns3")
 
 _CHILD = """
 import json, resource, sys, time
@@ -66,6 +75,9 @@ class BenchRow:
     bytes_per_node: float
     ns2_wall_s: float | None = None
     ns2_cpu_s: float | None = None
+    ns3_wall_s: float | None = None
+    ns3_cpu_s: float | None = None
+    ns3_result: dict[str, Any] | None = None
 
     @property
     def events_per_s(self) -> float:
@@ -78,6 +90,10 @@ class BenchRow:
             out["speedup_wall"] = self.ns2_wall_s / self.wall_s
         if self.ns2_cpu_s is not None and self.cpu_s > 0:
             out["speedup_cpu"] = self.ns2_cpu_s / self.cpu_s
+        if self.ns3_wall_s is not None:
+            out["speedup_ns3_wall"] = self.ns3_wall_s / self.wall_s
+        if self.ns3_cpu_s is not None and self.cpu_s > 0:
+            out["speedup_ns3_cpu"] = self.ns3_cpu_s / self.cpu_s
         return out
 
 
@@ -113,14 +129,43 @@ def _manetsim(path: Path) -> tuple[dict[str, Any], float, float]:
     return json.loads(out), wall, cpu
 
 
-def run_bench(names: list[str], against: str | None = None, repeat: int = 1) -> list[BenchRow]:
-    """Benchmarks each scenario (best of ``repeat`` runs for each simulator)."""
-    if against not in (None, "ns2"):
-        raise ValueError(
-            f"--against {against}: only ns2 is available (no ns-3 program is kept in benches/)"
-        )
-    if against == "ns2" and shutil.which("ns") is None:
+def parse_against(against: str | Sequence[str] | None) -> list[str]:
+    """``"ns2"``, ``"ns2,ns3"``, ``["ns2", "ns3"]`` or None as a list of simulators."""
+    if against is None:
+        return []
+    items = [against] if isinstance(against, str) else list(against)
+    names: list[str] = []
+    for item in items:
+        for name in item.split(","):
+            name = name.strip().lower()
+            if not name:
+                continue
+            if name not in AGAINST:
+                raise ValueError(
+                    f"--against {name}: unknown simulator (available: {', '.join(AGAINST)})"
+                )
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def run_bench(
+    names: list[str], against: str | Sequence[str] | None = None, repeat: int = 1
+) -> list[BenchRow]:
+    """Benchmarks each scenario (best of ``repeat`` runs for each simulator).
+
+    ``against`` names simulators to run on the same scenarios in the same run:
+    ``"ns2"``, ``"ns3"`` or both (a list, or ``"ns2,ns3"``).
+    """
+    others = parse_against(against)
+    if "ns2" in others and shutil.which("ns") is None:
         raise FileNotFoundError(INSTALL_HINT)
+    binary = None
+    if "ns3" in others:
+        # Refuse what ns-3 cannot run before anything is built or timed.
+        for name in names:
+            ns3.check_expressible(load_config(reference_path(name)))
+        binary = ns3.build()
     with tempfile.TemporaryDirectory(prefix="manetsim-bench-") as folder:
         tiny = Path(folder) / "tiny.toml"
         tiny.write_text(_TINY, encoding="utf-8")
@@ -145,10 +190,15 @@ def run_bench(names: list[str], against: str | None = None, repeat: int = 1) -> 
                 maxrss_mib=info["maxrss_kib"] / 1024,
                 bytes_per_node=max(0, info["maxrss_kib"] - baseline_kib) * 1024 / info["nodes"],
             )
-            if against == "ns2":
+            if "ns2" in others:
                 tcl = Path(folder) / f"{path.stem}.tcl"
                 tcl.write_text(export_tcl(path, tracing=False), encoding="utf-8")
                 walls = [_timed(["ns", str(tcl)], cwd=folder)[1:] for _ in range(repeat)]
                 row.ns2_wall_s, row.ns2_cpu_s = min(walls)
+            if binary is not None:
+                command = ns3.prepare(path, Path(folder), binary)
+                runs = [_timed(command, cwd=folder) for _ in range(repeat)]
+                out, row.ns3_wall_s, row.ns3_cpu_s = min(runs, key=lambda run: run[1])
+                row.ns3_result = ns3.parse_result(out)
             rows.append(row)
         return rows

@@ -441,8 +441,13 @@ def bench_command(
         ),
     ] = None,
     against: Annotated[
-        Optional[str],
-        typer.Option("--against", metavar="ns2", help="Also run ns-2.35, in the same run."),
+        Optional[list[str]],
+        typer.Option(
+            "--against",
+            metavar="ns2|ns3",
+            help="Also run ns-2.35 (ns2) or the ns-3 program in benches/ns3 (ns3), in the "
+            "same run (repeatable, or ns2,ns3).",
+        ),
     ] = None,
     repeat: Annotated[
         int, typer.Option("--repeat", min=1, help="Best of N runs per simulator.")
@@ -451,12 +456,15 @@ def bench_command(
         bool, typer.Option("--json", help="Print the rows as JSON lines.")
     ] = False,
 ) -> None:
-    """Time manetsim on reference scenarios: wall, events/s, memory, speed vs ns-2."""
+    """Time manetsim on reference scenarios: wall, events/s, memory, speed vs ns-2/ns-3."""
     names = scenarios or ["chain6", "rwp50"]
     try:
-        rows = bench_mod.run_bench(names, against, repeat)
+        others = bench_mod.parse_against(against)
+        rows = bench_mod.run_bench(names, others, repeat)
     except (ValueError, FileNotFoundError) as err:
         _fail(str(err), EXIT_USAGE)
+    except RuntimeError as err:
+        _fail(str(err), EXIT_SIMULATION)
     if json_output:
         for row in rows:
             sys.stdout.write(json.dumps(row.as_dict()) + "\n")
@@ -465,8 +473,11 @@ def bench_command(
     for column in ("scenario", "nodes", "events", "core s", "wall s", "events/s", "peak MiB"):
         table.add_column(column, justify="right")
     table.add_column("B/node", justify="right")
-    if against:
+    if "ns2" in others:
         for column in ("ns-2 wall s", "ns-2 CPU s", "speedup wall", "speedup CPU"):
+            table.add_column(column, justify="right")
+    if "ns3" in others:
+        for column in ("ns-3 wall s", "ns-3 CPU s", "vs ns-3 wall", "vs ns-3 CPU"):
             table.add_column(column, justify="right")
     for row in rows:
         cells = [
@@ -479,13 +490,20 @@ def bench_command(
             f"{row.maxrss_mib:.0f}",
             f"{row.bytes_per_node:,.0f}",
         ]
-        if against:
-            d = row.as_dict()
+        d = row.as_dict()
+        if "ns2" in others:
             cells += [
                 f"{row.ns2_wall_s:.2f}",
                 f"{row.ns2_cpu_s:.2f}",
                 f"{d['speedup_wall']:.1f}x",
                 f"{d.get('speedup_cpu', float('nan')):.1f}x",
+            ]
+        if "ns3" in others:
+            cells += [
+                f"{row.ns3_wall_s:.2f}",
+                f"{row.ns3_cpu_s:.2f}",
+                f"{d['speedup_ns3_wall']:.1f}x",
+                f"{d.get('speedup_ns3_cpu', float('nan')):.1f}x",
             ]
         table.add_row(*cells)
     _stdout().print(table)

@@ -1,0 +1,325 @@
+"""ns-3: the benchmark's equivalent ns-3 program, built and run on demand.
+
+The program is kept in the source tree as ``benches/ns3/manetsim_bench.cc``.
+:func:`build` compiles it with ``g++`` against the installed ns-3 (Debian's
+``libns3-dev``, ns-3.37, found through ``pkg-config``) into a cache folder
+keyed by a hash of the source and the build flags, so it is compiled once.
+:func:`prepare` writes what the program reads for one scenario (manetsim's
+movements as an ns-2 movement file, which ns-3 loads with its
+``Ns2MobilityHelper``, and one line per flow) and returns its command line.
+What the program cannot express is refused with an :class:`Ns3Error` naming
+the key and the reason, never run approximately.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from manetsim.run import load_config, movements_ns2
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from manetsim.run import Overrides, ScenarioLike
+
+__all__ = [
+    "INSTALL_HINT",
+    "Ns3Error",
+    "build",
+    "check_expressible",
+    "parse_result",
+    "prepare",
+    "source_path",
+]
+
+INSTALL_HINT = (
+    "ns-3 is not installed: apt-get update && apt-get install -y libns3-dev g++ pkg-config "
+    "(Debian's ns-3.37; `--against ns3` compiles benches/ns3/manetsim_bench.cc against it)"
+)
+
+# The pkg-config modules the program links (Debian names them ns3-<module>).
+PKG_MODULES = (
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-mobility",
+    "ns3-propagation",
+    "ns3-wifi",
+    "ns3-aodv",
+    "ns3-applications",
+)
+
+SOURCE_ENV = "MANETSIM_NS3_SOURCE"
+_SOURCE = Path("benches") / "ns3" / "manetsim_bench.cc"
+
+# 802.11b DSSS rates the program maps to ns-3's DsssRate modes.
+DSSS_RATES = (1_000_000, 2_000_000, 5_500_000, 11_000_000)
+
+
+class Ns3Error(ValueError):
+    """The scenario uses something the ns-3 program does not express."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"cannot run on ns-3: key `{key}`: {message}")
+        self.key = key
+
+
+# -- the program and its build ------------------------------------------------------
+
+
+def source_path() -> Path:
+    """The ns-3 program's source.
+
+    ``$MANETSIM_NS3_SOURCE`` when set; else the source tree's
+    ``benches/ns3/manetsim_bench.cc``, found beside the package (a source
+    checkout or an editable install) or under the working folder (an installed
+    package run from a checkout, as CI does).
+    """
+    env = os.environ.get(SOURCE_ENV)
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise FileNotFoundError(f"${SOURCE_ENV} names no file: {path}")
+        return path
+    candidates = [Path(__file__).resolve().parents[2] / _SOURCE, Path.cwd() / _SOURCE]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"the ns-3 program ({_SOURCE}) is not found: run from a manetsim source checkout "
+        f"or set {SOURCE_ENV} to the file"
+    )
+
+
+def cache_dir() -> Path:
+    """Where compiled programs are kept (``$XDG_CACHE_HOME/manetsim/ns3``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "manetsim" / "ns3"
+
+
+def compiler() -> str:
+    return os.environ.get("CXX", "g++")
+
+
+def check_installed() -> None:
+    """Raises ``FileNotFoundError`` with the install hint when ns-3 cannot be built."""
+    missing = [tool for tool in (compiler(), "pkg-config") if shutil.which(tool) is None]
+    if missing:
+        raise FileNotFoundError(f"{INSTALL_HINT} [missing: {', '.join(missing)}]")
+    proc = subprocess.run(
+        ["pkg-config", "--exists", *PKG_MODULES], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise FileNotFoundError(f"{INSTALL_HINT} [pkg-config finds no {' '.join(PKG_MODULES)}]")
+
+
+def clean_flags(text: str) -> list[str]:
+    """pkg-config's output as compiler arguments, minus what would break the build.
+
+    Debian's ns-3.37 ``.pc`` files carry a stray ``-I/usr\\;`` and name static
+    libraries (``libgsl.so``, ...) by path that only their ``-dev`` packages
+    install; the ns-3 shared libraries link those themselves.
+    """
+    flags: list[str] = []
+    for token in text.split():
+        if "\\" in token or ";" in token:
+            continue
+        if token.startswith("/") and not Path(token).exists():
+            continue
+        if token.startswith("-l") and token in flags:
+            continue
+        flags.append(token)
+    return flags
+
+
+def build_flags() -> list[str]:
+    proc = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", *PKG_MODULES],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise FileNotFoundError(f"{INSTALL_HINT} [{proc.stderr.strip()}]")
+    return clean_flags(proc.stdout)
+
+
+def build(cache: Path | None = None) -> Path:
+    """Compiles the ns-3 program if it is not cached yet; returns the executable."""
+    check_installed()
+    source = source_path()
+    flags = build_flags()
+    cxx = compiler()
+    key = hashlib.sha256()
+    key.update(source.read_bytes())
+    key.update("\0".join([cxx, *flags]).encode())
+    folder = cache or cache_dir()
+    binary = folder / f"manetsim_bench-{key.hexdigest()[:16]}"
+    if binary.is_file() and os.access(binary, os.X_OK):
+        return binary
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(prefix=binary.name + ".", dir=folder)
+    os.close(fd)
+    command = [cxx, "-O2", "-std=c++17", "-o", partial, str(source), *flags]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        Path(partial).unlink(missing_ok=True)
+        tail = proc.stderr.strip().splitlines()[-5:]
+        raise RuntimeError(f"compiling {source} against ns-3 failed: {' | '.join(tail)}")
+    Path(partial).chmod(0o755)
+    Path(partial).replace(binary)
+    return binary
+
+
+# -- one scenario ----------------------------------------------------------------------
+
+
+def check_expressible(c: Mapping[str, Any]) -> None:
+    """Raises :class:`Ns3Error` for what the ns-3 program does not express."""
+    routing = c["routing"]["protocol"]
+    if routing != "aodv":
+        raise Ns3Error(
+            "routing.protocol", f'"{routing}": the ns-3 program runs AODV only (ns-3\'s aodv)'
+        )
+    mac, radio = c["mac"], c["radio"]
+    if mac["standard"] != "802.11":
+        raise Ns3Error("mac.standard", "only 802.11 DCF (ns-3's 802.11b) is expressed")
+    for key in ("data_rate_bps", "basic_rate_bps"):
+        if int(mac[key]) not in DSSS_RATES:
+            raise Ns3Error(
+                f"mac.{key}", f"{mac[key]} b/s is no 802.11b DSSS rate (1, 2, 5.5 or 11 Mb/s)"
+            )
+    if radio["propagation"] != "two_ray_ground":
+        raise Ns3Error(
+            "radio.propagation",
+            f'"{radio["propagation"]}": the ns-3 program uses two-ray ground only',
+        )
+    if c.get("loss"):
+        raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
+    if c.get("energy"):
+        raise Ns3Error("energy", "the energy model is not mirrored in the ns-3 program")
+    tcp_sizes = set()
+    for i, flow in enumerate(c.get("flows", [])):
+        key = f"flows.{i}"
+        if flow.get("start_jitter_s", 0.0):
+            raise Ns3Error(f"{key}.start_jitter_s", "the ns-3 program starts flows at exact times")
+        transport, app = flow["transport"], flow["app"]
+        if transport == "udp":
+            if app != "cbr":
+                raise Ns3Error(f"{key}.app", f'"{app}" over UDP: only CBR is expressed')
+        elif transport == "tcp":
+            if app != "ftp":
+                raise Ns3Error(f"{key}.app", f'"{app}" over TCP: only FTP (bulk) is expressed')
+            variant = flow["tcp"]["variant"]
+            if variant != "newreno":
+                raise Ns3Error(
+                    f"{key}.tcp.variant", f'"{variant}": the ns-3 program runs NewReno only'
+                )
+            tcp_sizes.add(int(flow["packet_size_bytes"]))
+        else:
+            raise Ns3Error(f"{key}.transport", f'"{transport}" is not expressed')
+    if len(tcp_sizes) > 1:
+        raise Ns3Error(
+            "flows.packet_size_bytes",
+            "TCP flows of different segment sizes (ns-3 sets one SegmentSize for all)",
+        )
+
+
+def flows_text(c: Mapping[str, Any]) -> str:
+    """The program's flows file: ``tcp|udp SRC DST START STOP SIZE RATE_BPS`` a line."""
+    lines = ["# kind src dst start_s stop_s size_bytes rate_bps"]
+    for flow in c.get("flows", []):
+        rate = float(flow.get("rate_bps", 0.0)) if flow["transport"] == "udp" else 0.0
+        lines.append(
+            f"{flow['transport']} {int(flow['src'])} {int(flow['dst'])} "
+            f"{float(flow['start_s'])!r} {float(flow['stop_s'])!r} "
+            f"{int(flow['packet_size_bytes'])} {rate!r}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def mobility_text(
+    scenario: ScenarioLike, overrides: Overrides = None, seed: int | None = None
+) -> str:
+    """manetsim's movements as the ns-2 movement file ``Ns2MobilityHelper`` reads.
+
+    The lines ``manetsim export ns2`` sources, less its comments and blank lines.
+    """
+    moves = movements_ns2(scenario, overrides, seed)
+    lines = [line for line in moves.splitlines() if line.strip() and not line.startswith("#")]
+    return "\n".join(lines) + "\n"
+
+
+def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
+    """The program's arguments (after the executable) for resolved scenario ``c``."""
+    radio, mac = c["radio"], c["mac"]
+    tcp = next((f["tcp"] for f in c.get("flows", []) if f["transport"] == "tcp"), None)
+    args = [
+        f"--scenario={c.get('name') or 'scenario'}",
+        f"--nodes={int(c['nodes']['count'])}",
+        f"--duration={float(c['duration_s'])!r}",
+        f"--mobility={mobility}",
+        f"--flows={flows}",
+        f"--seed={int(c['seed']) or 1}",
+        f"--txPowerW={float(radio['tx_power_w'])!r}",
+        f"--rxThresholdW={float(radio['rx_threshold_w'])!r}",
+        f"--csThresholdW={float(radio['cs_threshold_w'])!r}",
+        f"--frequencyHz={float(radio['frequency_hz'])!r}",
+        f"--antennaHeightM={float(radio['antenna_height_m'])!r}",
+        f"--systemLoss={float(radio['system_loss'])!r}",
+        f"--dataRateBps={int(mac['data_rate_bps'])}",
+        f"--basicRateBps={int(mac['basic_rate_bps'])}",
+        f"--rtsThresholdBytes={int(mac['rts_threshold_bytes'])}",
+        f"--shortRetryLimit={int(mac['short_retry_limit'])}",
+        f"--longRetryLimit={int(mac['long_retry_limit'])}",
+        f"--queuePackets={int(mac['queue_packets'])}",
+    ]
+    if tcp is not None:
+        args += [
+            f"--tcpInitialWindow={int(tcp['initial_window_packets'])}",
+            f"--tcpMinRtoS={float(tcp['min_rto_s'])!r}",
+            f"--tcpDelayedAck={'true' if tcp['delayed_ack'] else 'false'}",
+        ]
+    return args
+
+
+def prepare(
+    scenario: ScenarioLike,
+    folder: Path,
+    binary: Path | str = "manetsim_bench",
+    overrides: Overrides = None,
+    seed: int | None = None,
+) -> list[str]:
+    """Writes the inputs for ``scenario`` into ``folder``; returns the command line."""
+    config = load_config(scenario, overrides, seed)
+    check_expressible(config)
+    name = config.get("name") or "scenario"
+    mobility = Path(folder) / f"{name}.ns_movements"
+    flows = Path(folder) / f"{name}.flows"
+    mobility.write_text(mobility_text(scenario, overrides, seed), encoding="utf-8")
+    flows.write_text(flows_text(config), encoding="utf-8")
+    return [str(binary), *arguments(config, mobility, flows)]
+
+
+def parse_result(stdout: str) -> dict[str, Any]:
+    """The program's ``ns3-result`` line as a dict (numbers as numbers)."""
+    for line in stdout.splitlines():
+        if line.startswith("ns3-result "):
+            out: dict[str, Any] = {}
+            for field in line.split()[1:]:
+                key, _, value = field.partition("=")
+                try:
+                    out[key] = int(value)
+                except ValueError:
+                    try:
+                        out[key] = float(value)
+                    except ValueError:
+                        out[key] = value
+            return out
+    raise RuntimeError("the ns-3 program printed no `ns3-result` line")

@@ -1,0 +1,377 @@
+"""`manetsim bench --against ns3`: the ns-3 program's inputs, build and refusals.
+
+CI has no ns-3: everything here but the last test runs without it (the
+compiler and pkg-config are faked where a test needs them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from manetsim import bench, ns3
+from manetsim.run import load_config, movements_ns2
+
+from helpers import REPO, SMALL_CHAIN, assert_clean_error, scenario, write_toml
+
+SOURCE = REPO / "benches" / "ns3" / "manetsim_bench.cc"
+
+
+def _ns3_installed() -> bool:
+    try:
+        ns3.check_installed()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "manetsim.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **env},
+    )
+
+
+# -- refusals ---------------------------------------------------------------------------
+
+
+def test_missing_compiler_is_refused_with_the_install_hint(monkeypatch):
+    monkeypatch.setattr(ns3.shutil, "which", lambda name: None)
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("nothing may run when ns-3 cannot be built")
+
+    monkeypatch.setattr(bench.subprocess, "run", no_run)
+    with pytest.raises(FileNotFoundError, match=r"apt-get install -y libns3-dev") as err:
+        bench.run_bench(["chain6"], against="ns3")
+    assert "missing: g++, pkg-config" in str(err.value)
+
+
+def test_missing_ns3_libraries_are_refused_with_the_install_hint(monkeypatch):
+    monkeypatch.setattr(ns3.shutil, "which", lambda name: f"/usr/bin/{name}")
+    calls = []
+
+    def fake_run(command, **kwargs):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, 1, "", "Package ns3-core was not found")
+
+    monkeypatch.setattr(ns3.subprocess, "run", fake_run)
+    with pytest.raises(FileNotFoundError, match=r"libns3-dev.*pkg-config finds no ns3-core"):
+        ns3.build()
+    assert calls == [["pkg-config", "--exists", *ns3.PKG_MODULES]]
+
+
+def test_cli_without_ns3_fails_cleanly():
+    line = assert_clean_error(
+        _cli("bench", "chain6", "--against", "ns3", CXX="no-such-compiler-for-manetsim")
+    )
+    assert "ns-3 is not installed" in line
+    assert "apt-get install -y libns3-dev" in line
+    assert "no-such-compiler-for-manetsim" in line
+
+
+def test_unknown_simulator_is_refused():
+    line = assert_clean_error(_cli("bench", "chain6", "--against", "ns4"))
+    assert "unknown simulator (available: ns2, ns3)" in line
+
+
+def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
+    dsdv = write_toml(tmp_path / "dsdv.toml", scenario(SMALL_CHAIN, routing={"protocol": "dsdv"}))
+    # Refused before anything is built: the same message with or without ns-3.
+    line = assert_clean_error(_cli("bench", str(dsdv), "--against", "ns3"))
+    assert "cannot run on ns-3: key `routing.protocol`" in line
+    assert "AODV only" in line
+
+    cases = {
+        "radio.propagation": {"radio": {"propagation": "free_space"}},
+        "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
+        "flows.0.tcp.variant": {
+            "flows": [
+                {
+                    "src": 0,
+                    "dst": 2,
+                    "transport": "tcp",
+                    "app": "ftp",
+                    "start_s": 1.0,
+                    "tcp": {"variant": "vegas"},
+                }
+            ]
+        },
+    }
+    for key, changes in cases.items():
+        doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, **changes)
+        with pytest.raises(ns3.Ns3Error) as err:
+            ns3.check_expressible(load_config(doc))
+        assert err.value.key == key
+        assert str(err.value).startswith(f"cannot run on ns-3: key `{key}`")
+
+
+def test_reference_scenarios_are_expressible():
+    for name in ("chain6", "rwp50", "rwp1000", "rwp10000"):
+        ns3.check_expressible(load_config(bench.reference_path(name)))
+
+
+def test_against_accepts_both_simulators():
+    assert bench.parse_against(None) == []
+    assert bench.parse_against("ns3") == ["ns3"]
+    assert bench.parse_against("ns2,ns3") == ["ns2", "ns3"]
+    assert bench.parse_against(["ns3", "ns2", "ns3"]) == ["ns3", "ns2"]
+    with pytest.raises(ValueError, match="unknown simulator"):
+        bench.parse_against(["ns2", "omnet"])
+
+
+# -- what bench.py hands to the program ----------------------------------------------------
+
+
+def _accepted_options() -> set[str]:
+    return set(re.findall(r'cmd\.AddValue\("([A-Za-z]+)"', SOURCE.read_text(encoding="utf-8")))
+
+
+def test_rwp50_command_line(tmp_path):
+    path = bench.reference_path("rwp50")
+    command = ns3.prepare(path, tmp_path, "/cache/manetsim_bench-x")
+    assert command[0] == "/cache/manetsim_bench-x"
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    # Every option is one the program declares, each given once.
+    assert len(args) == len(command) - 1
+    assert set(args) <= _accepted_options()
+    assert args["scenario"] == "rwp50"
+    assert args["nodes"] == "50"
+    assert float(args["duration"]) == 500.0
+    assert args["seed"] == "1"
+    # ns-2's defaults as manetsim resolves them: 2 Mb/s data, 1 Mb/s basic,
+    # RTS/CTS always, the 250 m / 550 m two-ray thresholds.
+    assert args["dataRateBps"] == "2000000"
+    assert args["basicRateBps"] == "1000000"
+    assert args["rtsThresholdBytes"] == "0"
+    assert float(args["txPowerW"]) == pytest.approx(0.28183815)
+    assert float(args["rxThresholdW"]) == pytest.approx(3.652e-10)
+    assert float(args["csThresholdW"]) == pytest.approx(1.559e-11)
+    assert float(args["frequencyHz"]) == 914e6
+    assert float(args["antennaHeightM"]) == 1.5
+    assert args["queuePackets"] == "50"
+    assert args["shortRetryLimit"] == "7"
+    assert args["longRetryLimit"] == "4"
+    assert args["tcpInitialWindow"] == "2"
+    assert float(args["tcpMinRtoS"]) == 0.2
+    assert args["tcpDelayedAck"] == "false"
+    assert Path(args["mobility"]).parent == tmp_path
+    assert Path(args["flows"]).parent == tmp_path
+
+
+def test_rwp50_mobility_file_is_manetsims_movements(tmp_path):
+    path = bench.reference_path("rwp50")
+    command = ns3.prepare(path, tmp_path)
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    text = Path(args["mobility"]).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    # The same lines as `manetsim export ns2` sources, comments and blanks dropped.
+    expected = [
+        line
+        for line in movements_ns2(path).splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines == expected
+    assert not any(line.startswith("#") for line in lines)
+    initial = [line for line in lines if re.fullmatch(r"\$node_\(\d+\) set [XYZ]_ \S+", line)]
+    assert len(initial) == 150
+    legs = [line for line in lines if "setdest" in line]
+    assert legs, "random waypoint moves the nodes"
+    pattern = re.compile(
+        r'\$ns_ at ([\d.]+) "\$node_\((\d+)\) setdest ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)"'
+    )
+    for line in legs:
+        match = pattern.fullmatch(line)
+        assert match, line
+        at, node, x, y, speed = (float(g) for g in match.groups())
+        assert 0 <= at < 500
+        assert 0 <= node < 50
+        assert 0 <= x <= 1000
+        assert 0 <= y <= 1000
+        assert 0 <= speed <= 20
+
+
+def test_rwp50_flows_file(tmp_path):
+    path = bench.reference_path("rwp50")
+    command = ns3.prepare(path, tmp_path)
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    rows = [
+        line.split()
+        for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    ]
+    config = load_config(path)
+    assert len(rows) == len(config["flows"]) == 11
+    assert [r[0] for r in rows] == ["tcp"] + ["udp"] * 10
+    assert rows[0] == ["tcp", "31", "17", "2.89", "500.0", "512", "0.0"]
+    for row, flow in zip(rows, config["flows"]):
+        kind, src, dst, start, stop, size, rate = row
+        assert (int(src), int(dst)) == (flow["src"], flow["dst"])
+        assert float(start) == flow["start_s"]
+        assert float(stop) == flow["stop_s"] == 500.0
+        assert int(size) == 512
+        if kind == "udp":
+            # CBR of 512 B at 4 packets/s.
+            assert float(rate) == 16384.0
+            assert int(size) * 8 / float(rate) == 0.25
+
+
+def test_chain6_is_six_static_nodes_200_m_apart(tmp_path):
+    command = ns3.prepare(bench.reference_path("chain6"), tmp_path)
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    lines = Path(args["mobility"]).read_text(encoding="utf-8").splitlines()
+    xs = [float(line.split()[-1]) for line in lines if " set X_ " in line]
+    assert xs == [0.0, 200.0, 400.0, 600.0, 800.0, 1000.0]
+    assert not any("setdest" in line for line in lines)
+    flows = Path(args["flows"]).read_text(encoding="utf-8").splitlines()[1:]
+    assert flows == ["tcp 0 5 1.0 360.0 512 0.0"]
+
+
+# -- the build ---------------------------------------------------------------------------------
+
+
+def test_debian_pkg_config_output_is_cleaned(tmp_path):
+    real = tmp_path / "libsqlite3.so"
+    real.write_text("")
+    text = (
+        r"-I/usr\; -I/usr/include/libxml2 -lns3-core -lns3-core -lns3-aodv "
+        f"{real} /nonexistent/libgsl.so -lns3-core"
+    )
+    assert ns3.clean_flags(text) == [
+        "-I/usr/include/libxml2",
+        "-lns3-core",
+        "-lns3-aodv",
+        str(real),
+    ]
+
+
+def test_build_is_cached_by_source_hash(tmp_path, monkeypatch):
+    source = tmp_path / "prog.cc"
+    source.write_text("int main() { return 0; }\n")
+    monkeypatch.setenv(ns3.SOURCE_ENV, str(source))
+    monkeypatch.setattr(ns3, "check_installed", lambda: None)
+    monkeypatch.setattr(ns3, "build_flags", lambda: ["-lns3-core"])
+    compiles = []
+
+    def fake_compile(command, **kwargs):
+        compiles.append(command)
+        out = Path(command[command.index("-o") + 1])
+        out.write_text("#!/bin/sh\n")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(ns3.subprocess, "run", fake_compile)
+    cache = tmp_path / "cache"
+    first = ns3.build(cache)
+    assert first.parent == cache
+    assert first.name.startswith("manetsim_bench-")
+    assert ns3.build(cache) == first
+    assert len(compiles) == 1
+    assert compiles[0][:4] == [ns3.compiler(), "-O2", "-std=c++17", "-o"]
+    assert str(source) in compiles[0]
+    assert compiles[0][-1] == "-lns3-core"
+    source.write_text("int main() { return 1; }\n")
+    second = ns3.build(cache)
+    assert second != first
+    assert len(compiles) == 2
+    assert sorted(p.name for p in cache.iterdir()) == sorted([first.name, second.name])
+
+
+def test_source_is_kept_in_benches(tmp_path, monkeypatch):
+    monkeypatch.delenv(ns3.SOURCE_ENV, raising=False)
+    monkeypatch.chdir(REPO)
+    assert ns3.source_path().resolve() == SOURCE.resolve()
+    monkeypatch.setenv(ns3.SOURCE_ENV, str(tmp_path / "missing.cc"))
+    with pytest.raises(FileNotFoundError, match="MANETSIM_NS3_SOURCE names no file"):
+        ns3.source_path()
+    monkeypatch.delenv(ns3.SOURCE_ENV)
+    text = SOURCE.read_text(encoding="utf-8")
+    for needed in ("Ns2MobilityHelper", "AodvHelper", "TcpNewReno", "ns3-result"):
+        assert needed in text
+
+
+def test_result_line_is_parsed():
+    out = (
+        "ns3-flow 0 tcp 0 5 rx_bytes=1024 goodput_kbps=1.000\n"
+        "ns3-result scenario=chain6 nodes=6 events=12 tcp_flows=1 tcp_rx_bytes=1024 "
+        "udp_flows=0 udp_tx_packets=0 udp_rx_packets=0 udp_delivery_pct=0.000\n"
+    )
+    assert ns3.parse_result(out) == {
+        "scenario": "chain6",
+        "nodes": 6,
+        "events": 12,
+        "tcp_flows": 1,
+        "tcp_rx_bytes": 1024,
+        "udp_flows": 0,
+        "udp_tx_packets": 0,
+        "udp_rx_packets": 0,
+        "udp_delivery_pct": 0.0,
+    }
+    with pytest.raises(RuntimeError, match="no `ns3-result` line"):
+        ns3.parse_result("NS EXITING\n")
+
+
+# -- with ns-3 installed -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not _ns3_installed() or shutil.which("g++") is None,
+    reason="ns-3 (Debian libns3-dev) is not installed",
+)
+def test_small_scenario_runs_on_ns3(tmp_path):
+    doc = scenario(
+        SMALL_CHAIN,
+        duration_s=10.0,
+        routing={"protocol": "aodv"},
+        flows=[
+            {**SMALL_CHAIN["flows"][0], "rate_bps": 16384.0, "stop_s": 10.0},
+            {"src": 2, "dst": 0, "transport": "tcp", "app": "ftp", "start_s": 1.0},
+        ],
+    )
+    path = write_toml(tmp_path / "small.toml", doc)
+    rows = bench.run_bench([str(path)], against="ns3")
+    row = rows[0]
+    assert row.ns3_cpu_s is not None
+    assert row.ns3_cpu_s > 0
+    assert row.as_dict()["speedup_ns3_cpu"] > 0
+    result = row.ns3_result
+    assert result is not None
+    assert result["nodes"] == 3
+    assert result["tcp_flows"] == 1
+    assert result["udp_flows"] == 1
+    assert result["tcp_rx_bytes"] > 100_000
+    assert result["udp_tx_packets"] == 38  # 0.5 s to 10 s at 4 packets/s
+    assert result["udp_rx_packets"] >= 30
+
+
+@pytest.mark.skipif(
+    not _ns3_installed() or shutil.which("g++") is None,
+    reason="ns-3 (Debian libns3-dev) is not installed",
+)
+def test_ns3_range_is_ns2s_250_m(tmp_path):
+    binary = ns3.build()
+    delivered = {}
+    for distance in (249.0, 251.0):
+        doc = scenario(
+            SMALL_CHAIN,
+            nodes={"count": 2, "placement": "explicit", "positions": [[0.0, 0.0], [distance, 0.0]]},
+            routing={"protocol": "aodv"},
+            flows=[{**SMALL_CHAIN["flows"][0], "dst": 1, "rate_bps": 16384.0}],
+        )
+        folder = tmp_path / str(distance)
+        folder.mkdir()
+        command = ns3.prepare(doc, folder, binary)
+        proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
+        delivered[distance] = ns3.parse_result(proc.stdout)["udp_rx_packets"]
+    assert delivered[249.0] == 18  # 0.5 s to 5 s at 4 packets/s, all received
+    assert delivered[251.0] == 0
