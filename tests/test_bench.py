@@ -27,6 +27,17 @@ def test_bench_chain6_reports_events_time_and_memory():
     assert 0 < row["core_s"] <= row["wall_s"]
     assert row["events_per_s"] == pytest.approx(row["events"] / row["core_s"])
     assert row["maxrss_mib"] > 1
+    assert row["idle_bytes_per_node"] >= 0
+
+
+def test_the_idle_run_keeps_the_nodes_and_drops_the_traffic():
+    path = bench.reference_path("chain6")
+    loaded = bench._manetsim(path)[0]
+    idle = bench._manetsim(path, idle=True)[0]
+    assert idle["nodes"] == loaded["nodes"] == 6
+    assert idle["balanced"]
+    # Without the FTP flow almost nothing happens in 360 s of a static chain.
+    assert idle["events"] < loaded["events"] // 100
 
 
 def test_bench_refuses_what_it_cannot_compare():

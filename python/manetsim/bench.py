@@ -42,7 +42,13 @@ _CHILD = """
 import json, resource, sys, time
 import manetsim
 started = time.perf_counter()
-result = manetsim.run(sys.argv[1])
+scenario = sys.argv[1]
+if sys.argv[2:] == ["idle"]:
+    # The same nodes, movements, routing and duration, without any traffic.
+    scenario = manetsim.load_config(scenario)
+    scenario.pop("flows", None)
+    scenario.pop("traffic", None)
+result = manetsim.run(scenario)
 json.dump({
     "events": result.events,
     "core_s": result.wall_s,
@@ -73,6 +79,9 @@ class BenchRow:
     cpu_s: float
     maxrss_mib: float
     bytes_per_node: float
+    #: Memory per node of the same scenario without traffic (no packets in
+    #: flight), beyond a two-node run's.
+    idle_bytes_per_node: float | None = None
     ns2_wall_s: float | None = None
     ns2_cpu_s: float | None = None
     ns3_wall_s: float | None = None
@@ -124,8 +133,9 @@ def _timed(command: list[str], cwd: str | None = None) -> tuple[str, float, floa
     return proc.stdout, wall, cpu
 
 
-def _manetsim(path: Path) -> tuple[dict[str, Any], float, float]:
-    out, wall, cpu = _timed([sys.executable, "-c", _CHILD, str(path)])
+def _manetsim(path: Path, idle: bool = False) -> tuple[dict[str, Any], float, float]:
+    extra = ["idle"] if idle else []
+    out, wall, cpu = _timed([sys.executable, "-c", _CHILD, str(path), *extra])
     return json.loads(out), wall, cpu
 
 
@@ -190,6 +200,8 @@ def run_bench(
                 maxrss_mib=info["maxrss_kib"] / 1024,
                 bytes_per_node=max(0, info["maxrss_kib"] - baseline_kib) * 1024 / info["nodes"],
             )
+            idle_kib = _manetsim(path, idle=True)[0]["maxrss_kib"]
+            row.idle_bytes_per_node = max(0, idle_kib - baseline_kib) * 1024 / info["nodes"]
             if "ns2" in others:
                 tcl = Path(folder) / f"{path.stem}.tcl"
                 tcl.write_text(export_tcl(path, tracing=False), encoding="utf-8")

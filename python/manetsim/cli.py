@@ -473,6 +473,7 @@ def bench_command(
     for column in ("scenario", "nodes", "events", "core s", "wall s", "events/s", "peak MiB"):
         table.add_column(column, justify="right")
     table.add_column("B/node", justify="right")
+    table.add_column("idle B/node", justify="right")
     if "ns2" in others:
         for column in ("ns-2 wall s", "ns-2 CPU s", "speedup wall", "speedup CPU"):
             table.add_column(column, justify="right")
@@ -489,6 +490,7 @@ def bench_command(
             f"{row.events_per_s / 1e6:.1f} M",
             f"{row.maxrss_mib:.0f}",
             f"{row.bytes_per_node:,.0f}",
+            "-" if row.idle_bytes_per_node is None else f"{row.idle_bytes_per_node:,.0f}",
         ]
         d = row.as_dict()
         if "ns2" in others:

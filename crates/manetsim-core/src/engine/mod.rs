@@ -9,11 +9,13 @@
 //! - [`Rng`] streams are derived from (master seed, [`Stream`] purpose, id) by a
 //!   fixed function, so adding or changing one consumer never shifts another's draws.
 
+mod hash;
 mod queue;
 mod rng;
 mod time;
 mod timer;
 
+pub use hash::{IntHasher, IntMap, IntSet};
 pub use queue::EventQueue;
 pub use rng::{Rng, Stream};
 pub use time::{from_secs, to_secs, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};

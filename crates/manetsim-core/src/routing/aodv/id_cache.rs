@@ -1,17 +1,17 @@
 //! The RREQ duplicate cache (RFC 3561 section 6.5): (originator, RREQ id)
 //! pairs seen in the last `lifetime` (ns-2's BCAST_ID_SAVE, 6 s). Every
 //! entry lives equally long, so a FIFO of insertion times expires them in
-//! order; a `BTreeSet` answers lookups.
+//! order; a hashed set answers lookups (never iterated).
 
-use crate::engine::SimTime;
+use crate::engine::{IntSet, SimTime};
 use crate::net::NodeId;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 #[derive(Debug, Clone)]
 pub struct IdCache {
     lifetime: SimTime,
     order: VecDeque<(SimTime, (NodeId, u32))>,
-    seen: BTreeSet<(NodeId, u32)>,
+    seen: IntSet<(NodeId, u32)>,
 }
 
 impl IdCache {
@@ -19,7 +19,7 @@ impl IdCache {
         Self {
             lifetime,
             order: VecDeque::new(),
-            seen: BTreeSet::new(),
+            seen: IntSet::default(),
         }
     }
 

@@ -1,11 +1,14 @@
 //! The AODV route table (RFC 3561 section 2): one entry per destination,
 //! with its sequence number, state, hop count, next hop, lifetime and
 //! precursors (the neighbours that route through this node to it, told by
-//! RERR when the route breaks). A `BTreeMap` keeps iteration deterministic.
+//! RERR when the route breaks). Entries are hashed by destination, for
+//! lookups in constant time however many destinations a node knows; the one
+//! walk over them ([`RouteTable::break_link`]) sorts what it finds, so its
+//! order stays by destination.
 
-use crate::engine::SimTime;
+use crate::engine::{IntMap, SimTime};
 use crate::net::NodeId;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// `a` is fresher than `b` (RFC 3561 section 6.1: signed 32-bit rollover).
 pub fn seq_newer(a: u32, b: u32) -> bool {
@@ -98,7 +101,7 @@ impl RouteEntry {
 
 #[derive(Debug, Clone, Default)]
 pub struct RouteTable {
-    entries: BTreeMap<NodeId, RouteEntry>,
+    entries: IntMap<NodeId, RouteEntry>,
 }
 
 impl RouteTable {
@@ -165,6 +168,7 @@ impl RouteTable {
                 out.push((d, e.seqno, !e.precursors.is_empty()));
             }
         }
+        out.sort_unstable_by_key(|&(d, _, _)| d);
         out
     }
 }
