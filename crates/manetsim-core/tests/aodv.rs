@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use manetsim_core::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, MobilityModel, Move, RoutingProtocol, Scenario,
+    AodvLinkDetection, AodvOptions, AodvPreset, RoutingProtocol, Scenario,
 };
 use manetsim_core::RunResult;
 
@@ -54,27 +54,7 @@ fn a_six_node_chain_finds_the_five_hop_route_and_delivers_cbr() {
 /// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
 fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
     let mut s = aodv(60.0, seed);
-    place(
-        &mut s,
-        vec![
-            [0.0, 300.0],
-            [200.0, 300.0],
-            [400.0, 300.0],
-            [100.0, 100.0],
-            [300.0, 100.0],
-        ],
-    );
-    s.area.width_m = 400.0;
-    s.area.height_m = 3000.0;
-    if let Some(at_s) = leave_s {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s,
-            to: [200.0, 3000.0],
-            speed_mps: 20.0,
-        }];
-    }
+    detour_topology(&mut s, leave_s);
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 59.0));
     run_checked(&s)
 }

@@ -12,8 +12,7 @@ mod common;
 
 use common::*;
 use manetsim_core::scenario::{
-    AppKind, DsdvOptions, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant,
-    Transport,
+    AppKind, DsdvOptions, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
 };
 use manetsim_core::RunResult;
 
@@ -166,27 +165,7 @@ fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
 fn detour_with(leave_s: Option<f64>, seed: u64, options: Option<DsdvOptions>) -> RunResult {
     let mut s = dsdv(150.0, seed);
     s.routing.dsdv = options;
-    place(
-        &mut s,
-        vec![
-            [0.0, 300.0],
-            [200.0, 300.0],
-            [400.0, 300.0],
-            [100.0, 100.0],
-            [300.0, 100.0],
-        ],
-    );
-    s.area.width_m = 400.0;
-    s.area.height_m = 3000.0;
-    if let Some(at_s) = leave_s {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s,
-            to: [200.0, 3000.0],
-            speed_mps: 20.0,
-        }];
-    }
+    detour_topology(&mut s, leave_s);
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 150.0));
     run_checked(&s)
 }

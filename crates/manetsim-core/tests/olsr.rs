@@ -17,7 +17,7 @@ mod common;
 
 use common::*;
 use manetsim_core::scenario::{
-    AppKind, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
+    AppKind, MobilityModel, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
 };
 use manetsim_core::RunResult;
 
@@ -274,27 +274,7 @@ fn a_five_by_five_grid_carries_two_crossing_flows() {
 /// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
 fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
     let mut s = olsr(80.0, seed);
-    place(
-        &mut s,
-        vec![
-            [0.0, 300.0],
-            [200.0, 300.0],
-            [400.0, 300.0],
-            [100.0, 100.0],
-            [300.0, 100.0],
-        ],
-    );
-    s.area.width_m = 400.0;
-    s.area.height_m = 3000.0;
-    if let Some(at_s) = leave_s {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s,
-            to: [200.0, 3000.0],
-            speed_mps: 20.0,
-        }];
-    }
+    detour_topology(&mut s, leave_s);
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 79.0));
     run_checked(&s)
 }

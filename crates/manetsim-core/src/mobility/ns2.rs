@@ -21,7 +21,7 @@
 //!
 //! ## What is written
 //!
-//! [`write`] emits the same statements: every coordinate and speed in
+//! [`write()`] emits the same statements: every coordinate and speed in
 //! Rust's shortest round-trip decimal form and every time as seconds with 9
 //! decimals (whole nanoseconds), so reading the file back gives legs that
 //! are bit-identical to the ones written.

@@ -10,6 +10,7 @@ pub mod dsdv;
 pub mod dsr;
 pub mod olsr;
 mod static_routes;
+pub mod timers;
 
 pub use aodv::{Aodv, AodvConfig};
 pub use static_routes::{StaticRoutes, StaticRouting};

@@ -8,7 +8,7 @@
 //! Most receptions in a dense network are frames a node only overhears while
 //! it has nothing to do. Those do not go through the queue: each such node
 //! keeps a list of them and its MAC is handed them, in time order and at
-//! their own times, just before the node's next event (see [`LazyRx`]). The
+//! their own times, just before the node's next event (see `LazyRx`). The
 //! MAC sees the same calls at the same simulated times as it would with one
 //! event per start and end; `tests.rs` checks that both ways give identical
 //! results.

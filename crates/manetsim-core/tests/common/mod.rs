@@ -4,7 +4,7 @@
 
 pub mod bianchi;
 
-use manetsim_core::scenario::{Flow, Placement, RoutingProtocol, Scenario};
+use manetsim_core::scenario::{Flow, MobilityModel, Move, Placement, RoutingProtocol, Scenario};
 use manetsim_core::RunResult;
 
 /// A scenario with every default, static routing and no flows.
@@ -32,6 +32,33 @@ pub fn place(s: &mut Scenario, positions: Vec<[f64; 2]>) {
     s.nodes.count = positions.len() as u32;
     s.nodes.placement = Placement::Explicit;
     s.nodes.positions = Some(positions);
+}
+
+/// The detour topology the routing tests share: 0 - 1 - 2 in a line 200 m
+/// apart, with a detour 0 - 3 - 4 - 2 below; relay 1 walks away at
+/// `leave_s` (never, if None) at 20 m/s, far out of range.
+pub fn detour_topology(s: &mut Scenario, leave_s: Option<f64>) {
+    place(
+        s,
+        vec![
+            [0.0, 300.0],
+            [200.0, 300.0],
+            [400.0, 300.0],
+            [100.0, 100.0],
+            [300.0, 100.0],
+        ],
+    );
+    s.area.width_m = 400.0;
+    s.area.height_m = 3000.0;
+    if let Some(at_s) = leave_s {
+        s.mobility.model = MobilityModel::Waypoints;
+        s.mobility.moves = vec![Move {
+            node: 1,
+            at_s,
+            to: [200.0, 3000.0],
+            speed_mps: 20.0,
+        }];
+    }
 }
 
 /// Runs and checks the invariants every run must keep.

@@ -3,8 +3,8 @@
 //! The agent is split by concern as ns-3 does: this file is the agent;
 //! [`route_table`] holds routes with sequence numbers and precursors,
 //! [`request_queue`] the data waiting for a route, [`id_cache`] the RREQ
-//! duplicate cache, [`neighbors`] the HELLO neighbour set and [`timers`] the
-//! timer queue. The messages are in [`crate::wire::aodv`], carried over UDP
+//! duplicate cache, [`neighbors`] the HELLO neighbour set and
+//! [`crate::routing::timers`] the timer queue. The messages are in [`crate::wire::aodv`], carried over UDP
 //! (8 header bytes) to port 654.
 //!
 //! # Behaviour, and where RFC 3561 leaves room
@@ -128,18 +128,17 @@ pub mod id_cache;
 pub mod neighbors;
 pub mod request_queue;
 pub mod route_table;
-pub mod timers;
 
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
+use crate::routing::timers::TimerQueue;
 use crate::wire::aodv::{Message, RerrRepr, RrepRepr, RreqRepr};
 use id_cache::IdCache;
 use neighbors::Neighbors;
 use request_queue::RequestQueue;
 use route_table::{seq_newer, RouteState, RouteTable};
 use std::collections::{BTreeMap, VecDeque};
-use timers::TimerQueue;
 
 /// How broken links are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! count, with the route update rules; [`rreq_cache`] the RREQ duplicate
 //! cache with the paths already used to answer each request. The data
 //! buffer, the timer queue and the HELLO neighbour set are AODV's
-//! ([`crate::routing::aodv::request_queue`], [`crate::routing::aodv::timers`],
+//! ([`crate::routing::aodv::request_queue`], [`crate::routing::timers`],
 //! [`crate::routing::aodv::neighbors`]). The messages are in
 //! [`crate::wire::aomdv`] (AODV's, with the first-hop and RREQ-id fields
 //! ns-2.35 adds), over UDP (8 header bytes).
@@ -109,8 +109,8 @@ use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
 use crate::routing::aodv::neighbors::Neighbors;
 use crate::routing::aodv::request_queue::RequestQueue;
-use crate::routing::aodv::timers::TimerQueue;
 pub use crate::routing::aodv::LinkDetection;
+use crate::routing::timers::TimerQueue;
 use crate::wire::aodv::{RerrRepr, RrepRepr, RreqRepr};
 use crate::wire::aomdv::{AomdvRrep, AomdvRreq, Message};
 use route_table::{seq_newer, Limits, Offer, Reject, RouteTable};

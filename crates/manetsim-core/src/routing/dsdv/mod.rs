@@ -81,7 +81,7 @@ pub mod route_table;
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST};
-use crate::routing::aodv::timers::TimerQueue;
+use crate::routing::timers::TimerQueue;
 use crate::wire::dsdv::UpdateRepr;
 use advertise::{defer_triggers, make_update, periodic_wait, UpdateKind};
 use buffer::RouteBuffer;

@@ -100,7 +100,7 @@ use crate::metrics::DropReason;
 use crate::net::{
     NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES,
 };
-use crate::routing::aodv::timers::TimerQueue;
+use crate::routing::timers::TimerQueue;
 use crate::wire::olsr::{
     decode_time, encode_time, HelloRepr, LinkBlock, LinkCode, LinkType, MessageBody, MessageRepr,
     NeighborType, PacketRepr, TcRepr,

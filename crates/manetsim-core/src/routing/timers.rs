@@ -1,4 +1,4 @@
-//! The agent's timers: a queue ordered by (deadline, insertion number), so
+//! A routing agent's timers (AODV, AOMDV, DSDV and OLSR share it): a queue ordered by (deadline, insertion number), so
 //! timers due at the same instant fire in the order they were set and runs
 //! are deterministic. Cancelling is lazy: a timer carries what it needs to
 //! tell whether it is still wanted (e.g. a discovery's generation).
