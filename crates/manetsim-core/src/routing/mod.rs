@@ -10,6 +10,8 @@ pub mod dsdv;
 pub mod dsr;
 pub mod olsr;
 mod static_routes;
+#[cfg(test)]
+mod testkit;
 pub mod timers;
 
 pub use aodv::{Aodv, AodvConfig};

@@ -4,12 +4,9 @@
 use super::*;
 use crate::engine::Rng;
 use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
+use crate::routing::testkit::Agent;
 
-struct Node {
-    a: Aodv,
-    rng: Rng,
-    out: Vec<RoutingAction>,
-}
+type Node = Agent<Aodv>;
 
 impl Node {
     fn new(me: NodeId) -> Self {
@@ -17,34 +14,7 @@ impl Node {
     }
 
     fn with(me: NodeId, cfg: AodvConfig) -> Self {
-        Self {
-            a: Aodv::new(me, cfg),
-            rng: Rng::from_seed(me as u64 + 1),
-            out: Vec::new(),
-        }
-    }
-
-    fn run(&mut self, f: impl FnOnce(&mut Aodv, &mut RoutingCtx)) -> Vec<RoutingAction> {
-        let mut ctx = RoutingCtx {
-            me: self.a.me,
-            rng: &mut self.rng,
-            out: &mut self.out,
-        };
-        f(&mut self.a, &mut ctx);
-        std::mem::take(&mut self.out)
-    }
-
-    fn control(&mut self, now: SimTime, from: NodeId, p: Packet) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.on_control(now, from, p, ctx))
-    }
-
-    fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.route_output(now, p, ctx))
-    }
-
-    /// Fires every timer due by `now`.
-    fn tick(&mut self, now: SimTime) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.on_timeout(now, ctx))
+        Agent::wrap(me, Aodv::new(me, cfg), me as u64 + 1)
     }
 }
 
@@ -124,7 +94,7 @@ fn a_relayed_rreq_goes_out_after_jitter_with_one_more_hop_and_one_less_ttl() {
     assert!(out.is_empty(), "held for the jitter: {out:?}");
     let at = n.a.poll_timeout().unwrap();
     assert!(at <= ms(10));
-    let sent = originated(&n.tick(at));
+    let sent = originated(&n.timeout(at));
     assert_eq!(sent.len(), 1);
     let (msg, to, m, ttl) = &sent[0];
     assert_eq!((*msg, *to, *ttl), ("rreq", BROADCAST, 4));
@@ -139,22 +109,22 @@ fn a_relayed_rreq_goes_out_after_jitter_with_one_more_hop_and_one_less_ttl() {
 fn a_duplicate_rreq_is_dropped() {
     let mut n = Node::new(2);
     n.control(0, 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
-    let first = n.tick(ms(20));
+    let first = n.timeout(ms(20));
     assert_eq!(originated(&first).len(), 1);
     // The same (originator, id) again, from another neighbour.
     let out = n.control(ms(30), 3, rreq_packet(3, 5, rreq(0, 7, 9, None, 1)));
     assert!(out.is_empty());
-    assert!(n.tick(ms(100)).is_empty(), "nothing relayed");
+    assert!(n.timeout(ms(100)).is_empty(), "nothing relayed");
     // A new id from the same originator is relayed.
     n.control(ms(200), 1, rreq_packet(1, 5, rreq(0, 8, 9, None, 1)));
-    assert_eq!(originated(&n.tick(ms(300))).len(), 1);
+    assert_eq!(originated(&n.timeout(ms(300))).len(), 1);
 }
 
 #[test]
 fn a_rreq_with_ttl_one_is_not_relayed() {
     let mut n = Node::new(2);
     n.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, None, 0)));
-    assert!(n.tick(ms(50)).is_empty());
+    assert!(n.timeout(ms(50)).is_empty());
 }
 
 #[test]
@@ -181,7 +151,7 @@ fn an_intermediate_node_replies_only_with_a_fresh_enough_route() {
     // The originator knows seqno 11: node 2's route is stale; it relays.
     let out = n.control(ms(1), 1, rreq_packet(1, 5, rreq(0, 1, 9, Some(11), 0)));
     assert!(originated(&out).is_empty());
-    let relayed = originated(&n.tick(ms(20)));
+    let relayed = originated(&n.timeout(ms(20)));
     assert_eq!(relayed.len(), 1);
     assert_eq!(relayed[0].0, "rreq");
     let Message::Rreq(r) = relayed[0].2 else {
@@ -198,7 +168,7 @@ fn an_intermediate_node_replies_only_with_a_fresh_enough_route() {
     };
     assert_eq!((*msg, *to), ("rrep", 1));
     assert_eq!((rp.dst, rp.dst_seqno, rp.hop_count, rp.orig), (9, 10, 2, 0));
-    assert!(n.tick(ms(100)).is_empty(), "the RREQ is not relayed");
+    assert!(n.timeout(ms(100)).is_empty(), "the RREQ is not relayed");
     // Precursors: the requester's side on the forward route and vice versa.
     assert!(n.a.routes().get(9).unwrap().precursors.contains(&1));
     assert!(n.a.routes().get(0).unwrap().precursors.contains(&3));
@@ -214,7 +184,7 @@ fn an_unknown_sequence_number_lets_any_valid_route_reply_and_d_flag_forbids_it()
     rq.dest_only = true;
     let out = n.control(ms(2), 1, rreq_packet(1, 5, rq));
     assert!(originated(&out).is_empty());
-    assert_eq!(originated(&n.tick(ms(50)))[0].0, "rreq");
+    assert_eq!(originated(&n.timeout(ms(50)))[0].0, "rreq");
 }
 
 #[test]
@@ -242,7 +212,7 @@ fn expanding_ring_retries_with_growing_ttl_then_gives_up() {
     while let Some(at) = n.a.poll_timeout() {
         waits.push(at - now);
         now = at;
-        let out = n.tick(now);
+        let out = n.timeout(now);
         for (m, _, _, ttl) in originated(&out) {
             assert_eq!(m, "rreq");
             ttls.push(ttl);
@@ -317,13 +287,13 @@ fn ns2_waits_twice_the_ttl_times_the_measured_per_hop_discovery_latency() {
     assert_eq!(originated(&out)[0].3, 7, "the ring: 5 hops + 2");
     // 2 * TTL 7 * 10 ms, not RING_TRAVERSAL_TIME's 2 * 30 ms * (7 + 2).
     assert_eq!(n.a.poll_timeout(), Some(ms(1140)));
-    let out = n.tick(ms(1140));
+    let out = n.timeout(ms(1140));
     assert_eq!(originated(&out)[0].3, 30);
     // The first network-wide RREQ: 2 * 30 * 10 ms; the second waits twice that.
     assert_eq!(n.a.poll_timeout(), Some(ms(1140 + 600)));
-    n.tick(ms(1740));
+    n.timeout(ms(1740));
     // (The first discovery's stale timer, at 1.8 s, sends nothing.)
-    assert!(originated(&n.tick(ms(1800))).is_empty());
+    assert!(originated(&n.timeout(ms(1800))).is_empty());
     assert_eq!(n.a.poll_timeout(), Some(ms(1740 + 1200)));
     // Without a measurement, NODE_TRAVERSAL_TIME stands in.
     let mut fresh = Node::with(0, AodvConfig::ns2());
@@ -349,7 +319,7 @@ fn ns2_retries_only_when_prompted_by_data_or_the_purge_tick() {
     n.run(|a, ctx| a.on_link_failure(ms(1000), 1, None, ctx));
     n.data(ms(1000), data(0, 9, 2));
     // The wait (140 ms) ends: nothing goes until a prompt.
-    let out = n.tick(ms(1140));
+    let out = n.timeout(ms(1140));
     assert!(originated(&out).is_empty());
     assert_eq!(n.a.poll_timeout(), Some(ms(1500)), "the next 0.5 s tick");
     // Data before the wait ended sends nothing; data after it sends the RREQ.
@@ -357,17 +327,17 @@ fn ns2_retries_only_when_prompted_by_data_or_the_purge_tick() {
     early.run(|a, ctx| a.on_link_failure(ms(1000), 1, None, ctx));
     early.data(ms(1000), data(0, 9, 2));
     assert!(originated(&early.data(ms(1100), data(0, 9, 3))).is_empty());
-    early.tick(ms(1140));
+    early.timeout(ms(1140));
     let out = early.data(ms(1200), data(0, 9, 4));
     assert_eq!(originated(&out)[0].3, 30);
     // The tick armed at 1140 ms still fires, and finds nothing due.
     assert_eq!(early.a.poll_timeout(), Some(ms(1500)));
-    assert!(originated(&early.tick(ms(1500))).is_empty());
+    assert!(originated(&early.timeout(ms(1500))).is_empty());
     assert_eq!(early.a.poll_timeout(), Some(ms(1200 + 600)));
     // Otherwise the purge tick sends it.
-    let out = n.tick(ms(1500));
+    let out = n.timeout(ms(1500));
     assert_eq!(originated(&out)[0].3, 30);
-    assert!(originated(&n.tick(ms(1800))).is_empty(), "a stale timer");
+    assert!(originated(&n.timeout(ms(1800))).is_empty(), "a stale timer");
     assert_eq!(n.a.poll_timeout(), Some(ms(1500 + 600)));
 }
 
@@ -439,7 +409,7 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
         "the originator does not forward the RREP"
     );
     // The discovery is over: no more RREQs.
-    let later = n.tick(ms(5000));
+    let later = n.timeout(ms(5000));
     assert!(originated(&later).is_empty());
 }
 
@@ -447,7 +417,7 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
 fn a_relay_forwards_the_rrep_along_the_reverse_route() {
     let mut n = Node::new(2);
     n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
-    n.tick(ms(20));
+    n.timeout(ms(20));
     let sent = originated(&n.control(ms(40), 3, rrep_packet(3, 0, 9, 4, 1)));
     assert_eq!(sent.len(), 1);
     let (msg, to, Message::Rrep(rp), ttl) = &sent[0] else {
@@ -463,7 +433,7 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
 fn relay_with_route() -> Node {
     let mut n = Node::new(2);
     n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
-    n.tick(ms(20));
+    n.timeout(ms(20));
     n.control(ms(40), 3, rrep_packet(3, 0, 9, 4, 1));
     n
 }
@@ -487,7 +457,7 @@ fn a_link_break_sends_a_rerr_that_reaches_the_precursors() {
     // route and passes the RERR on to its own precursors.
     let mut p = Node::new(1);
     p.control(0, 0, rreq_packet(0, 5, rreq(0, 1, 9, None, 0)));
-    p.tick(ms(20));
+    p.timeout(ms(20));
     p.control(ms(40), 2, rrep_packet(2, 0, 9, 4, 2));
     assert_eq!(p.a.hop_count(9), Some(3));
     let rerr = Packet::control(2, BROADCAST, 1, 8, re.to_bytes());
@@ -498,7 +468,7 @@ fn a_link_break_sends_a_rerr_that_reaches_the_precursors() {
         vec![RoutingAction::Reroute { next_hop: 2 }],
         "the queue's data for 2 comes back; the RERR is relayed after jitter"
     );
-    let relayed = originated(&p.tick(ms(200)));
+    let relayed = originated(&p.timeout(ms(200)));
     assert_eq!(relayed.len(), 1);
     assert_eq!(relayed[0].0, "rerr");
 
@@ -537,7 +507,7 @@ fn a_relay_repairs_locally_a_break_near_the_destination() {
     assert_eq!(n.a.buffered(), 1);
     // No reply: the route goes down, a RERR goes out, the packet is dropped.
     let at = n.a.poll_timeout().unwrap();
-    let out = n.tick(at);
+    let out = n.timeout(at);
     assert_eq!(originated(&out)[0].0, "rerr");
     assert!(out.iter().any(|a| matches!(
         a,
@@ -582,7 +552,7 @@ fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
             )));
         }
     }
-    let out = n.tick(30 * NS_PER_S);
+    let out = n.timeout(30 * NS_PER_S);
     let timeouts = out
         .iter()
         .filter(|a| {
@@ -608,7 +578,7 @@ fn hello_mode_sends_hellos_and_loses_silent_neighbours() {
     let mut n = Node::with(2, cfg.clone());
     n.run(|a, ctx| a.start(0, ctx));
     let at = n.a.poll_timeout().unwrap();
-    let sent = originated(&n.tick(at));
+    let sent = originated(&n.timeout(at));
     assert_eq!(sent[0].0, "hello");
     assert_eq!(sent[0].3, 1);
     // A HELLO from 3 makes a 1-hop route that dies when 3 falls silent.
@@ -627,7 +597,7 @@ fn hello_mode_sends_hellos_and_loses_silent_neighbours() {
     let mut now = at;
     while now < at + 3 * NS_PER_S {
         now = n.a.poll_timeout().unwrap();
-        n.tick(now);
+        n.timeout(now);
     }
     assert_eq!(n.a.hop_count(3), None);
 }
@@ -648,5 +618,5 @@ fn garbage_control_packets_are_ignored() {
             Packet::control(1, BROADCAST, 3, 8, b),
         );
     }
-    n.tick(NS_PER_S);
+    n.timeout(NS_PER_S);
 }

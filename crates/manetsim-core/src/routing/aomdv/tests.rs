@@ -2,48 +2,14 @@
 //! directly and inspects the actions it pushes.
 
 use super::*;
-use crate::engine::Rng;
 use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
+use crate::routing::testkit::Agent;
 
-struct Node {
-    a: Aomdv,
-    rng: Rng,
-    out: Vec<RoutingAction>,
-}
+type Node = Agent<Aomdv>;
 
 impl Node {
     fn new(me: NodeId) -> Self {
-        Self {
-            a: Aomdv::new(me, AomdvConfig::default()),
-            rng: Rng::from_seed(me as u64 + 1),
-            out: Vec::new(),
-        }
-    }
-
-    fn run(&mut self, f: impl FnOnce(&mut Aomdv, &mut RoutingCtx)) -> Vec<RoutingAction> {
-        let mut ctx = RoutingCtx {
-            me: self.a.me,
-            rng: &mut self.rng,
-            out: &mut self.out,
-        };
-        f(&mut self.a, &mut ctx);
-        std::mem::take(&mut self.out)
-    }
-
-    fn control(&mut self, now: SimTime, from: NodeId, p: Packet) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.on_control(now, from, p, ctx))
-    }
-
-    fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.route_output(now, p, ctx))
-    }
-
-    fn link_failure(&mut self, now: SimTime, nb: NodeId, p: Option<Packet>) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.on_link_failure(now, nb, p, ctx))
-    }
-
-    fn tick(&mut self, now: SimTime) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.on_timeout(now, ctx))
+        Agent::wrap(me, Aomdv::new(me, AomdvConfig::default()), me as u64 + 1)
     }
 
     /// The paths to `dst` as (next hop, hops, last hop).
@@ -160,7 +126,7 @@ fn a_relayed_rreq_carries_the_first_hop_and_the_advertised_hop_count() {
     let mut n = Node::new(2);
     let out = n.control(0, 0, rreq_packet(0, 30, rreq(0, 1, 9, 0, 0)));
     assert!(out.is_empty(), "held for the jitter");
-    let sent = originated(&n.tick(ms(10)));
+    let sent = originated(&n.timeout(ms(10)));
     assert_eq!(sent.len(), 1);
     let (msg, to, Message::Rreq(r), ttl) = &sent[0] else {
         panic!("{sent:?}")
@@ -177,7 +143,7 @@ fn a_duplicate_rreq_via_a_new_first_hop_adds_a_reverse_path_and_one_via_the_same
     // Node 5 hears 0's RREQ (to 9) through 3 (first hop 1) and relays it.
     let mut n = Node::new(5);
     n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
-    assert_eq!(originated(&n.tick(ms(10))).len(), 1);
+    assert_eq!(originated(&n.timeout(ms(10))).len(), 1);
     assert_eq!(n.paths(0), vec![(3, 3, 1)]);
 
     // A copy through 4 whose first hop is 2: a second, disjoint reverse
@@ -190,7 +156,7 @@ fn a_duplicate_rreq_via_a_new_first_hop_adds_a_reverse_path_and_one_via_the_same
     let out = n.control(ms(12), 6, rreq_packet(6, 30, rreq(0, 1, 9, 2, 1)));
     assert!(out.is_empty());
     assert_eq!(n.paths(0).len(), 2);
-    assert!(n.tick(ms(100)).is_empty(), "no copy is relayed");
+    assert!(n.timeout(ms(100)).is_empty(), "no copy is relayed");
 }
 
 #[test]
@@ -198,7 +164,7 @@ fn the_advertised_hop_count_rule_rejects_a_path_that_could_loop() {
     // Node 5 relays 0's RREQ, advertising 3 hops to 0.
     let mut n = Node::new(5);
     n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 2, 1)));
-    let relayed = originated(&n.tick(ms(10)));
+    let relayed = originated(&n.timeout(ms(10)));
     let Message::Rreq(r) = relayed[0].2 else {
         panic!()
     };
@@ -244,11 +210,7 @@ fn source_with_two_paths() -> Node {
 }
 
 fn source_with_two_paths_using(a: Aomdv) -> Node {
-    let mut n = Node {
-        a,
-        rng: Rng::from_seed(1),
-        out: Vec::new(),
-    };
+    let mut n = Agent::wrap(0, a, 1);
     assert!(n.run(|a, ctx| a.start(0, ctx)).is_empty());
     let out = n.data(0, data(0, 9, 1));
     let sent = originated(&out);
@@ -286,7 +248,7 @@ fn on_a_link_failure_aomdv_switches_to_its_second_path_without_rediscovery() {
     assert_eq!(sent_data(&n.data(ms(300), data(0, 9, 4))), vec![(4, 2)]);
     assert_eq!(n.paths(9), vec![(2, 3, 8)]);
     assert_eq!(n.a.discoveries_started(), 1);
-    assert!(n.tick(ms(5000)).is_empty(), "no discovery timer pending");
+    assert!(n.timeout(ms(5000)).is_empty(), "no discovery timer pending");
 }
 
 #[test]
@@ -333,7 +295,7 @@ fn a_rerr_removes_the_senders_path_and_is_relayed_only_when_none_is_left() {
     assert!(n.control(ms(10), 6, rerr(6)).is_empty());
     assert_eq!(n.paths(9), vec![(7, 2, 7)]);
     n.control(ms(11), 7, rerr(7));
-    let sent: Vec<_> = originated(&n.tick(ms(30)))
+    let sent: Vec<_> = originated(&n.timeout(ms(30)))
         .into_iter()
         .filter(|s| s.0 != "rreq")
         .collect();
@@ -385,13 +347,13 @@ fn an_intermediate_node_with_a_fresh_route_replies_instead_of_relaying() {
         (9, 2, 4)
     );
     assert_eq!(rp.first_hop, 6);
-    assert!(n.tick(ms(50)).is_empty(), "not relayed");
+    assert!(n.timeout(ms(50)).is_empty(), "not relayed");
     // A request for a fresher number is relayed.
     rq.base.rreq_id = 4;
     rq.base.dst_seqno = 6;
     rq.base.orig_seqno = 4;
     assert!(originated(&n.control(ms(60), 3, rreq_packet(3, 30, rq))).is_empty());
-    assert_eq!(originated(&n.tick(ms(100))).len(), 1);
+    assert_eq!(originated(&n.timeout(ms(100))).len(), 1);
 }
 
 #[test]
@@ -405,7 +367,7 @@ fn a_discovery_retries_network_wide_then_drops_the_buffered_data() {
     while let Some(at) = n.a.poll_timeout() {
         assert!(at - t <= NS_PER_S, "waits at most MAX_RREQ_TIMEOUT");
         t = at;
-        let out = n.tick(at);
+        let out = n.timeout(at);
         rreqs += originated(&out).len();
         drops += out
             .iter()
@@ -433,7 +395,7 @@ fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over()
     };
     let mut n = source_with_two_paths_using(Aomdv::new(0, cfg));
     // HELLOs go out every 0.75-1.25 s.
-    let hellos: Vec<_> = originated(&n.tick(NS_PER_S))
+    let hellos: Vec<_> = originated(&n.timeout(NS_PER_S))
         .into_iter()
         .filter(|s| s.0 == "hello")
         .collect();
@@ -461,7 +423,7 @@ fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over()
     assert_eq!(n.a.hop_count(2), Some(1), "a HELLO gives a one-hop path");
     // After ALLOWED_HELLO_LOSS (3) intervals without a word from 1, its
     // path to 9 is gone: no RREQ, data goes through 2.
-    let out = n.tick(ms(3100));
+    let out = n.timeout(ms(3100));
     assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
     assert!(originated(&out).iter().all(|s| s.0 == "hello"));
     assert_eq!(n.paths(9), vec![(2, 3, 8)]);

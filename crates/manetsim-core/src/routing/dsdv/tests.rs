@@ -2,18 +2,14 @@
 //! directly and inspects its route table and the actions it pushes.
 
 use super::*;
-use crate::engine::Rng;
 use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
+use crate::routing::testkit::Agent;
 use crate::wire::dsdv::{Entry, INFINITY};
 
 const S: SimTime = NS_PER_S;
 const MS: SimTime = NS_PER_MS;
 
-struct Node {
-    a: Dsdv,
-    rng: Rng,
-    out: Vec<RoutingAction>,
-}
+type Node = Agent<Dsdv>;
 
 impl Node {
     fn new(me: NodeId) -> Self {
@@ -21,21 +17,7 @@ impl Node {
     }
 
     fn with(me: NodeId, cfg: DsdvConfig) -> Self {
-        Self {
-            a: Dsdv::new(me, cfg),
-            rng: Rng::from_seed(me as u64 + 7),
-            out: Vec::new(),
-        }
-    }
-
-    fn run(&mut self, f: impl FnOnce(&mut Dsdv, &mut RoutingCtx)) -> Vec<RoutingAction> {
-        let mut ctx = RoutingCtx {
-            me: self.a.me,
-            rng: &mut self.rng,
-            out: &mut self.out,
-        };
-        f(&mut self.a, &mut ctx);
-        std::mem::take(&mut self.out)
+        Agent::wrap(me, Dsdv::new(me, cfg), me as u64 + 7)
     }
 
     /// An update from `from` listing (dst, seqno, metric) routes.
@@ -53,10 +35,6 @@ impl Node {
         };
         let p = Packet::control(from, BROADCAST, 1, 0, u.to_bytes());
         self.run(|a, ctx| a.on_control(now, from, p, ctx))
-    }
-
-    fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
-        self.run(|a, ctx| a.route_output(now, p, ctx))
     }
 
     /// Fires every timer due by `now`, each at its deadline, as the world

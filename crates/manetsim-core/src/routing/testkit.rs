@@ -1,0 +1,62 @@
+//! Test harness for the routing agents' state-machine tests: one agent,
+//! driven directly with hand-built packets, its actions collected.
+
+use super::RoutingProtocol;
+use crate::engine::{Rng, SimTime};
+use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx};
+
+/// One agent with its random stream and the actions it pushed.
+pub(crate) struct Agent<P> {
+    pub me: NodeId,
+    pub a: P,
+    pub rng: Rng,
+    pub out: Vec<RoutingAction>,
+}
+
+impl<P: RoutingProtocol> Agent<P> {
+    /// Agent `a` of node `me`, drawing from `Rng::from_seed(seed)`.
+    pub fn wrap(me: NodeId, a: P, seed: u64) -> Self {
+        Self {
+            me,
+            a,
+            rng: Rng::from_seed(seed),
+            out: Vec::new(),
+        }
+    }
+
+    /// Calls the agent; returns what it pushed.
+    pub fn run(&mut self, f: impl FnOnce(&mut P, &mut RoutingCtx)) -> Vec<RoutingAction> {
+        let mut ctx = RoutingCtx {
+            me: self.me,
+            rng: &mut self.rng,
+            out: &mut self.out,
+        };
+        f(&mut self.a, &mut ctx);
+        std::mem::take(&mut self.out)
+    }
+
+    /// A control packet from neighbour `from`.
+    pub fn control(&mut self, now: SimTime, from: NodeId, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_control(now, from, p, ctx))
+    }
+
+    /// A data packet to route (originated here or forwarded).
+    pub fn data(&mut self, now: SimTime, p: Packet) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.route_output(now, p, ctx))
+    }
+
+    /// The MAC gave up on neighbour `nb`, with the packet it held.
+    pub fn link_failure(
+        &mut self,
+        now: SimTime,
+        nb: NodeId,
+        p: Option<Packet>,
+    ) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_link_failure(now, nb, p, ctx))
+    }
+
+    /// One call of the agent's timer handler at `now`.
+    pub fn timeout(&mut self, now: SimTime) -> Vec<RoutingAction> {
+        self.run(|a, ctx| a.on_timeout(now, ctx))
+    }
+}
