@@ -26,14 +26,6 @@ fn dsdv(duration_s: f64, seed: u64) -> Scenario {
     s
 }
 
-fn delivery(r: &RunResult, i: usize) -> f64 {
-    r.flows[i].received as f64 / r.flows[i].sent as f64
-}
-
-fn messages(r: &RunResult, m: &str) -> u64 {
-    r.routing.by_message.get(m).map_or(0, |c| c.packets)
-}
-
 /// When flow `flow` first delivered a packet (its route's convergence).
 fn first_delivery_s(r: &RunResult, flow: u32) -> f64 {
     let h = &r.timeseries.hops;
@@ -74,9 +66,7 @@ fn report(name: &str, r: &RunResult, nodes: usize) {
 
 fn chain6(seed: u64) -> RunResult {
     let mut s = dsdv(100.0, seed);
-    place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
-    s.area.width_m = 1000.0;
-    s.area.height_m = 10.0;
+    chain6_topology(&mut s);
     s.flows.push(cbr(0, 5, 512, CBR_BPS, 1.0, 100.0));
     run_checked(&s)
 }

@@ -15,15 +15,9 @@ fn dsr(duration_s: f64, seed: u64) -> Scenario {
     s
 }
 
-fn messages(r: &manetsim_core::RunResult, m: &str) -> u64 {
-    r.routing.by_message.get(m).map_or(0, |c| c.packets)
-}
-
 fn chain6(seed: u64) -> manetsim_core::RunResult {
     let mut s = dsr(100.0, seed);
-    place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
-    s.area.width_m = 1000.0;
-    s.area.height_m = 10.0;
+    chain6_topology(&mut s);
     s.flows.push(cbr(0, 5, 512, CBR_4PPS_512B, 1.0, 100.0));
     run_checked(&s)
 }

@@ -34,6 +34,23 @@ pub fn place(s: &mut Scenario, positions: Vec<[f64; 2]>) {
     s.nodes.positions = Some(positions);
 }
 
+/// Packets delivered over packets sent, for flow `i`.
+pub fn delivery(r: &RunResult, i: usize) -> f64 {
+    r.flows[i].received as f64 / r.flows[i].sent as f64
+}
+
+/// Routing packets sent of message type `m` ("rreq", "hello", …).
+pub fn messages(r: &RunResult, m: &str) -> u64 {
+    r.routing.by_message.get(m).map_or(0, |c| c.packets)
+}
+
+/// The 6-node chain the routing tests share: nodes 200 m apart on a line.
+pub fn chain6_topology(s: &mut Scenario) {
+    place(s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+    s.area.width_m = 1000.0;
+    s.area.height_m = 10.0;
+}
+
 /// The detour topology the routing tests share: 0 - 1 - 2 in a line 200 m
 /// apart, with a detour 0 - 3 - 4 - 2 below; relay 1 walks away at
 /// `leave_s` (never, if None) at 20 m/s, far out of range.
