@@ -133,33 +133,41 @@ fn a_six_node_chain_after_convergence_delivers_with_chain_delays() {
 fn tcp_over_olsr_waits_for_the_routes_and_tcp_ap_reads_the_hop_count() {
     // The SYN goes at 1 s, before any route: it waits in the buffer
     // instead of timing out. TCP-AP paces by the hop count OLSR reports.
+    // Goodput is averaged over four seeds: over this chain one run of
+    // TCP-AP gets anywhere from 30 to 145 kbit/s.
     for variant in [TcpVariant::Newreno, TcpVariant::TcpAp] {
-        let mut s = olsr(60.0, 1);
-        place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
-        s.area.width_m = 1000.0;
-        s.area.height_m = 10.0;
-        let mut f = cbr(0, 5, 512, 1.0, 1.0, 60.0);
-        f.transport = Transport::Tcp;
-        f.app = AppKind::Ftp;
-        f.rate_bps = None;
-        f.tcp = Some(TcpConfig {
-            variant,
-            ..TcpConfig::default()
-        });
-        s.flows.push(f);
-        let r = run_checked(&s);
-        let f = &r.flows[0];
-        println!(
-            "{variant:?}: goodput {:.0} kbit/s, delay {:.0} ms, retransmissions {}, first delivery {:?} s, drops {:?}",
-            f.goodput_kbps,
-            f.delay_ms,
-            f.retransmissions,
-            first_delivery_s(&r, 0),
-            r.drops
-        );
-        assert_eq!(f.hops_mean, 5.0);
-        assert!(f.goodput_kbps > 50.0, "{variant:?}: {}", f.goodput_kbps);
-        assert!(first_delivery_s(&r, 0).is_some_and(|t| t < bound_s(5)));
+        let mut goodput_kbps = 0.0;
+        let seeds = 1..=4;
+        for seed in seeds.clone() {
+            let mut s = olsr(60.0, seed);
+            place(&mut s, (0..6).map(|i| [200.0 * i as f64, 0.0]).collect());
+            s.area.width_m = 1000.0;
+            s.area.height_m = 10.0;
+            let mut f = cbr(0, 5, 512, 1.0, 1.0, 60.0);
+            f.transport = Transport::Tcp;
+            f.app = AppKind::Ftp;
+            f.rate_bps = None;
+            f.tcp = Some(TcpConfig {
+                variant,
+                ..TcpConfig::default()
+            });
+            s.flows.push(f);
+            let r = run_checked(&s);
+            let f = &r.flows[0];
+            println!(
+                "{variant:?} seed {seed}: goodput {:.0} kbit/s, delay {:.0} ms, retransmissions {}, first delivery {:?} s, drops {:?}",
+                f.goodput_kbps,
+                f.delay_ms,
+                f.retransmissions,
+                first_delivery_s(&r, 0),
+                r.drops
+            );
+            assert_eq!(f.hops_mean, 5.0);
+            assert!(f.goodput_kbps > 20.0, "{variant:?}: {}", f.goodput_kbps);
+            assert!(first_delivery_s(&r, 0).is_some_and(|t| t < bound_s(5)));
+            goodput_kbps += f.goodput_kbps / seeds.clone().count() as f64;
+        }
+        assert!(goodput_kbps > 50.0, "{variant:?}: {goodput_kbps}");
     }
 }
 

@@ -1,17 +1,52 @@
-//! The event queue: a binary min-heap keyed by (time, sequence).
+//! The event queue: a binary min-heap keyed by (time, class, sequence).
 //!
-//! The sequence number is assigned at insertion, so events scheduled for the
-//! same instant pop in the order they were scheduled. Because the simulation
-//! is itself deterministic, that order is too: no pointer, hash or thread
-//! order is ever involved.
+//! The sequence number is assigned at insertion, so events of one class
+//! scheduled for the same instant pop in the order they were scheduled.
+//! Because the simulation is itself deterministic, that order is too: no
+//! pointer, hash or thread order is ever involved.
+//!
+//! The class orders events of different kinds at the same instant (see
+//! [`Class`]); a caller may also give an event a sequence number reserved
+//! earlier ([`EventQueue::reserve_seq`]), so that work done without the
+//! queue can be put exactly where its event would have been.
 
 use super::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Which events go first among those due at the same instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Class {
+    /// Ends of frame receptions: a frame that ends at `t` is over at `t`.
+    RxEnd = 0,
+    /// Everything else (timers, applications, routing), in scheduling order.
+    Normal = 1,
+    /// Starts of frame receptions: a frame that starts arriving at `t` is
+    /// not yet sensed by a timer expiring at `t` (two stations whose
+    /// backoffs end in the same slot both transmit, and collide).
+    RxStart = 2,
+}
+
+/// Where an event stands among those at the same instant: its class in the
+/// top bits, its sequence number below.
+pub type TieKey = u64;
+
+const CLASS_SHIFT: u32 = 62;
+
+/// The tie key of sequence number `seq` in `class`.
+pub fn tie_key(class: Class, seq: u64) -> TieKey {
+    ((class as u64) << CLASS_SHIFT) | seq
+}
+
+/// The sequence number of a tie key.
+pub fn seq_of(key: TieKey) -> u64 {
+    key & ((1 << CLASS_SHIFT) - 1)
+}
+
 struct Entry<E> {
     time: SimTime,
-    seq: u64,
+    seq: TieKey,
     event: E,
 }
 
@@ -36,11 +71,13 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A priority queue of events ordered by (time, insertion sequence).
+/// A priority queue of events ordered by (time, class, insertion sequence).
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     now: SimTime,
+    /// The tie key of the last popped event.
+    key: TieKey,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -55,6 +92,7 @@ impl<E> EventQueue<E> {
             heap: BinaryHeap::with_capacity(1024),
             next_seq: 0,
             now: 0,
+            key: 0,
         }
     }
 
@@ -63,20 +101,44 @@ impl<E> EventQueue<E> {
         self.now
     }
 
-    /// Schedules `event` at absolute time `time`. Scheduling in the past is a
-    /// logic error; the event is clamped to `now` in release builds.
-    pub fn schedule(&mut self, time: SimTime, event: E) {
-        debug_assert!(time >= self.now, "event scheduled in the past");
-        let time = time.max(self.now);
+    /// The tie key of the last popped event: with [`Self::now`], where the
+    /// simulation stands.
+    pub fn key(&self) -> TieKey {
+        self.key
+    }
+
+    /// Takes the next sequence number, for an event that may be scheduled
+    /// later with [`Self::schedule_keyed`] or never be scheduled at all.
+    pub fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        seq
+    }
+
+    /// Schedules `event` at absolute time `time` ([`Class::Normal`]).
+    /// Scheduling in the past is a logic error; the event is clamped to
+    /// `now` in release builds.
+    pub fn schedule(&mut self, time: SimTime, event: E) {
+        let seq = self.reserve_seq();
+        self.schedule_keyed(time, tie_key(Class::Normal, seq), event);
+    }
+
+    /// Schedules `event` at `time` with the tie key `key` (see [`tie_key`]).
+    pub fn schedule_keyed(&mut self, time: SimTime, key: TieKey, event: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        let time = time.max(self.now);
+        self.heap.push(Entry {
+            time,
+            seq: key,
+            event,
+        });
     }
 
     /// Removes and returns the earliest event, advancing `now` to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let e = self.heap.pop()?;
         self.now = e.time;
+        self.key = e.seq;
         Some((e.time, e.event))
     }
 
@@ -122,6 +184,25 @@ mod tests {
         for i in 0..100 {
             assert_eq!(q.pop(), Some((5, i)));
         }
+    }
+
+    #[test]
+    fn classes_order_events_at_the_same_instant() {
+        let mut q = EventQueue::new();
+        let early = q.reserve_seq();
+        q.schedule_keyed(5, tie_key(Class::RxStart, early), "start");
+        q.schedule(5, "timer");
+        let late = q.reserve_seq();
+        q.schedule_keyed(5, tie_key(Class::RxEnd, late), "end");
+        q.schedule(4, "before");
+        assert_eq!(q.pop(), Some((4, "before")));
+        assert_eq!(q.pop(), Some((5, "end")));
+        assert_eq!(q.key(), tie_key(Class::RxEnd, late));
+        assert_eq!(q.pop(), Some((5, "timer")));
+        assert_eq!(q.pop(), Some((5, "start")));
+        assert_eq!(q.key(), tie_key(Class::RxStart, early));
+        assert!(tie_key(Class::RxEnd, u64::MAX >> 2) < tie_key(Class::Normal, 0));
+        assert_eq!(seq_of(tie_key(Class::RxStart, early)), early);
     }
 
     #[test]

@@ -317,23 +317,27 @@ impl Dcf {
         self.cw = self.p.cw_min;
     }
 
-    /// Extends the NAV. Its expiry only matters to a paused backoff (see
-    /// [`Self::arm_nav_expiry`]), so the timer is armed only then: a node
-    /// with nothing to send overhears frames without scheduling anything.
+    /// Extends the NAV. Its expiry only matters to a paused backoff when
+    /// nothing else keeps the medium busy (see [`Self::arm_nav_expiry`]):
+    /// a node with nothing to send overhears frames without scheduling
+    /// anything, and one receiving a frame waits for its end.
     fn set_nav(&mut self, now: SimTime, dur: SimTime, out: &mut Vec<MacAction>) {
         let until = now + dur;
         if until > self.nav_until {
             self.nav_until = until;
-            if self.backoff.paused {
-                self.arm(MacTimer::Nav, until, out);
-            }
+            self.arm_nav_expiry(now, out);
         }
     }
 
-    /// A backoff has just been paused: if the NAV is what will keep the
-    /// medium busy last, its expiry must resume the backoff.
+    /// If the NAV alone keeps a paused backoff from resuming (the receiver
+    /// and transmitter are idle), its expiry must resume it: arms the NAV
+    /// timer. While a frame is arriving or going out, the end of that frame
+    /// checks again, so no timer is needed yet.
     fn arm_nav_expiry(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        if self.nav_until > now
+        if self.backoff.paused
+            && self.rx_state == RxState::Idle
+            && self.tx_state == TxState::Idle
+            && self.nav_until > now
             && self.timers[MacTimer::Nav as usize].deadline() != Some(self.nav_until)
         {
             self.arm(MacTimer::Nav, self.nav_until, out);
@@ -355,6 +359,23 @@ impl Dcf {
                 && self.timers.iter().all(|t| !t.is_armed()))
     }
 
+    /// True when the MAC's next act of its own is the end of a backoff that
+    /// is counting down now: it waits for nothing else (no frame to answer,
+    /// no response, no transmission in progress). Overheard frames can then
+    /// only delay that end, never make it earlier, so the world may hand
+    /// them over at the backoff's expiry instead of at their own times.
+    pub fn is_counting_down(&self) -> bool {
+        !self.off
+            && self.backoff.busy
+            && !self.backoff.paused
+            && self.timers[MacTimer::Backoff as usize].is_armed()
+            && self.tx_state == TxState::Idle
+            && !self.tx_active
+            && self.pkt_ctrl.is_none()
+            && !self.timers[MacTimer::Defer as usize].is_armed()
+            && !self.timers[MacTimer::Send as usize].is_armed()
+    }
+
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
         self.rx_state = s;
         self.check_backoff(now, out);
@@ -371,8 +392,8 @@ impl Dcf {
         }
         if !self.is_idle(now) && self.backoff.busy && !self.backoff.paused {
             self.backoff_pause(now);
-            self.arm_nav_expiry(now, out);
         }
+        self.arm_nav_expiry(now, out);
     }
 
     fn backoff_start(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
@@ -490,6 +511,21 @@ impl Dcf {
     pub fn timer_is_live(&self, timer: MacTimer, gen: u32) -> bool {
         let t = &self.timers[timer as usize];
         t.is_armed() && t.generation() == gen
+    }
+
+    /// The armed timer that expires first, with its deadline and generation
+    /// (ties: the lower [`MacTimer`] first).
+    pub fn earliest_timer(&self) -> Option<(SimTime, MacTimer, u32)> {
+        let mut best: Option<(SimTime, MacTimer, u32)> = None;
+        for (k, t) in self.timers.iter().enumerate() {
+            if let Some(d) = t.deadline() {
+                if best.is_none_or(|b| d < b.0) {
+                    let timer = MacTimer::from_u8(k as u8).expect("timer index");
+                    best = Some((d, timer, t.generation()));
+                }
+            }
+        }
+        best
     }
 
     /// A timer event popped; stale generations are ignored.

@@ -247,7 +247,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             forwarded: 0,
             queue_drops: 0,
             overheard: Vec::new(),
-            sync_at: SimTime::MAX,
+            sync_at: super::LAST,
         })
         .collect();
     // Promiscuous MACs only where the routing agent overhears.

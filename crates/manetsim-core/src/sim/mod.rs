@@ -5,13 +5,22 @@
 //! machines, which answer with actions; the world applies them (schedules
 //! timers, puts frames on the channel, forwards packets, keeps the ledger).
 //!
-//! Most receptions in a dense network are frames a node only overhears while
-//! it has nothing to do. Those do not go through the queue: each such node
-//! keeps a list of them and its MAC is handed them, in time order and at
-//! their own times, just before the node's next event (see `LazyRx`). The
-//! MAC sees the same calls at the same simulated times as it would with one
+//! Most receptions in a dense network are frames a node only overhears: not
+//! addressed to it, or too weak to decode. Those do not go through the
+//! queue: each node keeps a list of them and its MAC is handed them, in
+//! order and at their own times, just before the node's next event (see
+//! `LazyRx`). A node whose MAC is busy also gets a `Sync` event at each such
+//! frame's end, unless its next act is the expiry of a backoff counting down
+//! now, which overheard frames can only delay. The MAC sees the same calls
+//! at the same simulated times, in the same order, as it would with one
 //! event per start and end; `tests.rs` checks that both ways give identical
 //! results.
+//!
+//! At one instant, the queue hands out reception ends first, then every
+//! other event in the order it was scheduled, then reception starts
+//! ([`Class`]): a frame is over at its last nanosecond, and a frame that
+//! starts arriving as a backoff expires is not sensed by it (two stations
+//! whose backoffs end in the same slot both transmit).
 //!
 //! Promiscuous overhearing: a node whose routing agent asks for it
 //! ([`RoutingProtocol::wants_promiscuous`], e.g. DSR for its gratuitous
@@ -27,7 +36,10 @@ mod tcp;
 
 use crate::app::Cbr;
 use crate::energy::Battery;
-use crate::engine::{from_secs, to_secs, EventQueue, Rng, SimTime, TimerSlot, NS_PER_S};
+use crate::engine::{
+    from_secs, seq_of, tie_key, to_secs, Class, EventQueue, Rng, SimTime, TieKey, TimerSlot,
+    NS_PER_S,
+};
 use crate::loss::LossModel;
 use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
 use crate::metrics::result::{
@@ -164,27 +176,50 @@ struct OnAir {
     serial: u32,
 }
 
-/// A frame overheard by a passive node (see [`Dcf::is_passive`]): not
-/// addressed to it, or too weak to decode, arriving while its MAC has nothing
-/// of its own to do.
+/// A frame a node only overhears: not addressed to it, or too weak to
+/// decode.
 ///
 /// Such a frame only changes the node's receive state, NAV and counters, so
 /// instead of two events in the queue it goes into the node's `overheard`
-/// list, and is handed to the MAC, in time order and with its own start and
-/// end times, when the node next needs its MAC (any event at the node), or at
-/// its exact time by a `Sync` event once the MAC is busy. The MAC sees the
-/// same calls at the same simulated times as with events; only the order of
-/// a start and an end at the very same nanosecond is fixed (ends first).
+/// list, and is handed to the MAC, in order and with its own start and end
+/// times, when the node next needs its MAC: at any event of the node, which
+/// first replays every start and end that its event would have followed. A
+/// node whose MAC is busy (see [`Dcf::is_passive`]) also gets a `Sync` event
+/// at each end, where its MAC may resume a backoff; a start only freezes what
+/// the MAC would do next, so it waits for the node's next event.
+///
+/// Each reception carries the sequence number its events would have had, so
+/// the MAC sees the same calls, at the same times and in the same order, as
+/// with one event per start and end (the queue's [`Class`] orders a start
+/// after, and an end before, everything else at the same instant).
 #[derive(Debug, Clone, Copy)]
 struct LazyRx {
     start: SimTime,
     end: SimTime,
     duration_ns: SimTime,
     power_w: f64,
+    /// The sequence number of its start event (its end event shares it).
+    seq: u64,
     serial: u32,
     ra: NodeId,
     started: bool,
 }
+
+impl LazyRx {
+    fn start_key(&self) -> (SimTime, TieKey) {
+        (self.start, tie_key(Class::RxStart, self.seq))
+    }
+
+    fn end_key(&self) -> (SimTime, TieKey) {
+        (self.end, tie_key(Class::RxEnd, self.seq))
+    }
+}
+
+/// A place in the simulation's total order: a time and a tie key.
+type Instant = (SimTime, TieKey);
+
+/// After every event (the end of a run).
+const LAST: Instant = (SimTime::MAX, TieKey::MAX);
 
 /// Overheard lists longer than this are replayed up to the present as they
 /// grow (a passive node's replay has no side effects, so any time will do).
@@ -204,27 +239,27 @@ pub(crate) struct Node {
     queue_drops: u64,
     /// Receptions not yet handed to the MAC (see [`LazyRx`]).
     overheard: Vec<LazyRx>,
-    /// Time of the pending `Sync` event, or `SimTime::MAX`.
-    sync_at: SimTime,
+    /// Where the pending `Sync` event stands, or [`LAST`].
+    sync_at: Instant,
 }
 
 impl Node {
-    /// Hands the MAC every overheard start and end due at or before `now`,
-    /// in time order (an end before a start at the same instant); returns
-    /// how many it handed over.
+    /// Hands the MAC every overheard start and end that comes before `upto`
+    /// (or is it), in order; returns how many it handed over, with the MAC
+    /// timers that fired among them.
     fn replay_overheard(
         &mut self,
-        now: SimTime,
-        due: &mut Vec<(SimTime, bool, u32)>,
+        upto: Instant,
+        due: &mut Vec<(SimTime, TieKey, u32)>,
         out: &mut Vec<MacAction>,
     ) -> u64 {
         due.clear();
         for (i, e) in self.overheard.iter().enumerate() {
-            if !e.started && e.start <= now {
-                due.push((e.start, true, i as u32));
+            if !e.started && e.start_key() <= upto {
+                due.push((e.start, tie_key(Class::RxStart, e.seq), i as u32));
             }
-            if e.end <= now {
-                due.push((e.end, false, i as u32));
+            if e.end_key() <= upto {
+                due.push((e.end, tie_key(Class::RxEnd, e.seq), i as u32));
             }
         }
         if due.is_empty() {
@@ -240,26 +275,75 @@ impl Node {
             }
             due[j] = x;
         }
-        for &(t, is_start, i) in due.iter() {
+        let mut count = due.len() as u64;
+        // A busy MAC may arm timers while it hears these frames (a paused
+        // backoff's NAV expiry). One due before `upto` fires here, in its
+        // place among the frames, as its event would have.
+        let mark = out.len();
+        let mut armed = false;
+        for k in 0..due.len() {
+            let (t, key, i) = due[k];
             let e = self.overheard[i as usize];
-            if is_start {
+            if key == tie_key(Class::RxStart, e.seq) {
                 self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
                 self.overheard[i as usize].started = true;
             } else {
                 self.mac
                     .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
             }
+            armed |= out.len() > mark;
+            if armed {
+                let until = due.get(k + 1).map_or(upto, |d| (d.0, d.1));
+                count += self.fire_past_timers(until, out);
+            }
         }
-        self.overheard.retain(|e| e.end > now);
-        due.len() as u64
+        if armed {
+            // What fired here, or was re-armed since, must not be scheduled.
+            let mac = &self.mac;
+            out.retain(|a| match *a {
+                MacAction::SetTimer { timer, gen, .. } => mac.timer_is_live(timer, gen),
+                _ => true,
+            });
+        }
+        self.overheard.retain(|e| e.end_key() > upto);
+        count
     }
 
-    /// When the next overheard start or end is due.
-    fn next_overheard(&self) -> Option<SimTime> {
-        self.overheard
-            .iter()
-            .map(|e| if e.started { e.end } else { e.start })
-            .min()
+    /// Fires, in deadline order, the MAC timers armed during a replay whose
+    /// events would have come before `until`; returns how many fired. Only
+    /// a busy MAC's NAV expiry is armed so, while a frame is still arriving:
+    /// what fires finds the medium busy and does nothing but expire.
+    fn fire_past_timers(&mut self, until: Instant, out: &mut Vec<MacAction>) -> u64 {
+        let mut fired = 0;
+        while let Some((at, timer, gen)) = self.mac.earliest_timer() {
+            // A timer armed now is `Class::Normal` with the newest sequence
+            // number: after an event of its own class at the same instant.
+            let before_until =
+                at < until.0 || (at == until.0 && until.1 >= tie_key(Class::RxStart, 0));
+            if !before_until {
+                break;
+            }
+            let before = out.len();
+            if self.mac.on_timer(at, timer, gen, out) {
+                fired += 1;
+            }
+            debug_assert!(
+                out[before..]
+                    .iter()
+                    .all(|a| matches!(a, MacAction::SetTimer { .. })),
+                "a timer fired during a replay acted: {:?}",
+                &out[before..]
+            );
+        }
+        fired
+    }
+
+    /// When the next overheard frame ends: a busy MAC must hear each end at
+    /// its exact time (it may resume a backoff then), while a start only
+    /// freezes what the MAC would do next, so it is handed over at the
+    /// node's next event (which always replays first) or with the next end.
+    fn next_overheard_end(&self) -> Option<Instant> {
+        self.overheard.iter().map(LazyRx::end_key).min()
     }
 }
 
@@ -283,7 +367,7 @@ pub(crate) struct World {
     /// Some node's MAC is promiscuous (its routing agent overhears data).
     promiscuous: bool,
     /// Scratch for `Node::replay_overheard`.
-    due: Vec<(SimTime, bool, u32)>,
+    due: Vec<(SimTime, TieKey, u32)>,
     flows: Vec<Cbr>,
     flow_stats: Vec<FlowStats>,
     ledger: PacketLedger,
@@ -355,8 +439,8 @@ impl World {
                 }
                 Event::EnergySample => self.on_energy_sample(now),
                 Event::Sync { node } => {
-                    if self.nodes[node as usize].sync_at == now {
-                        self.nodes[node as usize].sync_at = SimTime::MAX;
+                    if self.nodes[node as usize].sync_at == (now, self.q.key()) {
+                        self.nodes[node as usize].sync_at = LAST;
                         let mut out = std::mem::take(&mut self.out);
                         self.sync(now, node, &mut out);
                         self.finish_mac(now, node, out);
@@ -385,26 +469,33 @@ impl World {
         self.out = out;
     }
 
-    /// Brings node `n`'s MAC up to `now` with its overheard frames; their
-    /// actions (possible only once the MAC is busy) go to `out`.
+    /// Brings node `n`'s MAC up to the present (the event being handled,
+    /// or the end of `now` when that is not the queue's time) with its
+    /// overheard frames; their actions (possible only once the MAC is busy)
+    /// go to `out`.
     fn sync(&mut self, now: SimTime, n: u32, out: &mut Vec<MacAction>) {
         let node = &mut self.nodes[n as usize];
         if !node.overheard.is_empty() {
-            self.events += node.replay_overheard(now, &mut self.due, out);
+            let upto = if now == self.q.now() {
+                (now, self.q.key())
+            } else {
+                (now, TieKey::MAX)
+            };
+            self.events += node.replay_overheard(upto, &mut self.due, out);
         }
     }
 
-    /// A busy MAC must hear its pending overheard frames at their exact
-    /// times: schedules a `Sync` event for the next one.
+    /// A busy MAC must hear the ends of its pending overheard frames at
+    /// their exact times: schedules a `Sync` event for the next one.
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
-        if node.overheard.is_empty() || node.mac.is_passive() {
+        if node.overheard.is_empty() || node.mac.is_passive() || node.mac.is_counting_down() {
             return;
         }
-        if let Some(at) = node.next_overheard() {
-            if at < node.sync_at || node.sync_at < self.q.now() {
+        if let Some(at) = node.next_overheard_end() {
+            if at < node.sync_at {
                 node.sync_at = at;
-                self.q.schedule(at, Event::Sync { node: n });
+                self.q.schedule_keyed(at.0, at.1, Event::Sync { node: n });
             }
         }
     }
@@ -431,7 +522,13 @@ impl World {
             .as_ref()
             .map_or((0, 0), |a| (a.airtime_ns, a.serial));
         let end = now + airtime;
-        self.q.schedule(end, Event::RxEnd { node: n, tx });
+        // The end shares the start's sequence number (see `LazyRx`).
+        let seq = seq_of(self.q.key());
+        self.q.schedule_keyed(
+            end,
+            tie_key(Class::RxEnd, seq),
+            Event::RxEnd { node: n, tx },
+        );
         let mut out = std::mem::take(&mut self.out);
         self.sync(now, n, &mut out);
         self.nodes[n as usize]
@@ -692,6 +789,13 @@ impl World {
         let no_losses = self.losses.is_empty();
         let tappable = self.promiscuous && frame.tappable();
         let mut lazy_count = 0;
+        // Where the simulation stands: a passive node's list may be replayed
+        // up to here.
+        let here = if now == self.q.now() {
+            (now, self.q.key())
+        } else {
+            (now, TieKey::MAX)
+        };
         let (pos, radio, q, shadow, mobility, batteries, nodes, due, out) = (
             &self.pos,
             &self.radio,
@@ -745,25 +849,40 @@ impl World {
                 let tapped =
                     tappable && power_w >= radio.rx_threshold_w && node.mac.is_promiscuous();
                 let only_sensed = only_sensed && !tapped;
-                if lazy && only_sensed && node.mac.is_passive() {
+                // The sequence number of this reception's start event,
+                // whether or not it goes through the queue.
+                let seq = q.reserve_seq();
+                if lazy && only_sensed {
                     lazy_count += 1;
-                    if node.overheard.len() >= OVERHEARD_COMPACT_LEN {
-                        debug_assert!(out.is_empty());
-                        replayed += node.replay_overheard(now, due, out);
-                        debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
-                    }
-                    node.overheard.push(LazyRx {
+                    let rx = LazyRx {
                         start: now + delay,
                         end: now + delay + airtime_ns,
                         duration_ns: frame.duration_ns,
                         power_w,
+                        seq,
                         serial,
                         ra: frame.ra,
                         started: false,
-                    });
+                    };
+                    if node.mac.is_passive() {
+                        if node.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                            debug_assert!(out.is_empty());
+                            replayed += node.replay_overheard(here, due, out);
+                            debug_assert!(
+                                out.is_empty(),
+                                "a passive MAC acts on nothing overheard"
+                            );
+                        }
+                    } else if rx.end_key() < node.sync_at && !node.mac.is_counting_down() {
+                        // A busy MAC hears the end at its time (see `LazyRx`).
+                        node.sync_at = rx.end_key();
+                        q.schedule_keyed(rx.end, node.sync_at.1, Event::Sync { node: r });
+                    }
+                    node.overheard.push(rx);
                 } else {
-                    q.schedule(
+                    q.schedule_keyed(
                         now + delay,
+                        tie_key(Class::RxStart, seq),
                         Event::RxStart {
                             node: r,
                             tx: id,

@@ -226,3 +226,44 @@ fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
         assert!(w.nodes.iter().all(|n| n.mac.is_promiscuous() == want));
     }
 }
+
+#[test]
+fn lazy_overhearing_changes_nothing_in_a_tcp_chain_with_equal_spacing() {
+    // Equal spacing makes frames start and end at the same nanosecond as
+    // timers at the receivers: the order at one instant must not depend on
+    // whether a reception was an event.
+    let text = r#"
+name = "lazy-chain"
+duration_s = 30.0
+seed = 2
+
+[area]
+width_m = 1200.0
+height_m = 200.0
+
+[nodes]
+count = 6
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "aodv"
+
+[[flows]]
+src = 0
+dst = 5
+transport = "tcp"
+app = "ftp"
+start_s = 1.0
+packet_size_bytes = 512
+
+[flows.tcp]
+variant = "newreno"
+handshake = false
+"#;
+    let (eager, lazy, lazy_count) = both_ways(text);
+    assert_same(&eager, &lazy);
+    assert!(lazy.flows[0].received > 500, "{:?}", lazy.flows[0]);
+    assert!(lazy.mac.collisions > 10, "{:?}", lazy.mac);
+    assert!(lazy_count > 10_000, "{lazy_count}");
+}
