@@ -7,7 +7,9 @@
 //!
 //! State, as in ns-2:
 //! - `tx_state` (Idle, RTS, CTS, SEND, ACK) is what the transmitter is doing or
-//!   waiting for; `tx_active` is true only while a frame is on the air.
+//!   waiting for; `tx_until` is when the frame we send (or sent last) ends,
+//!   so the radio transmits while `now < tx_until` (an end of reception at
+//!   that very instant still finds it transmitting, as ends come first).
 //! - `rx_state` (Idle, RECV, COLL) is what the receiver hears. A second frame
 //!   arriving during a reception is captured (dropped, the first survives)
 //!   when the first is at least `capture_ratio` stronger; otherwise both are
@@ -42,11 +44,9 @@ pub enum MacTimer {
     Nav = 2,
     /// Response timeout (CTS or ACK), or the end of a CTS/ACK/broadcast.
     Send = 3,
-    /// Our own transmission ends.
-    TxEnd = 4,
 }
 
-const N_TIMERS: usize = 5;
+const N_TIMERS: usize = 4;
 
 impl MacTimer {
     pub fn from_u8(v: u8) -> Option<Self> {
@@ -55,7 +55,6 @@ impl MacTimer {
             1 => Self::Backoff,
             2 => Self::Nav,
             3 => Self::Send,
-            4 => Self::TxEnd,
             _ => return None,
         })
     }
@@ -172,7 +171,8 @@ pub struct Dcf {
     rx_threshold_w: f64,
     tx_state: TxState,
     rx_state: RxState,
-    tx_active: bool,
+    /// When our transmission ends (or ended): no timer marks it.
+    tx_until: SimTime,
     rx: Option<Reception>,
     /// The data frame being sent, its next hop, and whether it uses RTS/CTS.
     pkt_tx: Option<Frame>,
@@ -215,7 +215,7 @@ impl Dcf {
             rx_threshold_w,
             tx_state: TxState::Idle,
             rx_state: RxState::Idle,
-            tx_active: false,
+            tx_until: 0,
             rx: None,
             pkt_tx: None,
             tx_uses_rts: false,
@@ -263,7 +263,7 @@ impl Dcf {
         }
         self.backoff = Backoff::default();
         self.rx = None;
-        self.tx_active = false;
+        self.tx_until = 0;
         self.pkt_rts = None;
         self.pkt_ctrl = None;
         self.pkt_tx.take().and_then(|f| f.packet)
@@ -280,8 +280,8 @@ impl Dcf {
     }
 
     /// Whether the radio is transmitting now.
-    pub fn is_transmitting(&self) -> bool {
-        self.tx_active
+    pub fn is_transmitting(&self, now: SimTime) -> bool {
+        now < self.tx_until
     }
 
     // ---------------------------------------------------------------------
@@ -345,13 +345,13 @@ impl Dcf {
     }
 
     /// True when the MAC has nothing to do of its own: no frame to send or
-    /// answer, no backoff, no timer, not transmitting. Overheard frames then
+    /// answer, no backoff, no timer, not transmitting (a transmission always
+    /// has its `Send` timer armed, to its end at least). Overheard frames then
     /// change only its receive state, NAV and counters, and emit no action,
     /// so the world may hand them over later, in time order (see `sim`).
     pub fn is_passive(&self) -> bool {
         self.off
             || (self.tx_state == TxState::Idle
-                && !self.tx_active
                 && !self.backoff.busy
                 && self.pkt_tx.is_none()
                 && self.pkt_rts.is_none()
@@ -370,7 +370,6 @@ impl Dcf {
             && !self.backoff.paused
             && self.timers[MacTimer::Backoff as usize].is_armed()
             && self.tx_state == TxState::Idle
-            && !self.tx_active
             && self.pkt_ctrl.is_none()
             && !self.timers[MacTimer::Defer as usize].is_armed()
             && !self.timers[MacTimer::Send as usize].is_armed()
@@ -548,7 +547,6 @@ impl Dcf {
                 }
             }
             MacTimer::Send => self.send_timeout(now, out),
-            MacTimer::TxEnd => self.tx_active = false,
         }
         true
     }
@@ -664,7 +662,6 @@ impl Dcf {
         timeout: SimTime,
         out: &mut Vec<MacAction>,
     ) {
-        self.tx_active = true;
         if self.rx_state != RxState::Idle {
             // Half duplex: whatever we were hearing is lost.
             if let Some(r) = self.rx.as_mut() {
@@ -673,9 +670,10 @@ impl Dcf {
         }
         let airtime_ns = self.p.txtime(frame.bytes, rate);
         self.stats.frames_sent += 1;
+        self.tx_until = now + airtime_ns;
+        debug_assert!(timeout >= airtime_ns, "the Send timer outlasts the frame");
         out.push(MacAction::Transmit { frame, airtime_ns });
         self.arm(MacTimer::Send, now + timeout, out);
-        self.arm(MacTimer::TxEnd, now + airtime_ns, out);
     }
 
     fn send_timeout(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
@@ -798,7 +796,7 @@ impl Dcf {
         if self.off {
             return;
         }
-        let error = self.tx_active || power_w < self.rx_threshold_w;
+        let error = now < self.tx_until || power_w < self.rx_threshold_w;
         match self.rx {
             None => {
                 self.rx = Some(Reception {
@@ -903,7 +901,7 @@ impl Dcf {
             return None;
         }
         self.rx = None;
-        if self.tx_active {
+        if now <= self.tx_until {
             // We started transmitting during the reception: it is lost.
             Some(RxEnd::Failed)
         } else if self.rx_state == RxState::Coll || cur.error {
@@ -1082,7 +1080,8 @@ mod tests {
         assert!((50_000..=50_000 + 31 * 20_000).contains(&at));
         assert_eq!((at - 50_000) % 20_000, 0, "whole slots");
         assert_eq!(transmitted(&out), vec![FrameKind::Data]);
-        assert!(m.is_transmitting());
+        assert!(m.is_transmitting(at));
+        assert!(!m.is_transmitting(at + 4_416_000));
     }
 
     #[test]
@@ -1091,7 +1090,7 @@ mod tests {
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
         let t = fire(&mut m, &mut out, MacTimer::Defer);
-        fire(&mut m, &mut out, MacTimer::TxEnd);
+        out.clear();
         out.clear();
         let ack = Frame::control(FrameKind::Ack, 1, 0, 0);
         let t_ack = t + 4_416_000 + 10_000;
@@ -1116,7 +1115,7 @@ mod tests {
         fire(&mut m, &mut out, MacTimer::Defer);
         let mut attempts = 1;
         loop {
-            fire(&mut m, &mut out, MacTimer::TxEnd);
+            out.clear();
             let mut o2 = out.clone();
             fire(&mut m, &mut o2, MacTimer::Send);
             if o2.iter().any(|a| {
@@ -1177,7 +1176,7 @@ mod tests {
         };
         assert_eq!((cts.kind, cts.ra), (FrameKind::Cts, 0));
         // A gets the CTS and sends DATA after SIFS.
-        fire(&mut a, &mut oa, MacTimer::TxEnd);
+        oa.clear();
         oa.clear();
         a.on_rx_start(t_cts, 2, 1e-6, t_cts + 304_000, &mut oa);
         a.on_rx_end(t_cts + 304_000, 2, &cts, &mut oa);
@@ -1188,7 +1187,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         // B receives DATA, delivers it and ACKs after SIFS.
-        fire(&mut b, &mut ob, MacTimer::TxEnd);
+        ob.clear();
         ob.clear();
         b.on_rx_start(t_data, 3, 1e-6, t_data + 4_416_000, &mut ob);
         b.on_rx_end(t_data + 4_416_000, 3, &data, &mut ob);
@@ -1331,7 +1330,7 @@ mod tests {
         m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
         m.on_rx_end(1000, 1, &f, &mut out);
         fire(&mut m, &mut out, MacTimer::Defer);
-        fire(&mut m, &mut out, MacTimer::TxEnd);
+        out.clear();
         fire(&mut m, &mut out, MacTimer::Send);
         out.clear();
         m.on_rx_start(2_000_000, 2, 1e-8, 2_001_000, &mut out);
@@ -1372,7 +1371,7 @@ mod tests {
             vec![FrameKind::Data],
             "no RTS for broadcast"
         );
-        fire(&mut m, &mut out, MacTimer::TxEnd);
+        out.clear();
         let mut o = out.clone();
         fire(&mut m, &mut o, MacTimer::Send);
         assert!(o.iter().any(|a| matches!(
