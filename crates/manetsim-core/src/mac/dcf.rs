@@ -359,20 +359,25 @@ impl Dcf {
                 && self.timers.iter().all(|t| !t.is_armed()))
     }
 
-    /// True when the MAC's next act of its own is the end of a backoff that
-    /// is counting down now: it waits for nothing else (no frame to answer,
-    /// no response, no transmission in progress). Overheard frames can then
-    /// only delay that end, never make it earlier, so the world may hand
-    /// them over at the backoff's expiry instead of at their own times.
-    pub fn is_counting_down(&self) -> bool {
+    /// True when the MAC's next act is a timer of its own that overheard
+    /// frames can only postpone, never bring forward: a backoff counting
+    /// down, or a paused backoff that the NAV alone holds (the receiver is
+    /// idle and the NAV timer armed). It waits for nothing else: no frame to
+    /// answer, no response, no transmission in progress. The world may then
+    /// hand overheard frames over at that timer instead of at their ends.
+    pub fn waits_for_own_timer(&self) -> bool {
+        let armed = |t: MacTimer| self.timers[t as usize].is_armed();
         !self.off
             && self.backoff.busy
-            && !self.backoff.paused
-            && self.timers[MacTimer::Backoff as usize].is_armed()
             && self.tx_state == TxState::Idle
             && self.pkt_ctrl.is_none()
-            && !self.timers[MacTimer::Defer as usize].is_armed()
-            && !self.timers[MacTimer::Send as usize].is_armed()
+            && !armed(MacTimer::Defer)
+            && !armed(MacTimer::Send)
+            && if self.backoff.paused {
+                self.rx_state == RxState::Idle && armed(MacTimer::Nav)
+            } else {
+                armed(MacTimer::Backoff)
+            }
     }
 
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {

@@ -10,8 +10,9 @@
 //! queue: each node keeps a list of them and its MAC is handed them, in
 //! order and at their own times, just before the node's next event (see
 //! `LazyRx`). A node whose MAC is busy also gets a `Sync` event at each such
-//! frame's end, unless its next act is the expiry of a backoff counting down
-//! now, which overheard frames can only delay. The MAC sees the same calls
+//! frame's end, unless its next act is a timer of its own that overheard
+//! frames can only delay (a backoff counting down, or the NAV expiry that
+//! resumes one: [`Dcf::waits_for_own_timer`]). The MAC sees the same calls
 //! at the same simulated times, in the same order, as it would with one
 //! event per start and end; `tests.rs` checks that both ways give identical
 //! results.
@@ -489,7 +490,7 @@ impl World {
     /// their exact times: schedules a `Sync` event for the next one.
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
-        if node.overheard.is_empty() || node.mac.is_passive() || node.mac.is_counting_down() {
+        if node.overheard.is_empty() || node.mac.is_passive() || node.mac.waits_for_own_timer() {
             return;
         }
         if let Some(at) = node.next_overheard_end() {
@@ -873,7 +874,7 @@ impl World {
                                 "a passive MAC acts on nothing overheard"
                             );
                         }
-                    } else if rx.end_key() < node.sync_at && !node.mac.is_counting_down() {
+                    } else if rx.end_key() < node.sync_at && !node.mac.waits_for_own_timer() {
                         // A busy MAC hears the end at its time (see `LazyRx`).
                         node.sync_at = rx.end_key();
                         q.schedule_keyed(rx.end, node.sync_at.1, Event::Sync { node: r });
