@@ -30,6 +30,23 @@ def test_bench_chain6_reports_events_time_and_memory():
     assert row["idle_bytes_per_node"] >= 0
 
 
+def test_bench_overrides_apply_to_every_scenario():
+    # rwp1000 cut to 12 s (its flows start by 11 s): a minute, not hours.
+    proc = cli("bench", "chain6", "rwp1000", "--set", "duration_s=12", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["scenario"] for r in rows] == ["chain6", "rwp1000"]
+    assert rows[1]["nodes"] == 1000
+    full = json.loads(cli("bench", "chain6", "--json").stdout)
+    # A thirtieth of chain6's 360 s has a thirtieth of its events, roughly.
+    assert rows[0]["events"] < full["events"] // 10
+
+
+def test_bench_names_a_bad_override():
+    line = assert_clean_error(cli("bench", "chain6", "--set", "nosuch=1"))
+    assert "nosuch" in line
+
+
 def test_the_idle_run_keeps_the_nodes_and_drops_the_traffic():
     path = bench.reference_path("chain6")
     loaded = bench._manetsim(path)[0]

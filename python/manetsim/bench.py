@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from manetsim import ns3
 from manetsim.ns2 import INSTALL_HINT, export_tcl
-from manetsim.run import load_config
+from manetsim.run import Overrides, load_config, resolved_toml
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -160,21 +160,29 @@ def parse_against(against: str | Sequence[str] | None) -> list[str]:
 
 
 def run_bench(
-    names: list[str], against: str | Sequence[str] | None = None, repeat: int = 1
+    names: list[str],
+    against: str | Sequence[str] | None = None,
+    repeat: int = 1,
+    overrides: Overrides = None,
 ) -> list[BenchRow]:
     """Benchmarks each scenario (best of ``repeat`` runs for each simulator).
 
     ``against`` names simulators to run on the same scenarios in the same run:
-    ``"ns2"``, ``"ns3"`` or both (a list, or ``"ns2,ns3"``).
+    ``"ns2"``, ``"ns3"`` or both (a list, or ``"ns2,ns3"``). ``overrides``
+    (``--set`` pairs, e.g. ``["duration_s=40"]``) apply to every scenario and
+    every simulator: each runs the same resolved scenario.
     """
     others = parse_against(against)
+    # Resolve every scenario (with its overrides) before anything is timed,
+    # so a bad key fails at once.
+    texts = {name: resolved_toml(reference_path(name), overrides) for name in names}
     if "ns2" in others and shutil.which("ns") is None:
         raise FileNotFoundError(INSTALL_HINT)
     binary = None
     if "ns3" in others:
         # Refuse what ns-3 cannot run before anything is built or timed.
         for name in names:
-            ns3.check_expressible(load_config(reference_path(name)))
+            ns3.check_expressible(load_config(texts[name]))
         binary = ns3.build()
     with tempfile.TemporaryDirectory(prefix="manetsim-bench-") as folder:
         tiny = Path(folder) / "tiny.toml"
@@ -182,7 +190,10 @@ def run_bench(
         baseline_kib = _manetsim(tiny)[0]["maxrss_kib"]
         rows = []
         for name in names:
-            path = reference_path(name)
+            # Every simulator reads the resolved scenario, under its own name.
+            path = Path(folder) / "scenarios" / f"{reference_path(name).stem}.toml"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(texts[name], encoding="utf-8")
             best: tuple[dict[str, Any], float, float] | None = None
             for _ in range(repeat):
                 measured = _manetsim(path)

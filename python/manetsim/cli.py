@@ -455,12 +455,13 @@ def bench_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the rows as JSON lines.")
     ] = False,
+    overrides: SetOption = None,
 ) -> None:
     """Time manetsim on reference scenarios: wall, events/s, memory, speed vs ns-2/ns-3."""
     names = scenarios or ["chain6", "rwp50"]
     try:
         others = bench_mod.parse_against(against)
-        rows = bench_mod.run_bench(names, others, repeat)
+        rows = bench_mod.run_bench(names, others, repeat, overrides or None)
     except (ValueError, FileNotFoundError) as err:
         _fail(str(err), EXIT_USAGE)
     except RuntimeError as err:
