@@ -7,7 +7,8 @@
 //! ## A tour of the layers, bottom up
 //!
 //! - [`engine`]: simulated time (`u64` nanoseconds), the event queue with a
-//!   total order (time, then insertion sequence), cancellable timers by
+//!   total order (time; then reception ends, other events, reception starts;
+//!   then insertion sequence), cancellable timers by
 //!   generation counter, and RNG streams derived from (master seed, purpose, id).
 //! - [`phy`]: propagation models (two-ray ground with the free-space
 //!   crossover, free space, log-normal shadowing), radio thresholds, and the
