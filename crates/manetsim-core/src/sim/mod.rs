@@ -5,17 +5,19 @@
 //! machines, which answer with actions; the world applies them (schedules
 //! timers, puts frames on the channel, forwards packets, keeps the ledger).
 //!
-//! Most receptions in a dense network are frames a node only overhears: not
-//! addressed to it, or too weak to decode. Those do not go through the
-//! queue: each node keeps a list of them and its MAC is handed them, in
-//! order and at their own times, just before the node's next event (see
-//! `LazyRx`). A node whose MAC is busy also gets a `Sync` event at each such
-//! frame's end, unless its next act is a timer of its own that overheard
-//! frames can only delay (a backoff counting down, or the NAV expiry that
-//! resumes one: [`Dcf::waits_for_own_timer`]). The MAC sees the same calls
-//! at the same simulated times, in the same order, as it would with one
-//! event per start and end; `tests.rs` checks that both ways give identical
-//! results.
+//! Receptions mostly do not go through the queue. A frame's start at a
+//! receiver only freezes what its MAC would do next, and most frames a node
+//! hears are ones it only overhears (not addressed to it, or too weak to
+//! decode), whose end changes nothing but its receive state, NAV and
+//! counters. Each node keeps a list of these starts and ends, and its MAC is
+//! handed them, in order and at their own times, just before the node's next
+//! event (see `LazyRx`): the end of a frame it decodes for itself is one, and
+//! a node whose MAC is busy also gets a `Sync` event at each overheard end,
+//! unless its next act is a timer of its own that overheard frames can only
+//! delay (a backoff counting down, or the NAV expiry that resumes one:
+//! [`Dcf::waits_for_own_timer`]). The MAC sees the same calls at the same
+//! simulated times, in the same order, as it would with one event per start
+//! and end; `tests.rs` checks that both ways give identical results.
 //!
 //! At one instant, the queue hands out reception ends first, then every
 //! other event in the order it was scheduled, then reception starts
@@ -204,6 +206,10 @@ struct LazyRx {
     serial: u32,
     ra: NodeId,
     started: bool,
+    /// Only the start waits here: the end is an `RxEnd` event, as the MAC
+    /// acts on frames it decodes for itself (and on any frame for a
+    /// promiscuous MAC or an injected loss model).
+    start_only: bool,
 }
 
 impl LazyRx {
@@ -259,7 +265,7 @@ impl Node {
             if !e.started && e.start_key() <= upto {
                 due.push((e.start, tie_key(Class::RxStart, e.seq), i as u32));
             }
-            if e.end_key() <= upto {
+            if !e.start_only && e.end_key() <= upto {
                 due.push((e.end, tie_key(Class::RxEnd, e.seq), i as u32));
             }
         }
@@ -306,7 +312,13 @@ impl Node {
                 _ => true,
             });
         }
-        self.overheard.retain(|e| e.end_key() > upto);
+        self.overheard.retain(|e| {
+            if e.start_only {
+                !e.started
+            } else {
+                e.end_key() > upto
+            }
+        });
         count
     }
 
@@ -344,7 +356,11 @@ impl Node {
     /// freezes what the MAC would do next, so it is handed over at the
     /// node's next event (which always replays first) or with the next end.
     fn next_overheard_end(&self) -> Option<Instant> {
-        self.overheard.iter().map(LazyRx::end_key).min()
+        self.overheard
+            .iter()
+            .filter(|e| !e.start_only)
+            .map(LazyRx::end_key)
+            .min()
     }
 }
 
@@ -853,8 +869,11 @@ impl World {
                 // The sequence number of this reception's start event,
                 // whether or not it goes through the queue.
                 let seq = q.reserve_seq();
-                if lazy && only_sensed {
-                    lazy_count += 1;
+                if lazy {
+                    // The start only freezes what the MAC would do next: it
+                    // waits in the list for the node's next event. So does
+                    // the end of a frame the MAC cannot act on; any other
+                    // end is an event.
                     let rx = LazyRx {
                         start: now + delay,
                         end: now + delay + airtime_ns,
@@ -864,20 +883,31 @@ impl World {
                         serial,
                         ra: frame.ra,
                         started: false,
+                        start_only: !only_sensed,
                     };
-                    if node.mac.is_passive() {
-                        if node.overheard.len() >= OVERHEARD_COMPACT_LEN {
-                            debug_assert!(out.is_empty());
-                            replayed += node.replay_overheard(here, due, out);
-                            debug_assert!(
-                                out.is_empty(),
-                                "a passive MAC acts on nothing overheard"
-                            );
+                    let passive = node.mac.is_passive();
+                    if passive && node.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                        debug_assert!(out.is_empty());
+                        replayed += node.replay_overheard(here, due, out);
+                        debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
+                    }
+                    if !only_sensed {
+                        q.schedule_keyed(
+                            rx.end,
+                            tie_key(Class::RxEnd, seq),
+                            Event::RxEnd { node: r, tx: id },
+                        );
+                        pending += 1;
+                    } else {
+                        lazy_count += 1;
+                        if !passive
+                            && rx.end_key() < node.sync_at
+                            && !node.mac.waits_for_own_timer()
+                        {
+                            // A busy MAC hears the end at its time (see `LazyRx`).
+                            node.sync_at = rx.end_key();
+                            q.schedule_keyed(rx.end, node.sync_at.1, Event::Sync { node: r });
                         }
-                    } else if rx.end_key() < node.sync_at && !node.mac.waits_for_own_timer() {
-                        // A busy MAC hears the end at its time (see `LazyRx`).
-                        node.sync_at = rx.end_key();
-                        q.schedule_keyed(rx.end, node.sync_at.1, Event::Sync { node: r });
                     }
                     node.overheard.push(rx);
                 } else {
