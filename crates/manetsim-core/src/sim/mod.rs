@@ -179,17 +179,19 @@ struct OnAir {
     serial: u32,
 }
 
-/// A frame a node only overhears: not addressed to it, or too weak to
-/// decode.
+/// A reception waiting in its node's list: the whole of a frame the node
+/// only overhears (not addressed to it, or too weak to decode), or the start
+/// of any other (`start_only`).
 ///
-/// Such a frame only changes the node's receive state, NAV and counters, so
-/// instead of two events in the queue it goes into the node's `overheard`
-/// list, and is handed to the MAC, in order and with its own start and end
-/// times, when the node next needs its MAC: at any event of the node, which
-/// first replays every start and end that its event would have followed. A
-/// node whose MAC is busy (see [`Dcf::is_passive`]) also gets a `Sync` event
-/// at each end, where its MAC may resume a backoff; a start only freezes what
-/// the MAC would do next, so it waits for the node's next event.
+/// An overheard frame only changes the node's receive state, NAV and
+/// counters, and any start only freezes what the MAC would do next, so
+/// instead of events in the queue they are handed to the MAC, in order and
+/// with their own times, when the node next needs its MAC: at any event of
+/// the node, which first replays every start and end that its event would
+/// have followed. A node whose MAC is busy (see [`Dcf::is_passive`]) also
+/// gets a `Sync` event at each overheard end, where its MAC may resume a
+/// backoff, unless it waits for a timer of its own
+/// ([`Dcf::waits_for_own_timer`]).
 ///
 /// Each reception carries the sequence number its events would have had, so
 /// the MAC sees the same calls, at the same times and in the same order, as
