@@ -326,8 +326,9 @@ impl Node {
 
     /// Fires, in deadline order, the MAC timers armed during a replay whose
     /// events would have come before `until`; returns how many fired. Only
-    /// a busy MAC's NAV expiry is armed so, while a frame is still arriving:
-    /// what fires finds the medium busy and does nothing but expire.
+    /// a NAV expiry is armed so (a replayed end leaves the NAV alone holding
+    /// a paused backoff); firing, it can only resume that backoff, whose own
+    /// expiry lies beyond the replay (overheard frames only delay it).
     fn fire_past_timers(&mut self, until: Instant, out: &mut Vec<MacAction>) -> u64 {
         let mut fired = 0;
         while let Some((at, timer, gen)) = self.mac.earliest_timer() {
