@@ -13,7 +13,8 @@ pub struct RunResult {
     pub scenario: String,
     pub seed: u64,
     pub duration_s: f64,
-    /// Events the engine processed (stale, cancelled timers excluded).
+    /// Events the engine processed (stale, cancelled timers excluded); each
+    /// reception start and end counts once, queued or replayed.
     pub events: u64,
     /// Wall-clock time of the simulation proper (not loading or reporting).
     pub wall_s: f64,
