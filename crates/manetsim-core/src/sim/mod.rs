@@ -141,10 +141,12 @@ pub(crate) enum Event {
         timer: MacTimer,
         gen: u32,
     },
+    /// (Eager receptions only.) The received power is kept aside, in
+    /// `World::eager_power_w`, so that every event fits in 16 bytes.
     RxStart {
         node: u32,
         tx: u32,
-        power_w: f64,
+        power: u32,
     },
     RxEnd {
         node: u32,
@@ -367,6 +369,33 @@ impl Node {
     }
 }
 
+/// Received powers waiting in the queue with their `Event::RxStart`, by slot.
+#[derive(Default)]
+struct PowerSlots {
+    slots: Vec<f64>,
+    free: Vec<u32>,
+}
+
+impl PowerSlots {
+    fn put(&mut self, power_w: f64) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = power_w;
+                i
+            }
+            None => {
+                self.slots.push(power_w);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> f64 {
+        self.free.push(slot);
+        self.slots[slot as usize]
+    }
+}
+
 pub(crate) struct World {
     q: EventQueue<Event>,
     end: SimTime,
@@ -384,6 +413,8 @@ pub(crate) struct World {
     overhear_lazily: bool,
     /// Receptions that went to an `overheard` list (for that test).
     lazy_receptions: u64,
+    /// The received powers of eager `Event::RxStart`s.
+    eager_power_w: PowerSlots,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
     promiscuous: bool,
     /// Scratch for `Node::replay_overheard`.
@@ -451,7 +482,10 @@ impl World {
             let (now, ev) = self.q.pop().expect("peeked");
             match ev {
                 Event::Mac { node, timer, gen } => self.on_mac_timer(now, node, timer, gen),
-                Event::RxStart { node, tx, power_w } => self.on_rx_start(now, node, tx, power_w),
+                Event::RxStart { node, tx, power } => {
+                    let power_w = self.eager_power_w.take(power);
+                    self.on_rx_start(now, node, tx, power_w)
+                }
                 Event::RxEnd { node, tx } => self.on_rx_end(now, node, tx),
                 Event::App { flow } => {
                     self.events += 1;
@@ -816,7 +850,7 @@ impl World {
         } else {
             (now, TieKey::MAX)
         };
-        let (pos, radio, q, shadow, mobility, batteries, nodes, due, out) = (
+        let (pos, radio, q, shadow, mobility, batteries, nodes, due, out, eager_power_w) = (
             &self.pos,
             &self.radio,
             &mut self.q,
@@ -826,6 +860,7 @@ impl World {
             &mut self.nodes,
             &mut self.due,
             &mut self.out,
+            &mut self.eager_power_w,
         );
         self.grid.for_each_near(src, |r| {
             if r == n || batteries.get(r as usize).is_some_and(|b| b.is_depleted()) {
@@ -920,7 +955,7 @@ impl World {
                         Event::RxStart {
                             node: r,
                             tx: id,
-                            power_w,
+                            power: eager_power_w.put(power_w),
                         },
                     );
                     pending += 1;

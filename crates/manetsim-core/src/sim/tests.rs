@@ -267,3 +267,10 @@ handshake = false
     assert!(lazy.mac.collisions > 10, "{:?}", lazy.mac);
     assert!(lazy_count > 10_000, "{lazy_count}");
 }
+
+#[test]
+fn events_stay_compact() {
+    // The heap moves whole entries (time, tie key, event): a wider event
+    // would slow every pop.
+    assert!(std::mem::size_of::<Event>() <= 16);
+}
