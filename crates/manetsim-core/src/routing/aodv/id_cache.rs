@@ -1,50 +1,128 @@
 //! The RREQ duplicate cache (RFC 3561 section 6.5): (originator, RREQ id)
-//! pairs seen in the last `lifetime` (ns-2's BCAST_ID_SAVE, 6 s). Every
-//! entry lives equally long, so a FIFO of insertion times expires them in
-//! order; a hashed set answers lookups (never iterated).
+//! pairs seen in the last `lifetime` (ns-2's BCAST_ID_SAVE, 6 s).
+//!
+//! One open-addressed table (linear probing) holds each pair with its
+//! expiry. An expired entry is never removed on its own: it is simply not a
+//! duplicate any more, and a new pair may take its slot. When live and
+//! expired entries fill half the table, it is rebuilt with the live ones
+//! only, and grows if they alone fill a quarter. A lookup so touches one or
+//! two cache lines, where a hashed set beside a FIFO of expiries touched
+//! four; in a 1,000-node flood every node checks every RREQ.
 
-use crate::engine::{IntSet, SimTime};
+use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::VecDeque;
+
+/// A slot: `expires == 0` marks an empty one (a pair seen at time 0 expires
+/// at `lifetime > 0`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    orig: NodeId,
+    id: u32,
+    expires: SimTime,
+}
 
 #[derive(Debug, Clone)]
 pub struct IdCache {
     lifetime: SimTime,
-    order: VecDeque<(SimTime, (NodeId, u32))>,
-    seen: IntSet<(NodeId, u32)>,
+    /// A power of two long (or empty before the first insertion).
+    slots: Vec<Slot>,
+    /// Non-empty slots, live or expired.
+    used: usize,
+}
+
+const MIN_SLOTS: usize = 16;
+
+fn hash(orig: NodeId, id: u32) -> usize {
+    let key = ((orig as u64) << 32) | id as u64;
+    // Fibonacci hashing: the high bits of the product are well mixed.
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize
 }
 
 impl IdCache {
+    /// A cache whose entries live `lifetime` (at least 1 ns).
     pub fn new(lifetime: SimTime) -> Self {
         Self {
-            lifetime,
-            order: VecDeque::new(),
-            seen: IntSet::default(),
+            lifetime: lifetime.max(1),
+            slots: Vec::new(),
+            used: 0,
         }
     }
 
-    /// Records (orig, id); returns true if it was already there (a duplicate).
+    /// Records (orig, id); returns true if it was already there and had not
+    /// expired (a duplicate). An entry expires `lifetime` after it was
+    /// recorded: it is gone at exactly that instant.
     pub fn check_and_insert(&mut self, orig: NodeId, id: u32, now: SimTime) -> bool {
-        while let Some(&(exp, key)) = self.order.front() {
-            if exp > now {
+        if self.used * 2 >= self.slots.len() {
+            self.rebuild(now);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash(orig, id) & mask;
+        // The first slot a new entry may take: empty, or expired.
+        let mut free = None;
+        loop {
+            let s = self.slots[i];
+            if s.expires == 0 {
                 break;
             }
-            self.order.pop_front();
-            self.seen.remove(&key);
+            let live = s.expires > now;
+            if s.orig == orig && s.id == id {
+                if live {
+                    return true;
+                }
+                // Seen before, but expired: renew in place.
+                free = Some(free.unwrap_or(i));
+                break;
+            }
+            if !live && free.is_none() {
+                free = Some(i);
+            }
+            i = (i + 1) & mask;
         }
-        if self.seen.contains(&(orig, id)) {
-            return true;
-        }
-        self.seen.insert((orig, id));
-        self.order
-            .push_back((now.saturating_add(self.lifetime), (orig, id)));
+        let at = match free {
+            Some(at) => at,
+            None => {
+                self.used += 1;
+                i
+            }
+        };
+        self.slots[at] = Slot {
+            orig,
+            id,
+            expires: now.saturating_add(self.lifetime),
+        };
         false
+    }
+
+    /// Keeps the live entries only, in a table at least four times their
+    /// number (so at most a quarter full).
+    fn rebuild(&mut self, now: SimTime) {
+        let live: Vec<Slot> = self
+            .slots
+            .iter()
+            .copied()
+            .filter(|s| s.expires > now)
+            .collect();
+        let len = (live.len() * 4).next_power_of_two().max(MIN_SLOTS);
+        self.slots = vec![Slot::default(); len];
+        self.used = live.len();
+        let mask = len - 1;
+        for s in live {
+            let mut i = hash(s.orig, s.id) & mask;
+            while self.slots[i].expires != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::IntSet;
+    use crate::engine::Rng;
+    use crate::engine::Stream;
+    use std::collections::VecDeque;
 
     #[test]
     fn duplicates_are_recognised_until_they_expire() {
@@ -53,5 +131,67 @@ mod tests {
         assert!(c.check_and_insert(1, 7, 5));
         assert!(!c.check_and_insert(2, 7, 5), "keyed by originator too");
         assert!(!c.check_and_insert(1, 7, 10), "expired");
+        assert!(c.check_and_insert(1, 7, 19), "renewed at 10");
+        assert!(!c.check_and_insert(1, 7, 20));
+    }
+
+    /// The plain definition: a FIFO of expiries beside a hashed set.
+    struct Reference {
+        lifetime: SimTime,
+        order: VecDeque<(SimTime, (NodeId, u32))>,
+        seen: IntSet<(NodeId, u32)>,
+    }
+
+    impl Reference {
+        fn check_and_insert(&mut self, orig: NodeId, id: u32, now: SimTime) -> bool {
+            while let Some(&(exp, key)) = self.order.front() {
+                if exp > now {
+                    break;
+                }
+                self.order.pop_front();
+                self.seen.remove(&key);
+            }
+            if !self.seen.insert((orig, id)) {
+                return true;
+            }
+            self.order.push_back((now + self.lifetime, (orig, id)));
+            false
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_plain_definition_through_growth_and_rebuilds() {
+        let mut rng = Rng::new(3, Stream::Mobility, 0);
+        let mut cache = IdCache::new(1_000);
+        let mut reference = Reference {
+            lifetime: 1_000,
+            order: VecDeque::new(),
+            seen: IntSet::default(),
+        };
+        let mut now = 0;
+        let mut duplicates = 0;
+        for step in 0..200_000u64 {
+            // Bursts of many new pairs, then quiet stretches in which the
+            // table empties: both growth and shrinking rebuilds happen.
+            now += if step % 20_000 < 15_000 {
+                rng.below(3)
+            } else {
+                rng.below(200)
+            };
+            let orig = rng.below(40) as NodeId;
+            let id = rng.below(300) as u32;
+            let got = cache.check_and_insert(orig, id, now);
+            assert_eq!(
+                got,
+                reference.check_and_insert(orig, id, now),
+                "step {step}"
+            );
+            duplicates += got as u32;
+        }
+        assert!(
+            duplicates > 10_000,
+            "the test must exercise duplicates ({duplicates})"
+        );
+        assert!(cache.slots.len() >= 4 * MIN_SLOTS, "and growth");
     }
 }
