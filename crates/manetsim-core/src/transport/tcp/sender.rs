@@ -471,11 +471,17 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
         let acked_bytes = ack - self.snd_una;
-        // Remove covered segments; the last one sent once gives the sample.
+        // Remove covered segments. The newest gives the sample, unless any
+        // of them was retransmitted (Karn, as RFC 6298 section 3 and Linux
+        // read it for cumulative ACKs): an ACK that fills a hole left by a
+        // lost segment times the recovery, not the path, even for the
+        // segments beyond the hole that were sent only once.
         let mut newest: Option<(SimTime, bool)> = None;
+        let mut retx_covered = false;
         while let Some(front) = self.sent.front_mut() {
             if front.end <= ack {
-                newest = Some((front.sent_at, front.retx));
+                retx_covered |= front.retx;
+                newest = Some((front.sent_at, retx_covered));
                 self.sent.pop_front();
             } else {
                 if front.seq < ack {

@@ -270,6 +270,36 @@ fn tcp_ap_spaces_its_sends_by_its_rate_estimate() {
 }
 
 #[test]
+fn an_ack_filling_a_hole_gives_no_rtt_sample() {
+    // TCP-AP paces by its RTT samples. Ten segments leave at 0; the first
+    // is lost, the next nine arrive (three duplicate ACKs at 100 ms start a
+    // fast retransmit), and the retransmission's ACK, at 3 s, covers all
+    // ten. Segment 9 was sent once, but 3 s is the time to repair the hole,
+    // not the path's RTT: no sample (Karn, for cumulative ACKs).
+    let mut s = with_flight(CcKind::TCP_AP, 10.0);
+    s.set_path_hops(2);
+    s.on_segment(100 * NS_PER_MS, &ack(0));
+    dupacks(&mut s, 100 * NS_PER_MS, 0, 3);
+    let resent = drain(&mut s, 100 * NS_PER_MS);
+    assert!(resent
+        .first()
+        .is_some_and(|g| g.retransmission && g.seq == 0));
+    assert_eq!(s.metrics().pacing_interval, None, "no sample yet");
+    s.on_segment(3 * NS_PER_S, &ack(10 * MSS));
+    assert_eq!(s.metrics().pacing_interval, None, "still no sample");
+    assert_eq!(s.metrics().srtt, None);
+    // A segment sent after the repair gives a sample again: RTT 100 ms on
+    // 2 hops, a gap of 50 ms.
+    let t = 3 * NS_PER_S;
+    let next = drain(&mut s, t);
+    assert!(next
+        .first()
+        .is_some_and(|g| !g.retransmission && g.seq == 10 * MSS));
+    s.on_segment(t + 100 * NS_PER_MS, &ack(11 * MSS));
+    assert_eq!(s.metrics().pacing_interval, Some(50 * NS_PER_MS));
+}
+
+#[test]
 fn vegas_in_the_sender_records_diff_and_uses_reno_recovery() {
     let mut s = with_flight(CcKind::VEGAS, 10.0);
     s.state_mut().ssthresh = 2.0; // congestion avoidance
