@@ -147,8 +147,9 @@ pub trait RoutingProtocol {
         0
     }
 
-    /// Hops to `dst` on the current route, if known (cross-layer users: TCP-AP).
-    fn hop_count(&self, _dst: NodeId) -> Option<u32> {
+    /// Hops to `dst` on the route in force at `now`, if known (cross-layer
+    /// users: TCP-AP).
+    fn hop_count(&self, _dst: NodeId, _now: SimTime) -> Option<u32> {
         None
     }
 

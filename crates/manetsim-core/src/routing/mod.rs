@@ -84,8 +84,8 @@ impl RoutingProtocol for Router {
     fn buffered(&self) -> u64 {
         dispatch!(self, r => r.buffered())
     }
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
-        dispatch!(self, r => r.hop_count(dst))
+    fn hop_count(&self, dst: NodeId, now: SimTime) -> Option<u32> {
+        dispatch!(self, r => r.hop_count(dst, now))
     }
     fn route_discoveries(&self) -> u64 {
         dispatch!(self, r => r.route_discoveries())

@@ -92,7 +92,7 @@ impl RoutingProtocol for StaticRouting {
         }
     }
 
-    fn hop_count(&self, _dst: NodeId) -> Option<u32> {
+    fn hop_count(&self, _dst: NodeId, _now: SimTime) -> Option<u32> {
         None
     }
 }

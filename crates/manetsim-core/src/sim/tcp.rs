@@ -175,7 +175,7 @@ impl World {
             let c = &self.flows[f as usize];
             (c.src, c.dst, c.stop_ns)
         };
-        let hops = self.nodes[src as usize].router.hop_count(dst);
+        let hops = self.nodes[src as usize].router.hop_count(dst, now);
         let mut segments = Vec::new();
         {
             let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");

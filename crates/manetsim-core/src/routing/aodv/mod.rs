@@ -997,8 +997,8 @@ impl RoutingProtocol for Aodv {
         self.discoveries_started
     }
 
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
-        self.routes.valid(dst, self.now).map(|e| e.hops as u32)
+    fn hop_count(&self, dst: NodeId, now: SimTime) -> Option<u32> {
+        self.routes.valid(dst, now).map(|e| e.hops as u32)
     }
 }
 

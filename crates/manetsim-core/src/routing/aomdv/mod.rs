@@ -893,10 +893,10 @@ impl RoutingProtocol for Aomdv {
         self.discoveries_started
     }
 
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+    fn hop_count(&self, dst: NodeId, now: SimTime) -> Option<u32> {
         self.routes
             .get(dst)
-            .and_then(|e| e.primary(self.now))
+            .and_then(|e| e.primary(now))
             .map(|p| p.hops as u32)
     }
 }

@@ -231,7 +231,7 @@ fn source_with_two_paths_using(a: Aomdv) -> Node {
 #[test]
 fn on_a_link_failure_aomdv_switches_to_its_second_path_without_rediscovery() {
     let mut n = source_with_two_paths();
-    assert_eq!(n.a.hop_count(9), Some(3));
+    assert_eq!(n.a.hop_count(9, ms(21)), Some(3));
     assert_eq!(sent_data(&n.data(ms(100), data(0, 9, 2))), vec![(2, 1)]);
     // The MAC gives up on packet 3 to neighbour 1.
     let out = n.link_failure(ms(200), 1, Some(data(0, 9, 3)));
@@ -420,7 +420,11 @@ fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over()
         Packet::control(from, BROADCAST, 1, 8, rp.to_bytes())
     };
     n.control(ms(2000), 2, hello(2));
-    assert_eq!(n.a.hop_count(2), Some(1), "a HELLO gives a one-hop path");
+    assert_eq!(
+        n.a.hop_count(2, ms(2000)),
+        Some(1),
+        "a HELLO gives a one-hop path"
+    );
     // After ALLOWED_HELLO_LOSS (3) intervals without a word from 1, its
     // path to 9 is gone: no RREQ, data goes through 2.
     let out = n.timeout(ms(3100));

@@ -366,7 +366,7 @@ impl RoutingProtocol for Dsdv {
         self.buffer.len() as u64
     }
 
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+    fn hop_count(&self, dst: NodeId, _now: SimTime) -> Option<u32> {
         self.routes.reachable(dst).map(|r| r.metric as u32)
     }
 }

@@ -102,7 +102,7 @@ fn a_newer_sequence_number_beats_a_shorter_metric() {
     // Shorter, but stale: ignored.
     n.hear(3 * S, 3, &[(9, 10, 0)]);
     assert_eq!(n.route(9), (6, 12, 2));
-    assert_eq!(n.a.hop_count(9), Some(6));
+    assert_eq!(n.a.hop_count(9, 3 * S), Some(6));
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn a_silent_neighbour_times_out_after_three_missed_update_periods() {
     n.tick(55 * S);
     assert_eq!(n.route(1), (INFINITY, 5, 1));
     assert_eq!(n.route(9), (INFINITY, 11, 1));
-    assert_eq!(n.a.hop_count(9), None);
+    assert_eq!(n.a.hop_count(9, 55 * S), None);
 }
 
 #[test]
@@ -404,5 +404,5 @@ fn data_waits_for_a_route_five_packets_per_destination() {
         .collect();
     assert_eq!(sent, vec![(2, 3), (3, 3), (4, 3), (5, 3), (6, 3)]);
     assert_eq!(n.a.buffered(), 0);
-    assert_eq!(n.a.hop_count(9), Some(3));
+    assert_eq!(n.a.hop_count(9, 2 * S), Some(3));
 }

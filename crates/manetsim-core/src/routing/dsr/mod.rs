@@ -246,8 +246,6 @@ pub struct Dsr {
     /// The Gratuitous Route Reply Table (RFC 4728 section 4.5): (source,
     /// transmitter of the overheard packet, when the reply went).
     grat_sent: Vec<(NodeId, NodeId, SimTime)>,
-    /// The time of the last call, for `hop_count`.
-    last_now: SimTime,
 }
 
 impl Dsr {
@@ -264,7 +262,6 @@ impl Dsr {
             errors_now: (0, Vec::new()),
             held_error: None,
             grat_sent: Vec::new(),
-            last_now: 0,
             cfg,
         }
     }
@@ -692,7 +689,6 @@ impl RoutingProtocol for Dsr {
     }
 
     fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {
-        self.last_now = now;
         if packet.body.is_none() {
             if packet.src == self.me {
                 self.originate_data(now, packet, ctx);
@@ -734,7 +730,6 @@ impl RoutingProtocol for Dsr {
     }
 
     fn on_control(&mut self, now: SimTime, _from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
-        self.last_now = now;
         let Ok(repr) = DsrRepr::parse(packet.body()) else {
             return;
         };
@@ -798,7 +793,6 @@ impl RoutingProtocol for Dsr {
     }
 
     fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
-        self.last_now = now;
         if self.cfg.gratuitous_replies && !packet.is_control() && packet.body.is_some() {
             self.shorten(now, from, packet, ctx);
         }
@@ -811,7 +805,6 @@ impl RoutingProtocol for Dsr {
         packet: Option<Packet>,
         ctx: &mut RoutingCtx,
     ) {
-        self.last_now = now;
         self.cache.remove_link(self.me, next_hop);
         match packet {
             Some(p) if p.is_control() => ctx.drop_packet(p, DropReason::RetryLimit),
@@ -833,7 +826,6 @@ impl RoutingProtocol for Dsr {
     }
 
     fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
-        self.last_now = now;
         while let Some(entry) = self.delayed.first_entry() {
             if entry.key().0 > now {
                 break;
@@ -879,10 +871,8 @@ impl RoutingProtocol for Dsr {
         self.discoveries
     }
 
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
-        self.cache
-            .find(dst, self.last_now)
-            .map(|r| (r.len() - 1) as u32)
+    fn hop_count(&self, dst: NodeId, now: SimTime) -> Option<u32> {
+        self.cache.find(dst, now).map(|r| (r.len() - 1) as u32)
     }
 }
 

@@ -180,7 +180,7 @@ fn buffered_data_is_sent_when_the_reply_arrives() {
     assert_eq!(p.size_bytes, 540 + 4 + 4 + 8, "DSR header counted");
     assert_eq!(d.buffered(), 0);
     assert!(!d.discovering(3));
-    assert_eq!(d.hop_count(3), Some(3));
+    assert_eq!(d.hop_count(3, NS_PER_MS), Some(3));
     // Later packets go straight out.
     let out = run(&mut d, |d, c| d.route_output(2 * NS_PER_MS, data(0, 3), c));
     assert_eq!(sent(&out).len(), 1);
@@ -449,7 +449,7 @@ fn route_error_removes_the_link_and_reaches_the_source() {
     let out = run(&mut d0, |d, c| d.on_control(0, 1, o[0].0.clone(), c));
     assert!(out.is_empty(), "the source consumes it");
     assert_eq!(d0.route_to(4, 0), None);
-    assert_eq!(d0.hop_count(2), Some(2));
+    assert_eq!(d0.hop_count(2, 0), Some(2));
 }
 
 #[test]
@@ -700,7 +700,7 @@ fn the_source_caches_the_shorter_route_and_its_next_packet_uses_it() {
     let out = run(&mut src, |d, c| d.on_control(3000, 1, fwd, c));
     assert!(out.is_empty());
     assert_eq!(src.route_to(4, 3000), Some(vec![0, 1, 3, 4]));
-    assert_eq!(src.hop_count(4), Some(3));
+    assert_eq!(src.hop_count(4, 3000), Some(3));
     // The next packet takes the short route.
     let out = run(&mut src, |d, c| d.route_output(4000, data(0, 4), c));
     let s = sent(&out);

@@ -619,7 +619,7 @@ impl RoutingProtocol for Olsr {
         self.buffer.len() as u64
     }
 
-    fn hop_count(&self, dst: NodeId) -> Option<u32> {
+    fn hop_count(&self, dst: NodeId, _now: SimTime) -> Option<u32> {
         self.table.get(dst).map(|r| r.hops)
     }
 }

@@ -275,10 +275,10 @@ fn by_default_a_mac_failure_drops_the_packet_and_leaves_the_link_to_time_out() {
         [RoutingAction::Drop { packet, reason: DropReason::RetryLimit }] if packet.uid == 7
     ));
     assert!(o.links().is_sym(1, 2 * S));
-    assert_eq!(o.hop_count(5), Some(2));
+    assert_eq!(o.hop_count(5, 0), Some(2));
     // Without HELLOs the link goes at L_SYM_time = 1 s + NEIGHB_HOLD_TIME.
     run_until(&mut o, &mut rng, 7 * S);
-    assert_eq!(o.hop_count(5), None);
+    assert_eq!(o.hop_count(5, 0), None);
 }
 
 #[test]
@@ -289,12 +289,12 @@ fn with_link_layer_notification_a_mac_failure_marks_the_link_lost_until_the_next
     };
     let (mut o, mut rng) = (Olsr::new(ME, cfg), Rng::from_seed(13));
     sym_neighbor(&mut o, &mut rng, S, 1, WILL_DEFAULT, &[5]);
-    assert_eq!(o.hop_count(5), Some(2));
+    assert_eq!(o.hop_count(5, 0), Some(2));
     let out = act(&mut o, &mut rng, |o, ctx| {
         o.on_link_failure(2 * S, 1, Some(data(5, 7)), ctx)
     });
     assert!(!o.links().is_sym(1, 2 * S));
-    assert_eq!(o.hop_count(5), None);
+    assert_eq!(o.hop_count(5, 0), None);
     assert_eq!(o.buffered(), 1, "the failed packet waits for a route");
     assert_eq!(out, vec![RoutingAction::Reroute { next_hop: 1 }]);
     // 1's next HELLO still lists us: the link and the route come back and
@@ -387,7 +387,7 @@ fn the_chosen_mpr_is_advertised_as_mpr_neigh_in_our_hello() {
     assert_eq!(b[&1], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));
     assert_eq!(b[&2], LinkCode::new(LinkType::Sym, NeighborType::SymNeigh));
     // 2-hop routes follow the 2-hop set.
-    assert_eq!(o.hop_count(10), Some(2));
+    assert_eq!(o.hop_count(10, 0), Some(2));
     assert_eq!(o.table().get(11).unwrap().next_hop, 1);
     // 1 stops listing 11 as a neighbour: the pair goes, so does the route.
     receive(
@@ -404,7 +404,7 @@ fn the_chosen_mpr_is_advertised_as_mpr_neigh_in_our_hello() {
             ],
         ),
     );
-    assert_eq!(o.hop_count(11), None);
+    assert_eq!(o.hop_count(11, 0), None);
     assert_eq!(o.two_hop().len(), 2, "(1, 10) and (2, 10)");
 }
 
@@ -644,8 +644,8 @@ fn routes_learnt_from_tcs_carry_data_and_hop_counts() {
         ),
     );
     receive(&mut o, &mut rng, t, 1, tc(1, 3, 7, 1, &[4], 250));
-    assert_eq!(o.hop_count(3), Some(2));
-    assert_eq!(o.hop_count(4), Some(3));
+    assert_eq!(o.hop_count(3, 0), Some(2));
+    assert_eq!(o.hop_count(4, 0), Some(3));
     let out = act(&mut o, &mut rng, |o, ctx| {
         o.route_output(t, data(4, 1), ctx)
     });
@@ -656,7 +656,7 @@ fn routes_learnt_from_tcs_carry_data_and_hop_counts() {
     // The TC tuple expires after TOP_HOLD_TIME and the route with it
     // (1 and 2 keep their links only if they go on sending HELLOs).
     run_until(&mut o, &mut rng, t + 15 * S);
-    assert_eq!(o.hop_count(4), None);
+    assert_eq!(o.hop_count(4, 0), None);
     assert!(o.topology().is_empty());
 }
 
@@ -799,7 +799,7 @@ impl IdealNet {
                 _ => return None,
             };
             let done = self.agents.iter().enumerate().all(|(i, a)| {
-                (0..dist.len()).all(|j| j == i || a.hop_count(j as NodeId) == Some(dist[i][j]))
+                (0..dist.len()).all(|j| j == i || a.hop_count(j as NodeId, 0) == Some(dist[i][j]))
             });
             if done {
                 return Some(now);
