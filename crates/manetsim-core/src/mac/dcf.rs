@@ -871,8 +871,11 @@ impl Dcf {
 
     /// [`Self::on_rx_end`] for a frame known only by its header fields, which
     /// this node cannot act on: addressed to another node, or too weak to
-    /// decode (the world's overheard frames). A promiscuous node's world
-    /// never sends a decodable [`Frame::tappable`] frame this way.
+    /// decode (the world's overheard frames), or a broadcast whose packet
+    /// the node's routing agent would drop unread (a flood it has already
+    /// seen: [`crate::net::RoutingProtocol::has_seen`]), so that decoding
+    /// it only counts it. A promiscuous node's world never sends a
+    /// decodable [`Frame::tappable`] frame this way.
     pub fn on_rx_end_overheard(
         &mut self,
         now: SimTime,
@@ -883,7 +886,7 @@ impl Dcf {
     ) {
         if let Some(end) = self.end_reception(now, tx_id, ra, duration_ns, out) {
             debug_assert!(
-                end != RxEnd::ForMe,
+                end != RxEnd::ForMe || ra == BROADCAST,
                 "an overheard frame is never decoded for us"
             );
             self.set_rx_state(RxState::Idle, now, out);

@@ -134,6 +134,24 @@ pub trait RoutingProtocol {
         }
     }
 
+    /// The identity of a flooded control packet (for AODV a RREQ's
+    /// originator and id), if this protocol drops a copy it has already
+    /// seen on arrival and does nothing else with it ([`Self::has_seen`]).
+    /// Asked of the sender's agent once per broadcast frame.
+    fn flood_id(&self, _packet: &Packet) -> Option<(NodeId, u32)> {
+        None
+    }
+
+    /// Whether a copy of flood `id` (see [`Self::flood_id`]) arriving at
+    /// `at` would be dropped on arrival with no effect at all on the agent
+    /// (its own flood, or one seen and remembered until after `at`). The
+    /// world then hands such a frame to the MAC as an overheard one and
+    /// never to the agent. It must hold for any calls made between now and
+    /// `at`.
+    fn has_seen(&self, _id: (NodeId, u32), _at: SimTime) -> bool {
+        false
+    }
+
     /// The earliest deadline of the protocol's timers.
     fn poll_timeout(&self) -> Option<SimTime> {
         None

@@ -75,6 +75,12 @@ impl RoutingProtocol for Router {
     ) {
         dispatch!(self, r => r.on_link_failure(now, next_hop, packet, ctx))
     }
+    fn flood_id(&self, packet: &Packet) -> Option<(NodeId, u32)> {
+        dispatch!(self, r => r.flood_id(packet))
+    }
+    fn has_seen(&self, id: (NodeId, u32), at: SimTime) -> bool {
+        dispatch!(self, r => r.has_seen(id, at))
+    }
     fn poll_timeout(&self) -> Option<SimTime> {
         dispatch!(self, r => r.poll_timeout())
     }

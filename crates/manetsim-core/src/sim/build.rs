@@ -315,6 +315,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         overhear_lazily: true,
         promiscuous,
         lazy_receptions: 0,
+        seen_floods: 0,
         eager_power_w: Default::default(),
         prefilter_m: range + GRID_MARGIN_M + 1.0,
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),

@@ -413,6 +413,9 @@ pub(crate) struct World {
     overhear_lazily: bool,
     /// Receptions that went to an `overheard` list (for that test).
     lazy_receptions: u64,
+    /// Of those, decodable copies of floods their node had seen (for that
+    /// test: see `transmit`).
+    seen_floods: u64,
     /// The received powers of eager `Event::RxStart`s.
     eager_power_w: PowerSlots,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
@@ -842,7 +845,27 @@ impl World {
         let lazy = self.overhear_lazily;
         let no_losses = self.losses.is_empty();
         let tappable = self.promiscuous && frame.tappable();
+        // A flooded control packet (an AODV RREQ) that a receiver has seen
+        // before is dropped unread by its agent: decoding it changes only
+        // the MAC (as any overheard frame does), so it may be overheard
+        // lazily too. Not with loss models, batteries or promiscuous MACs,
+        // whose receptions do more.
+        let flood = if lazy
+            && no_losses
+            && !self.promiscuous
+            && self.batteries.is_empty()
+            && frame.ra == BROADCAST
+        {
+            frame
+                .packet
+                .as_ref()
+                .filter(|p| p.is_control())
+                .and_then(|p| self.nodes[n as usize].router.flood_id(p))
+        } else {
+            None
+        };
         let mut lazy_count = 0;
+        let mut seen_floods = 0;
         // Where the simulation stands: a passive node's list may be replayed
         // up to here.
         let here = if now == self.q.now() {
@@ -903,7 +926,12 @@ impl World {
                 // A promiscuous MAC may hand a decodable data frame up.
                 let tapped =
                     tappable && power_w >= radio.rx_threshold_w && node.mac.is_promiscuous();
-                let only_sensed = only_sensed && !tapped;
+                let only_sensed = (only_sensed && !tapped)
+                    || flood.is_some_and(|id| {
+                        let seen = node.router.has_seen(id, now + delay + airtime_ns);
+                        seen_floods += u64::from(seen);
+                        seen
+                    });
                 // The sequence number of this reception's start event,
                 // whether or not it goes through the queue.
                 let seq = q.reserve_seq();
@@ -969,6 +997,7 @@ impl World {
         });
         self.events += replayed;
         self.lazy_receptions += lazy_count;
+        self.seen_floods += seen_floods;
         for dead in emptied.drain(..) {
             self.power_off(now, dead);
         }

@@ -93,6 +93,28 @@ impl IdCache {
         false
     }
 
+    /// Whether `check_and_insert(orig, id, at)` would find a duplicate,
+    /// without recording anything. A pair live at `at` stays so until then,
+    /// whatever is inserted meanwhile.
+    pub fn is_duplicate(&self, orig: NodeId, id: u32, at: SimTime) -> bool {
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash(orig, id) & mask;
+        loop {
+            let s = self.slots[i];
+            if s.expires == 0 {
+                return false;
+            }
+            if s.orig == orig && s.id == id {
+                // The first match on the probe path is the latest record.
+                return s.expires > at;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Keeps the live entries only, in a table at least four times their
     /// number (so at most a quarter full).
     fn rebuild(&mut self, now: SimTime) {
@@ -170,6 +192,7 @@ mod tests {
         };
         let mut now = 0;
         let mut duplicates = 0;
+        let mut seen_ahead = 0;
         for step in 0..200_000u64 {
             // Bursts of many new pairs, then quiet stretches in which the
             // table empties: both growth and shrinking rebuilds happen.
@@ -180,6 +203,20 @@ mod tests {
             };
             let orig = rng.below(40) as NodeId;
             let id = rng.below(300) as u32;
+            if step % 10 == 0 {
+                // Asked ahead of time: a duplicate then iff recorded now and
+                // still live then.
+                let later = now + rng.below(1_500);
+                let expiry = reference.order.iter().rev().find(|e| e.1 == (orig, id));
+                let now_live = expiry.is_some_and(|e| e.0 > now);
+                let ahead = cache.is_duplicate(orig, id, later);
+                assert_eq!(
+                    ahead,
+                    now_live && expiry.is_some_and(|e| e.0 > later),
+                    "step {step}"
+                );
+                seen_ahead += ahead as u32;
+            }
             let got = cache.check_and_insert(orig, id, now);
             assert_eq!(
                 got,
@@ -188,6 +225,7 @@ mod tests {
             );
             duplicates += got as u32;
         }
+        assert!(seen_ahead > 200, "asked ahead: {seen_ahead} duplicates");
         assert!(
             duplicates > 10_000,
             "the test must exercise duplicates ({duplicates})"

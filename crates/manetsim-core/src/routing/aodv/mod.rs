@@ -883,6 +883,23 @@ impl RoutingProtocol for Aodv {
         }
     }
 
+    /// A RREQ, unless HELLOs are on (then every packet heard refreshes
+    /// the neighbour table).
+    fn flood_id(&self, packet: &Packet) -> Option<(NodeId, u32)> {
+        if self.cfg.link_detection == LinkDetection::Hello {
+            return None;
+        }
+        match Message::parse(packet.body()) {
+            Ok(Message::Rreq(rq)) => Some((rq.orig, rq.rreq_id)),
+            _ => None,
+        }
+    }
+
+    /// As `on_rreq` decides before it does anything.
+    fn has_seen(&self, (orig, id): (NodeId, u32), at: SimTime) -> bool {
+        orig == self.me || self.ids.is_duplicate(orig, id, at)
+    }
+
     fn on_link_failure(
         &mut self,
         now: SimTime,

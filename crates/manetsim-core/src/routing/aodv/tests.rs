@@ -121,6 +121,34 @@ fn a_duplicate_rreq_is_dropped() {
 }
 
 #[test]
+fn a_seen_rreq_is_known_ahead_as_one_the_agent_drops_unread() {
+    let mut n = Node::new(2);
+    let copy = rreq_packet(3, 5, rreq(0, 7, 9, None, 1));
+    let id = n.a.flood_id(&copy).expect("a RREQ is a flood");
+    assert_eq!(id, (0, 7));
+    assert!(!n.a.has_seen(id, ms(30)), "not heard yet");
+    n.control(0, 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
+    assert!(n.a.has_seen(id, ms(30)));
+    // Remembered for rreq_id_save after it was heard, not a nanosecond more.
+    let save = AodvConfig::default().rreq_id_save;
+    assert!(n.a.has_seen(id, save - 1));
+    assert!(!n.a.has_seen(id, save));
+    assert!(!n.a.has_seen((0, 8), ms(30)), "another id");
+    // Its own RREQs come back to a node and are dropped too.
+    assert!(n.a.has_seen((2, 1), ms(30)));
+    // A RREP is no flood; with HELLOs on, every packet heard counts.
+    assert_eq!(n.a.flood_id(&rrep_packet(3, 2, 9, 10, 1)), None);
+    let hello = Node::with(
+        2,
+        AodvConfig {
+            link_detection: LinkDetection::Hello,
+            ..AodvConfig::default()
+        },
+    );
+    assert_eq!(hello.a.flood_id(&copy), None);
+}
+
+#[test]
 fn a_rreq_with_ttl_one_is_not_relayed() {
     let mut n = Node::new(2);
     n.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, None, 0)));
