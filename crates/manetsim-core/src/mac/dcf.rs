@@ -509,6 +509,14 @@ impl Dcf {
     // Timers
     // ---------------------------------------------------------------------
 
+    /// The transmission whose frame the receiver is locked on, if any. The
+    /// end of any other frame that has already started arriving changes
+    /// nothing (a frame that starts later may take its place, never one
+    /// that has started).
+    pub fn receiving(&self) -> Option<u32> {
+        self.rx.map(|r| r.tx_id)
+    }
+
     /// Whether an event for `timer` with generation `gen` is its live
     /// expiry (false: cancelled or re-armed since, so [`Self::on_timer`]
     /// would ignore it).

@@ -356,14 +356,18 @@ impl Node {
         fired
     }
 
-    /// When the next overheard frame ends: a busy MAC must hear each end at
-    /// its exact time (it may resume a backoff then), while a start only
-    /// freezes what the MAC would do next, so it is handed over at the
-    /// node's next event (which always replays first) or with the next end.
+    /// When the next overheard frame ends that the MAC may act on: a busy
+    /// MAC must hear such an end at its exact time (it may resume a backoff
+    /// then), while a start only freezes what the MAC would do next, so it
+    /// is handed over at the node's next event (which always replays first)
+    /// or with the next end. Of the frames whose start the MAC has been
+    /// handed, only the one it is receiving can matter at its end (see
+    /// [`Dcf::receiving`]); any frame still to start may.
     fn next_overheard_end(&self) -> Option<Instant> {
+        let current = self.mac.receiving();
         self.overheard
             .iter()
-            .filter(|e| !e.start_only)
+            .filter(|e| !e.start_only && (!e.started || current == Some(e.serial)))
             .map(LazyRx::end_key)
             .min()
     }
