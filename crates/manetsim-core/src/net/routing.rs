@@ -142,6 +142,15 @@ pub trait RoutingProtocol {
         None
     }
 
+    /// How long the agent remembers a flood (see [`Self::flood_id`]): first
+    /// handed a copy of it through [`Self::on_control`] at `t`, it drops
+    /// unread every copy that arrives before `t + flood_memory`, as
+    /// [`Self::has_seen`] says. The world relies on it to keep that
+    /// knowledge itself (0: the protocol has no floods).
+    fn flood_memory(&self) -> SimTime {
+        0
+    }
+
     /// Whether a copy of flood `id` (see [`Self::flood_id`]) arriving at
     /// `at` would be dropped on arrival with no effect at all on the agent
     /// (its own flood, or one seen and remembered until after `at`). The

@@ -78,6 +78,9 @@ impl RoutingProtocol for Router {
     fn flood_id(&self, packet: &Packet) -> Option<(NodeId, u32)> {
         dispatch!(self, r => r.flood_id(packet))
     }
+    fn flood_memory(&self) -> SimTime {
+        dispatch!(self, r => r.flood_memory())
+    }
     fn has_seen(&self, id: (NodeId, u32), at: SimTime) -> bool {
         dispatch!(self, r => r.has_seen(id, at))
     }

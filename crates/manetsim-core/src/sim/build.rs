@@ -1,5 +1,6 @@
 //! Builds a [`World`] from a validated scenario.
 
+use super::floods::FloodLog;
 use super::tcp::TcpFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
@@ -259,6 +260,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     }
 
+    // Floods the world keeps track of (see `floods`): not with loss models,
+    // batteries or promiscuous MACs, whose receptions do more.
+    let flood_memory = nodes.first().map_or(0, |n| n.router.flood_memory());
+    let floods = (flood_memory > 0 && !promiscuous && s.loss.is_empty() && s.energy.is_none())
+        .then(|| FloodLog::new(nodes.len(), flood_memory));
+
     let shadow_rng = match radio.model {
         Propagation::Shadowing { .. } => (0..s.nodes.count as u64)
             .map(|i| Rng::new(s.seed, Stream::Shadowing, i))
@@ -316,6 +323,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         promiscuous,
         lazy_receptions: 0,
         seen_floods: 0,
+        floods,
         eager_power_w: Default::default(),
         prefilter_m: range + GRID_MARGIN_M + 1.0,
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),

@@ -35,6 +35,7 @@
 //! Without a promiscuous agent nothing changes.
 
 mod build;
+mod floods;
 mod tcp;
 
 use crate::app::Cbr;
@@ -58,6 +59,7 @@ use crate::net::{
 use crate::phy::{Pos, RadioParams, SpatialGrid, SPEED_OF_LIGHT_MPS};
 use crate::routing::Router;
 use crate::scenario::{LossWhere, Scenario};
+use floods::{FloodLog, Known};
 use std::collections::BTreeMap;
 
 /// A run that failed after the scenario was accepted.
@@ -420,6 +422,9 @@ pub(crate) struct World {
     /// Of those, decodable copies of floods their node had seen (for that
     /// test: see `transmit`).
     seen_floods: u64,
+    /// Which agents were handed which floods, when the world tracks them
+    /// (see `floods`).
+    floods: Option<FloodLog>,
     /// The received powers of eager `Event::RxStart`s.
     eager_power_w: PowerSlots,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
@@ -852,21 +857,16 @@ impl World {
         // A flooded control packet (an AODV RREQ) that a receiver has seen
         // before is dropped unread by its agent: decoding it changes only
         // the MAC (as any overheard frame does), so it may be overheard
-        // lazily too. Not with loss models, batteries or promiscuous MACs,
-        // whose receptions do more.
-        let flood = if lazy
-            && no_losses
-            && !self.promiscuous
-            && self.batteries.is_empty()
-            && frame.ra == BROADCAST
-        {
-            frame
+        // lazily too. The flood log says which receivers have (`floods`);
+        // only for a flood it has retired are their agents asked.
+        let flood = match &self.floods {
+            Some(log) if lazy && frame.ra == BROADCAST => frame
                 .packet
                 .as_ref()
                 .filter(|p| p.is_control())
                 .and_then(|p| self.nodes[n as usize].router.flood_id(p))
-        } else {
-            None
+                .map(|id| (id, log.known(id))),
+            _ => None,
         };
         let mut lazy_count = 0;
         let mut seen_floods = 0;
@@ -931,8 +931,16 @@ impl World {
                 let tapped =
                     tappable && power_w >= radio.rx_threshold_w && node.mac.is_promiscuous();
                 let only_sensed = (only_sensed && !tapped)
-                    || flood.is_some_and(|id| {
-                        let seen = node.router.has_seen(id, now + delay + airtime_ns);
+                    || flood.as_ref().is_some_and(|(id, known)| {
+                        let end = now + delay + airtime_ns;
+                        let known = match known {
+                            _ if id.0 == r => Some(true),
+                            Known::Never => Some(false),
+                            Known::Record(rec) => rec.seen(r, end),
+                            Known::Retired => None,
+                        };
+                        let seen = known.unwrap_or_else(|| node.router.has_seen(*id, end));
+                        debug_assert_eq!(seen, node.router.has_seen(*id, end), "flood log");
                         seen_floods += u64::from(seen);
                         seen
                     });
@@ -1080,6 +1088,11 @@ impl World {
             return;
         }
         if packet.is_control() {
+            if let Some(log) = &mut self.floods {
+                if let Some(id) = self.nodes[n as usize].router.flood_id(&packet) {
+                    log.handed(id, n, now);
+                }
+            }
             // Control packets are hop-by-hop: the agent consumes this one.
             // A broadcast was already counted delivered when its
             // transmission ended (TxOutcome::Broadcast), once.

@@ -895,6 +895,16 @@ impl RoutingProtocol for Aodv {
         }
     }
 
+    /// The duplicate cache's lifetime: a RREQ is recorded when first heard
+    /// and kept that long.
+    fn flood_memory(&self) -> SimTime {
+        if self.cfg.link_detection == LinkDetection::Hello {
+            0
+        } else {
+            self.cfg.rreq_id_save.max(1)
+        }
+    }
+
     /// As `on_rreq` decides before it does anything.
     fn has_seen(&self, (orig, id): (NodeId, u32), at: SimTime) -> bool {
         orig == self.me || self.ids.is_duplicate(orig, id, at)
