@@ -247,8 +247,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             handed_over: false,
             forwarded: 0,
             queue_drops: 0,
-            overheard: Vec::new(),
-            sync_at: super::LAST,
+            lazy: super::Lazy::new(),
         })
         .collect();
     // Promiscuous MACs only where the routing agent overhears.

@@ -250,13 +250,44 @@ pub(crate) struct Node {
     handed_over: bool,
     forwarded: u64,
     queue_drops: u64,
+    lazy: Lazy,
+}
+
+/// What `transmit` reads and writes at every receiver, in one cache line,
+/// so that a reception that waits in the list touches nothing else of the
+/// node (not its MAC: `passive` and `waits` mirror the MAC's state).
+#[repr(C, align(64))]
+struct Lazy {
     /// Receptions not yet handed to the MAC (see [`LazyRx`]).
     overheard: Vec<LazyRx>,
     /// Where the pending `Sync` event stands, or [`LAST`].
     sync_at: Instant,
+    /// [`Dcf::is_passive`] and [`Dcf::waits_for_own_timer`], as of the end
+    /// of the node's last event (`World::finish_mac`). Between its events
+    /// its MAC changes only by replays of a passive MAC, which stays
+    /// passive.
+    passive: bool,
+    waits: bool,
+}
+
+impl Lazy {
+    pub(crate) fn new() -> Self {
+        Self {
+            overheard: Vec::new(),
+            sync_at: LAST,
+            passive: true,
+            waits: false,
+        }
+    }
 }
 
 impl Node {
+    /// Refreshes the mirror of the MAC's state in [`Lazy`].
+    fn note_mac(&mut self) {
+        self.lazy.passive = self.mac.is_passive();
+        self.lazy.waits = self.mac.waits_for_own_timer();
+    }
+
     /// Hands the MAC every overheard start and end that comes before `upto`
     /// (or is it), in order; returns how many it handed over, with the MAC
     /// timers that fired among them.
@@ -267,7 +298,7 @@ impl Node {
         out: &mut Vec<MacAction>,
     ) -> u64 {
         due.clear();
-        for (i, e) in self.overheard.iter().enumerate() {
+        for (i, e) in self.lazy.overheard.iter().enumerate() {
             if !e.started && e.start_key() <= upto {
                 due.push((e.start, tie_key(Class::RxStart, e.seq), i as u32));
             }
@@ -296,10 +327,10 @@ impl Node {
         let mut armed = false;
         for k in 0..due.len() {
             let (t, key, i) = due[k];
-            let e = self.overheard[i as usize];
+            let e = self.lazy.overheard[i as usize];
             if key == tie_key(Class::RxStart, e.seq) {
                 self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
-                self.overheard[i as usize].started = true;
+                self.lazy.overheard[i as usize].started = true;
             } else {
                 self.mac
                     .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
@@ -318,7 +349,7 @@ impl Node {
                 _ => true,
             });
         }
-        self.overheard.retain(|e| {
+        self.lazy.overheard.retain(|e| {
             if e.start_only {
                 !e.started
             } else {
@@ -367,7 +398,8 @@ impl Node {
     /// [`Dcf::receiving`]); any frame still to start may.
     fn next_overheard_end(&self) -> Option<Instant> {
         let current = self.mac.receiving();
-        self.overheard
+        self.lazy
+            .overheard
             .iter()
             .filter(|e| !e.start_only && (!e.started || current == Some(e.serial)))
             .map(LazyRx::end_key)
@@ -505,8 +537,8 @@ impl World {
                 }
                 Event::EnergySample => self.on_energy_sample(now),
                 Event::Sync { node } => {
-                    if self.nodes[node as usize].sync_at == (now, self.q.key()) {
-                        self.nodes[node as usize].sync_at = LAST;
+                    if self.nodes[node as usize].lazy.sync_at == (now, self.q.key()) {
+                        self.nodes[node as usize].lazy.sync_at = LAST;
                         let mut out = std::mem::take(&mut self.out);
                         self.sync(now, node, &mut out);
                         self.finish_mac(now, node, out);
@@ -541,7 +573,7 @@ impl World {
     /// go to `out`.
     fn sync(&mut self, now: SimTime, n: u32, out: &mut Vec<MacAction>) {
         let node = &mut self.nodes[n as usize];
-        if !node.overheard.is_empty() {
+        if !node.lazy.overheard.is_empty() {
             let upto = if now == self.q.now() {
                 (now, self.q.key())
             } else {
@@ -555,12 +587,12 @@ impl World {
     /// their exact times: schedules a `Sync` event for the next one.
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
-        if node.overheard.is_empty() || node.mac.is_passive() || node.mac.waits_for_own_timer() {
+        if node.lazy.overheard.is_empty() || node.lazy.passive || node.lazy.waits {
             return;
         }
         if let Some(at) = node.next_overheard_end() {
-            if at < node.sync_at {
-                node.sync_at = at;
+            if at < node.lazy.sync_at {
+                node.lazy.sync_at = at;
                 self.q.schedule_keyed(at.0, at.1, Event::Sync { node: n });
             }
         }
@@ -670,6 +702,7 @@ impl World {
         }
         self.out = out;
         self.pump(now, n);
+        self.nodes[n as usize].note_mac();
         self.schedule_sync(n);
     }
 
@@ -963,8 +996,13 @@ impl World {
                         started: false,
                         start_only: !only_sensed,
                     };
-                    let passive = node.mac.is_passive();
-                    if passive && node.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                    debug_assert_eq!(
+                        (node.lazy.passive, node.lazy.waits),
+                        (node.mac.is_passive(), node.mac.waits_for_own_timer()),
+                        "node {r}'s mirror of its MAC"
+                    );
+                    let passive = node.lazy.passive;
+                    if passive && node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN {
                         debug_assert!(out.is_empty());
                         replayed += node.replay_overheard(here, due, out);
                         debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
@@ -978,16 +1016,13 @@ impl World {
                         pending += 1;
                     } else {
                         lazy_count += 1;
-                        if !passive
-                            && rx.end_key() < node.sync_at
-                            && !node.mac.waits_for_own_timer()
-                        {
+                        if !passive && rx.end_key() < node.lazy.sync_at && !node.lazy.waits {
                             // A busy MAC hears the end at its time (see `LazyRx`).
-                            node.sync_at = rx.end_key();
-                            q.schedule_keyed(rx.end, node.sync_at.1, Event::Sync { node: r });
+                            node.lazy.sync_at = rx.end_key();
+                            q.schedule_keyed(rx.end, node.lazy.sync_at.1, Event::Sync { node: r });
                         }
                     }
-                    node.overheard.push(rx);
+                    node.lazy.overheard.push(rx);
                 } else {
                     q.schedule_keyed(
                         now + delay,
@@ -1043,6 +1078,7 @@ impl World {
         self.out = out;
         let node = &mut self.nodes[n as usize];
         let held = node.mac.power_off();
+        node.note_mac();
         let mut dropped = node.ifq.len() as u64;
         while node.ifq.dequeue().is_some() {}
         if held.is_some() && !node.handed_over {
