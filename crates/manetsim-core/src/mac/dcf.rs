@@ -390,7 +390,18 @@ impl Dcf {
         self.check_backoff(now, out);
     }
 
+    /// Resumes or pauses the backoff as the medium turned idle or busy, and
+    /// arms the NAV expiry a paused backoff needs. Without a backoff there
+    /// is nothing to do: the common case, as most frames are heard by nodes
+    /// with nothing to send, so it is checked before the call.
+    #[inline]
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if self.backoff.busy || self.backoff.paused {
+            self.update_backoff(now, out);
+        }
+    }
+
+    fn update_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
         if self.is_idle(now) && self.backoff.paused {
             self.backoff_resume(now, out);
         }

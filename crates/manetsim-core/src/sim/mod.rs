@@ -952,7 +952,9 @@ impl World {
             };
             if power_w >= radio.cs_threshold_w {
                 // Rounds to the nearest ns (d ≥ 0; `f64::round` is a libm call).
-                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9 + 0.5) as SimTime;
+                // Through i64, the same value for any delay below 2^63 ns:
+                // one instruction, where f64 → u64 takes a branch on x86-64.
+                let delay = (d / SPEED_OF_LIGHT_MPS * 1e9 + 0.5) as i64 as SimTime;
                 let node = &mut nodes[r as usize];
                 // Below the receive threshold a frame is only sensed, never
                 // decoded, even when it is addressed to this node (but an
