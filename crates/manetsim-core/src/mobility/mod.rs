@@ -2,7 +2,8 @@
 //!
 //! There are no periodic "move" events. Each node's trajectory is a sequence
 //! of straight [`Leg`]s at constant speed, and [`Mobility::position`] works a
-//! position out from the leg in force at the asked time: O(1) amortised when
+//! position out from the leg in force at the asked time (kept per node in a
+//! compact cache, with the times over which it holds): O(1) amortised when
 //! a node's queries come with non-decreasing times (the simulation's case),
 //! still correct, more slowly, for an earlier time.
 //!
@@ -66,6 +67,20 @@ pub enum NodeMobility {
     Trajectory(Trajectory),
 }
 
+impl NodeMobility {
+    /// The leg the last query at `t` used, and the times over which it gives
+    /// every position (a node that never moves: one still leg, forever).
+    fn leg_in_force(&mut self, t: SimTime) -> HotLeg {
+        let (from, until, leg) = match self {
+            NodeMobility::Static(p) => (0, SimTime::MAX, Leg::still(0, *p)),
+            NodeMobility::RandomWaypoint(r) => r.leg_in_force(),
+            NodeMobility::Trajectory(tr) => tr.leg_in_force(t),
+        };
+        debug_assert!(from <= t && t < until, "{t} outside [{from}, {until})");
+        HotLeg { from, until, leg }
+    }
+}
+
 impl MobilityModel for NodeMobility {
     #[inline]
     fn position(&mut self, t: SimTime) -> Pos {
@@ -109,10 +124,32 @@ impl MobilityModel for NodeMobility {
     }
 }
 
+/// A leg and the times `[from, until)` over which [`Leg::position`] on it
+/// is the node's position.
+#[derive(Debug, Clone, Copy)]
+struct HotLeg {
+    from: SimTime,
+    until: SimTime,
+    leg: Leg,
+}
+
+impl HotLeg {
+    /// Answers nothing (an empty span).
+    const NONE: HotLeg = HotLeg {
+        from: 1,
+        until: 0,
+        leg: Leg::still(0, Pos { x: 0.0, y: 0.0 }),
+    };
+}
+
 /// Every node's trajectory for one run.
 #[derive(Debug, Clone)]
 pub struct Mobility {
     nodes: Vec<NodeMobility>,
+    /// Each node's leg in force at its last query, with the times over which
+    /// it gives every position: most queries are answered from here, in a
+    /// compact array, without the model (see [`Mobility::position`]).
+    hot: Vec<HotLeg>,
     max_speed_mps: f64,
     /// What the trajectories came from, for file headers.
     origin: String,
@@ -185,6 +222,7 @@ impl Mobility {
             .map(MobilityModel::max_speed_mps)
             .fold(0.0, f64::max);
         Ok(Self {
+            hot: vec![HotLeg::NONE; nodes.len()],
             nodes,
             max_speed_mps,
             origin,
@@ -198,6 +236,7 @@ impl Mobility {
             .map(MobilityModel::max_speed_mps)
             .fold(0.0, f64::max);
         Self {
+            hot: vec![HotLeg::NONE; nodes.len()],
             nodes,
             max_speed_mps,
             origin: "nodes built in code".into(),
@@ -219,7 +258,22 @@ impl Mobility {
     /// Panics if `node` is out of range.
     #[inline]
     pub fn position(&mut self, node: u32, t: SimTime) -> Pos {
-        self.nodes[node as usize].position(t)
+        let hot = &self.hot[node as usize];
+        if hot.from <= t && t < hot.until {
+            // The same leg, so the same arithmetic, as the model's answer.
+            return hot.leg.position(t);
+        }
+        self.refresh(node, t)
+    }
+
+    /// [`Self::position`] through the model, which then says which leg is
+    /// in force at `t` and until when.
+    #[cold]
+    fn refresh(&mut self, node: u32, t: SimTime) -> Pos {
+        let model = &mut self.nodes[node as usize];
+        let p = model.position(t);
+        self.hot[node as usize] = model.leg_in_force(t);
+        p
     }
 
     /// Node `node`'s instantaneous speed at `t`.

@@ -123,6 +123,19 @@ impl RandomWaypoint {
         self.leg.position(t)
     }
 
+    /// The leg the last query used and the times `[from, until)` over which
+    /// it gives the position: from its start (from 0 for the first leg,
+    /// which gives its start point before it) until the next leg starts.
+    pub(crate) fn leg_in_force(&self) -> (SimTime, SimTime, Leg) {
+        let from = if self.leg.start == self.first.start {
+            0
+        } else {
+            self.leg.start
+        };
+        let until = self.leg.end.saturating_add(self.params.pause);
+        (from, until, self.leg)
+    }
+
     /// The instantaneous speed at `t`.
     pub fn speed_at(&mut self, t: SimTime) -> f64 {
         self.advance_to(t);

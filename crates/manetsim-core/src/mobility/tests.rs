@@ -531,3 +531,67 @@ fn the_oozothman_examples_move_as_their_comments_say() {
         );
     }
 }
+
+/// Every leg's start and end, with a nanosecond either side, and some
+/// times inside legs and pauses: where a cached leg could be taken past its
+/// span.
+fn leg_edges(m: &mut Mobility, until: SimTime) -> Vec<SimTime> {
+    let mut times: Vec<SimTime> = many_times(to_secs(until) as u64);
+    for node in 0..m.len() as u32 {
+        for leg in m.legs_until(node, until) {
+            for t in [leg.start, leg.end] {
+                times.extend([t.saturating_sub(1), t, t + 1]);
+            }
+        }
+    }
+    times.sort_unstable();
+    times
+}
+
+/// [`Mobility::position`] answers from each node's cached leg; the models
+/// answer alone. Both must agree to the bit, forward and going back.
+fn assert_cache_agrees(s: &Scenario, initial: &[Pos]) {
+    let mut cached = Mobility::from_scenario(s, initial).unwrap();
+    let mut alone = cached.nodes.clone();
+    let times = leg_edges(&mut cached, 400 * S);
+    let mut rng = crate::engine::Rng::new(5, crate::engine::Stream::Mobility, 99);
+    for (k, &t) in times.iter().enumerate() {
+        // Now and then a query back in time, as a tool might make.
+        let t = if k % 97 == 0 {
+            times[rng.below(k as u64 + 1) as usize]
+        } else {
+            t
+        };
+        for (node, model) in alone.iter_mut().enumerate() {
+            assert_eq!(
+                cached.position(node as u32, t),
+                model.position(t),
+                "node {node}, t = {t} ns"
+            );
+        }
+    }
+}
+
+#[test]
+fn cached_legs_give_the_models_positions_to_the_bit() {
+    assert_cache_agrees(&rwp("", 12), &[]);
+    assert_cache_agrees(&rwp("pause_s = 0.0", 6), &[]);
+    assert_cache_agrees(&rwp("steady_state = true", 6), &[]);
+    let scripted = scenario(
+        r#"model = "waypoints"
+[[mobility.moves]]
+node = 1
+at_s = 10.0
+to = [1400.0, 250.0]
+speed_mps = 3.3
+[[mobility.moves]]
+node = 1
+at_s = 60.123456789
+to = [0.0, 299.0]
+speed_mps = 17.0"#,
+        "count = 3\nspacing_m = 200.0",
+    );
+    assert_cache_agrees(&scripted, &chain(3, 200.0));
+    let still = scenario(r#"model = "static""#, "count = 3\nspacing_m = 200.0");
+    assert_cache_agrees(&still, &chain(3, 200.0));
+}

@@ -79,6 +79,19 @@ impl Leg {
         }
     }
 
+    /// A node standing at `at` from `start` on.
+    pub const fn still(start: SimTime, at: Pos) -> Leg {
+        Leg {
+            start,
+            end: start,
+            from: at,
+            to: at,
+            target: at,
+            speed_mps: 0.0,
+            span_m: 0.0,
+        }
+    }
+
     /// The position at `t`: `from` before the leg, `to` after it.
     #[inline]
     pub fn position(&self, t: SimTime) -> Pos {
@@ -206,6 +219,22 @@ impl Trajectory {
             }
         }
         Some(&self.legs[self.cursor])
+    }
+
+    /// The leg that gives the position at `t` (a still one at the initial
+    /// position before the first leg) and the times `[from, until)` over
+    /// which it does: until the next leg starts.
+    pub(crate) fn leg_in_force(&mut self, t: SimTime) -> (SimTime, SimTime, Leg) {
+        let first_start = self.legs.first().map_or(SimTime::MAX, |l| l.start);
+        if t < first_start {
+            return (0, first_start, Leg::still(0, self.initial));
+        }
+        let leg = *self.leg_at(t).expect("t is past the first leg's start");
+        let until = self
+            .legs
+            .get(self.cursor + 1)
+            .map_or(SimTime::MAX, |l| l.start);
+        (leg.start, until, leg)
     }
 
     /// The position at `t`.
