@@ -912,6 +912,46 @@ impl Dcf {
         }
     }
 
+    /// [`Self::on_rx_start`] at `start` then [`Self::on_rx_end_overheard`]
+    /// at `end`, for a frame heard whole with nothing else arriving in
+    /// between, when the MAC is receiving nothing and has no backoff: then
+    /// neither call acts (no backoff to pause or resume, no NAV expiry to
+    /// arm) and only the NAV and the counters change, which this does in
+    /// one step. Returns false, having done nothing, in any other state.
+    pub fn overhear_whole(
+        &mut self,
+        start: SimTime,
+        power_w: f64,
+        end: SimTime,
+        ra: NodeId,
+        duration_ns: SimTime,
+    ) -> bool {
+        if self.off
+            || self.rx.is_some()
+            || self.rx_state != RxState::Idle
+            || self.backoff.busy
+            || self.backoff.paused
+        {
+            return false;
+        }
+        // As `end_reception` would judge it.
+        if end <= self.tx_until {
+            return true;
+        }
+        let error = start < self.tx_until || power_w < self.rx_threshold_w;
+        let nav_ns = if error {
+            self.p.eifs_ns
+        } else {
+            self.stats.frames_received += 1;
+            if ra == self.id {
+                return true;
+            }
+            duration_ns
+        };
+        self.nav_until = self.nav_until.max(end + nav_ns);
+        true
+    }
+
     /// The end of transmission `tx_id` at this receiver: `None` if it was not
     /// the frame being received (lost earlier in a collision or capture);
     /// else whether it was decoded, and for whom.
@@ -1094,6 +1134,59 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_frame_heard_whole_in_one_step_leaves_the_mac_as_two_calls_do() {
+        const STRONG: f64 = 1e-8;
+        const WEAK: f64 = 1e-10; // below the receive threshold (3.652e-10 W)
+        let us: NodeId = 4;
+        let mut checked = 0;
+        // (our transmission's end, the NAV, power, receiver address)
+        for tx_until in [0, 1_000, 5_000, 9_000] {
+            for nav_until in [0, 3_000, 20_000, 80_000] {
+                for power_w in [STRONG, WEAK] {
+                    for ra in [us, 7, BROADCAST] {
+                        if ra == us && power_w == STRONG {
+                            continue; // decoded for us: never overheard
+                        }
+                        let mut whole = mac(us, 3000);
+                        whole.tx_until = tx_until;
+                        whole.nav_until = nav_until;
+                        let mut two = whole.clone();
+                        let (start, end, dur) = (2_000, 8_000, 44_000);
+                        assert!(whole.overhear_whole(start, power_w, end, ra, dur));
+                        let mut out = Vec::new();
+                        two.on_rx_start(start, 9, power_w, end, &mut out);
+                        two.on_rx_end_overheard(end, 9, ra, dur, &mut out);
+                        assert!(out.is_empty());
+                        assert_eq!(format!("{whole:?}"), format!("{two:?}"));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 80);
+        // NAV and counters did change in some of those cases.
+        let mut m = mac(us, 3000);
+        assert!(m.overhear_whole(2_000, STRONG, 8_000, 7, 44_000));
+        assert_eq!((m.nav_until, m.stats.frames_received), (52_000, 1));
+        assert!(m.overhear_whole(60_000, WEAK, 70_000, 7, 44_000));
+        assert_eq!(m.nav_until, 70_000 + m.p.eifs_ns);
+
+        // Receiving, or holding a backoff: refused, nothing changed.
+        let mut out = Vec::new();
+        let mut receiving = mac(us, 3000);
+        receiving.on_rx_start(1_000, 3, STRONG, 9_000, &mut out);
+        let before = format!("{receiving:?}");
+        assert!(!receiving.overhear_whole(2_000, STRONG, 8_000, 7, 44_000));
+        assert_eq!(format!("{receiving:?}"), before);
+        let mut backing_off = mac(us, 3000);
+        backing_off.backoff_start(0, &mut out);
+        assert!(backing_off.backoff.busy);
+        let before = format!("{backing_off:?}");
+        assert!(!backing_off.overhear_whole(2_000, STRONG, 8_000, 7, 44_000));
+        assert_eq!(format!("{backing_off:?}"), before);
     }
 
     // ---- Idle medium: basic access ----

@@ -325,12 +325,26 @@ impl Node {
         // place among the frames, as its event would have.
         let mark = out.len();
         let mut armed = false;
-        for k in 0..due.len() {
+        let mut k = 0;
+        while k < due.len() {
             let (t, key, i) = due[k];
             let e = self.lazy.overheard[i as usize];
             if key == tie_key(Class::RxStart, e.seq) {
-                self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
+                // Heard whole with nothing in between (the common case)
+                // and nothing armed: the MAC may take both in one step.
+                let whole = !armed
+                    && due.get(k + 1).is_some_and(|d| d.2 == i)
+                    && self
+                        .mac
+                        .overhear_whole(t, e.power_w, e.end, e.ra, e.duration_ns);
+                if !whole {
+                    self.mac.on_rx_start(t, e.serial, e.power_w, e.end, out);
+                }
                 self.lazy.overheard[i as usize].started = true;
+                if whole {
+                    k += 2;
+                    continue;
+                }
             } else {
                 self.mac
                     .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
@@ -340,6 +354,7 @@ impl Node {
                 let until = due.get(k + 1).map_or(upto, |d| (d.0, d.1));
                 count += self.fire_past_timers(until, out);
             }
+            k += 1;
         }
         if armed {
             // What fired here, or was re-armed since, must not be scheduled.
