@@ -228,6 +228,18 @@ impl LazyRx {
     }
 }
 
+/// An [`Instant`] as one number, in the same order (compared in one step).
+#[inline]
+fn flat((time, key): Instant) -> u128 {
+    (u128::from(time) << 64) | u128::from(key)
+}
+
+/// The [`Instant`] of a [`flat`] number.
+#[inline]
+fn unflat(x: u128) -> Instant {
+    ((x >> 64) as SimTime, x as TieKey)
+}
+
 /// A place in the simulation's total order: a time and a tie key.
 type Instant = (SimTime, TieKey);
 
@@ -294,16 +306,23 @@ impl Node {
     fn replay_overheard(
         &mut self,
         upto: Instant,
-        due: &mut Vec<(SimTime, TieKey, u32)>,
+        due: &mut Vec<(u128, u32)>,
         out: &mut Vec<MacAction>,
     ) -> u64 {
         due.clear();
+        let up = flat(upto);
         for (i, e) in self.lazy.overheard.iter().enumerate() {
-            if !e.started && e.start_key() <= upto {
-                due.push((e.start, tie_key(Class::RxStart, e.seq), i as u32));
+            if !e.started {
+                let k = flat(e.start_key());
+                if k <= up {
+                    due.push((k, i as u32));
+                }
             }
-            if !e.start_only && e.end_key() <= upto {
-                due.push((e.end, tie_key(Class::RxEnd, e.seq), i as u32));
+            if !e.start_only {
+                let k = flat(e.end_key());
+                if k <= up {
+                    due.push((k, i as u32));
+                }
             }
         }
         if due.is_empty() {
@@ -313,7 +332,7 @@ impl Node {
         for k in 1..due.len() {
             let x = due[k];
             let mut j = k;
-            while j > 0 && due[j - 1] > x {
+            while j > 0 && due[j - 1].0 > x.0 {
                 due[j] = due[j - 1];
                 j -= 1;
             }
@@ -327,13 +346,14 @@ impl Node {
         let mut armed = false;
         let mut k = 0;
         while k < due.len() {
-            let (t, key, i) = due[k];
+            let (at, i) = due[k];
+            let (t, key) = unflat(at);
             let e = self.lazy.overheard[i as usize];
             if key == tie_key(Class::RxStart, e.seq) {
                 // Heard whole with nothing in between (the common case)
                 // and nothing armed: the MAC may take both in one step.
                 let whole = !armed
-                    && due.get(k + 1).is_some_and(|d| d.2 == i)
+                    && due.get(k + 1).is_some_and(|d| d.1 == i)
                     && self
                         .mac
                         .overhear_whole(t, e.power_w, e.end, e.ra, e.duration_ns);
@@ -351,7 +371,7 @@ impl Node {
             }
             armed |= out.len() > mark;
             if armed {
-                let until = due.get(k + 1).map_or(upto, |d| (d.0, d.1));
+                let until = due.get(k + 1).map_or(upto, |d| unflat(d.0));
                 count += self.fire_past_timers(until, out);
             }
             k += 1;
@@ -368,7 +388,7 @@ impl Node {
             if e.start_only {
                 !e.started
             } else {
-                e.end_key() > upto
+                flat(e.end_key()) > up
             }
         });
         count
@@ -476,8 +496,8 @@ pub(crate) struct World {
     eager_power_w: PowerSlots,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
     promiscuous: bool,
-    /// Scratch for `Node::replay_overheard`.
-    due: Vec<(SimTime, TieKey, u32)>,
+    /// Scratch for `Node::replay_overheard`: [`flat`] instants and list indices.
+    due: Vec<(u128, u32)>,
     flows: Vec<Cbr>,
     flow_stats: Vec<FlowStats>,
     ledger: PacketLedger,
