@@ -394,6 +394,28 @@ impl Node {
         count
     }
 
+    /// [`Self::replay_overheard`] up to `upto` for a passive MAC whose list
+    /// holds one frame, heard whole before `upto`: the common case when
+    /// the next frame reaches it (frames come one after another), handed
+    /// over in one step, with no sort. Returns the starts and ends handed
+    /// over (0 if the frame is not so, or the MAC cannot take it whole:
+    /// the list is then left as it was).
+    fn replay_lone(&mut self, upto: Instant) -> u64 {
+        debug_assert!(self.mac.is_passive() && self.lazy.overheard.len() == 1);
+        let e = self.lazy.overheard[0];
+        if e.started || e.start_only || flat(e.end_key()) > flat(upto) {
+            return 0;
+        }
+        if !self
+            .mac
+            .overhear_whole(e.start, e.power_w, e.end, e.ra, e.duration_ns)
+        {
+            return 0;
+        }
+        self.lazy.overheard.clear();
+        2
+    }
+
     /// Fires, in deadline order, the MAC timers armed during a replay whose
     /// events would have come before `until`; returns how many fired. Only
     /// a NAV expiry is armed so (a replayed end leaves the NAV alone holding
@@ -1039,7 +1061,9 @@ impl World {
                         "node {r}'s mirror of its MAC"
                     );
                     let passive = node.lazy.passive;
-                    if passive && node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                    if passive && node.lazy.overheard.len() == 1 {
+                        replayed += node.replay_lone(here);
+                    } else if passive && node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN {
                         debug_assert!(out.is_empty());
                         replayed += node.replay_overheard(here, due, out);
                         debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
