@@ -1,4 +1,4 @@
-//! The event queue: a binary min-heap keyed by (time, class, sequence).
+//! The event queue: binary min-heaps keyed by (time, class, sequence).
 //!
 //! The sequence number is assigned at insertion, so events of one class
 //! scheduled for the same instant pop in the order they were scheduled.
@@ -9,6 +9,13 @@
 //! [`Class`]); a caller may also give an event a sequence number reserved
 //! earlier ([`EventQueue::reserve_seq`]), so that work done without the
 //! queue can be put exactly where its event would have been.
+//!
+//! Events live in one of two heaps, in one total order: the frequent
+//! short-lived ones (MAC timers, receptions) in a small heap whose sifts stay
+//! short and in cache, the rare long-lived ones (application, routing and
+//! transport timers, [`EventQueue::schedule_far`]) in another. A pop takes
+//! the earlier of the two tops, so which heap an event is in never changes
+//! the order.
 
 use super::SimTime;
 use std::cmp::Ordering;
@@ -91,7 +98,10 @@ impl<E> Ord for Entry<E> {
 
 /// A priority queue of events ordered by (time, class, insertion sequence).
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// Events scheduled with [`Self::schedule`] or [`Self::schedule_keyed`].
+    near: BinaryHeap<Entry<E>>,
+    /// Events scheduled with [`Self::schedule_far`].
+    far: BinaryHeap<Entry<E>>,
     next_seq: u64,
     now: SimTime,
     /// The tie key of the last popped event.
@@ -107,7 +117,8 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         Self {
-            heap: BinaryHeap::with_capacity(1024),
+            near: BinaryHeap::with_capacity(1024),
+            far: BinaryHeap::with_capacity(1024),
             next_seq: 0,
             now: 0,
             key: 0,
@@ -141,11 +152,24 @@ impl<E> EventQueue<E> {
         self.schedule_keyed(time, tie_key(Class::Normal, seq), event);
     }
 
+    /// As [`Self::schedule`], for an event of a kind that is rare and
+    /// usually due far ahead (kept apart from the frequent ones: see the
+    /// module's documentation). Only speed depends on the choice.
+    pub fn schedule_far(&mut self, time: SimTime, event: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        let seq = tie_key(Class::Normal, self.reserve_seq());
+        self.far.push(Entry {
+            time: time.max(self.now),
+            seq,
+            event,
+        });
+    }
+
     /// Schedules `event` at `time` with the tie key `key` (see [`tie_key`]).
     pub fn schedule_keyed(&mut self, time: SimTime, key: TieKey, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
-        self.heap.push(Entry {
+        self.near.push(Entry {
             time,
             seq: key,
             event,
@@ -154,7 +178,16 @@ impl<E> EventQueue<E> {
 
     /// Removes and returns the earliest event, advancing `now` to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = self.heap.pop()?;
+        let from_far = match (self.near.peek(), self.far.peek()) {
+            (Some(a), Some(b)) => b.place() < a.place(),
+            (None, far) => far.is_some(),
+            (Some(_), None) => false,
+        };
+        let e = if from_far {
+            self.far.pop()
+        } else {
+            self.near.pop()
+        }?;
         self.now = e.time;
         self.key = e.seq;
         Some((e.time, e.event))
@@ -162,15 +195,18 @@ impl<E> EventQueue<E> {
 
     /// The time of the earliest event without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        match (self.near.peek(), self.far.peek()) {
+            (Some(a), Some(b)) => Some(a.time.min(b.time)),
+            (a, b) => a.or(b).map(|e| e.time),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.near.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.near.is_empty() && self.far.is_empty()
     }
 }
 
@@ -221,6 +257,65 @@ mod tests {
         assert_eq!(q.key(), tie_key(Class::RxStart, early));
         assert!(tie_key(Class::RxEnd, u64::MAX >> 2) < tie_key(Class::Normal, 0));
         assert_eq!(seq_of(tie_key(Class::RxStart, early)), early);
+    }
+
+    #[test]
+    fn far_events_pop_in_the_one_order() {
+        let mut q = EventQueue::new();
+        q.schedule_far(5, "far first");
+        q.schedule(5, "near second");
+        q.schedule_far(5, "far third");
+        let start = q.reserve_seq();
+        q.schedule_keyed(5, tie_key(Class::RxStart, start), "start last");
+        q.schedule(3, "near early");
+        q.schedule_far(9, "far late");
+        assert_eq!(q.len(), 6);
+        assert_eq!(q.peek_time(), Some(3));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(
+            order,
+            [
+                "near early",
+                "far first",
+                "near second",
+                "far third",
+                "start last",
+                "far late"
+            ]
+        );
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn two_heaps_pop_as_one() {
+        // The same random schedule, once all near and once split at random
+        // between the heaps, pops the same sequence.
+        let run = |split: bool| {
+            let mut q = EventQueue::new();
+            let mut rng = crate::engine::Rng::new(11, crate::engine::Stream::Test, 0);
+            let mut popped = Vec::new();
+            q.schedule(0, 0u32);
+            let mut id = 1;
+            while let Some((t, e)) = q.pop() {
+                popped.push((t, e));
+                if popped.len() < 5_000 {
+                    for _ in 0..2 {
+                        let at = t + rng.below(50);
+                        let coin = rng.below(2) == 0;
+                        if split && coin {
+                            q.schedule_far(at, id);
+                        } else {
+                            q.schedule(at, id);
+                        }
+                        id += 1;
+                    }
+                }
+            }
+            popped
+        };
+        let (one, two) = (run(false), run(true));
+        assert!(one.len() >= 5_000);
+        assert_eq!(one, two);
     }
 
     #[test]

@@ -275,7 +275,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     let end = from_secs(s.duration_s);
     let mut q = EventQueue::new();
     if s.energy.is_some() {
-        q.schedule(0, Event::EnergySample);
+        q.schedule_far(0, Event::EnergySample);
     }
     let mut flows = Vec::with_capacity(s.flows.len());
     for (i, f) in s.flows.iter().enumerate() {
@@ -302,7 +302,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             next_seq: 0,
         };
         if start_ns < stop_ns {
-            q.schedule(start_ns, Event::App { flow: i as u32 });
+            q.schedule_far(start_ns, Event::App { flow: i as u32 });
         }
         flows.push(cbr);
     }

@@ -848,7 +848,7 @@ impl World {
             match wanted {
                 Some(at) => {
                     let gen = node.routing_timer.arm(at);
-                    self.q.schedule(at, Event::Routing { node: n, gen });
+                    self.q.schedule_far(at, Event::Routing { node: n, gen });
                 }
                 None => node.routing_timer.cancel(),
             }
@@ -1163,7 +1163,8 @@ impl World {
                 .push(self.batteries[n].remaining_j(now));
         }
         if now + ENERGY_SAMPLE_NS <= self.end {
-            self.q.schedule(now + ENERGY_SAMPLE_NS, Event::EnergySample);
+            self.q
+                .schedule_far(now + ENERGY_SAMPLE_NS, Event::EnergySample);
         }
     }
 
@@ -1263,7 +1264,7 @@ impl World {
         flow.next_seq += 1;
         let (src, dst, payload) = (flow.src, flow.dst, flow.payload_bytes);
         if let Some(next) = flow.next_after(now) {
-            self.q.schedule(next, Event::App { flow: f });
+            self.q.schedule_far(next, Event::App { flow: f });
         }
         if self.tcp[f as usize].is_some() {
             self.on_tcp_app(now, f, payload);

@@ -200,7 +200,7 @@ impl World {
             match wanted {
                 Some(at) => {
                     let gen = flow.send_timer.arm(at);
-                    self.q.schedule(
+                    self.q.schedule_far(
                         at,
                         Event::Tcp {
                             flow: f,
@@ -232,7 +232,7 @@ impl World {
             match wanted {
                 Some(at) => {
                     let gen = flow.recv_timer.arm(at);
-                    self.q.schedule(
+                    self.q.schedule_far(
                         at,
                         Event::Tcp {
                             flow: f,
