@@ -150,54 +150,69 @@ struct Backoff {
 /// MAC counters of one node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MacStats {
-    pub retries: u64,
+    // First, what receptions count (in `Dcf`'s second cache line).
+    pub frames_received: u64,
     pub collisions: u64,
     pub captures: u64,
+    pub retries: u64,
     pub rts_failures: u64,
     pub ack_failures: u64,
     pub frames_sent: u64,
-    pub frames_received: u64,
     pub duplicates: u64,
     pub link_failures: u64,
 }
 
 /// The 802.11 DCF of one node.
+///
+/// Laid out by hand (`repr(C)`, in declaration order, from a cache line's
+/// start): most frames a node hears touch only its first two lines, what a
+/// reception reads and writes (see `Self::on_rx_start` and
+/// `Self::overhear_whole`), so a frame heard by fifty nodes costs fifty or
+/// a hundred lines, not three hundred.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct Dcf {
-    id: NodeId,
-    /// Shared by every node of a run.
-    p: Rc<MacParams>,
-    capture_ratio: f64,
-    rx_threshold_w: f64,
-    tx_state: TxState,
-    rx_state: RxState,
+    // First line: the receiver.
     /// When our transmission ends (or ended): no timer marks it.
     tx_until: SimTime,
+    nav_until: SimTime,
+    rx_threshold_w: f64,
+    capture_ratio: f64,
     rx: Option<Reception>,
+    id: NodeId,
+    tx_state: TxState,
+    rx_state: RxState,
+    /// The radio is off for good (battery empty): the MAC ignores everything.
+    off: bool,
+    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
+    promiscuous: bool,
+    // Second line: the backoff, the parameters and the reception counters.
+    backoff: Backoff,
+    /// Shared by every node of a run.
+    p: Rc<MacParams>,
+    pub stats: MacStats,
+    // The rest: the sender.
+    timers: [TimerSlot; N_TIMERS],
     /// The data frame being sent, its next hop, and whether it uses RTS/CTS.
     pkt_tx: Option<Frame>,
     tx_uses_rts: bool,
     pkt_rts: Option<Control>,
     /// A CTS or ACK waiting to go out.
     pkt_ctrl: Option<Control>,
-    nav_until: SimTime,
     cw: u32,
     ssrc: u32,
     slrc: u32,
     next_seq: u16,
     /// Last sequence number seen per transmitter (small: only neighbours).
     dup_cache: Vec<(NodeId, u16)>,
-    timers: [TimerSlot; N_TIMERS],
-    backoff: Backoff,
     rng: Rng,
     /// True when the MAC can take the next packet from the queue.
     ready: bool,
-    /// The radio is off for good (battery empty): the MAC ignores everything.
-    off: bool,
-    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
-    promiscuous: bool,
-    pub stats: MacStats,
 }
+
+/// The receiver's state fills [`Dcf`]'s first cache line exactly.
+const _: () = assert!(std::mem::offset_of!(Dcf, backoff) == 64);
+const _: () = assert!(std::mem::offset_of!(Dcf, stats) + 24 <= 128);
 
 impl Dcf {
     pub fn new(

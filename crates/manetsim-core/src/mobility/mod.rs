@@ -77,7 +77,7 @@ impl NodeMobility {
             NodeMobility::Trajectory(tr) => tr.leg_in_force(t),
         };
         debug_assert!(from <= t && t < until, "{t} outside [{from}, {until})");
-        HotLeg { from, until, leg }
+        HotLeg::at(from, until, &leg, t)
     }
 }
 
@@ -124,22 +124,79 @@ impl MobilityModel for NodeMobility {
     }
 }
 
-/// A leg and the times `[from, until)` over which [`Leg::position`] on it
-/// is the node's position.
+/// The part of the leg in force at a node's last query over which one
+/// formula gives its position: before the leg starts (standing at its
+/// `from`), under way ([`trajectory::along`]), or after it ends (at its
+/// `to`). One cache line: `transmit` reads one per receiver.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 struct HotLeg {
-    from: SimTime,
-    until: SimTime,
-    leg: Leg,
+    /// It answers for `t` in `[base, base + len)` (one wrapping subtraction
+    /// and one comparison). Under way, `base` is the leg's start + 1.
+    base: SimTime,
+    len: SimTime,
+    /// Where the node stands, or where the leg started.
+    origin: Pos,
+    /// Under way: [`Leg::heading`].
+    heading: Pos,
+    speed_mps: f64,
+    /// Under way: the leg's `span_m` (> 0). Standing: 0.
+    span_m: f64,
 }
 
 impl HotLeg {
     /// Answers nothing (an empty span).
-    const NONE: HotLeg = HotLeg {
-        from: 1,
-        until: 0,
-        leg: Leg::still(0, Pos { x: 0.0, y: 0.0 }),
-    };
+    const NONE: HotLeg = HotLeg::standing(0, 0, Pos { x: 0.0, y: 0.0 });
+
+    const fn standing(from: SimTime, until: SimTime, at: Pos) -> HotLeg {
+        HotLeg {
+            base: from,
+            len: until.saturating_sub(from),
+            origin: at,
+            heading: Pos { x: 0.0, y: 0.0 },
+            speed_mps: 0.0,
+            span_m: 0.0,
+        }
+    }
+
+    /// The part of `leg`, in force over `[from, until)`, that holds `t`.
+    fn at(from: SimTime, until: SimTime, leg: &Leg, t: SimTime) -> HotLeg {
+        if t <= leg.start {
+            HotLeg::standing(from, until.min(leg.start.saturating_add(1)), leg.from)
+        } else if t >= leg.end {
+            HotLeg::standing(from.max(leg.end), until, leg.to)
+        } else if from <= leg.start && leg.span_m != 0.0 {
+            let base = leg.start + 1;
+            HotLeg {
+                base,
+                len: until.min(leg.end) - base,
+                origin: leg.from,
+                heading: leg.heading(),
+                speed_mps: leg.speed_mps,
+                span_m: leg.span_m,
+            }
+        } else {
+            // Not seen in any model (a leg in force from after its start,
+            // or going nowhere): answered through the model every time.
+            HotLeg::NONE
+        }
+    }
+
+    /// The position at `t`, if this part holds it: [`Leg::position`]'s
+    /// answer, to the bit.
+    #[inline]
+    fn position(&self, t: SimTime) -> Option<Pos> {
+        let dt = t.wrapping_sub(self.base);
+        (dt < self.len).then(|| {
+            trajectory::along(
+                self.origin,
+                self.heading,
+                self.speed_mps,
+                self.span_m,
+                dt + 1,
+            )
+        })
+    }
 }
 
 /// Every node's trajectory for one run.
@@ -258,12 +315,10 @@ impl Mobility {
     /// Panics if `node` is out of range.
     #[inline]
     pub fn position(&mut self, node: u32, t: SimTime) -> Pos {
-        let hot = &self.hot[node as usize];
-        if hot.from <= t && t < hot.until {
-            // The same leg, so the same arithmetic, as the model's answer.
-            return hot.leg.position(t);
+        match self.hot[node as usize].position(t) {
+            Some(p) => p,
+            None => self.refresh(node, t),
         }
-        self.refresh(node, t)
     }
 
     /// [`Self::position`] through the model, which then says which leg is

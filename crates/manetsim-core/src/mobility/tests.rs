@@ -569,10 +569,16 @@ fn assert_cache_agrees(s: &Scenario, initial: &[Pos]) {
             t
         };
         for (node, model) in alone.iter_mut().enumerate() {
+            let (got, want) = (cached.position(node as u32, t), model.position(t));
             assert_eq!(
-                cached.position(node as u32, t),
-                model.position(t),
+                (got.x.to_bits(), got.y.to_bits()),
+                (want.x.to_bits(), want.y.to_bits()),
                 "node {node}, t = {t} ns"
+            );
+            // Every model's legs fit the cache: it now holds `t`.
+            assert!(
+                cached.hot[node].position(t).is_some(),
+                "node {node}, t = {t} ns: not cached"
             );
         }
     }

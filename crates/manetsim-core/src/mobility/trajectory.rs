@@ -58,6 +58,22 @@ fn span(from: Pos, target: Pos) -> f64 {
     (dx * dx + dy * dy).sqrt()
 }
 
+/// Where a leg from `from` along `heading` (its target minus `from`, of
+/// length `span_m`) at `speed_mps` is `dt` after its start (uncut). The one
+/// place this arithmetic is written: [`Leg::position`] and the mobility
+/// cache both call it, so they give the same bits.
+#[inline]
+pub(crate) fn along(from: Pos, heading: Pos, speed_mps: f64, span_m: f64, dt: SimTime) -> Pos {
+    if span_m == 0.0 {
+        return from;
+    }
+    // Through i64 (exact: both parts are far below 2^63), as u64 → f64
+    // costs a branch on x86-64.
+    let secs = (dt / NS_PER_S) as i64 as f64 + (dt % NS_PER_S) as i64 as f64 * 1e-9;
+    let frac = (speed_mps * secs / span_m).min(1.0);
+    Pos::new(from.x + heading.x * frac, from.y + heading.y * frac)
+}
+
 impl Leg {
     /// ns-2's `setdest`: at `start`, from `from`, head for `target` at
     /// `speed_mps` (≥ 0; 0 means stop where you are).
@@ -107,17 +123,13 @@ impl Leg {
     /// The point `dt` after `start` on the way to `target` (uncut).
     #[inline]
     fn along(&self, dt: SimTime) -> Pos {
-        let dx = self.target.x - self.from.x;
-        let dy = self.target.y - self.from.y;
-        let dist = self.span_m;
-        if dist == 0.0 {
-            return self.from;
-        }
-        // Through i64 (exact: both parts are far below 2^63), as u64 → f64
-        // costs a branch on x86-64.
-        let secs = (dt / NS_PER_S) as i64 as f64 + (dt % NS_PER_S) as i64 as f64 * 1e-9;
-        let frac = (self.speed_mps * secs / dist).min(1.0);
-        Pos::new(self.from.x + dx * frac, self.from.y + dy * frac)
+        let heading = Pos::new(self.target.x - self.from.x, self.target.y - self.from.y);
+        along(self.from, heading, self.speed_mps, self.span_m, dt)
+    }
+
+    /// The way from `from` to `target`, as a vector.
+    pub(crate) fn heading(&self) -> Pos {
+        Pos::new(self.target.x - self.from.x, self.target.y - self.from.y)
     }
 
     /// The instantaneous speed at `t` (0 outside `[start, end)`).
