@@ -246,8 +246,12 @@ type Instant = (SimTime, TieKey);
 /// After every event (the end of a run).
 const LAST: Instant = (SimTime::MAX, TieKey::MAX);
 
-/// Overheard lists longer than this are replayed up to the present as they
-/// grow (a passive node's replay has no side effects, so any time will do).
+/// A passive node's overheard list is replayed up to the present as it
+/// grows (a passive node's replay has no side effects, so any time will do)
+/// once it is this long, or as soon as its newest frame has ended: then the
+/// list is (nearly always) all due, and the replay empties it while its
+/// entries are still in cache (lists that wait for 32 entries cost more memory traffic
+/// than the replays they batch save).
 const OVERHEARD_COMPACT_LEN: usize = 32;
 
 pub(crate) struct Node {
@@ -1063,7 +1067,14 @@ impl World {
                     let passive = node.lazy.passive;
                     if passive && node.lazy.overheard.len() == 1 {
                         replayed += node.replay_lone(here);
-                    } else if passive && node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN {
+                    } else if passive
+                        && (node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN
+                            || node
+                                .lazy
+                                .overheard
+                                .last()
+                                .is_some_and(|l| !l.start_only && flat(l.end_key()) <= flat(here)))
+                    {
                         debug_assert!(out.is_empty());
                         replayed += node.replay_overheard(here, due, out);
                         debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
