@@ -8,32 +8,45 @@
 use super::SimTime;
 
 /// One logical timer: its deadline when armed, and its generation.
+///
+/// 16 bytes (an `Option<SimTime>` would take 24): the MAC's four fit in
+/// one cache line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TimerSlot {
     gen: u32,
-    deadline: Option<SimTime>,
+    armed: bool,
+    /// The deadline while armed, else 0.
+    at: SimTime,
 }
+
+const _: () = assert!(std::mem::size_of::<TimerSlot>() == 16);
 
 impl TimerSlot {
     /// Arms (or re-arms) the timer for `at`; returns the generation the
     /// scheduled event must carry.
     pub fn arm(&mut self, at: SimTime) -> u32 {
         self.gen = self.gen.wrapping_add(1);
-        self.deadline = Some(at);
+        self.armed = true;
+        self.at = at;
         self.gen
     }
 
     /// Cancels the timer; any event already in the queue becomes stale.
     pub fn cancel(&mut self) {
         self.gen = self.gen.wrapping_add(1);
-        self.deadline = None;
+        self.disarm();
+    }
+
+    fn disarm(&mut self) {
+        self.armed = false;
+        self.at = 0;
     }
 
     /// If an event with generation `gen` is the live expiry of this timer,
     /// disarms the timer and returns true; a stale event returns false.
     pub fn fire(&mut self, gen: u32) -> bool {
-        if self.deadline.is_some() && self.gen == gen {
-            self.deadline = None;
+        if self.armed && self.gen == gen {
+            self.disarm();
             true
         } else {
             false
@@ -41,11 +54,11 @@ impl TimerSlot {
     }
 
     pub fn is_armed(&self) -> bool {
-        self.deadline.is_some()
+        self.armed
     }
 
     pub fn deadline(&self) -> Option<SimTime> {
-        self.deadline
+        self.armed.then_some(self.at)
     }
 
     /// The current generation (what the live event carries).

@@ -184,8 +184,9 @@ pub struct Dcf {
     rx_state: RxState,
     /// The radio is off for good (battery empty): the MAC ignores everything.
     off: bool,
-    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
-    promiscuous: bool,
+    /// True when the MAC can take the next packet from the queue (asked
+    /// after every event of the node).
+    ready: bool,
     // Second line: the backoff, the parameters and the reception counters.
     backoff: Backoff,
     /// Shared by every node of a run.
@@ -206,8 +207,8 @@ pub struct Dcf {
     /// Last sequence number seen per transmitter (small: only neighbours).
     dup_cache: Vec<(NodeId, u16)>,
     rng: Rng,
-    /// True when the MAC can take the next packet from the queue.
-    ready: bool,
+    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
+    promiscuous: bool,
 }
 
 /// The receiver's state fills [`Dcf`]'s first cache line exactly.
