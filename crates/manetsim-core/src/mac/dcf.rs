@@ -192,7 +192,11 @@ pub struct Dcf {
     /// Shared by every node of a run.
     p: Rc<MacParams>,
     pub stats: MacStats,
-    // The rest: the sender.
+    // The rest: the sender, its timers in one line.
+    cw: u32,
+    ssrc: u32,
+    slrc: u32,
+    next_seq: u16,
     timers: [TimerSlot; N_TIMERS],
     /// The data frame being sent, its next hop, and whether it uses RTS/CTS.
     pkt_tx: Option<Frame>,
@@ -200,10 +204,6 @@ pub struct Dcf {
     pkt_rts: Option<Control>,
     /// A CTS or ACK waiting to go out.
     pkt_ctrl: Option<Control>,
-    cw: u32,
-    ssrc: u32,
-    slrc: u32,
-    next_seq: u16,
     /// Last sequence number seen per transmitter (small: only neighbours).
     dup_cache: Vec<(NodeId, u16)>,
     rng: Rng,
@@ -214,6 +214,7 @@ pub struct Dcf {
 /// The receiver's state fills [`Dcf`]'s first cache line exactly.
 const _: () = assert!(std::mem::offset_of!(Dcf, backoff) == 64);
 const _: () = assert!(std::mem::offset_of!(Dcf, stats) + 24 <= 128);
+const _: () = assert!(std::mem::offset_of!(Dcf, timers) % 64 == 0);
 
 impl Dcf {
     pub fn new(
