@@ -156,24 +156,26 @@ impl<E> EventQueue<E> {
     /// usually due far ahead (kept apart from the frequent ones: see the
     /// module's documentation). Only speed depends on the choice.
     pub fn schedule_far(&mut self, time: SimTime, event: E) {
-        debug_assert!(time >= self.now, "event scheduled in the past");
-        let seq = tie_key(Class::Normal, self.reserve_seq());
-        self.far.push(Entry {
-            time: time.max(self.now),
-            seq,
-            event,
-        });
+        let key = tie_key(Class::Normal, self.reserve_seq());
+        let entry = self.entry(time, key, event);
+        self.far.push(entry);
     }
 
     /// Schedules `event` at `time` with the tie key `key` (see [`tie_key`]).
     pub fn schedule_keyed(&mut self, time: SimTime, key: TieKey, event: E) {
+        let entry = self.entry(time, key, event);
+        self.near.push(entry);
+    }
+
+    /// The heap entry of an event scheduled at `time`. Scheduling in the
+    /// past is a logic error; the event is clamped to `now` in release builds.
+    fn entry(&self, time: SimTime, key: TieKey, event: E) -> Entry<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        let time = time.max(self.now);
-        self.near.push(Entry {
-            time,
+        Entry {
+            time: time.max(self.now),
             seq: key,
             event,
-        });
+        }
     }
 
     /// Removes and returns the earliest event, advancing `now` to its time.
