@@ -397,6 +397,18 @@ impl Dcf {
             }
     }
 
+    /// True when the end of an overheard frame may make the MAC act at that
+    /// very time, so that the world must hand it over then. Only a backoff
+    /// can act on it (resume as the medium turns idle, or arm the NAV
+    /// expiry that will resume it): a MAC without one, waiting for a
+    /// response, a SIFS or its own transmission's end, only updates its
+    /// receive state, NAV and counters, and neither does a backoff that
+    /// waits for a timer of its own ([`Self::waits_for_own_timer`]). The
+    /// world may then hand overheard frames over at the node's next event.
+    pub fn acts_on_overheard_end(&self) -> bool {
+        !self.off && (self.backoff.busy || self.backoff.paused) && !self.waits_for_own_timer()
+    }
+
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
         self.rx_state = s;
         self.check_backoff(now, out);
@@ -1550,6 +1562,46 @@ mod tests {
         let at = fire(&mut m, &mut out, MacTimer::Backoff);
         assert!(at >= 1_000_000 + 50_000);
         assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
+    }
+
+    /// `acts_on_overheard_end` is false exactly where an overheard end
+    /// makes the MAC do nothing: without a backoff (a data frame waiting
+    /// out its DIFS, an idle MAC), and true for a paused backoff that the
+    /// end of the frame being received resumes.
+    #[test]
+    fn only_a_backoff_acts_on_an_overheard_end() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        assert!(!m.acts_on_overheard_end());
+        // Idle medium: the frame waits out DIFS plus slots on its Defer
+        // timer, with no backoff. A frame overheard meanwhile acts on nothing.
+        m.send(0, pkt(512), 1, &mut out);
+        out.clear();
+        assert!(m.armed(MacTimer::Defer) && !m.backoff.busy);
+        assert!(!m.acts_on_overheard_end());
+        m.on_rx_start(1_000, 7, 1e-6, 40_000, &mut out);
+        m.on_rx_end_overheard(40_000, 7, 3, 0, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // A backoff paused by a frame being received resumes at its end.
+        let mut m = mac(0, 3000);
+        m.on_rx_start(0, 1, 1e-6, 100_000, &mut out);
+        m.send(10, pkt(512), 1, &mut out);
+        out.clear();
+        assert!(m.backoff.busy && m.backoff.paused);
+        assert!(m.acts_on_overheard_end());
+        m.on_rx_end_overheard(100_000, 1, 3, 0, &mut out);
+        assert!(
+            matches!(
+                out[..],
+                [MacAction::SetTimer {
+                    timer: MacTimer::Backoff,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+        // Counting down, it waits for its own timer.
+        assert!(!m.acts_on_overheard_end());
     }
 
     #[test]

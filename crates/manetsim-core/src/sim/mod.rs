@@ -12,10 +12,12 @@
 //! counters. Each node keeps a list of these starts and ends, and its MAC is
 //! handed them, in order and at their own times, just before the node's next
 //! event (see `LazyRx`): the end of a frame it decodes for itself is one, and
-//! a node whose MAC is busy also gets a `Sync` event at each overheard end,
-//! unless its next act is a timer of its own that overheard frames can only
-//! delay (a backoff counting down, or the NAV expiry that resumes one:
-//! [`Dcf::waits_for_own_timer`]). The MAC sees the same calls at the same
+//! a node with a backoff also gets a `Sync` event at each overheard end
+//! (where the backoff may resume), unless its next act is a timer of its own
+//! that overheard frames can only delay (a backoff counting down, or the NAV
+//! expiry that resumes one: [`Dcf::acts_on_overheard_end`]). A MAC without a
+//! backoff (waiting for a response, a SIFS or its own transmission's end)
+//! needs no `Sync`: an overheard end cannot make it act. The MAC sees the same calls at the same
 //! simulated times, in the same order, as it would with one event per start
 //! and end; `tests.rs` checks that both ways give identical results.
 //!
@@ -192,10 +194,9 @@ struct OnAir {
 /// instead of events in the queue they are handed to the MAC, in order and
 /// with their own times, when the node next needs its MAC: at any event of
 /// the node, which first replays every start and end that its event would
-/// have followed. A node whose MAC is busy (see [`Dcf::is_passive`]) also
-/// gets a `Sync` event at each overheard end, where its MAC may resume a
-/// backoff, unless it waits for a timer of its own
-/// ([`Dcf::waits_for_own_timer`]).
+/// have followed. A node whose MAC has a backoff also gets a `Sync` event
+/// at each overheard end, where the backoff may resume, unless it waits for
+/// a timer of its own ([`Dcf::acts_on_overheard_end`]).
 ///
 /// Each reception carries the sequence number its events would have had, so
 /// the MAC sees the same calls, at the same times and in the same order, as
@@ -278,12 +279,12 @@ struct Lazy {
     overheard: Vec<LazyRx>,
     /// Where the pending `Sync` event stands, or [`LAST`].
     sync_at: Instant,
-    /// [`Dcf::is_passive`] and [`Dcf::waits_for_own_timer`], as of the end
-    /// of the node's last event (`World::finish_mac`). Between its events
-    /// its MAC changes only by replays of a passive MAC, which stays
+    /// [`Dcf::is_passive`] and [`Dcf::acts_on_overheard_end`], as of the
+    /// end of the node's last event (`World::finish_mac`). Between its
+    /// events its MAC changes only by replays of a passive MAC, which stays
     /// passive.
     passive: bool,
-    waits: bool,
+    hears_ends: bool,
 }
 
 impl Lazy {
@@ -292,7 +293,7 @@ impl Lazy {
             overheard: Vec::new(),
             sync_at: LAST,
             passive: true,
-            waits: false,
+            hears_ends: false,
         }
     }
 }
@@ -301,7 +302,7 @@ impl Node {
     /// Refreshes the mirror of the MAC's state in [`Lazy`].
     fn note_mac(&mut self) {
         self.lazy.passive = self.mac.is_passive();
-        self.lazy.waits = self.mac.waits_for_own_timer();
+        self.lazy.hears_ends = self.mac.acts_on_overheard_end();
     }
 
     /// Hands the MAC every overheard start and end that comes before `upto`
@@ -644,11 +645,11 @@ impl World {
         }
     }
 
-    /// A busy MAC must hear the ends of its pending overheard frames at
+    /// A MAC with a backoff must hear the ends of its pending overheard frames at
     /// their exact times: schedules a `Sync` event for the next one.
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
-        if node.lazy.overheard.is_empty() || node.lazy.passive || node.lazy.waits {
+        if node.lazy.overheard.is_empty() || !node.lazy.hears_ends {
             return;
         }
         if let Some(at) = node.next_overheard_end() {
@@ -1060,8 +1061,8 @@ impl World {
                         start_only: !only_sensed,
                     };
                     debug_assert_eq!(
-                        (node.lazy.passive, node.lazy.waits),
-                        (node.mac.is_passive(), node.mac.waits_for_own_timer()),
+                        (node.lazy.passive, node.lazy.hears_ends),
+                        (node.mac.is_passive(), node.mac.acts_on_overheard_end()),
                         "node {r}'s mirror of its MAC"
                     );
                     let passive = node.lazy.passive;
@@ -1088,8 +1089,8 @@ impl World {
                         pending += 1;
                     } else {
                         lazy_count += 1;
-                        if !passive && rx.end_key() < node.lazy.sync_at && !node.lazy.waits {
-                            // A busy MAC hears the end at its time (see `LazyRx`).
+                        if node.lazy.hears_ends && rx.end_key() < node.lazy.sync_at {
+                            // A MAC with a backoff hears the end at its time (see `LazyRx`).
                             node.lazy.sync_at = rx.end_key();
                             q.schedule_keyed(rx.end, node.lazy.sync_at.1, Event::Sync { node: r });
                         }
