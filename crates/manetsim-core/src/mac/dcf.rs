@@ -40,21 +40,22 @@ use std::rc::Rc;
 #[repr(u8)]
 pub enum MacTimer {
     Defer = 0,
+    /// The backoff's end; while the NAV alone holds a paused backoff, its
+    /// end as if the backoff resumed when the NAV expires (see
+    /// [`Backoff::resumes`]): the NAV's expiry itself needs no event.
     Backoff = 1,
-    Nav = 2,
     /// Response timeout (CTS or ACK), or the end of a CTS/ACK/broadcast.
-    Send = 3,
+    Send = 2,
 }
 
-const N_TIMERS: usize = 4;
+const N_TIMERS: usize = 3;
 
 impl MacTimer {
     pub fn from_u8(v: u8) -> Option<Self> {
         Some(match v {
             0 => Self::Defer,
             1 => Self::Backoff,
-            2 => Self::Nav,
-            3 => Self::Send,
+            2 => Self::Send,
             _ => return None,
         })
     }
@@ -139,9 +140,17 @@ enum RxEnd {
 struct Backoff {
     busy: bool,
     paused: bool,
+    /// Paused, with only the NAV holding it (receiver and transmitter
+    /// idle): it resumes at `stime`, where the NAV expires, unless the
+    /// medium turns busy first. Its timer is armed already, to the end it
+    /// will have if it does (ns-2 arms a NAV timer that resumes it; the
+    /// state between is the same, the NAV's expiry is one event fewer).
+    /// The MAC's next call at or after `stime` first makes it resume
+    /// ([`Dcf::catch_up`]).
+    resumes: bool,
     /// Remaining backoff time.
     rtime: SimTime,
-    /// When counting (re)started.
+    /// When counting (re)started, or (`resumes`) will restart.
     stime: SimTime,
     /// DIFS to wait before counting resumes.
     difs_wait: SimTime,
@@ -335,29 +344,54 @@ impl Dcf {
     }
 
     /// Extends the NAV. Its expiry only matters to a paused backoff when
-    /// nothing else keeps the medium busy (see [`Self::arm_nav_expiry`]):
+    /// nothing else keeps the medium busy (see [`Self::resume_at_nav_expiry`]):
     /// a node with nothing to send overhears frames without scheduling
     /// anything, and one receiving a frame waits for its end.
     fn set_nav(&mut self, now: SimTime, dur: SimTime, out: &mut Vec<MacAction>) {
         let until = now + dur;
         if until > self.nav_until {
             self.nav_until = until;
-            self.arm_nav_expiry(now, out);
+            self.resume_at_nav_expiry(now, out);
         }
     }
 
     /// If the NAV alone keeps a paused backoff from resuming (the receiver
-    /// and transmitter are idle), its expiry must resume it: arms the NAV
-    /// timer. While a frame is arriving or going out, the end of that frame
-    /// checks again, so no timer is needed yet.
-    fn arm_nav_expiry(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        if self.backoff.paused
-            && self.rx_state == RxState::Idle
-            && self.tx_state == TxState::Idle
-            && self.nav_until > now
-            && self.timers[MacTimer::Nav as usize].deadline() != Some(self.nav_until)
+    /// and transmitter are idle), the backoff resumes when it expires: its
+    /// timer is armed to the end it will then have ([`Backoff::resumes`]).
+    /// If a frame is arriving or going out instead, that frame's end checks
+    /// again, and a resumption planned before is called off.
+    fn resume_at_nav_expiry(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        if !self.backoff.paused {
+            return;
+        }
+        if self.rx_state == RxState::Idle && self.tx_state == TxState::Idle && self.nav_until > now
         {
-            self.arm(MacTimer::Nav, self.nav_until, out);
+            if !(self.backoff.resumes && self.backoff.stime == self.nav_until) {
+                self.backoff.resumes = true;
+                self.backoff.stime = self.nav_until;
+                self.backoff.difs_wait = self.p.difs_ns;
+                let at = self.nav_until + self.p.difs_ns + self.backoff.rtime;
+                self.arm(MacTimer::Backoff, at, out);
+            }
+        } else if self.backoff.resumes {
+            self.backoff.resumes = false;
+            self.backoff.difs_wait = 0;
+            self.cancel(MacTimer::Backoff);
+        }
+    }
+
+    /// Brings a backoff planned to resume at the NAV's expiry
+    /// ([`Backoff::resumes`]) up to `now`, before the MAC handles anything
+    /// at `now`: past the expiry, it has resumed (its timer is armed
+    /// already). At the very instant of the expiry, the expiry comes after
+    /// reception ends and before anything else, as an event of its own
+    /// would (`after_ends`: the call is not a reception's end).
+    #[inline]
+    fn catch_up(&mut self, now: SimTime, after_ends: bool) {
+        let b = &mut self.backoff;
+        if b.resumes && (now > b.stime || (after_ends && now == b.stime)) {
+            b.resumes = false;
+            b.paused = false;
         }
     }
 
@@ -379,7 +413,7 @@ impl Dcf {
     /// True when the MAC's next act is a timer of its own that overheard
     /// frames can only postpone, never bring forward: a backoff counting
     /// down, or a paused backoff that the NAV alone holds (the receiver is
-    /// idle and the NAV timer armed). It waits for nothing else: no frame to
+    /// idle, and the backoff will resume as the NAV expires). It waits for nothing else: no frame to
     /// answer, no response, no transmission in progress. The world may then
     /// hand overheard frames over at that timer instead of at their ends.
     pub fn waits_for_own_timer(&self) -> bool {
@@ -391,7 +425,7 @@ impl Dcf {
             && !armed(MacTimer::Defer)
             && !armed(MacTimer::Send)
             && if self.backoff.paused {
-                self.rx_state == RxState::Idle && armed(MacTimer::Nav)
+                self.rx_state == RxState::Idle && self.backoff.resumes
             } else {
                 armed(MacTimer::Backoff)
             }
@@ -420,7 +454,7 @@ impl Dcf {
     }
 
     /// Resumes or pauses the backoff as the medium turned idle or busy, and
-    /// arms the NAV expiry a paused backoff needs. Without a backoff there
+    /// plans the resumption at the NAV's expiry that a paused backoff needs. Without a backoff there
     /// is nothing to do: the common case, as most frames are heard by nodes
     /// with nothing to send, so it is checked before the call.
     #[inline]
@@ -437,7 +471,7 @@ impl Dcf {
         if !self.is_idle(now) && self.backoff.busy && !self.backoff.paused {
             self.backoff_pause(now);
         }
-        self.arm_nav_expiry(now, out);
+        self.resume_at_nav_expiry(now, out);
     }
 
     fn backoff_start(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
@@ -448,6 +482,7 @@ impl Dcf {
         self.backoff = Backoff {
             busy: true,
             paused: false,
+            resumes: false,
             rtime,
             stime: now,
             difs_wait: 0,
@@ -456,7 +491,7 @@ impl Dcf {
             self.arm(MacTimer::Backoff, now + rtime, out);
         } else {
             self.backoff.paused = true;
-            self.arm_nav_expiry(now, out);
+            self.resume_at_nav_expiry(now, out);
         }
     }
 
@@ -496,6 +531,7 @@ impl Dcf {
         out: &mut Vec<MacAction>,
     ) {
         debug_assert!(self.ready && self.pkt_tx.is_none());
+        self.catch_up(now, true);
         self.ready = false;
         self.next_seq = self.next_seq.wrapping_add(1).max(1);
         let unicast = next_hop != BROADCAST;
@@ -591,14 +627,10 @@ impl Dcf {
         if !self.timers[timer as usize].fire(gen) {
             return false;
         }
+        self.catch_up(now, true);
         match timer {
             MacTimer::Defer => self.defer_handler(now, out),
             MacTimer::Backoff => self.backoff_handler(now, out),
-            MacTimer::Nav => {
-                if self.is_idle(now) && self.backoff.paused {
-                    self.backoff_resume(now, out);
-                }
-            }
             MacTimer::Send => self.send_timeout(now, out),
         }
         true
@@ -849,6 +881,7 @@ impl Dcf {
         if self.off {
             return;
         }
+        self.catch_up(now, true);
         let error = now < self.tx_until || power_w < self.rx_threshold_w;
         match self.rx {
             None => {
@@ -894,6 +927,7 @@ impl Dcf {
 
     /// A frame finishes arriving. `frame` is the frame of transmission `tx_id`.
     pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
+        self.catch_up(now, false);
         match self.end_reception(now, tx_id, frame.ra, frame.duration_ns, out) {
             None => return,
             Some(RxEnd::Failed) => {}
@@ -932,6 +966,7 @@ impl Dcf {
         duration_ns: SimTime,
         out: &mut Vec<MacAction>,
     ) {
+        self.catch_up(now, false);
         if let Some(end) = self.end_reception(now, tx_id, ra, duration_ns, out) {
             debug_assert!(
                 end != RxEnd::ForMe || ra == BROADCAST,
@@ -1554,13 +1589,14 @@ mod tests {
             "no CTS into a reserved medium"
         );
         assert!(m.pkt_ctrl.is_none());
-        // The RTS now backs off, paused until the NAV ends …
-        assert!(m.backoff.busy && m.backoff.paused);
-        assert_eq!(m.timers[MacTimer::Nav as usize].deadline(), Some(1_000_000));
-        // … then resumes after DIFS and goes out.
-        fire(&mut m, &mut out, MacTimer::Nav);
+        // The RTS now backs off, paused until the NAV ends, when it
+        // resumes: its end is DIFS and its slots after the NAV's …
+        assert!(m.backoff.busy && m.backoff.paused && m.backoff.resumes);
+        let end = 1_000_000 + 50_000 + m.backoff.rtime;
+        assert_eq!(m.timers[MacTimer::Backoff as usize].deadline(), Some(end));
+        // … then it goes out.
         let at = fire(&mut m, &mut out, MacTimer::Backoff);
-        assert!(at >= 1_000_000 + 50_000);
+        assert_eq!(at, end);
         assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
     }
 
@@ -1602,6 +1638,70 @@ mod tests {
         );
         // Counting down, it waits for its own timer.
         assert!(!m.acts_on_overheard_end());
+    }
+
+    /// A backoff that only the NAV holds resumes as the NAV expires, with
+    /// no event there: its timer is armed at once to the end it will have,
+    /// and the states in between are those the NAV timer of ns-2 gives.
+    #[test]
+    fn a_backoff_held_by_the_nav_resumes_as_it_expires_without_an_event() {
+        const NAV: SimTime = 1_000_000;
+        let (difs, slot) = (50_000, 20_000);
+        let mut out = Vec::new();
+        let deadline = |m: &Dcf| m.timers[MacTimer::Backoff as usize].deadline();
+        let mut m = mac(0, 3000);
+        m.nav_until = NAV;
+        m.send(0, pkt(512), 1, &mut out);
+        assert!(m.backoff.paused && m.backoff.resumes);
+        assert!(m.waits_for_own_timer() && !m.acts_on_overheard_end());
+        let r = m.backoff.rtime;
+        assert_eq!(deadline(&m), Some(NAV + difs + r));
+
+        // A frame arriving before the expiry calls the resumption off; its
+        // end, still under the NAV, plans it again, to the same end.
+        let mut a = m.clone();
+        a.on_rx_start(500_000, 9, 1e-6, 600_000, &mut out);
+        assert!(!a.backoff.resumes && deadline(&a).is_none());
+        a.on_rx_end_overheard(600_000, 9, 5, 0, &mut out);
+        assert!(a.backoff.paused && a.backoff.resumes);
+        assert_eq!(deadline(&a), Some(NAV + difs + r));
+
+        // One that ends after the expiry: the backoff resumes at its end.
+        let mut b = m.clone();
+        b.on_rx_start(900_000, 9, 1e-6, 1_200_000, &mut out);
+        b.on_rx_end_overheard(1_200_000, 9, 5, 0, &mut out);
+        assert!(!b.backoff.paused);
+        assert_eq!(deadline(&b), Some(1_200_000 + difs + r));
+
+        // One that starts DIFS and two slots after the expiry: two slots
+        // were counted down.
+        if r >= 3 * slot {
+            let mut c = m.clone();
+            c.on_rx_start(
+                NAV + difs + 2 * slot + 5_000,
+                9,
+                1e-6,
+                NAV + 900_000,
+                &mut out,
+            );
+            assert!(c.backoff.paused && !c.backoff.resumes);
+            assert_eq!(c.backoff.rtime, r - 2 * slot);
+            assert!(deadline(&c).is_none());
+        }
+
+        // At the expiry's instant, a reception's end comes before it (the
+        // plan stands) and a start after it (resumed, then paused at once
+        // with no slot counted).
+        let mut d = m.clone();
+        d.on_rx_end_overheard(NAV, 77, 5, 0, &mut out);
+        assert!(d.backoff.resumes && deadline(&d) == Some(NAV + difs + r));
+        d.on_rx_start(NAV, 9, 1e-6, NAV + 300_000, &mut out);
+        assert!(d.backoff.paused && !d.backoff.resumes && d.backoff.rtime == r);
+
+        // Nothing arrives: the timer fires where it was armed and sends.
+        let at = fire(&mut m, &mut out, MacTimer::Backoff);
+        assert_eq!(at, NAV + difs + r);
+        assert_eq!(transmitted(&out), vec![FrameKind::Data]);
     }
 
     #[test]

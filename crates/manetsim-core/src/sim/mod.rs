@@ -14,8 +14,8 @@
 //! event (see `LazyRx`): the end of a frame it decodes for itself is one, and
 //! a node with a backoff also gets a `Sync` event at each overheard end
 //! (where the backoff may resume), unless its next act is a timer of its own
-//! that overheard frames can only delay (a backoff counting down, or the NAV
-//! expiry that resumes one: [`Dcf::acts_on_overheard_end`]). A MAC without a
+//! that overheard frames can only delay (a backoff counting down, or one that
+//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A MAC without a
 //! backoff (waiting for a response, a SIFS or its own transmission's end)
 //! needs no `Sync`: an overheard end cannot make it act. The MAC sees the same calls at the same
 //! simulated times, in the same order, as it would with one event per start
@@ -343,10 +343,12 @@ impl Node {
             }
             due[j] = x;
         }
-        let mut count = due.len() as u64;
-        // A busy MAC may arm timers while it hears these frames (a paused
-        // backoff's NAV expiry). One due before `upto` fires here, in its
-        // place among the frames, as its event would have.
+        let count = due.len() as u64;
+        // A MAC with a backoff may arm its timer while it hears these frames
+        // (the backoff resumes, or will as the NAV expires), never one due
+        // before `upto`: overheard frames only delay a backoff's end, and
+        // one that resumes ends DIFS and its slots later, past the node's
+        // next event (checked below).
         let mark = out.len();
         let mut armed = false;
         let mut k = 0;
@@ -375,14 +377,17 @@ impl Node {
                     .on_rx_end_overheard(t, e.serial, e.ra, e.duration_ns, out);
             }
             armed |= out.len() > mark;
-            if armed {
-                let until = due.get(k + 1).map_or(upto, |d| unflat(d.0));
-                count += self.fire_past_timers(until, out);
-            }
             k += 1;
         }
         if armed {
-            // What fired here, or was re-armed since, must not be scheduled.
+            debug_assert!(
+                self.mac
+                    .earliest_timer()
+                    .is_none_or(|(at, ..)| at > upto.0
+                        || (at == upto.0 && upto.1 < tie_key(Class::RxStart, 0))),
+                "a timer armed during a replay is due within it"
+            );
+            // What was re-armed or cancelled since must not be scheduled.
             let mac = &self.mac;
             out.retain(|a| match *a {
                 MacAction::SetTimer { timer, gen, .. } => mac.timer_is_live(timer, gen),
@@ -421,38 +426,8 @@ impl Node {
         2
     }
 
-    /// Fires, in deadline order, the MAC timers armed during a replay whose
-    /// events would have come before `until`; returns how many fired. Only
-    /// a NAV expiry is armed so (a replayed end leaves the NAV alone holding
-    /// a paused backoff); firing, it can only resume that backoff, whose own
-    /// expiry lies beyond the replay (overheard frames only delay it).
-    fn fire_past_timers(&mut self, until: Instant, out: &mut Vec<MacAction>) -> u64 {
-        let mut fired = 0;
-        while let Some((at, timer, gen)) = self.mac.earliest_timer() {
-            // A timer armed now is `Class::Normal` with the newest sequence
-            // number: after an event of its own class at the same instant.
-            let before_until =
-                at < until.0 || (at == until.0 && until.1 >= tie_key(Class::RxStart, 0));
-            if !before_until {
-                break;
-            }
-            let before = out.len();
-            if self.mac.on_timer(at, timer, gen, out) {
-                fired += 1;
-            }
-            debug_assert!(
-                out[before..]
-                    .iter()
-                    .all(|a| matches!(a, MacAction::SetTimer { .. })),
-                "a timer fired during a replay acted: {:?}",
-                &out[before..]
-            );
-        }
-        fired
-    }
-
-    /// When the next overheard frame ends that the MAC may act on: a busy
-    /// MAC must hear such an end at its exact time (it may resume a backoff
+    /// When the next overheard frame ends that the MAC may act on: a MAC
+    /// with a backoff must hear such an end at its exact time (it may resume a backoff
     /// then), while a start only freezes what the MAC would do next, so it
     /// is handed over at the node's next event (which always replays first)
     /// or with the next end. Of the frames whose start the MAC has been
