@@ -979,9 +979,9 @@ impl Dcf {
     /// [`Self::on_rx_start`] at `start` then [`Self::on_rx_end_overheard`]
     /// at `end`, for a frame heard whole with nothing else arriving in
     /// between, when the MAC is receiving nothing and has no backoff: then
-    /// neither call acts (no backoff to pause or resume, no NAV expiry to
-    /// arm) and only the NAV and the counters change, which this does in
-    /// one step. Returns false, having done nothing, in any other state.
+    /// neither call acts (no backoff to pause, resume or plan to resume as
+    /// the NAV expires) and only the NAV and the counters change, which
+    /// this does in one step. Returns false, having done nothing, in any other state.
     pub fn overhear_whole(
         &mut self,
         start: SimTime,
