@@ -413,9 +413,10 @@ impl Dcf {
     /// True when the MAC's next act is a timer of its own that overheard
     /// frames can only postpone, never bring forward: a backoff counting
     /// down, or a paused backoff that the NAV alone holds (the receiver is
-    /// idle, and the backoff will resume as the NAV expires). It waits for nothing else: no frame to
-    /// answer, no response, no transmission in progress. The world may then
-    /// hand overheard frames over at that timer instead of at their ends.
+    /// idle, and the backoff will resume as the NAV expires). It waits for
+    /// nothing else: no frame to answer, no response, no transmission in
+    /// progress. The world may then hand overheard frames over at that
+    /// timer instead of at their ends.
     pub fn waits_for_own_timer(&self) -> bool {
         let armed = |t: MacTimer| self.timers[t as usize].is_armed();
         !self.off
@@ -433,8 +434,8 @@ impl Dcf {
 
     /// True when the end of an overheard frame may make the MAC act at that
     /// very time, so that the world must hand it over then. Only a backoff
-    /// can act on it (resume as the medium turns idle, or arm the NAV
-    /// expiry that will resume it): a MAC without one, waiting for a
+    /// can act on it (resume as the medium turns idle, or plan to resume as
+    /// the NAV expires): a MAC without one, waiting for a
     /// response, a SIFS or its own transmission's end, only updates its
     /// receive state, NAV and counters, and neither does a backoff that
     /// waits for a timer of its own ([`Self::waits_for_own_timer`]). The
@@ -454,9 +455,10 @@ impl Dcf {
     }
 
     /// Resumes or pauses the backoff as the medium turned idle or busy, and
-    /// plans the resumption at the NAV's expiry that a paused backoff needs. Without a backoff there
-    /// is nothing to do: the common case, as most frames are heard by nodes
-    /// with nothing to send, so it is checked before the call.
+    /// plans the resumption at the NAV's expiry that a paused backoff
+    /// needs. Without a backoff there is nothing to do: the common case, as
+    /// most frames are heard by nodes with nothing to send, so it is
+    /// checked before the call.
     #[inline]
     fn check_backoff(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
         if self.backoff.busy || self.backoff.paused {
@@ -981,7 +983,8 @@ impl Dcf {
     /// between, when the MAC is receiving nothing and has no backoff: then
     /// neither call acts (no backoff to pause, resume or plan to resume as
     /// the NAV expires) and only the NAV and the counters change, which
-    /// this does in one step. Returns false, having done nothing, in any other state.
+    /// this does in one step. Returns false, having done nothing, in any
+    /// other state.
     pub fn overhear_whole(
         &mut self,
         start: SimTime,
