@@ -15,11 +15,12 @@
 //! a node with a backoff also gets a `Sync` event at each overheard end
 //! (where the backoff may resume), unless its next act is a timer of its own
 //! that overheard frames can only delay (a backoff counting down, or one that
-//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A MAC without a
-//! backoff (waiting for a response, a SIFS or its own transmission's end)
-//! needs no `Sync`: an overheard end cannot make it act. The MAC sees the same calls at the same
-//! simulated times, in the same order, as it would with one event per start
-//! and end; `tests.rs` checks that both ways give identical results.
+//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A MAC without
+//! a backoff (waiting for a response, a SIFS or its own transmission's end)
+//! needs no `Sync`: an overheard end cannot make it act. The MAC sees the
+//! same calls at the same simulated times, in the same order, as it would
+//! with one event per start and end; `tests.rs` checks that both ways give
+//! identical results.
 //!
 //! At one instant, the queue hands out reception ends first, then every
 //! other event in the order it was scheduled, then reception starts
@@ -427,12 +428,12 @@ impl Node {
     }
 
     /// When the next overheard frame ends that the MAC may act on: a MAC
-    /// with a backoff must hear such an end at its exact time (it may resume a backoff
-    /// then), while a start only freezes what the MAC would do next, so it
-    /// is handed over at the node's next event (which always replays first)
-    /// or with the next end. Of the frames whose start the MAC has been
-    /// handed, only the one it is receiving can matter at its end (see
-    /// [`Dcf::receiving`]); any frame still to start may.
+    /// with a backoff must hear such an end at its exact time (the backoff
+    /// may resume then), while a start only freezes what the MAC would do
+    /// next, so it is handed over at the node's next event (which always
+    /// replays first) or with the next end. Of the frames whose start the
+    /// MAC has been handed, only the one it is receiving can matter at its
+    /// end (see [`Dcf::receiving`]); any frame still to start may.
     fn next_overheard_end(&self) -> Option<Instant> {
         let current = self.mac.receiving();
         self.lazy
