@@ -444,6 +444,20 @@ impl Dcf {
         !self.off && (self.backoff.busy || self.backoff.paused) && !self.waits_for_own_timer()
     }
 
+    /// How long after an overheard frame's end this MAC can act at the
+    /// soonest, as of now: a paused backoff that resumes at the end counts
+    /// DIFS and its remaining slots first (frozen while it is paused), and
+    /// anything else the medium does can only delay it. Zero when the
+    /// backoff is not paused. Until the MAC's next call, the world may
+    /// hand over an overheard end that late instead of at its time.
+    pub fn overheard_end_slack(&self) -> SimTime {
+        if self.backoff.paused {
+            self.p.difs_ns + self.backoff.rtime
+        } else {
+            0
+        }
+    }
+
     fn set_rx_state(&mut self, s: RxState, now: SimTime, out: &mut Vec<MacAction>) {
         self.rx_state = s;
         self.check_backoff(now, out);
@@ -1646,6 +1660,44 @@ mod tests {
     /// A backoff that only the NAV holds resumes as the NAV expires, with
     /// no event there: its timer is armed at once to the end it will have,
     /// and the states in between are those the NAV timer of ns-2 gives.
+    #[test]
+    fn a_paused_backoff_acts_no_sooner_than_its_slack_after_an_overheard_end() {
+        let (difs, slot) = (50_000, 20_000);
+        let mut out = Vec::new();
+        let deadline = |m: &Dcf| m.timers[MacTimer::Backoff as usize].deadline();
+        let mut m = mac(0, 3000);
+        // A frame is arriving as the packet comes: the backoff starts paused.
+        m.on_rx_start(0, 9, 1e-6, 400_000, &mut out);
+        m.send(10_000, pkt(512), 1, &mut out);
+        assert!(m.backoff.paused && m.acts_on_overheard_end());
+        let r = m.backoff.rtime;
+        assert_eq!(m.overheard_end_slack(), difs + r);
+
+        // The medium stays idle after the end: the backoff ends exactly
+        // the slack after it.
+        let mut a = m.clone();
+        a.on_rx_end_overheard(400_000, 9, 5, 0, &mut out);
+        // Counting down, it waits for its own timer: no slack.
+        assert!(!a.backoff.paused && a.overheard_end_slack() == 0);
+        assert_eq!(deadline(&a), Some(400_000 + difs + r));
+
+        // A frame starting in between pauses it again, with what it
+        // counted taken off; its end leaves the new slack, and the
+        // backoff's end still comes later than the first end's slack.
+        for gap in [0, difs - 1, difs + slot + 1, difs + 3 * slot + 7] {
+            let mut b = m.clone();
+            b.on_rx_end_overheard(400_000, 9, 5, 0, &mut out);
+            b.on_rx_start(400_000 + gap, 10, 1e-6, 900_000, &mut out);
+            assert!(b.backoff.paused);
+            let counted = gap.saturating_sub(difs) / slot * slot;
+            assert_eq!(b.overheard_end_slack(), difs + r.saturating_sub(counted));
+            b.on_rx_end_overheard(900_000, 10, 5, 0, &mut out);
+            let end = deadline(&b).expect("resumed");
+            assert_eq!(end, 900_000 + difs + r.saturating_sub(counted));
+            assert!(end > 400_000 + difs + r);
+        }
+    }
+
     #[test]
     fn a_backoff_held_by_the_nav_resumes_as_it_expires_without_an_event() {
         const NAV: SimTime = 1_000_000;

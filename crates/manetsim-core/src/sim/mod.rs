@@ -12,10 +12,15 @@
 //! counters. Each node keeps a list of these starts and ends, and its MAC is
 //! handed them, in order and at their own times, just before the node's next
 //! event (see `LazyRx`): the end of a frame it decodes for itself is one, and
-//! a node with a backoff also gets a `Sync` event at each overheard end
+//! a node with a backoff also gets a `Sync` event after each overheard end
 //! (where the backoff may resume), unless its next act is a timer of its own
 //! that overheard frames can only delay (a backoff counting down, or one that
-//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A MAC without
+//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A paused
+//! backoff that resumes at an end expires DIFS and its remaining slots later
+//! at the soonest, so its `Sync` comes then ([`Dcf::overheard_end_slack`]):
+//! if another frame has started by that time, the one event finds the
+//! backoff paused again, where a `Sync` at the end would have armed a timer
+//! that fires for nothing. A MAC without
 //! a backoff (waiting for a response, a SIFS or its own transmission's end)
 //! needs no `Sync`: an overheard end cannot make it act. The MAC sees the
 //! same calls at the same simulated times, in the same order, as it would
@@ -196,7 +201,8 @@ struct OnAir {
 /// with their own times, when the node next needs its MAC: at any event of
 /// the node, which first replays every start and end that its event would
 /// have followed. A node whose MAC has a backoff also gets a `Sync` event
-/// at each overheard end, where the backoff may resume, unless it waits for
+/// after each overheard end, where the backoff may resume (as late as its
+/// soonest act allows: [`Dcf::overheard_end_slack`]), unless it waits for
 /// a timer of its own ([`Dcf::acts_on_overheard_end`]).
 ///
 /// Each reception carries the sequence number its events would have had, so
@@ -286,6 +292,9 @@ struct Lazy {
     /// passive.
     passive: bool,
     hears_ends: bool,
+    /// [`Dcf::overheard_end_slack`], as of the same moment: the `Sync` for
+    /// an overheard end is due that long after it.
+    slack_ns: SimTime,
 }
 
 impl Lazy {
@@ -295,6 +304,7 @@ impl Lazy {
             sync_at: LAST,
             passive: true,
             hears_ends: false,
+            slack_ns: 0,
         }
     }
 }
@@ -304,6 +314,7 @@ impl Node {
     fn note_mac(&mut self) {
         self.lazy.passive = self.mac.is_passive();
         self.lazy.hears_ends = self.mac.acts_on_overheard_end();
+        self.lazy.slack_ns = self.mac.overheard_end_slack();
     }
 
     /// Hands the MAC every overheard start and end that comes before `upto`
@@ -621,14 +632,16 @@ impl World {
         }
     }
 
-    /// A MAC with a backoff must hear the ends of its pending overheard frames at
-    /// their exact times: schedules a `Sync` event for the next one.
+    /// A MAC with a backoff must hear the ends of its pending overheard frames
+    /// in time to act on them: schedules a `Sync` event for the next one, at
+    /// the soonest the MAC could act after it ([`Dcf::overheard_end_slack`]).
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
         if node.lazy.overheard.is_empty() || !node.lazy.hears_ends {
             return;
         }
-        if let Some(at) = node.next_overheard_end() {
+        if let Some((end, key)) = node.next_overheard_end() {
+            let at = (end + node.lazy.slack_ns, key);
             if at < node.lazy.sync_at {
                 node.lazy.sync_at = at;
                 self.q.schedule_keyed(at.0, at.1, Event::Sync { node: n });
@@ -1037,8 +1050,12 @@ impl World {
                         start_only: !only_sensed,
                     };
                     debug_assert_eq!(
-                        (node.lazy.passive, node.lazy.hears_ends),
-                        (node.mac.is_passive(), node.mac.acts_on_overheard_end()),
+                        (node.lazy.passive, node.lazy.hears_ends, node.lazy.slack_ns),
+                        (
+                            node.mac.is_passive(),
+                            node.mac.acts_on_overheard_end(),
+                            node.mac.overheard_end_slack()
+                        ),
                         "node {r}'s mirror of its MAC"
                     );
                     let passive = node.lazy.passive;
@@ -1065,10 +1082,11 @@ impl World {
                         pending += 1;
                     } else {
                         lazy_count += 1;
-                        if node.lazy.hears_ends && rx.end_key() < node.lazy.sync_at {
-                            // A MAC with a backoff hears the end at its time (see `LazyRx`).
-                            node.lazy.sync_at = rx.end_key();
-                            q.schedule_keyed(rx.end, node.lazy.sync_at.1, Event::Sync { node: r });
+                        let at = (rx.end + node.lazy.slack_ns, rx.end_key().1);
+                        if node.lazy.hears_ends && at < node.lazy.sync_at {
+                            // A MAC with a backoff hears the end in time (see `LazyRx`).
+                            node.lazy.sync_at = at;
+                            q.schedule_keyed(at.0, at.1, Event::Sync { node: r });
                         }
                     }
                     node.lazy.overheard.push(rx);
