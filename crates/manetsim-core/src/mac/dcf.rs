@@ -42,7 +42,7 @@ pub enum MacTimer {
     Defer = 0,
     /// The backoff's end; while the NAV alone holds a paused backoff, its
     /// end as if the backoff resumed when the NAV expires (see
-    /// [`Backoff::resumes`]): the NAV's expiry itself needs no event.
+    /// `Backoff::resumes`): the NAV's expiry itself needs no event.
     Backoff = 1,
     /// Response timeout (CTS or ACK), or the end of a CTS/ACK/broadcast.
     Send = 2,
@@ -169,6 +169,23 @@ pub struct MacStats {
     pub frames_sent: u64,
     pub duplicates: u64,
     pub link_failures: u64,
+}
+
+/// [`Dcf::least_nav_after`] with the run's EIFS and receive threshold
+/// ([`Dcf::nav_rule`]): the least time the NAV runs past the end of an
+/// overheard frame of `power_w` with `duration_ns` in its duration field.
+#[inline]
+pub fn least_nav_after(
+    eifs_ns: SimTime,
+    rx_threshold_w: f64,
+    power_w: f64,
+    duration_ns: SimTime,
+) -> SimTime {
+    if power_w < rx_threshold_w {
+        eifs_ns
+    } else {
+        duration_ns.min(eifs_ns)
+    }
 }
 
 /// The 802.11 DCF of one node.
@@ -442,6 +459,24 @@ impl Dcf {
     /// world may then hand overheard frames over at the node's next event.
     pub fn acts_on_overheard_end(&self) -> bool {
         !self.off && (self.backoff.busy || self.backoff.paused) && !self.waits_for_own_timer()
+    }
+
+    /// How long the medium stays reserved past the end of a frame this MAC
+    /// overhears (of `power_w`, with `duration_ns` in its duration field),
+    /// at the least: the frame being received when it ends sets the NAV
+    /// to EIFS if it failed (always, below the receive threshold) or to
+    /// its duration if decoded; any other frame ends with no effect, and
+    /// the medium turns idle only at the end of the one being received
+    /// (or of our own transmission: an event of the node's own). See
+    /// [`least_nav_after`].
+    pub fn least_nav_after(&self, power_w: f64, duration_ns: SimTime) -> SimTime {
+        least_nav_after(self.p.eifs_ns, self.rx_threshold_w, power_w, duration_ns)
+    }
+
+    /// The EIFS and the receive threshold, which every MAC of a run shares:
+    /// what [`least_nav_after`] needs besides the frame.
+    pub fn nav_rule(&self) -> (SimTime, f64) {
+        (self.p.eifs_ns, self.rx_threshold_w)
     }
 
     /// How long after an overheard frame's end this MAC can act at the
@@ -1660,6 +1695,52 @@ mod tests {
     /// A backoff that only the NAV holds resumes as the NAV expires, with
     /// no event there: its timer is armed at once to the end it will have,
     /// and the states in between are those the NAV timer of ns-2 gives.
+    #[test]
+    fn an_overheard_end_reserves_the_medium_at_least_as_long_as_least_nav_after() {
+        const STRONG: f64 = 1e-8;
+        const WEAK: f64 = 1e-10; // below the receive threshold (3.652e-10 W)
+        let eifs = MacParams::default().eifs_ns;
+        assert_eq!(eifs, 364_000);
+        let mut out = Vec::new();
+        // Heard alone: the NAV runs the frame's duration (EIFS when it
+        // fails), never less than the least.
+        for (power_w, duration_ns, ra, least, nav) in [
+            (WEAK, 5_000_000, 7, eifs, eifs),
+            (WEAK, 0, BROADCAST, eifs, eifs),
+            (STRONG, 5_000_000, 7, eifs, 5_000_000),
+            (STRONG, 44_000, 7, 44_000, 44_000),
+            (STRONG, 0, BROADCAST, 0, 0),
+        ] {
+            let mut m = mac(4, 0);
+            m.on_rx_start(1_000, 9, power_w, 400_000, &mut out);
+            m.on_rx_end_overheard(400_000, 9, ra, duration_ns, &mut out);
+            assert_eq!(m.least_nav_after(power_w, duration_ns), least);
+            assert_eq!(m.nav_until, 400_000 + nav, "{power_w} {duration_ns}");
+        }
+        // Two strong frames collide: the later end fails, EIFS, which is
+        // at least the least for either frame.
+        let mut m = mac(4, 0);
+        m.on_rx_start(1_000, 9, STRONG, 400_000, &mut out);
+        m.on_rx_start(2_000, 10, STRONG, 500_000, &mut out);
+        m.on_rx_end_overheard(400_000, 9, 7, 5_000_000, &mut out);
+        assert_eq!(
+            m.nav_until, 0,
+            "the frame lost in the collision ends with no effect"
+        );
+        m.on_rx_end_overheard(500_000, 10, 7, 5_000_000, &mut out);
+        assert_eq!(m.nav_until, 500_000 + eifs);
+        assert!(eifs >= m.least_nav_after(STRONG, 5_000_000));
+        // A weak frame captured by a strong one: its end does nothing, and
+        // the capture kept the medium reserved EIFS past it already.
+        let mut m = mac(4, 0);
+        m.on_rx_start(1_000, 9, STRONG, 900_000, &mut out);
+        m.on_rx_start(2_000, 10, WEAK, 300_000, &mut out);
+        assert_eq!(m.nav_until, 300_000 + eifs);
+        m.on_rx_end_overheard(300_000, 10, 7, 0, &mut out);
+        m.on_rx_end_overheard(900_000, 9, 7, 44_000, &mut out);
+        assert_eq!(m.nav_until, 900_000 + 44_000);
+    }
+
     #[test]
     fn a_paused_backoff_acts_no_sooner_than_its_slack_after_an_overheard_end() {
         let (difs, slot) = (50_000, 20_000);

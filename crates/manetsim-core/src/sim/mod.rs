@@ -15,12 +15,15 @@
 //! a node with a backoff also gets a `Sync` event after each overheard end
 //! (where the backoff may resume), unless its next act is a timer of its own
 //! that overheard frames can only delay (a backoff counting down, or one that
-//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). A paused
-//! backoff that resumes at an end expires DIFS and its remaining slots later
-//! at the soonest, so its `Sync` comes then ([`Dcf::overheard_end_slack`]):
-//! if another frame has started by that time, the one event finds the
-//! backoff paused again, where a `Sync` at the end would have armed a timer
-//! that fires for nothing. A MAC without
+//! resumes as the NAV expires: [`Dcf::acts_on_overheard_end`]). That
+//! `Sync` comes as late as the MAC's soonest act allows: a frame's end
+//! leaves the medium reserved for the NAV it sets at the least (EIFS after
+//! a failure, else its duration field: [`Dcf::least_nav_after`]), and a
+//! paused backoff then waits DIFS and its remaining slots
+//! ([`Dcf::overheard_end_slack`]). If another frame has started by then,
+//! the one event finds the backoff paused again, where a `Sync` at the end
+//! would have armed a timer that fires for nothing; the frames of an
+//! RTS/CTS exchange, all under one NAV, are handed over together. A MAC without
 //! a backoff (waiting for a response, a SIFS or its own transmission's end)
 //! needs no `Sync`: an overheard end cannot make it act. The MAC sees the
 //! same calls at the same simulated times, in the same order, as it would
@@ -53,7 +56,9 @@ use crate::engine::{
     NS_PER_S,
 };
 use crate::loss::LossModel;
-use crate::mac::{Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome};
+use crate::mac::{
+    least_nav_after, Dcf, Enqueued, Frame, MacAction, MacParams, MacTimer, PriQueue, TxOutcome,
+};
 use crate::metrics::result::{
     EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
     MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TimeSeries,
@@ -202,7 +207,7 @@ struct OnAir {
 /// the node, which first replays every start and end that its event would
 /// have followed. A node whose MAC has a backoff also gets a `Sync` event
 /// after each overheard end, where the backoff may resume (as late as its
-/// soonest act allows: [`Dcf::overheard_end_slack`]), unless it waits for
+/// soonest act allows: [`Dcf::least_nav_after`], [`Dcf::overheard_end_slack`]), unless it waits for
 /// a timer of its own ([`Dcf::acts_on_overheard_end`]).
 ///
 /// Each reception carries the sequence number its events would have had, so
@@ -293,7 +298,7 @@ struct Lazy {
     passive: bool,
     hears_ends: bool,
     /// [`Dcf::overheard_end_slack`], as of the same moment: the `Sync` for
-    /// an overheard end is due that long after it.
+    /// an overheard end is due that long after the least NAV it sets.
     slack_ns: SimTime,
 }
 
@@ -451,7 +456,13 @@ impl Node {
             .overheard
             .iter()
             .filter(|e| !e.start_only && (!e.started || current == Some(e.serial)))
-            .map(LazyRx::end_key)
+            .map(|e| {
+                let (end, key) = e.end_key();
+                (
+                    end + self.mac.least_nav_after(e.power_w, e.duration_ns),
+                    key,
+                )
+            })
             .min()
     }
 }
@@ -634,7 +645,8 @@ impl World {
 
     /// A MAC with a backoff must hear the ends of its pending overheard frames
     /// in time to act on them: schedules a `Sync` event for the next one, at
-    /// the soonest the MAC could act after it ([`Dcf::overheard_end_slack`]).
+    /// the soonest the MAC could act after it (the least NAV the frame sets,
+    /// then the slack: [`Dcf::least_nav_after`], [`Dcf::overheard_end_slack`]).
     fn schedule_sync(&mut self, n: u32) {
         let node = &mut self.nodes[n as usize];
         if node.lazy.overheard.is_empty() || !node.lazy.hears_ends {
@@ -954,6 +966,7 @@ impl World {
         };
         let mut lazy_count = 0;
         let mut seen_floods = 0;
+        let (eifs_ns, rx_threshold_w) = self.nodes[n as usize].mac.nav_rule();
         // Where the simulation stands: a passive node's list may be replayed
         // up to here.
         let here = if now == self.q.now() {
@@ -1082,7 +1095,9 @@ impl World {
                         pending += 1;
                     } else {
                         lazy_count += 1;
-                        let at = (rx.end + node.lazy.slack_ns, rx.end_key().1);
+                        let quiet =
+                            least_nav_after(eifs_ns, rx_threshold_w, power_w, rx.duration_ns);
+                        let at = (rx.end + quiet + node.lazy.slack_ns, rx.end_key().1);
                         if node.lazy.hears_ends && at < node.lazy.sync_at {
                             // A MAC with a backoff hears the end in time (see `LazyRx`).
                             node.lazy.sync_at = at;
