@@ -484,7 +484,8 @@ impl Dcf {
     /// DIFS and its remaining slots first (frozen while it is paused), and
     /// anything else the medium does can only delay it. Zero when the
     /// backoff is not paused. Until the MAC's next call, the world may
-    /// hand over an overheard end that late instead of at its time.
+    /// hand over an overheard end that late after the least NAV it sets
+    /// ([`Self::least_nav_after`]) instead of at its time.
     pub fn overheard_end_slack(&self) -> SimTime {
         if self.backoff.paused {
             self.p.difs_ns + self.backoff.rtime
@@ -1692,9 +1693,9 @@ mod tests {
         assert!(!m.acts_on_overheard_end());
     }
 
-    /// A backoff that only the NAV holds resumes as the NAV expires, with
-    /// no event there: its timer is armed at once to the end it will have,
-    /// and the states in between are those the NAV timer of ns-2 gives.
+    /// What an overheard frame's end leaves of the NAV is never less than
+    /// [`least_nav_after`], which the world waits out before a paused
+    /// backoff's `Sync`.
     #[test]
     fn an_overheard_end_reserves_the_medium_at_least_as_long_as_least_nav_after() {
         const STRONG: f64 = 1e-8;
@@ -1741,6 +1742,8 @@ mod tests {
         assert_eq!(m.nav_until, 900_000 + 44_000);
     }
 
+    /// A paused backoff resumed at an overheard end expires no sooner than
+    /// its slack (DIFS and its frozen slots) after it, whatever follows.
     #[test]
     fn a_paused_backoff_acts_no_sooner_than_its_slack_after_an_overheard_end() {
         let (difs, slot) = (50_000, 20_000);
@@ -1779,6 +1782,9 @@ mod tests {
         }
     }
 
+    /// A backoff that only the NAV holds resumes as the NAV expires, with
+    /// no event there: its timer is armed at once to the end it will have,
+    /// and the states in between are those the NAV timer of ns-2 gives.
     #[test]
     fn a_backoff_held_by_the_nav_resumes_as_it_expires_without_an_event() {
         const NAV: SimTime = 1_000_000;

@@ -23,9 +23,9 @@
 //! ([`Dcf::overheard_end_slack`]). If another frame has started by then,
 //! the one event finds the backoff paused again, where a `Sync` at the end
 //! would have armed a timer that fires for nothing; the frames of an
-//! RTS/CTS exchange, all under one NAV, are handed over together. A MAC without
-//! a backoff (waiting for a response, a SIFS or its own transmission's end)
-//! needs no `Sync`: an overheard end cannot make it act. The MAC sees the
+//! RTS/CTS exchange, all under one NAV, are handed over together. A MAC
+//! without a backoff (waiting for a response, a SIFS or its own
+//! transmission's end) needs no `Sync`: an overheard end cannot make it act. The MAC sees the
 //! same calls at the same simulated times, in the same order, as it would
 //! with one event per start and end; `tests.rs` checks that both ways give
 //! identical results.
@@ -207,8 +207,9 @@ struct OnAir {
 /// the node, which first replays every start and end that its event would
 /// have followed. A node whose MAC has a backoff also gets a `Sync` event
 /// after each overheard end, where the backoff may resume (as late as its
-/// soonest act allows: [`Dcf::least_nav_after`], [`Dcf::overheard_end_slack`]), unless it waits for
-/// a timer of its own ([`Dcf::acts_on_overheard_end`]).
+/// soonest act allows: [`Dcf::least_nav_after`] and
+/// [`Dcf::overheard_end_slack`]), unless it waits for a timer of its own
+/// ([`Dcf::acts_on_overheard_end`]).
 ///
 /// Each reception carries the sequence number its events would have had, so
 /// the MAC sees the same calls, at the same times and in the same order, as
@@ -238,6 +239,19 @@ impl LazyRx {
 
     fn end_key(&self) -> (SimTime, TieKey) {
         (self.end, tie_key(Class::RxEnd, self.seq))
+    }
+
+    /// When a paused backoff must hear this frame's end at the latest: past
+    /// the least NAV it sets ([`least_nav_after`] with the run's
+    /// [`Dcf::nav_rule`]) and the MAC's [`Dcf::overheard_end_slack`].
+    fn sync_instant(
+        &self,
+        (eifs_ns, rx_threshold_w): (SimTime, f64),
+        slack_ns: SimTime,
+    ) -> Instant {
+        let (end, key) = self.end_key();
+        let nav_ns = least_nav_after(eifs_ns, rx_threshold_w, self.power_w, self.duration_ns);
+        (end + nav_ns + slack_ns, key)
     }
 }
 
@@ -443,26 +457,21 @@ impl Node {
         2
     }
 
-    /// When the next overheard frame ends that the MAC may act on: a MAC
-    /// with a backoff must hear such an end at its exact time (the backoff
-    /// may resume then), while a start only freezes what the MAC would do
-    /// next, so it is handed over at the node's next event (which always
-    /// replays first) or with the next end. Of the frames whose start the
-    /// MAC has been handed, only the one it is receiving can matter at its
-    /// end (see [`Dcf::receiving`]); any frame still to start may.
-    fn next_overheard_end(&self) -> Option<Instant> {
+    /// When the MAC must next hear its overheard frames: a MAC with a
+    /// backoff must hear an end in time to resume at it
+    /// ([`LazyRx::sync_instant`]), while a start only freezes what the MAC
+    /// would do next, so it is handed over at the node's next event (which
+    /// always replays first) or with the next end. Of the frames whose
+    /// start the MAC has been handed, only the one it is receiving can
+    /// matter at its end (see [`Dcf::receiving`]); any frame still to start
+    /// may.
+    fn next_sync(&self) -> Option<Instant> {
         let current = self.mac.receiving();
         self.lazy
             .overheard
             .iter()
             .filter(|e| !e.start_only && (!e.started || current == Some(e.serial)))
-            .map(|e| {
-                let (end, key) = e.end_key();
-                (
-                    end + self.mac.least_nav_after(e.power_w, e.duration_ns),
-                    key,
-                )
-            })
+            .map(|e| e.sync_instant(self.mac.nav_rule(), self.lazy.slack_ns))
             .min()
     }
 }
@@ -652,8 +661,7 @@ impl World {
         if node.lazy.overheard.is_empty() || !node.lazy.hears_ends {
             return;
         }
-        if let Some((end, key)) = node.next_overheard_end() {
-            let at = (end + node.lazy.slack_ns, key);
+        if let Some(at) = node.next_sync() {
             if at < node.lazy.sync_at {
                 node.lazy.sync_at = at;
                 self.q.schedule_keyed(at.0, at.1, Event::Sync { node: n });
@@ -966,7 +974,7 @@ impl World {
         };
         let mut lazy_count = 0;
         let mut seen_floods = 0;
-        let (eifs_ns, rx_threshold_w) = self.nodes[n as usize].mac.nav_rule();
+        let nav_rule = self.nodes[n as usize].mac.nav_rule();
         // Where the simulation stands: a passive node's list may be replayed
         // up to here.
         let here = if now == self.q.now() {
@@ -1095,13 +1103,13 @@ impl World {
                         pending += 1;
                     } else {
                         lazy_count += 1;
-                        let quiet =
-                            least_nav_after(eifs_ns, rx_threshold_w, power_w, rx.duration_ns);
-                        let at = (rx.end + quiet + node.lazy.slack_ns, rx.end_key().1);
-                        if node.lazy.hears_ends && at < node.lazy.sync_at {
+                        if node.lazy.hears_ends {
                             // A MAC with a backoff hears the end in time (see `LazyRx`).
-                            node.lazy.sync_at = at;
-                            q.schedule_keyed(at.0, at.1, Event::Sync { node: r });
+                            let at = rx.sync_instant(nav_rule, node.lazy.slack_ns);
+                            if at < node.lazy.sync_at {
+                                node.lazy.sync_at = at;
+                                q.schedule_keyed(at.0, at.1, Event::Sync { node: r });
+                            }
                         }
                     }
                     node.lazy.overheard.push(rx);
