@@ -588,7 +588,7 @@ impl Aodv {
             }
             self.rerr_times.push_back(now);
             for &(d, _) in chunk {
-                self.routes.entry(d).last_rerr = Some(now);
+                self.routes.entry(d).set_last_rerr(now);
             }
             let re = RerrRepr {
                 no_delete: false,
@@ -686,8 +686,8 @@ impl Aodv {
                 orig: rq.orig,
                 lifetime_ms: ((fwd.expire - now) / NS_PER_MS) as u32,
             };
-            self.routes.entry(rq.dst).precursors.insert(from);
-            self.routes.entry(rq.orig).precursors.insert(fwd.next_hop);
+            self.routes.entry(rq.dst).add_precursor(from);
+            self.routes.entry(rq.orig).add_precursor(fwd.next_hop);
             self.send_rrep(rq.orig, rp, false, ctx);
             if rq.gratuitous {
                 let rev = self.routes.entry(rq.orig).clone();
@@ -771,8 +771,8 @@ impl Aodv {
         let Some(rev_hop) = self.routes.valid(rp.orig, now).map(|e| e.next_hop) else {
             return;
         };
-        self.routes.entry(rp.dst).precursors.insert(rev_hop);
-        self.routes.entry(rp.orig).precursors.insert(from);
+        self.routes.entry(rp.dst).add_precursor(rev_hop);
+        self.routes.entry(rp.orig).add_precursor(from);
         let mut out = rp;
         out.hop_count = hops;
         let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
@@ -790,7 +790,7 @@ impl Aodv {
                 e.seqno = s;
                 e.invalidate();
                 lost_any = true;
-                if !e.precursors.is_empty() {
+                if e.has_precursors() {
                     relay.push((d, s));
                 }
             }
@@ -854,7 +854,7 @@ impl RoutingProtocol for Aodv {
                 let recent = self
                     .routes
                     .get(dst)
-                    .and_then(|e| e.last_rerr)
+                    .and_then(|e| e.last_rerr())
                     .is_some_and(|t| t + NS_PER_S > now);
                 if !recent {
                     let e = self.routes.entry(dst);

@@ -25,24 +25,38 @@ pub enum RouteState {
     InRepair,
 }
 
+/// One destination's entry. Most entries are reverse routes that a flood
+/// left behind and nothing uses again, so what only routes in use need
+/// (precursors, the last RERR, discovery latencies) sits apart, allocated
+/// on first use: an entry takes 32 bytes, not 96 (a 10,000-node flood
+/// leaves one at every node).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteEntry {
     pub seqno: u32,
+    pub next_hop: NodeId,
+    pub expire: SimTime,
     /// Whether `seqno` is known (RFC's "valid destination sequence number" flag).
     pub valid_seqno: bool,
     pub state: RouteState,
     pub hops: u8,
     /// Hop count when the route was last valid (the expanding ring's start).
     pub last_hops: u8,
-    pub next_hop: NodeId,
-    pub expire: SimTime,
-    pub precursors: BTreeSet<NodeId>,
+    more: Option<Box<InUse>>,
+}
+
+const _: () = assert!(std::mem::size_of::<RouteEntry>() == 32);
+
+/// What a route entry holds once the route is used.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct InUse {
+    /// The neighbours that route through this node to the destination.
+    precursors: BTreeSet<NodeId>,
     /// When a RERR about this destination was last sent (to rate-limit
     /// RERRs for data arriving without a route).
-    pub last_rerr: Option<SimTime>,
+    last_rerr: Option<SimTime>,
     /// The latest route discoveries' latency per hop, newest last (at most
     /// [`DISCOVERY_HISTORY`]; ns-2's `rt_disc_latency`).
-    pub discovery_per_hop: VecDeque<SimTime>,
+    discovery_per_hop: VecDeque<SimTime>,
 }
 
 /// How many discovery latencies a route entry remembers (ns-2's MAX_HISTORY).
@@ -52,33 +66,61 @@ impl RouteEntry {
     fn new() -> Self {
         Self {
             seqno: 0,
+            next_hop: 0,
+            expire: 0,
             valid_seqno: false,
             state: RouteState::Invalid,
             hops: 0,
             last_hops: 0,
-            next_hop: 0,
-            expire: 0,
-            precursors: BTreeSet::new(),
-            last_rerr: None,
-            discovery_per_hop: VecDeque::new(),
+            more: None,
         }
+    }
+
+    fn in_use(&mut self) -> &mut InUse {
+        self.more.get_or_insert_with(Box::default)
+    }
+
+    /// Whether `n` routes through this node to the destination.
+    pub fn has_precursor(&self, n: NodeId) -> bool {
+        self.more
+            .as_ref()
+            .is_some_and(|m| m.precursors.contains(&n))
+    }
+
+    /// Whether any neighbour routes through this node to the destination.
+    pub fn has_precursors(&self) -> bool {
+        self.more.as_ref().is_some_and(|m| !m.precursors.is_empty())
+    }
+
+    pub fn add_precursor(&mut self, n: NodeId) {
+        self.in_use().precursors.insert(n);
+    }
+
+    /// When a RERR about this destination was last sent.
+    pub fn last_rerr(&self) -> Option<SimTime> {
+        self.more.as_ref().and_then(|m| m.last_rerr)
+    }
+
+    pub fn set_last_rerr(&mut self, at: SimTime) {
+        self.in_use().last_rerr = Some(at);
     }
 
     /// Remembers that a discovery took `latency` to find a route of `hops` hops.
     pub fn record_discovery(&mut self, latency: SimTime, hops: u8) {
-        if self.discovery_per_hop.len() == DISCOVERY_HISTORY {
-            self.discovery_per_hop.pop_front();
+        let history = &mut self.in_use().discovery_per_hop;
+        if history.len() == DISCOVERY_HISTORY {
+            history.pop_front();
         }
-        self.discovery_per_hop
-            .push_back(latency / (hops.max(1) as SimTime));
+        history.push_back(latency / (hops.max(1) as SimTime));
     }
 
     /// The mean per-hop discovery latency remembered, if any (ns-2's
     /// `PerHopTime`, which skips zero samples).
     pub fn per_hop_time(&self) -> Option<SimTime> {
         let samples: Vec<SimTime> = self
-            .discovery_per_hop
+            .more
             .iter()
+            .flat_map(|m| m.discovery_per_hop.iter())
             .copied()
             .filter(|&t| t > 0)
             .collect();
@@ -165,7 +207,7 @@ impl RouteTable {
             if e.is_valid(now) && e.next_hop == next_hop {
                 e.seqno = e.seqno.wrapping_add(1);
                 e.invalidate();
-                out.push((d, e.seqno, !e.precursors.is_empty()));
+                out.push((d, e.seqno, e.has_precursors()));
             }
         }
         out.sort_unstable_by_key(|&(d, _, _)| d);
@@ -198,5 +240,28 @@ mod tests {
         assert_eq!(broken, vec![(5, 11, false)]);
         assert!(t.valid(5, 50).is_none());
         assert_eq!(t.get(5).unwrap().last_hops, 2);
+    }
+
+    #[test]
+    fn what_only_used_routes_need_is_kept_apart_until_used() {
+        let mut t = RouteTable::default();
+        // A reverse route a flood leaves behind.
+        assert!(t.offer(5, 10, 3, 1, 100, 0));
+        let e = t.get(5).unwrap();
+        assert!(e.more.is_none());
+        assert!(!e.has_precursors() && !e.has_precursor(2));
+        assert_eq!((e.last_rerr(), e.per_hop_time()), (None, None));
+        // The route comes into use.
+        let e = t.entry(5);
+        e.add_precursor(2);
+        e.add_precursor(2);
+        e.set_last_rerr(40);
+        e.record_discovery(90, 3);
+        let e = t.get(5).unwrap();
+        assert!(e.has_precursors() && e.has_precursor(2) && !e.has_precursor(3));
+        assert_eq!((e.last_rerr(), e.per_hop_time()), (Some(40), Some(30)));
+        // A broken link reports the precursors; the entry keeps them.
+        assert_eq!(t.break_link(1, 50), vec![(5, 11, true)]);
+        assert!(t.get(5).unwrap().has_precursor(2));
     }
 }

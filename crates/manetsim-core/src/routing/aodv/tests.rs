@@ -200,8 +200,8 @@ fn an_intermediate_node_replies_only_with_a_fresh_enough_route() {
     assert_eq!((rp.dst, rp.dst_seqno, rp.hop_count, rp.orig), (9, 10, 2, 0));
     assert!(n.timeout(ms(100)).is_empty(), "the RREQ is not relayed");
     // Precursors: the requester's side on the forward route and vice versa.
-    assert!(n.a.routes().get(9).unwrap().precursors.contains(&1));
-    assert!(n.a.routes().get(0).unwrap().precursors.contains(&3));
+    assert!(n.a.routes().get(9).unwrap().has_precursor(1));
+    assert!(n.a.routes().get(0).unwrap().has_precursor(3));
 }
 
 #[test]
@@ -471,7 +471,7 @@ fn relay_with_route() -> Node {
 #[test]
 fn a_link_break_sends_a_rerr_that_reaches_the_precursors() {
     let mut n = relay_with_route();
-    assert!(n.a.routes().get(9).unwrap().precursors.contains(&1));
+    assert!(n.a.routes().get(9).unwrap().has_precursor(1));
     let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, None, ctx));
     let sent = originated(&out);
     assert_eq!(sent.len(), 1);
