@@ -467,11 +467,12 @@ impl Node {
     /// may.
     fn next_sync(&self) -> Option<Instant> {
         let current = self.mac.receiving();
+        let rule = self.mac.nav_rule();
         self.lazy
             .overheard
             .iter()
             .filter(|e| !e.start_only && (!e.started || current == Some(e.serial)))
-            .map(|e| e.sync_instant(self.mac.nav_rule(), self.lazy.slack_ns))
+            .map(|e| e.sync_instant(rule, self.lazy.slack_ns))
             .min()
     }
 }
