@@ -6,9 +6,9 @@
 //! interface once a tuple exists: a message is considered for processing
 //! and forwarding on its first arrival only.
 
+use super::timed_map::{Expiring, TimedMap};
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DuplicateTuple {
@@ -18,9 +18,15 @@ pub struct DuplicateTuple {
     pub until: SimTime,
 }
 
+impl Expiring for DuplicateTuple {
+    fn until(&self) -> SimTime {
+        self.until
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct DuplicateSet {
-    tuples: BTreeMap<(NodeId, u16), DuplicateTuple>,
+    tuples: TimedMap<(NodeId, u16), DuplicateTuple>,
 }
 
 impl DuplicateSet {
@@ -41,7 +47,7 @@ impl DuplicateSet {
     }
 
     pub fn expire(&mut self, now: SimTime) {
-        self.tuples.retain(|_, t| t.until > now);
+        self.tuples.expire(now);
     }
 
     pub fn len(&self) -> usize {

@@ -92,6 +92,7 @@ pub mod link_set;
 pub mod mpr;
 pub mod mpr_selectors;
 pub mod routing_table;
+mod timed_map;
 pub mod topology;
 pub mod two_hop;
 
@@ -195,6 +196,15 @@ pub struct Olsr {
     timers: TimerQueue<Timer>,
     /// Symmetric neighbours at the last refresh.
     sym: BTreeMap<NodeId, u8>,
+    /// The 2-hop pairs and the topology links at the last refresh: with
+    /// `sym`, all that the MPR set and the routing table are computed from,
+    /// so a refresh that finds all three unchanged (a HELLO that only
+    /// renews times, a duplicate TC) keeps both as they are.
+    pairs: Vec<(NodeId, NodeId)>,
+    topo: Vec<(NodeId, NodeId)>,
+    /// The sets' generations when `pairs` and `topo` were last compared.
+    pairs_gen: u64,
+    topo_gen: u64,
     /// The selectors the current ANSN stands for.
     advertised: Vec<NodeId>,
     ansn: u16,
@@ -223,6 +233,10 @@ impl Olsr {
             table: RoutingTable::default(),
             timers: TimerQueue::default(),
             sym: BTreeMap::new(),
+            pairs: Vec::new(),
+            topo: Vec::new(),
+            pairs_gen: 0,
+            topo_gen: 0,
             advertised: Vec::new(),
             ansn: 0,
             packet_seq: 0,
@@ -496,22 +510,50 @@ impl Olsr {
                 self.selectors.remove(*nb);
             }
         }
+        let sym_same = sym == self.sym;
         self.sym = sym;
         self.two_hop.expire(now);
         self.selectors.expire(now);
         self.topology.expire(now);
         self.dups.expire(now);
-        let pairs: Vec<(NodeId, NodeId)> = self.two_hop.iter().collect();
-        self.mprs = mpr::select_mprs(self.me, &self.sym, &pairs);
+        // The MPR set and the routing table are pure functions of `sym`,
+        // the 2-hop pairs and the topology links: recomputed only when one
+        // of those changed. A set whose keys did not come or go since it
+        // was copied is the same; one whose keys did may still be.
+        let pairs_same = self.pairs_gen == self.two_hop.generation()
+            || self.two_hop.iter().eq(self.pairs.iter().copied());
+        self.pairs_gen = self.two_hop.generation();
+        if !pairs_same {
+            self.pairs.clear();
+            self.pairs.extend(self.two_hop.iter());
+        }
+        if sym_same && pairs_same {
+            debug_assert_eq!(self.mprs, mpr::select_mprs(self.me, &self.sym, &self.pairs));
+        } else {
+            self.mprs = mpr::select_mprs(self.me, &self.sym, &self.pairs);
+        }
         self.selectors_changed(now, ctx);
-        let topo: Vec<(NodeId, NodeId)> = self.topology.iter().collect();
-        let table = RoutingTable::compute(self.me, &self.sym, &pairs, &topo);
-        if table != self.table {
-            self.table = table;
-            let t = &self.table;
-            for p in self.buffer.take_if(|p| t.get(p.dst).is_some()) {
-                let h = t.get(p.dst).map_or(p.dst, |r| r.next_hop);
-                ctx.send(p, h);
+        let topo_same = self.topo_gen == self.topology.generation()
+            || self.topology.iter().eq(self.topo.iter().copied());
+        self.topo_gen = self.topology.generation();
+        if !topo_same {
+            self.topo.clear();
+            self.topo.extend(self.topology.iter());
+        }
+        if sym_same && pairs_same && topo_same {
+            debug_assert_eq!(
+                self.table,
+                RoutingTable::compute(self.me, &self.sym, &self.pairs, &self.topo)
+            );
+        } else {
+            let table = RoutingTable::compute(self.me, &self.sym, &self.pairs, &self.topo);
+            if table != self.table {
+                self.table = table;
+                let t = &self.table;
+                for p in self.buffer.take_if(|p| t.get(p.dst).is_some()) {
+                    let h = t.get(p.dst).map_or(p.dst, |r| r.next_hop);
+                    ctx.send(p, h);
+                }
             }
         }
         for p in self.buffer.expire(now) {

@@ -2,14 +2,14 @@
 //! that chose this node as one of their MPRs. A node forwards the floods
 //! these neighbours send, and advertises them in its TCs.
 
+use super::timed_map::TimedMap;
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default)]
 pub struct MprSelectorSet {
     /// MS_main_addr → MS_time.
-    selectors: BTreeMap<NodeId, SimTime>,
+    selectors: TimedMap<NodeId, SimTime>,
 }
 
 impl MprSelectorSet {
@@ -29,13 +29,11 @@ impl MprSelectorSet {
 
     /// Removes the expired selectors; returns whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
-        let before = self.selectors.len();
-        self.selectors.retain(|_, &mut t| t > now);
-        self.selectors.len() != before
+        self.selectors.expire(now)
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.selectors.values().copied().min()
+        self.selectors.next_expiry()
     }
 
     /// The selectors' addresses, sorted.

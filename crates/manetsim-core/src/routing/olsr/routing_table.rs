@@ -15,7 +15,25 @@ pub struct Route {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoutingTable {
-    routes: BTreeMap<NodeId, Route>,
+    /// By destination, sorted, one entry each.
+    routes: Vec<(NodeId, Route)>,
+}
+
+/// A set of node addresses, one bit each.
+struct NodeBits(Vec<u64>);
+
+impl NodeBits {
+    fn new(max: NodeId) -> Self {
+        Self(vec![0; max as usize / 64 + 1])
+    }
+
+    /// Adds `n`; returns whether it was new.
+    fn insert(&mut self, n: NodeId) -> bool {
+        let (w, b) = (n as usize / 64, 1u64 << (n % 64));
+        let new = self.0[w] & b == 0;
+        self.0[w] |= b;
+        new
+    }
 }
 
 impl RoutingTable {
@@ -28,61 +46,77 @@ impl RoutingTable {
         two_hop: &[(NodeId, NodeId)],
         topology: &[(NodeId, NodeId)],
     ) -> Self {
-        let mut routes = BTreeMap::new();
+        let max = [
+            me,
+            neighbors.keys().next_back().copied().unwrap_or(0),
+            two_hop.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
+            topology.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        let mut known = NodeBits::new(max);
+        known.insert(me);
         // Step 2: every symmetric neighbour, one hop.
+        let mut routes: Vec<(NodeId, Route)> = Vec::with_capacity(neighbors.len());
         for &n in neighbors.keys() {
-            routes.insert(
+            known.insert(n);
+            routes.push((
                 n,
                 Route {
                     next_hop: n,
                     hops: 1,
                 },
-            );
+            ));
         }
-        // Step 3: 2-hop neighbours through a neighbour that forwards.
+        // Step 3: 2-hop neighbours through a neighbour that forwards; the
+        // pairs come sorted, so the lowest such neighbour wins.
+        let mut frontier: Vec<(NodeId, NodeId)> = Vec::new();
         for &(nb, th) in two_hop {
             let forwards = neighbors.get(&nb).is_some_and(|&w| w != WILL_NEVER);
-            if th != me && forwards && !routes.contains_key(&th) {
-                routes.insert(
-                    th,
-                    Route {
-                        next_hop: nb,
-                        hops: 2,
-                    },
-                );
+            if forwards && known.insert(th) {
+                frontier.push((th, nb));
             }
         }
-        // Step 4: extend by the topology set, one hop count at a time.
+        // Step 4: extend by the topology set, one hop count at a time: from
+        // each node h hops away (the frontier, by address) to the nodes it
+        // advertises. A destination goes to the first such link in the
+        // set's order, so the lowest last hop wins.
         let mut h = 2;
-        loop {
-            let mut added = Vec::new();
-            for &(last, dest) in topology {
-                if dest == me || routes.contains_key(&dest) {
-                    continue;
-                }
-                if let Some(r) = routes.get(&last).filter(|r| r.hops == h) {
-                    if !added.iter().any(|&(d, _)| d == dest) {
-                        added.push((
-                            dest,
-                            Route {
-                                next_hop: r.next_hop,
-                                hops: h + 1,
-                            },
-                        ));
+        let mut next = Vec::new();
+        while !frontier.is_empty() {
+            frontier.sort_unstable();
+            for &(last, via) in &frontier {
+                routes.push((
+                    last,
+                    Route {
+                        next_hop: via,
+                        hops: h,
+                    },
+                ));
+                let from = topology.partition_point(|&(l, _)| l < last);
+                for &(l, dest) in &topology[from..] {
+                    if l != last {
+                        break;
+                    }
+                    if known.insert(dest) {
+                        next.push((dest, via));
                     }
                 }
             }
-            if added.is_empty() {
-                break;
-            }
-            routes.extend(added);
+            std::mem::swap(&mut frontier, &mut next);
+            next.clear();
             h += 1;
         }
+        routes.sort_unstable_by_key(|&(d, _)| d);
         Self { routes }
     }
 
     pub fn get(&self, dst: NodeId) -> Option<&Route> {
-        self.routes.get(&dst)
+        self.routes
+            .binary_search_by_key(&dst, |&(d, _)| d)
+            .ok()
+            .map(|i| &self.routes[i].1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, &Route)> + '_ {
@@ -95,5 +129,98 @@ impl RoutingTable {
 
     pub fn is_empty(&self) -> bool {
         self.routes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Rng;
+    use std::collections::BTreeSet;
+
+    /// Section 10 as the RFC words it, with maps: the reference that the
+    /// table above must match.
+    fn by_the_rfc(
+        me: NodeId,
+        neighbors: &BTreeMap<NodeId, u8>,
+        two_hop: &[(NodeId, NodeId)],
+        topology: &[(NodeId, NodeId)],
+    ) -> Vec<(NodeId, Route)> {
+        let mut routes = BTreeMap::new();
+        for &n in neighbors.keys() {
+            routes.insert(
+                n,
+                Route {
+                    next_hop: n,
+                    hops: 1,
+                },
+            );
+        }
+        for &(nb, th) in two_hop {
+            let forwards = neighbors.get(&nb).is_some_and(|&w| w != WILL_NEVER);
+            if th != me && forwards && !routes.contains_key(&th) {
+                routes.insert(
+                    th,
+                    Route {
+                        next_hop: nb,
+                        hops: 2,
+                    },
+                );
+            }
+        }
+        for h in 2.. {
+            let mut added: BTreeMap<NodeId, Route> = BTreeMap::new();
+            for &(last, dest) in topology {
+                if dest == me || routes.contains_key(&dest) || added.contains_key(&dest) {
+                    continue;
+                }
+                if let Some(r) = routes.get(&last).filter(|r| r.hops == h) {
+                    added.insert(
+                        dest,
+                        Route {
+                            next_hop: r.next_hop,
+                            hops: h + 1,
+                        },
+                    );
+                }
+            }
+            if added.is_empty() {
+                break;
+            }
+            routes.extend(added);
+        }
+        routes.into_iter().collect()
+    }
+
+    #[test]
+    fn matches_the_rfc_on_random_topologies() {
+        let mut rng = Rng::from_seed(7);
+        for case in 0..500 {
+            let nodes = 2 + rng.below(150) as NodeId;
+            let me = rng.below(u64::from(nodes)) as NodeId;
+            let pick = |rng: &mut Rng, k: u64| -> BTreeSet<(NodeId, NodeId)> {
+                (0..rng.below(k))
+                    .map(|_| {
+                        (
+                            rng.below(u64::from(nodes)) as NodeId,
+                            rng.below(u64::from(nodes)) as NodeId,
+                        )
+                    })
+                    .collect()
+            };
+            let neighbors: BTreeMap<NodeId, u8> = (0..rng.below(12))
+                .map(|_| rng.below(u64::from(nodes)) as NodeId)
+                .filter(|&n| n != me)
+                .map(|n| (n, if n % 5 == 0 { WILL_NEVER } else { 3 }))
+                .collect();
+            let two: Vec<_> = pick(&mut rng, 40).into_iter().collect();
+            let topo: Vec<_> = pick(&mut rng, 400).into_iter().collect();
+            let t = RoutingTable::compute(me, &neighbors, &two, &topo);
+            let want = by_the_rfc(me, &neighbors, &two, &topo);
+            assert_eq!(t.routes, want, "case {case}");
+            for &(d, r) in &want {
+                assert_eq!(t.get(d), Some(&r));
+            }
+        }
     }
 }

@@ -1,9 +1,9 @@
 //! The topology set (RFC 3626 sections 4.4 and 9.5): links (last → dest)
 //! advertised in other nodes' TCs, each with the advertiser's ANSN.
 
+use super::timed_map::{Expiring, TimedMap};
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::BTreeMap;
 
 /// Whether sequence number `a` is newer than `b` (RFC 3626 section 19,
 /// wrap-around comparison of 16-bit numbers).
@@ -22,7 +22,13 @@ pub struct TopologyTuple {
 #[derive(Debug, Clone, Default)]
 pub struct TopologySet {
     /// (T_last_addr, T_dest_addr) → tuple.
-    tuples: BTreeMap<(NodeId, NodeId), TopologyTuple>,
+    tuples: TimedMap<(NodeId, NodeId), TopologyTuple>,
+}
+
+impl Expiring for TopologyTuple {
+    fn until(&self) -> SimTime {
+        self.until
+    }
 }
 
 /// What a TC did to the topology set.
@@ -77,13 +83,16 @@ impl TopologySet {
 
     /// Removes expired tuples; returns whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
-        let before = self.tuples.len();
-        self.tuples.retain(|_, t| t.until > now);
-        self.tuples.len() != before
+        self.tuples.expire(now)
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.tuples.values().map(|t| t.until).min()
+        self.tuples.next_expiry()
+    }
+
+    /// Changes whenever a link appears or goes.
+    pub fn generation(&self) -> u64 {
+        self.tuples.generation()
     }
 
     /// (last, dest) pairs, sorted.

@@ -2,14 +2,14 @@
 //! symmetric neighbour reaches which node two hops away, learnt from the
 //! neighbours' HELLOs.
 
+use super::timed_map::TimedMap;
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default)]
 pub struct TwoHopSet {
     /// (N_neighbor_main_addr, N_2hop_addr) → N_time.
-    tuples: BTreeMap<(NodeId, NodeId), SimTime>,
+    tuples: TimedMap<(NodeId, NodeId), SimTime>,
 }
 
 impl TwoHopSet {
@@ -29,12 +29,17 @@ impl TwoHopSet {
         self.tuples.retain(|&(n, _), _| n != nb);
     }
 
-    pub fn expire(&mut self, now: SimTime) {
-        self.tuples.retain(|_, &mut t| t > now);
+    pub fn expire(&mut self, now: SimTime) -> bool {
+        self.tuples.expire(now)
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.tuples.values().copied().min()
+        self.tuples.next_expiry()
+    }
+
+    /// Changes whenever a pair appears or goes.
+    pub fn generation(&self) -> u64 {
+        self.tuples.generation()
     }
 
     /// (neighbour, 2-hop node) pairs, sorted.
