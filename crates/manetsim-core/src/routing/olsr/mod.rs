@@ -49,8 +49,10 @@
 //!   discarded; a TC older (by ANSN) than what is held is ignored; a newer
 //!   one replaces the originator's advertised links.
 //! * **Routing table** (section 10): shortest hop count over symmetric
-//!   neighbours, 2-hop neighbours and the topology set, recomputed after
-//!   every change. [`RoutingProtocol::hop_count`] reads it.
+//!   neighbours, 2-hop neighbours and the topology set, recomputed from
+//!   scratch after every change (when first read after it: most nodes of a
+//!   large network route nothing between two changes).
+//!   [`RoutingProtocol::hop_count`] reads it.
 //! * **Link-layer notification** (section 13, optional; off by default,
 //!   [`OlsrConfig::link_layer_notification`]). Off, a frame the MAC gives
 //!   up on is dropped (`retry_limit`) and a broken link is noticed when
@@ -111,6 +113,7 @@ use duplicate_set::DuplicateSet;
 use link_set::{LinkSet, WILL_DEFAULT};
 use mpr_selectors::MprSelectorSet;
 use routing_table::RoutingTable;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use topology::TopologySet;
 use two_hop::TwoHopSet;
@@ -191,18 +194,19 @@ pub struct Olsr {
     selectors: MprSelectorSet,
     topology: TopologySet,
     dups: DuplicateSet,
-    table: RoutingTable,
+    /// The routing table, computed from `sym`, `pairs` and `topology` when
+    /// first read after they change: most nodes of a large network route
+    /// nothing between two changes of the topology.
+    table: OnceCell<RoutingTable>,
     buffer: DataBuffer,
     timers: TimerQueue<Timer>,
     /// Symmetric neighbours at the last refresh.
     sym: BTreeMap<NodeId, u8>,
-    /// The 2-hop pairs and the topology links at the last refresh: with
-    /// `sym`, all that the MPR set and the routing table are computed from,
-    /// so a refresh that finds all three unchanged (a HELLO that only
-    /// renews times, a duplicate TC) keeps both as they are.
+    /// The 2-hop pairs at the last refresh: with `sym`, all that the MPR
+    /// set is computed from, so a refresh that finds both unchanged (a
+    /// HELLO that only renews times) keeps it as it is.
     pairs: Vec<(NodeId, NodeId)>,
-    topo: Vec<(NodeId, NodeId)>,
-    /// The sets' generations when `pairs` and `topo` were last compared.
+    /// The 2-hop and topology sets' generations at the last refresh.
     pairs_gen: u64,
     topo_gen: u64,
     /// The selectors the current ANSN stands for.
@@ -230,11 +234,10 @@ impl Olsr {
             selectors: MprSelectorSet::default(),
             topology: TopologySet::default(),
             dups: DuplicateSet::default(),
-            table: RoutingTable::default(),
+            table: OnceCell::new(),
             timers: TimerQueue::default(),
             sym: BTreeMap::new(),
             pairs: Vec::new(),
-            topo: Vec::new(),
             pairs_gen: 0,
             topo_gen: 0,
             advertised: Vec::new(),
@@ -278,7 +281,8 @@ impl Olsr {
     }
 
     pub fn table(&self) -> &RoutingTable {
-        &self.table
+        self.table
+            .get_or_init(|| routes_over(self.me, &self.sym, &self.pairs, &self.topology))
     }
 
     pub fn ansn(&self) -> u16 {
@@ -518,8 +522,8 @@ impl Olsr {
         self.dups.expire(now);
         // The MPR set and the routing table are pure functions of `sym`,
         // the 2-hop pairs and the topology links: recomputed only when one
-        // of those changed. A set whose keys did not come or go since it
-        // was copied is the same; one whose keys did may still be.
+        // of those changed. A set whose keys did not come or go since the
+        // last refresh is the same; one whose keys did may still be.
         let pairs_same = self.pairs_gen == self.two_hop.generation()
             || self.two_hop.iter().eq(self.pairs.iter().copied());
         self.pairs_gen = self.two_hop.generation();
@@ -533,23 +537,22 @@ impl Olsr {
             self.mprs = mpr::select_mprs(self.me, &self.sym, &self.pairs);
         }
         self.selectors_changed(now, ctx);
-        let topo_same = self.topo_gen == self.topology.generation()
-            || self.topology.iter().eq(self.topo.iter().copied());
+        let topo_same = self.topo_gen == self.topology.generation();
         self.topo_gen = self.topology.generation();
-        if !topo_same {
-            self.topo.clear();
-            self.topo.extend(self.topology.iter());
-        }
         if sym_same && pairs_same && topo_same {
-            debug_assert_eq!(
-                self.table,
-                RoutingTable::compute(self.me, &self.sym, &self.pairs, &self.topo)
+            debug_assert!(
+                self.table.get().is_none_or(
+                    |t| *t == routes_over(self.me, &self.sym, &self.pairs, &self.topology)
+                )
             );
         } else {
-            let table = RoutingTable::compute(self.me, &self.sym, &self.pairs, &self.topo);
-            if table != self.table {
-                self.table = table;
-                let t = &self.table;
+            // Computed when first read. No packet in the buffer has a
+            // route in the table it was computed from (it would have
+            // gone), so only a new table can send some.
+            self.table = OnceCell::new();
+            if !self.buffer.is_empty() {
+                let (me, sym, pairs, topo) = (self.me, &self.sym, &self.pairs, &self.topology);
+                let t = self.table.get_or_init(|| routes_over(me, sym, pairs, topo));
                 for p in self.buffer.take_if(|p| t.get(p.dst).is_some()) {
                     let h = t.get(p.dst).map_or(p.dst, |r| r.next_hop);
                     ctx.send(p, h);
@@ -560,6 +563,16 @@ impl Olsr {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
     }
+}
+
+/// The routing table over these neighbours, 2-hop pairs and topology set.
+fn routes_over(
+    me: NodeId,
+    sym: &BTreeMap<NodeId, u8>,
+    pairs: &[(NodeId, NodeId)],
+    topology: &TopologySet,
+) -> RoutingTable {
+    RoutingTable::compute_with(me, sym, pairs, |last| topology.advertised_by(last))
 }
 
 impl RoutingProtocol for Olsr {
@@ -577,7 +590,7 @@ impl RoutingProtocol for Olsr {
 
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
         self.now = now;
-        match self.table.get(packet.dst) {
+        match self.table().get(packet.dst) {
             Some(r) => {
                 let h = r.next_hop;
                 ctx.send(packet, h);
@@ -662,7 +675,7 @@ impl RoutingProtocol for Olsr {
     }
 
     fn hop_count(&self, dst: NodeId, _now: SimTime) -> Option<u32> {
-        self.table.get(dst).map(|r| r.hops)
+        self.table().get(dst).map(|r| r.hops)
     }
 }
 

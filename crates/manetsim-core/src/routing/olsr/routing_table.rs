@@ -1,6 +1,9 @@
 //! Routing table calculation (RFC 3626 section 10): shortest hop-count
 //! routes over the symmetric neighbours, the 2-hop set and the topology
-//! set, recomputed from scratch whenever one of them changes.
+//! set, recomputed from scratch whenever one of them changes: a
+//! breadth-first search from the 2-hop nodes over what each node
+//! advertises, with the RFC's tie-breaks (checked against the RFC's
+//! wording, hop count by hop count, in the tests).
 
 use super::link_set::WILL_NEVER;
 use crate::net::NodeId;
@@ -20,16 +23,16 @@ pub struct RoutingTable {
 }
 
 /// A set of node addresses, one bit each.
+#[derive(Default)]
 struct NodeBits(Vec<u64>);
 
 impl NodeBits {
-    fn new(max: NodeId) -> Self {
-        Self(vec![0; max as usize / 64 + 1])
-    }
-
     /// Adds `n`; returns whether it was new.
     fn insert(&mut self, n: NodeId) -> bool {
         let (w, b) = (n as usize / 64, 1u64 << (n % 64));
+        if w >= self.0.len() {
+            self.0.resize(w + 1, 0);
+        }
         let new = self.0[w] & b == 0;
         self.0[w] |= b;
         new
@@ -46,16 +49,24 @@ impl RoutingTable {
         two_hop: &[(NodeId, NodeId)],
         topology: &[(NodeId, NodeId)],
     ) -> Self {
-        let max = [
-            me,
-            neighbors.keys().next_back().copied().unwrap_or(0),
-            two_hop.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
-            topology.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(0);
-        let mut known = NodeBits::new(max);
+        Self::compute_with(me, neighbors, two_hop, |last| {
+            let from = topology.partition_point(|&(l, _)| l < last);
+            topology[from..]
+                .iter()
+                .take_while(move |&&(l, _)| l == last)
+                .map(|&(_, d)| d)
+        })
+    }
+
+    /// [`Self::compute`] with the topology set given as what each node
+    /// advertises (`advertised(last)`, sorted).
+    pub fn compute_with<I: Iterator<Item = NodeId>>(
+        me: NodeId,
+        neighbors: &BTreeMap<NodeId, u8>,
+        two_hop: &[(NodeId, NodeId)],
+        advertised: impl Fn(NodeId) -> I,
+    ) -> Self {
+        let mut known = NodeBits::default();
         known.insert(me);
         // Step 2: every symmetric neighbour, one hop.
         let mut routes: Vec<(NodeId, Route)> = Vec::with_capacity(neighbors.len());
@@ -94,11 +105,7 @@ impl RoutingTable {
                         hops: h,
                     },
                 ));
-                let from = topology.partition_point(|&(l, _)| l < last);
-                for &(l, dest) in &topology[from..] {
-                    if l != last {
-                        break;
-                    }
+                for dest in advertised(last) {
                     if known.insert(dest) {
                         next.push((dest, via));
                     }

@@ -59,9 +59,17 @@ impl TopologySet {
             return TcOutcome::Stale;
         }
         let before: Vec<NodeId> = self.dests_of(last, now);
-        // Step 3: links advertised under an older ANSN go.
-        self.tuples
-            .retain(|&(l, _), t| l != last || !seq_newer(ansn, t.seq));
+        // Step 3: links advertised under an older ANSN go (those the TC
+        // advertises again are replaced below, so their keys stay).
+        let old: Vec<NodeId> = self
+            .tuples
+            .range((last, 0)..=(last, NodeId::MAX))
+            .filter(|&(&(_, d), t)| seq_newer(ansn, t.seq) && !advertised.contains(&d))
+            .map(|(&(_, d), _)| d)
+            .collect();
+        for d in old {
+            self.tuples.remove(&(last, d));
+        }
         for &d in advertised {
             self.tuples
                 .insert((last, d), TopologyTuple { seq: ansn, until });
@@ -79,6 +87,14 @@ impl TopologySet {
             .filter(|(_, t)| t.until > now)
             .map(|(&(_, d), _)| d)
             .collect()
+    }
+
+    /// Every destination `last` advertises, sorted, live or not yet
+    /// expired by [`Self::expire`].
+    pub fn advertised_by(&self, last: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.tuples
+            .range((last, 0)..=(last, NodeId::MAX))
+            .map(|(&(_, d), _)| d)
     }
 
     /// Removes expired tuples; returns whether any went.
@@ -152,5 +168,31 @@ mod tests {
         assert_eq!(t.next_expiry(), Some(200));
         assert!(t.expire(200));
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_newer_tc_with_the_same_links_keeps_the_keys_and_their_generation() {
+        let mut t = TopologySet::default();
+        t.on_tc(9, 10, &[1, 2], 100, 0);
+        t.on_tc(4, 3, &[9], 100, 0);
+        let g = t.generation();
+        assert_eq!(
+            t.on_tc(9, 11, &[1, 2], 200, 1),
+            TcOutcome::Applied { changed: false }
+        );
+        assert_eq!(t.generation(), g, "the same links: routes need not change");
+        assert_eq!(
+            t.get(9, 2),
+            Some(&TopologyTuple {
+                seq: 11,
+                until: 200
+            })
+        );
+        assert_eq!(t.next_expiry(), Some(100), "4's link still expires first");
+        t.on_tc(9, 12, &[2], 300, 2);
+        assert_ne!(t.generation(), g);
+        assert_eq!(t.advertised_by(9).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(t.advertised_by(4).collect::<Vec<_>>(), vec![9]);
+        assert_eq!(t.advertised_by(5).count(), 0);
     }
 }
