@@ -506,16 +506,21 @@ impl Olsr {
     fn refresh(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
         self.now = now;
         self.links.expire(now);
-        let sym: BTreeMap<NodeId, u8> = self.links.sym_neighbors(now).collect();
-        for nb in self.sym.keys() {
-            if !sym.contains_key(nb) {
-                // Section 8.5: a neighbour that is no longer symmetric.
-                self.two_hop.remove_neighbor(*nb);
-                self.selectors.remove(*nb);
+        let sym_same = self
+            .links
+            .sym_neighbors(now)
+            .eq(self.sym.iter().map(|(&n, &w)| (n, w)));
+        if !sym_same {
+            let sym: BTreeMap<NodeId, u8> = self.links.sym_neighbors(now).collect();
+            for nb in self.sym.keys() {
+                if !sym.contains_key(nb) {
+                    // Section 8.5: a neighbour that is no longer symmetric.
+                    self.two_hop.remove_neighbor(*nb);
+                    self.selectors.remove(*nb);
+                }
             }
+            self.sym = sym;
         }
-        let sym_same = sym == self.sym;
-        self.sym = sym;
         self.two_hop.expire(now);
         self.selectors.expire(now);
         self.topology.expire(now);
