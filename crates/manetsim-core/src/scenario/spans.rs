@@ -17,7 +17,7 @@ impl SpanMap {
     /// Builds the map from a parsed document and its text.
     pub(crate) fn new(doc: &toml_edit::ImDocument<&str>, text: &str) -> Self {
         let mut walker = Walker {
-            text,
+            newlines: Newlines::new(text),
             lines: HashMap::new(),
         };
         let mut path = Vec::new();
@@ -35,17 +35,17 @@ impl SpanMap {
     }
 }
 
-struct Walker<'t> {
-    text: &'t str,
+struct Walker {
+    newlines: Newlines,
     lines: HashMap<String, usize>,
 }
 
-impl Walker<'_> {
+impl Walker {
     fn record(&mut self, path: &[Seg], offset: Option<usize>) {
         if let Some(offset) = offset {
             self.lines
                 .entry(fmt_path(path))
-                .or_insert_with(|| line_at(self.text, offset));
+                .or_insert_with(|| self.newlines.line_at(offset));
         }
     }
 
@@ -96,11 +96,34 @@ impl Walker<'_> {
 
 /// 1-based line of byte `offset` in `text` (clamped to the text).
 pub(crate) fn line_at(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    1 + text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    Newlines::new(text).line_at(offset)
+}
+
+/// Where a text's line breaks are, to find the line of many offsets in
+/// O(log lines) each (a scenario of 10,000 nodes has tens of thousands of
+/// keys: counting from the start for each took a quarter of a second).
+struct Newlines {
+    at: Vec<usize>,
+    len: usize,
+}
+
+impl Newlines {
+    fn new(text: &str) -> Self {
+        Self {
+            at: text
+                .bytes()
+                .enumerate()
+                .filter_map(|(i, b)| (b == b'\n').then_some(i))
+                .collect(),
+            len: text.len(),
+        }
+    }
+
+    /// The 1-based line of byte `offset` (clamped to the text's end).
+    fn line_at(&self, offset: usize) -> usize {
+        let end = offset.min(self.len);
+        1 + self.at.partition_point(|&i| i < end)
+    }
 }
 
 #[cfg(test)]
@@ -148,5 +171,15 @@ mod tests {
         assert_eq!(line_at("a\nb\n", 0), 1);
         assert_eq!(line_at("a\nb\n", 2), 2);
         assert_eq!(line_at("a\nb\n", 99), 3);
+    }
+
+    #[test]
+    fn line_at_counts_the_breaks_before_the_offset() {
+        let text = "x = 1\n\n[a]\ny = 2\nz";
+        for offset in 0..=text.len() + 2 {
+            let end = offset.min(text.len());
+            let counted = 1 + text[..end].matches('\n').count();
+            assert_eq!(line_at(text, offset), counted, "offset {offset}");
+        }
     }
 }
