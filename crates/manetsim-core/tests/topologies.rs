@@ -101,3 +101,43 @@ fn a_flow_without_a_route_is_reported_loudly() {
         r.warnings[0]
     );
 }
+
+/// Over nodes that move, a flow without a route at the start may get one:
+/// no warning then. Over nodes that never move it never will, whatever the
+/// protocol finds.
+#[test]
+fn a_flow_is_reported_routeless_only_when_no_route_can_appear() {
+    use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol};
+    let scenario = |moves: bool| {
+        let mut s = base(20.0, 1);
+        s.routing.protocol = RoutingProtocol::Aodv;
+        place(&mut s, vec![[0.0, 0.0], [200.0, 0.0], [900.0, 0.0]]);
+        s.flows.push(cbr(0, 2, 512, 10_000.0, 1.0, 20.0));
+        if moves {
+            // Node 2 walks to 400 m (within node 1's range) by 6 s.
+            s.mobility.model = MobilityModel::Waypoints;
+            s.mobility.moves = vec![Move {
+                node: 2,
+                at_s: 1.0,
+                to: [400.0, 0.0],
+                speed_mps: 100.0,
+            }];
+        }
+        s
+    };
+    let still = run_checked(&scenario(false));
+    assert_eq!(still.flows[0].received, 0);
+    assert_eq!(still.warnings.len(), 1, "{:?}", still.warnings);
+    assert!(still.warnings[0].contains("no route to node 2"));
+
+    let moving = run_checked(&scenario(true));
+    assert!(
+        moving.flows[0].received > 0,
+        "the route appears once node 2 is near"
+    );
+    assert!(
+        moving.warnings.iter().all(|w| !w.contains("no route")),
+        "{:?}",
+        moving.warnings
+    );
+}

@@ -199,14 +199,24 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     let mac_params = Rc::new(MacParams::from_scenario(&s.mac));
 
     // Routes towards every flow endpoint: TCP's ACKs travel back to the source.
-    let dests: Vec<NodeId> = s.flows.iter().flat_map(|f| [f.dst, f.src]).collect();
-    let table = Rc::new(StaticRoutes::compute(
-        &neighbours(&pos, &grid, &radio),
-        &dests,
-    ));
+    // Static routing follows them; over nodes that never move they also say
+    // which flows can never be delivered, whatever the protocol. (Over moving
+    // nodes a routing protocol may find a route later, and the search costs
+    // seconds at 10,000 nodes: it is not made.)
+    let static_routing = matches!(s.routing.protocol, RoutingProtocol::Static);
+    let table = (static_routing || mobility.is_static()).then(|| {
+        let dests: Vec<NodeId> = s.flows.iter().flat_map(|f| [f.dst, f.src]).collect();
+        Rc::new(StaticRoutes::compute(
+            &neighbours(&pos, &grid, &radio),
+            &dests,
+        ))
+    });
     let mut warnings = crate::mobility::scenario_warnings(s);
     for (i, f) in s.flows.iter().enumerate() {
-        if table.next_hop(f.src, f.dst).is_none() {
+        if table
+            .as_ref()
+            .is_some_and(|t| t.next_hop(f.src, f.dst).is_none())
+        {
             warnings.push(format!(
                 "flow {i}: node {} has no route to node {} in the initial topology \
                  (receive range {:.0} m); every packet will be dropped as no_route",
@@ -240,7 +250,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 RoutingProtocol::Olsr => {
                     Router::Olsr(Box::new(Olsr::new(i, OlsrConfig::default())))
                 }
-                _ => Router::Static(StaticRouting::new(table.clone())),
+                RoutingProtocol::Static => Router::Static(StaticRouting::new(Rc::clone(
+                    table.as_ref().expect("static routing has its table"),
+                ))),
             },
             routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),
             routing_timer: TimerSlot::default(),
@@ -327,6 +339,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         prefilter_m: range + GRID_MARGIN_M + 1.0,
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),
         due: Vec::new(),
+        listeners: Vec::new(),
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,
         ledger: PacketLedger::default(),
