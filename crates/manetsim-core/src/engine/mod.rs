@@ -21,3 +21,27 @@ pub use queue::{seq_of, tie_key, Class, EventQueue, TieKey};
 pub use rng::{Rng, Stream};
 pub use time::{from_secs, to_secs, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use timer::TimerSlot;
+
+/// Asks the CPU to start loading the cache line that holds `x`: a hint with
+/// no effect on results. Loops that visit many nodes' state in an order the
+/// hardware cannot guess (a frame's listeners) issue these for the nodes
+/// ahead, so that the loads overlap instead of waiting one after another.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    prefetch_raw(std::ptr::from_ref(x));
+}
+
+/// [`prefetch`] through a pointer, which may dangle (an empty `Vec`'s).
+#[inline(always)]
+pub fn prefetch_raw<T>(x: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE, which the intrinsic needs, is part of the x86-64
+        // baseline, and a prefetch only hints: it reads nothing the program
+        // sees and never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(x.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -243,6 +243,15 @@ const _: () = assert!(std::mem::offset_of!(Dcf, stats) + 24 <= 128);
 const _: () = assert!(std::mem::offset_of!(Dcf, timers) % 64 == 0);
 
 impl Dcf {
+    /// Starts loading the receiver's state and the backoff (the first two
+    /// cache lines: all that an overheard frame touches), as a hint (see
+    /// [`crate::engine::prefetch`]).
+    #[inline]
+    pub fn prefetch_receiver(&self) {
+        crate::engine::prefetch(self);
+        crate::engine::prefetch(&self.backoff);
+    }
+
     pub fn new(
         id: NodeId,
         p: Rc<MacParams>,

@@ -331,6 +331,15 @@ impl Mobility {
         p
     }
 
+    /// Starts loading what [`Self::position`] reads for `node` (a hint: see
+    /// [`crate::engine::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, node: u32) {
+        if let Some(h) = self.hot.get(node as usize) {
+            crate::engine::prefetch(h);
+        }
+    }
+
     /// Node `node`'s instantaneous speed at `t`.
     pub fn speed_at(&mut self, node: u32, t: SimTime) -> f64 {
         self.nodes[node as usize].speed_at(t)

@@ -286,3 +286,23 @@ fn events_stay_compact() {
     // would slow every pop.
     assert!(std::mem::size_of::<Event>() <= 16);
 }
+
+/// Prefetching the listeners' state (large networks only) is a hint to the
+/// CPU: the same run gives the same result, event for event, with or without.
+#[test]
+fn prefetching_listeners_changes_nothing() {
+    let s = crate::scenario::load_str(MOBILE_AODV, "test.toml", &[]).expect("valid scenario");
+    assert!((s.nodes.count as usize) < PREFETCH_MIN_NODES);
+    let mut runs = Vec::new();
+    for warm in [false, true] {
+        let mut w = build::build(&s).expect("builds");
+        assert!(!w.prefetch_listeners);
+        w.prefetch_listeners = warm;
+        w.run();
+        let mut r = w.result(&s, 0.0);
+        r.events_per_s = 0.0;
+        runs.push(r);
+    }
+    assert!(runs[0].flows[0].received > 0, "{:?}", runs[0].flows);
+    assert_same(&runs[0], &runs[1]);
+}
