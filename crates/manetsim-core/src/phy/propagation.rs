@@ -17,6 +17,19 @@ use std::f64::consts::PI;
 /// ns-2's speed of light (m/s), used for wavelength and propagation delay.
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
 
+/// Propagation delay per metre, in ns.
+const NS_PER_M: f64 = 1e9 / SPEED_OF_LIGHT_MPS;
+
+/// The propagation delay over `d_m` metres (≥ 0), rounded to the nearest
+/// ns: `d / c` in ns, computed as a product (a transmission computes one
+/// per listener; the quotient's latency showed in profiles). Through i64,
+/// exact for any delay below 2^63 ns: one instruction, where f64 → u64
+/// takes a branch on x86-64 (and `f64::round` is a libm call).
+#[inline]
+pub fn propagation_delay_ns(d_m: f64) -> u64 {
+    (d_m * NS_PER_M + 0.5) as i64 as u64
+}
+
 /// How many shadowing standard deviations above the mean a frame may still
 /// be heard; bounds the search radius of the spatial index (P ≈ 3e-5).
 const SHADOWING_CUTOFF_SIGMAS: f64 = 4.0;
@@ -71,8 +84,13 @@ impl RadioParams {
     }
 
     fn friis(&self, d: f64) -> f64 {
+        self.friis_sq(d * d)
+    }
+
+    /// Friis at the squared distance `d2`.
+    fn friis_sq(&self, d2: f64) -> f64 {
         let l = self.wavelength_m;
-        self.tx_power_w * l * l / ((4.0 * PI).powi(2) * d * d * self.system_loss)
+        self.tx_power_w * l * l / ((4.0 * PI).powi(2) * d2 * self.system_loss)
     }
 
     /// The crossover distance of two-ray ground.
@@ -82,30 +100,51 @@ impl RadioParams {
 
     /// Mean received power at distance `d` (no shadowing draw).
     pub fn mean_rx_power_w(&self, d: f64) -> f64 {
-        let d = d.max(1e-3);
         match self.model {
-            Propagation::FreeSpace => self.friis(d),
+            Propagation::FreeSpace | Propagation::TwoRayGround => self.mean_rx_power_sq_w(d * d),
+            Propagation::Shadowing {
+                path_loss_exponent,
+                reference_distance_m,
+                ..
+            } => self.shadowing_mean_w(d, path_loss_exponent, reference_distance_m),
+        }
+    }
+
+    /// [`Self::mean_rx_power_w`] at the squared distance `d2`, with no
+    /// square root for free space and two-ray ground, whose powers fall
+    /// with d² and d⁴ (a transmission computes one per listener).
+    #[inline]
+    pub fn mean_rx_power_sq_w(&self, d2: f64) -> f64 {
+        let d2 = d2.max(1e-6);
+        match self.model {
+            Propagation::FreeSpace => self.friis_sq(d2),
             Propagation::TwoRayGround => {
-                if d < self.crossover_m() {
-                    self.friis(d)
+                let h2 = self.antenna_height_m * self.antenna_height_m;
+                // d < dc, squared: dc² = (4π h²)² / λ².
+                let dc = 4.0 * PI * h2;
+                if d2 * (self.wavelength_m * self.wavelength_m) < dc * dc {
+                    self.friis_sq(d2)
                 } else {
-                    let h2 = self.antenna_height_m * self.antenna_height_m;
-                    self.tx_power_w * h2 * h2 / (d.powi(4) * self.system_loss)
+                    self.tx_power_w * h2 * h2 / (d2 * d2 * self.system_loss)
                 }
             }
             Propagation::Shadowing {
                 path_loss_exponent,
                 reference_distance_m,
                 ..
-            } => {
-                let pr0 = self.friis(reference_distance_m);
-                if d <= reference_distance_m {
-                    // ns-2 applies the d0 power inside the reference distance.
-                    return pr0;
-                }
-                pr0 * (reference_distance_m / d).powf(path_loss_exponent)
-            }
+            } => self.shadowing_mean_w(d2.sqrt(), path_loss_exponent, reference_distance_m),
         }
+    }
+
+    /// The shadowing model's mean power at distance `d`.
+    fn shadowing_mean_w(&self, d: f64, path_loss_exponent: f64, reference_distance_m: f64) -> f64 {
+        let d = d.max(1e-3);
+        let pr0 = self.friis(reference_distance_m);
+        if d <= reference_distance_m {
+            // ns-2 applies the d0 power inside the reference distance.
+            return pr0;
+        }
+        pr0 * (reference_distance_m / d).powf(path_loss_exponent)
     }
 
     /// Received power for one frame at distance `d`; draws from `rng` only
@@ -167,6 +206,48 @@ impl RadioParams {
 mod tests {
     use super::*;
     use crate::engine::Stream;
+
+    #[test]
+    fn power_from_the_squared_distance_is_the_textbook_formula() {
+        for model in [
+            scenario::Propagation::TwoRayGround,
+            scenario::Propagation::FreeSpace,
+        ] {
+            let p = wavelan(model);
+            let dc = p.crossover_m();
+            let h2 = p.antenna_height_m * p.antenna_height_m;
+            let l = p.wavelength_m;
+            for i in 1..20_000 {
+                let d = i as f64 * 0.0731;
+                let friis = p.tx_power_w * l * l / ((4.0 * PI).powi(2) * d * d * p.system_loss);
+                let expect = match model {
+                    scenario::Propagation::TwoRayGround if d >= dc => {
+                        p.tx_power_w * h2 * h2 / (d.powi(4) * p.system_loss)
+                    }
+                    _ => friis,
+                };
+                let got = p.mean_rx_power_sq_w(d * d);
+                assert!(
+                    ((got - expect) / expect).abs() < 1e-12,
+                    "{model:?} at {d} m: {got} vs {expect}"
+                );
+                assert_eq!(got, p.mean_rx_power_w(d));
+            }
+        }
+    }
+
+    #[test]
+    fn propagation_delay_rounds_d_over_c_to_the_nearest_ns() {
+        let mut rng = Rng::new(1, Stream::Test, 0);
+        for _ in 0..200_000 {
+            let d = rng.range(0.0, 20_000.0);
+            let exact = d / SPEED_OF_LIGHT_MPS * 1e9;
+            assert_eq!(propagation_delay_ns(d), exact.round() as u64, "{d} m");
+        }
+        assert_eq!(propagation_delay_ns(0.0), 0);
+        // 250 m: 833.9 ns.
+        assert_eq!(propagation_delay_ns(250.0), 834);
+    }
 
     fn wavelan(model: scenario::Propagation) -> RadioParams {
         let r = scenario::Radio {

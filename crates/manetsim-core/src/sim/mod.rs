@@ -69,7 +69,7 @@ use crate::net::{
     NodeId, Packet, PacketKind, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST, DEFAULT_TTL,
     IP_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::phy::{Pos, RadioParams, SpatialGrid, SPEED_OF_LIGHT_MPS};
+use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
 use crate::scenario::{LossWhere, Scenario};
 use floods::{FloodLog, Known};
@@ -1068,16 +1068,15 @@ impl World {
                     if d2 > cutoff_m2 {
                         break 'hear;
                     }
+                    // The power from the square (no root on its path); the
+                    // distance for the delay alongside.
                     let d = d2.sqrt();
                     let power_w = match shadow.get_mut(r as usize) {
                         Some(rng) => radio.rx_power_w(d, rng),
-                        None => radio.mean_rx_power_w(d),
+                        None => radio.mean_rx_power_sq_w(d2),
                     };
                     if power_w >= radio.cs_threshold_w {
-                        // Rounds to the nearest ns (d ≥ 0; `f64::round` is a libm call).
-                        // Through i64, the same value for any delay below 2^63 ns:
-                        // one instruction, where f64 → u64 takes a branch on x86-64.
-                        let delay = (d / SPEED_OF_LIGHT_MPS * 1e9 + 0.5) as i64 as SimTime;
+                        let delay = propagation_delay_ns(d);
                         let node = &mut nodes[r as usize];
                         // Below the receive threshold a frame is only sensed, never
                         // decoded, even when it is addressed to this node (but an
