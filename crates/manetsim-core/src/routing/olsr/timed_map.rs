@@ -123,13 +123,6 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
         self.map.keys()
     }
 
-    pub fn range(
-        &self,
-        range: impl std::ops::RangeBounds<K>,
-    ) -> impl Iterator<Item = (&K, &V)> + '_ {
-        self.map.range(range)
-    }
-
     pub fn len(&self) -> usize {
         self.map.len()
     }

@@ -1,9 +1,10 @@
 //! The topology set (RFC 3626 sections 4.4 and 9.5): links (last → dest)
 //! advertised in other nodes' TCs, each with the advertiser's ANSN.
 
-use super::timed_map::{Expiring, TimedMap};
+use super::timed_map::Expiring;
 use crate::engine::SimTime;
 use crate::net::NodeId;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether sequence number `a` is newer than `b` (RFC 3626 section 19,
 /// wrap-around comparison of 16-bit numbers).
@@ -19,10 +20,39 @@ pub struct TopologyTuple {
     pub until: SimTime,
 }
 
+/// The topology set, kept per originator (T_last_addr): the links of one
+/// originator come from its TCs together, so they are stored together,
+/// sorted by destination, and the expiry index has one entry per
+/// originator (the soonest of its links' times), not one per link. At 1,000
+/// nodes every node holds tens of thousands of links; a map keyed by link
+/// with an index entry per link cost ~100 bytes a link and a tree descent
+/// per originator for each route computation.
 #[derive(Debug, Clone, Default)]
 pub struct TopologySet {
-    /// (T_last_addr, T_dest_addr) → tuple.
-    tuples: TimedMap<(NodeId, NodeId), TopologyTuple>,
+    /// T_last_addr → its links.
+    by_last: BTreeMap<NodeId, Links>,
+    /// (soonest `until` of the originator's links, originator).
+    by_time: BTreeSet<(SimTime, NodeId)>,
+    /// Bumped whenever a link appears or goes.
+    generation: u64,
+    len: usize,
+}
+
+/// One originator's links, sorted by T_dest_addr, never empty.
+#[derive(Debug, Clone, Default)]
+struct Links {
+    soonest: SimTime,
+    links: Vec<(NodeId, TopologyTuple)>,
+}
+
+impl Links {
+    fn soonest(&self) -> SimTime {
+        self.links
+            .iter()
+            .map(|(_, t)| t.until)
+            .min()
+            .unwrap_or(SimTime::MAX)
+    }
 }
 
 impl Expiring for TopologyTuple {
@@ -51,30 +81,54 @@ impl TopologySet {
         until: SimTime,
         now: SimTime,
     ) -> TcOutcome {
-        let stale = self
-            .tuples
-            .range((last, 0)..=(last, NodeId::MAX))
+        let entry = self.by_last.entry(last).or_default();
+        let stale = entry
+            .links
+            .iter()
             .any(|(_, t)| t.until > now && seq_newer(t.seq, ansn));
         if stale {
             return TcOutcome::Stale;
         }
-        let before: Vec<NodeId> = self.dests_of(last, now);
+        let live = |links: &[(NodeId, TopologyTuple)]| -> Vec<NodeId> {
+            links
+                .iter()
+                .filter(|(_, t)| t.until > now)
+                .map(|&(d, _)| d)
+                .collect()
+        };
+        let before = live(&entry.links);
+        let old_soonest = (!entry.links.is_empty()).then_some(entry.soonest);
+        let count_before = entry.links.len();
         // Step 3: links advertised under an older ANSN go (those the TC
-        // advertises again are replaced below, so their keys stay).
-        let old: Vec<NodeId> = self
-            .tuples
-            .range((last, 0)..=(last, NodeId::MAX))
-            .filter(|&(&(_, d), t)| seq_newer(ansn, t.seq) && !advertised.contains(&d))
-            .map(|(&(_, d), _)| d)
-            .collect();
-        for d in old {
-            self.tuples.remove(&(last, d));
-        }
+        // advertises again are updated below, so they stay).
+        entry
+            .links
+            .retain(|&(d, t)| !(seq_newer(ansn, t.seq) && !advertised.contains(&d)));
+        let mut changed_keys = entry.links.len() != count_before;
         for &d in advertised {
-            self.tuples
-                .insert((last, d), TopologyTuple { seq: ansn, until });
+            let tuple = TopologyTuple { seq: ansn, until };
+            match entry.links.binary_search_by_key(&d, |&(x, _)| x) {
+                Ok(i) => entry.links[i].1 = tuple,
+                Err(i) => {
+                    entry.links.insert(i, (d, tuple));
+                    changed_keys = true;
+                }
+            }
         }
-        let after = self.dests_of(last, now);
+        let after = live(&entry.links);
+        self.len = self.len + entry.links.len() - count_before;
+        if changed_keys {
+            self.generation += 1;
+        }
+        if let Some(t) = old_soonest {
+            self.by_time.remove(&(t, last));
+        }
+        if entry.links.is_empty() {
+            self.by_last.remove(&last);
+        } else {
+            entry.soonest = entry.soonest();
+            self.by_time.insert((entry.soonest, last));
+        }
         TcOutcome::Applied {
             changed: before != after,
         }
@@ -82,50 +136,80 @@ impl TopologySet {
 
     /// The live destinations `last` advertises, sorted.
     pub fn dests_of(&self, last: NodeId, now: SimTime) -> Vec<NodeId> {
-        self.tuples
-            .range((last, 0)..=(last, NodeId::MAX))
+        self.links_of(last)
+            .iter()
             .filter(|(_, t)| t.until > now)
-            .map(|(&(_, d), _)| d)
+            .map(|&(d, _)| d)
             .collect()
+    }
+
+    fn links_of(&self, last: NodeId) -> &[(NodeId, TopologyTuple)] {
+        self.by_last.get(&last).map_or(&[], |l| &l.links)
     }
 
     /// Every destination `last` advertises, sorted, live or not yet
     /// expired by [`Self::expire`].
     pub fn advertised_by(&self, last: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.tuples
-            .range((last, 0)..=(last, NodeId::MAX))
-            .map(|(&(_, d), _)| d)
+        self.links_of(last).iter().map(|&(d, _)| d)
     }
 
-    /// Removes expired tuples; returns whether any went.
+    /// Removes the links whose time has come (`until <= now`); returns
+    /// whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
-        self.tuples.expire(now)
+        let mut any = false;
+        while let Some(&(soonest, last)) = self.by_time.first() {
+            if soonest > now {
+                break;
+            }
+            self.by_time.pop_first();
+            let entry = self.by_last.get_mut(&last).expect("indexed");
+            let count = entry.links.len();
+            entry.links.retain(|(_, t)| t.until > now);
+            self.len -= count - entry.links.len();
+            any = true;
+            if entry.links.is_empty() {
+                self.by_last.remove(&last);
+            } else {
+                entry.soonest = entry.soonest();
+                self.by_time.insert((entry.soonest, last));
+            }
+        }
+        if any {
+            self.generation += 1;
+        }
+        any
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.tuples.next_expiry()
+        self.by_time.first().map(|&(t, _)| t)
     }
 
     /// Changes whenever a link appears or goes.
     pub fn generation(&self) -> u64 {
-        self.tuples.generation()
+        self.generation
     }
 
     /// (last, dest) pairs, sorted.
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.tuples.keys().copied()
+        self.by_last
+            .iter()
+            .flat_map(|(&last, l)| l.links.iter().map(move |&(d, _)| (last, d)))
     }
 
     pub fn get(&self, last: NodeId, dest: NodeId) -> Option<&TopologyTuple> {
-        self.tuples.get(&(last, dest))
+        let links = self.links_of(last);
+        links
+            .binary_search_by_key(&dest, |&(d, _)| d)
+            .ok()
+            .map(|i| &links[i].1)
     }
 
     pub fn len(&self) -> usize {
-        self.tuples.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tuples.is_empty()
+        self.len == 0
     }
 }
 
@@ -194,5 +278,112 @@ mod tests {
         assert_eq!(t.advertised_by(9).collect::<Vec<_>>(), vec![2]);
         assert_eq!(t.advertised_by(4).collect::<Vec<_>>(), vec![9]);
         assert_eq!(t.advertised_by(5).count(), 0);
+    }
+
+    /// RFC 3626 section 9.5 over one map of (last, dest) → tuple, scanned
+    /// whole for every question: the reference the set must equal.
+    #[derive(Default)]
+    struct Reference {
+        tuples: BTreeMap<(NodeId, NodeId), TopologyTuple>,
+    }
+
+    impl Reference {
+        fn on_tc(
+            &mut self,
+            last: NodeId,
+            ansn: u16,
+            adv: &[NodeId],
+            until: SimTime,
+            now: SimTime,
+        ) -> bool {
+            let mine =
+                |t: &BTreeMap<(NodeId, NodeId), TopologyTuple>| -> Vec<(NodeId, TopologyTuple)> {
+                    t.iter()
+                        .filter(|(k, _)| k.0 == last)
+                        .map(|(k, v)| (k.1, *v))
+                        .collect()
+                };
+            if mine(&self.tuples)
+                .iter()
+                .any(|(_, t)| t.until > now && seq_newer(t.seq, ansn))
+            {
+                return false;
+            }
+            for (d, t) in mine(&self.tuples) {
+                if seq_newer(ansn, t.seq) && !adv.contains(&d) {
+                    self.tuples.remove(&(last, d));
+                }
+            }
+            for &d in adv {
+                self.tuples
+                    .insert((last, d), TopologyTuple { seq: ansn, until });
+            }
+            true
+        }
+
+        fn expire(&mut self, now: SimTime) {
+            self.tuples.retain(|_, t| t.until > now);
+        }
+
+        fn next_expiry(&self) -> Option<SimTime> {
+            self.tuples.values().map(|t| t.until).min()
+        }
+    }
+
+    #[test]
+    fn random_tcs_and_expiries_leave_the_set_the_reference_leaves() {
+        let mut rng = crate::engine::Rng::new(3, crate::engine::Stream::Test, 0);
+        for round in 0..200 {
+            let mut set = TopologySet::default();
+            let mut reference = Reference::default();
+            let mut ansn = [0u16; 8];
+            let mut now: SimTime = 0;
+            for _ in 0..200 {
+                now += (rng.uniform() * 3.0) as SimTime;
+                if rng.uniform() < 0.2 {
+                    set.expire(now);
+                    reference.expire(now);
+                } else {
+                    let last = (rng.uniform() * 8.0) as NodeId;
+                    // Mostly newer ANSNs; some repeated or late ones.
+                    let step = (rng.uniform() * 4.0) as u16;
+                    let a = ansn[last as usize].wrapping_add(step).wrapping_sub(1);
+                    ansn[last as usize] = ansn[last as usize].max(a);
+                    let adv: Vec<NodeId> = (0..10)
+                        .filter(|_| rng.uniform() < 0.3)
+                        .map(|d| d as NodeId)
+                        .collect();
+                    let until = now + 1 + (rng.uniform() * 20.0) as SimTime;
+                    let g = set.generation();
+                    let keys: Vec<_> = set.iter().collect();
+                    let applied = reference.on_tc(last, a, &adv, until, now);
+                    let out = set.on_tc(last, a, &adv, until, now);
+                    assert_eq!(applied, out != TcOutcome::Stale, "round {round}");
+                    let keys_after: Vec<_> = set.iter().collect();
+                    assert_eq!(
+                        keys != keys_after,
+                        set.generation() != g,
+                        "the generation moves exactly when the links do"
+                    );
+                }
+                let expect: Vec<_> = reference.tuples.iter().map(|(k, v)| (*k, *v)).collect();
+                let got: Vec<_> = set
+                    .iter()
+                    .map(|(l, d)| ((l, d), *set.get(l, d).unwrap()))
+                    .collect();
+                assert_eq!(got, expect, "round {round} at {now}");
+                assert_eq!(set.len(), expect.len());
+                assert_eq!(set.next_expiry(), reference.next_expiry());
+                for last in 0..8 {
+                    let adv: Vec<_> = set.advertised_by(last).collect();
+                    let refd: Vec<_> = expect
+                        .iter()
+                        .filter(|((l, _), _)| *l == last)
+                        .map(|((_, d), _)| *d)
+                        .collect();
+                    assert_eq!(adv, refd);
+                }
+            }
+        }
     }
 }
