@@ -103,7 +103,7 @@ impl TopologySet {
         // advertises again are updated below, so they stay).
         entry
             .links
-            .retain(|&(d, t)| !(seq_newer(ansn, t.seq) && !advertised.contains(&d)));
+            .retain(|&(d, t)| !seq_newer(ansn, t.seq) || advertised.contains(&d));
         let mut changed_keys = entry.links.len() != count_before;
         for &d in advertised {
             let tuple = TopologyTuple { seq: ansn, until };
