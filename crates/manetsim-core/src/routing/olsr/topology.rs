@@ -24,9 +24,9 @@ pub struct TopologyTuple {
 /// originator come from its TCs together, so they are stored together,
 /// sorted by destination, and the expiry index has one entry per
 /// originator (the soonest of its links' times), not one per link. At 1,000
-/// nodes every node holds tens of thousands of links; a map keyed by link
-/// with an index entry per link cost ~100 bytes a link and a tree descent
-/// per originator for each route computation.
+/// nodes every node holds thousands of links; a map keyed by link, with an
+/// index entry per link, cost a tree entry and an index entry per link, and
+/// a tree descent per originator in each route computation.
 #[derive(Debug, Clone, Default)]
 pub struct TopologySet {
     /// T_last_addr → its links.
