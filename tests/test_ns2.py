@@ -114,6 +114,12 @@ def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
             ['loss=[{node = 1, rate = 0.05, packets = "all", model = "gilbert_elliott"}]'],
             "loss.0.model",
         ),
+        (['routing.aodv.preset="aodv_uu"'], "routing.aodv.preset"),
+        (['routing.aodv.link_detection="hello"'], "routing.aodv.link_detection"),
+        (["routing.aodv.local_repair=false"], "routing.aodv.local_repair"),
+        (["routing.aodv.active_route_timeout_s=3.0"], "routing.aodv.active_route_timeout_s"),
+        (["routing.aodv.gratuitous_rrep=true"], "routing.aodv.gratuitous_rrep"),
+        (["routing.aodv.destination_only=true"], "routing.aodv.destination_only"),
     ],
 )
 def test_what_ns2_cannot_run_is_refused_naming_the_key(overrides: list[str], key: str):
@@ -213,3 +219,37 @@ def test_dsr_without_gratuitous_replies_is_refused_because_ns2_compiles_them_in(
         "routing.dsr.gratuitous_replies=false",
     )
     assert "key `routing.dsr.gratuitous_replies`" in assert_clean_error(proc)
+
+
+def test_aodv_options_that_ns2_shares_are_exported():
+    # ns-2.35's own constants, spelled out: the export accepts them.
+    tcl = _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"),
+        "--set",
+        'routing.aodv.preset="ns2"',
+        "--set",
+        "routing.aodv.active_route_timeout_s=10.0",
+        "--set",
+        "routing.aodv.local_repair=true",
+    )
+    assert "-adhocRouting AODV " in tcl
+
+
+def test_dsdv_options_become_the_agents_class_variables():
+    base = [str(FIXTURES / "ns2_chain3_aodv.toml"), "--set", "routing.protocol=dsdv"]
+    assert "Agent/DSDV set" not in _export(*base)
+    tcl = _export(
+        *base,
+        "--set",
+        "routing.dsdv.mac_feedback=true",
+        "--set",
+        "routing.dsdv.periodic_update_interval_s=5.0",
+        "--set",
+        "routing.dsdv.min_update_periods=2",
+    )
+    lines = tcl.splitlines()
+    assert "Agent/DSDV set use_mac_ 1" in lines
+    assert "Agent/DSDV set perup_ 5.0" in lines
+    assert "Agent/DSDV set min_update_periods_ 2" in lines
+    # Class variables take effect only if set before the nodes are made.
+    assert lines.index("Agent/DSDV set use_mac_ 1") < lines.index("set ns_ [new Simulator]")

@@ -107,6 +107,8 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "ns-2.35's DSR always sends gratuitous replies "
             "(dsragent_send_grat_replies is compiled in, not a Tcl variable)",
         )
+    if routing == "aodv":
+        _check_aodv_exportable(c["routing"].get("aodv") or {})
     if c["mac"]["standard"] != "802.11":
         raise ExportError("mac.standard", "only 802.11 DCF is exported")
     for i, flow in enumerate(c.get("flows", [])):
@@ -148,6 +150,60 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
         raise ExportError("energy.sleep_w", "nodes never sleep in the exported script")
 
 
+def _check_aodv_exportable(aodv: Mapping[str, Any]) -> None:
+    """Refuses the `[routing.aodv]` keys that ns-2.35's AODV cannot follow.
+
+    ns-2.35 compiles its AODV options in (``aodv.h``): MAC link-failure
+    detection with no HELLOs, local repair, ACTIVE_ROUTE_TIMEOUT 10 s,
+    intermediate nodes that may answer, and no gratuitous RREP. The ``rfc``
+    preset differs from it only in the RREQ timing and ring constants, which
+    ``docs/fidelity.md`` lists among the known differences; ``preset = "ns2"``
+    copies them.
+    """
+    key = "routing.aodv"
+    if aodv.get("preset", "rfc") == "aodv_uu":
+        raise ExportError(
+            f"{key}.preset",
+            '"aodv_uu" has no ns-2.35 equivalent (use preset = "ns2" for ns-2.35\'s own constants)',
+        )
+    if aodv.get("link_detection", "mac") != "mac":
+        raise ExportError(
+            f"{key}.link_detection",
+            "ns-2.35's AODV detects broken links from MAC failures only "
+            "(AODV_LINK_LAYER_DETECTION is compiled in, not a Tcl variable)",
+        )
+    if not aodv.get("local_repair", True):
+        raise ExportError(
+            f"{key}.local_repair",
+            "ns-2.35's AODV always repairs locally (AODV_LOCAL_REPAIR is compiled in)",
+        )
+    timeout = aodv.get("active_route_timeout_s")
+    if timeout is not None and float(timeout) != 10.0:
+        raise ExportError(
+            f"{key}.active_route_timeout_s",
+            "ns-2.35's ACTIVE_ROUTE_TIMEOUT is 10 s, compiled in",
+        )
+    if aodv.get("gratuitous_rrep", False):
+        raise ExportError(f"{key}.gratuitous_rrep", "ns-2.35's AODV sends no gratuitous RREP")
+    if aodv.get("destination_only", False):
+        raise ExportError(
+            f"{key}.destination_only",
+            "ns-2.35's AODV lets intermediate nodes reply; it has no destination-only flag",
+        )
+
+
+def _dsdv_lines(c: Mapping[str, Any]) -> list[str]:
+    """`[routing.dsdv]` as ns-2.35's `Agent/DSDV` class variables."""
+    dsdv = c["routing"].get("dsdv")
+    if c["routing"]["protocol"] != "dsdv" or not dsdv:
+        return []
+    return [
+        f"Agent/DSDV set use_mac_ {1 if dsdv['mac_feedback'] else 0}",
+        f"Agent/DSDV set perup_ {float(dsdv['periodic_update_interval_s'])!r}",
+        f"Agent/DSDV set min_update_periods_ {int(dsdv['min_update_periods'])}",
+    ]
+
+
 def _tcl_number(value: float) -> str:
     return repr(float(value)) if not float(value).is_integer() else f"{float(value):.1f}"
 
@@ -181,6 +237,7 @@ def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = T
         f"Phy/WirelessPhy set L_ {radio['system_loss']!r}",
         f"Phy/WirelessPhy set bandwidth_ {int(mac['data_rate_bps'])}",
         f"Antenna/OmniAntenna set Z_ {radio['antenna_height_m']!r}",
+        *_dsdv_lines(c),
     ]
     if radio["propagation"] == "shadowing":
         lines += [
