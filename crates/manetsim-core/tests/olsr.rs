@@ -17,7 +17,8 @@ mod common;
 
 use common::*;
 use manetsim_core::scenario::{
-    AppKind, MobilityModel, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
+    AppKind, MobilityModel, OlsrOptions, RoutingProtocol, Scenario, TcpConfig, TcpVariant,
+    Transport,
 };
 use manetsim_core::RunResult;
 
@@ -271,7 +272,12 @@ fn a_five_by_five_grid_carries_two_crossing_flows() {
 /// 0 - 1 - 2 in a line 200 m apart, with a detour 0 - 3 - 4 - 2 below.
 /// Relay 1 walks away at `leave_s` (never, if None); 0 sends to 2.
 fn detour(leave_s: Option<f64>, seed: u64) -> RunResult {
+    detour_with(leave_s, seed, None)
+}
+
+fn detour_with(leave_s: Option<f64>, seed: u64, options: Option<OlsrOptions>) -> RunResult {
     let mut s = olsr(80.0, seed);
+    s.routing.olsr = options;
     detour_topology(&mut s, leave_s);
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 79.0));
     run_checked(&s)
@@ -417,4 +423,113 @@ fn random_waypoint_mobility_keeps_the_ledger_and_is_reproducible() {
     // Partitions and broken links lose packets, but most arrive.
     assert!(received as f64 > 0.6 * sent as f64, "{received} of {sent}");
     assert_ne!(fingerprint(&a), fingerprint(&run_checked(&moving_crowd(5))));
+}
+
+/// (first 3-hop delivery, last 2-hop delivery) of the detour's flow.
+fn detour_times(r: &RunResult) -> (f64, f64) {
+    let h = &r.timeseries.hops;
+    let pairs = || h.t_s.iter().copied().zip(h.hops.iter().copied());
+    let first_3 = pairs().find(|x| x.1 == 3).expect("the detour is used").0;
+    let last_2 = pairs()
+        .filter(|x| x.1 == 2)
+        .map(|x| x.0)
+        .fold(0.0, f64::max);
+    (first_3, last_2)
+}
+
+/// `[routing.olsr] link_layer_notification = true` (RFC 3626 section 13,
+/// UM-OLSR's `use_mac_ 1`): when relay 1 walks out of reach, node 0's MAC
+/// failure makes the link lost at once, and the packets for 2 wait for a
+/// route instead of dying at the MAC until the link times out. The detour
+/// comes no sooner: 0 learns of it from node 4's TCs, and 4 sends 2 in
+/// them only once 2 has chosen it as MPR, after 2's link to 1 times out
+/// (until then 1 covers all of 2's 2-hop neighbours).
+#[test]
+fn link_layer_notification_holds_packets_at_the_first_mac_failure() {
+    for seed in 1..=3 {
+        let slow = detour(Some(20.0), seed);
+        let fast = detour_with(
+            Some(20.0),
+            seed,
+            Some(OlsrOptions {
+                link_layer_notification: true,
+                ..OlsrOptions::default()
+            }),
+        );
+        let (slow_3, _) = detour_times(&slow);
+        let (fast_3, _) = detour_times(&fast);
+        let (s, f) = (&slow.flows[0], &fast.flows[0]);
+        println!(
+            "seed {seed}: detour from {slow_3:.2} s without, {fast_3:.2} s with; retry-limit drops \
+             {} / {}; delivered {} / {} of {}; delay {:.1} / {:.1} ms",
+            slow.drops["retry_limit"],
+            fast.drops["retry_limit"],
+            s.received,
+            f.received,
+            f.sent,
+            s.delay_ms,
+            f.delay_ms
+        );
+        assert!(slow.drops["retry_limit"] > 0, "seed {seed}");
+        assert_eq!(fast.drops["retry_limit"], 0, "seed {seed}");
+        // Every packet arrives, but one the relay held as it left: its own
+        // MAC failure towards 2 leaves it no route, and the packet waits in
+        // its buffer until the buffer's timeout (30 s).
+        let stranded = fast.drops["route_buffer_timeout"];
+        assert!(stranded <= 1, "seed {seed}: {stranded}");
+        assert_eq!(f.received + stranded, f.sent, "seed {seed}");
+        assert!(f.received > s.received, "seed {seed}");
+        assert!(fast_3 < slow_3 + 1.0, "seed {seed}");
+    }
+}
+
+/// The intervals set the HELLO and TC rates (every node sends a HELLO
+/// every `hello_interval_s`, jittered by up to a quarter of it).
+#[test]
+fn the_hello_and_tc_intervals_are_the_scenarios() {
+    let run = |options: Option<OlsrOptions>| {
+        let mut s = olsr(100.0, 1);
+        chain6_topology(&mut s);
+        s.routing.olsr = options;
+        run_checked(&s)
+    };
+    let rfc = run(None);
+    let fast = run(Some(OlsrOptions {
+        hello_interval_s: 1.0,
+        tc_interval_s: 2.5,
+        ..OlsrOptions::default()
+    }));
+    let (h0, h1) = (messages(&rfc, "hello"), messages(&fast, "hello"));
+    let (t0, t1) = (messages(&rfc, "tc"), messages(&fast, "tc"));
+    println!("hellos {h0} -> {h1}, tcs {t0} -> {t1}");
+    // Each HELLO comes an interval H less a jitter of up to H/4 after the
+    // last (RFC 3626 section 18.3), so 6 nodes send 600 / (7H/8) in 100 s:
+    // about 343 at 2 s and 686 at 1 s.
+    let expect = |h_s: f64| 6.0 * 100.0 / (0.875 * h_s);
+    assert!((h0 as f64 / expect(2.0) - 1.0).abs() < 0.03, "{h0}");
+    assert!((h1 as f64 / expect(1.0) - 1.0).abs() < 0.03, "{h1}");
+    assert!(t1 as f64 > 1.6 * t0 as f64, "{t0} -> {t1}");
+}
+
+/// With every node at WILL_NEVER no node is chosen as MPR, so no TC is
+/// sent, and no route goes through a neighbour (RFC 3626 section 10 skips
+/// 2-hop neighbours reached through a WILL_NEVER node): 0 reaches its
+/// neighbour 1, never 2 or 5.
+#[test]
+fn willingness_never_leaves_only_one_hop_routes() {
+    let mut s = olsr(60.0, 1);
+    chain6_topology(&mut s);
+    s.routing.olsr = Some(OlsrOptions {
+        willingness: 0,
+        ..OlsrOptions::default()
+    });
+    s.flows.push(cbr(0, 5, 512, CBR_BPS, 1.0, 59.0));
+    s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 59.0));
+    s.flows.push(cbr(0, 1, 512, CBR_BPS, 1.0, 59.0));
+    let r = run_checked(&s);
+    println!("{:?} {:?}", r.routing.by_message, r.drops);
+    assert_eq!(messages(&r, "tc"), 0);
+    assert_eq!(r.flows[0].received, 0);
+    assert_eq!(r.flows[1].received, 0);
+    assert!(delivery(&r, 2) > 0.95, "{}", delivery(&r, 2));
 }

@@ -358,6 +358,49 @@ pub struct Routing {
     /// Added table `[routing.dsr]`: DSR's options (only with protocol = "dsr").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsr: Option<DsrOptions>,
+    /// Added table `[routing.olsr]`: OLSR's options (only with protocol = "olsr").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub olsr: Option<OlsrOptions>,
+}
+
+/// `[routing.olsr]` (added): RFC 3626's knobs, named as UM-OLSR's ns-2
+/// agent names its Tcl variables (`use_mac_`, `hello_ival_`, `tc_ival_`,
+/// `willingness_`). Left out, each takes the RFC's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OlsrOptions {
+    /// RFC 3626 section 13: a MAC retry-limit failure makes the link lost
+    /// at once, and the packet is routed again (UM-OLSR's `use_mac_`; off).
+    #[serde(default)]
+    pub link_layer_notification: bool,
+    /// HELLO_INTERVAL (2 s); NEIGHB_HOLD_TIME is 3 × it, MAXJITTER 1/4 of it.
+    #[serde(default = "default_olsr_hello_interval_s")]
+    pub hello_interval_s: f64,
+    /// TC_INTERVAL (5 s); TOP_HOLD_TIME is 3 × it.
+    #[serde(default = "default_olsr_tc_interval_s")]
+    pub tc_interval_s: f64,
+    /// Every node's willingness to relay, 0 (WILL_NEVER) to 7 (WILL_ALWAYS); 3.
+    #[serde(default = "default_olsr_willingness")]
+    pub willingness: u8,
+}
+fn default_olsr_hello_interval_s() -> f64 {
+    2.0
+}
+fn default_olsr_tc_interval_s() -> f64 {
+    5.0
+}
+fn default_olsr_willingness() -> u8 {
+    3
+}
+impl Default for OlsrOptions {
+    fn default() -> Self {
+        Self {
+            link_layer_notification: false,
+            hello_interval_s: default_olsr_hello_interval_s(),
+            tc_interval_s: default_olsr_tc_interval_s(),
+            willingness: default_olsr_willingness(),
+        }
+    }
 }
 
 /// `[routing.dsr]` (added): ns-2.35's `DSRAgent` switches.
@@ -409,6 +452,7 @@ impl Default for Routing {
             aodv: None,
             dsdv: None,
             dsr: None,
+            olsr: None,
         }
     }
 }

@@ -434,7 +434,7 @@ fn override_of_unknown_key_fails_like_the_file_would() {
     assert_eq!(e.line, None);
     assert_eq!(
         e.message,
-        "unknown key `protokol`, expected one of `protocol`, `aodv`, `dsdv`, `dsr`"
+        "unknown key `protokol`, expected one of `protocol`, `aodv`, `dsdv`, `dsr`, `olsr`"
     );
     let file = err(load(
         &BASE.replace("protocol = \"static\"", "protokol = \"dsr\""),

@@ -102,6 +102,28 @@ impl Checker<'_> {
                 dsdv.min_update_periods.into(),
             )?;
         }
+        if let Some(olsr) = &r.olsr {
+            if r.protocol != RoutingProtocol::Olsr {
+                return self.fail(
+                    "routing.olsr",
+                    format!(
+                        "[routing.olsr] is only used with protocol = \"olsr\" (this scenario's protocol is \"{}\")",
+                        name_of(&r.protocol)
+                    ),
+                );
+            }
+            self.positive("routing.olsr.hello_interval_s", olsr.hello_interval_s)?;
+            self.positive("routing.olsr.tc_interval_s", olsr.tc_interval_s)?;
+            if olsr.willingness > 7 {
+                return self.fail(
+                    "routing.olsr.willingness",
+                    format!(
+                        "expected 0 (WILL_NEVER) to 7 (WILL_ALWAYS), got {}",
+                        olsr.willingness
+                    ),
+                );
+            }
+        }
         if let Some(aodv) = &r.aodv {
             if r.protocol != RoutingProtocol::Aodv {
                 return self.fail(

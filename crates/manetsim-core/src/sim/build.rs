@@ -20,8 +20,8 @@ use crate::routing::dsr::{Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, Placement,
-    RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, OlsrOptions,
+    Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -73,6 +73,24 @@ pub fn dsdv_config(options: Option<&DsdvOptions>) -> DsdvConfig {
         cfg.mac_feedback = o.mac_feedback;
         cfg.periodic_update_interval = from_secs(o.periodic_update_interval_s);
         cfg.min_update_periods = o.min_update_periods;
+    }
+    cfg
+}
+
+/// OLSR's parameters from `[routing.olsr]` (absent: RFC 3626's).
+pub fn olsr_config(options: Option<&OlsrOptions>) -> OlsrConfig {
+    let mut cfg = OlsrConfig::default();
+    if let Some(o) = options {
+        let hello = from_secs(o.hello_interval_s);
+        let tc = from_secs(o.tc_interval_s);
+        cfg.link_layer_notification = o.link_layer_notification;
+        cfg.willingness = o.willingness;
+        // RFC 3626 section 18.3: the hold times and MAXJITTER follow the intervals.
+        cfg.hello_interval = hello;
+        cfg.neighb_hold = 3 * hello;
+        cfg.max_jitter = hello / 4;
+        cfg.tc_interval = tc;
+        cfg.top_hold = 3 * tc;
     }
     cfg
 }
@@ -248,7 +266,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                     Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
                 }
                 RoutingProtocol::Olsr => {
-                    Router::Olsr(Box::new(Olsr::new(i, OlsrConfig::default())))
+                    Router::Olsr(Box::new(Olsr::new(i, olsr_config(s.routing.olsr.as_ref()))))
                 }
                 RoutingProtocol::Static => Router::Static(StaticRouting::new(Rc::clone(
                     table.as_ref().expect("static routing has its table"),
