@@ -358,6 +358,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),
         due: Vec::new(),
         listeners: Vec::new(),
+        heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,

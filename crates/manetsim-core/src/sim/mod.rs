@@ -535,6 +535,8 @@ pub(crate) struct World {
     due: Vec<(u128, u32)>,
     /// Scratch for `transmit`: the nodes that may hear the frame.
     listeners: Vec<u32>,
+    /// `transmit`'s listeners that hear the current frame.
+    heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
     /// too large for the nodes' state to stay in cache ([`PREFETCH_MIN_NODES`]).
     prefetch_listeners: bool,
@@ -584,6 +586,15 @@ pub(crate) struct RoutingStats {
     originated: u64,
     forwarded: u64,
     by_message: BTreeMap<&'static str, (u64, u64)>,
+}
+
+/// A listener within carrier-sense range of a frame: its distance (for
+/// the propagation delay) and the power it receives.
+#[derive(Debug, Clone, Copy)]
+struct Heard {
+    r: u32,
+    d: f64,
+    power_w: f64,
 }
 
 /// From this many nodes on, `transmit` prefetches its listeners' state.
@@ -1019,13 +1030,48 @@ impl World {
                     dx * dx + dy * dy <= far_m2
                 })
         };
+        // First the physics: who hears the frame and how strongly, in the
+        // grid's order (positions, distances and powers need no node's
+        // state, so the CPU overlaps one listener's divisions and square
+        // roots with the next's); then what each listener does with it.
+        let heard = &mut self.heard;
+        heard.clear();
+        macro_rules! physics {
+            ($r:expr) => {{
+                let r: u32 = $r;
+                'physics: {
+                    if batteries.get(r as usize).is_some_and(|b| b.is_depleted()) {
+                        break 'physics;
+                    }
+                    let at = if moving {
+                        mobility.position(r, now)
+                    } else {
+                        pos[r as usize]
+                    };
+                    // As `Pos::distance`, with the square kept for the cutoff.
+                    let d2 = (src.x - at.x).powi(2) + (src.y - at.y).powi(2);
+                    if d2 > cutoff_m2 {
+                        break 'physics;
+                    }
+                    // The power from the square (no root on its path); the
+                    // distance for the delay alongside.
+                    let d = d2.sqrt();
+                    let power_w = match shadow.get_mut(r as usize) {
+                        Some(rng) => radio.rx_power_w(d, rng),
+                        None => radio.mean_rx_power_sq_w(d2),
+                    };
+                    if power_w >= radio.cs_threshold_w {
+                        heard.push(Heard { r, d, power_w });
+                    }
+                }
+            }};
+        }
         // In a large network the listeners are found first, in the grid's
         // order, and their state is loaded ahead of its use (`prefetch`),
         // many nodes at once, where one node after another would wait for
         // each in turn (see `PREFETCH_MIN_NODES`).
-        let listeners = &mut self.listeners;
-        let warm = self.prefetch_listeners;
-        if warm {
+        if self.prefetch_listeners {
+            let listeners = &mut self.listeners;
             listeners.clear();
             self.grid.for_each_near(src, |r| {
                 if near(r) {
@@ -1047,155 +1093,121 @@ impl World {
                     node.mac.prefetch_receiver();
                 }
             }
-        }
-        // What one listener `r` does with the frame (a macro, not a
-        // closure: the closure was not inlined into its two callers, and
-        // rwp50 took 8 % longer).
-        macro_rules! hear {
-            ($r:expr) => {{
-                let r: u32 = $r;
-                'hear: {
-                    if batteries.get(r as usize).is_some_and(|b| b.is_depleted()) {
-                        break 'hear;
-                    }
-                    let at = if moving {
-                        mobility.position(r, now)
-                    } else {
-                        pos[r as usize]
-                    };
-                    // As `Pos::distance`, with the square kept for the cutoff.
-                    let d2 = (src.x - at.x).powi(2) + (src.y - at.y).powi(2);
-                    if d2 > cutoff_m2 {
-                        break 'hear;
-                    }
-                    // The power from the square (no root on its path); the
-                    // distance for the delay alongside.
-                    let d = d2.sqrt();
-                    let power_w = match shadow.get_mut(r as usize) {
-                        Some(rng) => radio.rx_power_w(d, rng),
-                        None => radio.mean_rx_power_sq_w(d2),
-                    };
-                    if power_w >= radio.cs_threshold_w {
-                        let delay = propagation_delay_ns(d);
-                        let node = &mut nodes[r as usize];
-                        // Below the receive threshold a frame is only sensed, never
-                        // decoded, even when it is addressed to this node (but an
-                        // injected loss model draws for every addressed frame, so
-                        // with one those stay events).
-                        let only_sensed = (frame.ra != r && frame.ra != BROADCAST)
-                            || (power_w < radio.rx_threshold_w && no_losses);
-                        // A promiscuous MAC may hand a decodable data frame up.
-                        let tapped = tappable
-                            && power_w >= radio.rx_threshold_w
-                            && node.mac.is_promiscuous();
-                        let only_sensed = (only_sensed && !tapped)
-                            || flood.as_ref().is_some_and(|(id, known)| {
-                                let end = now + delay + airtime_ns;
-                                let known = match known {
-                                    _ if id.0 == r => Some(true),
-                                    Known::Never => Some(false),
-                                    Known::Record(rec) => rec.seen(r, end),
-                                    Known::Retired => None,
-                                };
-                                let seen = known.unwrap_or_else(|| node.router.has_seen(*id, end));
-                                debug_assert_eq!(seen, node.router.has_seen(*id, end), "flood log");
-                                seen_floods += u64::from(seen);
-                                seen
-                            });
-                        // The sequence number of this reception's start event,
-                        // whether or not it goes through the queue.
-                        let seq = q.reserve_seq();
-                        if lazy {
-                            // The start only freezes what the MAC would do next: it
-                            // waits in the list for the node's next event. So does
-                            // the end of a frame the MAC cannot act on; any other
-                            // end is an event.
-                            let rx = LazyRx {
-                                start: now + delay,
-                                end: now + delay + airtime_ns,
-                                duration_ns: frame.duration_ns,
-                                power_w,
-                                seq,
-                                serial,
-                                ra: frame.ra,
-                                started: false,
-                                start_only: !only_sensed,
-                            };
-                            debug_assert_eq!(
-                                (node.lazy.passive, node.lazy.hears_ends, node.lazy.slack_ns),
-                                (
-                                    node.mac.is_passive(),
-                                    node.mac.acts_on_overheard_end(),
-                                    node.mac.overheard_end_slack()
-                                ),
-                                "node {r}'s mirror of its MAC"
-                            );
-                            let passive = node.lazy.passive;
-                            if passive && node.lazy.overheard.len() == 1 {
-                                replayed += node.replay_lone(here);
-                            } else if passive
-                                && (node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN
-                                    || node.lazy.overheard.last().is_some_and(|l| {
-                                        !l.start_only && flat(l.end_key()) <= flat(here)
-                                    }))
-                            {
-                                debug_assert!(out.is_empty());
-                                replayed += node.replay_overheard(here, due, out);
-                                debug_assert!(
-                                    out.is_empty(),
-                                    "a passive MAC acts on nothing overheard"
-                                );
-                            }
-                            if !only_sensed {
-                                q.schedule_keyed(
-                                    rx.end,
-                                    tie_key(Class::RxEnd, seq),
-                                    Event::RxEnd { node: r, tx: id },
-                                );
-                                pending += 1;
-                            } else {
-                                lazy_count += 1;
-                                if node.lazy.hears_ends {
-                                    // A MAC with a backoff hears the end in time (see `LazyRx`).
-                                    let at = rx.sync_instant(nav_rule, node.lazy.slack_ns);
-                                    if at < node.lazy.sync_at {
-                                        node.lazy.sync_at = at;
-                                        q.schedule_keyed(at.0, at.1, Event::Sync { node: r });
-                                    }
-                                }
-                            }
-                            node.lazy.overheard.push(rx);
-                        } else {
-                            q.schedule_keyed(
-                                now + delay,
-                                tie_key(Class::RxStart, seq),
-                                Event::RxStart {
-                                    node: r,
-                                    tx: id,
-                                    power: eager_power_w.put(power_w),
-                                },
-                            );
-                            pending += 1;
-                        }
-                        if let Some(b) = batteries.get_mut(r as usize) {
-                            if b.charge_rx(now + delay, now + delay + airtime_ns) {
-                                emptied.push(r);
-                            }
-                        }
-                    }
-                }
-            }};
-        }
-        if warm {
             for &r in listeners.iter() {
-                hear!(r);
+                physics!(r);
             }
         } else {
             self.grid.for_each_near(src, |r| {
                 if near(r) {
-                    hear!(r);
+                    physics!(r);
                 }
             });
+        }
+        // Then what each listener does with the frame.
+        for &Heard { r, d, power_w } in heard.iter() {
+            let delay = propagation_delay_ns(d);
+            let node = &mut nodes[r as usize];
+            // Below the receive threshold a frame is only sensed, never
+            // decoded, even when it is addressed to this node (but an
+            // injected loss model draws for every addressed frame, so
+            // with one those stay events).
+            let only_sensed = (frame.ra != r && frame.ra != BROADCAST)
+                || (power_w < radio.rx_threshold_w && no_losses);
+            // A promiscuous MAC may hand a decodable data frame up.
+            let tapped = tappable && power_w >= radio.rx_threshold_w && node.mac.is_promiscuous();
+            let only_sensed = (only_sensed && !tapped)
+                || flood.as_ref().is_some_and(|(id, known)| {
+                    let end = now + delay + airtime_ns;
+                    let known = match known {
+                        _ if id.0 == r => Some(true),
+                        Known::Never => Some(false),
+                        Known::Record(rec) => rec.seen(r, end),
+                        Known::Retired => None,
+                    };
+                    let seen = known.unwrap_or_else(|| node.router.has_seen(*id, end));
+                    debug_assert_eq!(seen, node.router.has_seen(*id, end), "flood log");
+                    seen_floods += u64::from(seen);
+                    seen
+                });
+            // The sequence number of this reception's start event,
+            // whether or not it goes through the queue.
+            let seq = q.reserve_seq();
+            if lazy {
+                // The start only freezes what the MAC would do next: it
+                // waits in the list for the node's next event. So does
+                // the end of a frame the MAC cannot act on; any other
+                // end is an event.
+                let rx = LazyRx {
+                    start: now + delay,
+                    end: now + delay + airtime_ns,
+                    duration_ns: frame.duration_ns,
+                    power_w,
+                    seq,
+                    serial,
+                    ra: frame.ra,
+                    started: false,
+                    start_only: !only_sensed,
+                };
+                debug_assert_eq!(
+                    (node.lazy.passive, node.lazy.hears_ends, node.lazy.slack_ns),
+                    (
+                        node.mac.is_passive(),
+                        node.mac.acts_on_overheard_end(),
+                        node.mac.overheard_end_slack()
+                    ),
+                    "node {r}'s mirror of its MAC"
+                );
+                let passive = node.lazy.passive;
+                if passive && node.lazy.overheard.len() == 1 {
+                    replayed += node.replay_lone(here);
+                } else if passive
+                    && (node.lazy.overheard.len() >= OVERHEARD_COMPACT_LEN
+                        || node
+                            .lazy
+                            .overheard
+                            .last()
+                            .is_some_and(|l| !l.start_only && flat(l.end_key()) <= flat(here)))
+                {
+                    debug_assert!(out.is_empty());
+                    replayed += node.replay_overheard(here, due, out);
+                    debug_assert!(out.is_empty(), "a passive MAC acts on nothing overheard");
+                }
+                if !only_sensed {
+                    q.schedule_keyed(
+                        rx.end,
+                        tie_key(Class::RxEnd, seq),
+                        Event::RxEnd { node: r, tx: id },
+                    );
+                    pending += 1;
+                } else {
+                    lazy_count += 1;
+                    if node.lazy.hears_ends {
+                        // A MAC with a backoff hears the end in time (see `LazyRx`).
+                        let at = rx.sync_instant(nav_rule, node.lazy.slack_ns);
+                        if at < node.lazy.sync_at {
+                            node.lazy.sync_at = at;
+                            q.schedule_keyed(at.0, at.1, Event::Sync { node: r });
+                        }
+                    }
+                }
+                node.lazy.overheard.push(rx);
+            } else {
+                q.schedule_keyed(
+                    now + delay,
+                    tie_key(Class::RxStart, seq),
+                    Event::RxStart {
+                        node: r,
+                        tx: id,
+                        power: eager_power_w.put(power_w),
+                    },
+                );
+                pending += 1;
+            }
+            if let Some(b) = batteries.get_mut(r as usize) {
+                if b.charge_rx(now + delay, now + delay + airtime_ns) {
+                    emptied.push(r);
+                }
+            }
         }
         self.events += replayed;
         self.lazy_receptions += lazy_count;
