@@ -140,8 +140,8 @@ struct HotLeg {
     /// Under way: [`Leg::heading`].
     heading: Pos,
     speed_mps: f64,
-    /// Under way: the leg's `span_m` (> 0). Standing: 0.
-    span_m: f64,
+    /// Under way: the leg's [`trajectory::span_nm`] (> 0). Standing: 0.
+    span_nm: f64,
 }
 
 impl HotLeg {
@@ -155,7 +155,7 @@ impl HotLeg {
             origin: at,
             heading: Pos { x: 0.0, y: 0.0 },
             speed_mps: 0.0,
-            span_m: 0.0,
+            span_nm: 0.0,
         }
     }
 
@@ -173,7 +173,7 @@ impl HotLeg {
                 origin: leg.from,
                 heading: leg.heading(),
                 speed_mps: leg.speed_mps,
-                span_m: leg.span_m,
+                span_nm: trajectory::span_nm(leg.span_m),
             }
         } else {
             // Not seen in any model (a leg in force from after its start,
@@ -192,7 +192,7 @@ impl HotLeg {
                 self.origin,
                 self.heading,
                 self.speed_mps,
-                self.span_m,
+                self.span_nm,
                 dt + 1,
             )
         })
