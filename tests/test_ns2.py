@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,30 @@ def test_crosscheck_without_ns2_says_how_to_install_it():
     proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", "no-such-ns-binary")
     line = assert_clean_error(proc)
     assert "apt-get install -y ns2" in line
+
+
+def test_an_ns2_run_past_its_timeout_is_stopped_with_a_clear_error(tmp_path: Path):
+    # A stand-in for an ns-2 that crawls (as ns-2.35's DSDV with use_mac_ 1 does).
+    slow = tmp_path / "slow-ns"
+    slow.write_text("#!/bin/sh\nexec sleep 60\n")
+    slow.chmod(0o755)
+    started = time.perf_counter()
+    proc = cli(
+        "crosscheck",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        "--ns",
+        str(slow),
+        "--ns-timeout-s",
+        "0.5",
+    )
+    assert time.perf_counter() - started < 30
+    line = assert_clean_error(proc, status=1)
+    assert "ns-2 did not finish seed 1 within 0.5 s" in line
+
+
+def test_a_timeout_that_is_not_positive_is_refused():
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns-timeout-s", "0")
+    assert "--ns-timeout-s" in assert_clean_error(proc)
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")

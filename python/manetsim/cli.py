@@ -399,9 +399,18 @@ def crosscheck_command(
     ns_command: Annotated[
         str, typer.Option("--ns", metavar="COMMAND", help="The ns-2 executable.")
     ] = "ns",
+    ns_timeout_s: Annotated[
+        Optional[float],
+        typer.Option(
+            "--ns-timeout-s",
+            help="Stop an ns-2 run after this many seconds (default: wait for it).",
+        ),
+    ] = None,
     set_: SetOption = None,
 ) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
+    if ns_timeout_s is not None and not ns_timeout_s > 0:
+        _fail(f"--ns-timeout-s: expected seconds > 0, got {ns_timeout_s:g}", EXIT_USAGE)
     overrides = override_pairs(set_ or [])
     try:
         ns2_mod.export_tcl(file, overrides, 1)
@@ -409,7 +418,12 @@ def crosscheck_command(
         _fail(f"{file}: {err}", EXIT_USAGE)
     if shutil.which(ns_command) is None:
         _fail(ns2_mod.INSTALL_HINT, EXIT_USAGE)
-    ours, theirs = ns2_mod.crosscheck(file, range(1, seeds + 1), overrides, ns_command)
+    try:
+        ours, theirs = ns2_mod.crosscheck(
+            file, range(1, seeds + 1), overrides, ns_command, ns_timeout_s
+        )
+    except RuntimeError as err:
+        _fail(str(err), EXIT_SIMULATION)
     table = Table(title=f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)")
     table.add_column("metric")
     table.add_column("manetsim", justify="right")

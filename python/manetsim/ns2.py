@@ -552,6 +552,7 @@ def crosscheck(
     seeds: Iterable[int],
     overrides: Overrides = None,
     ns_command: str = "ns",
+    ns_timeout_s: float | None = None,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
 
@@ -559,7 +560,9 @@ def crosscheck(
     ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
     ``routing_packets``. Wall times are of whole processes on both sides
     (``manetsim run`` and ``ns``, each including its start-up); manetsim's
-    core time is kept apart in ``core_s``.
+    core time is kept apart in ``core_s``. An ``ns`` run that takes longer
+    than ``ns_timeout_s`` seconds is stopped and raises ``RuntimeError``
+    (ns-2.35 can crawl: see DSDV with MAC feedback in ``docs/fidelity.md``).
     """
     if shutil.which(ns_command) is None:
         raise FileNotFoundError(INSTALL_HINT)
@@ -588,13 +591,20 @@ def crosscheck(
             tcl = Path(folder) / "run.tcl"
             tcl.write_text(script, encoding="utf-8")
             start = time.perf_counter()
-            proc = subprocess.run(
-                [ns_command, str(tcl)],
-                cwd=folder,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
+            try:
+                proc = subprocess.run(
+                    [ns_command, str(tcl)],
+                    cwd=folder,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    timeout=ns_timeout_s,
+                )
+            except subprocess.TimeoutExpired:
+                raise RuntimeError(
+                    f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
+                    "(--ns-timeout-s); it was stopped"
+                ) from None
             theirs.wall_s.append(time.perf_counter() - start)
             if proc.returncode != 0 or "NS EXITING" not in proc.stdout:
                 tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
