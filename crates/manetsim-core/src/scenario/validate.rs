@@ -74,25 +74,11 @@ type Res = Result<(), ScenarioError>;
 
 impl Checker<'_> {
     fn routing(&self, r: &Routing) -> Res {
-        if r.dsr.is_some() && r.protocol != RoutingProtocol::Dsr {
-            return self.fail(
-                "routing.dsr",
-                format!(
-                    "[routing.dsr] is only used with protocol = \"dsr\" (this scenario's protocol is \"{}\")",
-                    name_of(&r.protocol)
-                ),
-            );
-        }
+        self.only_with(r, r.dsr.is_some(), RoutingProtocol::Dsr)?;
+        self.only_with(r, r.dsdv.is_some(), RoutingProtocol::Dsdv)?;
+        self.only_with(r, r.olsr.is_some(), RoutingProtocol::Olsr)?;
+        self.only_with(r, r.aodv.is_some(), RoutingProtocol::Aodv)?;
         if let Some(dsdv) = &r.dsdv {
-            if r.protocol != RoutingProtocol::Dsdv {
-                return self.fail(
-                    "routing.dsdv",
-                    format!(
-                        "[routing.dsdv] is only used with protocol = \"dsdv\" (this scenario's protocol is \"{}\")",
-                        name_of(&r.protocol)
-                    ),
-                );
-            }
             self.positive(
                 "routing.dsdv.periodic_update_interval_s",
                 dsdv.periodic_update_interval_s,
@@ -103,15 +89,6 @@ impl Checker<'_> {
             )?;
         }
         if let Some(olsr) = &r.olsr {
-            if r.protocol != RoutingProtocol::Olsr {
-                return self.fail(
-                    "routing.olsr",
-                    format!(
-                        "[routing.olsr] is only used with protocol = \"olsr\" (this scenario's protocol is \"{}\")",
-                        name_of(&r.protocol)
-                    ),
-                );
-            }
             self.positive("routing.olsr.hello_interval_s", olsr.hello_interval_s)?;
             self.positive("routing.olsr.tc_interval_s", olsr.tc_interval_s)?;
             if olsr.willingness > 7 {
@@ -125,15 +102,6 @@ impl Checker<'_> {
             }
         }
         if let Some(aodv) = &r.aodv {
-            if r.protocol != RoutingProtocol::Aodv {
-                return self.fail(
-                    "routing.aodv",
-                    format!(
-                        "[routing.aodv] is only used with protocol = \"aodv\" (this scenario's protocol is \"{}\")",
-                        name_of(&r.protocol)
-                    ),
-                );
-            }
             if let Some(x) = aodv.hello_interval_s {
                 self.positive("routing.aodv.hello_interval_s", x)?;
             }
@@ -142,6 +110,22 @@ impl Checker<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A protocol's options table (`[routing.<name>]`, `given`) is refused
+    /// under another protocol, where it would be silently ignored.
+    fn only_with(&self, r: &Routing, given: bool, protocol: RoutingProtocol) -> Res {
+        if !given || r.protocol == protocol {
+            return Ok(());
+        }
+        let name = name_of(&protocol);
+        self.fail(
+            format!("routing.{name}"),
+            format!(
+                "[routing.{name}] is only used with protocol = \"{name}\" (this scenario's protocol is \"{}\")",
+                name_of(&r.protocol)
+            ),
+        )
     }
 
     fn fail(&self, key: impl Into<String>, msg: impl Into<String>) -> Res {
