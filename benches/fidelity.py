@@ -45,8 +45,8 @@ def main(argv: list[str]) -> int:
         delays = {}
         for variant in VARIANTS:
             overrides = {"routing.protocol": routing, "flows.0.tcp.variant": variant}
-            if routing == "aodv":
-                overrides["routing.aodv.preset"] = "ns2"
+            if routing in ("aodv", "dsr"):
+                overrides[f"routing.{routing}.preset"] = "ns2"
             ours, theirs = ns2.crosscheck(scenario, range(1, args.seeds + 1), overrides)
             wall["manetsim"] += sum(ours.wall_s)
             wall["ns2"] += sum(theirs.wall_s)

@@ -407,6 +407,10 @@ impl Default for OlsrOptions {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DsrOptions {
+    /// How route requests and the send buffer are paced: `rfc` (RFC 4728)
+    /// or `ns2` (ns-2.35's `dsragent.cc`).
+    #[serde(default)]
+    pub preset: DsrPreset,
     /// `dsragent_send_grat_replies`: a node that overhears a data packet
     /// whose source route reaches it later than the next hop tells the
     /// source the shorter route (RFC 4728 section 3.4.3; ns-2: on).
@@ -416,9 +420,27 @@ pub struct DsrOptions {
 impl Default for DsrOptions {
     fn default() -> Self {
         Self {
+            preset: DsrPreset::Rfc,
             gratuitous_replies: true,
         }
     }
+}
+
+/// Which pacing of DSR's route discovery to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DsrPreset {
+    /// RFC 4728: a discovery's propagating requests back off 0.5 s, 1 s,
+    /// 2 s … and a found route ends it; buffered packets go as soon as a
+    /// route is learned.
+    #[default]
+    Rfc,
+    /// ns-2.35: discovery cycles (a non-propagating then a propagating
+    /// request) for one target back off 0.5 s · 4ⁿ until a reply is
+    /// accepted, the send buffer is checked every 30–60 ms and a reply
+    /// releases it 30 ms apart, and a forwarder that cannot salvage from
+    /// its cache tries one non-propagating request.
+    Ns2,
 }
 
 /// `[routing.dsdv]` (added): ns-2.35's `Agent/DSDV` knobs.

@@ -16,12 +16,12 @@ use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
-use crate::routing::dsr::{Dsr, DsrConfig};
+use crate::routing::dsr::{Dsr, DsrConfig, RequestPacing};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, OlsrOptions,
-    Placement, RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, DsrPreset,
+    OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -100,6 +100,10 @@ pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
     let mut cfg = DsrConfig::default();
     if let Some(o) = options {
         cfg.gratuitous_replies = o.gratuitous_replies;
+        cfg.pacing = match o.preset {
+            DsrPreset::Rfc => RequestPacing::Rfc,
+            DsrPreset::Ns2 => RequestPacing::Ns2,
+        };
     }
     cfg
 }

@@ -17,8 +17,11 @@
 //!   first request is non-propagating (TTL 1); 30 ms later, if no reply
 //!   came, a propagating one (TTL = `max_route_len` = 16, ns-2's
 //!   `MAX_SR_LEN`), then again with exponential back-off 0.5 s, 1 s, 2 s …
-//!   capped at 10 s while packets still wait (ns-2 `rt_rq_period`,
-//!   `rt_rq_max_period`). Requests carry a route record; a node appends
+//!   capped at 10 s while packets still wait (RFC 4728's RequestPeriod and
+//!   MaxRequestPeriod, the values of ns-2's `rt_rq_period` and
+//!   `rt_rq_max_period`). ns-2.35 paces its requests differently (cycles
+//!   backing off fourfold until a reply, a periodic send-buffer check):
+//!   [`RequestPacing::Ns2`] follows it. Requests carry a route record; a node appends
 //!   itself and rebroadcasts after a uniform jitter of up to 10 ms (ns-2
 //!   `RREQ_JITTER`). Duplicates by (initiator, identification) are dropped.
 //! * **Replies.** The target answers every copy of a request that reaches it
@@ -132,6 +135,39 @@ pub struct DsrConfig {
     /// transmitter, no other for the same pair within this time (RFC 4728
     /// GratReplyHoldoff; ns-2 `grat_hold_down_time`, both 1 s).
     pub grat_hold_down: SimTime,
+    /// How a node paces its route requests (see [`RequestPacing`]).
+    pub pacing: RequestPacing,
+    /// With [`RequestPacing::Ns2`]: the send buffer is checked every
+    /// `buffer_check` plus a uniform draw of up to `buffer_check` (ns-2
+    /// `BUFFER_CHECK` 30 ms).
+    pub buffer_check: SimTime,
+}
+
+/// How a node paces its route requests and releases its send buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequestPacing {
+    /// RFC 4728 section 3.1.3 and 8.2: a discovery is a non-propagating
+    /// request, then propagating ones 30 ms, 0.5 s, 1 s, 2 s … apart
+    /// (doubling, capped at 10 s) while packets wait; it ends when a route
+    /// is found, and the next discovery starts afresh. Buffered packets go
+    /// as soon as any route to their destination is learned; a forwarder
+    /// with no cached route for a packet it must salvage drops it.
+    #[default]
+    Rfc,
+    /// ns-2.35's `dsragent.cc`. A discovery cycle is a non-propagating
+    /// request and, at the first send-buffer check more than 30 ms later,
+    /// one propagating request. Cycles for one target start at least
+    /// 0.5 s · 4ⁿ apart (capped at 10 s), n counting the cycles since the
+    /// last route reply this node accepted for it: the count survives a
+    /// found route and is reset only by a reply addressed to this node.
+    /// Originated requests and the target's replies wait a uniform jitter
+    /// of up to 10 ms, as forwarded requests do. The send buffer is
+    /// checked every 30–60 ms, and a reply releases the buffered packets
+    /// that now have a route 30 ms apart. A forwarder that cannot salvage
+    /// a packet from its cache buffers it and sends a non-propagating
+    /// request (one cycle: the packet is dropped when the next cycle would
+    /// start). The last route error also rides on non-propagating requests.
+    Ns2,
 }
 
 impl Default for DsrConfig {
@@ -151,9 +187,38 @@ impl Default for DsrConfig {
             propagate_last_error: Some(NS_PER_S),
             gratuitous_replies: true,
             grat_hold_down: NS_PER_S,
+            pacing: RequestPacing::Rfc,
+            buffer_check: 30 * NS_PER_MS,
         }
     }
 }
+
+impl DsrConfig {
+    /// ns-2.35's pacing of requests and of the send buffer
+    /// ([`RequestPacing::Ns2`]), everything else as [`Default`].
+    pub fn ns2() -> Self {
+        Self {
+            pacing: RequestPacing::Ns2,
+            ..Self::default()
+        }
+    }
+}
+
+/// With [`RequestPacing::Ns2`], a node's pacing of its requests for one
+/// target (ns-2's request-table entry for it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Pacing {
+    /// Cycles started since the last accepted reply (ns-2
+    /// `rt_reqs_outstanding`, at most 15).
+    cycles: u32,
+    /// When the last cycle started (`None`: never, so the next may start).
+    last_cycle: Option<SimTime>,
+    /// The last request was the non-propagating one, sent at this time.
+    ring_zero_at: Option<SimTime>,
+}
+
+/// ns-2's cap on `rt_reqs_outstanding`.
+const NS2_MAX_CYCLES: u32 = 15;
 
 /// A source route parsed from a data or control packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,11 +281,16 @@ struct RequestIn<'a> {
     errors: Vec<DsrOption>,
 }
 
-/// A rebroadcast waiting for its jitter.
+/// A packet waiting for its jitter (a rebroadcast request; with ns-2's
+/// pacing also an originated request, a target's reply, or a data packet
+/// released from the send buffer).
 #[derive(Debug, Clone)]
 struct Delayed {
     packet: Packet,
-    message: &'static str,
+    next_hop: NodeId,
+    /// The control message it counts as (`None`: a data packet).
+    message: Option<&'static str>,
+    forwarded: bool,
 }
 
 /// One node's DSR agent.
@@ -246,6 +316,9 @@ pub struct Dsr {
     /// The Gratuitous Route Reply Table (RFC 4728 section 4.5): (source,
     /// transmitter of the overheard packet, when the reply went).
     grat_sent: Vec<(NodeId, NodeId, SimTime)>,
+    /// With ns-2's pacing: per target, and the next send-buffer check.
+    pacing: BTreeMap<NodeId, Pacing>,
+    buffer_check_at: Option<SimTime>,
 }
 
 impl Dsr {
@@ -262,8 +335,14 @@ impl Dsr {
             errors_now: (0, Vec::new()),
             held_error: None,
             grat_sent: Vec::new(),
+            pacing: BTreeMap::new(),
+            buffer_check_at: None,
             cfg,
         }
+    }
+
+    fn ns2_pacing(&self) -> bool {
+        self.cfg.pacing == RequestPacing::Ns2
     }
 
     /// The shortest cached route to `dst` (this node first).
@@ -276,9 +355,11 @@ impl Dsr {
         self.cache.add(path, now);
     }
 
-    /// Whether a discovery for `target` is under way.
+    /// Whether a discovery for `target` is under way (with ns-2's pacing:
+    /// whether a cycle was started since the last accepted reply).
     pub fn discovering(&self, target: NodeId) -> bool {
         self.requests.discovery(target).is_some()
+            || self.pacing.get(&target).is_some_and(|p| p.cycles > 0)
     }
 
     // ---------------------------------------------------------------
@@ -319,16 +400,190 @@ impl Dsr {
             return;
         }
         let dst = p.dst;
+        if self.ns2_pacing() {
+            // ns-2: the request (if its pacing allows one) before the packet
+            // joins the buffer.
+            self.ns2_request(now, dst, true, ctx);
+            self.buffer_packet(now, p, ctx);
+            return;
+        }
         if let Some(old) = self.buffer.push(now, p) {
             ctx.drop_packet(old, DropReason::RouteBufferFull);
         }
         self.start_discovery(now, dst, ctx);
     }
 
+    /// Puts `p` in the send buffer (dropping the oldest if it is full) and,
+    /// with ns-2's pacing, makes sure a check of the buffer is planned.
+    fn buffer_packet(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        if let Some(old) = self.buffer.push(now, p) {
+            ctx.drop_packet(old, DropReason::RouteBufferFull);
+        }
+        if self.ns2_pacing() && self.buffer_check_at.is_none() {
+            let check = self.cfg.buffer_check;
+            self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
+        }
+    }
+
+    /// ns-2's `getRouteForPacket` for a packet to `target` with no cached
+    /// route: starts a new cycle (a non-propagating request) if the pacing
+    /// allows, else sends the cycle's propagating request if the
+    /// non-propagating one went unanswered for `nonprop_timeout` (only for
+    /// this node's own packets). Returns false if the packet must be
+    /// dropped instead: a packet of another node gets one cycle only.
+    fn ns2_request(
+        &mut self,
+        now: SimTime,
+        target: NodeId,
+        own: bool,
+        ctx: &mut RoutingCtx,
+    ) -> bool {
+        let (period, max) = (self.cfg.request_period, self.cfg.request_max_period);
+        let e = self.pacing.entry(target).or_default();
+        let wait = period
+            .saturating_mul(1u64 << (2 * e.cycles).min(62))
+            .min(max);
+        if e.last_cycle.is_none_or(|t| t.saturating_add(wait) <= now) {
+            if e.cycles < NS2_MAX_CYCLES {
+                e.cycles += 1;
+            }
+            e.last_cycle = Some(now);
+            if !own && e.cycles > 1 {
+                return false;
+            }
+            e.ring_zero_at = Some(now);
+            self.discoveries += 1;
+            self.send_request(now, target, 1, ctx);
+        } else if own
+            && e.ring_zero_at
+                .is_some_and(|t| now > t.saturating_add(self.cfg.nonprop_timeout))
+        {
+            e.ring_zero_at = None;
+            let ttl = self.cfg.max_route_len.min(255) as u8;
+            self.send_request(now, target, ttl, ctx);
+        }
+        true
+    }
+
+    /// ns-2's periodic check of the send buffer: every packet that now has
+    /// a cached route goes; for each other, [`Self::ns2_request`] in
+    /// buffer order (a packet of another node may be dropped there).
+    fn ns2_check_buffer(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let waiting = self.buffer.drain();
+        let mut keep = Vec::with_capacity(waiting.len());
+        for (t, p) in waiting {
+            if let Some(route) = self.cache.find(p.dst, now).map(<[NodeId]>::to_vec) {
+                self.release(now, p, &route, 0, ctx);
+            } else if self.ns2_request(now, p.dst, p.src == self.me, ctx) {
+                keep.push((t, p));
+            } else {
+                ctx.drop_packet(p, DropReason::NoRoute);
+            }
+        }
+        self.buffer.restore(keep);
+        if !self.buffer.is_empty() {
+            let check = self.cfg.buffer_check;
+            self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
+        }
+    }
+
+    /// Sends a buffered packet along `route` (this node first), `delay`
+    /// from now: this node's own packet from the start of the route, one of
+    /// another node as a salvage.
+    fn release(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        route: &[NodeId],
+        delay: SimTime,
+        ctx: &mut RoutingCtx,
+    ) {
+        let salvage = if p.src == self.me {
+            Self::strip(&mut p);
+            None
+        } else {
+            DsrRepr::parse(p.body())
+                .ok()
+                .as_ref()
+                .and_then(SourceRoute::of)
+                .map(|sr| sr.salvage)
+        };
+        let sr = match salvage {
+            None => SourceRoute {
+                salvage: 0,
+                segments_left: (route.len() - 2) as u8,
+                addresses: route[1..route.len() - 1].to_vec(),
+            },
+            Some(k) => {
+                let mut addresses = vec![self.me];
+                addresses.extend_from_slice(&route[1..route.len() - 1]);
+                SourceRoute {
+                    salvage: k + 1,
+                    segments_left: (addresses.len() - 1) as u8,
+                    addresses,
+                }
+            }
+        };
+        Self::attach(&mut p, &sr);
+        self.send_later(now, delay, p, route[1], None, false, ctx);
+    }
+
+    /// Sends `packet` to `next_hop` now (`delay` 0) or after `delay`:
+    /// originated as `message`, or a data packet when that is `None`.
+    #[allow(clippy::too_many_arguments)]
+    fn send_later(
+        &mut self,
+        now: SimTime,
+        delay: SimTime,
+        packet: Packet,
+        next_hop: NodeId,
+        message: Option<&'static str>,
+        forwarded: bool,
+        ctx: &mut RoutingCtx,
+    ) {
+        if delay == 0 {
+            match message {
+                Some(m) => ctx.originate(packet, next_hop, m, forwarded),
+                None => ctx.send(packet, next_hop),
+            }
+            return;
+        }
+        self.delayed_seq += 1;
+        self.delayed.insert(
+            (now + delay, self.delayed_seq),
+            Delayed {
+                packet,
+                next_hop,
+                message,
+                forwarded,
+            },
+        );
+    }
+
+    /// ns-2's `acceptRouteReply`: a reply for this node about `target`
+    /// resets its pacing, and the buffered packets that now have a route
+    /// go, `nonprop_timeout` (ns-2's `arp_timeout`) apart.
+    fn ns2_accept_reply(&mut self, now: SimTime, target: NodeId, ctx: &mut RoutingCtx) {
+        if let Some(e) = self.pacing.get_mut(&target) {
+            e.cycles = 0;
+            e.last_cycle = Some(0);
+        }
+        let cache = &self.cache;
+        let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
+        let mut delay = 0;
+        for p in ready {
+            let route = self.cache.find(p.dst, now).expect("found above").to_vec();
+            self.release(now, p, &route, delay, ctx);
+            delay += self.cfg.nonprop_timeout;
+        }
+    }
+
     /// Sends buffered packets that now have a route; ends the discoveries
     /// they waited for.
     fn flush(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
-        if self.buffer.is_empty() {
+        // With ns-2's pacing the buffer waits for its next check or an
+        // accepted reply.
+        if self.buffer.is_empty() || self.ns2_pacing() {
             return;
         }
         let cache = &self.cache;
@@ -380,6 +635,15 @@ impl Dsr {
                 Self::attach(&mut p, &salvaged);
                 ctx.send(p, next);
             }
+            None if sr.salvage < self.cfg.max_salvage && self.ns2_pacing() => {
+                // ns-2: into the send buffer, with one non-propagating cycle.
+                let dst = p.dst;
+                if self.ns2_request(now, dst, false, ctx) {
+                    self.buffer_packet(now, p, ctx);
+                } else {
+                    ctx.drop_packet(p, DropReason::NoRoute);
+                }
+            }
             _ => ctx.drop_packet(p, reason),
         }
     }
@@ -408,11 +672,17 @@ impl Dsr {
         self.next_request_id = self.next_request_id.wrapping_add(1);
         self.requests.first_sighting(self.me, id);
         let mut options = Vec::with_capacity(2);
-        // The last route error rides on the next propagating request.
-        if ttl > 1 {
-            if let (Some((at, e)), Some(hold)) =
-                (self.held_error.take(), self.cfg.propagate_last_error)
-            {
+        let ns2 = self.ns2_pacing();
+        // The last route error rides on the next propagating request (with
+        // ns-2's pacing on a non-propagating one too, and is kept for the
+        // propagating one).
+        if ttl > 1 || ns2 {
+            let held = if ttl > 1 {
+                self.held_error.take()
+            } else {
+                self.held_error.clone()
+            };
+            if let (Some((at, e)), Some(hold)) = (held, self.cfg.propagate_last_error) {
                 if now <= at.saturating_add(hold) {
                     options.push(e);
                 }
@@ -425,7 +695,17 @@ impl Dsr {
         });
         let body = DsrRepr::control(options).to_bytes();
         let p = Packet::control(self.me, BROADCAST, ttl, 0, body);
-        ctx.originate(p, BROADCAST, "rreq", false);
+        let jitter = if ns2 { self.jitter(ctx) } else { 0 };
+        self.send_later(now, jitter, p, BROADCAST, Some("rreq"), false, ctx);
+    }
+
+    /// A uniform draw below `broadcast_jitter` (0 without jitter).
+    fn jitter(&self, ctx: &mut RoutingCtx) -> SimTime {
+        if self.cfg.broadcast_jitter > 0 {
+            ctx.rng.below(self.cfg.broadcast_jitter)
+        } else {
+            0
+        }
     }
 
     fn on_request(&mut self, now: SimTime, packet: &Packet, req: RequestIn, ctx: &mut RoutingCtx) {
@@ -449,7 +729,14 @@ impl Dsr {
         if target == self.me {
             let mut route = record.to_vec();
             route.push(self.me);
-            self.send_reply(route, &back, ctx);
+            if self.ns2_pacing() {
+                // ns-2 jitters the target's replies as it does requests.
+                let delay = self.jitter(ctx);
+                let p = Self::reply_packet(self.me, route, &back);
+                self.send_later(now, delay, p, back[1], Some("rrep"), false, ctx);
+            } else {
+                self.send_reply(route, &back, ctx);
+            }
             return;
         }
         if !self.requests.first_sighting(initiator, id) {
@@ -482,17 +769,15 @@ impl Dsr {
         });
         let body = DsrRepr::control(options).to_bytes();
         let p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
-        let jitter = if self.cfg.broadcast_jitter > 0 {
-            ctx.rng.below(self.cfg.broadcast_jitter)
-        } else {
-            0
-        };
+        let jitter = self.jitter(ctx);
         self.delayed_seq += 1;
         self.delayed.insert(
             (now + jitter, self.delayed_seq),
             Delayed {
                 packet: p,
-                message: "rreq",
+                next_hop: BROADCAST,
+                message: Some("rreq"),
+                forwarded: true,
             },
         );
     }
@@ -511,6 +796,12 @@ impl Dsr {
         message: &'static str,
         ctx: &mut RoutingCtx,
     ) {
+        let p = Self::reply_packet(self.me, route, back);
+        ctx.originate(p, back[1], message, false);
+    }
+
+    /// A Route Reply from `me` carrying `route` back along `back`.
+    fn reply_packet(me: NodeId, route: Vec<NodeId>, back: &[NodeId]) -> Packet {
         let initiator = *back.last().expect("back path ends at the initiator");
         let sr = SourceRoute {
             salvage: 0,
@@ -525,8 +816,7 @@ impl Dsr {
             sr.option(),
         ])
         .to_bytes();
-        let p = Packet::control(self.me, initiator, CONTROL_TTL, 0, body);
-        ctx.originate(p, back[1], message, false);
+        Packet::control(me, initiator, CONTROL_TTL, 0, body)
     }
 
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
@@ -535,6 +825,11 @@ impl Dsr {
         if let Some(k) = full.iter().position(|&n| n == self.me) {
             if self.cache.add(&full[k..], now) || packet.dst == self.me {
                 self.flush(now, ctx);
+            }
+        }
+        if packet.dst == self.me && self.ns2_pacing() {
+            if let Some(&target) = full.last() {
+                self.ns2_accept_reply(now, target, ctx);
             }
         }
     }
@@ -819,6 +1114,7 @@ impl RoutingProtocol for Dsr {
             self.buffer.next_expiry(),
             self.requests.next_deadline(),
             self.delayed.keys().next().map(|k| k.0),
+            self.buffer_check_at,
         ]
         .into_iter()
         .flatten()
@@ -831,12 +1127,19 @@ impl RoutingProtocol for Dsr {
                 break;
             }
             let d = entry.remove();
-            ctx.originate(d.packet, BROADCAST, d.message, true);
+            match d.message {
+                Some(m) => ctx.originate(d.packet, d.next_hop, m, d.forwarded),
+                None => ctx.send(d.packet, d.next_hop),
+            }
         }
         for p in self.buffer.expire(now) {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
         self.cache.expire(now);
+        if self.buffer_check_at.is_some_and(|t| t <= now) {
+            self.buffer_check_at = None;
+            self.ns2_check_buffer(now, ctx);
+        }
         for target in self.requests.due(now) {
             let Some(d) = self.requests.discovery(target) else {
                 continue;
@@ -864,7 +1167,14 @@ impl RoutingProtocol for Dsr {
     }
 
     fn buffered(&self) -> u64 {
-        self.buffer.len() as u64
+        // Data released from the buffer but still waiting for its spacing
+        // (ns-2's pacing) is held here too.
+        let releasing = self
+            .delayed
+            .values()
+            .filter(|d| d.message.is_none())
+            .count();
+        (self.buffer.len() + releasing) as u64
     }
 
     fn route_discoveries(&self) -> u64 {

@@ -3,12 +3,16 @@
 //! and the state of this node's own discoveries per target, with ns-2's
 //! back-off between requests.
 //!
-//! ns-2.35 (dsragent.cc) facts followed here: a discovery starts with a
-//! non-propagating request (TTL 1, the "ring zero" search) answered by
-//! neighbours or their caches; if no reply comes within 30 ms a propagating
-//! request follows; later requests for the same target back off
-//! exponentially from `rt_rq_period` = 0.5 s up to `rt_rq_max_period` = 10 s.
-//! Requests are retried only while packets for the target still wait.
+//! The discoveries kept here follow RFC 4728 (section 3.1.3 and the
+//! constants of section 9): a discovery starts with a non-propagating
+//! request (TTL 1, the "ring zero" search) answered by neighbours or their
+//! caches; if no reply comes within 30 ms (NonpropRequestTimeout) a
+//! propagating request follows; later requests for the same target back off
+//! exponentially from RequestPeriod = 0.5 s up to MaxRequestPeriod = 10 s.
+//! Requests are retried only while packets for the target still wait, and a
+//! found route ends the discovery. ns-2.35's own pacing, which keeps its
+//! back-off across discoveries, is kept by the agent itself
+//! (`RequestPacing::Ns2`).
 
 use crate::engine::SimTime;
 use crate::net::NodeId;

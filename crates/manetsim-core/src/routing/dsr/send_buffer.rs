@@ -69,6 +69,20 @@ impl SendBuffer {
         out
     }
 
+    /// Removes and returns every packet with the time it was buffered, in
+    /// order (for [`Self::restore`]).
+    pub fn drain(&mut self) -> Vec<(SimTime, Packet)> {
+        self.queue.drain(..).collect()
+    }
+
+    /// Puts back packets taken by [`Self::drain`], in their order, ahead of
+    /// any buffered since.
+    pub fn restore(&mut self, packets: Vec<(SimTime, Packet)>) {
+        for item in packets.into_iter().rev() {
+            self.queue.push_front(item);
+        }
+    }
+
     /// Whether some packet waits for `dst`.
     pub fn has_dst(&self, dst: NodeId) -> bool {
         self.queue.iter().any(|(_, p)| p.dst == dst)

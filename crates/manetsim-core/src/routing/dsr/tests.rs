@@ -711,3 +711,201 @@ fn the_source_caches_the_shorter_route_and_its_next_packet_uses_it() {
         [DsrOption::SourceRoute { segments_left: 2, addresses, .. }] if addresses == &vec![1, 3]
     ));
 }
+
+// ---------------------------------------------------------------------
+// ns-2.35's pacing (`RequestPacing::Ns2`)
+// ---------------------------------------------------------------------
+
+fn dsr_ns2(me: NodeId) -> Dsr {
+    Dsr::new(me, DsrConfig::ns2())
+}
+
+/// Runs every timer of `d` due up to `until`; returns each action with the
+/// time of the timer that produced it.
+fn advance(d: &mut Dsr, until: SimTime) -> Vec<(SimTime, RoutingAction)> {
+    let mut all = Vec::new();
+    while let Some(t) = d.poll_timeout().filter(|&t| t <= until) {
+        let out = run(d, |d, c| d.on_timeout(t, c));
+        all.extend(out.into_iter().map(|a| (t, a)));
+    }
+    all
+}
+
+/// The route requests among `actions`: (time, TTL).
+fn requests(actions: &[(SimTime, RoutingAction)]) -> Vec<(SimTime, u8)> {
+    actions
+        .iter()
+        .filter_map(|(t, a)| match a {
+            RoutingAction::Originate {
+                packet,
+                message: "rreq",
+                forwarded: false,
+                ..
+            } => Some((*t, packet.ttl)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn reply_to_0(route: &[NodeId]) -> Packet {
+    // Route `route` after the initiator 0; its source route is used up.
+    let back: Vec<NodeId> = route[..route.len() - 1].iter().rev().copied().collect();
+    control(
+        *route.last().unwrap(),
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: route.to_vec(),
+            },
+            sr_opt(&back, 0),
+        ],
+    )
+}
+
+#[test]
+fn ns2_cycles_back_off_fourfold_until_a_reply() {
+    let mut d = dsr_ns2(0);
+    let out = run(&mut d, |d, c| d.route_output(NS_PER_S, data(0, 5), c));
+    assert!(
+        originated(&out).is_empty(),
+        "the request waits for its jitter"
+    );
+    assert_eq!(d.buffered(), 1);
+    let acts = advance(&mut d, 12 * NS_PER_S);
+    let reqs = requests(&acts);
+    // Cycle 1 at 1 s: ring zero, then one propagating request at the first
+    // buffer check more than 30 ms later (checks are 30-60 ms apart).
+    assert_eq!(reqs[0].1, 1);
+    assert!(reqs[0].0 < NS_PER_S + 10 * NS_PER_MS, "{reqs:?}");
+    assert_eq!(reqs[1].1, 16);
+    let gap = reqs[1].0 - NS_PER_S;
+    assert!(gap > 30 * NS_PER_MS && gap <= 130 * NS_PER_MS, "{reqs:?}");
+    // Cycle 2 no sooner than 0.5 s x 4 = 2 s after cycle 1, within a check.
+    assert_eq!(reqs[2].1, 1);
+    let gap = reqs[2].0 - NS_PER_S;
+    assert!(
+        (2 * NS_PER_S..2 * NS_PER_S + 70 * NS_PER_MS).contains(&gap),
+        "{reqs:?}"
+    );
+    assert_eq!(reqs[3].1, 16);
+    // Cycle 3 waits 0.5 s x 16 = 8 s after cycle 2: past 11 s.
+    assert_eq!(reqs[4].1, 1);
+    assert!(
+        reqs[4].0 >= reqs[2].0 - 10 * NS_PER_MS + 8 * NS_PER_S,
+        "{reqs:?}"
+    );
+    assert_eq!(reqs[5].1, 16);
+    assert_eq!(reqs.len(), 6, "{reqs:?}");
+    assert_eq!(d.route_discoveries(), 3);
+    assert!(d.discovering(5));
+}
+
+#[test]
+fn ns2_reply_releases_the_buffer_30_ms_apart_and_resets_the_pacing() {
+    let mut d = dsr_ns2(0);
+    for i in 0..3 {
+        run(&mut d, |d, c| d.route_output(NS_PER_S + i, data(0, 3), c));
+    }
+    advance(&mut d, NS_PER_S + 20 * NS_PER_MS);
+    let t = NS_PER_S + 20 * NS_PER_MS;
+    let out = run(&mut d, |d, c| d.on_control(t, 1, reply_to_0(&[1, 2, 3]), c));
+    // The first goes at once, the others 30 ms apart.
+    assert_eq!(sent(&out).len(), 1);
+    assert_eq!(d.buffered(), 2, "released but not yet sent count as held");
+    let acts = advance(&mut d, t + NS_PER_S);
+    let times: Vec<SimTime> = acts
+        .iter()
+        .filter(|(_, a)| matches!(a, RoutingAction::Send { .. }))
+        .map(|(at, _)| *at - t)
+        .collect();
+    assert_eq!(times, vec![30 * NS_PER_MS, 60 * NS_PER_MS]);
+    assert_eq!(d.buffered(), 0);
+    assert!(!d.discovering(3), "the reply reset the pacing");
+    // The route breaks at once: the next cycle may start immediately
+    // (without the reply it would wait 2 s).
+    run(&mut d, |d, c| d.on_link_failure(t + NS_PER_S, 1, None, c));
+    let at = t + NS_PER_S + 1;
+    run(&mut d, |d, c| d.route_output(at, data(0, 3), c));
+    let reqs = requests(&advance(&mut d, at + 15 * NS_PER_MS));
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].1, 1);
+}
+
+#[test]
+fn ns2_forwarder_without_a_cached_route_tries_one_ring_zero_cycle() {
+    let mut d = dsr_ns2(2);
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 3, Some(p), c));
+    assert!(dropped(&out).is_empty(), "buffered, not dropped");
+    assert_eq!(originated(&out).len(), 1, "the route error to 0");
+    assert_eq!(d.buffered(), 1);
+    // One non-propagating request; no propagating one for another's packet;
+    // when the next cycle would start (2 s later) the packet is dropped.
+    let acts = advance(&mut d, 5 * NS_PER_S);
+    let reqs = requests(&acts);
+    assert_eq!(reqs.len(), 1, "{reqs:?}");
+    assert_eq!(reqs[0].1, 1);
+    let drops: Vec<(SimTime, DropReason)> = acts
+        .iter()
+        .filter_map(|(t, a)| match a {
+            RoutingAction::Drop { reason, .. } => Some((*t, *reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(drops.len(), 1);
+    assert_eq!(drops[0].1, DropReason::NoRoute);
+    assert!((3 * NS_PER_S..3 * NS_PER_S + 70 * NS_PER_MS).contains(&drops[0].0));
+    assert_eq!(d.buffered(), 0);
+}
+
+#[test]
+fn ns2_forwarder_salvages_a_buffered_packet_once_a_route_is_learned() {
+    let mut d = dsr_ns2(2);
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 3, Some(p), c));
+    // A neighbour's cached reply to 2's request (2 is the initiator here).
+    d.learn_route(&[2, 7, 5], NS_PER_S + 5 * NS_PER_MS);
+    let acts = advance(&mut d, NS_PER_S + 100 * NS_PER_MS);
+    let s: Vec<&Packet> = acts
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Send {
+                packet,
+                next_hop: 7,
+            } => Some(packet),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(s.len(), 1, "sent at the next buffer check");
+    let sr = SourceRoute::of(&parse(s[0])).unwrap();
+    assert_eq!((sr.salvage, sr.addresses), (1, vec![2, 7]));
+}
+
+#[test]
+fn ns2_last_route_error_rides_on_ring_zero_and_propagating_requests() {
+    let mut d = dsr_ns2(0);
+    let rerr = control(2, 0, 64, vec![rerr_opt(2, 3, 0), sr_opt(&[1], 0)]);
+    run(&mut d, |d, c| d.on_control(NS_PER_S, 1, rerr, c));
+    run(&mut d, |d, c| d.route_output(NS_PER_S + 1, data(0, 5), c));
+    let acts = advance(&mut d, NS_PER_S + 200 * NS_PER_MS);
+    let carried: Vec<(u8, bool)> = acts
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Originate {
+                packet,
+                message: "rreq",
+                ..
+            } => Some((
+                packet.ttl,
+                parse(packet)
+                    .options
+                    .iter()
+                    .any(|o| matches!(o, DsrOption::RouteError { .. })),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(carried, vec![(1, true), (16, true)]);
+}
