@@ -278,3 +278,42 @@ def test_dsdv_options_become_the_agents_class_variables():
     assert "Agent/DSDV set min_update_periods_ 2" in lines
     # Class variables take effect only if set before the nodes are made.
     assert lines.index("Agent/DSDV set use_mac_ 1") < lines.index("set ns_ [new Simulator]")
+
+
+def _stand_in_ns(tmp_path: Path) -> Path:
+    """An `ns` that 'runs' any script by leaving the committed trace behind."""
+    fake = tmp_path / "fake-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
+        "echo 'manetsim-flow 0 0 0'\n"
+        "echo 'NS EXITING...'\n"
+    )
+    fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize(
+    ("overrides", "note"),
+    [
+        ([], 'routing.aodv.preset is "rfc"'),
+        (["routing.aodv.preset=ns2"], None),
+        (["routing.protocol=dsr"], 'routing.dsr.preset is "rfc"'),
+        (["routing.protocol=dsr", "routing.dsr.preset=ns2"], None),
+        (["routing.protocol=dsdv"], None),
+    ],
+)
+def test_crosscheck_notes_a_preset_that_ns2_does_not_follow(
+    tmp_path: Path, overrides: list[str], note: str | None
+):
+    sets = [arg for o in overrides for arg in ("--set", o)]
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    proc = cli("crosscheck", fixture, "--ns", str(_stand_in_ns(tmp_path)), *sets)
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stdout.splitlines() if line.startswith("note: ")]
+    if note is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1, notes
+        assert note in notes[0]
+        assert "preset=ns2 compares like with like" in notes[0]

@@ -441,6 +441,8 @@ def crosscheck_command(
         f"speed: manetsim is {speed:.1f}x faster than ns-2.35 here, whole process against "
         f"whole process in the same run ({core:.3f} s of it in manetsim's core)"
     )
+    for note in ns2_mod.known_differences(file, overrides):
+        out.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
 @app.command("bench")

@@ -92,6 +92,33 @@ def export_tcl(
     return _script(config, moves, trace_file, tracing)
 
 
+def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
+    """Where the scenario, as manetsim runs it, departs from what the exported
+    script makes ns-2.35 do, with the setting that removes the difference.
+
+    The export keeps these (they are documented choices, not errors), but a
+    side-by-side comparison should say so: an AODV or DSR scenario on its
+    RFC preset paces route discovery differently from ns-2.35 (see
+    ``docs/fidelity.md``).
+    """
+    c = load_config(scenario, overrides, None)
+    routing = c["routing"]["protocol"]
+    notes = []
+    if routing in ("aodv", "dsr"):
+        table = c["routing"].get(routing) or {}
+        if table.get("preset", "rfc") == "rfc":
+            what = {
+                "aodv": "RFC 3561's expanding ring search and timers",
+                "dsr": "RFC 4728's pacing of route requests",
+            }[routing]
+            notes.append(
+                f'routing.{routing}.preset is "rfc": manetsim follows {what}, ns-2.35 its '
+                f"own; --set routing.{routing}.preset=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
+    return notes
+
+
 def _check_exportable(c: Mapping[str, Any]) -> None:
     routing = c["routing"]["protocol"]
     if routing not in _ROUTING:
