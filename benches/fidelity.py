@@ -102,16 +102,22 @@ def _separated_pairs(spreads: dict[str, tuple[tuple[float, float, int], ...]]) -
     for side in (0, 1):
         other = 1 - side
         told = agree = 0
+        differ = []
         for i, a in enumerate(VARIANTS):
             for b in VARIANTS[i + 1 :]:
                 (ma, ha, _), (mb, hb, _) = spreads[a][side], spreads[b][side]
                 if math.isnan(ha) or math.isnan(hb) or abs(ma - mb) <= ha + hb:
                     continue
                 told += 1
-                agree += (ma < mb) == (spreads[a][other][0] < spreads[b][other][0])
+                if (ma < mb) == (spreads[a][other][0] < spreads[b][other][0]):
+                    agree += 1
+                else:
+                    low, high = (a, b) if ma < mb else (b, a)
+                    differ.append(f"{low} < {high}")
+        unlike = f" (not: {', '.join(differ)})" if differ else ""
         parts.append(
             f"{names[side]} tells {told} of 10 pairs apart by delay, "
-            f"{names[other]} orders {agree} of them the same way"
+            f"{names[other]} orders {agree} of them the same way{unlike}"
         )
     return "; ".join(parts)
 
