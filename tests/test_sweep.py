@@ -208,6 +208,41 @@ heavy = { traffic = { connections = 6, transport = "udp", app = "cbr", rate_bps 
     assert flows == sweep.generated_flows({"connections": 12, "seed": 3}, BASE, "base.toml")
 
 
+def test_case_axes_combine_a_topology_with_routing_options(tmp_path: Path):
+    # One case axis picks the scenario file, the other the routing protocol
+    # with its options table: a case that names no scenario keeps the other's.
+    five = BASE.replace("count = 4", "count = 5").replace("sweep-base", "sweep-five")
+    (tmp_path / "five.toml").write_text(five, encoding="utf-8")
+    text = """\
+[sweep]
+scenario = "base.toml"
+
+[sweep.cases.topology]
+four = { scenario = "base.toml" }
+five = { scenario = "five.toml" }
+
+[sweep.cases."routing.protocol"]
+aodv = { set = { "routing.protocol" = "aodv", "routing.aodv.preset" = "ns2" } }
+dsr = { set = { "routing.protocol" = "dsr", "routing.dsr.preset" = "ns2" } }
+"""
+    spec = sweep.parse(_write(tmp_path, text))
+    runs = spec.runs()
+    assert len(runs) == 4
+    for run in runs:
+        assert run.source.endswith(f"{'base' if run.point['topology'] == 'four' else 'five'}.toml")
+        protocol = run.point["routing.protocol"]
+        assert (f"routing.{protocol}.preset", "ns2") in run.overrides
+    sweep.run_sweep(spec, tmp_path / "out", workers=2)
+    frame = sweep.load(tmp_path / "out")
+    assert sorted(zip(frame["topology"], frame["routing.protocol"], frame["scenario"])) == [
+        ("five", "aodv", "sweep-five"),
+        ("five", "dsr", "sweep-five"),
+        ("four", "aodv", "sweep-base"),
+        ("four", "dsr", "sweep-base"),
+    ]
+    assert (frame["route_discoveries"] > 0).all()
+
+
 @pytest.mark.parametrize(
     ("sweep_text", "fragment"),
     [

@@ -188,6 +188,13 @@ def _apply_quick(sweep: sweep_mod.Sweep, quick: Mapping[str, Any], name: str, so
     for axis_name, values in table.get("axes", {}).items():
         for i, axis in enumerate(sweep.axes):
             if axis.name == axis_name:
+                if axis.key is None:
+                    raise scenario_error(
+                        source,
+                        f"`{axis_name}` is a case axis: choose its cases in "
+                        f"quick.sweeps.{name}.cases",
+                        f"quick.sweeps.{name}.axes.{axis_name}",
+                    )
                 sweep.axes[i] = sweep_mod.Axis(axis.name, tuple(values), axis.key)
                 break
         else:

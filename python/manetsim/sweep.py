@@ -18,7 +18,10 @@ A sweep file (TOML) names a base scenario, the axes to vary and the seeds::
     chain = { scenario = "chain.toml" }
     grid = { scenario = "grid.toml", set = { "routing.protocol" = "dsr" } }
 
-A case may also replace the scenario's flows with generated ones, as ns-2's
+Case axes combine: a case that names no ``scenario`` (or no ``traffic``) keeps the
+one another case axis chose, so one axis may pick the topology and another the
+routing protocol with its options (``set``). A case may also replace the
+scenario's flows with generated ones, as ns-2's
 ``cbrgen`` does (``traffic = { connections = 10, ... }``, see
 :func:`generated_flows`). The runs are the cartesian product of the cases, the
 axes and the seeds. Each run's key is a hash of (resolved scenario, seed,
@@ -93,10 +96,12 @@ _TRAFFIC_KEYS = {
 
 @dataclass(frozen=True)
 class Case:
-    """One labelled variant of the base scenario."""
+    """One labelled variant of the base scenario. A case that names no
+    scenario (or no traffic) keeps the one chosen by the sweep or by another
+    case axis."""
 
     label: str
-    scenario: Path
+    scenario: Path | None
     set: tuple[tuple[str, Any], ...] = ()
     traffic: dict[str, Any] | None = None
 
@@ -173,9 +178,11 @@ class Sweep:
             for axis, value in zip(self.axes, combo):
                 if axis.key is None:
                     point[axis.name] = value.label
-                    scenario = value.scenario
+                    if value.scenario is not None:
+                        scenario = value.scenario
                     pairs.extend(value.set)
-                    traffic = value.traffic
+                    if value.traffic is not None:
+                        traffic = value.traffic
                 else:
                     point[axis.name] = value
             for axis, value in zip(self.axes, combo):
@@ -567,9 +574,7 @@ def _parse_sweep(table: Mapping[str, Any], path: Path, prefix: str) -> Sweep:
     if not isinstance(cases, dict):
         raise scenario_error(source, "cases must be a table of case axes", f"{prefix}.cases")
     for axis_name, entries in cases.items():
-        axes.append(
-            _parse_case_axis(axis_name, entries, path, f"{prefix}.cases.{axis_name}", scenario)
-        )
+        axes.append(_parse_case_axis(axis_name, entries, path, f"{prefix}.cases.{axis_name}"))
     raw_axes = table.get("axes", {})
     if not isinstance(raw_axes, dict):
         raise scenario_error(source, "axes must be a table: key = [values]", f"{prefix}.axes")
@@ -600,7 +605,7 @@ def _parse_seeds(value: Any, source: str, key: str) -> list[int]:
     raise scenario_error(source, "seeds is a count or a non-empty list of seeds", key)
 
 
-def _parse_case_axis(name: str, entries: Any, path: Path, key: str, default: Path) -> Axis:
+def _parse_case_axis(name: str, entries: Any, path: Path, key: str) -> Axis:
     source = str(path)
     if not isinstance(entries, dict) or not entries:
         raise scenario_error(source, "a case axis is a table: label = { scenario = ... }", key)
@@ -616,7 +621,7 @@ def _parse_case_axis(name: str, entries: Any, path: Path, key: str, default: Pat
                 f"unknown key `{bad}` in a case (expected scenario, set, traffic)",
                 f"{key}.{label}.{bad}",
             )
-        scenario = default
+        scenario = None
         if "scenario" in entry:
             if not isinstance(entry["scenario"], str):
                 raise scenario_error(source, "scenario is a file name", f"{key}.{label}.scenario")
