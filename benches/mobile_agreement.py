@@ -1,13 +1,14 @@
 """rwp50 over N seeds in manetsim and ns-2.35: do the 95 % intervals overlap?
 
-Usage: python benches/mobile_agreement.py [--seeds N]
+Usage: python benches/mobile_agreement.py [--seeds N] [--routing aodv|dsr|dsdv]
 
 Runs `manetsim.ns2.crosscheck` on the reference scenario rwp50 (50 nodes,
 random waypoint 0-20 m/s, pause 10 s, AODV with ns-2's constants, 1 TCP NewReno
 + 10 CBR flows, 500 s) for seeds 1..N; both simulators move the nodes along
 the same trajectories (the export writes manetsim's movements as setdest
 lines). Prints, per metric, each simulator's mean ± 95 % CI across seeds and
-whether the intervals overlap (issue 8's agreement criterion).
+whether the intervals overlap (issue 8's agreement criterion). ``--routing``
+runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV.
 """
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ def _cbr_mean(per_seed: list[dict[str, float]], metric: str) -> list[float]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
-    ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), {"routing.aodv.preset": "ns2"})
+    overrides = {"routing.protocol": args.routing}
+    if args.routing in ("aodv", "dsr"):
+        overrides[f"routing.{args.routing}.preset"] = "ns2"
+    ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), overrides)
     rows = [
         (
             "TCP throughput (kbit/s)",
@@ -64,7 +69,7 @@ def main(argv: list[str]) -> int:
             _cbr_mean(theirs.per_seed, "throughput_kbps"),
         ),
     ]
-    print(f"rwp50, seeds 1-{args.seeds}: mean ± 95 % CI across seeds")
+    print(f"rwp50 over {args.routing}, seeds 1-{args.seeds}: mean ± 95 % CI across seeds")
     print()
     print("| metric | manetsim | ns-2.35 | intervals overlap |")
     print("|---|---|---|---|")
