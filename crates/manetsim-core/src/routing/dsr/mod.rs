@@ -229,6 +229,29 @@ struct SourceRoute {
 }
 
 impl SourceRoute {
+    /// The route along `path`: its first node sends, its last is the
+    /// destination, the nodes between are the hops to visit.
+    fn along(path: &[NodeId]) -> Self {
+        Self {
+            salvage: 0,
+            segments_left: (path.len() - 2) as u8,
+            addresses: path[1..path.len() - 1].to_vec(),
+        }
+    }
+
+    /// A packet's route after `me` salvages it (for the `salvage`-th time
+    /// before) along its cached `route` (`me` first): `me` is recorded as
+    /// the route's first address.
+    fn salvaged(me: NodeId, route: &[NodeId], salvage: u8) -> Self {
+        let mut addresses = vec![me];
+        addresses.extend_from_slice(&route[1..route.len() - 1]);
+        Self {
+            salvage: salvage + 1,
+            segments_left: (addresses.len() - 1) as u8,
+            addresses,
+        }
+    }
+
     fn of(repr: &DsrRepr) -> Option<Self> {
         match repr.source_route()? {
             DsrOption::SourceRoute {
@@ -389,11 +412,7 @@ impl Dsr {
     fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
         Self::strip(&mut p);
         if let Some(route) = self.cache.find(p.dst, now) {
-            let sr = SourceRoute {
-                salvage: 0,
-                segments_left: (route.len() - 2) as u8,
-                addresses: route[1..route.len() - 1].to_vec(),
-            };
+            let sr = SourceRoute::along(route);
             let next = route[1];
             Self::attach(&mut p, &sr);
             ctx.send(p, next);
@@ -420,9 +439,15 @@ impl Dsr {
             ctx.drop_packet(old, DropReason::RouteBufferFull);
         }
         if self.ns2_pacing() && self.buffer_check_at.is_none() {
-            let check = self.cfg.buffer_check;
-            self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
+            self.plan_buffer_check(now, ctx);
         }
+    }
+
+    /// The next check of the send buffer (ns-2's pacing): `buffer_check`
+    /// plus a uniform draw of up to as much again.
+    fn plan_buffer_check(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let check = self.cfg.buffer_check;
+        self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
     }
 
     /// ns-2's `getRouteForPacket` for a packet to `target` with no cached
@@ -482,8 +507,7 @@ impl Dsr {
         }
         self.buffer.restore(keep);
         if !self.buffer.is_empty() {
-            let check = self.cfg.buffer_check;
-            self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
+            self.plan_buffer_check(now, ctx);
         }
     }
 
@@ -509,20 +533,8 @@ impl Dsr {
                 .map(|sr| sr.salvage)
         };
         let sr = match salvage {
-            None => SourceRoute {
-                salvage: 0,
-                segments_left: (route.len() - 2) as u8,
-                addresses: route[1..route.len() - 1].to_vec(),
-            },
-            Some(k) => {
-                let mut addresses = vec![self.me];
-                addresses.extend_from_slice(&route[1..route.len() - 1]);
-                SourceRoute {
-                    salvage: k + 1,
-                    segments_left: (addresses.len() - 1) as u8,
-                    addresses,
-                }
-            }
+            None => SourceRoute::along(route),
+            Some(k) => SourceRoute::salvaged(self.me, route, k),
         };
         Self::attach(&mut p, &sr);
         self.send_later(now, delay, p, route[1], None, false, ctx);
@@ -624,13 +636,7 @@ impl Dsr {
         self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
         match self.cache.find(p.dst, now) {
             Some(route) if sr.salvage < self.cfg.max_salvage => {
-                let mut addresses = vec![self.me];
-                addresses.extend_from_slice(&route[1..route.len() - 1]);
-                let salvaged = SourceRoute {
-                    salvage: sr.salvage + 1,
-                    segments_left: (addresses.len() - 1) as u8,
-                    addresses,
-                };
+                let salvaged = SourceRoute::salvaged(self.me, route, sr.salvage);
                 let next = route[1];
                 Self::attach(&mut p, &salvaged);
                 ctx.send(p, next);
@@ -803,11 +809,7 @@ impl Dsr {
     /// A Route Reply from `me` carrying `route` back along `back`.
     fn reply_packet(me: NodeId, route: Vec<NodeId>, back: &[NodeId]) -> Packet {
         let initiator = *back.last().expect("back path ends at the initiator");
-        let sr = SourceRoute {
-            salvage: 0,
-            segments_left: (back.len() - 2) as u8,
-            addresses: back[1..back.len() - 1].to_vec(),
-        };
+        let sr = SourceRoute::along(back);
         let body = DsrRepr::control(vec![
             DsrOption::RouteReply {
                 last_hop_external: false,
@@ -932,11 +934,7 @@ impl Dsr {
         } else {
             return;
         };
-        let sr = SourceRoute {
-            salvage: 0,
-            segments_left: (back.len() - 2) as u8,
-            addresses: back[1..back.len() - 1].to_vec(),
-        };
+        let sr = SourceRoute::along(&back);
         let body = DsrRepr::control(vec![
             DsrOption::RouteError {
                 error_type: ERROR_NODE_UNREACHABLE,
