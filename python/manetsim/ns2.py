@@ -103,7 +103,7 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
     """
     c = load_config(scenario, overrides, None)
     routing = c["routing"]["protocol"]
-    notes = []
+    notes: list[str] = []
     if routing in ("aodv", "dsr"):
         table = c["routing"].get(routing) or {}
         if table.get("preset", "rfc") == "rfc":
