@@ -116,7 +116,8 @@ def _separated_pairs(spreads: dict[str, tuple[tuple[float, float, int], ...]]) -
                     differ.append(f"{low} < {high}")
         unlike = f" (not: {', '.join(differ)})" if differ else ""
         parts.append(
-            f"{names[side]} tells {told} of 10 pairs apart by delay, "
+            f"{names[side]} tells {told} of {len(VARIANTS) * (len(VARIANTS) - 1) // 2} "
+            "pairs apart by delay, "
             f"{names[other]} orders {agree} of them the same way{unlike}"
         )
     return "; ".join(parts)
