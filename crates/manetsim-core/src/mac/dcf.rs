@@ -233,8 +233,18 @@ pub struct Dcf {
     /// Last sequence number seen per transmitter (small: only neighbours).
     dup_cache: Vec<(NodeId, u16)>,
     rng: Rng,
-    /// Hand decoded data frames for other nodes up (`MacAction::Overheard`).
-    promiscuous: bool,
+    /// Which decoded frames for other nodes go up (`MacAction::Overheard`).
+    tap: Tap,
+}
+
+/// What a MAC hands up of the unicast frames it decodes for other nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tap {
+    Off,
+    /// Data packets (promiscuous mode).
+    Data,
+    /// Data packets and routing-control messages.
+    DataAndControl,
 }
 
 /// The receiver's state fills [`Dcf`]'s first cache line exactly.
@@ -284,7 +294,7 @@ impl Dcf {
             rng,
             ready: true,
             off: false,
-            promiscuous: false,
+            tap: Tap::Off,
             stats: MacStats::default(),
         }
     }
@@ -292,11 +302,17 @@ impl Dcf {
     /// Promiscuous mode: decoded unicast data frames addressed to other
     /// nodes are handed up as [`MacAction::Overheard`] (ns-2's `tap`).
     pub fn set_promiscuous(&mut self, on: bool) {
-        self.promiscuous = on;
+        self.tap = if on { Tap::Data } else { Tap::Off };
+    }
+
+    /// Promiscuous mode that also hands up unicast routing-control
+    /// messages for other nodes (ns-2's DSR taps route errors and replies).
+    pub fn set_promiscuous_with_control(&mut self) {
+        self.tap = Tap::DataAndControl;
     }
 
     pub fn is_promiscuous(&self) -> bool {
-        self.promiscuous
+        self.tap != Tap::Off
     }
 
     /// True when the MAC holds no packet and can take one from the queue.
@@ -993,7 +1009,7 @@ impl Dcf {
             None => return,
             Some(RxEnd::Failed) => {}
             Some(RxEnd::ForOther) => {
-                if self.promiscuous && frame.tappable() {
+                if self.tap != Tap::Off && frame.tappable(self.tap == Tap::DataAndControl) {
                     if let Some(packet) = frame.packet.clone() {
                         out.push(MacAction::Overheard {
                             packet,
@@ -1545,7 +1561,7 @@ mod tests {
     fn a_promiscuous_mac_hands_up_data_for_other_nodes() {
         let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
         f.packet = Some(pkt(100));
-        assert!(f.tappable());
+        assert!(f.tappable(false));
         let mut m = mac(2, 3000);
         assert!(overheard(&overhear(&mut m, &f, 1e-8)).is_empty());
         m.set_promiscuous(true);
@@ -1557,12 +1573,17 @@ mod tests {
         // Not tappable: broadcast, routing control, RTS.
         let mut b = f.clone();
         b.ra = BROADCAST;
-        assert!(!b.tappable());
+        assert!(!b.tappable(true));
         let mut c = f.clone();
         c.packet.as_mut().unwrap().kind = PacketKind::Control;
-        assert!(!c.tappable());
+        assert!(!c.tappable(false));
         assert!(overheard(&overhear(&mut m, &c, 1e-8)).is_empty());
-        assert!(!Frame::control(FrameKind::Rts, 0, 1, 0).tappable());
+        assert!(!Frame::control(FrameKind::Rts, 0, 1, 0).tappable(true));
+        // With control: unicast routing control goes up too, broadcast not.
+        m.set_promiscuous_with_control();
+        assert!(m.is_promiscuous() && c.tappable(true));
+        assert_eq!(overheard(&overhear(&mut m, &c, 1e-8)), vec![(1, 0)]);
+        assert!(overheard(&overhear(&mut m, &b, 1e-8)).is_empty());
     }
 
     #[test]

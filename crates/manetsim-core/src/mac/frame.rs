@@ -60,12 +60,15 @@ impl Frame {
 
     /// Whether a promiscuous receiver hands this frame's packet to its
     /// routing agent when it overhears it: a unicast data frame carrying a
-    /// data packet (not a routing-control message). The world and the MAC
-    /// both decide with this one test (see `sim`).
-    pub fn tappable(&self) -> bool {
+    /// data packet, or (with `control`) a routing-control message. The
+    /// world and the MAC both decide with this one test (see `sim`).
+    pub fn tappable(&self, control: bool) -> bool {
         self.kind == FrameKind::Data
             && self.ra != BROADCAST
-            && self.packet.as_ref().is_some_and(|p| !p.is_control())
+            && self
+                .packet
+                .as_ref()
+                .is_some_and(|p| control || !p.is_control())
     }
 }
 

@@ -102,8 +102,16 @@ pub trait RoutingProtocol {
         false
     }
 
-    /// Promiscuous mode: the MAC decoded a unicast data packet that
-    /// neighbour `from` sent to another node. The packet is only looked
+    /// With [`Self::wants_promiscuous`]: whether unicast routing-control
+    /// packets for other nodes are overheard too (ns-2's DSR learns from
+    /// the route errors and replies it overhears).
+    fn overhears_control(&self) -> bool {
+        false
+    }
+
+    /// Promiscuous mode: the MAC decoded a unicast data packet (or, with
+    /// [`Self::overhears_control`], control packet) that neighbour `from`
+    /// sent to another node. The packet is only looked
     /// at; it stays the other node's.
     fn on_overheard(
         &mut self,

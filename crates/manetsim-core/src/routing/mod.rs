@@ -60,6 +60,10 @@ impl RoutingProtocol for Router {
     fn wants_promiscuous(&self) -> bool {
         dispatch!(self, r => r.wants_promiscuous())
     }
+
+    fn overhears_control(&self) -> bool {
+        dispatch!(self, r => r.overhears_control())
+    }
     fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
         dispatch!(self, r => r.on_overheard(now, from, packet, ctx))
     }

@@ -16,7 +16,7 @@ use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
-use crate::routing::dsr::{Dsr, DsrConfig, RequestPacing};
+use crate::routing::dsr::{CacheModel, Dsr, DsrConfig, RequestPacing};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
@@ -100,9 +100,9 @@ pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
     let mut cfg = DsrConfig::default();
     if let Some(o) = options {
         cfg.gratuitous_replies = o.gratuitous_replies;
-        cfg.pacing = match o.preset {
-            DsrPreset::Rfc => RequestPacing::Rfc,
-            DsrPreset::Ns2 => RequestPacing::Ns2,
+        (cfg.pacing, cfg.cache) = match o.preset {
+            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single),
+            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2),
         };
     }
     cfg
@@ -286,10 +286,15 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         .collect();
     // Promiscuous MACs only where the routing agent overhears.
     let mut promiscuous = false;
+    let mut tap_control = false;
     for node in &mut nodes {
         if node.router.wants_promiscuous() {
             node.mac.set_promiscuous(true);
             promiscuous = true;
+            if node.router.overhears_control() {
+                node.mac.set_promiscuous_with_control();
+                tap_control = true;
+            }
         }
     }
 
@@ -354,6 +359,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         next_serial: 0,
         overhear_lazily: true,
         promiscuous,
+        tap_control,
         lazy_receptions: 0,
         seen_floods: 0,
         floods,

@@ -39,7 +39,8 @@
 //! Promiscuous overhearing: a node whose routing agent asks for it
 //! ([`RoutingProtocol::wants_promiscuous`], e.g. DSR for its gratuitous
 //! route replies) gets a promiscuous MAC, which hands decoded data frames
-//! for other nodes up as `MacAction::Overheard`; the world passes them to
+//! (and, if [`RoutingProtocol::overhears_control`], unicast control
+//! frames) for other nodes up as `MacAction::Overheard`; the world passes them to
 //! the agent's `on_overheard`. Such frames ([`Frame::tappable`], strong
 //! enough to decode) stay events at a promiscuous node, never lazy
 //! receptions, since their end may make the agent act at that very time.
@@ -531,6 +532,8 @@ pub(crate) struct World {
     eager_power_w: PowerSlots,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
     promiscuous: bool,
+    /// Some promiscuous MAC also hands up control packets.
+    tap_control: bool,
     /// Scratch for `Node::replay_overheard`: [`flat`] instants and list indices.
     due: Vec<(u128, u32)>,
     /// Scratch for `transmit`: the nodes that may hear the frame.
@@ -980,7 +983,7 @@ impl World {
         let cutoff_m2 = self.sense_cutoff_m2;
         let lazy = self.overhear_lazily;
         let no_losses = self.losses.is_empty();
-        let tappable = self.promiscuous && frame.tappable();
+        let tappable = self.promiscuous && frame.tappable(self.tap_control);
         // A flooded control packet (an AODV RREQ) that a receiver has seen
         // before is dropped unread by its agent: decoding it changes only
         // the MAC (as any overheard frame does), so it may be overheard

@@ -228,13 +228,33 @@ fn lazy_overhearing_changes_nothing_with_dsr_overhearing_promiscuously() {
 }
 
 #[test]
+fn lazy_overhearing_changes_nothing_with_dsr_overhearing_control_too() {
+    // DSR's ns2 preset also overhears unicast replies and route errors.
+    let text = MOBILE_AODV
+        .replace("protocol = \"aodv\"", "protocol = \"dsr\"")
+        .replace("seed = 3", "seed = 4")
+        + "\n[routing.dsr]\npreset = \"ns2\"\n";
+    let (eager, lazy, lazy_count) = both_ways(&text);
+    assert_same(&eager, &lazy);
+    assert!(lazy.flows.iter().all(|f| f.received > 0));
+    assert!(lazy.ledger.balanced);
+    assert!(lazy_count > 10_000, "{lazy_count}");
+}
+
+#[test]
 fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
     let on = MOBILE_AODV.replace("protocol = \"aodv\"", "protocol = \"dsr\"");
     let off = format!("{on}\n[routing.dsr]\ngratuitous_replies = false\n");
-    for (text, want) in [(MOBILE_AODV.to_string(), false), (on, true), (off, false)] {
+    let ns2 = format!("{off}preset = \"ns2\"\n");
+    for (text, want, control) in [
+        (MOBILE_AODV.to_string(), false, false),
+        (on, true, false),
+        (off, false, false),
+        (ns2, true, true),
+    ] {
         let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
         let w = build::build(&s).expect("builds");
-        assert_eq!(w.promiscuous, want);
+        assert_eq!((w.promiscuous, w.tap_control), (want, control));
         assert!(w.nodes.iter().all(|n| n.mac.is_promiscuous() == want));
     }
 }

@@ -86,6 +86,7 @@ use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST};
 use crate::wire::dsr::{DsrOption, DsrRepr, ERROR_NODE_UNREACHABLE, NEXT_HEADER_UDP};
 use request_table::{backoff, Discovery, RequestTable};
+pub use route_cache::CacheModel;
 use route_cache::RouteCache;
 use send_buffer::SendBuffer;
 use std::collections::BTreeMap;
@@ -101,7 +102,10 @@ pub struct DsrConfig {
     pub send_buffer_packets: usize,
     /// How long a packet may wait for a route (ns-2 `SEND_TIMEOUT` 30 s).
     pub send_buffer_timeout: SimTime,
-    /// Routes in the path cache (ns-2 mobicache: 30 primary + 34 secondary).
+    /// How the route cache is organised: one list of `cache_routes`, or
+    /// ns-2's primary and secondary caches ([`CacheModel`]).
+    pub cache: CacheModel,
+    /// Routes in the single-list cache.
     pub cache_routes: usize,
     /// Lifetime of a cached route; ns-2's path cache has none (`None`).
     pub route_timeout: Option<SimTime>,
@@ -175,6 +179,7 @@ impl Default for DsrConfig {
         Self {
             send_buffer_packets: 64,
             send_buffer_timeout: 30 * NS_PER_S,
+            cache: CacheModel::Single,
             cache_routes: 64,
             route_timeout: None,
             nonprop_timeout: 30 * NS_PER_MS,
@@ -195,10 +200,12 @@ impl Default for DsrConfig {
 
 impl DsrConfig {
     /// ns-2.35's pacing of requests and of the send buffer
-    /// ([`RequestPacing::Ns2`]), everything else as [`Default`].
+    /// ([`RequestPacing::Ns2`]) and its route cache ([`CacheModel::Ns2`]),
+    /// everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
+            cache: CacheModel::Ns2,
             ..Self::default()
         }
     }
@@ -348,7 +355,10 @@ impl Dsr {
     pub fn new(me: NodeId, cfg: DsrConfig) -> Self {
         Self {
             me,
-            cache: RouteCache::new(me, cfg.cache_routes, cfg.route_timeout),
+            cache: match cfg.cache {
+                CacheModel::Single => RouteCache::new(me, cfg.cache_routes, cfg.route_timeout),
+                CacheModel::Ns2 => RouteCache::ns2(me),
+            },
             buffer: SendBuffer::new(cfg.send_buffer_packets, cfg.send_buffer_timeout),
             requests: RequestTable::default(),
             next_request_id: 0,
@@ -366,6 +376,10 @@ impl Dsr {
 
     fn ns2_pacing(&self) -> bool {
         self.cfg.pacing == RequestPacing::Ns2
+    }
+
+    fn ns2_cache(&self) -> bool {
+        self.cfg.cache == CacheModel::Ns2
     }
 
     /// The shortest cached route to `dst` (this node first).
@@ -411,7 +425,7 @@ impl Dsr {
     /// A data packet this node originates (or must route again as source).
     fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
         Self::strip(&mut p);
-        if let Some(route) = self.cache.find(p.dst, now) {
+        if let Some(route) = self.cache.find_for_use(p.dst, now) {
             let sr = SourceRoute::along(route);
             let next = route[1];
             Self::attach(&mut p, &sr);
@@ -497,7 +511,7 @@ impl Dsr {
         let waiting = self.buffer.drain();
         let mut keep = Vec::with_capacity(waiting.len());
         for (t, p) in waiting {
-            if let Some(route) = self.cache.find(p.dst, now).map(<[NodeId]>::to_vec) {
+            if let Some(route) = self.cache.find_for_use(p.dst, now).map(<[NodeId]>::to_vec) {
                 self.release(now, p, &route, 0, ctx);
             } else if self.ns2_request(now, p.dst, p.src == self.me, ctx) {
                 keep.push((t, p));
@@ -584,7 +598,11 @@ impl Dsr {
         let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
         let mut delay = 0;
         for p in ready {
-            let route = self.cache.find(p.dst, now).expect("found above").to_vec();
+            let route = self
+                .cache
+                .find_for_use(p.dst, now)
+                .expect("found above")
+                .to_vec();
             self.release(now, p, &route, delay, ctx);
             delay += self.cfg.nonprop_timeout;
         }
@@ -729,7 +747,9 @@ impl Dsr {
         let mut back = vec![self.me];
         back.extend(record.iter().rev());
         back.push(initiator);
-        if self.cache.add(&back, now) {
+        // ns-2 caches the way back only as the target, or when it replies
+        // from its cache (below).
+        if (!self.ns2_cache() || target == self.me) && self.cache.add(&back, now) {
             self.flush(now, ctx);
         }
         if target == self.me {
@@ -758,6 +778,9 @@ impl Dsr {
                 sorted.dedup();
                 if sorted.len() == full.len() && full.len() <= self.cfg.max_route_len {
                     self.send_reply(full[1..].to_vec(), &back, ctx);
+                    if self.ns2_cache() {
+                        self.cache.add(&back, now);
+                    }
                     return;
                 }
             }
@@ -824,7 +847,10 @@ impl Dsr {
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
         let mut full = vec![packet.dst];
         full.extend_from_slice(route);
-        if let Some(k) = full.iter().position(|&n| n == self.me) {
+        // ns-2 caches a reply's route only at the node it answers; a relay
+        // notices the reply's own source route as it forwards it.
+        let learns = !self.ns2_cache() || packet.dst == self.me;
+        if let Some(k) = full.iter().position(|&n| n == self.me).filter(|_| learns) {
             if self.cache.add(&full[k..], now) || packet.dst == self.me {
                 self.flush(now, ctx);
             }
@@ -840,19 +866,14 @@ impl Dsr {
     // Automatic route shortening
     // ---------------------------------------------------------------
 
-    /// A data packet `from` sent to another node, overheard: if its source
-    /// route names this node after the intended next hop, the hops in
-    /// between can go. Tells the route's origin (RFC 4728 section 3.4.3).
-    fn shorten(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
-        let Some(sr) = DsrRepr::parse(packet.body())
+    /// The whole source route of a data packet overheard from `from`, from
+    /// its origin (the source, or the node that salvaged it), and the index
+    /// in it of the intended receiver (`from` is just before it).
+    fn overheard_route(packet: &Packet, from: NodeId) -> Option<(Vec<NodeId>, usize)> {
+        let sr = DsrRepr::parse(packet.body())
             .ok()
             .as_ref()
-            .and_then(SourceRoute::of)
-        else {
-            return;
-        };
-        // The whole route, from its origin: the source, or the node that
-        // salvaged the packet (first in the addresses, already processed).
+            .and_then(SourceRoute::of)?;
         let offset = usize::from(sr.salvage == 0);
         let mut path = Vec::with_capacity(sr.addresses.len() + 2);
         if offset == 1 {
@@ -860,14 +881,40 @@ impl Dsr {
         }
         path.extend_from_slice(&sr.addresses);
         path.push(packet.dst);
-        // The intended receiver, and the transmitter just before it.
-        let Some(next) = (sr.addresses.len() + offset).checked_sub(sr.segments_left as usize)
-        else {
-            return;
-        };
-        if next == 0 || next >= path.len() || path[next - 1] != from {
+        let next = (sr.addresses.len() + offset).checked_sub(sr.segments_left as usize)?;
+        (next > 0 && next < path.len() && path[next - 1] == from).then_some((path, next))
+    }
+
+    /// ns-2's `tap` with its path cache: an overheard data packet's route
+    /// goes to the secondary cache, from this node on if the route names
+    /// it, else as a link from this node to the transmitter and the route
+    /// from there.
+    fn notice_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
+        if packet.src == self.me {
             return;
         }
+        let Some((path, next)) = Self::overheard_route(packet, from) else {
+            return;
+        };
+        match path.iter().position(|&n| n == self.me) {
+            Some(c) => {
+                self.cache.notice(&path[c..], now);
+            }
+            None => {
+                let mut stub = vec![self.me];
+                stub.extend_from_slice(&path[next - 1..]);
+                self.cache.notice(&stub, now);
+            }
+        }
+    }
+
+    /// A data packet `from` sent to another node, overheard: if its source
+    /// route names this node after the intended next hop, the hops in
+    /// between can go. Tells the route's origin (RFC 4728 section 3.4.3).
+    fn shorten(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
+        let Some((path, next)) = Self::overheard_route(packet, from) else {
+            return;
+        };
         if path[..=next].contains(&self.me) {
             return;
         }
@@ -895,10 +942,43 @@ impl Dsr {
         back.extend(path[..next].iter().rev());
         let mut ahead = vec![self.me];
         ahead.extend_from_slice(&path[mine + 1..]);
-        let learned = self.cache.add(&back, now) | self.cache.add(&ahead, now);
+        let learned = self.cache.add(&back, now) | self.cache.notice(&ahead, now);
         self.send_reply_as(route, &back, "grat_rrep", ctx);
         if learned {
             self.flush(now, ctx);
+        }
+    }
+
+    /// ns-2's `tap` of an overheard reply or route error (with its path
+    /// cache): the packet's source route and a reply's route that names
+    /// this node go to the secondary cache; the links a route error
+    /// reports broken leave the cache.
+    fn tap_control(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
+        let Ok(repr) = DsrRepr::parse(packet.body()) else {
+            return;
+        };
+        self.notice_overheard(now, from, packet);
+        for o in &repr.options {
+            match o {
+                DsrOption::RouteReply { addresses, .. } => {
+                    let mut full = vec![packet.dst];
+                    full.extend_from_slice(addresses);
+                    if let Some(c) = full.iter().position(|&n| n == self.me) {
+                        self.cache.notice(&full[c..], now);
+                    }
+                }
+                DsrOption::RouteError {
+                    error_type: ERROR_NODE_UNREACHABLE,
+                    source,
+                    type_specific,
+                    ..
+                } => {
+                    let b = type_specific;
+                    let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+                    self.cache.remove_link(*source, to);
+                }
+                _ => {}
+            }
         }
     }
 
@@ -929,7 +1009,7 @@ impl Dsr {
         self.errors_now.1.push((src, unreachable));
         let back: Vec<NodeId> = if travelled.first() == Some(&src) && travelled.len() >= 2 {
             travelled.iter().rev().copied().collect()
-        } else if let Some(r) = self.cache.find(src, now) {
+        } else if let Some(r) = self.cache.find_for_use(src, now) {
             r.to_vec()
         } else {
             return;
@@ -953,6 +1033,7 @@ impl Dsr {
     /// Passes a unicast control packet on along its source route.
     fn forward_control(
         &mut self,
+        now: SimTime,
         packet: &Packet,
         mut repr: DsrRepr,
         message: &'static str,
@@ -965,6 +1046,13 @@ impl Dsr {
             return;
         };
         let next = sr.addresses.get(i + 1).copied().unwrap_or(packet.dst);
+        if self.ns2_cache() {
+            // ns-2 notices the source route of every packet it forwards.
+            let mut rest = vec![self.me];
+            rest.extend_from_slice(&sr.addresses[i + 1..]);
+            rest.push(packet.dst);
+            self.cache.notice(&rest, now);
+        }
         sr.segments_left -= 1;
         for o in &mut repr.options {
             if matches!(o, DsrOption::SourceRoute { .. }) {
@@ -1007,7 +1095,7 @@ impl RoutingProtocol for Dsr {
             let mut rest = vec![self.me];
             rest.extend_from_slice(&sr.addresses[i + 1..]);
             rest.push(packet.dst);
-            if self.cache.add(&rest, now) {
+            if self.cache.notice(&rest, now) {
                 self.flush(now, ctx);
             }
             sr.segments_left -= 1;
@@ -1076,17 +1164,31 @@ impl RoutingProtocol for Dsr {
         }
         if let Some(message) = forward {
             if packet.dst != self.me {
-                self.forward_control(&packet, repr, message, ctx);
+                self.forward_control(now, &packet, repr, message, ctx);
             }
         }
     }
 
     fn wants_promiscuous(&self) -> bool {
-        self.cfg.gratuitous_replies
+        self.cfg.gratuitous_replies || self.ns2_cache()
+    }
+
+    fn overhears_control(&self) -> bool {
+        self.ns2_cache()
     }
 
     fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
-        if self.cfg.gratuitous_replies && !packet.is_control() && packet.body.is_some() {
+        if packet.is_control() {
+            self.tap_control(now, from, packet);
+            return;
+        }
+        if packet.body.is_none() {
+            return;
+        }
+        if self.ns2_cache() {
+            self.notice_overheard(now, from, packet);
+        }
+        if self.cfg.gratuitous_replies {
             self.shorten(now, from, packet, ctx);
         }
     }

@@ -1,13 +1,24 @@
-//! The DSR path cache: whole routes from this node, as ns-2's DSR keeps
-//! them (its "mobicache" is a path cache of 30 primary + 34 secondary
-//! routes; here one list of 64, evicting the oldest).
+//! The DSR route cache: whole routes from this node.
 //!
-//! Every route starts at this node. Lookups return the shortest route
-//! containing the destination (its prefix up to the destination); ties go
-//! to the route added first, so selection is deterministic. A link reported
-//! broken truncates every route at it. An optional timeout expires routes
-//! a fixed time after they were learned (ns-2's path cache has none: the
-//! default is `None`).
+//! Two organisations ([`CacheModel`]):
+//! - [`CacheModel::Single`]: one list of routes (64 by default), evicting
+//!   the oldest. Lookups return the shortest route containing the
+//!   destination (its prefix up to the destination); ties go to the route
+//!   added first, so selection is deterministic. An optional timeout expires
+//!   routes a fixed time after they were learned.
+//! - [`CacheModel::Ns2`]: ns-2.35's "mobicache" (its `mobicache.cc`, read
+//!   for its rules): a primary cache of 30 routes for the routes this node
+//!   found or was given (replies, its own requests answered), and a
+//!   secondary cache of 64 for the routes it saw in use (packets it
+//!   forwarded or overheard). Each is an array of slots; a new route
+//!   extends in place the first slot holding a prefix of it (or fills the
+//!   first empty slot), is ignored if a slot already contains it, and
+//!   otherwise replaces slots in round-robin order. A lookup takes the
+//!   shortest route from both, the primary winning ties; a route this node
+//!   takes for its own packets moves from the secondary to the primary. No
+//!   timeout.
+//!
+//! In both, a link reported broken cuts every route at it.
 
 use crate::engine::SimTime;
 use crate::net::NodeId;
@@ -18,12 +29,89 @@ struct Entry {
     learned_at: SimTime,
 }
 
+/// How the cache is organised (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheModel {
+    #[default]
+    Single,
+    Ns2,
+}
+
+/// ns-2's primary and secondary cache sizes.
+const NS2_PRIMARY_ROUTES: usize = 30;
+const NS2_SECONDARY_ROUTES: usize = 64;
+
 #[derive(Debug, Clone)]
 pub struct RouteCache {
     me: NodeId,
     capacity: usize,
     timeout: Option<SimTime>,
     entries: Vec<Entry>,
+    /// With [`CacheModel::Ns2`]: the primary and the secondary cache
+    /// (`entries` stays empty).
+    ns2: Option<Box<[Slots; 2]>>,
+}
+
+/// One of ns-2's two caches: fixed slots (an empty path is a free slot)
+/// and the next slot to evict.
+#[derive(Debug, Clone)]
+struct Slots {
+    paths: Vec<Vec<NodeId>>,
+    victim: usize,
+}
+
+impl Slots {
+    fn new(size: usize) -> Self {
+        Self {
+            paths: vec![Vec::new(); size],
+            victim: 0,
+        }
+    }
+
+    /// Adds `p` (loop-free, from this node); returns whether a slot changed.
+    fn add(&mut self, p: &[NodeId]) -> bool {
+        for slot in &mut self.paths {
+            let n = slot.iter().zip(p).take_while(|(a, b)| a == b).count();
+            if n == slot.len() {
+                // The slot is a prefix of the new route (or free): extend it.
+                slot.extend_from_slice(&p[n..]);
+                return n < p.len();
+            }
+            if n == p.len() {
+                return false; // already contained
+            }
+        }
+        let v = self.victim;
+        self.victim = (v + 1) % self.paths.len();
+        self.paths[v] = p.to_vec();
+        true
+    }
+
+    /// The shortest slot reaching `dst`: (slot, position of `dst`); ties
+    /// go to the lower slot.
+    fn find(&self, dst: NodeId) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, path) in self.paths.iter().enumerate() {
+            if let Some(k) = path.iter().position(|&n| n == dst) {
+                if k > 0 && best.is_none_or(|b| k < b.1) {
+                    best = Some((i, k));
+                }
+            }
+        }
+        best
+    }
+
+    fn remove_link(&mut self, from: NodeId, to: NodeId) -> bool {
+        let mut changed = false;
+        for path in &mut self.paths {
+            if let Some(k) = path.windows(2).position(|w| w[0] == from && w[1] == to) {
+                // Cut at `from`; a route whose first link broke is gone.
+                path.truncate(if k == 0 { 0 } else { k + 1 });
+                changed = true;
+            }
+        }
+        changed
+    }
 }
 
 impl RouteCache {
@@ -33,15 +121,26 @@ impl RouteCache {
             capacity: capacity.max(1),
             timeout,
             entries: Vec::new(),
+            ns2: None,
         }
     }
 
-    /// Adds `path` (which must start at this node; it is cut at the first
-    /// repeated node, so no route loops). Returns whether the cache learned
-    /// something new.
-    pub fn add(&mut self, path: &[NodeId], now: SimTime) -> bool {
+    /// ns-2's mobicache ([`CacheModel::Ns2`]).
+    pub fn ns2(me: NodeId) -> Self {
+        Self {
+            ns2: Some(Box::new([
+                Slots::new(NS2_PRIMARY_ROUTES),
+                Slots::new(NS2_SECONDARY_ROUTES),
+            ])),
+            ..Self::new(me, 1, None)
+        }
+    }
+
+    /// `path` from this node, cut at the first repeated node (so no route
+    /// loops); `None` if it does not start here or has no link.
+    fn clean(&self, path: &[NodeId]) -> Option<Vec<NodeId>> {
         if path.first() != Some(&self.me) {
-            return false;
+            return None;
         }
         let mut p: Vec<NodeId> = Vec::with_capacity(path.len());
         for &n in path {
@@ -50,8 +149,28 @@ impl RouteCache {
             }
             p.push(n);
         }
-        if p.len() < 2 {
+        (p.len() >= 2).then_some(p)
+    }
+
+    /// Adds `path`, a route this node found or was given (ns-2's primary
+    /// cache). It must start at this node. Returns whether the cache
+    /// learned something new.
+    pub fn add(&mut self, path: &[NodeId], now: SimTime) -> bool {
+        self.add_to(0, path, now)
+    }
+
+    /// Adds `path`, a route this node saw in use (ns-2's secondary cache;
+    /// the same list as [`Self::add`] in the single model).
+    pub fn notice(&mut self, path: &[NodeId], now: SimTime) -> bool {
+        self.add_to(1, path, now)
+    }
+
+    fn add_to(&mut self, which: usize, path: &[NodeId], now: SimTime) -> bool {
+        let Some(p) = self.clean(path) else {
             return false;
+        };
+        if let Some(caches) = &mut self.ns2 {
+            return caches[which].add(&p);
         }
         // Already known (as a route or the prefix of one): refresh it.
         if let Some(e) = self
@@ -77,6 +196,17 @@ impl RouteCache {
 
     /// The shortest cached route to `dst` (this node first, `dst` last).
     pub fn find(&self, dst: NodeId, now: SimTime) -> Option<&[NodeId]> {
+        if let Some(caches) = &self.ns2 {
+            let [primary, secondary] = &**caches;
+            let p = primary.find(dst);
+            let s = secondary.find(dst);
+            return match (p, s) {
+                (Some((i, k)), Some((_, ks))) if k <= ks => Some(&primary.paths[i][..=k]),
+                (_, Some((j, ks))) => Some(&secondary.paths[j][..=ks]),
+                (Some((i, k)), None) => Some(&primary.paths[i][..=k]),
+                (None, None) => None,
+            };
+        }
         let mut best: Option<&[NodeId]> = None;
         for e in &self.entries {
             if self
@@ -94,9 +224,31 @@ impl RouteCache {
         best
     }
 
+    /// The route to `dst` this node takes for a packet of its own: as
+    /// [`Self::find`], but with [`CacheModel::Ns2`] a route found in the
+    /// secondary cache moves (whole) to the primary.
+    pub fn find_for_use(&mut self, dst: NodeId, now: SimTime) -> Option<&[NodeId]> {
+        if let Some(caches) = &mut self.ns2 {
+            let [primary, secondary] = &mut **caches;
+            let p = primary.find(dst);
+            if let Some((j, ks)) = secondary.find(dst) {
+                if p.is_none_or(|(_, k)| ks < k) {
+                    let moved = std::mem::take(&mut secondary.paths[j]);
+                    primary.add(&moved);
+                }
+            }
+        }
+        self.find(dst, now)
+    }
+
     /// Forgets the link `from -> to`: every route using it is cut at `from`.
     /// Returns whether any route changed.
     pub fn remove_link(&mut self, from: NodeId, to: NodeId) -> bool {
+        if let Some(caches) = &mut self.ns2 {
+            let a = caches[0].remove_link(from, to);
+            let b = caches[1].remove_link(from, to);
+            return a | b;
+        }
         let mut changed = false;
         for e in &mut self.entries {
             if let Some(k) = e.path.windows(2).position(|w| w[0] == from && w[1] == to) {
@@ -117,11 +269,17 @@ impl RouteCache {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        match &self.ns2 {
+            Some(caches) => caches
+                .iter()
+                .map(|c| c.paths.iter().filter(|p| !p.is_empty()).count())
+                .sum(),
+            None => self.entries.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 }
 
@@ -177,5 +335,73 @@ mod tests {
         assert!(c.find(2, 15).is_none(), "expired after 10 ns");
         c.expire(15);
         assert_eq!(c.len(), 1);
+    }
+    #[test]
+    fn ns2_a_route_extends_its_prefix_in_place_and_a_contained_one_is_ignored() {
+        let mut c = RouteCache::ns2(0);
+        assert!(c.add(&[0, 1, 2], 0));
+        assert!(c.add(&[0, 1, 2, 3], 0), "extends the slot");
+        assert!(!c.add(&[0, 1], 0), "already contained");
+        assert!(!c.add(&[0, 1, 2, 3], 0), "the same route");
+        assert_eq!(c.len(), 1);
+        assert!(c.add(&[0, 1, 4], 0), "shares a prefix only: a new slot");
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn ns2_full_caches_evict_round_robin() {
+        let mut c = RouteCache::ns2(0);
+        for k in 1..=31 {
+            c.add(&[0, 100 + k, k], 0);
+        }
+        // 30 slots: the 31st route replaced the first, the rest stay.
+        assert_eq!(c.len(), 30);
+        assert_eq!(c.find(1, 0), None);
+        assert_eq!(c.find(2, 0), Some(&[0, 102, 2][..]));
+        c.add(&[0, 200, 5000], 0);
+        assert_eq!(c.find(2, 0), None, "then the second");
+        assert_eq!(c.find(31, 0), Some(&[0, 131, 31][..]));
+    }
+
+    #[test]
+    fn ns2_the_shortest_route_wins_and_the_primary_wins_ties() {
+        let mut c = RouteCache::ns2(0);
+        c.add(&[0, 1, 2, 9], 0);
+        c.notice(&[0, 3, 4, 9], 0);
+        assert_eq!(c.find(9, 0), Some(&[0, 1, 2, 9][..]), "tie: primary");
+        c.notice(&[0, 5, 9], 0);
+        assert_eq!(c.find(9, 0), Some(&[0, 5, 9][..]), "shorter: secondary");
+        assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn ns2_a_route_taken_for_use_moves_whole_to_the_primary() {
+        let mut c = RouteCache::ns2(0);
+        c.notice(&[0, 5, 9, 7], 0);
+        // Fill the primary's free slots but one with unrelated routes.
+        for k in 1..30 {
+            c.add(&[0, 100 + k], 0);
+        }
+        assert_eq!(c.find_for_use(9, 0), Some(&[0, 5, 9][..]));
+        assert_eq!(c.len(), 30, "moved, not copied");
+        // Now in the primary: filling the secondary does not evict it.
+        for k in 1..=64 {
+            c.notice(&[0, 300 + k], 0);
+        }
+        assert_eq!(c.find(7, 0), Some(&[0, 5, 9, 7][..]));
+    }
+
+    #[test]
+    fn ns2_a_broken_link_cuts_routes_in_both_caches() {
+        let mut c = RouteCache::ns2(0);
+        c.add(&[0, 1, 2, 3], 0);
+        c.notice(&[0, 4, 2, 3], 0);
+        c.notice(&[0, 2, 3], 0);
+        assert!(c.remove_link(2, 3));
+        assert_eq!(c.find(3, 0), None);
+        assert_eq!(c.find(2, 0), Some(&[0, 2][..]));
+        assert!(c.remove_link(0, 2), "a first link: the whole route goes");
+        assert_eq!(c.find(2, 0), Some(&[0, 1, 2][..]));
+        assert_eq!(c.len(), 2);
     }
 }

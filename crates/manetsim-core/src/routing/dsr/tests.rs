@@ -909,3 +909,71 @@ fn ns2_last_route_error_rides_on_ring_zero_and_propagating_requests() {
         .collect();
     assert_eq!(carried, vec![(1, true), (16, true)]);
 }
+
+// ---------------------------------------------------------------------
+// ns-2.35's route cache (`CacheModel::Ns2`)
+// ---------------------------------------------------------------------
+
+#[test]
+fn ns2_a_relay_of_a_request_does_not_learn_the_way_back() {
+    let mut d = dsr_ns2(2);
+    run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 5, 9, &[1]), c)
+    });
+    assert_eq!(d.route_to(0, 0), None);
+    // The target does (the default cache learns it at every relay, above).
+    let mut t = dsr_ns2(9);
+    run(&mut t, |d, c| {
+        d.on_control(0, 1, rreq(0, 16, 5, 9, &[1]), c)
+    });
+    assert_eq!(t.route_to(0, 0), Some(vec![9, 1, 0]));
+}
+
+#[test]
+fn ns2_a_relay_of_a_reply_learns_its_source_route_not_the_reply() {
+    // Reply for 0 from 3 about 0-1-2-3, relayed by 1 (source route 2, 1).
+    let mut d = dsr_ns2(1);
+    let reply = control(
+        3,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2, 3],
+            },
+            sr_opt(&[2, 1], 1),
+        ],
+    );
+    let out = run(&mut d, |d, c| d.on_control(0, 2, reply, c));
+    assert_eq!(originated(&out)[0].1, 0, "passed on to 0");
+    assert_eq!(d.route_to(0, 0), Some(vec![1, 0]));
+    assert_eq!(d.route_to(3, 0), None, "the reply's route is not cached");
+}
+
+#[test]
+fn ns2_overhearing_a_route_error_removes_the_broken_link() {
+    let mut d = dsr_ns2(7);
+    assert!(d.overhears_control() && d.wants_promiscuous());
+    assert!(!dsr(7).overhears_control());
+    d.learn_route(&[7, 2, 3, 4], 0);
+    // 2 tells 0 (through 1) that 2 -> 3 broke; 7 hears 2 send it to 1.
+    let rerr = control(2, 0, 64, vec![rerr_opt(2, 3, 0), sr_opt(&[1], 1)]);
+    let out = overhear(&mut d, 0, 2, &rerr);
+    assert!(out.is_empty(), "only the cache changes");
+    assert_eq!(d.route_to(4, 0), None);
+    assert_eq!(d.route_to(2, 0), Some(vec![7, 2]));
+    // The error's own route (2 -> 1 -> 0) was noticed, through 2.
+    assert_eq!(d.route_to(0, 0), Some(vec![7, 2, 1, 0]));
+}
+
+#[test]
+fn ns2_overhearing_data_off_its_route_learns_a_link_to_the_transmitter() {
+    let mut d = dsr_ns2(7);
+    d.cfg.gratuitous_replies = false;
+    assert!(d.wants_promiscuous(), "the cache overhears on its own");
+    let out = overhear(&mut d, 0, 1, &from_1_to_2());
+    assert!(out.is_empty());
+    assert_eq!(d.route_to(4, 0), Some(vec![7, 1, 2, 3, 4]));
+    assert_eq!(d.route_to(0, 0), None, "only onwards from the transmitter");
+}
