@@ -1,14 +1,26 @@
-//! The interface queue between the network layer and the MAC: a drop-tail
-//! FIFO in which routing-control packets jump to the head, as ns-2's
-//! `Queue/DropTail/PriQueue` does with `Prefer_Routing_Protocols` on.
+//! The interface queue between the network layer and the MAC. Two
+//! disciplines:
+//! - a drop-tail FIFO in which routing-control packets jump to the head
+//!   (pushing out the tail when full), as ns-2's `Queue/DropTail/PriQueue`
+//!   does with `Prefer_Routing_Protocols` on ([`PriQueue::new`]);
+//! - ns-2's `CMUPriQueue`, which its DSR runs over ([`PriQueue::cmu`]; facts
+//!   from its `queue/dsr-priqueue.cc`): routing control, TCP ACKs and
+//!   everything else in three FIFO bands of `limit` packets each, served
+//!   in that strict order; a full band drops the arriving packet.
 
 use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;
 
+/// Packets with their next hops, in order.
+type Band = VecDeque<(Packet, NodeId)>;
+
 #[derive(Debug, Clone)]
 pub struct PriQueue {
-    q: VecDeque<(Packet, NodeId)>,
+    /// The whole queue, or with `bands` the band of everything else.
+    q: Band,
     limit: usize,
+    /// `CMUPriQueue`'s routing-control and TCP-ACK bands.
+    bands: Option<Box<[Band; 2]>>,
 }
 
 /// The result of an enqueue: accepted, or a packet that had to be dropped
@@ -24,11 +36,35 @@ impl PriQueue {
         Self {
             q: VecDeque::new(),
             limit: limit.max(1),
+            bands: None,
+        }
+    }
+
+    /// ns-2's `CMUPriQueue`, each band holding `limit` packets (ns-2
+    /// ignores `ifqLen` there and holds 50).
+    pub fn cmu(limit: usize) -> Self {
+        Self {
+            bands: Some(Box::default()),
+            ..Self::new(limit)
         }
     }
 
     /// Queues `packet` for `next_hop`.
     pub fn enqueue(&mut self, packet: Packet, next_hop: NodeId) -> Enqueued {
+        if let Some(bands) = &mut self.bands {
+            let band = if packet.is_control() {
+                &mut bands[0]
+            } else if is_tcp_ack(&packet) {
+                &mut bands[1]
+            } else {
+                &mut self.q
+            };
+            if band.len() >= self.limit {
+                return Enqueued::Dropped(packet);
+            }
+            band.push_back((packet, next_hop));
+            return Enqueued::Accepted;
+        }
         if packet.is_control() {
             self.q.push_front((packet, next_hop));
             if self.q.len() > self.limit {
@@ -45,6 +81,11 @@ impl PriQueue {
     }
 
     pub fn dequeue(&mut self) -> Option<(Packet, NodeId)> {
+        if let Some(bands) = &mut self.bands {
+            if let Some(x) = bands[0].pop_front().or_else(|| bands[1].pop_front()) {
+                return Some(x);
+            }
+        }
         self.q.pop_front()
     }
 
@@ -52,25 +93,40 @@ impl PriQueue {
     /// (control packets stay: they are re-created by their protocol).
     pub fn take_data_for(&mut self, next_hop: NodeId) -> Vec<Packet> {
         let mut taken = Vec::new();
-        let mut kept = VecDeque::with_capacity(self.q.len());
-        for (p, h) in self.q.drain(..) {
-            if h == next_hop && !p.is_control() {
-                taken.push(p);
-            } else {
-                kept.push_back((p, h));
-            }
+        if let Some(bands) = &mut self.bands {
+            take_from(&mut bands[1], next_hop, &mut taken);
         }
-        self.q = kept;
+        take_from(&mut self.q, next_hop, &mut taken);
         taken
     }
 
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.q.len() + self.bands.as_ref().map_or(0, |b| b[0].len() + b[1].len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.len() == 0
     }
+}
+
+/// Moves the data packets of `q` queued for `next_hop` to `taken`, in order.
+fn take_from(q: &mut Band, next_hop: NodeId, taken: &mut Vec<Packet>) {
+    let mut kept = VecDeque::with_capacity(q.len());
+    for (p, h) in q.drain(..) {
+        if h == next_hop && !p.is_control() {
+            taken.push(p);
+        } else {
+            kept.push_back((p, h));
+        }
+    }
+    *q = kept;
+}
+
+/// A TCP segment without data, SYN or FIN: what ns-2 types as `PT_ACK`.
+fn is_tcp_ack(p: &Packet) -> bool {
+    p.tcp
+        .as_ref()
+        .is_some_and(|s| s.len == 0 && !s.flags.syn && !s.flags.fin)
 }
 
 #[cfg(test)]
@@ -125,6 +181,48 @@ mod tests {
         assert_eq!(q.len(), 2);
         assert_eq!(q.dequeue().unwrap().0.uid, 3);
         assert_eq!(q.dequeue().unwrap().0.uid, 2);
+    }
+
+    fn ack(uid: u64) -> Packet {
+        let mut p = pkt(uid, false);
+        p.tcp = Some(std::rc::Rc::new(
+            crate::transport::tcp::TcpSegment::default(),
+        ));
+        p
+    }
+
+    #[test]
+    fn cmu_serves_control_then_acks_then_the_rest_each_band_capped() {
+        let mut q = PriQueue::cmu(2);
+        q.enqueue(pkt(1, false), 1);
+        q.enqueue(pkt(2, false), 1);
+        assert_eq!(
+            q.enqueue(pkt(3, false), 1),
+            Enqueued::Dropped(pkt(3, false))
+        );
+        // Other bands have room of their own; nothing is pushed out.
+        assert_eq!(q.enqueue(ack(4), 1), Enqueued::Accepted);
+        assert_eq!(q.enqueue(pkt(5, true), 1), Enqueued::Accepted);
+        assert_eq!(q.enqueue(pkt(6, true), 1), Enqueued::Accepted);
+        assert_eq!(q.enqueue(pkt(7, true), 1), Enqueued::Dropped(pkt(7, true)));
+        assert_eq!(q.len(), 5);
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue())
+            .map(|(p, _)| p.uid)
+            .collect();
+        assert_eq!(order, vec![5, 6, 4, 1, 2]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn cmu_take_data_for_takes_acks_first_and_leaves_control() {
+        let mut q = PriQueue::cmu(10);
+        q.enqueue(pkt(1, false), 1);
+        q.enqueue(pkt(2, true), 1);
+        q.enqueue(ack(3), 1);
+        q.enqueue(ack(4), 2);
+        let taken: Vec<u64> = q.take_data_for(1).iter().map(|p| p.uid).collect();
+        assert_eq!(taken, vec![3, 1]);
+        assert_eq!(q.len(), 2);
     }
 
     #[test]

@@ -442,6 +442,7 @@ pub enum DsrPreset {
     /// its cache tries one non-propagating request. The route cache is
     /// ns-2's: a primary of 30 routes and a secondary of 64, learned as
     /// ns-2 learns them, and overheard replies and route errors update it.
+    /// The interface queue is ns-2's `CMUPriQueue`.
     Ns2,
 }
 

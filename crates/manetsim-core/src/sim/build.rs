@@ -250,6 +250,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     }
     let aodv_config = aodv_config(s.routing.aodv.as_ref());
     let dsr_config = dsr_config(s.routing.dsr.as_ref());
+    // ns-2's DSR runs over its CMUPriQueue: the ns2 preset does too.
+    let cmu_queue =
+        s.routing.protocol == RoutingProtocol::Dsr && dsr_config.cache == CacheModel::Ns2;
+    let queue_packets = s.mac.queue_packets as usize;
     let mut nodes: Vec<Node> = (0..s.nodes.count)
         .map(|i| Node {
             mac: Dcf::new(
@@ -259,7 +263,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 radio.rx_threshold_w,
                 Rng::new(s.seed, Stream::MacBackoff, i as u64),
             ),
-            ifq: PriQueue::new(s.mac.queue_packets as usize),
+            ifq: if cmu_queue {
+                PriQueue::cmu(queue_packets)
+            } else {
+                PriQueue::new(queue_packets)
+            },
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, dsr_config.clone()))),
                 RoutingProtocol::Dsdv => {
