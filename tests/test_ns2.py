@@ -150,7 +150,9 @@ def test_the_trace_parser_reads_the_committed_ns2_trace():
     assert (tcp.sent, tcp.received) == (99, 85)
     assert (cbr.sent, cbr.received) == (5, 4)
     assert tcp.received_bytes == 46408  # 84 x 552 + the 40-byte first packet
-    assert cbr.received_bytes == 4 * 276  # 256 B + 20 B IP header
+    # The AGT trace shows 276 (ns-2's AODV leaves its 20-byte IP header on,
+    # DSR strips it): counted as manetsim does, 256 B + UDP and IP headers.
+    assert cbr.received_bytes == 4 * 284
     assert tcp.first_send_s == 1.0
     assert cbr.first_send_s == 1.5
     assert tcp.throughput_kbps == pytest.approx(46408 * 8 / (1.985987893 - 1.0) / 1000)

@@ -483,7 +483,8 @@ def parse_trace(path: str | Path) -> TraceStats:
     """
     path = Path(path)
     flows: dict[tuple[int, int], FlowStats] = {}
-    sent_at: dict[str, tuple[float, tuple[int, int]]] = {}
+    # uid -> (send time, size as manetsim counts it: the IP datagram)
+    sent_at: dict[str, tuple[float, int]] = {}
     routing = 0
     drops: dict[str, int] = {}
     count = 0
@@ -521,7 +522,10 @@ def parse_trace(path: str | Path) -> TraceStats:
                 stats.sent += 1
                 if stats.first_send_s is None:
                     stats.first_send_s = now
-                sent_at[uid] = (now, key)
+                # ns-2's TCP agents count their 40 header bytes; its UDP agent
+                # sends bare payload, to which routing agents add their
+                # headers (some strip them again on delivery).
+                sent_at[uid] = (now, size if kind == "tcp" else size + _UDP_IP_HEADER_BYTES)
                 if kind == "tcp":
                     seq = _tcp_seq(tokens, ip)
                     if seq is not None:
@@ -539,11 +543,18 @@ def parse_trace(path: str | Path) -> TraceStats:
                             continue
                         stats.seqs_received.add(seq)
                 stats.received += 1
-                stats.received_bytes += size
                 stats.last_receive_s = now
                 if uid in sent_at:
-                    stats.delays_s.append(now - sent_at[uid][0])
+                    sent_s, ip_bytes = sent_at[uid]
+                    stats.received_bytes += ip_bytes
+                    stats.delays_s.append(now - sent_s)
+                else:
+                    stats.received_bytes += size
     return TraceStats(flows=flows, routing_packets=routing, lines=count, drops=drops)
+
+
+_UDP_IP_HEADER_BYTES = 28
+"""UDP (8) and IP (20) headers, which manetsim counts in a UDP packet's size."""
 
 
 def _ip_field(tokens: list[str]) -> int | None:
