@@ -109,7 +109,7 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
         if table.get("preset", "rfc") == "rfc":
             what = {
                 "aodv": "RFC 3561's expanding ring search and timers",
-                "dsr": "RFC 4728's pacing of route requests",
+                "dsr": "RFC 4728's pacing of route requests and a single route cache",
             }[routing]
             notes.append(
                 f'routing.{routing}.preset is "rfc": manetsim follows {what}, ns-2.35 its '
