@@ -624,6 +624,32 @@ impl Dsr {
         }
     }
 
+    /// The route packet `p` (source route `sr`) travelled, this node last.
+    fn travelled(&self, p: &Packet, sr: &SourceRoute) -> Vec<NodeId> {
+        let mut travelled = vec![p.src];
+        if let Some(i) = sr.already_processed(self.me) {
+            travelled.extend_from_slice(&sr.addresses[..=i]);
+        }
+        travelled
+    }
+
+    /// A control packet (a reply or an error) the MAC failed to deliver to
+    /// `broken`: with ns-2's cache its source hears of the break, as ns-2
+    /// turns any failed source-routed packet into a route error. Dropped.
+    fn control_broken(&mut self, now: SimTime, p: Packet, broken: NodeId, ctx: &mut RoutingCtx) {
+        if self.ns2_cache() && p.src != self.me {
+            let sr = DsrRepr::parse(p.body())
+                .ok()
+                .as_ref()
+                .and_then(SourceRoute::of);
+            if let Some(sr) = sr {
+                let travelled = self.travelled(&p, &sr);
+                self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
+            }
+        }
+        ctx.drop_packet(p, DropReason::RetryLimit);
+    }
+
     /// A packet whose next hop `broken` is unreachable: report the break to
     /// its source and salvage it, or drop it with `reason`.
     fn handle_broken(
@@ -646,11 +672,7 @@ impl Dsr {
             ctx.drop_packet(p, reason);
             return;
         };
-        // The route the packet travelled, this node last.
-        let mut travelled = vec![p.src];
-        if let Some(i) = sr.already_processed(self.me) {
-            travelled.extend_from_slice(&sr.addresses[..=i]);
-        }
+        let travelled = self.travelled(&p, &sr);
         self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
         match self.cache.find(p.dst, now) {
             Some(route) if sr.salvage < self.cfg.max_salvage => {
@@ -1202,7 +1224,7 @@ impl RoutingProtocol for Dsr {
     ) {
         self.cache.remove_link(self.me, next_hop);
         match packet {
-            Some(p) if p.is_control() => ctx.drop_packet(p, DropReason::RetryLimit),
+            Some(p) if p.is_control() => self.control_broken(now, p, next_hop, ctx),
             Some(p) => self.handle_broken(now, p, next_hop, DropReason::RetryLimit, ctx),
             None => {}
         }

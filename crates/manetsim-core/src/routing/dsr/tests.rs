@@ -977,3 +977,35 @@ fn ns2_overhearing_data_off_its_route_learns_a_link_to_the_transmitter() {
     assert_eq!(d.route_to(4, 0), Some(vec![7, 1, 2, 3, 4]));
     assert_eq!(d.route_to(0, 0), None, "only onwards from the transmitter");
 }
+
+#[test]
+fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
+    // Reply from 3 for 0 about 0-1-2-3, at relay 2 on its way to 1.
+    let reply = || {
+        control(
+            3,
+            0,
+            64,
+            vec![
+                DsrOption::RouteReply {
+                    last_hop_external: false,
+                    addresses: vec![1, 2, 3],
+                },
+                sr_opt(&[2, 1], 1),
+            ],
+        )
+    };
+    let mut d = dsr_ns2(2);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(reply()), c));
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (p, nh, msg, _) = o[0];
+    assert_eq!((nh, msg, p.src, p.dst), (3, "rerr", 2, 3));
+    assert_eq!(parse(p).options[0], rerr_opt(2, 1, 3));
+    // With the single cache (RFC preset) the reply is only dropped.
+    let out = run(&mut dsr(2), |d, c| {
+        d.on_link_failure(0, 1, Some(reply()), c)
+    });
+    assert!(originated(&out).is_empty());
+}
