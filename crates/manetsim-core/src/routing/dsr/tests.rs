@@ -295,10 +295,10 @@ fn cached_route_that_would_loop_is_not_used_for_a_reply() {
     assert!(d.poll_timeout().is_some(), "propagates instead");
 }
 
-#[test]
-fn reply_is_forwarded_along_its_source_route_and_cached() {
-    let mut d = dsr(1);
-    let rrep = control(
+/// A reply from 3 for 0 about the route 0-1-2-3, as node 2 sends it on to
+/// node 1 (source route 2, 1).
+fn reply_3_to_0() -> Packet {
+    control(
         3,
         0,
         64,
@@ -309,8 +309,13 @@ fn reply_is_forwarded_along_its_source_route_and_cached() {
             },
             sr_opt(&[2, 1], 1),
         ],
-    );
-    let out = run(&mut d, |d, c| d.on_control(0, 2, rrep, c));
+    )
+}
+
+#[test]
+fn reply_is_forwarded_along_its_source_route_and_cached() {
+    let mut d = dsr(1);
+    let out = run(&mut d, |d, c| d.on_control(0, 2, reply_3_to_0(), c));
     let o = originated(&out);
     assert_eq!(o.len(), 1);
     let (p, nh, msg, fwd) = o[0];
@@ -933,19 +938,7 @@ fn ns2_a_relay_of_a_request_does_not_learn_the_way_back() {
 fn ns2_a_relay_of_a_reply_learns_its_source_route_not_the_reply() {
     // Reply for 0 from 3 about 0-1-2-3, relayed by 1 (source route 2, 1).
     let mut d = dsr_ns2(1);
-    let reply = control(
-        3,
-        0,
-        64,
-        vec![
-            DsrOption::RouteReply {
-                last_hop_external: false,
-                addresses: vec![1, 2, 3],
-            },
-            sr_opt(&[2, 1], 1),
-        ],
-    );
-    let out = run(&mut d, |d, c| d.on_control(0, 2, reply, c));
+    let out = run(&mut d, |d, c| d.on_control(0, 2, reply_3_to_0(), c));
     assert_eq!(originated(&out)[0].1, 0, "passed on to 0");
     assert_eq!(d.route_to(0, 0), Some(vec![1, 0]));
     assert_eq!(d.route_to(3, 0), None, "the reply's route is not cached");
@@ -981,22 +974,10 @@ fn ns2_overhearing_data_off_its_route_learns_a_link_to_the_transmitter() {
 #[test]
 fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
     // Reply from 3 for 0 about 0-1-2-3, at relay 2 on its way to 1.
-    let reply = || {
-        control(
-            3,
-            0,
-            64,
-            vec![
-                DsrOption::RouteReply {
-                    last_hop_external: false,
-                    addresses: vec![1, 2, 3],
-                },
-                sr_opt(&[2, 1], 1),
-            ],
-        )
-    };
     let mut d = dsr_ns2(2);
-    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(reply()), c));
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(reply_3_to_0()), c)
+    });
     assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
     let o = originated(&out);
     assert_eq!(o.len(), 1, "{out:?}");
@@ -1005,7 +986,7 @@ fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
     assert_eq!(parse(p).options[0], rerr_opt(2, 1, 3));
     // With the single cache (RFC preset) the reply is only dropped.
     let out = run(&mut dsr(2), |d, c| {
-        d.on_link_failure(0, 1, Some(reply()), c)
+        d.on_link_failure(0, 1, Some(reply_3_to_0()), c)
     });
     assert!(originated(&out).is_empty());
 }
