@@ -227,6 +227,22 @@ struct Pacing {
 /// ns-2's cap on `rt_reqs_outstanding`.
 const NS2_MAX_CYCLES: u32 = 15;
 
+/// The link `from -> to` a "node unreachable" route error reports broken.
+fn broken_link(o: &DsrOption) -> Option<(NodeId, NodeId)> {
+    match o {
+        DsrOption::RouteError {
+            error_type: ERROR_NODE_UNREACHABLE,
+            source,
+            type_specific,
+            ..
+        } => {
+            let to: [u8; 4] = type_specific.get(..4)?.try_into().ok()?;
+            Some((*source, u32::from_be_bytes(to)))
+        }
+        _ => None,
+    }
+}
+
 /// A source route parsed from a data or control packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SourceRoute {
@@ -989,15 +1005,10 @@ impl Dsr {
                         self.cache.notice(&full[c..], now);
                     }
                 }
-                DsrOption::RouteError {
-                    error_type: ERROR_NODE_UNREACHABLE,
-                    source,
-                    type_specific,
-                    ..
-                } => {
-                    let b = type_specific;
-                    let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                    self.cache.remove_link(*source, to);
+                DsrOption::RouteError { .. } => {
+                    if let Some((from, to)) = broken_link(o) {
+                        self.cache.remove_link(from, to);
+                    }
                 }
                 _ => {}
             }
@@ -1141,17 +1152,9 @@ impl RoutingProtocol for Dsr {
         // handled with the broken link already gone from the cache.
         let mut errors = Vec::new();
         for o in &repr.options {
-            if let DsrOption::RouteError {
-                error_type,
-                source,
-                type_specific,
-                ..
-            } = o
-            {
-                if *error_type == ERROR_NODE_UNREACHABLE {
-                    let b = type_specific;
-                    let to = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                    self.cache.remove_link(*source, to);
+            if let DsrOption::RouteError { .. } = o {
+                if let Some((from, to)) = broken_link(o) {
+                    self.cache.remove_link(from, to);
                 }
                 if packet.dst == self.me {
                     self.held_error = Some((now, o.clone()));
