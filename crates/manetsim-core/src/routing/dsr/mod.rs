@@ -640,12 +640,20 @@ impl Dsr {
         }
     }
 
-    /// The route packet `p` (source route `sr`) travelled, this node last.
+    /// The route packet `p` (source route `sr`) travelled, this node last,
+    /// from its source or, once salvaged, from the node that salvaged it
+    /// (its first address): the node a route error about it goes to
+    /// (RFC 4728 section 8.3.4; ns-2's `tell`). Empty if this node is not
+    /// on the route.
     fn travelled(&self, p: &Packet, sr: &SourceRoute) -> Vec<NodeId> {
-        let mut travelled = vec![p.src];
-        if let Some(i) = sr.already_processed(self.me) {
-            travelled.extend_from_slice(&sr.addresses[..=i]);
+        let Some(i) = sr.already_processed(self.me) else {
+            return Vec::new();
+        };
+        let mut travelled = Vec::with_capacity(i + 2);
+        if sr.salvage == 0 {
+            travelled.push(p.src);
         }
+        travelled.extend_from_slice(&sr.addresses[..=i]);
         travelled
     }
 
@@ -660,7 +668,7 @@ impl Dsr {
                 .and_then(SourceRoute::of);
             if let Some(sr) = sr {
                 let travelled = self.travelled(&p, &sr);
-                self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
+                self.send_error(now, broken, sr.salvage, &travelled, ctx);
             }
         }
         ctx.drop_packet(p, DropReason::RetryLimit);
@@ -689,7 +697,7 @@ impl Dsr {
             return;
         };
         let travelled = self.travelled(&p, &sr);
-        self.send_error(now, p.src, broken, sr.salvage, &travelled, ctx);
+        self.send_error(now, broken, sr.salvage, &travelled, ctx);
         match self.cache.find(p.dst, now) {
             Some(route) if sr.salvage < self.cfg.max_salvage => {
                 let salvaged = SourceRoute::salvaged(self.me, route, sr.salvage);
@@ -1019,47 +1027,44 @@ impl Dsr {
     // Route maintenance
     // ---------------------------------------------------------------
 
-    /// Sends a Route Error about `me -> unreachable` to `src`, along
-    /// `travelled` reversed if it starts at `src`, else a cached route.
+    /// Sends a Route Error about `me -> unreachable` to the first node of
+    /// `travelled` (the packet's source, or the node that salvaged it),
+    /// along `travelled` reversed.
     fn send_error(
         &mut self,
         now: SimTime,
-        src: NodeId,
         unreachable: NodeId,
         salvage: u8,
         travelled: &[NodeId],
         ctx: &mut RoutingCtx,
     ) {
-        if src == self.me {
+        let Some(&tell) = travelled.first() else {
+            return;
+        };
+        if tell == self.me {
             return;
         }
         if self.errors_now.0 != now {
             self.errors_now = (now, Vec::new());
         }
-        if self.errors_now.1.contains(&(src, unreachable)) {
+        if self.errors_now.1.contains(&(tell, unreachable)) {
             return;
         }
-        self.errors_now.1.push((src, unreachable));
-        let back: Vec<NodeId> = if travelled.first() == Some(&src) && travelled.len() >= 2 {
-            travelled.iter().rev().copied().collect()
-        } else if let Some(r) = self.cache.find_for_use(src, now) {
-            r.to_vec()
-        } else {
-            return;
-        };
+        self.errors_now.1.push((tell, unreachable));
+        let back: Vec<NodeId> = travelled.iter().rev().copied().collect();
         let sr = SourceRoute::along(&back);
         let body = DsrRepr::control(vec![
             DsrOption::RouteError {
                 error_type: ERROR_NODE_UNREACHABLE,
                 salvage: salvage.min(15),
                 source: self.me,
-                destination: src,
+                destination: tell,
                 type_specific: unreachable.to_be_bytes().to_vec(),
             },
             sr.option(),
         ])
         .to_bytes();
-        let p = Packet::control(self.me, src, CONTROL_TTL, 0, body);
+        let p = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
         ctx.originate(p, back[1], "rerr", false);
     }
 

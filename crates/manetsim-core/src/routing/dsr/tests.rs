@@ -414,6 +414,33 @@ fn link_break_without_alternate_drops_and_reports() {
 }
 
 #[test]
+fn a_salvaged_packet_s_break_is_reported_to_the_node_that_salvaged_it() {
+    // 2 salvaged 0's packet onto 2-7-8-5; 8 cannot reach 5.
+    let mut d = dsr(8);
+    let p = routed(0, 5, &[2, 7, 8], 0, 1);
+    let out = run(&mut d, |d, c| d.on_link_failure(10, 5, Some(p), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "one route error");
+    let (e, nh, msg, _) = o[0];
+    // RFC 4728 section 8.3.4: to Address[1], back along 8-7-2.
+    assert_eq!((nh, msg, e.src, e.dst), (7, "rerr", 8, 2));
+    let r = parse(e);
+    assert!(matches!(
+        r.options[0],
+        DsrOption::RouteError { source: 8, destination: 2, salvage: 1, ref type_specific, .. }
+            if type_specific == &5u32.to_be_bytes()
+    ));
+    assert_eq!(r.options[1], sr_opt(&[7], 1));
+    // The salvager's own salvaged packet coming back from its queue: no
+    // route error to itself, and none to the source it did not come from.
+    let mut d2 = dsr(2);
+    let p = routed(0, 5, &[2, 7], 1, 1);
+    let out = run(&mut d2, |d, c| d.on_link_failure(10, 7, Some(p), c));
+    assert!(originated(&out).is_empty());
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+}
+
+#[test]
 fn salvage_count_is_limited() {
     let mut d = dsr(2);
     d.learn_route(&[2, 7, 5], 0);
