@@ -36,9 +36,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
+    parser.add_argument(
+        "--arp",
+        choices=("off", "ns2"),
+        default="ns2",
+        help="manetsim's [mac] arp (ns-2 always resolves addresses with ARP)",
+    )
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
-    overrides = {"routing.protocol": args.routing}
+    overrides = {"routing.protocol": args.routing, "mac.arp": args.arp}
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"
     ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), overrides)

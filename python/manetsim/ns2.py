@@ -116,6 +116,12 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"own; --set routing.{routing}.preset=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
+    if c["mac"].get("arp", "off") == "off":
+        notes.append(
+            'mac.arp is "off": manetsim knows every neighbour\'s address, ns-2.35 resolves '
+            "each with ARP (and drops what waits behind an unanswered request); "
+            "--set mac.arp=ns2 compares like with like (docs/fidelity.md)"
+        )
     return notes
 
 

@@ -71,6 +71,8 @@ _MAC_TYPES = {
     "frames_received": _INT,
     "captures": _INT,
     "link_failures": _INT,
+    "arp_requests": _INT,
+    "arp_replies": _INT,
 }
 _RUN_TYPES = {
     "version": _STR,

@@ -68,7 +68,7 @@ impl Frame {
             && self
                 .packet
                 .as_ref()
-                .is_some_and(|p| control || !p.is_control())
+                .is_some_and(|p| !p.is_arp() && (control || !p.is_control()))
     }
 }
 

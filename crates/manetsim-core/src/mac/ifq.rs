@@ -90,7 +90,7 @@ impl PriQueue {
     }
 
     /// Removes and returns the data packets queued for `next_hop`, in order
-    /// (control packets stay: they are re-created by their protocol).
+    /// (routing control and ARP packets stay).
     pub fn take_data_for(&mut self, next_hop: NodeId) -> Vec<Packet> {
         let mut taken = Vec::new();
         if let Some(bands) = &mut self.bands {
@@ -113,7 +113,7 @@ impl PriQueue {
 fn take_from(q: &mut Band, next_hop: NodeId, taken: &mut Vec<Packet>) {
     let mut kept = VecDeque::with_capacity(q.len());
     for (p, h) in q.drain(..) {
-        if h == next_hop && !p.is_control() {
+        if h == next_hop && !p.is_control() && !p.is_arp() {
             taken.push(p);
         } else {
             kept.push_back((p, h));

@@ -27,10 +27,12 @@ pub enum DropReason {
     RouteBufferFull,
     /// A packet waited for a route longer than the protocol's buffer timeout.
     RouteBufferTimeout,
+    /// ARP held a newer packet for the same unresolved neighbour.
+    Arp,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::QueueFull,
         DropReason::RetryLimit,
         DropReason::NoRoute,
@@ -39,6 +41,7 @@ impl DropReason {
         DropReason::EnergyDepleted,
         DropReason::RouteBufferFull,
         DropReason::RouteBufferTimeout,
+        DropReason::Arp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +54,7 @@ impl DropReason {
             DropReason::EnergyDepleted => "energy_depleted",
             DropReason::RouteBufferFull => "route_buffer_full",
             DropReason::RouteBufferTimeout => "route_buffer_timeout",
+            DropReason::Arp => "arp",
         }
     }
 }

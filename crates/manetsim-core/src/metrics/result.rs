@@ -173,6 +173,9 @@ pub struct MacResult {
     pub captures: u64,
     /// Link failures reported up to routing (retry limit reached).
     pub link_failures: u64,
+    /// Added: ARP requests (broadcast) and replies sent, with `[mac] arp`.
+    pub arp_requests: u64,
+    pub arp_replies: u64,
 }
 
 /// Energy per node; the lists are empty when the scenario has no `[energy]`.

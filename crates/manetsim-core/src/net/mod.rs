@@ -1,5 +1,6 @@
 //! The network layer: packets, IP-like forwarding with TTL, and routing.
 
+pub mod arp;
 mod packet;
 pub mod routing;
 

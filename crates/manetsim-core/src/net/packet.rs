@@ -30,6 +30,9 @@ pub enum PacketKind {
     Control,
     /// A TCP segment without payload (ACK, SYN, FIN) of flow `flow`.
     TcpAck { flow: u32 },
+    /// An ARP request for `target`'s address, or a reply (see
+    /// [`crate::net::arp`]); not an IP datagram.
+    Arp { target: NodeId, reply: bool },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +69,10 @@ pub struct Packet {
 impl Packet {
     pub fn is_control(&self) -> bool {
         matches!(self.kind, PacketKind::Control)
+    }
+
+    pub fn is_arp(&self) -> bool {
+        matches!(self.kind, PacketKind::Arp { .. })
     }
 
     /// A routing-control packet from `src` to `dst` (or `BROADCAST`) carrying

@@ -298,6 +298,10 @@ pub struct Mac {
     pub long_retry_limit: u32,
     #[serde(default = "default_queue_packets")]
     pub queue_packets: u32,
+    /// Address resolution below routing: `off` (every neighbour's address
+    /// known) or `ns2` (ns-2.35's ARP, see [`crate::net::arp`]).
+    #[serde(default)]
+    pub arp: crate::net::arp::ArpModel,
 }
 fn default_standard() -> String {
     "802.11".to_string()
@@ -327,6 +331,7 @@ impl Default for Mac {
             short_retry_limit: default_short_retry_limit(),
             long_retry_limit: default_long_retry_limit(),
             queue_packets: default_queue_packets(),
+            arp: Default::default(),
         }
     }
 }

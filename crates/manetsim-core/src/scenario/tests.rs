@@ -409,6 +409,20 @@ fn overrides_of_each_value_form() {
 }
 
 #[test]
+fn mac_arp_takes_a_model_name() {
+    use crate::net::arp::ArpModel;
+    assert_eq!(load_with(BASE, &[]).unwrap().mac.arp, ArpModel::Off);
+    let s = load_with(BASE, &["mac.arp=ns2"]).unwrap();
+    assert_eq!(s.mac.arp, ArpModel::Ns2);
+    let e = err(load_with(BASE, &["mac.arp=yes"]));
+    assert_eq!(e.key.as_deref(), Some("mac.arp"));
+    assert!(
+        e.message.contains("`off`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn override_creates_missing_tables() {
     // [mac] is absent from BASE.
     let s = load_with(BASE, &["mac.queue_packets=7"]).unwrap();

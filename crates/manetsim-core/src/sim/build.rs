@@ -10,6 +10,7 @@ use crate::loss::LossModel;
 use crate::mac::{Dcf, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
+use crate::net::arp::ArpModel;
 use crate::net::NodeId;
 use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
@@ -289,6 +290,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             handed_over: false,
             forwarded: 0,
             queue_drops: 0,
+            arp: (s.mac.arp == ArpModel::Ns2).then(Box::default),
             lazy: super::Lazy::new(),
         })
         .collect();
@@ -392,6 +394,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         grid_valid_until: grid_refresh_ns,
         routing_out: Vec::with_capacity(8),
         routing_stats: Default::default(),
+        arp_sent: (0, 0),
         hop_series: Default::default(),
         losses: s
             .loss

@@ -66,6 +66,7 @@ use crate::metrics::result::{
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
+use crate::net::arp::{self, ArpTable, Resolved};
 use crate::net::{
     NodeId, Packet, PacketKind, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST, DEFAULT_TTL,
     IP_HEADER_BYTES, UDP_HEADER_BYTES,
@@ -294,6 +295,8 @@ pub(crate) struct Node {
     handed_over: bool,
     forwarded: u64,
     queue_drops: u64,
+    /// The node's ARP table, with `[mac] arp` on.
+    arp: Option<Box<ArpTable>>,
     lazy: Lazy,
 }
 
@@ -565,6 +568,8 @@ pub(crate) struct World {
     sense_cutoff_m2: f64,
     routing_out: Vec<RoutingAction>,
     routing_stats: RoutingStats,
+    /// ARP requests and replies sent.
+    arp_sent: (u64, u64),
     hop_series: HopSeries,
     /// Injected loss models (`[[loss]]`).
     losses: Vec<LossModel>,
@@ -785,7 +790,7 @@ impl World {
                     }
                     self.receive(now, n, from, packet);
                 }
-                MacAction::Overheard { packet, from } => {
+                MacAction::Overheard { packet, from } if !packet.is_arp() => {
                     self.with_router(now, n, |r, now, ctx| {
                         r.on_overheard(now, from, &packet, ctx)
                     });
@@ -795,6 +800,7 @@ impl World {
                     next_hop,
                     outcome,
                 } => self.on_mac_done(now, n, packet, next_hop, outcome),
+                MacAction::Overheard { .. } => {}
             }
         }
         self.out = out;
@@ -829,6 +835,7 @@ impl World {
         match outcome {
             TxOutcome::Acked => {}
             TxOutcome::Broadcast => self.ledger.deliver(),
+            TxOutcome::Failed if packet.is_arp() => self.ledger.drop(DropReason::RetryLimit),
             TxOutcome::Failed => {
                 // If the neighbour accepted the frame (only ACKs were lost) the
                 // packet lives on there; routing still hears of the break.
@@ -898,7 +905,7 @@ impl World {
 
     fn apply_routing(&mut self, now: SimTime, n: u32, action: RoutingAction) {
         match action {
-            RoutingAction::Send { packet, next_hop } => self.enqueue(n, packet, next_hop),
+            RoutingAction::Send { packet, next_hop } => self.enqueue(now, n, packet, next_hop),
             RoutingAction::Originate {
                 mut packet,
                 next_hop,
@@ -920,7 +927,7 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
-                self.enqueue(n, packet, next_hop);
+                self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
             RoutingAction::Reroute { next_hop } => {
@@ -932,11 +939,75 @@ impl World {
         }
     }
 
-    fn enqueue(&mut self, n: u32, packet: Packet, next_hop: NodeId) {
+    /// Hands a packet from routing down for `next_hop`: through ARP, when
+    /// it runs, to the interface queue.
+    fn enqueue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         if self.is_dead(n) {
             self.ledger.drop(DropReason::EnergyDepleted);
             return;
         }
+        let packet = match &mut self.nodes[n as usize].arp {
+            Some(table) => match table.resolve(packet, next_hop) {
+                Resolved::Send(p) => p,
+                Resolved::Request { dropped } => {
+                    if dropped.is_some() {
+                        self.ledger.drop(DropReason::Arp);
+                    }
+                    self.send_arp(now, n, arp::request(n, next_hop), BROADCAST);
+                    return;
+                }
+                Resolved::Failed(failed) => {
+                    // As a failed transmission: routing hears of each.
+                    for p in failed {
+                        self.with_router(now, n, |r, now, ctx| {
+                            r.on_link_failure(now, next_hop, Some(p), ctx)
+                        });
+                    }
+                    return;
+                }
+            },
+            None => packet,
+        };
+        self.queue(n, packet, next_hop);
+    }
+
+    /// Originates an ARP message and queues it.
+    fn send_arp(&mut self, now: SimTime, n: u32, mut packet: Packet, next_hop: NodeId) {
+        packet.uid = self.next_uid;
+        self.next_uid += 1;
+        packet.created_at = now;
+        self.ledger.create();
+        if next_hop == BROADCAST {
+            self.arp_sent.0 += 1;
+        } else {
+            self.arp_sent.1 += 1;
+        }
+        self.queue(n, packet, next_hop);
+    }
+
+    /// An ARP message reached node `n`: it learns the sender, sends what
+    /// it held for it, and answers a request for its own address.
+    fn arp_input(&mut self, now: SimTime, n: u32, packet: Packet) {
+        let PacketKind::Arp { target, reply } = packet.kind else {
+            return;
+        };
+        if packet.dst != BROADCAST {
+            self.ledger.deliver();
+        }
+        let Some(table) = &mut self.nodes[n as usize].arp else {
+            return;
+        };
+        if let Some(held) = table.learn(packet.src) {
+            self.queue(n, held, packet.src);
+        }
+        if !reply && target == n {
+            self.send_arp(now, n, arp::reply(n, packet.src), packet.src);
+        }
+        self.pump(now, n);
+    }
+
+    /// Puts a packet in node `n`'s interface queue.
+    fn queue(&mut self, n: u32, packet: Packet, next_hop: NodeId) {
         let node = &mut self.nodes[n as usize];
         match node.ifq.enqueue(packet, next_hop) {
             Enqueued::Accepted => {}
@@ -1288,6 +1359,10 @@ impl World {
 
     /// A packet arrived at node `n` from neighbour `from`.
     fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet) {
+        if packet.is_arp() {
+            self.arp_input(now, n, packet);
+            return;
+        }
         packet.hops += 1;
         packet.visit(n);
         if !self.losses.is_empty() && self.lost_after_mac(n, &packet) {
@@ -1406,7 +1481,8 @@ impl World {
             .iter()
             .map(|n| {
                 let in_mac = n.mac.pending_packet().is_some() && !n.handed_over;
-                n.ifq.len() as u64 + in_mac as u64 + n.router.buffered()
+                let held = n.arp.as_ref().map_or(0, |t| t.held() as u64);
+                n.ifq.len() as u64 + in_mac as u64 + n.router.buffered() + held
             })
             .sum()
     }
@@ -1482,7 +1558,11 @@ impl World {
             .iter()
             .map(|r| (r.name().to_string(), self.ledger.dropped(*r)))
             .collect();
-        let mut mac = MacResult::default();
+        let mut mac = MacResult {
+            arp_requests: self.arp_sent.0,
+            arp_replies: self.arp_sent.1,
+            ..MacResult::default()
+        };
         let mut nodes = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
             let m = &n.mac.stats;

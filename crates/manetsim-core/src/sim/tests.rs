@@ -242,6 +242,25 @@ fn lazy_overhearing_changes_nothing_with_dsr_overhearing_control_too() {
 }
 
 #[test]
+fn lazy_overhearing_changes_nothing_with_arp() {
+    // ARP requests are broadcasts every neighbour learns from, replies
+    // unicast frames a promiscuous MAC must not hand to routing.
+    for protocol in ["aodv", "dsr"] {
+        let text = MOBILE_AODV
+            .replace("protocol = \"aodv\"", &format!("protocol = \"{protocol}\""))
+            .replace("seed = 3", "seed = 4")
+            + &format!("\n[mac]\narp = \"ns2\"\n\n[routing.{protocol}]\npreset = \"ns2\"\n");
+        let (eager, lazy, lazy_count) = both_ways(&text);
+        assert_same(&eager, &lazy);
+        assert!(lazy.mac.arp_requests > 50, "{protocol}: {:?}", lazy.mac);
+        assert!(lazy.mac.arp_replies > 0, "{protocol}: {:?}", lazy.mac);
+        assert!(lazy.flows.iter().all(|f| f.received > 0));
+        assert!(lazy.ledger.balanced);
+        assert!(lazy_count > 10_000, "{lazy_count}");
+    }
+}
+
+#[test]
 fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
     let on = MOBILE_AODV.replace("protocol = \"aodv\"", "protocol = \"dsr\"");
     let off = format!("{on}\n[routing.dsr]\ngratuitous_replies = false\n");
