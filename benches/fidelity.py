@@ -31,6 +31,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=ROUTING)
+    parser.add_argument(
+        "--arp",
+        choices=("off", "ns2"),
+        default="ns2",
+        help="manetsim's [mac] arp (ns-2 always resolves addresses with ARP)",
+    )
     args = parser.parse_args(argv)
     scenario = bench.reference_path("chain6")
     lines = [
@@ -47,7 +53,11 @@ def main(argv: list[str]) -> int:
         delays = {}
         spreads = {}
         for variant in VARIANTS:
-            overrides = {"routing.protocol": routing, "flows.0.tcp.variant": variant}
+            overrides = {
+                "routing.protocol": routing,
+                "flows.0.tcp.variant": variant,
+                "mac.arp": args.arp,
+            }
             if routing in ("aodv", "dsr"):
                 overrides[f"routing.{routing}.preset"] = "ns2"
             ours, theirs = ns2.crosscheck(scenario, range(1, args.seeds + 1), overrides)
