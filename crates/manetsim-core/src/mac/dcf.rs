@@ -26,7 +26,8 @@
 //!   W = CW + 1); ns-2 draws in [0, CW − 1].
 //! - A DATA frame's retry counter is the long one when it went with RTS/CTS
 //!   and the short one otherwise (ns-2 compares the size with the threshold).
-//! - ARP is not modelled: a neighbour's MAC address is its node id.
+//! - ARP sits above the MAC (`crate::net::arp`, with `[mac] arp`); a
+//!   neighbour's MAC address is its node id.
 
 use super::frame::Control;
 use super::{Frame, FrameKind, MacParams, DATA_HEADER_BYTES};
