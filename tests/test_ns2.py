@@ -160,8 +160,72 @@ def test_the_trace_parser_reads_the_committed_ns2_trace():
     assert tcp.delay_ms == pytest.approx(106.535, abs=0.001)
     assert cbr.delay_ms == pytest.approx(118.003, abs=0.001)
     assert stats.routing_packets == 4
+    assert stats.routing_by_message == {"rreq": 2, "rrep": 2}
     assert stats.lines == 1139
     assert stats.drops == {"IFQ:END": 19}
+
+
+def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
+    # ns-2.35's DSR prints its header's flags after the IP field:
+    # N [request id] [reply id len from->to] [error n type from->to].
+    ip = "[0:255 5:255 32 0]"
+    trace = tmp_path / "dsr.tr"
+    trace.write_text(
+        f"s 1.0 _0_ RTR  --- 1 DSR 32 [0 0 0 0] ------- {ip} 1 [1 6] [0 6 0 0->0] "
+        "[0 0 0 0->0]\n"
+        f"f 1.1 _1_ RTR  --- 1 DSR 48 [0 0 0 0] ------- {ip} 2 [1 6] [0 6 0 0->0] "
+        "[1 1 0 1->2]\n"
+        f"s 1.2 _2_ RTR  --- 2 DSR 44 [0 0 0 0] ------- {ip} 3 [0 6] [1 6 3 2->0] "
+        "[0 0 0 0->0]\n"
+        f"s 1.3 _1_ RTR  --- 3 DSR 44 [0 0 0 0] ------- {ip} 2 [0 0] [0 0 0 0->0] "
+        "[1 1 0 1->2]\n"
+        "s 1.4 _1_ RTR  --- 4 message 32 [0 0 0 0] ------- [1:255 -1:255 32 0]\n"
+        "s 1.5 _1_ RTR  --- 5 DSR 44 [0 0 0 0] ------- [1:255 0:255 32 0] 2\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.routing_packets == 6
+    assert stats.routing_by_message == {"rreq": 2, "rrep": 1, "rerr": 1, "update": 1}
+
+
+def test_crosscheck_compares_messages_and_drops_as_named_alike():
+    ours = ns2.Side(
+        per_seed=[
+            {"routing.rreq": 3.0, "routing.rrep": 5.0, "drops.arp": 1.0},
+            {"routing.rreq": 1.0, "routing.rerr": 2.0, "drops.arp": 0.0},
+        ]
+    )
+    theirs = ns2.Side(per_seed=[{"routing.rreq": 4.0, "drops.arp": 2.0}, {}])
+    rows = {k: (a, b) for k, a, b, _ in ns2.summarize_sides(ours, theirs)}
+    assert rows == {
+        "routing.rreq": (2.0, 2.0),
+        "routing.rrep": (2.5, 0.0),
+        "drops.arp": (0.5, 1.0),
+        "routing.rerr": (1.0, 0.0),
+    }
+    figures = ns2._manetsim_figures(
+        {
+            "routing": {
+                "packets_sent": 9,
+                "by_message": {
+                    "rrep": {"packets": 4, "bytes": 0},
+                    "grat_rrep": {"packets": 2, "bytes": 0},
+                    "update_full": {"packets": 1, "bytes": 0},
+                    "update_incremental": {"packets": 2, "bytes": 0},
+                },
+            },
+            "drops": {"queue_full": 7, "arp": 3, "route_buffer_full": 1, "route_buffer_timeout": 0},
+            "flows": [],
+        }
+    )
+    assert figures == {
+        "routing_packets": 9.0,
+        "routing.rrep": 6.0,
+        "routing.update": 3.0,
+        "drops.queue_full": 7.0,
+        "drops.arp": 3.0,
+        "drops.route_buffer_full": 1.0,
+        "drops.route_buffer_timeout": 0.0,
+    }
 
 
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):

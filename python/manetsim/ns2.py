@@ -470,6 +470,7 @@ class TraceStats:
     routing_packets: int
     lines: int
     drops: dict[str, int]
+    routing_by_message: dict[str, int] = field(default_factory=dict)
 
 
 def parse_trace(path: str | Path) -> TraceStats:
@@ -484,14 +485,16 @@ def parse_trace(path: str | Path) -> TraceStats:
     header, where manetsim counts 28), one-way delay matched by packet uid,
     and TCP retransmissions (a sequence number sent again). Routing
     packets are router-level sends and forwards of control packet types, as
-    manetsim counts each hop's transmission. Malformed lines raise
-    ``ValueError`` naming the line.
+    manetsim counts each hop's transmission, also by message
+    (``routing_by_message``, see :func:`_control_message`). Malformed lines
+    raise ``ValueError`` naming the line.
     """
     path = Path(path)
     flows: dict[tuple[int, int], FlowStats] = {}
     # uid -> (send time, size as manetsim counts it: the IP datagram)
     sent_at: dict[str, tuple[float, int]] = {}
     routing = 0
+    by_message: dict[str, int] = {}
     drops: dict[str, int] = {}
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
@@ -513,6 +516,9 @@ def parse_trace(path: str | Path) -> TraceStats:
             if layer == "RTR":
                 if kind in _CONTROL_TYPES and event in "sf":
                     routing += 1
+                    message = _control_message(kind, tokens)
+                    if message is not None:
+                        by_message[message] = by_message.get(message, 0) + 1
                 continue
             if layer != "AGT" or kind == "ack":
                 continue
@@ -556,7 +562,63 @@ def parse_trace(path: str | Path) -> TraceStats:
                     stats.delays_s.append(now - sent_s)
                 else:
                     stats.received_bytes += size
-    return TraceStats(flows=flows, routing_packets=routing, lines=count, drops=drops)
+    return TraceStats(
+        flows=flows,
+        routing_packets=routing,
+        lines=count,
+        drops=drops,
+        routing_by_message=by_message,
+    )
+
+
+_AODV_MESSAGES = {"(REQUEST)": "rreq", "(REPLY)": "rrep", "(ERROR)": "rerr", "(HELLO)": "hello"}
+
+
+def _control_message(kind: str, tokens: list[str]) -> str | None:
+    """The routing message a router-level trace line carries, named as
+    manetsim's ``routing.by_message`` names it (:data:`ROUTING_MESSAGES`), or
+    ``None`` when the line does not say.
+
+    AODV and AOMDV end the line with the type; DSR prints its header's flags
+    after the IP field, ``N [request id] [reply ...] [error ...]`` (a request
+    may carry an error, a reply is counted as a reply whether gratuitous or
+    not); DSDV's updates are all ``message``.
+    """
+    if kind in ("AODV", "AOMDV"):
+        return _AODV_MESSAGES.get(tokens[-1])
+    if kind == "message":
+        return "update"
+    if kind == "DSR":
+        ip = _ip_field(tokens)
+        if ip is None or len(tokens) < ip + 12:
+            return None
+        if tokens[ip + 5] == "[1":
+            return "rreq"
+        if tokens[ip + 7] == "[1":
+            return "rrep"
+        if tokens[ip + 11] == "[1":
+            return "rerr"
+    return None
+
+
+ROUTING_MESSAGES = {
+    "grat_rrep": "rrep",
+    "update_full": "update",
+    "update_incremental": "update",
+}
+"""manetsim's message names folded as ns-2's trace can tell them apart: DSR's
+gratuitous replies are replies, DSDV's full and incremental dumps are updates."""
+
+DROPS = {
+    "queue_full": "IFQ:IFQ",
+    "arp": "IFQ:ARP",
+    "route_buffer_full": "RTR:IFQ",
+    "route_buffer_timeout": "RTR:TOUT",
+}
+"""manetsim's drop reasons compared, with the ns-2 trace's layer and reason
+for the same loss (a full interface queue, a packet ARP gave up waiting on, a
+routing agent's full buffer of packets waiting for a route, a packet that
+waited there too long)."""
 
 
 _UDP_IP_HEADER_BYTES = 28
@@ -660,6 +722,11 @@ def crosscheck(
 
 def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {"routing_packets": float(result["routing"]["packets_sent"])}
+    for message, count in result["routing"]["by_message"].items():
+        key = f"routing.{ROUTING_MESSAGES.get(message, message)}"
+        out[key] = out.get(key, 0.0) + float(count["packets"])
+    for reason in DROPS:
+        out[f"drops.{reason}"] = float(result["drops"].get(reason, 0))
     for i, flow in enumerate(result["flows"]):
         for metric in METRICS:
             out[f"flow{i}.{metric}"] = float(flow[metric])
@@ -668,6 +735,10 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
 
 def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
     out: dict[str, float] = {"routing_packets": float(stats.routing_packets)}
+    for message, count in stats.routing_by_message.items():
+        out[f"routing.{message}"] = float(count)
+    for reason, ns2_reason in DROPS.items():
+        out[f"drops.{reason}"] = float(stats.drops.get(ns2_reason, 0))
     for line in stdout.splitlines():
         if line.startswith("manetsim-flow "):
             _, index, addr, port = line.split()
@@ -678,11 +749,17 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
 
 
 def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, float]]:
-    """(metric, manetsim mean, ns-2 mean, ratio) for every metric both report."""
+    """(metric, manetsim mean, ns-2 mean, ratio) for every metric manetsim
+    reports; ns-2's is NaN where its trace does not tell. A count of routing
+    messages or drops that a seed lacks is 0 there."""
+    keys: dict[str, None] = {}
+    for seed in ours.per_seed:
+        keys.update(dict.fromkeys(seed))
     rows = []
-    for key in ours.per_seed[0]:
-        a = _mean([s[key] for s in ours.per_seed])
-        b = _mean([s.get(key, float("nan")) for s in theirs.per_seed])
+    for key in keys:
+        missing = 0.0 if key.startswith(("routing.", "drops.")) else float("nan")
+        a = _mean([s.get(key, missing) for s in ours.per_seed])
+        b = _mean([s.get(key, missing) for s in theirs.per_seed])
         ratio = a / b if b and not math.isnan(b) else float("nan")
         rows.append((key, a, b, ratio))
     return rows
