@@ -609,16 +609,19 @@ ROUTING_MESSAGES = {
 """manetsim's message names folded as ns-2's trace can tell them apart: DSR's
 gratuitous replies are replies, DSDV's full and incremental dumps are updates."""
 
-DROPS = {
-    "queue_full": "IFQ:IFQ",
-    "arp": "IFQ:ARP",
-    "route_buffer_full": "RTR:IFQ",
-    "route_buffer_timeout": "RTR:TOUT",
+DROPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "queue_full": (("queue_full",), ("IFQ:IFQ",)),
+    "arp": (("arp",), ("IFQ:ARP",)),
+    "route_buffer": (
+        ("route_buffer_full", "route_buffer_timeout"),
+        ("RTR:IFQ", "RTR:TOUT"),
+    ),
 }
-"""manetsim's drop reasons compared, with the ns-2 trace's layer and reason
-for the same loss (a full interface queue, a packet ARP gave up waiting on, a
-routing agent's full buffer of packets waiting for a route, a packet that
-waited there too long)."""
+"""Drops compared: manetsim's reasons and the ns-2 trace's layer and reason
+for the same loss (a full interface queue; a packet ARP gave up waiting on; a
+packet a routing agent's buffer of packets waiting for a route evicted when
+full or dropped after waiting too long, together because ns-2's DSR traces
+both as ``TOUT``)."""
 
 
 _UDP_IP_HEADER_BYTES = 28
@@ -725,8 +728,8 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     for message, count in result["routing"]["by_message"].items():
         key = f"routing.{ROUTING_MESSAGES.get(message, message)}"
         out[key] = out.get(key, 0.0) + float(count["packets"])
-    for reason in DROPS:
-        out[f"drops.{reason}"] = float(result["drops"].get(reason, 0))
+    for name, (reasons, _) in DROPS.items():
+        out[f"drops.{name}"] = float(sum(result["drops"].get(r, 0) for r in reasons))
     for i, flow in enumerate(result["flows"]):
         for metric in METRICS:
             out[f"flow{i}.{metric}"] = float(flow[metric])
@@ -737,8 +740,8 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
     out: dict[str, float] = {"routing_packets": float(stats.routing_packets)}
     for message, count in stats.routing_by_message.items():
         out[f"routing.{message}"] = float(count)
-    for reason, ns2_reason in DROPS.items():
-        out[f"drops.{reason}"] = float(stats.drops.get(ns2_reason, 0))
+    for name, (_, ns2_reasons) in DROPS.items():
+        out[f"drops.{name}"] = float(sum(stats.drops.get(r, 0) for r in ns2_reasons))
     for line in stdout.splitlines():
         if line.startswith("manetsim-flow "):
             _, index, addr, port = line.split()
