@@ -58,3 +58,16 @@ fn resolution_delays_only_the_first_packets() {
         "delay {a} ms without ARP, {b} ms with"
     );
 }
+
+#[test]
+fn a_reply_delivered_without_its_acks_is_counted_once() {
+    // A mobile run in which one ARP reply reaches its requester while every
+    // ACK for it is lost: the replier's MAC gives up on a delivered frame,
+    // which must not count as a drop as well (it did before this test).
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/arp_reply_acks_lost.toml");
+    let s = manetsim_core::scenario::load_file(&path, &[]).expect("valid fixture");
+    let r = run_checked(&s);
+    assert!(r.mac.arp_requests > 500, "{:?}", r.mac);
+    assert!(r.drops["arp"] > 0, "{:?}", r.drops);
+}

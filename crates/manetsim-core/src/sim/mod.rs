@@ -835,7 +835,12 @@ impl World {
         match outcome {
             TxOutcome::Acked => {}
             TxOutcome::Broadcast => self.ledger.deliver(),
-            TxOutcome::Failed if packet.is_arp() => self.ledger.drop(DropReason::RetryLimit),
+            TxOutcome::Failed if packet.is_arp() => {
+                // Lost, unless the requester took it and only the ACKs failed.
+                if !self.nodes[n as usize].handed_over {
+                    self.ledger.drop(DropReason::RetryLimit);
+                }
+            }
             TxOutcome::Failed => {
                 // If the neighbour accepted the frame (only ACKs were lost) the
                 // packet lives on there; routing still hears of the break.
