@@ -33,11 +33,14 @@
 //!   `reply_from_cache_on_propagating = true`). ns-2's reply hold-off (a
 //!   delay proportional to the route length to avoid reply storms) is not
 //!   modelled.
-//! * **Caching.** Every node caches the reversed route record of a request
-//!   it hears, the route in a reply it forwards or receives, and the rest of
-//!   the source route of data it forwards (ns-2 `snoop_source_routes`).
-//!   A packet it only overhears teaches it nothing, except when it
-//!   shortens the packet's route (below).
+//! * **Caching.** With `preset = "rfc"` (one cache, [`CacheModel::Single`])
+//!   every node caches the reversed route record of a request it hears, the
+//!   route in a reply it forwards or receives, and the rest of the source
+//!   route of data it forwards (ns-2 `snoop_source_routes`); a packet it
+//!   only overhears teaches it nothing, except when it shortens the
+//!   packet's route (below). With `preset = "ns2"` the cache is ns-2's
+//!   primary and secondary ([`CacheModel::Ns2`]) and learns what ns-2's
+//!   does, from overheard data, replies and route errors too.
 //! * **Automatic route shortening** (RFC 4728 section 3.4.3), on by default
 //!   as in ns-2 (`dsragent_send_grat_replies`; scenario key `[routing.dsr]
 //!   gratuitous_replies`). The agent asks for promiscuous mode, and the MAC
@@ -55,9 +58,9 @@
 //!   neither).
 //! * **Route maintenance** from MAC feedback (RFC 4728 section 3.3). When the
 //!   MAC gives up on a next hop, the link is removed from the cache, a Route
-//!   Error (NODE_UNREACHABLE) goes back to the packet's source along the
-//!   reversed traversed route (or a cached route when the packet was
-//!   salvaged), one per (source, broken link) at a time, and every node it
+//!   Error (NODE_UNREACHABLE) goes back along the reversed traversed route
+//!   to the packet's source, or to the node that salvaged it (RFC 4728
+//!   section 8.3.4), one per (that node, broken link) at a time, and every node it
 //!   passes removes the link too. The packet is **salvaged**: re-sent on a
 //!   cached route from this node, its Source Route rewritten with this node
 //!   first and the salvage count incremented, at most 15 times (ns-2
@@ -70,12 +73,11 @@
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
 //!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
-//! * **Not implemented:** learning from overheard packets other than route
-//!   shortening (ns-2's `tap` also caches overheard source routes and
-//!   replies and acts on overheard route errors); flow state (RFC 4728
-//!   section 3.5);
-//!   acknowledgement-based maintenance (only MAC feedback); the
-//!   primary/secondary split of ns-2's cache.
+//! * **Not implemented:** flow state (RFC 4728 section 3.5), which ns-2.35's
+//!   DSR runs (`dsragent_enable_flowstate`: after a flow's first packet,
+//!   data carries a flow id and relays forward by a flow table; see
+//!   `docs/fidelity.md`); acknowledgement-based maintenance (only MAC
+//!   feedback).
 
 pub mod request_table;
 pub mod route_cache;
