@@ -7,8 +7,10 @@ random waypoint 0-20 m/s, pause 10 s, AODV with ns-2's constants, 1 TCP NewReno
 + 10 CBR flows, 500 s) for seeds 1..N; both simulators move the nodes along
 the same trajectories (the export writes manetsim's movements as setdest
 lines). Prints, per metric, each simulator's mean ± 95 % CI across seeds and
-whether the intervals overlap (issue 8's agreement criterion). ``--routing``
-runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV.
+whether the intervals overlap (issue 8's agreement criterion), then the
+routing packets by message and the drops by reason side by side. ``--routing``
+runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV;
+manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``.
 """
 
 from __future__ import annotations
@@ -86,6 +88,14 @@ def main(argv: list[str]) -> int:
         print(
             f"| {name} | {ma:.1f} ± {ha:.1f} | {mb:.1f} ± {hb:.1f} | {'yes' if overlap else 'no'} |"
         )
+    print()
+    print("Routing packets by message and drops by reason, mean per seed:")
+    print()
+    print("| count | manetsim | ns-2.35 | ratio |")
+    print("|---|---|---|---|")
+    for key, a, b, ratio in ns2.summarize_sides(ours, theirs):
+        if key.startswith(("routing", "drops.")):
+            print(f"| {key} | {a:.0f} | {b:.0f} | {ratio:.2f} |")
     print()
     print(
         f"Processes: manetsim {sum(ours.wall_s):.1f} s, ns-2.35 {sum(theirs.wall_s):.1f} s "
