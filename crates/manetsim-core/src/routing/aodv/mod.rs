@@ -104,7 +104,10 @@
 //!   by default ([`AodvConfig::reroute_failed_packet`]); the ns-2 preset
 //!   drops it (`retry_limit`) as ns-2 does unless a local repair takes it,
 //!   so a source starts its discovery with its next packet, not at once. A
-//!   control packet that fails is dropped (`retry_limit`).
+//!   control packet that fails is dropped (`retry_limit`); with the ns-2
+//!   preset nothing else happens, as for a data packet whose destination
+//!   has no route entry (ns-2's `rt_ll_failed`: only such data breaks the
+//!   link; [`AodvConfig::link_failure_from_data_only`]).
 //! - **Local repair** (ns-2 compiles it in, `AODV_LOCAL_REPAIR`; on by
 //!   default here too): a relay whose broken link is closer to the
 //!   destination than to the source (the packet's hops so far exceed the
@@ -217,6 +220,11 @@ pub struct AodvConfig {
     /// its source, which rediscovers at once); off (ns-2), it is dropped
     /// (`retry_limit`) unless a local repair takes it.
     pub reroute_failed_packet: bool,
+    /// Only a failed data packet with a route entry for its destination
+    /// breaks the link, as ns-2's `rt_ll_failed` has it: a failed control
+    /// or broadcast packet, or one for a destination with no entry, is
+    /// dropped and nothing else happens. Off, every failure breaks the link.
+    pub link_failure_from_data_only: bool,
 }
 
 impl Default for AodvConfig {
@@ -249,6 +257,7 @@ impl Default for AodvConfig {
             adaptive_rreq_wait: false,
             retry_when_prompted: false,
             reroute_failed_packet: true,
+            link_failure_from_data_only: false,
         }
     }
 }
@@ -265,6 +274,7 @@ impl AodvConfig {
             adaptive_rreq_wait: true,
             retry_when_prompted: true,
             reroute_failed_packet: false,
+            link_failure_from_data_only: true,
             ..Self::default()
         }
     }
@@ -919,6 +929,16 @@ impl RoutingProtocol for Aodv {
     ) {
         self.now = now;
         if self.cfg.link_detection == LinkDetection::Hello {
+            if let Some(p) = packet {
+                ctx.drop_packet(p, DropReason::RetryLimit);
+            }
+            return;
+        }
+        if self.cfg.link_failure_from_data_only
+            && packet.as_ref().is_some_and(|p| {
+                p.is_control() || p.dst == BROADCAST || self.routes.get(p.dst).is_none()
+            })
+        {
             if let Some(p) = packet {
                 ctx.drop_packet(p, DropReason::RetryLimit);
             }

@@ -386,6 +386,42 @@ fn ns2_drops_the_packet_the_mac_failed_to_deliver() {
 }
 
 #[test]
+fn ns2_a_failed_control_packet_or_unknown_destination_breaks_no_link() {
+    // ns-2's rt_ll_failed drops such a packet and does nothing else: no
+    // RERR, the route and the queue stay.
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let rrep = rrep_packet(0, 1, 7, 3, 0);
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(rrep.clone()), ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: rrep.clone(),
+            reason: DropReason::RetryLimit
+        }]
+    );
+    assert_eq!(n.a.hop_count(9, ms(1000)), Some(5), "the route stays up");
+    let stray = data(0, 8, 3);
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(stray.clone()), ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: stray,
+            reason: DropReason::RetryLimit
+        }]
+    );
+    assert_eq!(n.a.hop_count(9, ms(1000)), Some(5));
+    // Without the ns-2 rule the failed reply breaks the link as any does.
+    let cfg = AodvConfig {
+        link_failure_from_data_only: false,
+        ..AodvConfig::ns2()
+    };
+    let mut n = ns2_source_with_route(cfg, ms(50));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(rrep), ctx));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert_eq!(n.a.hop_count(9, ms(1000)), None);
+}
+
+#[test]
 fn a_rerr_takes_back_the_queued_data_for_its_sender_only_when_it_breaks_a_route() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
     let rerr = |d: NodeId, seq: u32| {
