@@ -115,7 +115,10 @@
 //!   in repair and sends a RREQ with TTL = LOCAL_ADD_TTL plus the last hop
 //!   count (RFC 6.12, MIN_REPAIR_TTL being that count). If no RREP comes
 //!   within the discovery's wait, the route is brought down, a RERR sent and
-//!   its packets dropped (`no_route`). On a static chain the test never
+//!   its packets dropped (`no_route`); with the ns-2 preset the route only
+//!   goes down, as ns-2's repair timer does, and its packets wait while the
+//!   node discovers the route as a source would, from the next purge tick
+//!   ([`AodvConfig::rerr_after_failed_repair`]). On a static chain the test never
 //!   holds, in ns-2's traces as here: breaks are reported at the first hops
 //!   of each direction (nodes 0 and 1 for data, 3 to 5 for ACKs), where the
 //!   hops behind are fewer than the hops ahead.
@@ -225,6 +228,11 @@ pub struct AodvConfig {
     /// or broadcast packet, or one for a destination with no entry, is
     /// dropped and nothing else happens. Off, every failure breaks the link.
     pub link_failure_from_data_only: bool,
+    /// A local repair that finds no route sends a RERR and drops the
+    /// packets it held. Off (ns-2, whose repair timer only brings the route
+    /// down), the packets stay and the node discovers the route as a
+    /// source does, its next RREQ at the purge tick.
+    pub rerr_after_failed_repair: bool,
 }
 
 impl Default for AodvConfig {
@@ -258,6 +266,7 @@ impl Default for AodvConfig {
             retry_when_prompted: false,
             reroute_failed_packet: true,
             link_failure_from_data_only: false,
+            rerr_after_failed_repair: true,
         }
     }
 }
@@ -275,6 +284,7 @@ impl AodvConfig {
             retry_when_prompted: true,
             reroute_failed_packet: false,
             link_failure_from_data_only: true,
+            rerr_after_failed_repair: false,
             ..Self::default()
         }
     }
@@ -519,12 +529,25 @@ impl Aodv {
             return;
         }
         if d.local_repair {
-            // The repair failed: bring the route down and tell the precursors.
+            // The repair failed: the route goes down.
             let e = self.routes.entry(dst);
             e.invalidate();
-            let s = e.seqno;
-            self.send_rerr(now, vec![(dst, s)], false, ctx);
-            self.drop_buffered(dst, DropReason::NoRoute, ctx);
+            if self.cfg.rerr_after_failed_repair {
+                let s = e.seqno;
+                self.send_rerr(now, vec![(dst, s)], false, ctx);
+                self.drop_buffered(dst, DropReason::NoRoute, ctx);
+            } else if self.queue.has_packets_for(dst) {
+                // ns-2: its packets wait; the next RREQ goes at the tick.
+                self.discoveries.insert(
+                    dst,
+                    Discovery {
+                        local_repair: false,
+                        due: true,
+                        ..d
+                    },
+                );
+                self.arm_purge(now);
+            }
             return;
         }
         if !self.queue.has_packets_for(dst) {

@@ -497,7 +497,11 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
 
 /// Node 2 relays between 1 (towards originator 0) and 3 (towards 9).
 fn relay_with_route() -> Node {
-    let mut n = Node::new(2);
+    relay_with_route_cfg(AodvConfig::default())
+}
+
+fn relay_with_route_cfg(cfg: AodvConfig) -> Node {
+    let mut n = Node::with(2, cfg);
     n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
     n.timeout(ms(20));
     n.control(ms(40), 3, rrep_packet(3, 0, 9, 4, 1));
@@ -583,6 +587,39 @@ fn a_relay_repairs_locally_a_break_near_the_destination() {
         }
     )));
     assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn ns2_a_failed_local_repair_only_brings_the_route_down() {
+    // ns-2's repair timer sends no RERR: the packet waits, and the relay
+    // asks again at the next purge tick with a wider ring, as a source.
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    let mut p = data(0, 9, 5);
+    p.hops = 3;
+    let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1);
+    let (_, _, _, repair_ttl) = sent[0];
+    let at = n.a.poll_timeout().unwrap();
+    let out = n.timeout(at);
+    assert!(originated(&out).is_empty(), "no RERR: {out:?}");
+    assert!(!out.iter().any(|a| matches!(a, RoutingAction::Drop { .. })));
+    assert_eq!(n.a.buffered(), 1);
+    assert_eq!(n.a.hop_count(9, at), None, "the route is down");
+    let tick = n.a.poll_timeout().unwrap();
+    assert_eq!(tick % PURGE_INTERVAL, 0, "the next RREQ waits for the tick");
+    let out = n.timeout(tick);
+    let sent = originated(&out);
+    assert_eq!(sent.len(), 1);
+    let (name, to, Message::Rreq(rq), ttl) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*name, *to, rq.orig, rq.dst), ("rreq", BROADCAST, 2, 9));
+    assert!(
+        *ttl > repair_ttl,
+        "ring {ttl} after the repair's {repair_ttl}"
+    );
+    assert_eq!(n.a.buffered(), 1);
 }
 
 #[test]
