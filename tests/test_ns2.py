@@ -311,6 +311,21 @@ def test_dsr_without_gratuitous_replies_is_refused_because_ns2_compiles_them_in(
     assert "key `routing.dsr.gratuitous_replies`" in assert_clean_error(proc)
 
 
+def test_dsr_without_flow_state_is_refused_because_ns2_compiles_it_in():
+    proc = cli(
+        "export",
+        "ns2",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        "--set",
+        "routing.protocol=dsr",
+        "--set",
+        'routing.dsr.preset="ns2"',
+        "--set",
+        "routing.dsr.flow_state=false",
+    )
+    assert "key `routing.dsr.flow_state`" in assert_clean_error(proc)
+
+
 def test_aodv_options_that_ns2_shares_are_exported():
     # ns-2.35's own constants, spelled out: the export accepts them.
     tcl = _export(

@@ -140,6 +140,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "ns-2.35's DSR always sends gratuitous replies "
             "(dsragent_send_grat_replies is compiled in, not a Tcl variable)",
         )
+    if routing == "dsr" and dsr.get("flow_state") is False:
+        raise ExportError(
+            "routing.dsr.flow_state",
+            "ns-2.35's DSR always runs flow state "
+            "(dsragent_enable_flowstate is compiled in, not a Tcl variable)",
+        )
     if routing == "aodv":
         _check_aodv_exportable(c["routing"].get("aodv") or {})
     if c["mac"]["standard"] != "802.11":

@@ -125,6 +125,19 @@ pub trait RoutingProtocol {
     /// A data packet reached its destination (this node) from neighbour `from`.
     fn on_delivered(&mut self, _now: SimTime, _from: NodeId, _packet: &Packet) {}
 
+    /// After a [`RoutingAction::Reroute`] for `next_hop`: a packet the
+    /// interface queue held for it, handed back. The default routes it
+    /// again as [`Self::route_output`] does.
+    fn on_reroute(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _next_hop: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.route_output(now, packet, ctx);
+    }
+
     /// The MAC gave up on a frame to `next_hop` (retry limit): the link is
     /// broken. `packet` is the packet it carried, or `None` when the neighbour
     /// had in fact received it (only the ACKs were lost), so it must not be

@@ -421,12 +421,17 @@ pub struct DsrOptions {
     /// source the shorter route (RFC 4728 section 3.4.3; ns-2: on).
     #[serde(default = "default_true")]
     pub gratuitous_replies: bool,
+    /// `dsragent_enable_flowstate`: flow state (RFC 4728 section 3.5) as
+    /// ns-2.35 runs it. Left out: on with `preset = "ns2"`, off with `rfc`.
+    #[serde(default)]
+    pub flow_state: Option<bool>,
 }
 impl Default for DsrOptions {
     fn default() -> Self {
         Self {
             preset: DsrPreset::Rfc,
             gratuitous_replies: true,
+            flow_state: None,
         }
     }
 }

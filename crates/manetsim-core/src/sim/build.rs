@@ -101,10 +101,13 @@ pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
     let mut cfg = DsrConfig::default();
     if let Some(o) = options {
         cfg.gratuitous_replies = o.gratuitous_replies;
-        (cfg.pacing, cfg.cache) = match o.preset {
-            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single),
-            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2),
+        (cfg.pacing, cfg.cache, cfg.flow_state) = match o.preset {
+            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single, false),
+            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2, true),
         };
+        if let Some(on) = o.flow_state {
+            cfg.flow_state = on;
+        }
     }
     cfg
 }

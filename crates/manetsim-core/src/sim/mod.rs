@@ -938,7 +938,9 @@ impl World {
             RoutingAction::Reroute { next_hop } => {
                 let taken = self.nodes[n as usize].ifq.take_data_for(next_hop);
                 for packet in taken {
-                    self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
+                    self.with_router(now, n, |r, now, ctx| {
+                        r.on_reroute(now, packet, next_hop, ctx)
+                    });
                 }
             }
         }

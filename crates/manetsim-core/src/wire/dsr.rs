@@ -16,8 +16,19 @@
 //! ```
 //!
 //! Payload Length is the length of the options in bytes (not counting the 4
-//! fixed bytes). The flow-state header (F = 1, RFC 4728 section 7) is not
-//! modelled and is refused as malformed.
+//! fixed bytes). With F = 1 the four bytes are instead the DSR Flow State
+//! header (RFC 4728 section 7.1), [`FlowHeader`], which carries no options
+//! and which [`DsrRepr::parse`] refuses:
+//!
+//! ```text
+//!    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//!    |  Next Header  |F|  Hop Count  |         Flow Identifier       |
+//!    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//! ```
+//!
+//! A packet that establishes a flow carries the options header with a
+//! Timeout option (RFC 4728 section 7.2.1) and a Destination and Flow ID
+//! option (section 7.2.2, naming the flow) before its Source Route.
 //!
 //! Addresses are 32-bit IPv4 addresses; manetsim writes a node's id as its
 //! address (big-endian), so node 5 is `0.0.0.5`.
@@ -47,10 +58,18 @@ pub mod option_type {
     pub const ROUTE_REPLY: u8 = 2;
     pub const ROUTE_ERROR: u8 = 3;
     pub const SOURCE_ROUTE: u8 = 96;
+    pub const TIMEOUT: u8 = 128;
+    pub const DEST_FLOW_ID: u8 = 129;
 }
 
-/// Route Error types (RFC 4728 section 6.4).
+/// Route Error types (RFC 4728 sections 6.4 and 7.2.3).
 pub const ERROR_NODE_UNREACHABLE: u8 = 1;
+/// A relay has no state for a flow: type-specific information is the
+/// flow's original IP destination and its flow id (6 bytes).
+pub const ERROR_UNKNOWN_FLOW: u8 = 129;
+/// A relay does not know the default flow of a packet that came without
+/// a DSR header: type-specific information is the original IP destination.
+pub const ERROR_DEFAULT_FLOW_UNKNOWN: u8 = 130;
 
 /// Checked accessors over the fixed portion of a DSR header.
 #[derive(Debug, Clone, Copy)]
@@ -175,6 +194,26 @@ pub enum DsrOption {
         segments_left: u8,
         addresses: Vec<u32>,
     },
+    /// Timeout (RFC 4728 section 7.2.1): how long, in seconds, the flow
+    /// this packet establishes lives at the nodes it passes.
+    ///
+    /// ```text
+    ///    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    ///    |  Option Type  |  Opt Data Len |            Timeout            |
+    ///    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    Timeout { timeout_s: u16 },
+    /// Destination and Flow ID (RFC 4728 section 7.2.2): the flow this
+    /// packet establishes, and its destination.
+    ///
+    /// ```text
+    ///    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    ///    |  Option Type  |  Opt Data Len |      New Flow Identifier      |
+    ///    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    ///    |                  New IP Destination Address                   |
+    ///    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    /// ```
+    DestFlowId { flow_id: u16, destination: u32 },
     /// Pad1: a single zero byte.
     Pad1,
     /// PadN: `n` bytes of option data (all zero), `2 + n` bytes in all.
@@ -264,6 +303,23 @@ impl DsrOption {
                     addresses,
                 }
             }
+            option_type::TIMEOUT => {
+                if data.len() != 2 {
+                    return Err(WireError::Malformed);
+                }
+                DsrOption::Timeout {
+                    timeout_s: u16::from_be_bytes([data[0], data[1]]),
+                }
+            }
+            option_type::DEST_FLOW_ID => {
+                if data.len() != 6 {
+                    return Err(WireError::Malformed);
+                }
+                DsrOption::DestFlowId {
+                    flow_id: u16::from_be_bytes([data[0], data[1]]),
+                    destination: be32(&data[2..6]),
+                }
+            }
             other => return Err(WireError::UnknownType(other)),
         };
         Ok((opt, total))
@@ -278,6 +334,8 @@ impl DsrOption {
             DsrOption::RouteReply { addresses, .. } => 2 + 1 + 4 * addresses.len(),
             DsrOption::RouteError { type_specific, .. } => 2 + 10 + type_specific.len(),
             DsrOption::SourceRoute { addresses, .. } => 2 + 2 + 4 * addresses.len(),
+            DsrOption::Timeout { .. } => 4,
+            DsrOption::DestFlowId { .. } => 8,
         }
     }
 
@@ -375,6 +433,18 @@ impl DsrOption {
                 b[2..4].copy_from_slice(&flags.to_be_bytes());
                 put_addresses(&mut b[4..], addresses);
             }
+            DsrOption::Timeout { timeout_s } => {
+                b[0] = option_type::TIMEOUT;
+                b[2..4].copy_from_slice(&timeout_s.to_be_bytes());
+            }
+            DsrOption::DestFlowId {
+                flow_id,
+                destination,
+            } => {
+                b[0] = option_type::DEST_FLOW_ID;
+                b[2..4].copy_from_slice(&flow_id.to_be_bytes());
+                b[4..8].copy_from_slice(&destination.to_be_bytes());
+            }
         }
         b[1] = (len - 2) as u8;
     }
@@ -467,6 +537,66 @@ impl DsrRepr {
         self.options
             .iter()
             .find(|o| matches!(o, DsrOption::SourceRoute { .. }))
+    }
+
+    /// The flow a packet establishes: its id and timeout in seconds, from
+    /// its Destination and Flow ID and Timeout options.
+    pub fn establishes(&self) -> Option<(u16, u16)> {
+        let mut id = None;
+        let mut timeout = None;
+        for o in &self.options {
+            match o {
+                DsrOption::DestFlowId { flow_id, .. } => id = Some(*flow_id),
+                DsrOption::Timeout { timeout_s } => timeout = Some(*timeout_s),
+                _ => {}
+            }
+        }
+        Some((id?, timeout?))
+    }
+}
+
+/// The DSR Flow State header (RFC 4728 section 7.1): 4 bytes, F = 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowHeader {
+    pub next_header: u8,
+    /// Hops the packet has taken (7 bits).
+    pub hop_count: u8,
+    pub flow_id: u16,
+}
+
+impl FlowHeader {
+    /// Length of the header.
+    pub const LEN: usize = 4;
+
+    /// Whether `b` starts with a flow state header (F = 1).
+    pub fn is_flow_state(b: &[u8]) -> bool {
+        b.len() >= Self::LEN && b[1] & 0x80 != 0
+    }
+
+    /// Parses a flow state header from untrusted bytes.
+    pub fn parse(b: &[u8]) -> Result<Self, WireError> {
+        if b.len() < Self::LEN {
+            return Err(WireError::Truncated);
+        }
+        if b[1] & 0x80 == 0 {
+            return Err(WireError::Malformed);
+        }
+        Ok(Self {
+            next_header: b[0],
+            hop_count: b[1] & 0x7f,
+            flow_id: u16::from_be_bytes([b[2], b[3]]),
+        })
+    }
+
+    /// The header as bytes (a hop count above 127 is written as 127).
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let id = self.flow_id.to_be_bytes();
+        [
+            self.next_header,
+            0x80 | self.hop_count.min(127),
+            id[0],
+            id[1],
+        ]
     }
 }
 
@@ -631,7 +761,7 @@ mod tests {
         for i in 0..valid.len() {
             let _ = DsrRepr::parse(&valid[..i]);
         }
-        let types = [0u8, 1, 2, 3, 96, 224, 160, 32];
+        let types = [0u8, 1, 2, 3, 96, 128, 129, 224, 160, 32];
         for _ in 0..20_000 {
             let len = rng.below(64) as usize;
             let mut b: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
@@ -656,5 +786,74 @@ mod tests {
             let cut = rng.below(m.len() as u64 + 1) as usize;
             let _ = DsrRepr::parse(&m[..cut]);
         }
+    }
+
+    #[test]
+    fn flow_options_round_trip_with_rfc_sizes() {
+        let r = DsrRepr {
+            next_header: NEXT_HEADER_UDP,
+            options: vec![
+                DsrOption::Timeout { timeout_s: 60 },
+                DsrOption::DestFlowId {
+                    flow_id: 0x0103,
+                    destination: 5,
+                },
+                DsrOption::SourceRoute {
+                    first_hop_external: false,
+                    last_hop_external: false,
+                    salvage: 0,
+                    segments_left: 2,
+                    addresses: vec![1, 2],
+                },
+            ],
+        };
+        r.check().unwrap();
+        let b = r.to_bytes();
+        assert_eq!(&b[4..8], &[128, 2, 0, 60], "Timeout: type 128, 2 bytes");
+        assert_eq!(
+            &b[8..16],
+            &[129, 6, 1, 3, 0, 0, 0, 5],
+            "Destination and Flow ID: type 129, id, destination"
+        );
+        assert_eq!(b.len(), 4 + 4 + 8 + 4 + 8);
+        let back = DsrRepr::parse(&b).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(back.establishes(), Some((0x0103, 60)));
+        let plain = DsrRepr {
+            next_header: NEXT_HEADER_UDP,
+            options: vec![r.options[2].clone()],
+        };
+        assert_eq!(plain.establishes(), None);
+    }
+
+    #[test]
+    fn flow_options_with_wrong_lengths_are_malformed() {
+        // Timeout with 3 data bytes; Destination and Flow ID with 4.
+        assert_eq!(
+            DsrOption::parse(&[128, 3, 0, 0, 0]),
+            Err(WireError::Malformed)
+        );
+        assert_eq!(
+            DsrOption::parse(&[129, 4, 0, 1, 0, 0]),
+            Err(WireError::Malformed)
+        );
+    }
+
+    #[test]
+    fn flow_header_round_trips_and_is_refused_as_options() {
+        let h = FlowHeader {
+            next_header: NEXT_HEADER_UDP,
+            hop_count: 3,
+            flow_id: 0xabcd,
+        };
+        let b = h.to_bytes();
+        assert_eq!(b, [17, 0x83, 0xab, 0xcd]);
+        assert!(FlowHeader::is_flow_state(&b));
+        assert_eq!(FlowHeader::parse(&b), Ok(h));
+        assert!(DsrRepr::parse(&b).is_err());
+        let plain = DsrRepr::control(vec![]).to_bytes();
+        assert!(!FlowHeader::is_flow_state(&plain));
+        assert_eq!(FlowHeader::parse(&plain), Err(WireError::Malformed));
+        assert_eq!(FlowHeader::parse(&b[..3]), Err(WireError::Truncated));
     }
 }

@@ -73,12 +73,29 @@
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
 //!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
-//! * **Not implemented:** flow state (RFC 4728 section 3.5), which ns-2.35's
-//!   DSR runs (`dsragent_enable_flowstate`: after a flow's first packet,
-//!   data carries a flow id and relays forward by a flow table; see
-//!   `docs/fidelity.md`); acknowledgement-based maintenance (only MAC
+//! * **Flow state** (RFC 4728 section 3.5; `flow_state`, on with the `ns2`
+//!   preset as ns-2.35's `dsragent_enable_flowstate` is, [`flow_table`]).
+//!   A source sends its own data by flow: a new route opens a flow with an
+//!   odd id, whose first three packets, and one every 5 s after, carry the
+//!   route with a Timeout (60 s) and a Destination and Flow ID option; the
+//!   others carry the 4-byte flow header, or nothing at all on the pair's
+//!   default flow (the newest) when the TTL is the one the relays saw.
+//!   The source keeps to its default flow's route unless the cache has a
+//!   shorter one, and a broken link of one of its flows ends the flow.
+//!   A relay keeps an entry per flow from its first packet and forwards
+//!   by it; only packets with a route teach caches or prompt gratuitous
+//!   replies. A relay that gets a packet of a flow it does not know
+//!   salvages it and sends the source an unknown-flow error, after which
+//!   the source advertises the route three times again. A flow packet the
+//!   MAC fails is reported along the flow's route and salvaged; one the
+//!   queue held for the broken link is only salvaged. Not modelled:
+//!   ns-2's route shortening of flow packets (`processFlowARS`), and an
+//!   unknown-flow error with no cached route back to the source is not
+//!   sent (ns-2 buffers it and discovers a route).
+//! * **Not implemented:** acknowledgement-based maintenance (only MAC
 //!   feedback).
 
+pub mod flow_table;
 pub mod request_table;
 pub mod route_cache;
 pub mod send_buffer;
@@ -86,7 +103,11 @@ pub mod send_buffer;
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST};
-use crate::wire::dsr::{DsrOption, DsrRepr, ERROR_NODE_UNREACHABLE, NEXT_HEADER_UDP};
+use crate::wire::dsr::{
+    DsrOption, DsrRepr, FlowHeader, ERROR_DEFAULT_FLOW_UNKNOWN, ERROR_NODE_UNREACHABLE,
+    ERROR_UNKNOWN_FLOW, NEXT_HEADER_UDP,
+};
+use flow_table::{FlowEntry, FlowTable};
 use request_table::{backoff, Discovery, RequestTable};
 pub use route_cache::CacheModel;
 use route_cache::RouteCache;
@@ -96,6 +117,16 @@ use std::rc::Rc;
 
 /// TTL of unicast DSR control packets (replies, errors).
 const CONTROL_TTL: u8 = 64;
+
+/// Lifetime of a flow, refreshed by every packet it carries (ns-2
+/// `default_flow_timeout` 60 s, with `dsragent_always_reestablish`).
+const FLOW_TIMEOUT_S: u16 = 60;
+/// A source advertises a flow's route again after this long (ns-2
+/// `min_adv_interval` 5 s).
+const FLOW_ADV_INTERVAL: SimTime = 5 * NS_PER_S;
+/// A flow's route is advertised while its count is at most this, so by
+/// its first three packets (ns-2 `END_TO_END_COUNT` 2).
+const FLOW_ADV_COUNT: u32 = 2;
 
 /// DSR parameters; `Default` gives ns-2.35's values.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +178,12 @@ pub struct DsrConfig {
     /// `buffer_check` plus a uniform draw of up to `buffer_check` (ns-2
     /// `BUFFER_CHECK` 30 ms).
     pub buffer_check: SimTime,
+    /// Flow state (RFC 4728 section 3.5) as ns-2.35 runs it
+    /// (`dsragent_enable_flowstate`; see [`flow_table`]): a source's data
+    /// carries its route only on a flow's first three packets and every
+    /// 5 s after, and otherwise a 4-byte flow header or, on the default
+    /// flow, no DSR header; relays forward by their flow tables.
+    pub flow_state: bool,
 }
 
 /// How a node paces its route requests and releases its send buffer.
@@ -196,18 +233,20 @@ impl Default for DsrConfig {
             grat_hold_down: NS_PER_S,
             pacing: RequestPacing::Rfc,
             buffer_check: 30 * NS_PER_MS,
+            flow_state: false,
         }
     }
 }
 
 impl DsrConfig {
     /// ns-2.35's pacing of requests and of the send buffer
-    /// ([`RequestPacing::Ns2`]) and its route cache ([`CacheModel::Ns2`]),
-    /// everything else as [`Default`].
+    /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]) and
+    /// its flow state, everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
             cache: CacheModel::Ns2,
+            flow_state: true,
             ..Self::default()
         }
     }
@@ -367,6 +406,8 @@ pub struct Dsr {
     /// With ns-2's pacing: per target, and the next send-buffer check.
     pacing: BTreeMap<NodeId, Pacing>,
     buffer_check_at: Option<SimTime>,
+    /// With `flow_state`: the flows this node opened or relays.
+    flows: FlowTable,
 }
 
 impl Dsr {
@@ -388,6 +429,7 @@ impl Dsr {
             grat_sent: Vec::new(),
             pacing: BTreeMap::new(),
             buffer_check_at: None,
+            flows: FlowTable::default(),
             cfg,
         }
     }
@@ -430,24 +472,37 @@ impl Dsr {
 
     /// Attaches `sr` as the packet's DSR header, keeping `size_bytes` exact.
     fn attach(p: &mut Packet, sr: &SourceRoute) {
-        Self::strip(p);
+        Self::attach_options(p, vec![sr.option()]);
+    }
+
+    /// Attaches a DSR options header with `options` to a data packet.
+    fn attach_options(p: &mut Packet, options: Vec<DsrOption>) {
         let repr = DsrRepr {
             next_header: NEXT_HEADER_UDP,
-            options: vec![sr.option()],
+            options,
         };
-        let bytes = repr.to_bytes();
+        Self::attach_bytes(p, repr.to_bytes());
+    }
+
+    /// Replaces the packet's DSR header by `bytes`, keeping `size_bytes` exact.
+    fn attach_bytes(p: &mut Packet, bytes: Vec<u8>) {
+        Self::strip(p);
         p.size_bytes += bytes.len() as u32;
         p.body = Some(Rc::from(bytes));
+    }
+
+    /// Whether a data packet travels by flow state: with the 4-byte flow
+    /// header or, on a default flow, with no DSR header at all.
+    fn by_flow(p: &Packet) -> bool {
+        !p.is_control() && (p.body.is_none() || FlowHeader::is_flow_state(p.body()))
     }
 
     /// A data packet this node originates (or must route again as source).
     fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
         Self::strip(&mut p);
         if let Some(route) = self.cache.find_for_use(p.dst, now) {
-            let sr = SourceRoute::along(route);
-            let next = route[1];
-            Self::attach(&mut p, &sr);
-            ctx.send(p, next);
+            let route = route.to_vec();
+            self.send_own(now, p, &route, 0, ctx);
             return;
         }
         let dst = p.dst;
@@ -554,22 +609,263 @@ impl Dsr {
         delay: SimTime,
         ctx: &mut RoutingCtx,
     ) {
-        let salvage = if p.src == self.me {
+        if p.src == self.me {
             Self::strip(&mut p);
-            None
-        } else {
-            DsrRepr::parse(p.body())
-                .ok()
-                .as_ref()
-                .and_then(SourceRoute::of)
-                .map(|sr| sr.salvage)
-        };
-        let sr = match salvage {
-            None => SourceRoute::along(route),
-            Some(k) => SourceRoute::salvaged(self.me, route, k),
-        };
-        Self::attach(&mut p, &sr);
+            self.send_own(now, p, route, delay, ctx);
+            return;
+        }
+        // A packet buffered by flow carries no route: not salvaged before.
+        let salvage = DsrRepr::parse(p.body())
+            .ok()
+            .as_ref()
+            .and_then(SourceRoute::of)
+            .map_or(0, |sr| sr.salvage);
+        Self::attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
         self.send_later(now, delay, p, route[1], None, false, ctx);
+    }
+
+    /// Sends this node's own data packet `p` (no DSR header) along `route`
+    /// (this node first), `delay` from now: with its source route, or with
+    /// flow state by ns-2.35's rules (`sendOutPacketWithRoute`).
+    fn send_own(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        route: &[NodeId],
+        delay: SimTime,
+        ctx: &mut RoutingCtx,
+    ) {
+        if !self.cfg.flow_state {
+            Self::attach(&mut p, &SourceRoute::along(route));
+            self.send_later(now, delay, p, route[1], None, false, ctx);
+            return;
+        }
+        let (me, dst) = (self.me, p.dst);
+        let mut route = route;
+        // Keep to the default flow's route unless the cache offers a
+        // shorter one (ns-2 `dsragent_prefer_default_flow` and
+        // `dsragent_prefer_shorter_over_default`).
+        let default = self.flows.default_flow(me, dst);
+        let preferred = default
+            .and_then(|id| self.flows.get(me, dst, id))
+            .filter(|e| e.alive(now) && e.route.len() <= route.len())
+            .map(|e| e.route.clone());
+        if let Some(r) = &preferred {
+            route = r;
+        }
+        let live = self
+            .flows
+            .find_route(me, dst, route)
+            .filter(|&id| self.flows.get(me, dst, id).is_some_and(|e| e.alive(now)));
+        let timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
+        let (id, establish) = match live {
+            Some(id) => {
+                let e = self.flows.get_mut(me, dst, id).expect("found above");
+                let advertise =
+                    e.count <= FLOW_ADV_COUNT || e.last_adv < now.saturating_sub(FLOW_ADV_INTERVAL);
+                if advertise {
+                    if e.expected_ttl != p.ttl {
+                        e.allow_default = false;
+                    }
+                    e.count += 1;
+                    e.last_adv = now;
+                }
+                (id, advertise)
+            }
+            None => {
+                let id = self.flows.next_id();
+                let mut e = FlowEntry::new(route.to_vec(), 0, p.ttl, timeout);
+                e.count = 1;
+                e.last_adv = now;
+                e.allow_default = true;
+                self.flows.create(me, dst, id, e);
+                (id, true)
+            }
+        };
+        let default = self.flows.default_flow(me, dst);
+        let e = self.flows.get_mut(me, dst, id).expect("just found or made");
+        e.timeout = timeout;
+        let next = e.next_hop;
+        if establish {
+            let sr = SourceRoute::along(&e.route);
+            Self::attach_options(
+                &mut p,
+                vec![
+                    DsrOption::Timeout {
+                        timeout_s: FLOW_TIMEOUT_S,
+                    },
+                    DsrOption::DestFlowId {
+                        flow_id: id,
+                        destination: dst,
+                    },
+                    sr.option(),
+                ],
+            );
+        } else if default != Some(id) || p.ttl != e.expected_ttl || !e.allow_default {
+            let h = FlowHeader {
+                next_header: NEXT_HEADER_UDP,
+                hop_count: 1,
+                flow_id: id,
+            };
+            Self::attach_bytes(&mut p, h.to_bytes().to_vec());
+        }
+        self.send_later(now, delay, p, next, None, false, ctx);
+    }
+
+    /// A relay's part for a packet establishing a flow: the flow's entry,
+    /// if it is new here, from the packet's route (`sr`, this node at
+    /// `index` of its addresses) and TTL.
+    fn learn_flow(
+        &mut self,
+        now: SimTime,
+        p: &Packet,
+        repr: &DsrRepr,
+        sr: &SourceRoute,
+        index: usize,
+    ) {
+        let Some((id, timeout_s)) = repr.establishes() else {
+            return;
+        };
+        if sr.salvage > 0 || self.flows.get(p.src, p.dst, id).is_some() {
+            return;
+        }
+        let mut route = Vec::with_capacity(sr.addresses.len() + 2);
+        route.push(p.src);
+        route.extend_from_slice(&sr.addresses);
+        route.push(p.dst);
+        let timeout = now + SimTime::from(timeout_s) * NS_PER_S;
+        let hop = (index + 1).min(u8::MAX as usize) as u8;
+        let e = FlowEntry::new(route, hop, p.ttl, timeout);
+        self.flows.create(p.src, p.dst, id, e);
+    }
+
+    /// The flow a relayed packet without a source route belongs to: its
+    /// flow header's id, or for a packet without a header the default
+    /// flow of its source and destination. `Err` holds the unknown flow
+    /// (`None`: no default flow, or a TTL the default flow does not have).
+    fn flow_of(&self, p: &Packet) -> Result<u16, Option<u16>> {
+        match FlowHeader::parse(p.body()) {
+            Ok(h) => match self.flows.get(p.src, p.dst, h.flow_id) {
+                Some(_) => Ok(h.flow_id),
+                None => Err(Some(h.flow_id)),
+            },
+            Err(_) => {
+                let id = self.flows.default_flow(p.src, p.dst).ok_or(None)?;
+                match self.flows.get(p.src, p.dst, id) {
+                    None => Err(Some(id)),
+                    Some(e) if e.expected_ttl != p.ttl => Err(None),
+                    Some(_) => Ok(id),
+                }
+            }
+        }
+    }
+
+    /// A relay forwards a packet by its flow table (ns-2
+    /// `handleFlowForwarding`), or, for a flow it does not know, salvages
+    /// it and tells the source (`sendUnknownFlow`).
+    fn forward_by_flow(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
+        let id = match self.flow_of(&p) {
+            Ok(id) => id,
+            Err(unknown) => {
+                self.send_flow_error(now, &p, unknown, ctx);
+                Self::strip(&mut p);
+                self.salvage(now, p, 0, DropReason::NoRoute, ctx);
+                return;
+            }
+        };
+        let e = self
+            .flows
+            .get_mut(p.src, p.dst, id)
+            .expect("flow_of found it");
+        e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
+        let next = e.next_hop;
+        if let Ok(mut h) = FlowHeader::parse(p.body()) {
+            h.hop_count = h.hop_count.saturating_add(1);
+            Self::attach_bytes(&mut p, h.to_bytes().to_vec());
+        }
+        ctx.send(p, next);
+    }
+
+    /// An unknown-flow Route Error (RFC 4728 section 7.2.3) to the source
+    /// of `p`, along a cached route. ns-2 buffers it and discovers a route
+    /// when it has none; manetsim then sends none (see the module notes).
+    fn send_flow_error(
+        &mut self,
+        now: SimTime,
+        p: &Packet,
+        unknown: Option<u16>,
+        ctx: &mut RoutingCtx,
+    ) {
+        let tell = p.src;
+        let Some(route) = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec) else {
+            return;
+        };
+        let mut type_specific = p.dst.to_be_bytes().to_vec();
+        let error_type = match unknown {
+            Some(id) => {
+                type_specific.extend_from_slice(&id.to_be_bytes());
+                ERROR_UNKNOWN_FLOW
+            }
+            None => ERROR_DEFAULT_FLOW_UNKNOWN,
+        };
+        let body = DsrRepr::control(vec![
+            DsrOption::RouteError {
+                error_type,
+                salvage: 0,
+                source: self.me,
+                destination: tell,
+                type_specific,
+            },
+            SourceRoute::along(&route).option(),
+        ])
+        .to_bytes();
+        let e = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
+        ctx.originate(e, route[1], "rerr", false);
+    }
+
+    /// The source hears that a relay does not know one of its flows: the
+    /// flow's route goes with its next three packets again (ns-2
+    /// `processUnknownFlowError`; for the default flow ns-2 reads an
+    /// uninitialised id there, manetsim takes the default flow's).
+    fn on_flow_error(&mut self, o: &DsrOption) {
+        let DsrOption::RouteError {
+            error_type,
+            type_specific,
+            ..
+        } = o
+        else {
+            return;
+        };
+        let Some(dst) = type_specific
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_be_bytes)
+        else {
+            return;
+        };
+        let Some(default) = self.flows.default_flow(self.me, dst) else {
+            return;
+        };
+        let id = match *error_type {
+            ERROR_UNKNOWN_FLOW => match type_specific.get(4..6) {
+                Some(b) => u16::from_be_bytes([b[0], b[1]]),
+                None => return,
+            },
+            ERROR_DEFAULT_FLOW_UNKNOWN => default,
+            _ => return,
+        };
+        if let Some(e) = self.flows.get_mut(self.me, dst, id) {
+            e.count = 0;
+        }
+    }
+
+    /// A link of this node's routes is broken: out of the cache, and the
+    /// flows this node opened over it are over.
+    fn link_broken(&mut self, from: NodeId, to: NodeId, now: SimTime) {
+        self.cache.remove_link(from, to);
+        if self.cfg.flow_state {
+            self.flows.notice_dead_link(self.me, from, to, now);
+        }
     }
 
     /// Sends `packet` to `next_hop` now (`delay` 0) or after `delay`:
@@ -681,13 +977,17 @@ impl Dsr {
     fn handle_broken(
         &mut self,
         now: SimTime,
-        mut p: Packet,
+        p: Packet,
         broken: NodeId,
         reason: DropReason,
         ctx: &mut RoutingCtx,
     ) {
         if p.src == self.me {
             self.originate_data(now, p, ctx);
+            return;
+        }
+        if self.cfg.flow_state && Self::by_flow(&p) {
+            self.flow_broken(now, p, broken, reason, ctx);
             return;
         }
         let Some(sr) = DsrRepr::parse(p.body())
@@ -700,14 +1000,66 @@ impl Dsr {
         };
         let travelled = self.travelled(&p, &sr);
         self.send_error(now, broken, sr.salvage, &travelled, ctx);
+        self.salvage(now, p, sr.salvage, reason, ctx);
+    }
+
+    /// A relayed flow packet could not reach `broken` (ns-2
+    /// `xmitFlowFailed`): its route comes back from the flow's entry, and
+    /// it fails as a source-routed packet would, with a route error to the
+    /// flow's source and a salvage. A flow this node no longer knows loses
+    /// the packet; a default flow it never knew is reported unknown.
+    fn flow_broken(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        broken: NodeId,
+        reason: DropReason,
+        ctx: &mut RoutingCtx,
+    ) {
+        let id = match FlowHeader::parse(p.body()) {
+            Ok(h) => Some(h.flow_id),
+            Err(_) => self.flows.default_flow(p.src, p.dst),
+        };
+        let Some(id) = id else {
+            self.send_flow_error(now, &p, None, ctx);
+            Self::strip(&mut p);
+            self.salvage(now, p, 0, reason, ctx);
+            return;
+        };
+        let travelled = self
+            .flows
+            .get(p.src, p.dst, id)
+            .filter(|e| e.alive(now))
+            .map(|e| e.route[..=e.hop_count as usize].to_vec());
+        match travelled {
+            Some(travelled) => {
+                self.send_error(now, broken, 0, &travelled, ctx);
+                Self::strip(&mut p);
+                self.salvage(now, p, 0, reason, ctx);
+            }
+            None => ctx.drop_packet(p, reason),
+        }
+    }
+
+    /// Salvages another node's packet `p`, salvaged `salvage` times
+    /// before: re-sent on a cached route from this node, or (with ns-2's
+    /// pacing) buffered for one discovery cycle, or dropped with `reason`.
+    fn salvage(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        salvage: u8,
+        reason: DropReason,
+        ctx: &mut RoutingCtx,
+    ) {
         match self.cache.find(p.dst, now) {
-            Some(route) if sr.salvage < self.cfg.max_salvage => {
-                let salvaged = SourceRoute::salvaged(self.me, route, sr.salvage);
+            Some(route) if salvage < self.cfg.max_salvage => {
+                let salvaged = SourceRoute::salvaged(self.me, route, salvage);
                 let next = route[1];
                 Self::attach(&mut p, &salvaged);
                 ctx.send(p, next);
             }
-            None if sr.salvage < self.cfg.max_salvage && self.ns2_pacing() => {
+            None if salvage < self.cfg.max_salvage && self.ns2_pacing() => {
                 // ns-2: into the send buffer, with one non-propagating cycle.
                 let dst = p.dst;
                 if self.ns2_request(now, dst, false, ctx) {
@@ -1017,7 +1369,7 @@ impl Dsr {
                 }
                 DsrOption::RouteError { .. } => {
                     if let Some((from, to)) = broken_link(o) {
-                        self.cache.remove_link(from, to);
+                        self.link_broken(from, to, now);
                     }
                 }
                 _ => {}
@@ -1110,19 +1462,21 @@ impl RoutingProtocol for Dsr {
     }
 
     fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {
-        if packet.body.is_none() {
+        if Self::by_flow(&packet) {
             if packet.src == self.me {
                 self.originate_data(now, packet, ctx);
+            } else if self.cfg.flow_state {
+                self.forward_by_flow(now, packet, ctx);
             } else {
                 ctx.drop_packet(packet, DropReason::NoRoute);
             }
             return;
         }
-        let Some(mut sr) = DsrRepr::parse(packet.body())
-            .ok()
-            .as_ref()
-            .and_then(SourceRoute::of)
-        else {
+        let Ok(repr) = DsrRepr::parse(packet.body()) else {
+            ctx.drop_packet(packet, DropReason::NoRoute);
+            return;
+        };
+        let Some(mut sr) = SourceRoute::of(&repr) else {
             ctx.drop_packet(packet, DropReason::NoRoute);
             return;
         };
@@ -1138,8 +1492,20 @@ impl RoutingProtocol for Dsr {
             if self.cache.notice(&rest, now) {
                 self.flush(now, ctx);
             }
+            if self.cfg.flow_state {
+                self.learn_flow(now, &packet, &repr, &sr, i);
+            }
             sr.segments_left -= 1;
-            Self::attach(&mut packet, &sr);
+            // Other options (a flow's Timeout and id) stay as they were.
+            let options = repr
+                .options
+                .into_iter()
+                .map(|o| match o {
+                    DsrOption::SourceRoute { .. } => sr.option(),
+                    o => o,
+                })
+                .collect();
+            Self::attach_options(&mut packet, options);
             ctx.send(packet, next);
         } else if let Some(i) = sr.already_processed(self.me) {
             // Back from the interface queue after a link break: salvage.
@@ -1161,12 +1527,14 @@ impl RoutingProtocol for Dsr {
         for o in &repr.options {
             if let DsrOption::RouteError { .. } = o {
                 if let Some((from, to)) = broken_link(o) {
-                    self.cache.remove_link(from, to);
+                    self.link_broken(from, to, now);
+                    if packet.dst == self.me {
+                        self.held_error = Some((now, o.clone()));
+                    }
+                    errors.push(o.clone());
+                } else if packet.dst == self.me && self.cfg.flow_state {
+                    self.on_flow_error(o);
                 }
-                if packet.dst == self.me {
-                    self.held_error = Some((now, o.clone()));
-                }
-                errors.push(o.clone());
                 forward = Some("rerr");
             }
         }
@@ -1232,13 +1600,31 @@ impl RoutingProtocol for Dsr {
         packet: Option<Packet>,
         ctx: &mut RoutingCtx,
     ) {
-        self.cache.remove_link(self.me, next_hop);
+        self.link_broken(self.me, next_hop, now);
         match packet {
             Some(p) if p.is_control() => self.control_broken(now, p, next_hop, ctx),
             Some(p) => self.handle_broken(now, p, next_hop, DropReason::RetryLimit, ctx),
             None => {}
         }
         ctx.out.push(RoutingAction::Reroute { next_hop });
+    }
+
+    fn on_reroute(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _next_hop: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        // A relayed flow packet the queue held for a broken link is only
+        // salvaged (ns-2 `undeliverablePkt`), as it carries no route.
+        if self.cfg.flow_state && packet.src != self.me && Self::by_flow(&packet) {
+            let mut p = packet;
+            Self::strip(&mut p);
+            self.salvage(now, p, 0, DropReason::NoRoute, ctx);
+        } else {
+            self.route_output(now, packet, ctx);
+        }
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {

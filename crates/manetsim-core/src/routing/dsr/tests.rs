@@ -1017,3 +1017,287 @@ fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
     });
     assert!(originated(&out).is_empty());
 }
+
+// ---------------------------------------------------------------------
+// Flow state (`flow_state`, on with the ns-2 preset)
+// ---------------------------------------------------------------------
+
+/// The DSR header a data packet carries, by kind.
+#[derive(Debug, PartialEq, Eq)]
+enum Header {
+    /// Source route with a flow's Timeout and id: (flow id, route).
+    Establishes(u16, Vec<NodeId>),
+    /// Source route only.
+    Route(Vec<NodeId>),
+    /// The 4-byte flow header: (flow id, hop count).
+    Flow(u16, u8),
+    None,
+}
+
+fn header(p: &Packet) -> Header {
+    if p.body.is_none() {
+        return Header::None;
+    }
+    if let Ok(h) = FlowHeader::parse(p.body()) {
+        return Header::Flow(h.flow_id, h.hop_count);
+    }
+    let r = parse(p);
+    let sr = SourceRoute::of(&r).expect("a source route");
+    match r.establishes() {
+        Some((id, timeout)) => {
+            assert_eq!(timeout, 60);
+            Header::Establishes(id, sr.addresses)
+        }
+        None => Header::Route(sr.addresses),
+    }
+}
+
+/// Source 0 with the route 0-1-2-3 sends one packet at `now`.
+fn send_from_0(d: &mut Dsr, now: SimTime) -> (Header, NodeId, u32) {
+    let out = run(d, |d, c| d.route_output(now, data(0, 3), c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1, "{out:?}");
+    (header(s[0].0), s[0].1, s[0].0.size_bytes)
+}
+
+#[test]
+fn flow_source_advertises_the_route_three_times_then_sends_bare_packets() {
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    let est = Header::Establishes(1, vec![1, 2]);
+    // 4 fixed + Timeout 4 + Destination and Flow ID 8 + route 4 + 2 × 4.
+    assert_eq!(send_from_0(&mut d, 0), (est, 1, 540 + 28));
+    assert_eq!(send_from_0(&mut d, 1).0, Header::Establishes(1, vec![1, 2]));
+    assert_eq!(send_from_0(&mut d, 2).0, Header::Establishes(1, vec![1, 2]));
+    // The default flow: no DSR header at all.
+    assert_eq!(send_from_0(&mut d, 3), (Header::None, 1, 540));
+    assert_eq!(send_from_0(&mut d, 4).0, Header::None);
+    // More than 5 s since the last advertisement: once more.
+    let t = 2 + FLOW_ADV_INTERVAL + 1;
+    assert_eq!(send_from_0(&mut d, t).0, Header::Establishes(1, vec![1, 2]));
+    assert_eq!(send_from_0(&mut d, t + 1).0, Header::None);
+    // Without flow state every packet carries its route (4 + 4 + 2 × 4).
+    let mut plain = dsr_ns2(0);
+    plain.cfg.flow_state = false;
+    plain.learn_route(&[0, 1, 2, 3], 0);
+    for t in 0..5 {
+        assert_eq!(
+            send_from_0(&mut plain, t),
+            (Header::Route(vec![1, 2]), 1, 556)
+        );
+    }
+}
+
+#[test]
+fn a_flow_that_is_not_the_default_goes_with_its_flow_header() {
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    for t in 0..3 {
+        send_from_0(&mut d, t);
+    }
+    // A packet with another TTL cannot go as the default flow, whose
+    // relays check the TTL.
+    let mut p = data(0, 3);
+    p.ttl = 20;
+    let out = run(&mut d, |d, c| d.route_output(3, p, c));
+    assert_eq!(header(sent(&out)[0].0), Header::Flow(1, 1));
+    assert_eq!(sent(&out)[0].0.size_bytes, 540 + 4);
+}
+
+#[test]
+fn a_broken_link_ends_the_sources_flow_and_the_next_packet_opens_another() {
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    for t in 0..4 {
+        send_from_0(&mut d, t);
+    }
+    // 1 reports 1 -> 2 broken; the cache has another route.
+    d.learn_route(&[0, 4, 2, 3], 0);
+    let rerr = control(1, 0, 64, vec![rerr_opt(1, 2, 0), sr_opt(&[], 0)]);
+    run(&mut d, |d, c| d.on_control(5, 1, rerr, c));
+    assert_eq!(
+        send_from_0(&mut d, 6),
+        (Header::Establishes(3, vec![4, 2]), 4, 568)
+    );
+    // A link the flow does not use leaves it alone.
+    let rerr = control(4, 0, 64, vec![rerr_opt(2, 9, 0), sr_opt(&[], 0)]);
+    run(&mut d, |d, c| d.on_control(7, 4, rerr, c));
+    assert_eq!(send_from_0(&mut d, 8).0, Header::Establishes(3, vec![4, 2]));
+}
+
+#[test]
+fn the_source_keeps_to_its_default_flow_unless_the_cache_is_shorter() {
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    for t in 0..4 {
+        send_from_0(&mut d, t);
+    }
+    // A longer route enters the primary cache and becomes the one found
+    // for use: the default flow's route is still taken.
+    d.cache = RouteCache::ns2(0);
+    d.learn_route(&[0, 5, 6, 7, 3], 0);
+    assert_eq!(send_from_0(&mut d, 4), (Header::None, 1, 540));
+    // A shorter one wins and opens a flow of its own.
+    d.learn_route(&[0, 8, 3], 0);
+    assert_eq!(send_from_0(&mut d, 5).0, Header::Establishes(3, vec![8]));
+}
+
+/// Relay 1 of route 0-1-2-3 after it forwarded flow 1's first packet.
+fn relay_with_flow() -> Dsr {
+    let mut d = dsr_ns2(1);
+    let mut src = dsr_ns2(0);
+    src.learn_route(&[0, 1, 2, 3], 0);
+    let out = run(&mut src, |s, c| s.route_output(0, data(0, 3), c));
+    let mut p = sent(&out)[0].0.clone();
+    p.ttl -= 1; // as the world does before handing it over
+    let out = run(&mut d, |d, c| d.route_output(0, p, c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].1, 2);
+    // The options stay: the next relay learns the flow too.
+    assert_eq!(
+        (header(s[0].0), s[0].0.size_bytes),
+        (Header::Establishes(1, vec![1, 2]), 568)
+    );
+    d
+}
+
+/// A packet of flow `id` on its way from 0 to 3 as relay 1 receives it.
+fn by_flow(id: Option<u16>, ttl: u8) -> Packet {
+    let mut p = data(0, 3);
+    p.ttl = ttl;
+    if let Some(id) = id {
+        let h = FlowHeader {
+            next_header: NEXT_HEADER_UDP,
+            hop_count: 1,
+            flow_id: id,
+        };
+        Dsr::attach_bytes(&mut p, h.to_bytes().to_vec());
+    }
+    p
+}
+
+#[test]
+fn a_relay_forwards_by_its_flow_table() {
+    let mut d = relay_with_flow();
+    let out = run(&mut d, |d, c| d.route_output(1, by_flow(None, 31), c));
+    let s = sent(&out);
+    assert_eq!((header(s[0].0), s[0].1), (Header::None, 2));
+    let out = run(&mut d, |d, c| d.route_output(2, by_flow(Some(1), 31), c));
+    let s = sent(&out);
+    assert_eq!((header(s[0].0), s[0].1), (Header::Flow(1, 2), 2));
+    assert_eq!(s[0].0.size_bytes, 544);
+    assert!(originated(&out).is_empty());
+}
+
+#[test]
+fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
+    // Relay 1 knows no flow, but has routes to 3 and back to 0.
+    let mut d = dsr_ns2(1);
+    d.learn_route(&[1, 4, 3], 0);
+    d.learn_route(&[1, 0], 0);
+    let out = run(&mut d, |d, c| d.route_output(0, by_flow(Some(5), 31), c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    // Salvaged: this node first, salvage count 1, no flow options.
+    let r = parse(s[0].0);
+    assert_eq!(r.establishes(), None);
+    let sr = SourceRoute::of(&r).unwrap();
+    assert_eq!(
+        (sr.salvage, sr.addresses.clone(), s[0].1),
+        (1, vec![1, 4], 4)
+    );
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (1, 0, 0, "rerr"));
+    assert_eq!(
+        parse(e).options[0],
+        DsrOption::RouteError {
+            error_type: ERROR_UNKNOWN_FLOW,
+            salvage: 0,
+            source: 1,
+            destination: 0,
+            type_specific: vec![0, 0, 0, 3, 0, 5],
+        }
+    );
+    // No default flow known: a default-flow error, without an id.
+    let out = run(&mut d, |d, c| d.route_output(1, by_flow(None, 31), c));
+    let (e, ..) = originated(&out)[0];
+    assert!(matches!(
+        &parse(e).options[0],
+        DsrOption::RouteError { error_type: ERROR_DEFAULT_FLOW_UNKNOWN, type_specific, .. }
+            if type_specific == &[0, 0, 0, 3]
+    ));
+    // A default-flow packet whose TTL is not the flow's is not on it.
+    let mut d = relay_with_flow();
+    d.learn_route(&[1, 0], 0);
+    let out = run(&mut d, |d, c| d.route_output(1, by_flow(None, 29), c));
+    assert_eq!(originated(&out).len(), 1, "{out:?}");
+}
+
+#[test]
+fn an_unknown_flow_error_makes_the_source_advertise_again() {
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    for t in 0..4 {
+        send_from_0(&mut d, t);
+    }
+    let err = DsrOption::RouteError {
+        error_type: ERROR_UNKNOWN_FLOW,
+        salvage: 0,
+        source: 2,
+        destination: 0,
+        type_specific: vec![0, 0, 0, 3, 0, 1],
+    };
+    let out = run(&mut d, |d, c| {
+        d.on_control(4, 1, control(2, 0, 64, vec![err, sr_opt(&[1], 0)]), c)
+    });
+    assert!(out.is_empty(), "{out:?}");
+    for t in 5..8 {
+        assert_eq!(send_from_0(&mut d, t).0, Header::Establishes(1, vec![1, 2]));
+    }
+    assert_eq!(send_from_0(&mut d, 8).0, Header::None);
+    assert_eq!(d.route_to(3, 8), Some(vec![0, 1, 2, 3]), "no link removed");
+}
+
+#[test]
+fn a_relayed_flow_packet_that_fails_is_reported_along_the_flows_route() {
+    let mut d = relay_with_flow();
+    d.learn_route(&[1, 4, 3], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(1, 2, Some(by_flow(None, 31)), c)
+    });
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (1, 0, 0, "rerr"));
+    assert_eq!(parse(e).options[0], rerr_opt(1, 2, 0));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    let sr = SourceRoute::of(&parse(s[0].0)).unwrap();
+    assert_eq!(
+        (sr.salvage, sr.addresses.clone(), s[0].1),
+        (1, vec![1, 4], 4)
+    );
+}
+
+#[test]
+fn queued_flow_packets_for_a_broken_link_are_salvaged_without_an_error() {
+    let mut d = relay_with_flow();
+    d.learn_route(&[1, 4, 3], 0);
+    let out = run(&mut d, |d, c| d.on_reroute(1, by_flow(Some(1), 31), 2, c));
+    assert!(originated(&out).is_empty());
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].1, 4);
+    // The source's own queued packet is routed again.
+    let mut src = dsr_ns2(0);
+    src.learn_route(&[0, 5, 3], 0);
+    let out = run(&mut src, |d, c| d.on_reroute(1, by_flow(Some(1), 32), 1, c));
+    let s = sent(&out);
+    assert_eq!(
+        (header(s[0].0), s[0].1),
+        (Header::Establishes(1, vec![5]), 5)
+    );
+}
