@@ -37,6 +37,15 @@ pub enum RoutingAction {
         message: &'static str,
         forwarded: bool,
     },
+    /// Queue again a control packet the protocol was given back (its
+    /// transmission failed and it is salvaged): it keeps its uid and its
+    /// place in the ledger, and the routing statistics count one more
+    /// forwarded `message`.
+    Resend {
+        packet: Packet,
+        next_hop: NodeId,
+        message: &'static str,
+    },
     /// Drop a packet the protocol held or was given.
     Drop { packet: Packet, reason: DropReason },
     /// Take every data packet the interface queue holds for `next_hop` back
@@ -71,6 +80,14 @@ impl RoutingCtx<'_> {
             next_hop,
             message,
             forwarded,
+        });
+    }
+
+    pub fn resend(&mut self, packet: Packet, next_hop: NodeId, message: &'static str) {
+        self.out.push(RoutingAction::Resend {
+            packet,
+            next_hop,
+            message,
         });
     }
 

@@ -872,7 +872,9 @@ impl World {
             f(&mut node.router, now, &mut ctx);
             for action in out.drain(..) {
                 match action {
-                    RoutingAction::Send { .. } => self.ledger.drop(DropReason::EnergyDepleted),
+                    RoutingAction::Send { .. } | RoutingAction::Resend { .. } => {
+                        self.ledger.drop(DropReason::EnergyDepleted)
+                    }
                     RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
                     RoutingAction::Originate { .. } | RoutingAction::Reroute { .. } => {}
                 }
@@ -929,6 +931,20 @@ impl World {
                 } else {
                     st.originated += 1;
                 }
+                let e = st.by_message.entry(message).or_default();
+                e.0 += 1;
+                e.1 += packet.size_bytes as u64;
+                self.enqueue(now, n, packet, next_hop);
+            }
+            RoutingAction::Resend {
+                packet,
+                next_hop,
+                message,
+            } => {
+                let st = &mut self.routing_stats;
+                st.packets += 1;
+                st.bytes += packet.size_bytes as u64;
+                st.forwarded += 1;
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;

@@ -73,6 +73,16 @@
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
 //!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
+//! * **Failed control packets.** With the RFC preset a reply or route
+//!   error the MAC fails to deliver is dropped. With ns-2's cache it is
+//!   treated as ns-2.35's `xmitFailed` treats any source-routed packet:
+//!   the node that sent it along its route gets a route error that nests
+//!   the packet's own errors before the new one (at most three; the node
+//!   the outer one names passes the rest on), and the packet is salvaged
+//!   on a cached route (a reply naming the broken link is dropped instead;
+//!   with no cached route the packet is dropped, where ns-2 would buffer
+//!   it and discover one). A salvaged control packet counts as a
+//!   forwarded message.
 //! * **Flow state** (RFC 4728 section 3.5; `flow_state`, on with the `ns2`
 //!   preset as ns-2.35's `dsragent_enable_flowstate` is, [`flow_table`]).
 //!   A source sends its own data by flow: a new route opens a flow with an
@@ -117,6 +127,9 @@ use std::rc::Rc;
 
 /// TTL of unicast DSR control packets (replies, errors).
 const CONTROL_TTL: u8 = 64;
+
+/// Route errors one packet may carry, nested (ns-2 `MAX_ROUTE_ERRORS`).
+const MAX_NESTED_ERRORS: usize = 3;
 
 /// Lifetime of a flow, refreshed by every packet it carries (ns-2
 /// `default_flow_timeout` 60 s, with `dsragent_always_reestablish`).
@@ -956,20 +969,104 @@ impl Dsr {
     }
 
     /// A control packet (a reply or an error) the MAC failed to deliver to
-    /// `broken`: with ns-2's cache its source hears of the break, as ns-2
-    /// turns any failed source-routed packet into a route error. Dropped.
+    /// `broken`. With the RFC's single cache it is dropped. With ns-2's
+    /// cache, as ns-2.35's `xmitFailed` does for any source-routed packet,
+    /// the node that sent it along its route hears of the break in a route
+    /// error that carries the packet's own errors before the new one (at
+    /// most three), and the packet is salvaged ([`Self::salvage_control`]).
     fn control_broken(&mut self, now: SimTime, p: Packet, broken: NodeId, ctx: &mut RoutingCtx) {
-        if self.ns2_cache() && p.src != self.me {
-            let sr = DsrRepr::parse(p.body())
-                .ok()
-                .as_ref()
-                .and_then(SourceRoute::of);
-            if let Some(sr) = sr {
-                let travelled = self.travelled(&p, &sr);
-                self.send_error(now, broken, sr.salvage, &travelled, ctx);
+        let parsed = DsrRepr::parse(p.body())
+            .ok()
+            .and_then(|r| SourceRoute::of(&r).map(|sr| (r, sr)));
+        let Some((repr, sr)) = parsed.filter(|_| self.ns2_cache()) else {
+            ctx.drop_packet(p, DropReason::RetryLimit);
+            return;
+        };
+        if p.src != self.me {
+            let travelled = self.travelled(&p, &sr);
+            let nested: Vec<DsrOption> = repr
+                .options
+                .iter()
+                .filter(|o| broken_link(o).is_some())
+                .cloned()
+                .collect();
+            self.send_nested_error(now, broken, sr.salvage, &travelled, nested, ctx);
+        }
+        self.salvage_control(now, p, repr, sr.salvage, broken, ctx);
+    }
+
+    /// ns-2.35's `undeliverablePkt` for a control packet that failed on the
+    /// link to `broken`: a reply whose route holds that link loses it (the
+    /// packet is dropped if nothing else is left in it); this node's own
+    /// packet goes again on a cached route, another node's is salvaged
+    /// (this node first in its new route, the salvage count one up). With
+    /// no cached route it is dropped (ns-2 buffers it and discovers one).
+    fn salvage_control(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        mut repr: DsrRepr,
+        salvage: u8,
+        broken: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        let me = self.me;
+        let initiator = p.dst;
+        repr.options.retain(|o| match o {
+            DsrOption::RouteReply { addresses, .. } => {
+                let mut full = Vec::with_capacity(addresses.len() + 1);
+                full.push(initiator);
+                full.extend_from_slice(addresses);
+                !full
+                    .windows(2)
+                    .any(|w| (w[0] == me && w[1] == broken) || (w[0] == broken && w[1] == me))
+            }
+            _ => true,
+        });
+        let message = if repr
+            .options
+            .iter()
+            .any(|o| matches!(o, DsrOption::RouteReply { .. }))
+        {
+            "rrep"
+        } else if repr
+            .options
+            .iter()
+            .any(|o| matches!(o, DsrOption::RouteError { .. }))
+        {
+            "rerr"
+        } else {
+            ctx.drop_packet(p, DropReason::RetryLimit);
+            return;
+        };
+        let own = p.src == me;
+        if !own && salvage >= self.cfg.max_salvage {
+            ctx.drop_packet(p, DropReason::RetryLimit);
+            return;
+        }
+        let route = if own {
+            self.cache.find_for_use(p.dst, now)
+        } else {
+            self.cache.find(p.dst, now)
+        };
+        let Some(route) = route.map(<[NodeId]>::to_vec) else {
+            ctx.drop_packet(p, DropReason::NoRoute);
+            return;
+        };
+        let sr = if own {
+            SourceRoute::along(&route)
+        } else {
+            SourceRoute::salvaged(me, &route, salvage)
+        };
+        for o in &mut repr.options {
+            if matches!(o, DsrOption::SourceRoute { .. }) {
+                *o = sr.option();
             }
         }
-        ctx.drop_packet(p, DropReason::RetryLimit);
+        let bytes = repr.to_bytes();
+        p.size_bytes = p.size_bytes - p.body().len() as u32 + bytes.len() as u32;
+        p.body = Some(Rc::from(bytes));
+        ctx.resend(p, route[1], message);
     }
 
     /// A packet whose next hop `broken` is unreachable: report the break to
@@ -1392,9 +1489,27 @@ impl Dsr {
         travelled: &[NodeId],
         ctx: &mut RoutingCtx,
     ) {
+        self.send_nested_error(now, unreachable, salvage, travelled, Vec::new(), ctx);
+    }
+
+    /// [`Self::send_error`] carrying `nested`, the route errors of the
+    /// packet that failed, before its own: the node it goes to passes them
+    /// on in turn (ns-2's nested errors, at most [`MAX_NESTED_ERRORS`]).
+    fn send_nested_error(
+        &mut self,
+        now: SimTime,
+        unreachable: NodeId,
+        salvage: u8,
+        travelled: &[NodeId],
+        mut nested: Vec<DsrOption>,
+        ctx: &mut RoutingCtx,
+    ) {
         let Some(&tell) = travelled.first() else {
             return;
         };
+        if nested.len() >= MAX_NESTED_ERRORS {
+            return;
+        }
         if tell == self.me {
             return;
         }
@@ -1407,19 +1522,61 @@ impl Dsr {
         self.errors_now.1.push((tell, unreachable));
         let back: Vec<NodeId> = travelled.iter().rev().copied().collect();
         let sr = SourceRoute::along(&back);
-        let body = DsrRepr::control(vec![
-            DsrOption::RouteError {
-                error_type: ERROR_NODE_UNREACHABLE,
-                salvage: salvage.min(15),
-                source: self.me,
-                destination: tell,
-                type_specific: unreachable.to_be_bytes().to_vec(),
-            },
-            sr.option(),
-        ])
-        .to_bytes();
+        nested.push(DsrOption::RouteError {
+            error_type: ERROR_NODE_UNREACHABLE,
+            salvage: salvage.min(15),
+            source: self.me,
+            destination: tell,
+            type_specific: unreachable.to_be_bytes().to_vec(),
+        });
+        nested.push(sr.option());
+        let body = DsrRepr::control(nested).to_bytes();
         let p = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
         ctx.originate(p, back[1], "rerr", false);
+    }
+
+    /// A route error for this node that carries nested errors (ns-2's
+    /// `processBrokenRouteError`): the errors but the last go on to the
+    /// node the last of them names, along a cached route (none is sent
+    /// without one; ns-2 buffers it and discovers a route).
+    fn unwrap_nested(&mut self, now: SimTime, mut repr: DsrRepr, ctx: &mut RoutingCtx) {
+        let errors = repr
+            .options
+            .iter()
+            .filter(|o| broken_link(o).is_some())
+            .count();
+        if errors < 2 {
+            return;
+        }
+        let Some(last) = repr.options.iter().rposition(|o| broken_link(o).is_some()) else {
+            return;
+        };
+        repr.options.remove(last);
+        let tell = repr
+            .options
+            .iter()
+            .rev()
+            .find_map(|o| match o {
+                DsrOption::RouteError { destination, .. } if broken_link(o).is_some() => {
+                    Some(*destination)
+                }
+                _ => None,
+            })
+            .expect("at least one error left");
+        if tell == self.me {
+            return;
+        }
+        let Some(route) = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec) else {
+            return;
+        };
+        let sr = SourceRoute::along(&route);
+        for o in &mut repr.options {
+            if matches!(o, DsrOption::SourceRoute { .. }) {
+                *o = sr.option();
+            }
+        }
+        let p = Packet::control(self.me, tell, CONTROL_TTL, 0, repr.to_bytes());
+        ctx.originate(p, route[1], "rerr", false);
     }
 
     /// Passes a unicast control packet on along its source route.
@@ -1565,6 +1722,8 @@ impl RoutingProtocol for Dsr {
         if let Some(message) = forward {
             if packet.dst != self.me {
                 self.forward_control(now, &packet, repr, message, ctx);
+            } else if message == "rerr" {
+                self.unwrap_nested(now, repr, ctx);
             }
         }
     }

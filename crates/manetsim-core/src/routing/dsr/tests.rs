@@ -1301,3 +1301,164 @@ fn queued_flow_packets_for_a_broken_link_are_salvaged_without_an_error() {
         (Header::Establishes(1, vec![5]), 5)
     );
 }
+
+// ---------------------------------------------------------------------
+// ns-2's handling of failed control packets (with its cache)
+// ---------------------------------------------------------------------
+
+fn resent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Resend {
+                packet,
+                next_hop,
+                message,
+            } => Some((packet, *next_hop, *message)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A route error from 4 to 0 about 4 -> 5, on its way 4-3-2-1-0, at relay 2.
+fn rerr_4_to_0() -> Packet {
+    control(4, 0, 64, vec![rerr_opt(4, 5, 0), sr_opt(&[3, 2, 1], 1)])
+}
+
+#[test]
+fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0()), c)
+    });
+    // Salvaged on 2's route to 0: 2 first, salvage count 1, counted as a
+    // forwarded route error; nothing dropped.
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg) = r[0];
+    assert_eq!((p.src, p.dst, nh, msg), (4, 0, 7, "rerr"));
+    let repr = parse(p);
+    assert_eq!(repr.options[0], rerr_opt(4, 5, 0));
+    let sr = SourceRoute::of(&repr).unwrap();
+    assert_eq!(
+        (sr.salvage, sr.segments_left, sr.addresses.clone()),
+        (1, 1, vec![2, 7])
+    );
+    assert_eq!(p.size_bytes, 20 + repr.buffer_len() as u32);
+    assert!(dropped(&out).is_empty());
+    // 4 hears of 2 -> 1 in an error that carries its own first.
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (2, 4, 3, "rerr"));
+    let opts = parse(e).options;
+    assert_eq!(opts[..2], [rerr_opt(4, 5, 0), rerr_opt(2, 1, 4)]);
+    // Without a route to salvage on, the error is dropped.
+    let out = run(&mut dsr_ns2(2), |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0()), c)
+    });
+    assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
+    assert_eq!(originated(&out).len(), 1);
+    // The RFC preset only drops it.
+    let mut rfc = dsr(2);
+    rfc.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut rfc, |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0()), c)
+    });
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    assert!(resent(&out).is_empty() && originated(&out).is_empty());
+}
+
+#[test]
+fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
+    // 3's reply to 0 about 0-1-2-3 fails at 2 on 2 -> 1: the reply itself
+    // names that link, so it is dropped (the existing test above); one
+    // that fails on a link it does not name is salvaged.
+    let reply = control(
+        3,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![5, 6, 3],
+            },
+            sr_opt(&[2, 1], 1),
+        ],
+    );
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(reply), c));
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert_eq!((r[0].1, r[0].2), (7, "rrep"));
+    // This node's own reply goes again along its cache, from the start.
+    let own = control(
+        2,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![5, 2],
+            },
+            sr_opt(&[1], 1),
+        ],
+    );
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(own), c));
+    assert!(originated(&out).is_empty(), "no error to itself");
+    let r = resent(&out);
+    let sr = SourceRoute::of(&parse(r[0].0)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses.clone(), r[0].1), (0, vec![7], 7));
+}
+
+#[test]
+fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
+    // 2 tells 4 that 2 -> 1 broke while carrying 4's error for 0; 4 then
+    // sends 0 its own error along its cache.
+    let nested = control(
+        2,
+        4,
+        64,
+        vec![rerr_opt(4, 5, 0), rerr_opt(2, 1, 4), sr_opt(&[3], 0)],
+    );
+    let mut d = dsr_ns2(4);
+    d.learn_route(&[4, 8, 0], 0);
+    d.learn_route(&[4, 5, 9], 0);
+    d.learn_route(&[4, 3, 2, 1, 6], 0);
+    let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
+    assert_eq!(d.route_to(9, 1), None, "4 -> 5 gone");
+    assert_eq!(d.route_to(6, 1), None, "2 -> 1 gone");
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (4, 0, 8, "rerr"));
+    let r = parse(e);
+    assert_eq!(r.options[0], rerr_opt(4, 5, 0));
+    assert_eq!(
+        r.options
+            .iter()
+            .filter(|o| broken_link(o).is_some())
+            .count(),
+        1
+    );
+    // At most three errors nest: a packet with three gets no fourth.
+    let three = control(
+        4,
+        0,
+        64,
+        vec![
+            rerr_opt(7, 8, 0),
+            rerr_opt(6, 7, 0),
+            rerr_opt(4, 5, 0),
+            sr_opt(&[3, 2, 1], 1),
+        ],
+    );
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(three), c));
+    assert!(originated(&out).is_empty());
+    assert_eq!(resent(&out).len(), 1);
+}
