@@ -89,12 +89,12 @@ def main(argv: list[str]) -> int:
             f"| {name} | {ma:.1f} ± {ha:.1f} | {mb:.1f} ± {hb:.1f} | {'yes' if overlap else 'no'} |"
         )
     print()
-    print("Routing packets by message and drops by reason, mean per seed:")
+    print("Routing packets by message, drops by reason and DSR flow state, mean per seed:")
     print()
     print("| count | manetsim | ns-2.35 | ratio |")
     print("|---|---|---|---|")
     for key, a, b, ratio in ns2.summarize_sides(ours, theirs):
-        if key.startswith(("routing", "drops.")):
+        if key.startswith(("routing", "drops.", "flow_state.")):
             print(f"| {key} | {a:.0f} | {b:.0f} | {ratio:.2f} |")
     print()
     print(

@@ -187,6 +187,39 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     assert stats.routing_by_message == {"rreq": 2, "rrep": 1, "rerr": 1, "update": 1}
 
 
+def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path):
+    # ns-2.35's DSR traces each flow-state event on a line of its own.
+    trace = tmp_path / "flows.tr"
+    trace.write_text(
+        "SFESTs 1.0 _0_ 7 [0 -> 5] 1(1) to 1 [0 |1 2 3 4 5 ]\n"
+        "SFs 1.1 _0_ 8 [0 -> 5] 1(0) to 1 \n"
+        "SFs 1.2 _0_ 9 [0 -> 5] 1(0) to 1 \n"
+        "SFf 1.3 _1_ 8 [0 -> 5] 1 to 2\n"
+        "SFErr 1.4 _2_ 0 -> 5 : 3\n"
+        "SFEr 1.5 _0_ from 2 re 5 : 3 [0]\n"
+        "Ssalv 1.6 _2_ salvaging 0 -> 5 --- 9 with [2 4 5]\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.flow_state == {"established": 1, "by_flow": 2, "forwarded": 1, "unknown": 1}
+    assert stats.routing_packets == 0
+    figures = ns2._ns2_figures(stats, "")
+    assert figures["flow_state.by_flow"] == 2.0
+    ours = ns2._manetsim_figures(
+        {
+            "routing": {
+                "protocol": "dsr",
+                "packets_sent": 0,
+                "by_message": {},
+                "flow_state": {"established": 3, "by_flow": 4, "forwarded": 5, "unknown": 0},
+            },
+            "drops": {},
+            "flows": [],
+        }
+    )
+    assert ours["flow_state.forwarded"] == 5.0
+    assert ours["flow_state.unknown"] == 0.0
+
+
 def test_crosscheck_compares_messages_and_drops_as_named_alike():
     ours = ns2.Side(
         per_seed=[

@@ -477,6 +477,18 @@ class TraceStats:
     lines: int
     drops: dict[str, int]
     routing_by_message: dict[str, int] = field(default_factory=dict)
+    # DSR's flow-state lines, named as manetsim's `routing.flow_state`.
+    flow_state: dict[str, int] = field(default_factory=dict)
+
+
+# ns-2.35's DSR traces its flow state on lines of its own, named here as
+# manetsim's `routing.flow_state` keys.
+_FLOW_STATE_LINES = {
+    "SFESTs": "established",
+    "SFs": "by_flow",
+    "SFf": "forwarded",
+    "SFErr": "unknown",
+}
 
 
 def parse_trace(path: str | Path) -> TraceStats:
@@ -502,9 +514,15 @@ def parse_trace(path: str | Path) -> TraceStats:
     routing = 0
     by_message: dict[str, int] = {}
     drops: dict[str, int] = {}
+    flow_state: dict[str, int] = {}
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for count, line in enumerate(handle, start=1):
+            if line.startswith("SF"):
+                name = _FLOW_STATE_LINES.get(line.split(" ", 1)[0])
+                if name is not None:
+                    flow_state[name] = flow_state.get(name, 0) + 1
+                continue
             if not line or line[0] not in "srfDd":
                 continue
             tokens = line.split()
@@ -574,6 +592,7 @@ def parse_trace(path: str | Path) -> TraceStats:
         lines=count,
         drops=drops,
         routing_by_message=by_message,
+        flow_state=flow_state,
     )
 
 
@@ -736,6 +755,9 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
         out[key] = out.get(key, 0.0) + float(count["packets"])
     for name, (reasons, _) in DROPS.items():
         out[f"drops.{name}"] = float(sum(result["drops"].get(r, 0) for r in reasons))
+    if result["routing"].get("protocol") == "dsr":
+        for name, count in result["routing"].get("flow_state", {}).items():
+            out[f"flow_state.{name}"] = float(count)
     for i, flow in enumerate(result["flows"]):
         for metric in METRICS:
             out[f"flow{i}.{metric}"] = float(flow[metric])
@@ -748,6 +770,8 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
         out[f"routing.{message}"] = float(count)
     for name, (_, ns2_reasons) in DROPS.items():
         out[f"drops.{name}"] = float(sum(stats.drops.get(r, 0) for r in ns2_reasons))
+    for name, count in stats.flow_state.items():
+        out[f"flow_state.{name}"] = float(count)
     for line in stdout.splitlines():
         if line.startswith("manetsim-flow "):
             _, index, addr, port = line.split()
@@ -766,7 +790,8 @@ def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, f
         keys.update(dict.fromkeys(seed))
     rows = []
     for key in keys:
-        missing = 0.0 if key.startswith(("routing.", "drops.")) else float("nan")
+        counts = ("routing.", "drops.", "flow_state.")
+        missing = 0.0 if key.startswith(counts) else float("nan")
         a = _mean([s.get(key, missing) for s in ours.per_seed])
         b = _mean([s.get(key, missing) for s in theirs.per_seed])
         ratio = a / b if b and not math.isnan(b) else float("nan")

@@ -146,6 +146,24 @@ pub struct RoutingResult {
     /// Added: route discoveries started, summed over nodes (a first request
     /// for a destination, not its retries; 0 for proactive protocols).
     pub route_discoveries: u64,
+    /// Added: DSR's flow state, summed over nodes (all 0 without it).
+    #[serde(default)]
+    pub flow_state: FlowStateCounts,
+}
+
+/// What DSR's flow state did (RFC 4728 section 3.5), summed over nodes;
+/// ns-2.35's trace names the same events `SFESTs`, `SFs`, `SFf`, `SFErr`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowStateCounts {
+    /// Data packets a source sent carrying its route to establish (or
+    /// advertise again) a flow.
+    pub established: u64,
+    /// Data packets a source sent by flow: with the flow header or none.
+    pub by_flow: u64,
+    /// Packets a relay forwarded by its flow table.
+    pub forwarded: u64,
+    /// Packets of a flow a relay did not know (salvaged, the source told).
+    pub unknown: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

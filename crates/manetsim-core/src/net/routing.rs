@@ -142,6 +142,11 @@ pub trait RoutingProtocol {
     /// A data packet reached its destination (this node) from neighbour `from`.
     fn on_delivered(&mut self, _now: SimTime, _from: NodeId, _packet: &Packet) {}
 
+    /// What DSR's flow state did at this node (zeros for other protocols).
+    fn flow_state_counts(&self) -> crate::metrics::result::FlowStateCounts {
+        crate::metrics::result::FlowStateCounts::default()
+    }
+
     /// After a [`RoutingAction::Reroute`] for `next_hop`: a packet the
     /// interface queue held for it, handed back. The default routes it
     /// again as [`Self::route_output`] does.

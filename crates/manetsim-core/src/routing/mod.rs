@@ -106,4 +106,7 @@ impl RoutingProtocol for Router {
     fn route_discoveries(&self) -> u64 {
         dispatch!(self, r => r.route_discoveries())
     }
+    fn flow_state_counts(&self) -> crate::metrics::result::FlowStateCounts {
+        dispatch!(self, r => r.flow_state_counts())
+    }
 }

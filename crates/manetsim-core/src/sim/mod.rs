@@ -1635,6 +1635,17 @@ impl World {
                     .iter()
                     .map(|n| n.router.route_discoveries())
                     .sum(),
+                flow_state: self.nodes.iter().fold(
+                    crate::metrics::result::FlowStateCounts::default(),
+                    |mut t, n| {
+                        let c = n.router.flow_state_counts();
+                        t.established += c.established;
+                        t.by_flow += c.by_flow;
+                        t.forwarded += c.forwarded;
+                        t.unknown += c.unknown;
+                        t
+                    },
+                ),
                 by_message: self
                     .routing_stats
                     .by_message

@@ -111,6 +111,7 @@ pub mod route_cache;
 pub mod send_buffer;
 
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+use crate::metrics::result::FlowStateCounts;
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST};
 use crate::wire::dsr::{
@@ -419,8 +420,10 @@ pub struct Dsr {
     /// With ns-2's pacing: per target, and the next send-buffer check.
     pacing: BTreeMap<NodeId, Pacing>,
     buffer_check_at: Option<SimTime>,
-    /// With `flow_state`: the flows this node opened or relays.
+    /// With `flow_state`: the flows this node opened or relays, and what
+    /// it did by them.
     flows: FlowTable,
+    flow_counts: FlowStateCounts,
 }
 
 impl Dsr {
@@ -443,6 +446,7 @@ impl Dsr {
             pacing: BTreeMap::new(),
             buffer_check_at: None,
             flows: FlowTable::default(),
+            flow_counts: FlowStateCounts::default(),
             cfg,
         }
     }
@@ -700,6 +704,11 @@ impl Dsr {
         e.timeout = timeout;
         let next = e.next_hop;
         if establish {
+            self.flow_counts.established += 1;
+        } else {
+            self.flow_counts.by_flow += 1;
+        }
+        if establish {
             let sr = SourceRoute::along(&e.route);
             Self::attach_options(
                 &mut p,
@@ -780,6 +789,7 @@ impl Dsr {
         let id = match self.flow_of(&p) {
             Ok(id) => id,
             Err(unknown) => {
+                self.flow_counts.unknown += 1;
                 self.send_flow_error(now, &p, unknown, ctx);
                 Self::strip(&mut p);
                 self.salvage(now, p, 0, DropReason::NoRoute, ctx);
@@ -792,6 +802,7 @@ impl Dsr {
             .expect("flow_of found it");
         e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
         let next = e.next_hop;
+        self.flow_counts.forwarded += 1;
         if let Ok(mut h) = FlowHeader::parse(p.body()) {
             h.hop_count = h.hop_count.saturating_add(1);
             Self::attach_bytes(&mut p, h.to_bytes().to_vec());
@@ -1856,6 +1867,10 @@ impl RoutingProtocol for Dsr {
 
     fn route_discoveries(&self) -> u64 {
         self.discoveries
+    }
+
+    fn flow_state_counts(&self) -> FlowStateCounts {
+        self.flow_counts
     }
 
     fn hop_count(&self, dst: NodeId, now: SimTime) -> Option<u32> {
