@@ -233,6 +233,13 @@ pub struct AodvConfig {
     /// down), the packets stay and the node discovers the route as a
     /// source does, its next RREQ at the purge tick.
     pub rerr_after_failed_repair: bool,
+    /// ns-2.35's precursor lists: a relay forwarding a RREP makes the next
+    /// hop towards the originator a precursor of the route to the RREP's
+    /// destination only (not also the RREP's sender one of the route back,
+    /// as RFC 3561 section 6.7 does); a broken link takes the lost
+    /// neighbour out of every list; and a relayed RERR empties the lists of
+    /// the routes it reports (`pc_delete`), so each list feeds one RERR.
+    pub ns2_precursors: bool,
 }
 
 impl Default for AodvConfig {
@@ -267,6 +274,7 @@ impl Default for AodvConfig {
             reroute_failed_packet: true,
             link_failure_from_data_only: false,
             rerr_after_failed_repair: true,
+            ns2_precursors: false,
         }
     }
 }
@@ -285,6 +293,7 @@ impl AodvConfig {
             reroute_failed_packet: false,
             link_failure_from_data_only: true,
             rerr_after_failed_repair: false,
+            ns2_precursors: true,
             ..Self::default()
         }
     }
@@ -646,6 +655,9 @@ impl Aodv {
         ctx: &mut RoutingCtx,
     ) {
         let broken = self.routes.break_link(nb, now);
+        if self.cfg.ns2_precursors {
+            self.routes.remove_precursor_everywhere(nb);
+        }
         let list: Vec<(NodeId, u32)> = broken
             .iter()
             .filter(|b| Some(b.0) != repairing)
@@ -805,7 +817,9 @@ impl Aodv {
             return;
         };
         self.routes.entry(rp.dst).add_precursor(rev_hop);
-        self.routes.entry(rp.orig).add_precursor(from);
+        if !self.cfg.ns2_precursors {
+            self.routes.entry(rp.orig).add_precursor(from);
+        }
         let mut out = rp;
         out.hop_count = hops;
         let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
@@ -825,6 +839,9 @@ impl Aodv {
                 lost_any = true;
                 if e.has_precursors() {
                     relay.push((d, s));
+                    if self.cfg.ns2_precursors {
+                        e.clear_precursors();
+                    }
                 }
             }
         }

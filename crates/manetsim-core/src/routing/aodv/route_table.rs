@@ -96,6 +96,13 @@ impl RouteEntry {
         self.in_use().precursors.insert(n);
     }
 
+    /// Forgets every precursor (ns-2's `pc_delete()`).
+    pub fn clear_precursors(&mut self) {
+        if let Some(m) = self.more.as_mut() {
+            m.precursors.clear();
+        }
+    }
+
     /// When a RERR about this destination was last sent.
     pub fn last_rerr(&self) -> Option<SimTime> {
         self.more.as_ref().and_then(|m| m.last_rerr)
@@ -196,6 +203,16 @@ impl RouteTable {
             }
         }
         better
+    }
+
+    /// `n` is no longer a neighbour: out of every precursor list (ns-2's
+    /// `pc_delete(id)` on a broken link).
+    pub fn remove_precursor_everywhere(&mut self, n: NodeId) {
+        for e in self.entries.values_mut() {
+            if let Some(m) = e.more.as_mut() {
+                m.precursors.remove(&n);
+            }
+        }
     }
 
     /// Invalidates every active route through `next_hop` (a broken link),

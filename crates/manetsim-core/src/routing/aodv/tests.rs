@@ -723,3 +723,59 @@ fn garbage_control_packets_are_ignored() {
     }
     n.timeout(NS_PER_S);
 }
+
+#[test]
+fn ns2_precursors_feed_one_rerr_and_forget_lost_neighbours() {
+    // Relay 2 forwards 9's RREP to originator 0 (via 1): with RFC 3561
+    // both routes get a precursor; with ns-2's lists only the route to 9.
+    let rfc = relay_with_route();
+    assert!(rfc.a.routes().get(9).unwrap().has_precursor(1));
+    assert!(rfc.a.routes().get(0).unwrap().has_precursor(3));
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    assert!(n.a.routes().get(9).unwrap().has_precursor(1));
+    assert!(!n.a.routes().get(0).unwrap().has_precursors());
+    // A RERR from 3 about 9 is relayed once and empties 9's list: the
+    // route found again (with no new precursor) reports its next break
+    // to no one.
+    let re = RerrRepr {
+        no_delete: false,
+        unreachable: vec![(9, 5)],
+    };
+    let rerr = Packet::control(3, BROADCAST, 1, 8, re.to_bytes());
+    n.control(ms(100), 3, rerr);
+    assert_eq!(originated(&n.timeout(ms(200))).len(), 1, "relayed");
+    assert!(!n.a.routes().get(9).unwrap().has_precursors());
+    n.control(ms(300), 3, rrep_packet(3, 2, 9, 6, 1));
+    assert_eq!(n.a.hop_count(9, ms(300)), Some(2));
+    let re = RerrRepr {
+        no_delete: false,
+        unreachable: vec![(9, 7)],
+    };
+    n.control(
+        ms(400),
+        3,
+        Packet::control(3, BROADCAST, 1, 8, re.to_bytes()),
+    );
+    assert_eq!(n.a.hop_count(9, ms(400)), None);
+    assert!(
+        originated(&n.timeout(ms(500))).is_empty(),
+        "no precursor left"
+    );
+    // The RFC preset keeps its lists and relays the second RERR too.
+    let mut r = relay_with_route();
+    for (t, s) in [(100, 5), (400, 7)] {
+        let re = RerrRepr {
+            no_delete: false,
+            unreachable: vec![(9, s)],
+        };
+        if t == 400 {
+            r.control(ms(300), 3, rrep_packet(3, 2, 9, 6, 1));
+        }
+        r.control(ms(t), 3, Packet::control(3, BROADCAST, 1, 8, re.to_bytes()));
+        assert_eq!(originated(&r.timeout(ms(t + 100))).len(), 1, "at {t} ms");
+    }
+    // A broken link takes the lost neighbour out of every list.
+    let mut m = relay_with_route_cfg(AodvConfig::ns2());
+    m.run(|a, ctx| a.on_link_failure(ms(100), 1, None, ctx));
+    assert!(!m.a.routes().get(9).unwrap().has_precursor(1));
+}
