@@ -22,7 +22,11 @@
 //!   route through the lost neighbour is listed (ns-2), its sequence number
 //!   incremented (RFC 6.11). A received RERR invalidates the routes whose
 //!   next hop sent it and is relayed only for the routes that have
-//!   precursors. A RERR that breaks a route also takes back the interface
+//!   precursors (with the ns-2 preset, ns-2.35's lists: a relayed RREP
+//!   adds a precursor to the route to its destination only, a broken link
+//!   removes the lost neighbour from every list, and a relayed RERR
+//!   empties the lists of the routes it reports;
+//!   [`AodvConfig::ns2_precursors`]). A RERR that breaks a route also takes back the interface
 //!   queue's data for its sender (`Reroute`,
 //!   [`AodvConfig::rerr_takes_back_queue`], on in both presets): at the
 //!   source it is buffered and a discovery starts at once, at a relay it is
