@@ -356,6 +356,15 @@ impl SourceRoute {
         }
     }
 
+    /// Puts this route in place of the Source Route option of `repr`.
+    fn replace_in(&self, repr: &mut DsrRepr) {
+        for o in &mut repr.options {
+            if matches!(o, DsrOption::SourceRoute { .. }) {
+                *o = self.option();
+            }
+        }
+    }
+
     /// If this node is the next one to process the route (as a receiver):
     /// the index of this node in `addresses`.
     fn my_turn(&self, me: NodeId) -> Option<usize> {
@@ -1069,14 +1078,8 @@ impl Dsr {
         } else {
             SourceRoute::salvaged(me, &route, salvage)
         };
-        for o in &mut repr.options {
-            if matches!(o, DsrOption::SourceRoute { .. }) {
-                *o = sr.option();
-            }
-        }
-        let bytes = repr.to_bytes();
-        p.size_bytes = p.size_bytes - p.body().len() as u32 + bytes.len() as u32;
-        p.body = Some(Rc::from(bytes));
+        sr.replace_in(&mut repr);
+        Self::attach_bytes(&mut p, repr.to_bytes());
         ctx.resend(p, route[1], message);
     }
 
@@ -1581,11 +1584,7 @@ impl Dsr {
             return;
         };
         let sr = SourceRoute::along(&route);
-        for o in &mut repr.options {
-            if matches!(o, DsrOption::SourceRoute { .. }) {
-                *o = sr.option();
-            }
-        }
+        sr.replace_in(&mut repr);
         let p = Packet::control(self.me, tell, CONTROL_TTL, 0, repr.to_bytes());
         ctx.originate(p, route[1], "rerr", false);
     }
@@ -1614,11 +1613,7 @@ impl Dsr {
             self.cache.notice(&rest, now);
         }
         sr.segments_left -= 1;
-        for o in &mut repr.options {
-            if matches!(o, DsrOption::SourceRoute { .. }) {
-                *o = sr.option();
-            }
-        }
+        sr.replace_in(&mut repr);
         let p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
         ctx.originate(p, next, message, true);
     }
@@ -1665,15 +1660,9 @@ impl RoutingProtocol for Dsr {
             }
             sr.segments_left -= 1;
             // Other options (a flow's Timeout and id) stay as they were.
-            let options = repr
-                .options
-                .into_iter()
-                .map(|o| match o {
-                    DsrOption::SourceRoute { .. } => sr.option(),
-                    o => o,
-                })
-                .collect();
-            Self::attach_options(&mut packet, options);
+            let mut repr = repr;
+            sr.replace_in(&mut repr);
+            Self::attach_options(&mut packet, repr.options);
             ctx.send(packet, next);
         } else if let Some(i) = sr.already_processed(self.me) {
             // Back from the interface queue after a link break: salvage.
