@@ -331,20 +331,15 @@ def test_olsr_is_refused_because_stock_ns2_has_none():
     assert "key `routing.protocol`" in assert_clean_error(proc)
 
 
-def test_dsr_without_gratuitous_replies_is_refused_because_ns2_compiles_them_in():
-    proc = cli(
-        "export",
-        "ns2",
-        FIXTURES / "ns2_chain3_aodv.toml",
-        "--set",
-        "routing.protocol=dsr",
-        "--set",
-        "routing.dsr.gratuitous_replies=false",
-    )
-    assert "key `routing.dsr.gratuitous_replies`" in assert_clean_error(proc)
-
-
-def test_dsr_without_flow_state_is_refused_because_ns2_compiles_it_in():
+@pytest.mark.parametrize(
+    "key",
+    [
+        # Both are compiled into ns-2.35's DSR, not Tcl variables.
+        "routing.dsr.gratuitous_replies",
+        "routing.dsr.flow_state",
+    ],
+)
+def test_dsr_switches_ns2_compiles_in_cannot_be_turned_off(key: str):
     proc = cli(
         "export",
         "ns2",
@@ -354,9 +349,9 @@ def test_dsr_without_flow_state_is_refused_because_ns2_compiles_it_in():
         "--set",
         'routing.dsr.preset="ns2"',
         "--set",
-        "routing.dsr.flow_state=false",
+        f"{key}=false",
     )
-    assert "key `routing.dsr.flow_state`" in assert_clean_error(proc)
+    assert f"key `{key}`" in assert_clean_error(proc)
 
 
 def test_aodv_options_that_ns2_shares_are_exported():
