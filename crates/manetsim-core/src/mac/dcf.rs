@@ -13,7 +13,11 @@
 //! - `rx_state` (Idle, RECV, COLL) is what the receiver hears. A second frame
 //!   arriving during a reception is captured (dropped, the first survives)
 //!   when the first is at least `capture_ratio` stronger; otherwise both are
-//!   lost and the receiver stays busy until the later one ends.
+//!   lost and the receiver stays busy until the later one ends. As in ns-2,
+//!   capture is checked during a collision too, against the frame that
+//!   lasts longest: a much weaker newcomer then neither counts as a
+//!   collision nor keeps the receiver busy past that frame's end (it only
+//!   reserves the medium, EIFS past its own end).
 //! - The medium is idle when rx and tx states are Idle and the NAV has expired.
 //!   A reception that fails (collision or below the receive threshold) sets
 //!   the NAV to EIFS.
@@ -972,7 +976,7 @@ impl Dcf {
                 self.set_rx_state(RxState::Recv, now, out);
             }
             Some(cur) => {
-                if self.rx_state == RxState::Recv && cur.power_w >= power_w * self.capture_ratio {
+                if cur.power_w >= power_w * self.capture_ratio {
                     // Capture: the frame in progress survives. Keep carrier
                     // sense busy for the newcomer, as ns-2 does.
                     self.stats.captures += 1;
@@ -1527,6 +1531,36 @@ mod tests {
             .iter()
             .any(|a| matches!(a, MacAction::DeliverUp { from: 0, .. })));
         assert_eq!(m.stats.captures, 1);
+    }
+
+    #[test]
+    fn a_weak_frame_during_a_collision_is_captured_by_the_longest_frame() {
+        // Frames 1 and 2 collide; frame 2 lasts longer and is kept. Frame 3,
+        // ten times weaker than frame 2, is captured (ns-2.35's
+        // Mac802_11::recv checks capture in the collision state too): it
+        // neither counts as a collision nor stretches the reception, and
+        // it keeps the medium reserved EIFS past its own end.
+        let mut m = mac(1, 3000);
+        let mut out = Vec::new();
+        let f = Frame {
+            packet: Some(pkt(100)),
+            ..Frame::control(FrameKind::Data, 0, 1, 0)
+        };
+        m.on_rx_start(0, 1, 2e-9, 1000, &mut out);
+        m.on_rx_start(500, 2, 1e-8, 1500, &mut out);
+        m.on_rx_start(800, 3, 1e-9, 4000, &mut out);
+        assert_eq!((m.stats.collisions, m.stats.captures), (1, 1));
+        assert_eq!(m.nav_until, 4000 + m.p.eifs_ns);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        m.on_rx_end(1500, 2, &f, &mut out);
+        assert!(m.rx.is_none(), "the reception ended with frame 2");
+        // A frame 4 after frame 2 is received on its own (under the NAV).
+        m.on_rx_start(2000, 4, 2e-9, 3000, &mut out);
+        m.on_rx_end(3000, 4, &f, &mut out);
+        assert!(out
+            .iter()
+            .any(|a| matches!(a, MacAction::DeliverUp { from: 0, .. })));
+        assert_eq!(m.stats.collisions, 1);
     }
 
     #[test]
