@@ -381,6 +381,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         sense_cutoff_m2: radio.sense_cutoff_m().powi(2),
         due: Vec::new(),
         listeners: Vec::new(),
+        holding: false,
+        held: Vec::new(),
         heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,
         flow_stats: vec![FlowStats::default(); flows.len()],

@@ -541,6 +541,10 @@ pub(crate) struct World {
     due: Vec<(u128, u32)>,
     /// Scratch for `transmit`: the nodes that may hear the frame.
     listeners: Vec<u32>,
+    /// While a routing agent reacts to a MAC failure, what it sends waits
+    /// in `held` (see `on_mac_done`).
+    holding: bool,
+    held: Vec<(u32, RoutingAction)>,
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
@@ -845,9 +849,22 @@ impl World {
                 // If the neighbour accepted the frame (only ACKs were lost) the
                 // packet lives on there; routing still hears of the break.
                 let packet = (!self.nodes[n as usize].handed_over).then_some(packet);
+                // The agent takes the packets queued for the lost neighbour
+                // out at once, but what it sends (a route error, salvaged
+                // packets) reaches the queue only after the MAC has taken
+                // its next packet, as in ns-2.35, where the agents' sends
+                // are events scheduled after the failure's.
+                debug_assert!(self.held.is_empty(), "failures do not nest");
+                self.holding = true;
                 self.with_router(now, n, |r, now, ctx| {
                     r.on_link_failure(now, next_hop, packet, ctx)
                 });
+                self.holding = false;
+                let mut held = std::mem::take(&mut self.held);
+                for (node, action) in held.drain(..) {
+                    self.apply_routing(now, node, action);
+                }
+                self.held = held;
             }
         }
     }
@@ -911,6 +928,17 @@ impl World {
     }
 
     fn apply_routing(&mut self, now: SimTime, n: u32, action: RoutingAction) {
+        if self.holding
+            && matches!(
+                action,
+                RoutingAction::Send { .. }
+                    | RoutingAction::Originate { .. }
+                    | RoutingAction::Resend { .. }
+            )
+        {
+            self.held.push((n, action));
+            return;
+        }
         match action {
             RoutingAction::Send { packet, next_hop } => self.enqueue(now, n, packet, next_hop),
             RoutingAction::Originate {

@@ -496,6 +496,24 @@ impl Dsr {
         }
     }
 
+    /// A copy of `p` carrying the source route `addresses` (the nodes
+    /// between source and destination) with `segments_left` still to go:
+    /// a relayed packet for the world's tests.
+    #[cfg(test)]
+    pub(crate) fn with_source_route(
+        mut p: Packet,
+        addresses: &[NodeId],
+        segments_left: u8,
+    ) -> Packet {
+        let sr = SourceRoute {
+            salvage: 0,
+            segments_left,
+            addresses: addresses.to_vec(),
+        };
+        Self::attach(&mut p, &sr);
+        p
+    }
+
     /// Attaches `sr` as the packet's DSR header, keeping `size_bytes` exact.
     fn attach(p: &mut Packet, sr: &SourceRoute) {
         Self::attach_options(p, vec![sr.option()]);
