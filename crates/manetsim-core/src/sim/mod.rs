@@ -45,6 +45,14 @@
 //! enough to decode) stay events at a promiscuous node, never lazy
 //! receptions, since their end may make the agent act at that very time.
 //! Without a promiscuous agent nothing changes.
+//!
+//! A MAC failure: the routing agent hears of it at once and takes the
+//! packets queued for the lost neighbour out (`RoutingAction::Reroute`),
+//! but what it sends in reaction (a route error, salvaged packets) is
+//! queued only after the MAC has taken its next packet, as in ns-2.35,
+//! whose agents schedule those sends as events after the failure's. A
+//! route error thus never overtakes the packet the queue was about to
+//! hand over, even from a band of the queue that is served first.
 
 mod build;
 mod floods;
