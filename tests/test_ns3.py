@@ -1,7 +1,7 @@
 """`manetsim bench --against ns3`: the ns-3 program's inputs, build and refusals.
 
-CI has no ns-3: everything here but the last test runs without it (the
-compiler and pkg-config are faked where a test needs them).
+CI has no ns-3: everything here but the last two tests runs without it (the
+compiler, pkg-config and ns-3 install trees are faked where a test needs them).
 """
 
 from __future__ import annotations
@@ -23,9 +23,35 @@ from helpers import REPO, SMALL_CHAIN, assert_clean_error, scenario, write_toml
 SOURCE = REPO / "benches" / "ns3" / "manetsim_bench.cc"
 
 
+@pytest.fixture(autouse=True)
+def _only_debian_ns3(request, monkeypatch):
+    """Tests see Debian's ns-3 path unless they ask for an install prefix
+    (a developer's $MANETSIM_NS3_PREFIX or PyPI ns3 package must not leak in)."""
+    if "real_ns3" in request.keywords:
+        return
+    monkeypatch.delenv(ns3.PREFIX_ENV, raising=False)
+    monkeypatch.setattr(ns3, "pypi_prefix", lambda: None)
+
+
+def _fake_prefix(root: Path, version: str = "3.44", lib: str = "lib64") -> Path:
+    """An ns-3 install tree with empty files where the build looks."""
+    (root / "include" / "ns3").mkdir(parents=True)
+    (root / "include" / "ns3" / "core-module.h").write_text("")
+    libdir = root / lib
+    (libdir / "cmake" / "ns3").mkdir(parents=True)
+    for module in ns3.PKG_MODULES:
+        (libdir / f"libns{version}-{module.removeprefix('ns3-')}.so").write_text("")
+    (libdir / "cmake" / "ns3" / "ns3Targets.cmake").write_text(
+        "set_target_properties(ns3::libcore PROPERTIES\n"
+        '  INTERFACE_COMPILE_DEFINITIONS "PROJECT_SOURCE_PATH=\\"/b\\";__LINUX__;'
+        'NS3_BUILD_PROFILE_RELEASE;HAVE_GSL;NS3_LOG_ENABLE;NS3_ASSERT_ENABLE"\n)\n'
+    )
+    return root
+
+
 def _ns3_installed() -> bool:
     try:
-        ns3.check_installed()
+        ns3.installation()
     except FileNotFoundError:
         return False
     return True
@@ -256,12 +282,71 @@ def test_debian_pkg_config_output_is_cleaned(tmp_path):
     ]
 
 
+def test_an_install_prefix_gives_its_version_headers_libraries_and_macros(tmp_path):
+    prefix = _fake_prefix(tmp_path / "ns3")
+    found = ns3.prefix_installation(prefix, "somewhere")
+    assert found.version == "3.44"
+    assert found.std == "c++20"
+    libdir = prefix / "lib64"
+    assert found.flags == (
+        "-DNS3_BUILD_PROFILE_RELEASE",
+        "-DNS3_LOG_ENABLE",
+        "-DNS3_ASSERT_ENABLE",
+        f"-I{prefix / 'include'}",
+        f"-L{libdir}",
+        f"-Wl,-rpath,{libdir}",
+        *(f"-lns3.44-{m.removeprefix('ns3-')}" for m in ns3.PKG_MODULES),
+    )
+    # A prefix with lib/ instead of lib64/ and no CMake export: no macros.
+    other = _fake_prefix(tmp_path / "other", version="3.41", lib="lib")
+    (other / "lib" / "cmake" / "ns3" / "ns3Targets.cmake").unlink()
+    found = ns3.prefix_installation(other, "elsewhere")
+    assert found.version == "3.41"
+    assert found.flags[0] == f"-I{other / 'include'}"
+
+
+def test_an_incomplete_install_prefix_is_refused_naming_what_is_missing(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"^somewhere: no ns-3 headers"):
+        ns3.prefix_installation(tmp_path, "somewhere")
+    prefix = _fake_prefix(tmp_path / "ns3")
+    (prefix / "lib64" / "libns3.44-aodv.so").unlink()
+    with pytest.raises(FileNotFoundError, match=r"^somewhere: libns3.44-aodv.so is missing"):
+        ns3.prefix_installation(prefix, "somewhere")
+    for lib in (prefix / "lib64").glob("*.so"):
+        lib.unlink()
+    with pytest.raises(FileNotFoundError, match=r"no ns-3 libraries \(libns3.\*-core.so\)"):
+        ns3.prefix_installation(prefix, "somewhere")
+
+
+def test_the_prefix_variable_comes_before_pypi_and_debian(tmp_path, monkeypatch):
+    env = _fake_prefix(tmp_path / "env", version="3.45")
+    pypi = _fake_prefix(tmp_path / "pypi", version="3.44")
+    monkeypatch.setattr(ns3.shutil, "which", lambda name: f"/usr/bin/{name}")
+
+    def no_pkg_config(*args, **kwargs):
+        raise AssertionError("pkg-config is not asked when an install prefix is found")
+
+    monkeypatch.setattr(ns3.subprocess, "run", no_pkg_config)
+    monkeypatch.setattr(ns3, "pypi_prefix", lambda: pypi)
+    monkeypatch.setenv(ns3.PREFIX_ENV, str(env))
+    found = ns3.installation()
+    assert (found.version, found.origin) == ("3.45", f"${ns3.PREFIX_ENV}={env}")
+    monkeypatch.delenv(ns3.PREFIX_ENV)
+    found = ns3.installation()
+    assert found.version == "3.44"
+    assert found.origin.startswith("PyPI's ns3 package")
+    monkeypatch.setenv(ns3.PREFIX_ENV, str(tmp_path / "nothing"))
+    with pytest.raises(FileNotFoundError, match=r"MANETSIM_NS3_PREFIX=.*no ns-3 headers"):
+        ns3.installation()
+
+
 def test_build_is_cached_by_source_hash(tmp_path, monkeypatch):
     source = tmp_path / "prog.cc"
     source.write_text("int main() { return 0; }\n")
     monkeypatch.setenv(ns3.SOURCE_ENV, str(source))
     monkeypatch.setattr(ns3, "check_installed", lambda: None)
     monkeypatch.setattr(ns3, "build_flags", lambda: ["-lns3-core"])
+    monkeypatch.setattr(ns3, "pkg_config_version", lambda: "3.37")
     compiles = []
 
     def fake_compile(command, **kwargs):
@@ -324,9 +409,10 @@ def test_result_line_is_parsed():
 # -- with ns-3 installed -----------------------------------------------------------------------
 
 
+@pytest.mark.real_ns3
 @pytest.mark.skipif(
     not _ns3_installed() or shutil.which("g++") is None,
-    reason="ns-3 (Debian libns3-dev) is not installed",
+    reason="ns-3 (Debian libns3-dev or PyPI ns3) is not installed",
 )
 def test_small_scenario_runs_on_ns3(tmp_path):
     doc = scenario(
@@ -354,9 +440,10 @@ def test_small_scenario_runs_on_ns3(tmp_path):
     assert result["udp_rx_packets"] >= 30
 
 
+@pytest.mark.real_ns3
 @pytest.mark.skipif(
     not _ns3_installed() or shutil.which("g++") is None,
-    reason="ns-3 (Debian libns3-dev) is not installed",
+    reason="ns-3 (Debian libns3-dev or PyPI ns3) is not installed",
 )
 def test_ns3_range_is_ns2s_250_m(tmp_path):
     binary = ns3.build()

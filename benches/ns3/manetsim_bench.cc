@@ -1,4 +1,4 @@
-// manetsim_bench.cc: one ns-3 (3.37) program for `manetsim bench NAME --against ns3`.
+// manetsim_bench.cc: one ns-3 (3.37 or 3.44) program for `manetsim bench NAME --against ns3`.
 //
 // bench.py (python/manetsim/bench.py) compiles this file on demand and runs it
 // on the same scenario as manetsim, in the same benchmark run. Everything that
@@ -253,13 +253,33 @@ main(int argc, char* argv[])
     };
     WifiHelper wifi;
     wifi.SetStandard(WIFI_STANDARD_80211b);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode", StringValue(dsss(dataRateBps)),
-                                 "ControlMode", StringValue(dsss(basicRateBps)),
-                                 "NonUnicastMode", StringValue(dsss(basicRateBps)),
-                                 "RtsCtsThreshold", UintegerValue(rtsThresholdBytes),
-                                 "MaxSsrc", UintegerValue(shortRetryLimit),
-                                 "MaxSlrc", UintegerValue(longRetryLimit));
+    // Retry limits: ns-3.37 has a short and a long one on the station
+    // manager (MaxSsrc, MaxSlrc), as ns-2; from ns-3.44 on those are
+    // obsolete (setting them is fatal) and one WifiMac::FrameRetryLimit
+    // counts every transmission of a frame, which gets the short limit
+    // (ns-2's and manetsim's limit on RTS attempts, the one a break needs).
+    TypeId::AttributeInformation retryInfo;
+    bool oneRetryLimit =
+        TypeId::LookupByName("ns3::WifiMac").LookupAttributeByName("FrameRetryLimit", &retryInfo);
+    if (oneRetryLimit)
+    {
+        Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(shortRetryLimit));
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode", StringValue(dsss(dataRateBps)),
+                                     "ControlMode", StringValue(dsss(basicRateBps)),
+                                     "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                     "RtsCtsThreshold", UintegerValue(rtsThresholdBytes));
+    }
+    else
+    {
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode", StringValue(dsss(dataRateBps)),
+                                     "ControlMode", StringValue(dsss(basicRateBps)),
+                                     "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                     "RtsCtsThreshold", UintegerValue(rtsThresholdBytes),
+                                     "MaxSsrc", UintegerValue(shortRetryLimit),
+                                     "MaxSlrc", UintegerValue(longRetryLimit));
+    }
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, all);

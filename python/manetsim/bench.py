@@ -86,6 +86,8 @@ class BenchRow:
     ns2_cpu_s: float | None = None
     ns3_wall_s: float | None = None
     ns3_cpu_s: float | None = None
+    #: The ns-3 version the program was built against (e.g. "3.44").
+    ns3_version: str | None = None
     ns3_result: dict[str, Any] | None = None
 
     @property
@@ -179,11 +181,14 @@ def run_bench(
     if "ns2" in others and shutil.which("ns") is None:
         raise FileNotFoundError(INSTALL_HINT)
     binary = None
+    ns3_version = None
     if "ns3" in others:
         # Refuse what ns-3 cannot run before anything is built or timed.
         for name in names:
             ns3.check_expressible(load_config(texts[name]))
-        binary = ns3.build()
+        found = ns3.installation()
+        binary = ns3.build(install=found)
+        ns3_version = found.version
     with tempfile.TemporaryDirectory(prefix="manetsim-bench-") as folder:
         tiny = Path(folder) / "tiny.toml"
         tiny.write_text(_TINY, encoding="utf-8")
@@ -222,6 +227,7 @@ def run_bench(
                 command = ns3.prepare(path, Path(folder), binary)
                 runs = [_timed(command, cwd=folder) for _ in range(repeat)]
                 out, row.ns3_wall_s, row.ns3_cpu_s = min(runs, key=lambda run: run[1])
+                row.ns3_version = ns3_version
                 row.ns3_result = ns3.parse_result(out)
             rows.append(row)
         return rows

@@ -462,7 +462,8 @@ def bench_command(
             "--against",
             metavar="ns2|ns3",
             help="Also run ns-2.35 (ns2) or the ns-3 program in benches/ns3 (ns3), in the "
-            "same run (repeatable, or ns2,ns3).",
+            "same run (repeatable, or ns2,ns3). ns3 builds against $MANETSIM_NS3_PREFIX, "
+            "else PyPI's ns3 package (ns-3.44), else Debian's libns3-dev (ns-3.37).",
         ),
     ] = None,
     repeat: Annotated[
@@ -495,8 +496,9 @@ def bench_command(
         for column in ("ns-2 wall s", "ns-2 CPU s", "speedup wall", "speedup CPU"):
             table.add_column(column, justify="right")
     if "ns3" in others:
-        for column in ("ns-3 wall s", "ns-3 CPU s", "vs ns-3 wall", "vs ns-3 CPU"):
-            table.add_column(column, justify="right")
+        ns3_name = f"ns-{rows[0].ns3_version}" if rows and rows[0].ns3_version else "ns-3"
+        for column in ("wall s", "CPU s", "vs wall", "vs CPU"):
+            table.add_column(f"{ns3_name} {column}", justify="right")
     for row in rows:
         cells = [
             row.scenario,

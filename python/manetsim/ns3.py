@@ -1,9 +1,17 @@
 """ns-3: the benchmark's equivalent ns-3 program, built and run on demand.
 
 The program is kept in the source tree as ``benches/ns3/manetsim_bench.cc``.
-:func:`build` compiles it with ``g++`` against the installed ns-3 (Debian's
-``libns3-dev``, ns-3.37, found through ``pkg-config``) into a cache folder
-keyed by a hash of the source and the build flags, so it is compiled once.
+:func:`build` compiles it with ``g++`` against an installed ns-3 into a cache
+folder keyed by a hash of the source and the build flags, so it is compiled
+once. Which ns-3 (:func:`installation`), first found first:
+
+1. the install prefix in ``$MANETSIM_NS3_PREFIX`` (``include/ns3/`` and
+   ``lib64/`` or ``lib/`` holding ``libns3.<version>-core.so``);
+2. PyPI's ``ns3`` package, which carries ns-3's headers and libraries
+   (``pip install --no-deps ns3==3.44.post0`` gives ns-3.44, the version
+   issue 8's speed goal names; ``--no-deps`` skips its Python bindings'
+   cppyy, which the program does not use);
+3. Debian's ``libns3-dev`` (ns-3.37), found through ``pkg-config``.
 :func:`prepare` writes what the program reads for one scenario (manetsim's
 movements as an ns-2 movement file, which ns-3 loads with its
 ``Ns2MobilityHelper``, and one line per flow) and returns its command line.
@@ -14,10 +22,13 @@ the key and the reason, never run approximately.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +44,7 @@ __all__ = [
     "Ns3Error",
     "build",
     "check_expressible",
+    "installation",
     "parse_result",
     "prepare",
     "source_path",
@@ -40,7 +52,8 @@ __all__ = [
 
 INSTALL_HINT = (
     "ns-3 is not installed: apt-get update && apt-get install -y libns3-dev g++ pkg-config "
-    "(Debian's ns-3.37; `--against ns3` compiles benches/ns3/manetsim_bench.cc against it)"
+    "(Debian's ns-3.37), or pip install --no-deps ns3==3.44.post0 (ns-3.44, with g++); "
+    "`--against ns3` compiles benches/ns3/manetsim_bench.cc against it"
 )
 
 # The pkg-config modules the program links (Debian names them ns3-<module>).
@@ -56,6 +69,7 @@ PKG_MODULES = (
 )
 
 SOURCE_ENV = "MANETSIM_NS3_SOURCE"
+PREFIX_ENV = "MANETSIM_NS3_PREFIX"
 _SOURCE = Path("benches") / "ns3" / "manetsim_bench.cc"
 
 # 802.11b DSSS rates the program maps to ns-3's DsssRate modes.
@@ -150,15 +164,115 @@ def build_flags() -> list[str]:
     return clean_flags(proc.stdout)
 
 
-def build(cache: Path | None = None) -> Path:
-    """Compiles the ns-3 program if it is not cached yet; returns the executable."""
+def pkg_config_version() -> str:
+    """The version pkg-config gives for ``ns3-core`` (Debian's: 3.37), or "unknown"."""
+    proc = subprocess.run(
+        ["pkg-config", "--modversion", "ns3-core"], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else "unknown"
+
+
+@dataclass(frozen=True)
+class Installation:
+    """An ns-3 to compile the program against."""
+
+    #: ns-3's version, e.g. ``"3.44"``.
+    version: str
+    #: Where it was found, for messages.
+    origin: str
+    #: Compiler and linker arguments (after the source file).
+    flags: tuple[str, ...]
+    #: The C++ standard it needs (ns-3.44's headers need C++20).
+    std: str
+
+
+# ns-3.44's core library is libns3.44-core.so: "ns" and the version.
+_CORE_LIB = re.compile(r"libns(\d+(?:\.\d+)*)-core\.so")
+# The macros ns-3's CMake export gives every user of its libraries, which
+# change what its headers compile to (logging, asserts, the build profile).
+_DEFINES = re.compile(r"\b(NS3_BUILD_PROFILE_[A-Z]+|NS3_LOG_ENABLE|NS3_ASSERT_ENABLE)\b")
+
+
+def prefix_installation(prefix: Path, origin: str) -> Installation:
+    """The ns-3 installed under ``prefix`` (``include/ns3``, ``lib64`` or ``lib``).
+
+    Raises ``FileNotFoundError`` naming ``origin`` and what is missing.
+    """
+    include = prefix / "include"
+    if not (include / "ns3" / "core-module.h").is_file():
+        raise FileNotFoundError(f"{origin}: no ns-3 headers ({include / 'ns3' / 'core-module.h'})")
+    for libdir in (prefix / "lib64", prefix / "lib"):
+        cores = sorted(p for p in libdir.glob("libns3.*-core.so") if _CORE_LIB.fullmatch(p.name))
+        if cores:
+            break
+    else:
+        raise FileNotFoundError(f"{origin}: no ns-3 libraries (libns3.*-core.so) in lib64/ or lib/")
+    match = _CORE_LIB.fullmatch(cores[-1].name)
+    assert match is not None
+    version = match.group(1)
+    libs = []
+    for module in PKG_MODULES:
+        name = f"ns{version}-{module.removeprefix('ns3-')}"
+        if not (libdir / f"lib{name}.so").is_file():
+            raise FileNotFoundError(f"{origin}: lib{name}.so is missing from {libdir}")
+        libs.append(f"-l{name}")
+    defines: list[str] = []
+    targets = libdir / "cmake" / "ns3" / "ns3Targets.cmake"
+    if targets.is_file():
+        for line in targets.read_text(encoding="utf-8", errors="replace").splitlines():
+            if "INTERFACE_COMPILE_DEFINITIONS" in line:
+                defines = [f"-D{m}" for m in dict.fromkeys(_DEFINES.findall(line))]
+                break
+    flags = (*defines, f"-I{include}", f"-L{libdir}", f"-Wl,-rpath,{libdir}", *libs)
+    return Installation(version=version, origin=origin, flags=flags, std="c++20")
+
+
+def pypi_prefix() -> Path | None:
+    """The ns-3 tree inside PyPI's ``ns3`` package, when it is installed."""
+    try:
+        dist = importlib.metadata.distribution("ns3")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    root = Path(str(dist.locate_file("ns3")))
+    return root if (root / "include" / "ns3").is_dir() else None
+
+
+def installation() -> Installation:
+    """The ns-3 the program is built against (see the module's documentation).
+
+    Raises ``FileNotFoundError`` with the install hint when there is none, or
+    when the compiler is missing.
+    """
+    env = os.environ.get(PREFIX_ENV)
+    pypi = None if env else pypi_prefix()
+    if env or pypi is not None:
+        if shutil.which(compiler()) is None:
+            raise FileNotFoundError(f"{INSTALL_HINT} [missing: {compiler()}]")
+        if env:
+            return prefix_installation(Path(env), f"${PREFIX_ENV}={env}")
+        assert pypi is not None
+        return prefix_installation(pypi, f"PyPI's ns3 package ({pypi})")
     check_installed()
+    return Installation(
+        version=pkg_config_version(),
+        origin="pkg-config",
+        flags=tuple(build_flags()),
+        std="c++17",
+    )
+
+
+def build(cache: Path | None = None, install: Installation | None = None) -> Path:
+    """Compiles the ns-3 program if it is not cached yet; returns the executable.
+
+    ``install`` is the ns-3 to build against (default: :func:`installation`).
+    """
+    found = install or installation()
     source = source_path()
-    flags = build_flags()
+    flags = list(found.flags)
     cxx = compiler()
     key = hashlib.sha256()
     key.update(source.read_bytes())
-    key.update("\0".join([cxx, *flags]).encode())
+    key.update("\0".join([cxx, found.std, *flags]).encode())
     folder = cache or cache_dir()
     binary = folder / f"manetsim_bench-{key.hexdigest()[:16]}"
     if binary.is_file() and os.access(binary, os.X_OK):
@@ -166,12 +280,15 @@ def build(cache: Path | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     fd, partial = tempfile.mkstemp(prefix=binary.name + ".", dir=folder)
     os.close(fd)
-    command = [cxx, "-O2", "-std=c++17", "-o", partial, str(source), *flags]
+    command = [cxx, "-O2", f"-std={found.std}", "-o", partial, str(source), *flags]
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         Path(partial).unlink(missing_ok=True)
         tail = proc.stderr.strip().splitlines()[-5:]
-        raise RuntimeError(f"compiling {source} against ns-3 failed: {' | '.join(tail)}")
+        raise RuntimeError(
+            f"compiling {source} against ns-3 {found.version} ({found.origin}) failed: "
+            f"{' | '.join(tail)}"
+        )
     Path(partial).chmod(0o755)
     Path(partial).replace(binary)
     return binary
