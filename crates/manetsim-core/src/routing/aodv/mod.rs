@@ -244,6 +244,18 @@ pub struct AodvConfig {
     /// neighbour out of every list; and a relayed RERR empties the lists of
     /// the routes it reports (`pc_delete`), so each list feeds one RERR.
     pub ns2_precursors: bool,
+    /// What the interface queue holds for a neighbour that is lost (a
+    /// MAC-reported break, or a RERR from it that breaks routes) is dropped
+    /// (`no_route`), as ns-2.35's `rt_ll_failed` and `recvError` drop it
+    /// (`DROP_RTR_MAC_CALLBACK`), at a source too; a local repair leaves
+    /// the queue as it is (ns-2's repair returns before the queue is
+    /// filtered). Off, those packets are routed again: a source buffers
+    /// them and rediscovers (see the module notes).
+    pub drop_queue_on_break: bool,
+    /// A relay asked to forward data it has no route for sends a RERR for
+    /// every such packet, as ns-2.35's `rt_resolve` does; off, at most one
+    /// a second per destination.
+    pub rerr_per_unrouted_packet: bool,
 }
 
 impl Default for AodvConfig {
@@ -279,6 +291,8 @@ impl Default for AodvConfig {
             link_failure_from_data_only: false,
             rerr_after_failed_repair: true,
             ns2_precursors: false,
+            drop_queue_on_break: false,
+            rerr_per_unrouted_packet: false,
         }
     }
 }
@@ -298,6 +312,10 @@ impl AodvConfig {
             link_failure_from_data_only: true,
             rerr_after_failed_repair: false,
             ns2_precursors: true,
+            drop_queue_on_break: true,
+            rerr_per_unrouted_packet: true,
+            // ns-2.35's sendError has no RERR_RATELIMIT.
+            rerr_rate_limit: usize::MAX,
             ..Self::default()
         }
     }
@@ -670,8 +688,10 @@ impl Aodv {
         if !list.is_empty() {
             self.send_rerr(now, list, false, ctx);
         }
-        ctx.out
-            .push(crate::net::RoutingAction::Reroute { next_hop: nb });
+        if !(self.cfg.drop_queue_on_break && repairing.is_some()) {
+            ctx.out
+                .push(crate::net::RoutingAction::Reroute { next_hop: nb });
+        }
     }
 
     // ---- Received messages -----------------------------------------------
@@ -905,11 +925,12 @@ impl RoutingProtocol for Aodv {
             }
             _ => {
                 // A relay without a route (RFC 6.11 case ii).
-                let recent = self
-                    .routes
-                    .get(dst)
-                    .and_then(|e| e.last_rerr())
-                    .is_some_and(|t| t + NS_PER_S > now);
+                let recent = !self.cfg.rerr_per_unrouted_packet
+                    && self
+                        .routes
+                        .get(dst)
+                        .and_then(|e| e.last_rerr())
+                        .is_some_and(|t| t + NS_PER_S > now);
                 if !recent {
                     let e = self.routes.entry(dst);
                     let s = e.seqno;
@@ -962,6 +983,23 @@ impl RoutingProtocol for Aodv {
     /// As `on_rreq` decides before it does anything.
     fn has_seen(&self, (orig, id): (NodeId, u32), at: SimTime) -> bool {
         orig == self.me || self.ids.is_duplicate(orig, id, at)
+    }
+
+    /// A packet taken back from the interface queue after a break: routed
+    /// again, or dropped with [`AodvConfig::drop_queue_on_break`].
+    fn on_reroute(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _next_hop: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.now = now;
+        if self.cfg.drop_queue_on_break {
+            ctx.drop_packet(packet, DropReason::NoRoute);
+        } else {
+            self.route_output(now, packet, ctx);
+        }
     }
 
     fn on_link_failure(

@@ -639,6 +639,67 @@ fn a_relay_without_a_route_drops_data_and_reports_it_once() {
 }
 
 #[test]
+fn ns2_a_relay_without_a_route_reports_every_packet() {
+    // ns-2.35's rt_resolve sends a RERR for each packet it cannot forward,
+    // with no RERR_RATELIMIT.
+    let mut n = Node::with(2, AodvConfig::ns2());
+    for k in 0..12u64 {
+        let out = n.data(ms(k), data(0, 9, k + 1));
+        let names: Vec<_> = originated(&out).iter().map(|s| s.0).collect();
+        assert_eq!(names, vec!["rerr"], "packet {k}");
+        assert!(matches!(
+            out.last(),
+            Some(RoutingAction::Drop {
+                reason: DropReason::NoRoute,
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn ns2_drops_what_the_queue_held_for_a_lost_neighbour_even_at_the_source() {
+    // The source's packets taken back after a break are dropped, not
+    // buffered: ns-2.35 drops them from its interface queue.
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let out = n.run(|a, ctx| a.on_reroute(ms(1000), data(0, 9, 3), 1, ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: data(0, 9, 3),
+            reason: DropReason::NoRoute
+        }]
+    );
+    assert_eq!(n.a.buffered(), 0);
+    // With the RFC preset the source buffers it and rediscovers.
+    let mut n = Node::new(0);
+    n.data(0, data(0, 9, 1));
+    n.control(ms(10), 1, rrep_packet(1, 0, 9, 3, 2));
+    n.run(|a, ctx| a.on_link_failure(ms(500), 1, None, ctx));
+    let out = n.run(|a, ctx| a.on_reroute(ms(500), data(0, 9, 3), 1, ctx));
+    assert!(!out.iter().any(|a| matches!(a, RoutingAction::Drop { .. })));
+    assert_eq!(n.a.buffered(), 1);
+}
+
+#[test]
+fn ns2_a_local_repair_leaves_the_interface_queue_alone() {
+    // ns-2.35's local repair returns before it filters the queue: no
+    // Reroute, where a break without repair takes the queue back.
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    let mut p = data(0, 9, 5);
+    p.hops = 3;
+    let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
+    assert!(
+        !out.contains(&RoutingAction::Reroute { next_hop: 3 }),
+        "{out:?}"
+    );
+    assert_eq!(n.a.buffered(), 1);
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(data(0, 9, 6)), ctx));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 3 }));
+}
+
+#[test]
 fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
     let cfg = AodvConfig {
         queue_len: 2,
