@@ -265,6 +265,10 @@ pub struct AodvConfig {
     /// every such packet, as ns-2.35's `rt_resolve` does; off, at most one
     /// a second per destination.
     pub rerr_per_unrouted_packet: bool,
+    /// When a route is found, the packets that waited for it leave this far
+    /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
+    /// ARP". 0: all at once.
+    pub release_spacing: SimTime,
 }
 
 impl Default for AodvConfig {
@@ -302,6 +306,7 @@ impl Default for AodvConfig {
             ns2_precursors: false,
             drop_queue_on_break: false,
             rerr_per_unrouted_packet: false,
+            release_spacing: 0,
         }
     }
 }
@@ -323,6 +328,7 @@ impl AodvConfig {
             ns2_precursors: true,
             drop_queue_on_break: true,
             rerr_per_unrouted_packet: true,
+            release_spacing: 10 * NS_PER_MS,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -372,6 +378,13 @@ enum Timer {
     /// ns-2's route-table purge tick (every [`PURGE_INTERVAL`]), armed
     /// only while a discovery is due.
     Purge,
+    /// A packet that waited for a route, released
+    /// [`AodvConfig::release_spacing`] after the one before it, to the next
+    /// hop the route had when it was found.
+    Release {
+        packet: Packet,
+        next_hop: NodeId,
+    },
 }
 
 /// One node's AODV agent.
@@ -390,6 +403,8 @@ pub struct Aodv {
     /// Route discoveries started (a first RREQ for a destination, or a local
     /// repair; not the retries).
     discoveries_started: u64,
+    /// Packets waiting in a `Timer::Release` (held, for the ledger).
+    releasing: u64,
     timers: TimerQueue<Timer>,
     /// Send times of recent RERRs (rate limit).
     rerr_times: VecDeque<SimTime>,
@@ -413,6 +428,7 @@ impl Aodv {
             discoveries: BTreeMap::new(),
             generation: 0,
             discoveries_started: 0,
+            releasing: 0,
             timers: TimerQueue::default(),
             rerr_times: VecDeque::new(),
             now: 0,
@@ -613,8 +629,30 @@ impl Aodv {
     fn route_found(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
         self.discoveries.remove(&dst);
         let waiting = self.queue.take_for(dst);
-        for p in waiting {
-            self.forward_data(now, p, ctx);
+        let spacing = self.cfg.release_spacing;
+        for (k, p) in waiting.into_iter().enumerate() {
+            if k == 0 || spacing == 0 {
+                self.forward_data(now, p, ctx);
+                continue;
+            }
+            // As ns-2's `forward(rt, p, delay)`: the route is used (and
+            // extended) now, the packet leaves for its next hop later.
+            let timeout = self.cfg.active_route_timeout;
+            match self.routes.get_mut(p.dst).filter(|e| e.is_valid(now)) {
+                Some(e) => {
+                    e.expire = e.expire.max(now + timeout);
+                    let next_hop = e.next_hop;
+                    self.releasing += 1;
+                    self.timers.push(
+                        now + k as SimTime * spacing,
+                        Timer::Release {
+                            packet: p,
+                            next_hop,
+                        },
+                    );
+                }
+                None => self.buffer(now, p, ctx),
+            }
         }
     }
 
@@ -1105,6 +1143,10 @@ impl RoutingProtocol for Aodv {
                     }
                 }
                 Timer::Hello => self.send_hello(now, ctx),
+                Timer::Release { packet, next_hop } => {
+                    self.releasing -= 1;
+                    ctx.send(packet, next_hop);
+                }
                 Timer::Purge => {
                     self.purge_at = None;
                     let due: Vec<NodeId> = self
@@ -1128,7 +1170,7 @@ impl RoutingProtocol for Aodv {
     }
 
     fn buffered(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len() as u64 + self.releasing
     }
 
     fn route_discoveries(&self) -> u64 {

@@ -479,6 +479,38 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
     assert!(originated(&later).is_empty());
 }
 
+fn sent(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_releases_waiting_packets_ten_ms_apart() {
+    // ns-2.35 sends what waited for a route ARP_DELAY (10 ms) apart, the
+    // first at once, each to the next hop the route had when it was found;
+    // until then they are still held (the ledger's `buffered`).
+    let mut n = Node::with(0, AodvConfig::ns2());
+    for uid in 1..=3 {
+        n.data(ms(uid), data(0, 9, uid));
+    }
+    let out = n.control(ms(50), 1, rrep_packet(1, 0, 9, 3, 2));
+    assert_eq!(sent(&out), vec![(1, 1)]);
+    assert_eq!(n.a.buffered(), 2);
+    assert_eq!(n.a.poll_timeout(), Some(ms(60)));
+    assert!(sent(&n.timeout(ms(59))).is_empty());
+    assert_eq!(sent(&n.timeout(ms(60))), vec![(2, 1)]);
+    assert_eq!(n.a.buffered(), 1);
+    // A break in between does not hold the last one back (ns-2 has
+    // scheduled it already).
+    n.run(|a, ctx| a.on_link_failure(ms(65), 1, None, ctx));
+    assert_eq!(sent(&n.timeout(ms(70))), vec![(3, 1)]);
+    assert_eq!(n.a.buffered(), 0);
+}
+
 #[test]
 fn a_relay_forwards_the_rrep_along_the_reverse_route() {
     let mut n = Node::new(2);
