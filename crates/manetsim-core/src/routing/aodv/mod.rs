@@ -637,11 +637,8 @@ impl Aodv {
             }
             // As ns-2's `forward(rt, p, delay)`: the route is used (and
             // extended) now, the packet leaves for its next hop later.
-            let timeout = self.cfg.active_route_timeout;
-            match self.routes.get_mut(p.dst).filter(|e| e.is_valid(now)) {
-                Some(e) => {
-                    e.expire = e.expire.max(now + timeout);
-                    let next_hop = e.next_hop;
+            match self.use_route(now, p.dst) {
+                Some(next_hop) => {
                     self.releasing += 1;
                     self.timers.push(
                         now + k as SimTime * spacing,
@@ -664,15 +661,19 @@ impl Aodv {
 
     /// Sends `p` over the active route, extending it; buffers otherwise.
     fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
-        let timeout = self.cfg.active_route_timeout;
-        match self.routes.get_mut(p.dst).filter(|e| e.is_valid(now)) {
-            Some(e) => {
-                e.expire = e.expire.max(now + timeout);
-                let h = e.next_hop;
-                ctx.send(p, h);
-            }
+        match self.use_route(now, p.dst) {
+            Some(h) => ctx.send(p, h),
             None => self.buffer(now, p, ctx),
         }
+    }
+
+    /// The next hop of the active route to `dst`, extended by a use (to now
+    /// + ACTIVE_ROUTE_TIMEOUT), or `None` without one.
+    fn use_route(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
+        let timeout = self.cfg.active_route_timeout;
+        let e = self.routes.get_mut(dst).filter(|e| e.is_valid(now))?;
+        e.expire = e.expire.max(now + timeout);
+        Some(e.next_hop)
     }
 
     // ---- Route errors ----------------------------------------------------

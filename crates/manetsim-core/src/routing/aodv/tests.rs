@@ -87,6 +87,16 @@ fn ms(x: u64) -> SimTime {
     x * NS_PER_MS
 }
 
+/// The (uid, next hop) of each packet sent.
+fn sent(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn a_relayed_rreq_goes_out_after_jitter_with_one_more_hop_and_one_less_ttl() {
     let mut n = Node::new(2);
@@ -460,14 +470,11 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
     assert!(originated(&out).is_empty(), "one discovery at a time");
     assert_eq!(n.a.buffered(), 2);
     let out = n.control(ms(50), 1, rrep_packet(1, 0, 9, 3, 2));
-    let sent: Vec<(u64, NodeId)> = out
-        .iter()
-        .filter_map(|a| match a {
-            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(sent, vec![(1, 1), (2, 1)], "in order, via the replier");
+    assert_eq!(
+        sent(&out),
+        vec![(1, 1), (2, 1)],
+        "in order, via the replier"
+    );
     assert_eq!(n.a.buffered(), 0);
     assert_eq!(n.a.hop_count(9, ms(50)), Some(3));
     assert!(
@@ -477,15 +484,6 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
     // The discovery is over: no more RREQs.
     let later = n.timeout(ms(5000));
     assert!(originated(&later).is_empty());
-}
-
-fn sent(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
