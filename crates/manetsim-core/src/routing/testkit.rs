@@ -60,3 +60,14 @@ impl<P: RoutingProtocol> Agent<P> {
         self.run(|a, ctx| a.on_timeout(now, ctx))
     }
 }
+
+/// The (uid, next hop) of each packet the agent handed down
+/// (`RoutingAction::Send`), in order.
+pub(crate) fn sent_data(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}

@@ -4,7 +4,7 @@
 use super::*;
 use crate::engine::Rng;
 use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::Agent;
+use crate::routing::testkit::{sent_data, Agent};
 
 type Node = Agent<Aodv>;
 
@@ -85,16 +85,6 @@ fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)>
 
 fn ms(x: u64) -> SimTime {
     x * NS_PER_MS
-}
-
-/// The (uid, next hop) of each packet sent.
-fn sent(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
@@ -471,7 +461,7 @@ fn buffered_data_is_sent_when_the_rrep_arrives() {
     assert_eq!(n.a.buffered(), 2);
     let out = n.control(ms(50), 1, rrep_packet(1, 0, 9, 3, 2));
     assert_eq!(
-        sent(&out),
+        sent_data(&out),
         vec![(1, 1), (2, 1)],
         "in order, via the replier"
     );
@@ -496,16 +486,16 @@ fn ns2_releases_waiting_packets_ten_ms_apart() {
         n.data(ms(uid), data(0, 9, uid));
     }
     let out = n.control(ms(50), 1, rrep_packet(1, 0, 9, 3, 2));
-    assert_eq!(sent(&out), vec![(1, 1)]);
+    assert_eq!(sent_data(&out), vec![(1, 1)]);
     assert_eq!(n.a.buffered(), 2);
     assert_eq!(n.a.poll_timeout(), Some(ms(60)));
-    assert!(sent(&n.timeout(ms(59))).is_empty());
-    assert_eq!(sent(&n.timeout(ms(60))), vec![(2, 1)]);
+    assert!(sent_data(&n.timeout(ms(59))).is_empty());
+    assert_eq!(sent_data(&n.timeout(ms(60))), vec![(2, 1)]);
     assert_eq!(n.a.buffered(), 1);
     // A break in between does not hold the last one back (ns-2 has
     // scheduled it already).
     n.run(|a, ctx| a.on_link_failure(ms(65), 1, None, ctx));
-    assert_eq!(sent(&n.timeout(ms(70))), vec![(3, 1)]);
+    assert_eq!(sent_data(&n.timeout(ms(70))), vec![(3, 1)]);
     assert_eq!(n.a.buffered(), 0);
 }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::Agent;
+use crate::routing::testkit::{sent_data, Agent};
 
 type Node = Agent<Aomdv>;
 
@@ -102,15 +102,6 @@ fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)>
                 Message::parse(packet.body()).unwrap(),
                 packet.ttl,
             )),
-            _ => None,
-        })
-        .collect()
-}
-
-fn sent_data(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Send { packet, next_hop } => Some((packet.uid, *next_hop)),
             _ => None,
         })
         .collect()
