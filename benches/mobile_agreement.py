@@ -10,7 +10,9 @@ lines). Prints, per metric, each simulator's mean ± 95 % CI across seeds and
 whether the intervals overlap (issue 8's agreement criterion), then the
 routing packets by message and the drops by reason side by side. ``--routing``
 runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV;
-manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``.
+manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``, and with ns-2.35's
+frame sizes and backoff slots (``[mac] frames`` and ``backoff_draw = "ns2"``)
+unless ``--mac standard``.
 """
 
 from __future__ import annotations
@@ -44,9 +46,21 @@ def main(argv: list[str]) -> int:
         default="ns2",
         help="manetsim's [mac] arp (ns-2 always resolves addresses with ARP)",
     )
+    parser.add_argument(
+        "--mac",
+        choices=("standard", "ns2"),
+        default="ns2",
+        help="manetsim's [mac] frames and backoff_draw (ns2: ns-2.35's frame sizes "
+        "and backoff slots, so both put the same frames on the air)",
+    )
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
-    overrides = {"routing.protocol": args.routing, "mac.arp": args.arp}
+    overrides = {
+        "routing.protocol": args.routing,
+        "mac.arp": args.arp,
+        "mac.frames": args.mac,
+        "mac.backoff_draw": args.mac,
+    }
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"
     ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), overrides)

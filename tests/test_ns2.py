@@ -401,16 +401,32 @@ def _stand_in_ns(tmp_path: Path) -> Path:
     return fake
 
 
+# ns-2.35's frame sizes and backoff slots: like with like at the MAC.
+NS2_MAC = ["mac.frames=ns2", "mac.backoff_draw=ns2"]
+
+
 @pytest.mark.parametrize(
     ("overrides", "expected"),
     [
-        (["mac.arp=ns2"], ['routing.aodv.preset is "rfc"']),
-        (["mac.arp=ns2", "routing.aodv.preset=ns2"], []),
-        (["mac.arp=ns2", "routing.protocol=dsr"], ['routing.dsr.preset is "rfc"']),
-        (["mac.arp=ns2", "routing.protocol=dsr", "routing.dsr.preset=ns2"], []),
-        (["mac.arp=ns2", "routing.protocol=dsdv"], []),
-        (["routing.protocol=dsdv"], ['mac.arp is "off"']),
-        ([], ['routing.aodv.preset is "rfc"', 'mac.arp is "off"']),
+        (["mac.arp=ns2", *NS2_MAC], ['routing.aodv.preset is "rfc"']),
+        (["mac.arp=ns2", "routing.aodv.preset=ns2", *NS2_MAC], []),
+        (["mac.arp=ns2", "routing.protocol=dsr", *NS2_MAC], ['routing.dsr.preset is "rfc"']),
+        (["mac.arp=ns2", "routing.protocol=dsr", "routing.dsr.preset=ns2", *NS2_MAC], []),
+        (["mac.arp=ns2", "routing.protocol=dsdv", *NS2_MAC], []),
+        (["routing.protocol=dsdv", *NS2_MAC], ['mac.arp is "off"']),
+        (
+            ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2"],
+            ['mac.backoff_draw is "standard"'],
+        ),
+        (
+            [],
+            [
+                'routing.aodv.preset is "rfc"',
+                'mac.arp is "off"',
+                'mac.frames is "standard"',
+                'mac.backoff_draw is "standard"',
+            ],
+        ),
     ],
 )
 def test_crosscheck_notes_what_ns2_does_differently(

@@ -122,6 +122,18 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "each with ARP (and drops what waits behind an unanswered request); "
             "--set mac.arp=ns2 compares like with like (docs/fidelity.md)"
         )
+    if c["mac"].get("frames", "standard") == "standard":
+        notes.append(
+            'mac.frames is "standard": manetsim\'s data frames carry a 28-byte MAC header, '
+            "ns-2.35's 34, and ns-2.35 adds a second IP header to TCP packets (26 bytes "
+            "more airtime per TCP frame); --set mac.frames=ns2 compares like with like "
+            "(docs/fidelity.md)"
+        )
+    if c["mac"].get("backoff_draw", "standard") == "standard":
+        notes.append(
+            'mac.backoff_draw is "standard": manetsim draws 0..CW backoff slots, ns-2.35 '
+            "0..CW-1; --set mac.backoff_draw=ns2 compares like with like (docs/fidelity.md)"
+        )
     return notes
 
 

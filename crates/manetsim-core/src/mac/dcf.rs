@@ -34,7 +34,7 @@
 //!   neighbour's MAC address is its node id.
 
 use super::frame::Control;
-use super::{Frame, FrameKind, MacParams, DATA_HEADER_BYTES};
+use super::{Frame, FrameKind, MacParams};
 use crate::engine::{Rng, SimTime, TimerSlot};
 use crate::net::{NodeId, Packet, BROADCAST};
 use std::rc::Rc;
@@ -379,7 +379,7 @@ impl Dcf {
     }
 
     fn draw_slots(&mut self) -> SimTime {
-        self.rng.below(self.cw as u64 + 1) * self.p.slot_ns
+        self.rng.below(self.p.backoff_choices(self.cw)) * self.p.slot_ns
     }
 
     fn inc_cw(&mut self) {
@@ -630,7 +630,7 @@ impl Dcf {
             },
             seq: self.next_seq,
             retry: false,
-            bytes: msdu + DATA_HEADER_BYTES,
+            bytes: self.p.data_frame_bytes(&packet),
             packet: Some(packet),
         };
         self.tx_uses_rts = unicast && msdu >= self.p.rts_threshold_bytes;
@@ -1187,7 +1187,8 @@ impl Dcf {
 
     fn recv_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
         if f.ra != BROADCAST {
-            let used_rts = f.bytes - DATA_HEADER_BYTES >= self.p.rts_threshold_bytes;
+            let msdu = f.packet.as_ref().map_or(0, |p| p.size_bytes);
+            let used_rts = msdu >= self.p.rts_threshold_bytes;
             if used_rts {
                 if self.tx_state == TxState::Cts {
                     self.cancel(MacTimer::Send);
@@ -1261,6 +1262,25 @@ mod tests {
             3.652e-10,
             Rng::new(1, Stream::Test, id as u64),
         )
+    }
+
+    #[test]
+    fn backoff_slots_span_the_window_or_one_fewer_as_ns2() {
+        use crate::mac::BackoffDraw;
+        for (draw, top) in [(BackoffDraw::Standard, 31), (BackoffDraw::Ns2, 30)] {
+            let p = MacParams {
+                backoff_draw: draw,
+                ..MacParams::default()
+            };
+            let mut m = Dcf::new(0, Rc::new(p), 10.0, 3.652e-10, Rng::new(7, Stream::Test, 0));
+            let mut seen = [false; 32];
+            for _ in 0..5_000 {
+                seen[(m.draw_slots() / m.p.slot_ns) as usize] = true;
+            }
+            // Every slot 0..=top is drawn, none beyond.
+            assert!(seen[..=top].iter().all(|&s| s), "{draw:?}");
+            assert!(seen[top + 1..].iter().all(|&s| !s), "{draw:?}");
+        }
     }
 
     /// Fires the live timer of kind `t` at its deadline, returning the deadline.

@@ -1,7 +1,48 @@
 //! 802.11 DSSS timing (IEEE 802.11-1999 Table 15-1 and ns-2's `PHY_MIB`).
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{SimTime, NS_PER_US};
+use crate::net::{Packet, PacketKind};
 use crate::scenario;
+
+/// How many bytes a data frame puts on the air for the packet it carries
+/// (`[mac] frames`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrameSizes {
+    /// The IP datagram (or ARP message) in a 28-byte MAC header and FCS
+    /// (IEEE 802.11's three-address data header).
+    #[default]
+    Standard,
+    /// As ns-2.35 sizes them: a 34-byte MAC header and FCS (its
+    /// `hdr_mac802_11` up to the body, 30 bytes, and FCS), and its
+    /// transport headers: a TCP agent counts 40 bytes of TCP/IP header and
+    /// the routing agent adds a second 20-byte IP header (a 512-byte
+    /// segment is 572 bytes at the MAC, a bare ACK 60), and its UDP agent
+    /// sends no UDP header (a 512-byte CBR packet is 532).
+    Ns2,
+}
+
+/// `ns-2.35`'s data header and FCS (`Mac802_11::hdr_len11` without the PLCP).
+pub const NS2_DATA_HEADER_BYTES: u32 = 34;
+/// The IP header ns-2.35's routing agents add to what a TCP agent already
+/// counts as TCP/IP.
+const NS2_TCP_EXTRA_BYTES: u32 = 20;
+/// The UDP header, which ns-2.35's UDP agent does not send.
+const UDP_HEADER_BYTES: u32 = 8;
+
+/// How a backoff draws its slots (`[mac] backoff_draw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffDraw {
+    /// Uniform over 0..=CW (IEEE 802.11's `Random()` over [0, CW]).
+    #[default]
+    Standard,
+    /// Uniform over 0..CW, one slot fewer, as ns-2.35's
+    /// `Random::random() % cw_` draws them.
+    Ns2,
+}
 
 /// Timing and policy parameters of the DCF, all times in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,6 +63,8 @@ pub struct MacParams {
     pub rts_threshold_bytes: u32,
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
+    pub frames: FrameSizes,
+    pub backoff_draw: BackoffDraw,
 }
 
 impl MacParams {
@@ -43,10 +86,39 @@ impl MacParams {
             rts_threshold_bytes: m.rts_threshold_bytes,
             short_retry_limit: m.short_retry_limit,
             long_retry_limit: m.long_retry_limit,
+            frames: m.frames,
+            backoff_draw: m.backoff_draw,
         };
         // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`).
         p.eifs_ns = sifs_ns + difs_ns + p.ack_time();
         p
+    }
+
+    /// The bytes of a data frame carrying `packet` (MAC header + body + FCS).
+    pub fn data_frame_bytes(&self, packet: &Packet) -> u32 {
+        let size = packet.size_bytes;
+        match self.frames {
+            FrameSizes::Standard => size + super::DATA_HEADER_BYTES,
+            FrameSizes::Ns2 => {
+                let body = if packet.tcp.is_some() {
+                    size + NS2_TCP_EXTRA_BYTES
+                } else if matches!(packet.kind, PacketKind::Data { .. }) {
+                    // A UDP datagram: ns-2 sends no UDP header.
+                    size.saturating_sub(UDP_HEADER_BYTES)
+                } else {
+                    size
+                };
+                body + NS2_DATA_HEADER_BYTES
+            }
+        }
+    }
+
+    /// How many backoff slots a contention window `cw` draws from.
+    pub fn backoff_choices(&self, cw: u32) -> u64 {
+        match self.backoff_draw {
+            BackoffDraw::Standard => u64::from(cw) + 1,
+            BackoffDraw::Ns2 => u64::from(cw).max(1),
+        }
     }
 
     /// Airtime of a frame of `bytes` (MAC header + body + FCS) at `rate_bps`.
@@ -86,5 +158,63 @@ mod tests {
         assert_eq!(p.eifs_ns, 364_000);
         // 1000 B payload + UDP 8 + IP 20 + MAC 28 at 2 Mb/s: 192 + 4224 µs.
         assert_eq!(p.txtime(1056, p.data_rate_bps), 4_416_000);
+    }
+
+    fn packet(size_bytes: u32, kind: PacketKind, tcp: bool) -> Packet {
+        Packet {
+            uid: 0,
+            kind,
+            src: 0,
+            dst: 1,
+            ttl: 32,
+            size_bytes,
+            payload_bytes: 0,
+            created_at: 0,
+            hops: 0,
+            path: 0,
+            body: None,
+            tcp: tcp.then(Default::default),
+        }
+    }
+
+    #[test]
+    fn ns2_frame_sizes_give_ns2s_airtimes() {
+        let standard = MacParams::default();
+        let ns2 = MacParams {
+            frames: FrameSizes::Ns2,
+            ..MacParams::default()
+        };
+        let segment = packet(552, PacketKind::Data { flow: 0, seq: 0 }, true);
+        let ack = packet(40, PacketKind::TcpAck { flow: 0 }, true);
+        let cbr = packet(540, PacketKind::Data { flow: 0, seq: 0 }, false);
+        let rreq = packet(52, PacketKind::Control, false);
+        let air = |p: &MacParams, pkt: &Packet| p.txtime(p.data_frame_bytes(pkt), p.data_rate_bps);
+        // The standard frames: datagram + 28.
+        assert_eq!(standard.data_frame_bytes(&segment), 580);
+        assert_eq!(standard.data_frame_bytes(&ack), 68);
+        assert_eq!(standard.data_frame_bytes(&cbr), 568);
+        assert_eq!(standard.data_frame_bytes(&rreq), 80);
+        // ns-2.35 traces a 512-byte segment as `tcp 630` at the MAC (PLCP
+        // included) and its ACK as `ack 118`, 2,616 µs and 568 µs on the
+        // air at 2 Mb/s (measured between `s` and `r` on chain6); a
+        // 512-byte CBR packet is 532 bytes with the routing agent's IP
+        // header; control packets only get the longer MAC header.
+        assert_eq!(ns2.data_frame_bytes(&segment), 630 - 24);
+        assert_eq!(ns2.data_frame_bytes(&ack), 118 - 24);
+        assert_eq!(air(&ns2, &segment), 2_616_000);
+        assert_eq!(air(&ns2, &ack), 568_000);
+        assert_eq!(ns2.data_frame_bytes(&cbr), 532 + 34);
+        assert_eq!(ns2.data_frame_bytes(&rreq), 52 + 34);
+    }
+
+    #[test]
+    fn ns2_backoff_draws_one_slot_fewer() {
+        let ns2 = MacParams {
+            backoff_draw: BackoffDraw::Ns2,
+            ..MacParams::default()
+        };
+        assert_eq!(MacParams::default().backoff_choices(31), 32);
+        assert_eq!(ns2.backoff_choices(31), 31);
+        assert_eq!(ns2.backoff_choices(1023), 1023);
     }
 }

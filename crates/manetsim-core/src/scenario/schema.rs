@@ -302,6 +302,13 @@ pub struct Mac {
     /// known) or `ns2` (ns-2.35's ARP, see [`crate::net::arp`]).
     #[serde(default)]
     pub arp: crate::net::arp::ArpModel,
+    /// Bytes of a data frame: `standard` (the datagram in a 28-byte header
+    /// and FCS) or `ns2` (ns-2.35's sizes, see [`crate::mac::FrameSizes`]).
+    #[serde(default)]
+    pub frames: crate::mac::FrameSizes,
+    /// Backoff slots: `standard` (0..=CW) or `ns2` (0..CW, as ns-2.35).
+    #[serde(default)]
+    pub backoff_draw: crate::mac::BackoffDraw,
 }
 fn default_standard() -> String {
     "802.11".to_string()
@@ -332,6 +339,8 @@ impl Default for Mac {
             long_retry_limit: default_long_retry_limit(),
             queue_packets: default_queue_packets(),
             arp: Default::default(),
+            frames: Default::default(),
+            backoff_draw: Default::default(),
         }
     }
 }

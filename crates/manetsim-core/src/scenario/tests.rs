@@ -409,6 +409,29 @@ fn overrides_of_each_value_form() {
 }
 
 #[test]
+fn mac_frames_and_backoff_draw_take_standard_or_ns2() {
+    use crate::mac::{BackoffDraw, FrameSizes};
+    let s = load_with(BASE, &[]).unwrap();
+    assert_eq!(
+        (s.mac.frames, s.mac.backoff_draw),
+        (FrameSizes::Standard, BackoffDraw::Standard)
+    );
+    let s = load_with(BASE, &["mac.frames=ns2", "mac.backoff_draw=ns2"]).unwrap();
+    assert_eq!(
+        (s.mac.frames, s.mac.backoff_draw),
+        (FrameSizes::Ns2, BackoffDraw::Ns2)
+    );
+    for key in ["mac.frames", "mac.backoff_draw"] {
+        let e = err(load_with(BASE, &[&format!("{key}=ieee")]));
+        assert_eq!(e.key.as_deref(), Some(key));
+        assert!(
+            e.message.contains("`standard`") && e.message.contains("`ns2`"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn mac_arp_takes_a_model_name() {
     use crate::net::arp::ArpModel;
     assert_eq!(load_with(BASE, &[]).unwrap().mac.arp, ArpModel::Off);
