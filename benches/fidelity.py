@@ -6,8 +6,8 @@ Runs `manetsim.ns2.crosscheck` (manetsim and `ns` on the same exported
 scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
 apart, FTP 512 B, 360 s, one-way TCP agents) with Tahoe, Reno, NewReno, SACK and
 Vegas over AODV (ns-2 constants: `[routing.aodv] preset = "ns2"`), DSR and DSDV,
-with manetsim's `[mac] arp`, `frames` and `backoff_draw` set to "ns2" (unless
-`--arp off` or `--mac standard`),
+with manetsim's `[mac] arp`, `frames` and `backoff_draw` set to "ns2" and `ll_delay_s`
+to 25 us (unless `--arp off` or `--mac standard`),
 and prints a Markdown table: throughput, delay and retransmissions of both, with
 ratios, and whether the ordering of the variants by delay agrees: by the means,
 and pair by pair where a simulator's 95 % intervals of the two variants' delays
@@ -43,8 +43,9 @@ def main(argv: list[str]) -> int:
         "--mac",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [mac] frames and backoff_draw (ns2: ns-2.35's frame sizes "
-        "and backoff slots, so both put the same frames on the air)",
+        help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
+        "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
+        "on the air at the same moments)",
     )
     args = parser.parse_args(argv)
     scenario = bench.reference_path("chain6")
@@ -68,6 +69,7 @@ def main(argv: list[str]) -> int:
                 "mac.arp": args.arp,
                 "mac.frames": args.mac,
                 "mac.backoff_draw": args.mac,
+                "mac.ll_delay_s": ns2.NS2_LL_DELAY_S if args.mac == "ns2" else 0.0,
             }
             if routing in ("aodv", "dsr"):
                 overrides[f"routing.{routing}.preset"] = "ns2"

@@ -11,8 +11,8 @@ whether the intervals overlap (issue 8's agreement criterion), then the
 routing packets by message and the drops by reason side by side. ``--routing``
 runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV;
 manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``, and with ns-2.35's
-frame sizes and backoff slots (``[mac] frames`` and ``backoff_draw = "ns2"``)
-unless ``--mac standard``.
+frame sizes, backoff slots and link-layer delay (``[mac] frames`` and
+``backoff_draw = "ns2"``, ``ll_delay_s = 25e-6``) unless ``--mac standard``.
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ def main(argv: list[str]) -> int:
         "--mac",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [mac] frames and backoff_draw (ns2: ns-2.35's frame sizes "
-        "and backoff slots, so both put the same frames on the air)",
+        help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
+        "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
+        "on the air at the same moments)",
     )
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
@@ -60,6 +61,7 @@ def main(argv: list[str]) -> int:
         "mac.arp": args.arp,
         "mac.frames": args.mac,
         "mac.backoff_draw": args.mac,
+        "mac.ll_delay_s": ns2.NS2_LL_DELAY_S if args.mac == "ns2" else 0.0,
     }
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"

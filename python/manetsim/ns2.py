@@ -92,6 +92,10 @@ def export_tcl(
     return _script(config, moves, trace_file, tracing)
 
 
+#: ns-2.35's `LL set delay_ 25us` (each way between the MAC and routing).
+NS2_LL_DELAY_S = 25e-6
+
+
 def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
     """Where the scenario, as manetsim runs it, departs from what the exported
     script makes ns-2.35 do, with the setting that removes the difference.
@@ -133,6 +137,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
         notes.append(
             'mac.backoff_draw is "standard": manetsim draws 0..CW backoff slots, ns-2.35 '
             "0..CW-1; --set mac.backoff_draw=ns2 compares like with like (docs/fidelity.md)"
+        )
+    if float(c["mac"].get("ll_delay_s", 0.0)) != NS2_LL_DELAY_S:
+        notes.append(
+            f"mac.ll_delay_s is {c['mac'].get('ll_delay_s', 0.0):g}: ns-2.35's link layer holds "
+            "every packet 25 us on its way between the MAC and routing, each way (a relay "
+            "then meets its MAC busy with the ACK and backs off); --set mac.ll_delay_s=25e-6 "
+            "compares like with like (docs/fidelity.md)"
         )
     return notes
 

@@ -309,6 +309,10 @@ pub struct Mac {
     /// Backoff slots: `standard` (0..=CW) or `ns2` (0..CW, as ns-2.35).
     #[serde(default)]
     pub backoff_draw: crate::mac::BackoffDraw,
+    /// Time a packet spends in the link layer, between the MAC and
+    /// routing, each way (ns-2.35's `LL` `delay_`, 25 µs; 0 by default).
+    #[serde(default)]
+    pub ll_delay_s: f64,
 }
 fn default_standard() -> String {
     "802.11".to_string()
@@ -341,6 +345,7 @@ impl Default for Mac {
             arp: Default::default(),
             frames: Default::default(),
             backoff_draw: Default::default(),
+            ll_delay_s: 0.0,
         }
     }
 }

@@ -566,7 +566,18 @@ impl Checker<'_> {
         self.fits_toml("mac.basic_rate_bps", m.basic_rate_bps)?;
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
-        self.at_least_one("mac.queue_packets", m.queue_packets.into())
+        self.at_least_one("mac.queue_packets", m.queue_packets.into())?;
+        self.non_negative("mac.ll_delay_s", m.ll_delay_s)?;
+        if m.ll_delay_s > 1.0 {
+            return self.fail(
+                "mac.ll_delay_s",
+                format!(
+                    "expected at most 1 s (ns-2.35's link layer takes 25 µs), got {}",
+                    fmt_float(m.ll_delay_s)
+                ),
+            );
+        }
+        Ok(())
     }
 
     fn flow(&self, i: usize, f: &Flow, s: &Scenario) -> Res {
@@ -1265,6 +1276,12 @@ mod tests {
             "mac.queue_packets",
             "expected an integer ≥ 1, got 0",
         );
+        refused(
+            |s| s.mac.ll_delay_s = -25e-6,
+            "mac.ll_delay_s",
+            "expected a finite number ≥ 0",
+        );
+        refused(|s| s.mac.ll_delay_s = 5.0, "mac.ll_delay_s", "at most 1 s");
     }
 
     #[test]

@@ -194,6 +194,30 @@ pub(crate) enum Event {
         receiver: bool,
         gen: u32,
     },
+    /// A packet crossing the link layer reaches routing or the interface
+    /// queue ([`Parked`], in `World::parked`).
+    Link {
+        slot: u32,
+    },
+}
+
+/// A packet inside the link layer for `[mac] ll_delay_s` (ns-2.35's `LL`
+/// schedules every packet `delay_` later, up to routing and down to the
+/// interface queue).
+#[derive(Debug)]
+enum Parked {
+    /// Handed up by node `node`'s MAC, from neighbour `from`.
+    Up {
+        node: u32,
+        from: NodeId,
+        packet: Packet,
+    },
+    /// Sent by node `node`'s routing agent to `next_hop`.
+    Down {
+        node: u32,
+        packet: Packet,
+        next_hop: NodeId,
+    },
 }
 
 /// A frame on the air, shared by all its receivers until the last one is done.
@@ -541,6 +565,12 @@ pub(crate) struct World {
     floods: Option<FloodLog>,
     /// The received powers of eager `Event::RxStart`s.
     eager_power_w: PowerSlots,
+    /// `[mac] ll_delay_s`: how long a packet takes through the link layer,
+    /// each way.
+    ll_delay_ns: SimTime,
+    /// Packets inside the link layer, by slot (see [`Parked`]).
+    parked: Vec<Option<Parked>>,
+    parked_free: Vec<u32>,
     /// Some node's MAC is promiscuous (its routing agent overhears data).
     promiscuous: bool,
     /// Some promiscuous MAC also hands up control packets.
@@ -661,6 +691,7 @@ impl World {
                     receiver,
                     gen,
                 } => self.on_tcp_timer(now, flow, receiver, gen),
+                Event::Link { slot } => self.on_link(now, slot),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
                         self.events += 1;
@@ -800,7 +831,18 @@ impl World {
                     if sender.mac.pending_seq() == Some((seq, n)) {
                         sender.handed_over = true;
                     }
-                    self.receive(now, n, from, packet);
+                    if self.ll_delay_ns > 0 {
+                        self.park(
+                            now,
+                            Parked::Up {
+                                node: n,
+                                from,
+                                packet,
+                            },
+                        );
+                    } else {
+                        self.receive(now, n, from, packet);
+                    }
                 }
                 MacAction::Overheard { packet, from } if !packet.is_arp() => {
                     self.with_router(now, n, |r, now, ctx| {
@@ -1000,7 +1042,69 @@ impl World {
 
     /// Hands a packet from routing down for `next_hop`: through ARP, when
     /// it runs, to the interface queue.
+    /// Hands a packet from routing to the link layer, which queues it
+    /// `[mac] ll_delay_s` later.
     fn enqueue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
+        if self.ll_delay_ns > 0 {
+            self.park(
+                now,
+                Parked::Down {
+                    node: n,
+                    packet,
+                    next_hop,
+                },
+            );
+        } else {
+            self.link_down(now, n, packet, next_hop);
+        }
+    }
+
+    /// Holds a packet in the link layer until `[mac] ll_delay_s` from now.
+    fn park(&mut self, now: SimTime, p: Parked) {
+        let slot = match self.parked_free.pop() {
+            Some(slot) => {
+                self.parked[slot as usize] = Some(p);
+                slot
+            }
+            None => {
+                self.parked.push(Some(p));
+                (self.parked.len() - 1) as u32
+            }
+        };
+        self.q
+            .schedule(now + self.ll_delay_ns, Event::Link { slot });
+    }
+
+    /// A packet leaves the link layer: up to routing, or down to the queue.
+    ///
+    /// Not counted in `events`: the hand-off belongs to the reception or
+    /// the routing decision that caused it (and a decoded copy of a flood
+    /// the agent has seen may skip it, see `transmit`).
+    fn on_link(&mut self, now: SimTime, slot: u32) {
+        let p = self.parked[slot as usize].take().expect("a parked packet");
+        self.parked_free.push(slot);
+        match p {
+            Parked::Up { node, from, packet } => {
+                if self.is_dead(node) {
+                    self.ledger.drop(DropReason::EnergyDepleted);
+                } else {
+                    self.receive(now, node, from, packet);
+                }
+            }
+            Parked::Down {
+                node,
+                packet,
+                next_hop,
+            } => {
+                self.link_down(now, node, packet, next_hop);
+                // As after a routing agent's actions: an idle MAC takes it.
+                self.pump(now, node);
+            }
+        }
+    }
+
+    /// Resolves the next hop's address (with ARP on) and queues the packet.
+    fn link_down(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         if self.is_dead(n) {
             self.ledger.drop(DropReason::EnergyDepleted);
             return;
@@ -1543,7 +1647,8 @@ impl World {
                 let held = n.arp.as_ref().map_or(0, |t| t.held() as u64);
                 n.ifq.len() as u64 + in_mac as u64 + n.router.buffered() + held
             })
-            .sum()
+            .sum::<u64>()
+            + self.parked.iter().flatten().count() as u64
     }
 
     fn energy_result(&self) -> EnergyResult {

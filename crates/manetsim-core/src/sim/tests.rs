@@ -393,3 +393,106 @@ preset = "ns2"
     assert_eq!(queued.1, 0, "to the source");
     assert_eq!(w.routing_stats.by_message.get("rerr").map(|e| e.0), Some(1));
 }
+
+const CBR_CHAIN3: &str = r#"
+name = "ll-chain"
+duration_s = 5.0
+seed = 1
+
+[area]
+width_m = 600.0
+height_m = 100.0
+
+[nodes]
+count = 3
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "static"
+
+[[flows]]
+src = 0
+dst = 2
+transport = "udp"
+app = "cbr"
+start_s = 1.0
+stop_s = 1.5
+rate_bps = 8192
+packet_size_bytes = 512
+"#;
+
+fn run_text(text: &str, overrides: &[&str]) -> RunResult {
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|o| {
+            let (k, v) = o.split_once('=').expect("key=value");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    let s = crate::scenario::load_str(text, "test.toml", &overrides).expect("valid scenario");
+    let mut w = build::build(&s).expect("builds");
+    w.run();
+    w.result(&s, 0.0)
+}
+
+#[test]
+fn the_link_layer_delays_a_packet_down_at_the_source_and_up_at_the_destination() {
+    // One packet (2 packets/s for 0.5 s) over two hops on an idle chain.
+    // It crosses the link layer four times, 25 µs each, but at the relay
+    // the way up and down (50 µs) passes while the relay's MAC sends the
+    // ACK for it (SIFS + 304 µs), after which it waits DIFS and the same
+    // backoff either way: 50 µs added in all, as in ns-2.35.
+    let plain = run_text(CBR_CHAIN3, &[]);
+    let ll = run_text(CBR_CHAIN3, &["mac.ll_delay_s=25e-6"]);
+    assert_eq!((plain.flows[0].received, ll.flows[0].received), (1, 1));
+    let added_ms = ll.flows[0].delay_ms - plain.flows[0].delay_ms;
+    assert!((added_ms - 0.050).abs() < 1e-9, "{added_ms} ms");
+    // Without a relay, both crossings show: 25 µs down and 25 µs up.
+    let one_hop = CBR_CHAIN3.replace("dst = 2", "dst = 1");
+    let plain = run_text(&one_hop, &[]);
+    let ll = run_text(&one_hop, &["mac.ll_delay_s=25e-6"]);
+    let added_ms = ll.flows[0].delay_ms - plain.flows[0].delay_ms;
+    assert!((added_ms - 0.050).abs() < 1e-9, "{added_ms} ms");
+    assert!(ll.ledger.balanced);
+}
+
+#[test]
+fn packets_inside_the_link_layer_count_as_in_flight_when_the_run_ends() {
+    // A TCP chain cut off at many instants: at some, packets are between
+    // the MAC and routing or the queue, and the ledger balances at all.
+    let text = CBR_CHAIN3
+        .replace(
+            "transport = \"udp\"\napp = \"cbr\"",
+            "transport = \"tcp\"\napp = \"ftp\"",
+        )
+        .replace("stop_s = 1.5\nrate_bps = 8192\n", "");
+    let mut caught = 0;
+    for i in 0..400 {
+        let end = format!("duration_s={}", 2.0 + f64::from(i) * 53e-6);
+        let overrides = [("mac.ll_delay_s", "25e-6"), ("duration_s", &end[11..])]
+            .map(|(k, v)| (k.to_string(), v.to_string()));
+        let s = crate::scenario::load_str(&text, "test.toml", &overrides).expect("valid");
+        let mut w = build::build(&s).expect("builds");
+        w.run();
+        caught += w.parked.iter().flatten().count();
+        let r = w.result(&s, 0.0);
+        assert!(r.ledger.balanced, "{end}: {:?}", r.ledger);
+        assert!(r.flows[0].received > 10, "{end}: {:?}", r.flows[0]);
+    }
+    assert!(caught > 0, "no run ended with a packet in the link layer");
+}
+
+#[test]
+fn lazy_overhearing_changes_nothing_with_a_link_layer_delay() {
+    for protocol in ["aodv", "dsr"] {
+        let text = MOBILE_AODV
+            .replace("protocol = \"aodv\"", &format!("protocol = \"{protocol}\""))
+            + "\n[mac]\nll_delay_s = 25e-6\nframes = \"ns2\"\nbackoff_draw = \"ns2\"\n";
+        let (eager, lazy, lazy_count) = both_ways(&text);
+        assert_same(&eager, &lazy);
+        assert!(lazy.flows.iter().all(|f| f.received > 0), "{protocol}");
+        assert!(lazy.ledger.balanced);
+        assert!(lazy_count > 10_000, "{lazy_count}");
+    }
+}
