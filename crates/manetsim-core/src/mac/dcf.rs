@@ -27,7 +27,15 @@
 //!
 //! Choices where ns-2 and the standard differ, and what we do:
 //! - Backoff draws are uniform in [0, CW] slots (the standard, and Bianchi's
-//!   W = CW + 1); ns-2 draws in [0, CW − 1].
+//!   W = CW + 1); ns-2 draws in [0, CW − 1] (`[mac] backoff_draw = "ns2"`:
+//!   [`crate::mac::BackoffDraw`]).
+//! - Data frames carry the datagram in the standard's 28-byte header and
+//!   FCS; `[mac] frames = "ns2"` sizes them as ns-2.35 does
+//!   ([`crate::mac::FrameSizes`]).
+//! - The MAC hands packets up, and takes them from the queue, at once;
+//!   ns-2.35's link layer holds each 25 µs on the way, which the world
+//!   models with `[mac] ll_delay_s` (a relay's packet then reaches a MAC
+//!   busy with the ACK for it, and backs off instead of deferring).
 //! - A DATA frame's retry counter is the long one when it went with RTS/CTS
 //!   and the short one otherwise (ns-2 compares the size with the threshold).
 //! - ARP sits above the MAC (`crate::net::arp`, with `[mac] arp`); a
