@@ -66,10 +66,7 @@ def main(argv: list[str]) -> int:
             overrides = {
                 "routing.protocol": routing,
                 "flows.0.tcp.variant": variant,
-                "mac.arp": args.arp,
-                "mac.frames": args.mac,
-                "mac.backoff_draw": args.mac,
-                "mac.ll_delay_s": ns2.NS2_LL_DELAY_S if args.mac == "ns2" else 0.0,
+                **ns2.mac_overrides(args.arp, args.mac),
             }
             if routing in ("aodv", "dsr"):
                 overrides[f"routing.{routing}.preset"] = "ns2"

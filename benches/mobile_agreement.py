@@ -58,10 +58,7 @@ def main(argv: list[str]) -> int:
     path = bench.reference_path("rwp50")
     overrides = {
         "routing.protocol": args.routing,
-        "mac.arp": args.arp,
-        "mac.frames": args.mac,
-        "mac.backoff_draw": args.mac,
-        "mac.ll_delay_s": ns2.NS2_LL_DELAY_S if args.mac == "ns2" else 0.0,
+        **ns2.mac_overrides(args.arp, args.mac),
     }
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"

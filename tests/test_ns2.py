@@ -446,3 +446,18 @@ def test_crosscheck_notes_what_ns2_does_differently(
     for note, what in zip(notes, expected):
         assert what in note
         assert re.search(r"=(ns2|25e-6) compares like with like", note), note
+
+
+def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    aodv_ns2 = {"routing.aodv.preset": "ns2"}
+    assert ns2.known_differences(fixture, {**ns2.mac_overrides(), **aodv_ns2}) == []
+    notes = ns2.known_differences(fixture, {**ns2.mac_overrides("off", "standard"), **aodv_ns2})
+    assert [n.split(" is ")[0] for n in notes] == [
+        "mac.arp",
+        "mac.frames",
+        "mac.backoff_draw",
+        "mac.ll_delay_s",
+    ]
+    with pytest.raises(ValueError, match="standard or ns2"):
+        ns2.mac_overrides(mac="ieee")

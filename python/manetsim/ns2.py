@@ -96,6 +96,20 @@ def export_tcl(
 NS2_LL_DELAY_S = 25e-6
 
 
+def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
+    """Scenario overrides for manetsim's MAC below a cross-check: ``[mac] arp``
+    (``"off"`` or ``"ns2"``), and with ``mac="ns2"`` ns-2.35's frame sizes,
+    backoff slots and 25 us link layer (``mac="standard"``: the defaults)."""
+    if arp not in ("off", "ns2") or mac not in ("standard", "ns2"):
+        raise ValueError(f"arp must be off or ns2 and mac standard or ns2, got {arp!r}, {mac!r}")
+    return {
+        "mac.arp": arp,
+        "mac.frames": mac,
+        "mac.backoff_draw": mac,
+        "mac.ll_delay_s": NS2_LL_DELAY_S if mac == "ns2" else 0.0,
+    }
+
+
 def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
     """Where the scenario, as manetsim runs it, departs from what the exported
     script makes ns-2.35 do, with the setting that removes the difference.
