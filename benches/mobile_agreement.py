@@ -40,20 +40,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
-    parser.add_argument(
-        "--arp",
-        choices=("off", "ns2"),
-        default="ns2",
-        help="manetsim's [mac] arp (ns-2 always resolves addresses with ARP)",
-    )
-    parser.add_argument(
-        "--mac",
-        choices=("standard", "ns2"),
-        default="ns2",
-        help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
-        "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
-        "on the air at the same moments)",
-    )
+    ns2.add_mac_arguments(parser)
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
     overrides = {

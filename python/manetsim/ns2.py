@@ -30,6 +30,7 @@ from manetsim import _core
 from manetsim.run import load_config, movements_ns2, override_pairs, resolved_toml
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Iterable, Mapping
 
     from manetsim.run import Overrides, ScenarioLike
@@ -94,6 +95,25 @@ def export_tcl(
 
 #: ns-2.35's `LL set delay_ 25us` (each way between the MAC and routing).
 NS2_LL_DELAY_S = 25e-6
+
+
+def add_mac_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--arp`` and ``--mac`` for a cross-check script: the arguments of
+    :func:`mac_overrides`, both ``"ns2"`` unless given."""
+    parser.add_argument(
+        "--arp",
+        choices=("off", "ns2"),
+        default="ns2",
+        help="manetsim's [mac] arp (ns-2 always resolves addresses with ARP)",
+    )
+    parser.add_argument(
+        "--mac",
+        choices=("standard", "ns2"),
+        default="ns2",
+        help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
+        "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
+        "on the air at the same moments)",
+    )
 
 
 def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
