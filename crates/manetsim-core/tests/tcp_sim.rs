@@ -136,6 +136,58 @@ fn every_variant_runs_over_a_six_node_chain() {
 }
 
 #[test]
+fn ns2s_loss_response_delivers_everything_with_integer_ssthresh() {
+    // The same lossy 3-hop chain, Reno, with RFC 5681's halving of the
+    // flight and with ns-2.35's (integer ssthresh, limited transmit).
+    let run = |seed: u64, ns2: bool| {
+        let mut s = base(120.0, seed);
+        s.nodes.count = 4;
+        s.area.width_m = 601.0;
+        s.area.height_m = 10.0;
+        let mut f = ftp(0, 3, 512, TcpVariant::Reno, 1.0, 120.0);
+        if let Some(t) = f.tcp.as_mut() {
+            if ns2 {
+                t.ssthresh_rule = manetsim_core::transport::tcp::SsthreshRule::Ns2;
+                t.limited_transmit = true;
+            }
+        }
+        s.flows.push(f);
+        s.loss.push(Loss {
+            node: 3,
+            model: LossModelKind::Uniform,
+            rate: 0.03,
+            packets: LossPackets::Data,
+            where_: LossWhere::AfterMac,
+            mean_burst_packets: 1.0,
+        });
+        let r = run_checked(&s);
+        let f = &r.flows[0];
+        println!(
+            "seed {seed} ns2 {ns2}: {} received, {} retransmissions",
+            f.received, f.retransmissions
+        );
+        assert!(f.received > 3000 && f.retransmissions > 50, "{f:?}");
+        // What is still out of order at the end waits within one window.
+        let held = f.received as u64 * 512 - f.delivered_in_order_bytes;
+        assert!(held <= 20 * 512, "{held} bytes out of order");
+        // The thresholds set by losses (none before the first).
+        let ts = &r.timeseries.tcp;
+        let set: Vec<f64> = ts.ssthresh_packets.iter().flatten().copied().collect();
+        assert!(set.len() > 50, "{}", set.len());
+        set
+    };
+    for seed in 1..=3 {
+        let ns2 = run(seed, true);
+        assert!(
+            ns2.iter().all(|s| s.fract() == 0.0 && *s >= 2.0),
+            "seed {seed}: {ns2:?}"
+        );
+        let rfc = run(seed, false);
+        assert!(rfc.iter().any(|s| s.fract() != 0.0), "seed {seed}");
+    }
+}
+
+#[test]
 fn vegas_thresholds_from_the_scenario_take_effect() {
     let run = |alpha: f64, beta: f64| {
         let mut s = base(60.0, 3);

@@ -618,6 +618,13 @@ pub struct TcpConfig {
     pub vegas_beta: f64,
     #[serde(default = "default_vegas_gamma")]
     pub vegas_gamma: f64,
+    /// Added key: what a loss halves: `flight_size` (RFC 5681) or `ns2`
+    /// (ns-2.35's window, see [`crate::transport::tcp::SsthreshRule`]).
+    #[serde(default)]
+    pub ssthresh_rule: crate::transport::tcp::SsthreshRule,
+    /// Added key: RFC 3042 limited transmit (ns-2.35's `singledup_`).
+    #[serde(default)]
+    pub limited_transmit: bool,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -655,6 +662,8 @@ impl Default for TcpConfig {
             vegas_alpha: default_vegas_alpha(),
             vegas_beta: default_vegas_beta(),
             vegas_gamma: default_vegas_gamma(),
+            ssthresh_rule: Default::default(),
+            limited_transmit: false,
         }
     }
 }

@@ -432,6 +432,38 @@ fn mac_frames_and_backoff_draw_take_standard_or_ns2() {
 }
 
 #[test]
+fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
+    use crate::transport::tcp::SsthreshRule;
+    let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\"}]";
+    let s = load_with(BASE, &[tcp]).unwrap();
+    let t = s.flows[0].tcp.clone().unwrap_or_default();
+    assert_eq!(
+        (t.ssthresh_rule, t.limited_transmit),
+        (SsthreshRule::FlightSize, false)
+    );
+    let s = load_with(
+        BASE,
+        &[
+            tcp,
+            "flows.0.tcp.ssthresh_rule=ns2",
+            "flows.0.tcp.limited_transmit=true",
+        ],
+    )
+    .unwrap();
+    let t = s.flows[0].tcp.clone().unwrap();
+    assert_eq!(
+        (t.ssthresh_rule, t.limited_transmit),
+        (SsthreshRule::Ns2, true)
+    );
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.ssthresh_rule=half"]));
+    assert!(
+        e.message.contains("`flight_size`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+    assert_eq!(e.key.as_deref(), Some("flows[0].tcp.ssthresh_rule"));
+}
+
+#[test]
 fn mac_arp_takes_a_model_name() {
     use crate::net::arp::ArpModel;
     assert_eq!(load_with(BASE, &[]).unwrap().mac.arp, ArpModel::Off);

@@ -90,6 +90,8 @@ impl TcpFlow {
             min_rto: from_secs(t.min_rto_s),
             delayed_ack: t.delayed_ack,
             handshake: t.handshake,
+            ssthresh_rule: t.ssthresh_rule,
+            limited_transmit: t.limited_transmit,
             ..TcpConfig::default()
         };
         let receiver = TcpReceiver::new(&cfg);

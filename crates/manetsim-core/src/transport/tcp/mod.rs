@@ -48,7 +48,7 @@ mod tests;
 use crate::engine::SimTime;
 use crate::engine::{NS_PER_MS, NS_PER_S};
 
-pub use cc::CcKind;
+pub use cc::{CcKind, SsthreshRule};
 pub use receiver::TcpReceiver;
 pub use segment::{TcpFlags, TcpSegment};
 pub use sender::TcpSender;
@@ -95,6 +95,12 @@ pub struct TcpConfig {
     /// Largest exponential backoff multiplier of the RTO (ns-2
     /// `maxbackoff_`, 64).
     pub max_backoff: u32,
+    /// What a loss halves: RFC 5681's FlightSize, or ns-2.35's window.
+    pub ssthresh_rule: SsthreshRule,
+    /// RFC 3042 limited transmit: the first and second duplicate ACKs each
+    /// let one new segment leave (ns-2.35's `singledup_`, on in its
+    /// Tahoe, Reno and NewReno agents; off here unless asked for).
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpConfig {
@@ -115,6 +121,8 @@ impl Default for TcpConfig {
             header_bytes: 40,
             timestamps: false,
             max_backoff: 64,
+            ssthresh_rule: SsthreshRule::FlightSize,
+            limited_transmit: false,
         }
     }
 }

@@ -91,6 +91,9 @@ pub struct TcpSender {
     pacing_next: Option<SimTime>,
     /// A segment to retransmit at once (fast retransmit, partial ACK).
     retransmit_now: Option<u64>,
+    /// A first or second duplicate ACK lets one segment beyond the window
+    /// leave (limited transmit).
+    send_one: bool,
     syn_pending: bool,
     syn_sent_at: Option<(SimTime, bool)>,
     ack_pending: bool,
@@ -134,6 +137,8 @@ impl TcpSender {
             max_cwnd: cfg.window_packets.max(1) as f64,
             mss: cfg.mss_bytes.max(1),
             flight: 0.0,
+            uninflated_cwnd: cfg.initial_window_packets.max(1) as f64,
+            ssthresh_rule: cfg.ssthresh_rule,
             srtt: None,
             min_rtt: None,
             last_rtt: None,
@@ -173,6 +178,7 @@ impl TcpSender {
             rto_deadline: None,
             pacing_next: None,
             retransmit_now: None,
+            send_one: false,
             syn_pending: handshake,
             syn_sent_at: None,
             ack_pending: false,
@@ -236,6 +242,14 @@ impl TcpSender {
 
     fn update_flight(&mut self) {
         self.st.flight = (self.snd_max - self.snd_una) as f64 / self.mss() as f64;
+        // Reno's and NewReno's recovery inflate cwnd by the duplicate ACKs;
+        // partial ACKs may deflate it below where recovery will leave it.
+        self.st.uninflated_cwnd = match self.recovery {
+            Some(rec) if matches!(self.cc.recovery(), Recovery::Reno | Recovery::NewReno) => {
+                self.st.cwnd.min(rec.post_cwnd)
+            }
+            _ => self.st.cwnd,
+        };
     }
 
     fn base_segment(&self, now: SimTime) -> TcpSegment {
@@ -289,7 +303,11 @@ impl TcpSender {
             }
             self.pacing_next = None;
         }
-        let seg = self.next_data(now)?;
+        let seg = match self.next_data(now) {
+            Some(seg) => seg,
+            None if std::mem::take(&mut self.send_one) => self.limited_transmit(now)?,
+            None => return None,
+        };
         if let Some(gap) = self.cc.pacing_interval(&self.st) {
             if gap > 0 {
                 self.pacing_next = Some(now + gap);
@@ -348,7 +366,39 @@ impl TcpSender {
         self.send_new(now, true)
     }
 
+    /// RFC 3042 limited transmit, as ns-2.35's `send_one()`: the segment
+    /// at `snd_nxt` may leave if at most cwnd + the duplicate ACKs so far
+    /// (and the windows' caps) are then outstanding from `snd_una`.
+    fn limited_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
+        let mss = self.mss();
+        let w = (self.st.cwnd + self.dupacks as f64)
+            .min(self.st.max_cwnd)
+            .floor()
+            .max(1.0) as u64;
+        let limit = self.snd_una + (w * mss).min(self.peer_window.max(mss));
+        if self.snd_nxt < self.snd_max {
+            let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
+            if self.sent[i].end > limit {
+                return None;
+            }
+            self.snd_nxt = self.sent[i].end;
+            return Some(self.resend(now, i));
+        }
+        self.send_new_within(now, limit)
+    }
+
     fn send_new(&mut self, now: SimTime, ignore_cwnd: bool) -> Option<TcpSegment> {
+        let limit = if ignore_cwnd {
+            // SACK recovery: pipe already checked; the peer window still binds.
+            self.snd_una + self.peer_window.max(self.mss())
+        } else {
+            self.snd_una + self.window_bytes()
+        };
+        self.send_new_within(now, limit)
+    }
+
+    /// New data (or the FIN), if it ends within `limit`.
+    fn send_new_within(&mut self, now: SimTime, limit: u64) -> Option<TcpSegment> {
         debug_assert_eq!(self.snd_nxt, self.snd_max);
         let seq = self.snd_nxt;
         let avail = self.data_end().saturating_sub(seq);
@@ -360,12 +410,6 @@ impl TcpSender {
             return None;
         };
         let end = seq + len + fin as u64;
-        let limit = if ignore_cwnd {
-            // SACK recovery: pipe already checked; the peer window still binds.
-            self.snd_una + self.peer_window.max(self.mss())
-        } else {
-            self.snd_una + self.window_bytes()
-        };
         if end > limit && !(fin && len == 0 && seq <= limit) {
             return None;
         }
@@ -471,6 +515,7 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
         let acked_bytes = ack - self.snd_una;
+        self.send_one = false;
         // Remove covered segments. The newest gives the sample, unless any
         // of them was retransmitted (Karn, as RFC 6298 section 3 and Linux
         // read it for cumulative ACKs): an ACK that fills a hole left by a
@@ -585,6 +630,7 @@ impl TcpSender {
         }
         let lost_front = mode == Recovery::Sack && self.sent.front().is_some_and(|s| s.lost);
         if self.dupacks < self.cfg.dupack_threshold && !lost_front {
+            self.send_one = self.cfg.limited_transmit;
             return;
         }
         if self.dupacks > self.cfg.dupack_threshold && !lost_front {
@@ -694,6 +740,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
         self.retransmit_now = None;
+        self.send_one = false;
         self.timed = None;
         self.snd_nxt = self.snd_una;
         self.pacing_next = None;

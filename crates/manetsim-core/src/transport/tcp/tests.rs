@@ -161,6 +161,121 @@ fn reno_leaves_recovery_on_the_first_new_ack() {
     assert_eq!(m.cwnd_packets, 5.0);
 }
 
+/// A sender with `cwnd` (fractional) and ⌊cwnd⌋ segments in flight.
+fn with_cwnd(c: TcpConfig, cwnd: f64) -> TcpSender {
+    let mut s = TcpSender::new(c, None);
+    s.state_mut().cwnd = cwnd;
+    assert_eq!(drain(&mut s, 0).len(), cwnd as usize);
+    s
+}
+
+#[test]
+fn ns2_ssthresh_rule_halves_the_window_and_keeps_the_integer() {
+    let ns2 = |kind| TcpConfig {
+        ssthresh_rule: SsthreshRule::Ns2,
+        ..cfg(kind)
+    };
+    // ns-2.35's trace: cwnd_ 7.838 -> 3.919 on a fast retransmit, with
+    // ssthresh_ 3; RFC 5681 halves the 7 segments in flight.
+    let mut s = with_cwnd(ns2(CcKind::Reno), 7.8);
+    dupacks(&mut s, 1, 0, 3);
+    let m = s.metrics();
+    assert_eq!(m.ssthresh_packets, 3.0);
+    assert!((m.cwnd_packets - (3.9 + 3.0)).abs() < 1e-9, "inflated by 3");
+    dupacks(&mut s, 1, 0, 2);
+    s.on_segment(2, &ack(1000));
+    assert!(
+        (s.metrics().cwnd_packets - 3.9).abs() < 1e-9,
+        "left at the half"
+    );
+    let mut rfc = with_cwnd(cfg(CcKind::Reno), 7.8);
+    dupacks(&mut rfc, 1, 0, 3);
+    rfc.on_segment(2, &ack(1000));
+    let m = rfc.metrics();
+    assert_eq!((m.ssthresh_packets, m.cwnd_packets), (3.5, 3.5));
+
+    // A timeout during recovery halves the window without the inflation
+    // (cwnd_ 3.9 there, so ssthresh_ 1, raised to 2).
+    let mut s = with_cwnd(ns2(CcKind::NewReno), 7.8);
+    dupacks(&mut s, 1, 0, 6);
+    assert!(s.metrics().cwnd_packets > 9.0);
+    s.on_timeout(s.poll_timeout().unwrap());
+    let m = s.metrics();
+    assert_eq!((m.ssthresh_packets, m.cwnd_packets), (2.0, 1.0));
+
+    // Above window_ the cap is halved; a timeout outside recovery too.
+    let mut s = with_cwnd(ns2(CcKind::Tahoe), 20.0);
+    s.state_mut().cwnd = 25.0;
+    s.on_timeout(s.poll_timeout().unwrap());
+    assert_eq!(s.metrics().ssthresh_packets, 10.0);
+    let mut s = with_cwnd(ns2(CcKind::Tahoe), 5.5);
+    s.on_timeout(s.poll_timeout().unwrap());
+    assert_eq!(s.metrics().ssthresh_packets, 2.0);
+    // Slow start after it stops at the integer.
+    let mut s = with_cwnd(ns2(CcKind::Reno), 9.9);
+    s.on_timeout(s.poll_timeout().unwrap());
+    assert_eq!(s.metrics().ssthresh_packets, 4.0);
+    let mut acked = 0;
+    for i in 1..=3 {
+        drain(&mut s, i);
+        acked += MSS;
+        s.on_segment(i, &ack(acked));
+    }
+    assert!(
+        (s.metrics().cwnd_packets - 4.0).abs() < 1e-9,
+        "1 + 3 in slow start"
+    );
+    s.on_segment(4, &ack(acked + MSS));
+    assert!(
+        (s.metrics().cwnd_packets - 4.25).abs() < 1e-9,
+        "then 1/cwnd"
+    );
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_two_dupacks() {
+    let lt = |kind| TcpConfig {
+        limited_transmit: true,
+        ..cfg(kind)
+    };
+    for kind in [CcKind::Tahoe, CcKind::Reno, CcKind::NewReno] {
+        let mut s = with_cwnd(lt(kind), 10.0);
+        let mut sent = Vec::new();
+        for k in 1..=4u64 {
+            s.on_segment(k, &ack(0));
+            sent.push(drain(&mut s, k));
+        }
+        let seqs: Vec<Vec<(u64, bool)>> = sent
+            .iter()
+            .map(|v| v.iter().map(|g| (g.seq, g.retransmission)).collect())
+            .collect();
+        assert_eq!(seqs[0], vec![(10_000, false)], "{}", kind.name());
+        assert_eq!(seqs[1], vec![(11_000, false)], "{}", kind.name());
+        assert_eq!(seqs[2], vec![(0, true)], "{}: fast retransmit", kind.name());
+        assert_eq!(s.metrics().fast_retransmits, 1);
+        // Without it the first two duplicates send nothing.
+        let mut s = with_cwnd(cfg(kind), 10.0);
+        s.on_segment(1, &ack(0));
+        assert!(drain(&mut s, 1).is_empty());
+    }
+    // Not beyond window_: at the cap nothing more leaves.
+    let mut s = with_cwnd(lt(CcKind::Reno), 20.0);
+    s.on_segment(1, &ack(0));
+    assert!(drain(&mut s, 1).is_empty());
+    // cwnd 9.5: nine in flight, and the first duplicate allows ⌊10.5⌋.
+    let mut s = with_cwnd(lt(CcKind::Reno), 9.5);
+    s.on_segment(1, &ack(0));
+    assert_eq!(drain(&mut s, 1).len(), 1);
+    s.on_segment(2, &ack(0));
+    assert_eq!(drain(&mut s, 2).len(), 1);
+    // A new ACK withdraws an unused allowance.
+    let mut s = with_cwnd(lt(CcKind::Reno), 4.0);
+    s.on_segment(1, &ack(0));
+    s.on_segment(2, &ack(1000));
+    let segs = drain(&mut s, 2);
+    assert_eq!(segs.len(), 2, "the window's own two, nothing more");
+}
+
 #[test]
 fn newreno_stays_in_recovery_after_a_partial_ack() {
     let mut s = with_flight(CcKind::NewReno, 10.0);
@@ -542,6 +657,22 @@ fn every_variant_delivers_every_byte_once_over_a_lossy_pipe() {
                 assert!(o.retransmissions > 0, "{what}: loss never hit");
                 assert!(o.end_time < 2000 * NS_PER_S, "{what}");
             }
+        }
+    }
+}
+
+#[test]
+fn every_variant_delivers_every_byte_with_ns2s_halving_and_limited_transmit() {
+    for (k, kind) in CcKind::all().into_iter().enumerate() {
+        for seed in 0..3u64 {
+            let mut c = cfg(kind);
+            c.ssthresh_rule = SsthreshRule::Ns2;
+            c.limited_transmit = true;
+            c.delayed_ack = seed == 1;
+            let o = run_pipe(&c, 200_000, 0.05, 3000 + (k as u64) * 10 + seed);
+            assert!(o.done, "{} seed {seed}", kind.name());
+            assert_eq!(o.delivered, 200_000, "{} seed {seed}", kind.name());
+            assert!(o.retransmissions > 0, "{} seed {seed}", kind.name());
         }
     }
 }

@@ -9,6 +9,8 @@
 //! The defaults of the trait are RFC 5681: slow start (+1 segment per new
 //! ACK, as ns-2) below ssthresh, congestion avoidance (+1/cwnd per ACK)
 //! above, ssthresh = max(FlightSize/2, 2) on a loss, cwnd = 1 after an RTO.
+//! With [`SsthreshRule::Ns2`] a loss halves the window as ns-2.35's
+//! `TcpAgent::slowdown()` does instead (see [`CcState::loss_ssthresh`]).
 
 pub mod new_veno;
 pub mod newreno;
@@ -20,7 +22,26 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::SimTime;
+
+/// What a loss halves (`[flows.tcp] ssthresh_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 segments), and
+    /// fast recovery ends with cwnd = ssthresh.
+    #[default]
+    FlightSize,
+    /// ns-2.35's `slowdown()` (its default `precision_reduce_`): half of
+    /// min(cwnd_, window_), where cwnd_ leaves out fast recovery's
+    /// inflation; ssthresh is that half's integer part, at least 2, and
+    /// fast recovery ends with cwnd at the half itself (7.8 segments give
+    /// ssthresh 3 and cwnd 3.9). After a timeout slow start thus stops at
+    /// the integer, up to one segment sooner than with `FlightSize`.
+    Ns2,
+}
 
 /// Which variant, with its parameters. Built from the scenario.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,6 +143,11 @@ pub struct CcState {
     pub mss: u32,
     /// Data outstanding (snd_max − snd_una), segments, at the event.
     pub flight: f64,
+    /// cwnd without fast recovery's inflation, at the event (what ns-2
+    /// keeps in `cwnd_`, apart from its `dupwnd_`).
+    pub uninflated_cwnd: f64,
+    /// What a loss halves.
+    pub ssthresh_rule: SsthreshRule,
     /// Smoothed RTT of the RTO estimator.
     pub srtt: Option<SimTime>,
     /// Smallest RTT sample seen (BaseRTT / RTTmin).
@@ -136,6 +162,32 @@ impl CcState {
     /// RFC 5681 eq. (4): max(FlightSize / 2, 2 segments).
     pub fn half_flight(&self) -> f64 {
         (self.flight / 2.0).max(2.0)
+    }
+
+    /// ns-2.35's halved window: min(cwnd_, window_) / 2, cwnd_ without
+    /// fast recovery's inflation.
+    fn ns2_half_window(&self) -> f64 {
+        self.uninflated_cwnd.min(self.max_cwnd) / 2.0
+    }
+
+    /// ssthresh after a loss, by [`Self::ssthresh_rule`]: RFC 5681's
+    /// [`Self::half_flight`], or ns-2.35's integer part of the halved
+    /// window, at least 2.
+    pub fn loss_ssthresh(&self) -> f64 {
+        match self.ssthresh_rule {
+            SsthreshRule::FlightSize => self.half_flight(),
+            SsthreshRule::Ns2 => self.ns2_half_window().floor().max(2.0),
+        }
+    }
+
+    /// cwnd once a fast retransmit's recovery is over, by
+    /// [`Self::ssthresh_rule`]: ssthresh, or ns-2.35's halved window
+    /// itself (at least one segment).
+    pub fn loss_cwnd(&self) -> f64 {
+        match self.ssthresh_rule {
+            SsthreshRule::FlightSize => self.loss_ssthresh(),
+            SsthreshRule::Ns2 => self.ns2_half_window().max(1.0),
+        }
     }
 
     /// Standard increase: slow start below ssthresh, else 1/cwnd per ACK
@@ -197,8 +249,8 @@ pub trait CongestionControl {
     /// Fast retransmit: set ssthresh and the cwnd to use after recovery
     /// (Tahoe then sets cwnd = 1 itself).
     fn on_loss(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = st.half_flight();
-        st.cwnd = st.ssthresh;
+        st.ssthresh = st.loss_ssthresh();
+        st.cwnd = st.loss_cwnd();
     }
 
     /// A partial ACK during NewReno recovery.
@@ -209,7 +261,7 @@ pub trait CongestionControl {
 
     /// The retransmission timer fired.
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = st.half_flight();
+        st.ssthresh = st.loss_ssthresh();
         st.cwnd = 1.0;
     }
 
@@ -324,6 +376,8 @@ pub(crate) fn test_state() -> CcState {
         max_cwnd: 20.0,
         mss: 1000,
         flight: 10.0,
+        uninflated_cwnd: 10.0,
+        ssthresh_rule: SsthreshRule::FlightSize,
         srtt: None,
         min_rtt: None,
         last_rtt: None,

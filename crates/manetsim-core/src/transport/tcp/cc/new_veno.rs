@@ -163,7 +163,7 @@ impl CongestionControl for NewVeno {
     }
 
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = st.half_flight();
+        st.ssthresh = st.loss_ssthresh();
         st.cwnd = 1.0;
         self.last = None;
         self.dq = None;

@@ -104,14 +104,14 @@ impl CongestionControl for Vegas {
     }
 
     fn on_loss(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = st.half_flight();
-        st.cwnd = st.ssthresh;
+        st.ssthresh = st.loss_ssthresh();
+        st.cwnd = st.loss_cwnd();
         self.round_end = None;
         self.grow_this_round = true;
     }
 
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = st.half_flight();
+        st.ssthresh = st.loss_ssthresh();
         st.cwnd = 1.0;
         self.round_end = None;
         self.grow_this_round = true;

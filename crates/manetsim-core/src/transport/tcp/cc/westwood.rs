@@ -82,14 +82,14 @@ impl CongestionControl for Westwood {
                 st.cwnd = st.cwnd.min(s);
             }
             None => {
-                st.ssthresh = st.half_flight();
-                st.cwnd = st.ssthresh;
+                st.ssthresh = st.loss_ssthresh();
+                st.cwnd = st.loss_cwnd();
             }
         }
     }
 
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
-        st.ssthresh = self.ssthresh(st).unwrap_or_else(|| st.half_flight());
+        st.ssthresh = self.ssthresh(st).unwrap_or_else(|| st.loss_ssthresh());
         st.cwnd = 1.0;
     }
 }
