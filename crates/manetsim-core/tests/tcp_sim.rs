@@ -168,7 +168,7 @@ fn ns2s_loss_response_delivers_everything_with_integer_ssthresh() {
         );
         assert!(f.received > 3000 && f.retransmissions > 50, "{f:?}");
         // What is still out of order at the end waits within one window.
-        let held = f.received as u64 * 512 - f.delivered_in_order_bytes;
+        let held = f.received * 512 - f.delivered_in_order_bytes;
         assert!(held <= 20 * 512, "{held} bytes out of order");
         // The thresholds set by losses (none before the first).
         let ts = &r.timeseries.tcp;
