@@ -7,7 +7,8 @@ scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
 apart, FTP 512 B, 360 s, one-way TCP agents) with Tahoe, Reno, NewReno, SACK and
 Vegas over AODV (ns-2 constants: `[routing.aodv] preset = "ns2"`), DSR and DSDV,
 with manetsim's `[mac] arp`, `frames` and `backoff_draw` set to "ns2" and `ll_delay_s`
-to 25 us (unless `--arp off` or `--mac standard`),
+to 25 us (unless `--arp off` or `--mac standard`), and the flow's `ssthresh_rule` to
+"ns2" with ns-2.35's limited transmit (unless `--tcp standard`),
 and prints a Markdown table: throughput, delay and retransmissions of both, with
 ratios, and whether the ordering of the variants by delay agrees: by the means,
 and pair by pair where a simulator's 95 % intervals of the two variants' delays
@@ -33,7 +34,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=ROUTING)
-    ns2.add_mac_arguments(parser)
+    ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
     scenario = bench.reference_path("chain6")
     lines = [
@@ -57,6 +58,7 @@ def main(argv: list[str]) -> int:
             }
             if routing in ("aodv", "dsr"):
                 overrides[f"routing.{routing}.preset"] = "ns2"
+            overrides.update(ns2.tcp_overrides(scenario, overrides, args.tcp))
             ours, theirs = ns2.crosscheck(scenario, range(1, args.seeds + 1), overrides)
             wall["manetsim"] += sum(ours.wall_s)
             wall["ns2"] += sum(theirs.wall_s)

@@ -12,7 +12,10 @@ routing packets by message and the drops by reason side by side. ``--routing``
 runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV;
 manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``, and with ns-2.35's
 frame sizes, backoff slots and link-layer delay (``[mac] frames`` and
-``backoff_draw = "ns2"``, ``ll_delay_s = 25e-6``) unless ``--mac standard``.
+``backoff_draw = "ns2"``, ``ll_delay_s = 25e-6``) unless ``--mac standard``, and
+its TCP flow with ns-2.35's loss response and limited transmit
+(``[flows.tcp] ssthresh_rule = "ns2"``, ``limited_transmit = true``) unless
+``--tcp standard``.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
-    ns2.add_mac_arguments(parser)
+    ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
     overrides = {
@@ -49,6 +52,7 @@ def main(argv: list[str]) -> int:
     }
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"
+    overrides.update(ns2.tcp_overrides(path, overrides, args.tcp))
     ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), overrides)
     rows = [
         (

@@ -401,8 +401,14 @@ def _stand_in_ns(tmp_path: Path) -> Path:
     return fake
 
 
-# ns-2.35's frame sizes and backoff slots: like with like at the MAC.
-NS2_MAC = ["mac.frames=ns2", "mac.backoff_draw=ns2", "mac.ll_delay_s=25e-6"]
+# ns-2.35's frame sizes and backoff slots: like with like at the MAC; and
+# its halving of the TCP window.
+NS2_MAC = [
+    "mac.frames=ns2",
+    "mac.backoff_draw=ns2",
+    "mac.ll_delay_s=25e-6",
+    "flows.0.tcp.ssthresh_rule=ns2",
+]
 
 
 @pytest.mark.parametrize(
@@ -416,11 +422,11 @@ NS2_MAC = ["mac.frames=ns2", "mac.backoff_draw=ns2", "mac.ll_delay_s=25e-6"]
         (["routing.protocol=dsdv", *NS2_MAC], ['mac.arp is "off"']),
         (
             ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.ll_delay_s=25e-6"],
-            ['mac.backoff_draw is "standard"'],
+            ['mac.backoff_draw is "standard"', 'flows.0.tcp.ssthresh_rule is "flight_size"'],
         ),
         (
             ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.backoff_draw=ns2"],
-            ["mac.ll_delay_s is 0:"],
+            ["mac.ll_delay_s is 0:", 'flows.0.tcp.ssthresh_rule is "flight_size"'],
         ),
         (
             [],
@@ -430,6 +436,7 @@ NS2_MAC = ["mac.frames=ns2", "mac.backoff_draw=ns2", "mac.ll_delay_s=25e-6"]
                 'mac.frames is "standard"',
                 'mac.backoff_draw is "standard"',
                 "mac.ll_delay_s is 0:",
+                'flows.0.tcp.ssthresh_rule is "flight_size"',
             ],
         ),
     ],
@@ -450,7 +457,7 @@ def test_crosscheck_notes_what_ns2_does_differently(
 
 def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
-    aodv_ns2 = {"routing.aodv.preset": "ns2"}
+    aodv_ns2 = {"routing.aodv.preset": "ns2", **ns2.tcp_overrides(fixture)}
     assert ns2.known_differences(fixture, {**ns2.mac_overrides(), **aodv_ns2}) == []
     notes = ns2.known_differences(fixture, {**ns2.mac_overrides("off", "standard"), **aodv_ns2})
     assert [n.split(" is ")[0] for n in notes] == [
@@ -461,3 +468,59 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     ]
     with pytest.raises(ValueError, match="standard or ns2"):
         ns2.mac_overrides(mac="ieee")
+
+
+@pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack", "vegas"])
+def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    sets = {"flows.0.tcp.variant": variant}
+    # Flow 1 is CBR: left alone. ns-2.35's Vegas agent has no limited transmit.
+    assert ns2.tcp_overrides(fixture, sets) == {
+        "flows.0.tcp.ssthresh_rule": "ns2",
+        "flows.0.tcp.limited_transmit": variant != "vegas",
+    }
+    assert ns2.tcp_overrides(fixture, sets, "standard") == {
+        "flows.0.tcp.ssthresh_rule": "flight_size",
+        "flows.0.tcp.limited_transmit": False,
+    }
+    both = {**sets, **ns2.tcp_overrides(fixture, sets)}
+    assert not [n for n in ns2.known_differences(fixture, both) if "tcp" in n]
+    with pytest.raises(ValueError, match="standard or ns2"):
+        ns2.tcp_overrides(fixture, sets, "rfc")
+
+
+@pytest.mark.parametrize(
+    ("sets", "line"),
+    [
+        ([], "$agent_(0) set singledup_ 0"),
+        (["flows.0.tcp.limited_transmit=true"], "$agent_(0) set singledup_ 1"),
+        (["flows.0.tcp.variant=vegas"], None),
+    ],
+)
+def test_export_sets_ns2s_limited_transmit_as_the_scenario_says(sets: list[str], line):
+    args = [a for s in sets for a in ("--set", s)]
+    tcl = _export(str(FIXTURES / "ns2_chain3_aodv.toml"), *args)
+    if line is None:
+        assert "singledup_" not in tcl
+    else:
+        assert tcl.count("singledup_") == 1
+        assert line in tcl
+
+
+def test_export_refuses_limited_transmit_for_vegas(tmp_path: Path):
+    proc = cli(
+        "export",
+        "ns2",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        "-o",
+        tmp_path / "run.tcl",
+        "--set",
+        "flows.0.tcp.variant=vegas",
+        "--set",
+        "flows.0.tcp.limited_transmit=true",
+    )
+    assert proc.returncode != 0
+    assert "key `flows.0.tcp.limited_transmit`" in proc.stderr
+    assert "Vegas" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "run.tcl").exists()

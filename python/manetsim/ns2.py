@@ -97,9 +97,10 @@ def export_tcl(
 NS2_LL_DELAY_S = 25e-6
 
 
-def add_mac_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--arp`` and ``--mac`` for a cross-check script: the arguments of
-    :func:`mac_overrides`, both ``"ns2"`` unless given."""
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--arp``, ``--mac`` and ``--tcp`` for a cross-check script: the
+    arguments of :func:`mac_overrides` and :func:`tcp_overrides`, all
+    ``"ns2"`` unless given."""
     parser.add_argument(
         "--arp",
         choices=("off", "ns2"),
@@ -113,6 +114,15 @@ def add_mac_arguments(parser: argparse.ArgumentParser) -> None:
         help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
         "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
         "on the air at the same moments)",
+    )
+    parser.add_argument(
+        "--tcp",
+        choices=("standard", "ns2"),
+        default="ns2",
+        help="manetsim's [flows.tcp] ssthresh_rule and limited_transmit (ns2: ns-2.35's "
+        "halving of the window and its limited transmit, singledup_, on in its agents "
+        "but Vegas; standard: RFC 5681's halving of the flight, and limited transmit "
+        "off on both sides)",
     )
 
 
@@ -128,6 +138,28 @@ def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
         "mac.backoff_draw": mac,
         "mac.ll_delay_s": NS2_LL_DELAY_S if mac == "ns2" else 0.0,
     }
+
+
+def tcp_overrides(
+    scenario: ScenarioLike, overrides: Overrides = None, tcp: str = "ns2"
+) -> dict[str, Any]:
+    """Scenario overrides for every TCP flow of ``scenario`` (after
+    ``overrides``) below a cross-check. ``tcp="ns2"``: ns-2.35's halving of
+    the window on a loss (``ssthresh_rule = "ns2"``) and its limited
+    transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
+    exports but Vegas); ``"standard"``: RFC 5681's halving of the flight and
+    no limited transmit (the export then turns ns-2's off too)."""
+    if tcp not in ("standard", "ns2"):
+        raise ValueError(f"tcp must be standard or ns2, got {tcp!r}")
+    c = load_config(scenario, overrides, None)
+    out: dict[str, Any] = {}
+    for i, flow in enumerate(c.get("flows", [])):
+        if flow.get("transport") != "tcp":
+            continue
+        variant = (flow.get("tcp") or {}).get("variant", "newreno")
+        out[f"flows.{i}.tcp.ssthresh_rule"] = "ns2" if tcp == "ns2" else "flight_size"
+        out[f"flows.{i}.tcp.limited_transmit"] = tcp == "ns2" and variant != "vegas"
+    return out
 
 
 def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
@@ -179,6 +211,16 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "then meets its MAC busy with the ACK and backs off); --set mac.ll_delay_s=25e-6 "
             "compares like with like (docs/fidelity.md)"
         )
+    for i, flow in enumerate(c.get("flows", [])):
+        tcp = flow.get("tcp") or {}
+        if flow.get("transport") == "tcp" and tcp.get("ssthresh_rule") != "ns2":
+            notes.append(
+                f'flows.{i}.tcp.ssthresh_rule is "{tcp.get("ssthresh_rule", "flight_size")}": '
+                "manetsim halves the data in flight on a loss (RFC 5681), ns-2.35 its window, "
+                "keeping ssthresh's integer part; "
+                f"--set flows.{i}.tcp.ssthresh_rule=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
     return notes
 
 
@@ -223,6 +265,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                 raise ExportError(
                     f"{key}.tcp.variant",
                     f'"{tcp["variant"]}" is not in stock ns-2.35 (exported: {", ".join(_TCP)})',
+                )
+            if tcp["variant"] == "vegas" and tcp.get("limited_transmit"):
+                raise ExportError(
+                    f"{key}.tcp.limited_transmit",
+                    "ns-2.35's Vegas agent has no limited transmit: "
+                    f"set {key}.tcp.limited_transmit=false",
                 )
             if tcp["handshake"]:
                 raise ExportError(
@@ -453,6 +501,9 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$agent_({i}) set windowInit_ {int(tcp['initial_window_packets'])}",
             f"$agent_({i}) set minrto_ {tcp['min_rto_s']!r}",
         ]
+        if tcp["variant"] != "vegas":
+            # ns-2.35's limited transmit (on by default), as the scenario says.
+            lines.append(f"$agent_({i}) set singledup_ {int(bool(tcp.get('limited_transmit')))}")
         if tcp["variant"] == "vegas":
             lines += [
                 f"$agent_({i}) set v_alpha_ {tcp['vegas_alpha']!r}",
