@@ -18,6 +18,13 @@
 //!   amount acked and adds one segment, and restarts the RTO), SACK (RFC
 //!   6675: scoreboard, IsLost, pipe, NextSeg rules 1 and 2; recovery ends
 //!   when the ACK reaches the recovery point).
+//! - **Limited transmit** (RFC 3042, `limited_transmit`; ns-2.35's
+//!   `singledup_`): the first and second duplicate ACKs since the last new
+//!   ACK each let the segment at `snd_nxt` leave if at most ⌊cwnd +
+//!   duplicates⌋ segments (and the windows' caps) are then outstanding. A
+//!   fast retransmit or a timeout does not start a new count (ns-2.35
+//!   resets `dupacks_` only on a new ACK), so Tahoe's go-back-N sends
+//!   nothing more on the duplicates that follow.
 //! - **Handshake** (optional): SYN, then data after the SYN-ACK; a finite
 //!   flow ends with FIN. Without the handshake (ns-2's one-way agents) data
 //!   starts at sequence 0 and no FIN is sent.
@@ -85,6 +92,10 @@ pub struct TcpSender {
     finite: bool,
     sent: VecDeque<Sent>,
     dupacks: u32,
+    /// Duplicate ACKs since the last new ACK, as ns-2.35 counts `dupacks_`
+    /// (neither a fast retransmit nor a timeout resets it): limited
+    /// transmit acts on the first two of a run only.
+    dup_run: u32,
     recovery: Option<InRecovery>,
     recover: Option<u64>,
     rto_deadline: Option<SimTime>,
@@ -173,6 +184,7 @@ impl TcpSender {
             finite: false,
             sent: VecDeque::new(),
             dupacks: 0,
+            dup_run: 0,
             recovery: None,
             recover: None,
             rto_deadline: None,
@@ -371,7 +383,7 @@ impl TcpSender {
     /// (and the windows' caps) are then outstanding from `snd_una`.
     fn limited_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let mss = self.mss();
-        let w = (self.st.cwnd + self.dupacks as f64)
+        let w = (self.st.cwnd + self.dup_run as f64)
             .min(self.st.max_cwnd)
             .floor()
             .max(1.0) as u64;
@@ -516,6 +528,7 @@ impl TcpSender {
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
         let acked_bytes = ack - self.snd_una;
         self.send_one = false;
+        self.dup_run = 0;
         // Remove covered segments. The newest gives the sample, unless any
         // of them was retransmitted (Karn, as RFC 6298 section 3 and Linux
         // read it for cumulative ACKs): an ACK that fills a hole left by a
@@ -619,6 +632,9 @@ impl TcpSender {
 
     fn on_dup_ack(&mut self, now: SimTime) {
         self.dupacks += 1;
+        self.dup_run += 1;
+        // An allowance is for this duplicate only (ns-2 sends at once).
+        self.send_one = false;
         self.cc.on_dup_ack(&mut self.st, now);
         let mode = self.cc.recovery();
         if self.recovery.is_some() {
@@ -630,7 +646,7 @@ impl TcpSender {
         }
         let lost_front = mode == Recovery::Sack && self.sent.front().is_some_and(|s| s.lost);
         if self.dupacks < self.cfg.dupack_threshold && !lost_front {
-            self.send_one = self.cfg.limited_transmit;
+            self.send_one = self.cfg.limited_transmit && self.dup_run < self.cfg.dupack_threshold;
             return;
         }
         if self.dupacks > self.cfg.dupack_threshold && !lost_front {

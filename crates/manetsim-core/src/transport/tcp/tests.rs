@@ -268,6 +268,23 @@ fn limited_transmit_sends_one_new_segment_on_each_of_two_dupacks() {
     assert_eq!(drain(&mut s, 1).len(), 1);
     s.on_segment(2, &ack(0));
     assert_eq!(drain(&mut s, 2).len(), 1);
+    // Duplicates after a fast retransmit or a timeout are not a new run:
+    // Tahoe's go-back-N (cwnd 1) sends nothing more on them.
+    let mut s = with_cwnd(lt(CcKind::Tahoe), 10.0);
+    dupacks(&mut s, 1, 0, 3);
+    assert_eq!(drain(&mut s, 1).len(), 1, "the fast retransmit");
+    for k in 2..6 {
+        s.on_segment(k, &ack(0));
+        assert!(drain(&mut s, k).is_empty(), "duplicate {}", k + 2);
+    }
+    let mut s = with_cwnd(lt(CcKind::Reno), 10.0);
+    dupacks(&mut s, 1, 0, 3);
+    drain(&mut s, 1);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    assert_eq!(drain(&mut s, t).len(), 1, "the timeout's retransmission");
+    s.on_segment(t, &ack(0));
+    assert!(drain(&mut s, t).is_empty(), "a fourth duplicate");
     // A new ACK withdraws an unused allowance.
     let mut s = with_cwnd(lt(CcKind::Reno), 4.0);
     s.on_segment(1, &ack(0));
