@@ -524,3 +524,26 @@ def test_export_refuses_limited_transmit_for_vegas(tmp_path: Path):
     assert "Vegas" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "run.tcl").exists()
+
+
+def test_crosscheck_like_ns2_takes_every_ns2_model_and_the_callers_set_wins(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    fake = str(_stand_in_ns(tmp_path))
+    proc = cli("crosscheck", fixture, "--ns", fake, "--like-ns2")
+    assert proc.returncode == 0, proc.stderr
+    assert [line for line in proc.stdout.splitlines() if line.startswith("note: ")] == []
+    proc = cli("crosscheck", fixture, "--ns", fake, "--like-ns2", "--set", "mac.arp=off")
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stdout.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1
+    assert 'mac.arp is "off"' in notes[0]
+
+
+def test_like_ns2_overrides_follow_the_routing_protocol():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    for routing, preset in (("aodv", True), ("dsr", True), ("dsdv", False)):
+        sets = {"routing.protocol": routing}
+        like = ns2.like_ns2_overrides(fixture, sets)
+        assert (f"routing.{routing}.preset" in like) == preset
+        assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
+        assert ns2.known_differences(fixture, {**sets, **like}) == []

@@ -406,12 +406,24 @@ def crosscheck_command(
             help="Stop an ns-2 run after this many seconds (default: wait for it).",
         ),
     ] = None,
+    like_ns2: Annotated[
+        bool,
+        typer.Option(
+            "--like-ns2",
+            help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
+            "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response "
+            "and limited transmit); --set still applies after.",
+        ),
+    ] = False,
     set_: SetOption = None,
 ) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
     if ns_timeout_s is not None and not ns_timeout_s > 0:
         _fail(f"--ns-timeout-s: expected seconds > 0, got {ns_timeout_s:g}", EXIT_USAGE)
     overrides = override_pairs(set_ or [])
+    if like_ns2:
+        # Later pairs win: the caller's --set over ns-2.35's models.
+        overrides = override_pairs(ns2_mod.like_ns2_overrides(file, overrides)) + overrides
     try:
         ns2_mod.export_tcl(file, overrides, 1)
     except ns2_mod.ExportError as err:

@@ -162,6 +162,23 @@ def tcp_overrides(
     return out
 
 
+def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> dict[str, Any]:
+    """Scenario overrides that make manetsim run ns-2.35's models wherever it
+    has one for what ``scenario`` (after ``overrides``) uses: AODV's or DSR's
+    ``preset = "ns2"``, :func:`mac_overrides` (ARP, frame sizes, backoff
+    slots, link layer) and :func:`tcp_overrides` (loss response, limited
+    transmit). With them :func:`known_differences` has nothing to say; apply
+    ``overrides`` after them to keep the caller's own settings."""
+    c = load_config(scenario, overrides, None)
+    out: dict[str, Any] = {}
+    routing = c["routing"]["protocol"]
+    if routing in ("aodv", "dsr"):
+        out[f"routing.{routing}.preset"] = "ns2"
+    out.update(mac_overrides())
+    out.update(tcp_overrides(scenario, overrides))
+    return out
+
+
 def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
     """Where the scenario, as manetsim runs it, departs from what the exported
     script makes ns-2.35 do, with the setting that removes the difference.
