@@ -388,8 +388,14 @@ impl TcpSender {
             .floor()
             .max(1.0) as u64;
         let limit = self.snd_una + (w * mss).min(self.peer_window.max(mss));
-        if self.snd_nxt < self.snd_max {
+        // In a go-back-N region (after a timeout) the next segment not
+        // already SACKed, as `next_data` takes it.
+        while self.snd_nxt < self.snd_max {
             let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
+            if self.sent[i].sacked {
+                self.snd_nxt = self.sent[i].end;
+                continue;
+            }
             if self.sent[i].end > limit {
                 return None;
             }
