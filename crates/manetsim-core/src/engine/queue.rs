@@ -195,6 +195,23 @@ impl<E> EventQueue<E> {
         Some((e.time, e.event))
     }
 
+    /// The earliest event, without removing it: the one [`Self::pop`]
+    /// returns next unless an earlier one is scheduled first.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        let e = match (self.near.peek(), self.far.peek()) {
+            (Some(a), Some(b)) => {
+                if b.place() < a.place() {
+                    b
+                } else {
+                    a
+                }
+            }
+            (a, b) => a.or(b)?,
+        };
+        Some(&e.event)
+    }
+
     /// The time of the earliest event without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
         match (self.near.peek(), self.far.peek()) {
@@ -259,6 +276,21 @@ mod tests {
         assert_eq!(q.key(), tie_key(Class::RxStart, early));
         assert!(tie_key(Class::RxEnd, u64::MAX >> 2) < tie_key(Class::Normal, 0));
         assert_eq!(seq_of(tie_key(Class::RxStart, early)), early);
+    }
+
+    #[test]
+    fn peek_shows_what_pops_next_from_either_heap() {
+        let mut q = EventQueue::new();
+        assert_eq!(q.peek(), None);
+        q.schedule(7, "near");
+        q.schedule_far(5, "far");
+        assert_eq!(q.peek(), Some(&"far"));
+        assert_eq!(q.pop(), Some((5, "far")));
+        assert_eq!(q.peek(), Some(&"near"));
+        q.schedule_far(7, "far, later in the tie");
+        assert_eq!(q.peek(), Some(&"near"));
+        assert_eq!(q.pop(), Some((7, "near")));
+        assert_eq!(q.peek(), Some(&"far, later in the tie"));
     }
 
     #[test]

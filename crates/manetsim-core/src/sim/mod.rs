@@ -666,6 +666,9 @@ impl World {
                 break;
             }
             let (now, ev) = self.q.pop().expect("peeked");
+            if self.prefetch_listeners {
+                self.prefetch_events(&ev);
+            }
             match ev {
                 Event::Mac { node, timer, gen } => self.on_mac_timer(now, node, timer, gen),
                 Event::RxStart { node, tx, power } => {
@@ -708,6 +711,35 @@ impl World {
             out.clear();
         }
         self.out = out;
+    }
+
+    /// In a large network, where a node's state is seldom in cache when
+    /// its event comes: starts loading what the next event in the queue
+    /// will read of its node (its [`Lazy`] line and the MAC's receiver
+    /// lines), while `ev`, just popped, is handled; and, for `ev`, its
+    /// overheard list, whose place its [`Lazy`] line (loaded one event
+    /// ago) gives. Hints only: nothing the simulation computes depends on
+    /// them.
+    #[inline]
+    fn prefetch_events(&self, ev: &Event) {
+        let node_of = |e: &Event| match *e {
+            Event::Mac { node, .. }
+            | Event::RxEnd { node, .. }
+            | Event::RxStart { node, .. }
+            | Event::Sync { node } => Some(node),
+            _ => None,
+        };
+        if let Some(next) = self.q.peek().and_then(node_of) {
+            let node = &self.nodes[next as usize];
+            prefetch(&node.lazy);
+            node.mac.prefetch_receiver();
+        }
+        if let Some(n) = node_of(ev) {
+            let list = &self.nodes[n as usize].lazy.overheard;
+            if !list.is_empty() {
+                prefetch_raw(list.as_ptr());
+            }
+        }
     }
 
     /// Brings node `n`'s MAC up to the present (the event being handled,
