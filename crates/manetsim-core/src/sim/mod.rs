@@ -1349,10 +1349,15 @@ impl World {
                     listeners.push(r);
                 }
             });
-            // Their lists next (reading where each list is waits only for
-            // the loads started above, all at once).
+            // The physics reads the positions loaded above, while the
+            // nodes' states arrive.
             for &r in listeners.iter() {
-                let node = &nodes[r as usize];
+                physics!(r);
+            }
+            // Then the lists of those who hear the frame (reading where
+            // each list is waits only for the loads started above).
+            for h in heard.iter() {
+                let node = &nodes[h.r as usize];
                 let list = &node.lazy.overheard;
                 if list.capacity() > 0 {
                     prefetch_raw(list.as_ptr());
@@ -1361,9 +1366,6 @@ impl World {
                     // It will be handed what it has heard (`replay_lone`).
                     node.mac.prefetch_receiver();
                 }
-            }
-            for &r in listeners.iter() {
-                physics!(r);
             }
         } else {
             self.grid.for_each_near(src, |r| {
