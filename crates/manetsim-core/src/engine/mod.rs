@@ -17,7 +17,7 @@ mod time;
 mod timer;
 
 pub use hash::{IntHasher, IntMap, IntSet};
-pub use queue::{seq_of, tie_key, Class, EventQueue, TieKey};
+pub use queue::{place, seq_of, tie_key, Class, EventQueue, Place, TieKey};
 pub use rng::{Rng, Stream};
 pub use time::{from_secs, to_secs, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use timer::TimerSlot;

@@ -52,9 +52,11 @@ pub fn seq_of(key: TieKey) -> u64 {
 /// Where an event stands in the one total order: its time in the high 64
 /// bits, its tie key below, compared in one step. No two queued events share
 /// one, so any correct heap pops them in the same order.
-type Place = u128;
+pub type Place = u128;
 
-fn place(time: SimTime, key: TieKey) -> Place {
+/// The [`Place`] of time `time` and tie key `key`.
+#[inline]
+pub fn place(time: SimTime, key: TieKey) -> Place {
     (Place::from(time) << 64) | Place::from(key)
 }
 

@@ -61,8 +61,8 @@ mod tcp;
 use crate::app::Cbr;
 use crate::energy::Battery;
 use crate::engine::{
-    from_secs, prefetch, prefetch_raw, seq_of, tie_key, to_secs, Class, EventQueue, Rng, SimTime,
-    TieKey, TimerSlot, NS_PER_S,
+    from_secs, place, prefetch, prefetch_raw, seq_of, tie_key, to_secs, Class, EventQueue, Place,
+    Rng, SimTime, TieKey, TimerSlot, NS_PER_S,
 };
 use crate::loss::LossModel;
 use crate::mac::{
@@ -291,13 +291,13 @@ impl LazyRx {
 
 /// An [`Instant`] as one number, in the same order (compared in one step).
 #[inline]
-fn flat((time, key): Instant) -> u128 {
-    (u128::from(time) << 64) | u128::from(key)
+fn flat((time, key): Instant) -> Place {
+    place(time, key)
 }
 
 /// The [`Instant`] of a [`flat`] number.
 #[inline]
-fn unflat(x: u128) -> Instant {
+fn unflat(x: Place) -> Instant {
     ((x >> 64) as SimTime, x as TieKey)
 }
 
