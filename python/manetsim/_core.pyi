@@ -1,4 +1,6 @@
 # Type stub for the extension module built from crates/manetsim-py (kept by hand).
+import os
+
 __version__: str
 
 class ScenarioError(ValueError):
@@ -19,6 +21,7 @@ def run(
     source: str,
     overrides: list[tuple[str, str]] = ...,
     seed: int | None = None,
+    ns2_trace: str | os.PathLike[str] | None = None,
 ) -> str: ...
 def parse_override(arg: str) -> tuple[str, str]: ...
 def movements_ns2(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> str: ...

@@ -15,6 +15,11 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.9 and 3.10
+    import tomli as tomllib
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -109,23 +114,37 @@ def run_command(
             "--out",
             "-o",
             metavar="DIR",
-            help="Also write Parquet tables, result.json and scenario.toml to DIR.",
+            help=(
+                "Also write Parquet tables, result.json and scenario.toml to DIR "
+                "(and trace.tr, with [output] ns2_trace = true)."
+            ),
             file_okay=False,
         ),
     ] = None,
     seed: SeedOption = None,
     set_: SetOption = None,
 ) -> None:
-    """Run a scenario and report per-flow, drop and MAC figures."""
+    """Run a scenario and report per-flow, drop and MAC figures.
+
+    With [output] ns2_trace = true it also writes an ns-2 trace: DIR/trace.tr
+    with --out, NAME.tr in the current directory without.
+    """
     overrides = override_pairs(set_ or [])
     notices = _stderr()
+    resolved = tomllib.loads(resolved_toml(file, overrides, seed))
+    trace: Optional[Path] = None
+    if resolved.get("output", {}).get("ns2_trace", False):
+        trace = out / "trace.tr" if out is not None else Path(f"{resolved['name']}.tr")
+        trace.parent.mkdir(parents=True, exist_ok=True)
     if notices.is_terminal:
         with notices.status(f"running {escape(str(file))}", spinner="dots"):
-            result = run_scenario(file, seed=seed, overrides=overrides)
+            result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
     else:
-        result = run_scenario(file, seed=seed, overrides=overrides)
+        result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
     for warning in result.warnings:
         notices.print(f"warning: {escape(warning)}", highlight=False)
+    if trace is not None:
+        notices.print(f"wrote the ns-2 trace to {escape(str(trace))}", highlight=False)
     if out is not None:
         result.write(out)
         notices.print(f"wrote results to {escape(str(out))}", highlight=False)

@@ -722,7 +722,15 @@ def _list_lengths(text: str, source: str) -> dict[str, int]:
 def _resolve(
     text: str, source: str, overrides: Iterable[tuple[str, str]], seed: int, sweep_file: Path
 ) -> str:
-    return _core.load(text, source, [*overrides, ("seed", str(seed))])
+    resolved = _core.load(text, source, [*overrides, ("seed", str(seed))])
+    if tomllib.loads(resolved).get("output", {}).get("ns2_trace", False):
+        raise scenario_error(
+            str(sweep_file),
+            "a sweep does not write ns-2 traces (every run would write the same file); "
+            "set output.ns2_trace = false, and trace single runs with `manetsim run`",
+            "output.ns2_trace",
+        )
+    return resolved
 
 
 def _value_text(value: Any) -> str:

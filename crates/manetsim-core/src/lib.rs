@@ -49,12 +49,13 @@ pub mod phy;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod trace;
 pub mod transport;
 pub mod wire;
 
 pub use metrics::result::RunResult;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{movements_as_ns2, run, SimError};
+pub use sim::{movements_as_ns2, run, run_traced, SimError};
 
 /// The manetsim version, recorded in every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

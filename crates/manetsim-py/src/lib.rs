@@ -104,21 +104,24 @@ fn load(
 /// Loads a scenario and runs it; returns the result as JSON.
 ///
 /// `seed`, when given, is applied as the last override (`seed=N`).
+/// `ns2_trace` is where `[output] ns2_trace` writes its trace (default:
+/// `NAME.tr` in the current directory).
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None))]
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, ns2_trace=None))]
 fn run(
     py: Python<'_>,
     text: &str,
     source: &str,
     mut overrides: Overrides,
     seed: Option<u64>,
+    ns2_trace: Option<std::path::PathBuf>,
 ) -> Result<String, CoreError> {
     if let Some(seed) = seed {
         overrides.push(("seed".to_string(), seed.to_string()));
     }
     py.allow_threads(|| {
         let scenario = scenario::load_str(text, source, &overrides)?;
-        let result = manetsim_core::run(&scenario)?;
+        let result = manetsim_core::run_traced(&scenario, ns2_trace.as_deref())?;
         serde_json::to_string(&result)
             .map_err(|e| CoreError::Simulation(format!("cannot encode the result: {e}")))
     })

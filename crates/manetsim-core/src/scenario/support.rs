@@ -32,7 +32,6 @@ pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
     Feature::Transport(Transport::Sctp),
     Feature::App(AppKind::Onoff),
     Feature::Pcap,
-    Feature::Ns2Trace,
 ];
 
 /// The `mac.standard` values a run supports (the key is free text).

@@ -371,6 +371,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         air_free: Vec::new(),
         next_serial: 0,
         overhear_lazily: true,
+        trace: None,
         promiscuous,
         tap_control,
         lazy_receptions: 0,

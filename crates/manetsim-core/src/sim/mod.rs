@@ -82,22 +82,60 @@ use crate::net::{
 use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
 use crate::scenario::{LossWhere, Scenario};
+use crate::trace::ns2::{drop_code, MacFields};
+use crate::trace::{Layer, Ns2Trace};
 use floods::{FloodLog, Known};
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// A run that failed after the scenario was accepted.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("cannot set up the scenario: {0}")]
     Setup(String),
+    /// The trace file could not be written.
+    #[error("cannot write the ns-2 trace {0}: {1}")]
+    Trace(String, String),
 }
 
-/// Runs one scenario to completion and reports its results.
+/// Runs one scenario to completion and reports its results. With
+/// `[output] ns2_trace`, the trace goes to `<name>.tr` in the current
+/// directory (see [`run_traced`]).
 pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
+    run_traced(scenario, None)
+}
+
+/// [`run`], with `[output] ns2_trace`'s trace written to `trace_path`
+/// (when the scenario asks for a trace; `None`: `<name>.tr` in the current
+/// directory). The trace appears under its name only once the run is
+/// complete.
+pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunResult, SimError> {
     let mut world = build::build(scenario)?;
+    if scenario.output.ns2_trace {
+        let path = match trace_path {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::from(format!("{}.tr", scenario.name)),
+        };
+        let mss = world
+            .tcp
+            .iter()
+            .map(|t| t.as_ref().map_or(0, |t| t.mss as u64))
+            .collect();
+        let trace = Ns2Trace::create(&path, scenario.routing.protocol, mss)
+            .map_err(|e| SimError::Trace(path.display().to_string(), e.to_string()))?;
+        world.trace = Some(Box::new(trace));
+        // Every reception an event of its own, so that lines come in order.
+        world.overhear_lazily = false;
+    }
     let started = std::time::Instant::now();
     world.run();
     let wall_s = started.elapsed().as_secs_f64();
+    if let Some(trace) = world.trace.take() {
+        let path = trace.dest().to_path_buf();
+        trace
+            .finish()
+            .map_err(|e| SimError::Trace(path.display().to_string(), e.to_string()))?;
+    }
     let mut result = world.result(scenario, wall_s);
     let range_m = world.receive_range_m();
     // The world's memory is given back before the mobility metrics take theirs.
@@ -553,8 +591,11 @@ pub(crate) struct World {
     air_free: Vec<u32>,
     next_serial: u32,
     /// Whether overheard frames at passive nodes go to their `overheard`
-    /// lists (always, except in the test that compares both ways).
+    /// lists (always, except in the test that compares both ways, and with
+    /// a trace, whose lines must come in time order).
     overhear_lazily: bool,
+    /// The ns-2 trace being written (`[output] ns2_trace`).
+    trace: Option<Box<Ns2Trace>>,
     /// Receptions that went to an `overheard` list (for that test).
     lazy_receptions: u64,
     /// Of those, decodable copies of floods their node had seen (for that
@@ -859,6 +900,10 @@ impl World {
                     self.transmit(now, n, frame, airtime_ns);
                 }
                 MacAction::DeliverUp { packet, from, seq } => {
+                    if let Some(t) = &mut self.trace {
+                        let mac = MacFields::received(n, from, packet.is_arp());
+                        t.packet('r', now, n, Layer::Mac, "---", &packet, mac, n);
+                    }
                     let sender = &mut self.nodes[from as usize];
                     if sender.mac.pending_seq() == Some((seq, n)) {
                         sender.handed_over = true;
@@ -924,7 +969,7 @@ impl World {
             TxOutcome::Failed if packet.is_arp() => {
                 // Lost, unless the requester took it and only the ACKs failed.
                 if !self.nodes[n as usize].handed_over {
-                    self.ledger.drop(DropReason::RetryLimit);
+                    self.drop_packet(now, n, DropReason::RetryLimit, &packet);
                 }
             }
             TxOutcome::Failed => {
@@ -971,10 +1016,12 @@ impl World {
             f(&mut node.router, now, &mut ctx);
             for action in out.drain(..) {
                 match action {
-                    RoutingAction::Send { .. } | RoutingAction::Resend { .. } => {
-                        self.ledger.drop(DropReason::EnergyDepleted)
+                    RoutingAction::Send { packet, .. } | RoutingAction::Resend { packet, .. } => {
+                        self.drop_packet(now, n, DropReason::EnergyDepleted, &packet)
                     }
-                    RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
+                    RoutingAction::Drop { reason, packet } => {
+                        self.drop_packet(now, n, reason, &packet)
+                    }
                     RoutingAction::Originate { .. } | RoutingAction::Reroute { .. } => {}
                 }
             }
@@ -1044,6 +1091,9 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
+                if let Some(t) = &mut self.trace {
+                    t.note_message(packet.uid, message);
+                }
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Resend {
@@ -1058,9 +1108,12 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
+                if let Some(t) = &mut self.trace {
+                    t.note_message(packet.uid, message);
+                }
                 self.enqueue(now, n, packet, next_hop);
             }
-            RoutingAction::Drop { reason, .. } => self.ledger.drop(reason),
+            RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
             RoutingAction::Reroute { next_hop } => {
                 let taken = self.nodes[n as usize].ifq.take_data_for(next_hop);
                 for packet in taken {
@@ -1077,6 +1130,20 @@ impl World {
     /// Hands a packet from routing to the link layer, which queues it
     /// `[mac] ll_delay_s` later.
     fn enqueue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
+        if let Some(t) = &mut self.trace {
+            // ns-2's `f`: a router sending what another node originated.
+            let op = if packet.src == n { 's' } else { 'f' };
+            t.packet(
+                op,
+                now,
+                n,
+                Layer::Router,
+                "---",
+                &packet,
+                MacFields::default(),
+                next_hop,
+            );
+        }
         if self.ll_delay_ns > 0 {
             self.park(
                 now,
@@ -1118,7 +1185,7 @@ impl World {
         match p {
             Parked::Up { node, from, packet } => {
                 if self.is_dead(node) {
-                    self.ledger.drop(DropReason::EnergyDepleted);
+                    self.drop_packet(now, node, DropReason::EnergyDepleted, &packet);
                 } else {
                     self.receive(now, node, from, packet);
                 }
@@ -1138,15 +1205,15 @@ impl World {
     /// Resolves the next hop's address (with ARP on) and queues the packet.
     fn link_down(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         if self.is_dead(n) {
-            self.ledger.drop(DropReason::EnergyDepleted);
+            self.drop_packet(now, n, DropReason::EnergyDepleted, &packet);
             return;
         }
         let packet = match &mut self.nodes[n as usize].arp {
             Some(table) => match table.resolve(packet, next_hop) {
                 Resolved::Send(p) => p,
                 Resolved::Request { dropped } => {
-                    if dropped.is_some() {
-                        self.ledger.drop(DropReason::Arp);
+                    if let Some(p) = dropped {
+                        self.drop_packet(now, n, DropReason::Arp, &p);
                     }
                     self.send_arp(now, n, arp::request(n, next_hop), BROADCAST);
                     return;
@@ -1163,7 +1230,7 @@ impl World {
             },
             None => packet,
         };
-        self.queue(n, packet, next_hop);
+        self.queue(now, n, packet, next_hop);
     }
 
     /// Originates an ARP message and queues it.
@@ -1177,7 +1244,7 @@ impl World {
         } else {
             self.arp_sent.1 += 1;
         }
-        self.queue(n, packet, next_hop);
+        self.queue(now, n, packet, next_hop);
     }
 
     /// An ARP message reached node `n`: it learns the sender, sends what
@@ -1193,7 +1260,7 @@ impl World {
             return;
         };
         if let Some(held) = table.learn(packet.src) {
-            self.queue(n, held, packet.src);
+            self.queue(now, n, held, packet.src);
         }
         if !reply && target == n {
             self.send_arp(now, n, arp::reply(n, packet.src), packet.src);
@@ -1202,14 +1269,23 @@ impl World {
     }
 
     /// Puts a packet in node `n`'s interface queue.
-    fn queue(&mut self, n: u32, packet: Packet, next_hop: NodeId) {
+    fn queue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         let node = &mut self.nodes[n as usize];
         match node.ifq.enqueue(packet, next_hop) {
             Enqueued::Accepted => {}
-            Enqueued::Dropped(_) => {
+            Enqueued::Dropped(p) => {
                 node.queue_drops += 1;
-                self.ledger.drop(DropReason::QueueFull);
+                self.drop_packet(now, n, DropReason::QueueFull, &p);
             }
+        }
+    }
+
+    /// Counts a dropped packet, and traces it at the layer that dropped it.
+    fn drop_packet(&mut self, now: SimTime, n: u32, reason: DropReason, packet: &Packet) {
+        self.ledger.drop(reason);
+        if let Some(t) = &mut self.trace {
+            let (layer, code) = drop_code(reason);
+            t.packet('D', now, n, layer, code, packet, MacFields::default(), 0);
         }
     }
 
@@ -1240,6 +1316,9 @@ impl World {
                 self.power_off(now, n);
                 return;
             }
+        }
+        if let Some(t) = &mut self.trace {
+            t.frame(now, n, &frame);
         }
         let mut emptied = std::mem::take(&mut self.emptied);
         let serial = self.next_serial;
@@ -1517,13 +1596,15 @@ impl World {
         let node = &mut self.nodes[n as usize];
         let held = node.mac.power_off();
         node.note_mac();
-        let mut dropped = node.ifq.len() as u64;
-        while node.ifq.dequeue().is_some() {}
-        if held.is_some() && !node.handed_over {
-            dropped += 1;
+        let mut dropped = Vec::with_capacity(node.ifq.len() + 1);
+        while let Some((p, _)) = node.ifq.dequeue() {
+            dropped.push(p);
         }
-        for _ in 0..dropped {
-            self.ledger.drop(DropReason::EnergyDepleted);
+        if let Some(p) = held.filter(|_| !node.handed_over) {
+            dropped.push(p);
+        }
+        for p in &dropped {
+            self.drop_packet(now, n, DropReason::EnergyDepleted, p);
         }
     }
 
@@ -1563,8 +1644,12 @@ impl World {
         packet.hops += 1;
         packet.visit(n);
         if !self.losses.is_empty() && self.lost_after_mac(n, &packet) {
-            self.ledger.drop(DropReason::LossModel);
+            self.drop_packet(now, n, DropReason::LossModel, &packet);
             return;
+        }
+        if let Some(t) = &mut self.trace {
+            let mac = MacFields::received(n, from, false);
+            t.packet('r', now, n, Layer::Router, "---", &packet, mac, n);
         }
         if packet.is_control() {
             if let Some(log) = &mut self.floods {
@@ -1585,7 +1670,7 @@ impl World {
         } else {
             packet.ttl = packet.ttl.saturating_sub(1);
             if packet.ttl == 0 {
-                self.ledger.drop(DropReason::Ttl);
+                self.drop_packet(now, n, DropReason::Ttl, &packet);
                 return;
             }
             self.nodes[n as usize].forwarded += 1;
@@ -1605,6 +1690,19 @@ impl World {
     }
 
     fn deliver_local(&mut self, now: SimTime, packet: Packet) {
+        if let Some(t) = &mut self.trace {
+            let n = packet.dst;
+            t.packet(
+                'r',
+                now,
+                n,
+                Layer::Agent,
+                "---",
+                &packet,
+                MacFields::default(),
+                n,
+            );
+        }
         if let PacketKind::Data { flow, seq } = packet.kind {
             if packet.dst != self.flows[flow as usize].dst {
                 // A TCP data segment cannot go backwards; guard anyway.
@@ -1668,6 +1766,18 @@ impl World {
         packet.visit(src);
         self.next_uid += 1;
         self.ledger.create();
+        if let Some(t) = &mut self.trace {
+            t.packet(
+                's',
+                now,
+                src,
+                Layer::Agent,
+                "---",
+                &packet,
+                MacFields::default(),
+                0,
+            );
+        }
         self.flow_stats[f as usize].on_send(now, payload);
         self.with_router(now, src, |r, now, ctx| r.route_output(now, packet, ctx));
     }

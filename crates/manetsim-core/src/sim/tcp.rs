@@ -276,6 +276,19 @@ impl World {
         packet.visit(from);
         self.next_uid += 1;
         self.ledger.create();
+        if let Some(t) = &mut self.trace {
+            let mac = crate::trace::ns2::MacFields::default();
+            t.packet(
+                's',
+                now,
+                from,
+                crate::trace::Layer::Agent,
+                "---",
+                &packet,
+                mac,
+                0,
+            );
+        }
         if packet.payload_bytes > 0 {
             self.flow_stats[f as usize].on_send(now, packet.payload_bytes);
         }

@@ -1,0 +1,13 @@
+//! Trace files a run writes besides its result (`[output]`).
+//!
+//! - [`ns2`]: ns-2's old wireless trace format (`output.ns2_trace`), so that
+//!   the awk scripts and parsers written for ns-2 read manetsim's runs, and
+//!   `manetsim crosscheck` can read both simulators with one parser.
+//!
+//! A trace is written to a temporary file beside its destination and
+//! renamed into place when the run ends, so a failed or interrupted run
+//! never leaves a half-written trace under the expected name.
+
+pub mod ns2;
+
+pub use ns2::{Layer, Ns2Trace};

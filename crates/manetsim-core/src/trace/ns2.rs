@@ -1,0 +1,548 @@
+//! ns-2's old wireless trace format (`[output] ns2_trace = true`).
+//!
+//! One line per event, as ns-2.35's CMU trace objects print them:
+//!
+//! ```text
+//! s 1.000000000 _0_ AGT  --- 3 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [0 0] 0 0
+//! ```
+//!
+//! `op time _node_ layer reason uid type size [mac] ------- [ip] tail`:
+//!
+//! - `op`: `s` sent, `r` received, `f` forwarded (a router sending a packet
+//!   another node originated), `D` dropped;
+//! - `time`: seconds with nine decimals (exactly manetsim's nanoseconds);
+//! - `layer`: `AGT` (the flow's endpoints), `RTR` (the routing agent),
+//!   `MAC`, `IFQ` (the interface queue, and ARP);
+//! - `reason`: `---`, or on a drop ns-2's code: `IFQ` (queue full, also a
+//!   routing agent's full buffer), `ARP`, `RET` (retry limit), `NRTE` (no
+//!   route), `TTL`, `TOUT` (waited too long for a route), `ERR` (an
+//!   injected loss model), and `EGY` (a node's battery ran out; ns-2 has
+//!   no code for it);
+//! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
+//!   the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
+//!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
+//! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
+//!   TCP packet with its headers); at `RTR` and `IFQ`, and for `MAC`
+//!   receptions, the IP datagram; for `MAC` sends the frame's bytes;
+//! - `[mac]`: duration (µs), receiver, transmitter and EtherType, in hex
+//!   (`ffffffff` is broadcast): the frame's for a MAC send, the last hop's
+//!   (receiver and transmitter) for a reception, zeros otherwise;
+//! - `[ip]`: `[src:port dst:port ttl next_hop]`, `-1` for broadcast; a
+//!   flow's endpoints use the flow's index as their port, routing agents
+//!   port 255 (ns-2's `RT_PORT`);
+//! - `tail`: `[seq ack] hops 0` for TCP (sequence numbers in segments, as
+//!   ns-2's; an ACK's `seq` is the last segment it acknowledges), `[seq]
+//!   hops 0` for UDP; for routing, AODV's and AOMDV's message in
+//!   parentheses (`(REQUEST)`, `(REPLY)`, `(ERROR)`, `(HELLO)`), DSR's
+//!   request, reply and error flags in ns-2's shape (`n [q id] [p …] [e
+//!   …]`, with the fields manetsim does not track as 0), OLSR's message
+//!   type; for ARP `[REQUEST src/src 0/target]` or `REPLY`.
+//!
+//! What is traced: every packet an agent sends or receives (`AGT`), every
+//! packet a routing agent receives, sends or forwards (`RTR`), every frame
+//! put on the air and every data frame a MAC hands up (`MAC`), and every
+//! drop, at the layer that dropped it. Receptions a MAC only overhears are
+//! not traced (ns-2 does not trace them either). Packets still in flight
+//! when the run ends are not traced as dropped.
+
+use crate::engine::SimTime;
+use crate::mac::{Frame, FrameKind};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
+use crate::scenario::RoutingProtocol;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The layer a trace line is written at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Agent,
+    Router,
+    Mac,
+    Ifq,
+}
+
+impl Layer {
+    fn code(self) -> &'static str {
+        match self {
+            Layer::Agent => "AGT",
+            Layer::Router => "RTR",
+            Layer::Mac => "MAC",
+            Layer::Ifq => "IFQ",
+        }
+    }
+}
+
+/// The layer that drops a packet for `reason`, and ns-2's code for it.
+pub fn drop_code(reason: DropReason) -> (Layer, &'static str) {
+    match reason {
+        DropReason::QueueFull => (Layer::Ifq, "IFQ"),
+        DropReason::Arp => (Layer::Ifq, "ARP"),
+        DropReason::RetryLimit => (Layer::Mac, "RET"),
+        DropReason::NoRoute => (Layer::Router, "NRTE"),
+        DropReason::Ttl => (Layer::Router, "TTL"),
+        DropReason::RouteBufferFull => (Layer::Router, "IFQ"),
+        DropReason::RouteBufferTimeout => (Layer::Router, "TOUT"),
+        DropReason::LossModel => (Layer::Mac, "ERR"),
+        DropReason::EnergyDepleted => (Layer::Mac, "EGY"),
+    }
+}
+
+/// The MAC header fields a packet line shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MacFields {
+    pub duration_us: u64,
+    pub ra: NodeId,
+    pub ta: NodeId,
+    pub ether_type: u16,
+}
+
+impl MacFields {
+    /// A packet node `ra` received from neighbour `ta`.
+    pub fn received(ra: NodeId, ta: NodeId, arp: bool) -> Self {
+        Self {
+            duration_us: 0,
+            ra,
+            ta,
+            ether_type: if arp { 0x806 } else { 0x800 },
+        }
+    }
+}
+
+/// An ns-2 trace being written.
+pub struct Ns2Trace {
+    out: Option<BufWriter<File>>,
+    tmp: PathBuf,
+    dest: PathBuf,
+    error: Option<io::Error>,
+    protocol: RoutingProtocol,
+    /// The routing message of each control packet, by uid.
+    messages: HashMap<u64, &'static str>,
+    /// Each flow's TCP segment size (0 for a UDP flow).
+    mss: Vec<u64>,
+    line: String,
+}
+
+impl Ns2Trace {
+    /// Starts a trace that [`Self::finish`] renames to `dest`.
+    pub fn create(dest: &Path, protocol: RoutingProtocol, mss: Vec<u64>) -> io::Result<Self> {
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "trace".into());
+        let tmp = dest.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+        let file = File::create(&tmp)?;
+        Ok(Self {
+            out: Some(BufWriter::with_capacity(1 << 16, file)),
+            tmp,
+            dest: dest.to_path_buf(),
+            error: None,
+            protocol,
+            messages: HashMap::new(),
+            mss,
+            line: String::with_capacity(160),
+        })
+    }
+
+    /// Where the trace goes once finished.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Records which routing message control packet `uid` carries.
+    pub fn note_message(&mut self, uid: u64, message: &'static str) {
+        self.messages.insert(uid, message);
+    }
+
+    /// A packet line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn packet(
+        &mut self,
+        op: char,
+        now: SimTime,
+        node: NodeId,
+        layer: Layer,
+        reason: &str,
+        p: &Packet,
+        mac: MacFields,
+        next_hop: NodeId,
+    ) {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let size = match (layer, p.kind) {
+            (Layer::Agent, PacketKind::Data { .. }) if p.tcp.is_none() => p.payload_bytes,
+            _ => p.size_bytes,
+        };
+        head(
+            &mut line,
+            op,
+            now,
+            node,
+            layer.code(),
+            reason,
+            p.uid,
+            self.kind(p),
+            size,
+        );
+        mac_part(&mut line, mac);
+        self.packet_part(&mut line, p, next_hop);
+        self.write(&line);
+        self.line = line;
+    }
+
+    /// A frame node `node` puts on the air.
+    pub fn frame(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let mac = MacFields {
+            duration_us: f.duration_ns / 1_000,
+            ra: f.ra,
+            ta: f.ta,
+            ether_type: match &f.packet {
+                Some(p) if p.is_arp() => 0x806,
+                Some(_) => 0x800,
+                None => 0,
+            },
+        };
+        let (uid, kind) = match (&f.kind, &f.packet) {
+            (FrameKind::Data, Some(p)) => (p.uid, self.kind(p)),
+            (FrameKind::Rts, _) => (0, "RTS"),
+            (FrameKind::Cts, _) => (0, "CTS"),
+            (FrameKind::Ack, _) => (0, "ACK"),
+            (FrameKind::Data, None) => (0, "MAC"),
+        };
+        head(&mut line, 's', now, node, "MAC", "---", uid, kind, f.bytes);
+        mac_part(&mut line, mac);
+        match &f.packet {
+            Some(p) => self.packet_part(&mut line, p, f.ra),
+            // A frame without a packet (RTS, CTS, ACK) ends here.
+            None => line.push('\n'),
+        }
+        self.write(&line);
+        self.line = line;
+    }
+
+    /// Flushes the trace and moves it to its destination.
+    pub fn finish(mut self) -> io::Result<PathBuf> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let out = self.out.take().expect("finished once");
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&self.tmp, &self.dest)?;
+        Ok(self.dest.clone())
+    }
+
+    fn write(&mut self, line: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(out) = &mut self.out {
+            if let Err(e) = out.write_all(line.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn kind(&self, p: &Packet) -> &'static str {
+        match p.kind {
+            PacketKind::Data { .. } if p.tcp.is_some() => "tcp",
+            PacketKind::Data { .. } => "cbr",
+            PacketKind::TcpAck { .. } => "ack",
+            PacketKind::Arp { .. } => "ARP",
+            PacketKind::Control => match self.protocol {
+                RoutingProtocol::Aodv | RoutingProtocol::Static => "AODV",
+                RoutingProtocol::Aomdv => "AOMDV",
+                RoutingProtocol::Dsr => "DSR",
+                RoutingProtocol::Dsdv => "message",
+                RoutingProtocol::Olsr => "OLSR",
+            },
+        }
+    }
+
+    /// ` ------- [ip] tail` and the line's end.
+    fn packet_part(&self, line: &mut String, p: &Packet, next_hop: NodeId) {
+        if let PacketKind::Arp { target, reply } = p.kind {
+            let what = if reply { "REPLY" } else { "REQUEST" };
+            let _ = writeln!(line, " ------- [{what} {0}/{0} 0/{target}]", p.src);
+            return;
+        }
+        let port = match p.kind {
+            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => flow,
+            _ => 255,
+        };
+        let _ = write!(
+            line,
+            " ------- [{}:{port} {}:{port} {} {}]",
+            p.src,
+            addr(p.dst),
+            p.ttl,
+            addr(next_hop)
+        );
+        match p.kind {
+            PacketKind::Data { seq, .. } if p.tcp.is_some() => {
+                let _ = write!(line, " [{seq} 0] {} 0", p.hops);
+            }
+            PacketKind::Data { seq, .. } => {
+                let _ = write!(line, " [{seq}] {} 0", p.hops);
+            }
+            PacketKind::TcpAck { flow } => {
+                let mss = self.mss.get(flow as usize).copied().unwrap_or(0).max(1);
+                let acked = p.tcp.as_ref().map_or(0, |s| s.ack / mss) as i64 - 1;
+                let _ = write!(line, " [{acked} 0] {} 0", p.hops);
+            }
+            PacketKind::Control => {
+                let message = self.messages.get(&p.uid).copied();
+                self.control_tail(line, message);
+            }
+            PacketKind::Arp { .. } => unreachable!("handled above"),
+        }
+        line.push('\n');
+    }
+
+    fn control_tail(&self, line: &mut String, message: Option<&str>) {
+        match self.protocol {
+            RoutingProtocol::Aodv | RoutingProtocol::Aomdv | RoutingProtocol::Static => {
+                let (code, label) = match message {
+                    Some("rreq") => (1, "(REQUEST)"),
+                    Some("rrep") | Some("grat_rrep") => (2, "(REPLY)"),
+                    Some("rerr") => (3, "(ERROR)"),
+                    Some("hello") => (2, "(HELLO)"),
+                    _ => return,
+                };
+                let _ = write!(line, " [0x{code:x}] {label}");
+            }
+            RoutingProtocol::Dsr => {
+                let flag = |m: &[&str]| u8::from(message.is_some_and(|x| m.contains(&x)));
+                let _ = write!(
+                    line,
+                    " 0 [{} 0] [{} 0 0 0->0] [{} 0 0 0->0]",
+                    flag(&["rreq"]),
+                    flag(&["rrep", "grat_rrep"]),
+                    flag(&["rerr"])
+                );
+            }
+            RoutingProtocol::Olsr => {
+                if let Some(m) = message {
+                    let _ = write!(line, " ({})", m.to_ascii_uppercase());
+                }
+            }
+            RoutingProtocol::Dsdv => {}
+        }
+    }
+}
+
+impl Drop for Ns2Trace {
+    fn drop(&mut self) {
+        // Not finished (a failed run): no partial trace is left behind.
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// An address as ns-2 prints it in the IP field (`-1` for broadcast).
+fn addr(a: NodeId) -> i64 {
+    if a == BROADCAST {
+        -1
+    } else {
+        a as i64
+    }
+}
+
+/// `op time _node_ layer reason uid type size`.
+#[allow(clippy::too_many_arguments)]
+fn head(
+    line: &mut String,
+    op: char,
+    now: SimTime,
+    node: NodeId,
+    layer: &str,
+    reason: &str,
+    uid: u64,
+    kind: &str,
+    size: u32,
+) {
+    let (s, ns) = (now / 1_000_000_000, now % 1_000_000_000);
+    let _ = write!(
+        line,
+        "{op} {s}.{ns:09} _{node}_ {layer} {reason:>4} {uid} {kind} {size}"
+    );
+}
+
+fn mac_part(line: &mut String, m: MacFields) {
+    let _ = write!(
+        line,
+        " [{:x} {:x} {:x} {:x}]",
+        m.duration_us, m.ra, m.ta, m.ether_type
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::TcpSegment;
+    use std::rc::Rc;
+
+    fn dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "manetsim-trace-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn data(uid: u64, flow: u32, seq: u64, tcp: bool) -> Packet {
+        let mut p = Packet::control(0, 5, 32, 0, Vec::new());
+        p.uid = uid;
+        p.kind = PacketKind::Data { flow, seq };
+        p.body = None;
+        if tcp {
+            p.size_bytes = 552;
+            p.payload_bytes = 512;
+            p.tcp = Some(Rc::new(TcpSegment {
+                seq: seq * 512,
+                len: 512,
+                ..TcpSegment::default()
+            }));
+        } else {
+            p.size_bytes = 540;
+            p.payload_bytes = 512;
+        }
+        p
+    }
+
+    fn lines(t: Ns2Trace) -> Vec<String> {
+        let path = t.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn writes_ns2_lines_for_each_layer() {
+        let path = dir().join("layers.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![512, 0]).unwrap();
+        let tcp = data(7, 0, 3, true);
+        t.packet(
+            's',
+            1_000_000_000,
+            0,
+            Layer::Agent,
+            "---",
+            &tcp,
+            MacFields::default(),
+            0,
+        );
+        let mut rreq = Packet::control(2, BROADCAST, 30, 8, vec![1; 24]);
+        rreq.uid = 9;
+        t.note_message(9, "rreq");
+        t.packet(
+            'f',
+            2_500_000_001,
+            3,
+            Layer::Router,
+            "---",
+            &rreq,
+            MacFields::default(),
+            BROADCAST,
+        );
+        let cbr = data(11, 1, 4, false);
+        t.packet(
+            'r',
+            3_000_000_000,
+            5,
+            Layer::Agent,
+            "---",
+            &cbr,
+            MacFields::received(5, 4, false),
+            5,
+        );
+        let mut ack = data(12, 0, 0, true);
+        ack.kind = PacketKind::TcpAck { flow: 0 };
+        ack.src = 5;
+        ack.dst = 0;
+        ack.payload_bytes = 0;
+        ack.size_bytes = 40;
+        ack.tcp = Some(Rc::new(TcpSegment {
+            ack: 4 * 512,
+            ..TcpSegment::default()
+        }));
+        t.packet(
+            'D',
+            4_000_000_000,
+            2,
+            Layer::Ifq,
+            "IFQ",
+            &ack,
+            MacFields::default(),
+            1,
+        );
+        let rts = Frame::control(FrameKind::Rts, 1, 2, 7_000);
+        t.frame(5_000_000_000, 1, &rts);
+        let got = lines(t);
+        assert_eq!(
+            got,
+            [
+                "s 1.000000000 _0_ AGT  --- 7 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [3 0] 0 0",
+                "f 2.500000001 _3_ RTR  --- 9 AODV 52 [0 0 0 0] ------- [2:255 -1:255 30 -1] [0x1] (REQUEST)",
+                "r 3.000000000 _5_ AGT  --- 11 cbr 512 [0 5 4 800] ------- [0:1 5:1 32 5] [4] 0 0",
+                "D 4.000000000 _2_ IFQ  IFQ 12 ack 40 [0 0 0 0] ------- [5:0 0:0 32 1] [3 0] 0 0",
+                "s 5.000000000 _1_ MAC  --- 0 RTS 20 [7 2 1 0]",
+            ]
+        );
+    }
+
+    #[test]
+    fn dsr_lines_have_the_shape_ns2s_parsers_read() {
+        let path = dir().join("dsr.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
+        let mut rrep = Packet::control(4, 0, 32, 0, vec![0; 16]);
+        rrep.uid = 3;
+        t.note_message(3, "grat_rrep");
+        t.packet(
+            's',
+            0,
+            4,
+            Layer::Router,
+            "---",
+            &rrep,
+            MacFields::default(),
+            3,
+        );
+        let got = lines(t);
+        let tokens: Vec<&str> = got[0].split_whitespace().collect();
+        let ip = tokens.iter().position(|t| t.starts_with("[4:")).unwrap();
+        assert_eq!(tokens[6], "DSR");
+        assert_eq!(
+            (tokens[ip + 5], tokens[ip + 7], tokens[ip + 11]),
+            ("[0", "[1", "[0")
+        );
+    }
+
+    #[test]
+    fn an_unfinished_trace_leaves_no_file() {
+        let path = dir().join("unfinished.tr");
+        let t = Ns2Trace::create(&path, RoutingProtocol::Dsdv, vec![]).unwrap();
+        let tmp = t.tmp.clone();
+        assert!(tmp.exists());
+        drop(t);
+        assert!(!tmp.exists() && !path.exists());
+    }
+
+    #[test]
+    fn drop_codes_are_ns2s() {
+        assert_eq!(drop_code(DropReason::QueueFull), (Layer::Ifq, "IFQ"));
+        assert_eq!(drop_code(DropReason::RetryLimit), (Layer::Mac, "RET"));
+        assert_eq!(drop_code(DropReason::NoRoute), (Layer::Router, "NRTE"));
+        assert_eq!(
+            drop_code(DropReason::RouteBufferTimeout),
+            (Layer::Router, "TOUT")
+        );
+    }
+}
