@@ -1710,11 +1710,13 @@ impl World {
                 return;
             }
             let stats = &mut self.flow_stats[flow as usize];
+            // The datagram as its source sent it: a routing header the
+            // packet carries (DSR's) is routing overhead, not the flow's.
             let fresh = stats.on_receive(
                 now,
                 seq,
                 packet.created_at,
-                packet.size_bytes,
+                packet.size_bytes - packet.body().len() as u32,
                 packet.payload_bytes,
                 packet.hops,
             );

@@ -22,8 +22,9 @@
 //!   the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
-//!   TCP packet with its headers); at `RTR` and `IFQ`, and for `MAC`
-//!   receptions, the IP datagram; for `MAC` sends the frame's bytes;
+//!   TCP packet with its headers, never a routing header); at `RTR` and
+//!   `IFQ`, and for `MAC` receptions, the IP datagram (with DSR's header);
+//!   for `MAC` sends the frame's bytes;
 //! - `[mac]`: duration (µs), receiver, transmitter and EtherType, in hex
 //!   (`ffffffff` is broadcast): the frame's for a MAC send, the last hop's
 //!   (receiver and transmitter) for a reception, zeros otherwise;
@@ -174,6 +175,8 @@ impl Ns2Trace {
         line.clear();
         let size = match (layer, p.kind) {
             (Layer::Agent, PacketKind::Data { .. }) if p.tcp.is_none() => p.payload_bytes,
+            // Without a routing header (DSR's), which agents never see.
+            (Layer::Agent, _) => p.size_bytes - p.body().len() as u32,
             _ => p.size_bytes,
         };
         head(

@@ -1,0 +1,146 @@
+"""ns-2 trace output (`[output] ns2_trace`): read back by the project's ns-2
+trace parser, it gives the run's own figures."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import manetsim
+from manetsim import ns2
+
+from helpers import EXAMPLES, REPO, assert_clean_error, cli
+
+QUICKSTART = EXAMPLES / "quickstart.toml"
+
+CHAIN = {
+    "name": "traced-chain",
+    "duration_s": 40.0,
+    "seed": 3,
+    "nodes": {"count": 6, "placement": "chain", "spacing_m": 200.0},
+    "routing": {"protocol": "aodv"},
+    "flows": [
+        {
+            "src": 0,
+            "dst": 5,
+            "transport": "tcp",
+            "app": "ftp",
+            "start_s": 1.0,
+            "packet_size_bytes": 512,
+            "tcp": {"variant": "newreno", "handshake": False},
+        },
+        {
+            "src": 4,
+            "dst": 1,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 2.0,
+            "packet_size_bytes": 256,
+            "rate_bps": 64000,
+        },
+    ],
+    "output": {"ns2_trace": True},
+}
+
+
+@pytest.mark.parametrize("routing", ["aodv", "dsr", "dsdv", "aomdv"])
+def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, routing: str):
+    path = tmp_path / "run.tr"
+    result = manetsim.run(CHAIN, overrides={"routing.protocol": routing}, ns2_trace=path)
+    stats = ns2.parse_trace(path)
+    assert not list(tmp_path.glob(".*partial"))
+    flows = result.json["flows"]
+    assert set(stats.flows) == {(0, 0), (4, 1)}
+    for i, flow in enumerate(flows):
+        traced = stats.flows[(flow["src"], i)]
+        assert (traced.sent, traced.received) == (flow["sent"], flow["received"]), routing
+        assert flow["received"] > 0
+        assert math.isclose(traced.throughput_kbps, flow["throughput_kbps"], rel_tol=1e-9)
+        assert math.isclose(traced.delay_ms, flow["delay_ms"], rel_tol=1e-9)
+        assert math.isclose(traced.jitter_ms, flow["jitter_ms"], rel_tol=1e-9)
+    assert stats.flows[(0, 0)].retransmissions == flows[0]["retransmissions"]
+    routing_json = result.json["routing"]
+    assert stats.routing_packets == routing_json["packets_sent"] > 0
+    folded: dict[str, int] = {}
+    for message, figures in routing_json["by_message"].items():
+        name = ns2.ROUTING_MESSAGES.get(message, message)
+        folded[name] = folded.get(name, 0) + figures["packets"]
+    if routing != "dsdv" or stats.routing_by_message:
+        assert stats.routing_by_message == folded
+
+
+def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
+    path = tmp_path / "drops.tr"
+    result = manetsim.run(
+        CHAIN,
+        overrides={"mac.queue_packets": 3, "flows.1.rate_bps": 600000, "mac.arp": "ns2"},
+        ns2_trace=path,
+    )
+    stats = ns2.parse_trace(path)
+    drops = result.json["drops"]
+    assert drops["queue_full"] > 0
+    assert stats.drops.get("IFQ:IFQ", 0) == drops["queue_full"]
+    assert stats.drops.get("IFQ:ARP", 0) == drops["arp"]
+    assert stats.drops.get("RTR:NRTE", 0) == drops["no_route"]
+
+
+def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):
+    path = tmp_path / "fields.tr"
+    manetsim.run(QUICKSTART, overrides={"output.ns2_trace": True}, ns2_trace=path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = lines[0].split()
+    # s 1.000000000 _0_ AGT --- 0 cbr 512 [0 0 0 0] ------- [0:0 5:0 32 0] [0] 0 0
+    assert first[:8] == ["s", "1.000000000", "_0_", "AGT", "---", "0", "cbr", "512"]
+    assert "[0:0" in first and "5:0" in first
+    layers = {line.split()[3] for line in lines}
+    assert layers == {"AGT", "RTR", "MAC"}
+    kinds = {line.split()[6] for line in lines if line.split()[3] == "MAC"}
+    assert {"RTS", "CTS", "ACK", "cbr"} <= kinds
+    times = [float(line.split()[1]) for line in lines]
+    assert times == sorted(times)
+
+
+def test_cli_run_writes_the_trace_into_the_output_directory(tmp_path: Path):
+    out = tmp_path / "out"
+    proc = cli("run", QUICKSTART, "--set", "output.ns2_trace=true", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "trace.tr").stat().st_size > 0
+    assert "trace.tr" in proc.stderr
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+
+
+def test_cli_run_without_out_writes_name_tr_in_the_current_directory(tmp_path: Path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "manetsim.cli", "run", str(QUICKSTART)]
+        + ["--set", "output.ns2_trace=true", "--set", "duration_s=5"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["quickstart.tr"]
+
+
+def test_a_trace_that_cannot_be_written_is_a_clear_error(tmp_path: Path):
+    missing = tmp_path / "no" / "such" / "dir" / "x.tr"
+    with pytest.raises(manetsim.SimulationError, match="x.tr"):
+        manetsim.run(QUICKSTART, overrides={"output.ns2_trace": True}, ns2_trace=missing)
+
+
+def test_a_sweep_refuses_ns2_traces_naming_the_key(tmp_path: Path):
+    (tmp_path / "base.toml").write_text(
+        QUICKSTART.read_text(encoding="utf-8") + "\n[output]\nns2_trace = true\n",
+        encoding="utf-8",
+    )
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[sweep]\nscenario = "base.toml"\nseeds = 1\n', encoding="utf-8")
+    line = assert_clean_error(cli("sweep", sweep, "-o", tmp_path / "out"))
+    assert "output.ns2_trace" in line
+    assert str(sweep) in line
+    assert REPO.exists()
