@@ -96,6 +96,10 @@ def export_tcl(
 #: ns-2.35's `LL set delay_ 25us` (each way between the MAC and routing).
 NS2_LL_DELAY_S = 25e-6
 
+#: The TCP and IP headers ns-2.35's TCP agents add to packetSize_ (its
+#: `tcpip_base_hdr_size_`), all but Vegas's, whose own output() does not.
+NS2_TCP_HEADER_BYTES = 40
+
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--arp``, ``--mac`` and ``--tcp`` for a cross-check script: the
@@ -507,6 +511,15 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     else:
         tcp = flow["tcp"]
         agent, sink = _TCP[tcp["variant"]]
+        if tcp["variant"] == "vegas":
+            # ns-2.35's Vegas agent has an output() of its own that sends
+            # packetSize_ bytes without adding the 40 header bytes the other
+            # agents add: the same packets on the air need the headers in.
+            lines.append(
+                f"# Agent/TCP/Vegas sends packetSize_ bytes, headers included: "
+                f"{size} + {NS2_TCP_HEADER_BYTES}"
+            )
+            size += NS2_TCP_HEADER_BYTES
         if tcp["delayed_ack"]:
             sink = (
                 "Agent/TCPSink/DelAck" if sink == "Agent/TCPSink" else "Agent/TCPSink/Sack1/DelAck"

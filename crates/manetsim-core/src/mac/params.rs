@@ -19,16 +19,18 @@ pub enum FrameSizes {
     /// `hdr_mac802_11` up to the body, 30 bytes, and FCS), and its
     /// transport headers: a TCP agent counts 40 bytes of TCP/IP header and
     /// the routing agent adds a second 20-byte IP header (a 512-byte
-    /// segment is 572 bytes at the MAC, a bare ACK 60), and its UDP agent
-    /// sends no UDP header (a 512-byte CBR packet is 532).
+    /// segment is 572 bytes at the MAC, a bare ACK 60), except AODV's,
+    /// which leaves TCP packets alone (552 and 40; see
+    /// [`MacParams::ns2_tcp_extra_bytes`]), and its UDP agent sends no UDP
+    /// header (a 512-byte CBR packet is 532).
     Ns2,
 }
 
 /// `ns-2.35`'s data header and FCS (`Mac802_11::hdr_len11` without the PLCP).
 pub const NS2_DATA_HEADER_BYTES: u32 = 34;
 /// The IP header ns-2.35's routing agents add to what a TCP agent already
-/// counts as TCP/IP.
-const NS2_TCP_EXTRA_BYTES: u32 = 20;
+/// counts as TCP/IP (all but AODV's).
+pub const NS2_TCP_EXTRA_BYTES: u32 = 20;
 /// The UDP header, which ns-2.35's UDP agent does not send.
 const UDP_HEADER_BYTES: u32 = 8;
 
@@ -64,6 +66,12 @@ pub struct MacParams {
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
     pub frames: FrameSizes,
+    /// With ns-2's frame sizes, what the routing agent adds to a TCP
+    /// packet: [`NS2_TCP_EXTRA_BYTES`], or 0 over AODV, whose ns-2.35
+    /// agent adds its IP header to every packet it originates but TCP's
+    /// (`aodv.cc`; its trace shows a 512-byte segment as `tcp 610` at the
+    /// MAC, PLCP included, where DSR, DSDV and AOMDV show `tcp 630`).
+    pub ns2_tcp_extra_bytes: u32,
     pub backoff_draw: BackoffDraw,
 }
 
@@ -87,6 +95,7 @@ impl MacParams {
             short_retry_limit: m.short_retry_limit,
             long_retry_limit: m.long_retry_limit,
             frames: m.frames,
+            ns2_tcp_extra_bytes: NS2_TCP_EXTRA_BYTES,
             backoff_draw: m.backoff_draw,
         };
         // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`).
@@ -101,7 +110,7 @@ impl MacParams {
             FrameSizes::Standard => size + super::DATA_HEADER_BYTES,
             FrameSizes::Ns2 => {
                 let body = if packet.tcp.is_some() {
-                    size + NS2_TCP_EXTRA_BYTES
+                    size + self.ns2_tcp_extra_bytes
                 } else if matches!(packet.kind, PacketKind::Data { .. }) {
                     // A UDP datagram: ns-2 sends no UDP header.
                     size.saturating_sub(UDP_HEADER_BYTES)
@@ -205,6 +214,16 @@ mod tests {
         assert_eq!(air(&ns2, &ack), 568_000);
         assert_eq!(ns2.data_frame_bytes(&cbr), 532 + 34);
         assert_eq!(ns2.data_frame_bytes(&rreq), 52 + 34);
+        // Over AODV ns-2.35 traces the segment as `tcp 610` and its ACK as
+        // `ack 98`: no second IP header (chain6, Reno, seed 1).
+        let aodv = MacParams {
+            ns2_tcp_extra_bytes: 0,
+            ..ns2
+        };
+        assert_eq!(aodv.data_frame_bytes(&segment), 610 - 24);
+        assert_eq!(aodv.data_frame_bytes(&ack), 98 - 24);
+        assert_eq!(air(&aodv, &segment), 2_536_000);
+        assert_eq!(aodv.data_frame_bytes(&cbr), 532 + 34);
     }
 
     #[test]

@@ -222,7 +222,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     for (i, p) in pos.iter().enumerate() {
         grid.insert(i as u32, *p);
     }
-    let mac_params = Rc::new(MacParams::from_scenario(&s.mac));
+    let mut mac_params = MacParams::from_scenario(&s.mac);
+    if s.routing.protocol == RoutingProtocol::Aodv {
+        // ns-2.35's AODV adds no IP header to TCP packets (the others do).
+        mac_params.ns2_tcp_extra_bytes = 0;
+    }
+    let mac_params = Rc::new(mac_params);
 
     // Routes towards every flow endpoint: TCP's ACKs travel back to the source.
     // Static routing follows them; over nodes that never move they also say
