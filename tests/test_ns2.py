@@ -478,17 +478,27 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
 def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     sets = {"flows.0.tcp.variant": variant}
-    # Flow 1 is CBR: left alone. ns-2.35's Vegas agent has no limited transmit.
+    # Flow 1 is CBR: left alone. ns-2.35's Vegas agent has no limited
+    # transmit, and a window rule of its own.
+    vegas = {"flows.0.tcp.vegas_rule": "ns2"} if variant == "vegas" else {}
     assert ns2.tcp_overrides(fixture, sets) == {
         "flows.0.tcp.ssthresh_rule": "ns2",
         "flows.0.tcp.limited_transmit": variant != "vegas",
+        **vegas,
     }
+    paper = {"flows.0.tcp.vegas_rule": "paper"} if variant == "vegas" else {}
     assert ns2.tcp_overrides(fixture, sets, "standard") == {
         "flows.0.tcp.ssthresh_rule": "flight_size",
         "flows.0.tcp.limited_transmit": False,
+        **paper,
     }
     both = {**sets, **ns2.tcp_overrides(fixture, sets)}
     assert not [n for n in ns2.known_differences(fixture, both) if "tcp" in n]
+    standard = {**sets, **ns2.tcp_overrides(fixture, sets, "standard")}
+    noted = [n.split(" is ")[0] for n in ns2.known_differences(fixture, standard) if "tcp" in n]
+    assert noted == ["flows.0.tcp.ssthresh_rule"] + (
+        ["flows.0.tcp.vegas_rule"] if variant == "vegas" else []
+    )
     with pytest.raises(ValueError, match="standard or ns2"):
         ns2.tcp_overrides(fixture, sets, "rfc")
 

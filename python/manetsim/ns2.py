@@ -149,10 +149,12 @@ def tcp_overrides(
 ) -> dict[str, Any]:
     """Scenario overrides for every TCP flow of ``scenario`` (after
     ``overrides``) below a cross-check. ``tcp="ns2"``: ns-2.35's halving of
-    the window on a loss (``ssthresh_rule = "ns2"``) and its limited
+    the window on a loss (``ssthresh_rule = "ns2"``), its limited
     transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
-    exports but Vegas); ``"standard"``: RFC 5681's halving of the flight and
-    no limited transmit (the export then turns ns-2's off too)."""
+    exports but Vegas) and its Vegas agent's window rule (``vegas_rule =
+    "ns2"``); ``"standard"``: RFC 5681's halving of the flight, no limited
+    transmit (the export then turns ns-2's off too) and the Vegas paper's
+    rule."""
     if tcp not in ("standard", "ns2"):
         raise ValueError(f"tcp must be standard or ns2, got {tcp!r}")
     c = load_config(scenario, overrides, None)
@@ -163,6 +165,8 @@ def tcp_overrides(
         variant = (flow.get("tcp") or {}).get("variant", "newreno")
         out[f"flows.{i}.tcp.ssthresh_rule"] = "ns2" if tcp == "ns2" else "flight_size"
         out[f"flows.{i}.tcp.limited_transmit"] = tcp == "ns2" and variant != "vegas"
+        if variant == "vegas":
+            out[f"flows.{i}.tcp.vegas_rule"] = "ns2" if tcp == "ns2" else "paper"
     return out
 
 
@@ -216,8 +220,9 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
     if c["mac"].get("frames", "standard") == "standard":
         notes.append(
             'mac.frames is "standard": manetsim\'s data frames carry a 28-byte MAC header, '
-            "ns-2.35's 34, and ns-2.35 adds a second IP header to TCP packets (26 bytes "
-            "more airtime per TCP frame); --set mac.frames=ns2 compares like with like "
+            "ns-2.35's 34, and ns-2.35's routing agents but AODV's add a second IP header "
+            "to TCP packets (6 or 26 bytes more airtime per TCP frame); --set mac.frames=ns2 "
+            "compares like with like "
             "(docs/fidelity.md)"
         )
     if c["mac"].get("backoff_draw", "standard") == "standard":
@@ -240,6 +245,18 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "manetsim halves the data in flight on a loss (RFC 5681), ns-2.35 its window, "
                 "keeping ssthresh's integer part; "
                 f"--set flows.{i}.tcp.ssthresh_rule=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
+        if (
+            flow.get("transport") == "tcp"
+            and tcp.get("variant") == "vegas"
+            and tcp.get("vegas_rule") != "ns2"
+        ):
+            notes.append(
+                f'flows.{i}.tcp.vegas_rule is "{tcp.get("vegas_rule", "paper")}": manetsim '
+                "adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
+                "rounds Diff to whole segments and grows by 1/cwnd per ACK; "
+                f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
     return notes

@@ -618,6 +618,10 @@ pub struct TcpConfig {
     pub vegas_beta: f64,
     #[serde(default = "default_vegas_gamma")]
     pub vegas_gamma: f64,
+    /// Added key: how Vegas adjusts its window: `paper` (Brakmo & Peterson)
+    /// or `ns2` (ns-2.35's agent, see [`crate::transport::tcp::VegasRule`]).
+    #[serde(default)]
+    pub vegas_rule: crate::transport::tcp::VegasRule,
     /// Added key: what a loss halves: `flight_size` (RFC 5681) or `ns2`
     /// (ns-2.35's window, see [`crate::transport::tcp::SsthreshRule`]).
     #[serde(default)]
@@ -662,6 +666,7 @@ impl Default for TcpConfig {
             vegas_alpha: default_vegas_alpha(),
             vegas_beta: default_vegas_beta(),
             vegas_gamma: default_vegas_gamma(),
+            vegas_rule: Default::default(),
             ssthresh_rule: Default::default(),
             limited_transmit: false,
         }

@@ -731,3 +731,19 @@ fn every_example_loads_and_round_trips() {
         }
     }
 }
+
+#[test]
+fn vegas_rule_is_a_flow_key() {
+    use crate::transport::tcp::VegasRule;
+    let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\", tcp = {variant = \"vegas\"}}]";
+    let s = load_with(BASE, &[tcp]).unwrap();
+    assert_eq!(s.flows[0].tcp.clone().unwrap().vegas_rule, VegasRule::Paper);
+    let s = load_with(BASE, &[tcp, "flows.0.tcp.vegas_rule=ns2"]).unwrap();
+    assert_eq!(s.flows[0].tcp.clone().unwrap().vegas_rule, VegasRule::Ns2);
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.vegas_rule=linux"]));
+    assert!(
+        e.message.contains("`paper`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+    assert_eq!(e.key.as_deref(), Some("flows[0].tcp.vegas_rule"));
+}

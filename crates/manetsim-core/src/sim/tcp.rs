@@ -79,6 +79,7 @@ impl TcpFlow {
                 alpha: t.vegas_alpha,
                 beta: t.vegas_beta,
                 gamma: t.vegas_gamma,
+                rule: t.vegas_rule,
             },
             other => other,
         };

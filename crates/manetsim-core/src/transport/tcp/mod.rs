@@ -48,7 +48,7 @@ mod tests;
 use crate::engine::SimTime;
 use crate::engine::{NS_PER_MS, NS_PER_S};
 
-pub use cc::{CcKind, SsthreshRule};
+pub use cc::{CcKind, SsthreshRule, VegasRule};
 pub use receiver::TcpReceiver;
 pub use segment::{TcpFlags, TcpSegment};
 pub use sender::TcpSender;

@@ -25,6 +25,7 @@ pub mod westwood;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimTime;
+pub use vegas::VegasRule;
 
 /// What a loss halves (`[flows.tcp] ssthresh_rule`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -56,6 +57,7 @@ pub enum CcKind {
         alpha: f64,
         beta: f64,
         gamma: f64,
+        rule: VegasRule,
     },
     /// Westwood+ (Mascolo et al.).
     Westwood,
@@ -79,6 +81,7 @@ impl CcKind {
         alpha: 1.0,
         beta: 3.0,
         gamma: 1.0,
+        rule: VegasRule::Paper,
     };
     pub const VENO: CcKind = CcKind::Veno { beta: 3.0 };
     pub const TCP_AP: CcKind = CcKind::TcpAp {
@@ -295,9 +298,12 @@ impl AnyCc {
             CcKind::Reno => AnyCc::Reno(reno::Reno),
             CcKind::NewReno => AnyCc::NewReno(newreno::NewReno),
             CcKind::Sack => AnyCc::Sack(sack::Sack),
-            CcKind::Vegas { alpha, beta, gamma } => {
-                AnyCc::Vegas(vegas::Vegas::new(alpha, beta, gamma))
-            }
+            CcKind::Vegas {
+                alpha,
+                beta,
+                gamma,
+                rule,
+            } => AnyCc::Vegas(vegas::Vegas::with_rule(alpha, beta, gamma, rule)),
             CcKind::Westwood => AnyCc::Westwood(westwood::Westwood::default()),
             CcKind::Veno { beta } => AnyCc::Veno(veno::Veno::new(beta)),
             CcKind::NewVeno => AnyCc::NewVeno(new_veno::NewVeno::default()),

@@ -15,9 +15,44 @@
 //! - Loss recovery is Reno's with the default halving (ns-2's Vegas agent
 //!   also keeps Reno-style recovery); the paper's finer-grained timeout
 //!   checks are not modelled.
+//!
+//! [`VegasRule::Ns2`] (`[flows.tcp] vegas_rule = "ns2"`) adjusts the
+//! window as ns-2.35's `Agent/TCP/Vegas` does instead (its
+//! `tcp-vegas.cc`), the agent behind the published studies:
+//!
+//! - a round ends with the ACK of the first segment sent in it; its RTT is
+//!   the mean of the round's samples (or the round's length without any);
+//! - `Diff = (expected − actual) × BaseRTT`, with expected = the segments
+//!   outstanding plus one over BaseRTT, actual = the segments sent in the
+//!   round over its RTT, **rounded to a whole segment** (so with α = 1 and
+//!   β = 3 the window grows below 0.5 and shrinks above 3.5);
+//! - a growing round adds 1/cwnd per ACK (1 in slow start) while the
+//!   window is no more than 2 segments ahead of what is outstanding, so
+//!   cwnd takes fractional values; a shrinking one takes 1 off at once;
+//! - slow start grows every other round and ends, when Diff > γ, with
+//!   ssthresh = 2 and cwnd cut by an eighth (at least 2);
+//! - a round whose RTT is below BaseRTT, or that sent at most one segment,
+//!   sets BaseRTT to it.
+//!
+//! Its own loss recovery (fine-grained retransmission checks and window
+//! cuts on duplicate ACKs) is not modelled: loss recovery stays Reno's.
+
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcState, CongestionControl, Recovery};
 use crate::engine::SimTime;
+
+/// How Vegas adjusts its window (`[flows.tcp] vegas_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasRule {
+    /// Brakmo & Peterson's: Diff from cwnd, thresholds as given, whole
+    /// steps once per round.
+    #[default]
+    Paper,
+    /// ns-2.35's `Agent/TCP/Vegas` (see the module's text).
+    Ns2,
+}
 
 #[derive(Debug, Clone)]
 pub struct Vegas {
@@ -30,10 +65,19 @@ pub struct Vegas {
     round_end: Option<u64>,
     grow_this_round: bool,
     last_diff: Option<f64>,
+    rule: VegasRule,
+    /// (ns-2's rule) what each ACK of this round adds to cwnd (`v_incr_`).
+    incr: f64,
+    /// (ns-2's rule) when the round began (`v_begtime_`).
+    round_began: SimTime,
 }
 
 impl Vegas {
     pub fn new(alpha: f64, beta: f64, gamma: f64) -> Self {
+        Self::with_rule(alpha, beta, gamma, VegasRule::Paper)
+    }
+
+    pub fn with_rule(alpha: f64, beta: f64, gamma: f64, rule: VegasRule) -> Self {
         Self {
             alpha,
             beta,
@@ -44,7 +88,85 @@ impl Vegas {
             round_end: None,
             grow_this_round: true,
             last_diff: None,
+            rule,
+            incr: 0.0,
+            round_began: 0,
         }
+    }
+
+    /// After a loss: the paper's rule starts its rounds and slow start's
+    /// every-other-round over; ns-2.35's agent keeps its round going.
+    fn restart_rounds(&mut self) {
+        self.incr = 0.0;
+        if self.rule == VegasRule::Paper {
+            self.round_end = None;
+            self.grow_this_round = true;
+        }
+    }
+
+    /// One new ACK under ns-2.35's rule (see the module's text).
+    fn on_ack_ns2(&mut self, st: &mut CcState, ev: &AckEvent) {
+        let mss = st.mss.max(1) as u64;
+        // ns-2 counts in segments: the round ends with the ACK of the
+        // first segment sent in it (`seqno >= v_begseq_`).
+        let begin = *self.round_end.get_or_insert(0);
+        if ev.ack >= begin + mss {
+            let rtt = if self.rtt_count > 0 {
+                (self.rtt_sum / self.rtt_count as u128) as f64
+            } else {
+                ev.now.saturating_sub(self.round_began) as f64
+            };
+            self.rtt_sum = 0;
+            self.rtt_count = 0;
+            // Segments sent in the round, and outstanding (ns-2's
+            // `t_seqno_ - last_ack_`, one more than the flight).
+            let sent = ev.snd_max.saturating_sub(begin) / mss;
+            let outstanding = st.flight + 1.0;
+            if rtt > 0.0 {
+                let base = match self.base_rtt {
+                    Some(b) if (b as f64) <= rtt && sent > 1 => b as f64,
+                    _ => {
+                        self.base_rtt = Some(rtt as SimTime);
+                        rtt
+                    }
+                };
+                let actual = sent as f64 / rtt;
+                let expected = outstanding / base;
+                let exact = (expected - actual) * base;
+                self.last_diff = Some(exact);
+                // ns-2's `int(x + 0.5)`: to the nearest, halves up, and
+                // towards zero below -0.5.
+                let delta = (exact + 0.5).trunc();
+                if st.cwnd < st.ssthresh {
+                    self.grow_this_round = !self.grow_this_round;
+                    if !self.grow_this_round {
+                        self.incr = 0.0;
+                    } else if delta > self.gamma {
+                        st.ssthresh = 2.0;
+                        st.cwnd = (st.cwnd - st.cwnd / 8.0).max(2.0);
+                        self.incr = 0.0;
+                    } else {
+                        self.incr = 1.0;
+                    }
+                } else if delta > self.beta {
+                    st.cwnd = (st.cwnd - 1.0).max(2.0);
+                    self.incr = 0.0;
+                } else if delta < self.alpha {
+                    self.incr = 1.0 / st.cwnd;
+                } else {
+                    self.incr = 0.0;
+                }
+            }
+            self.round_end = Some(ev.snd_max);
+            self.round_began = ev.now;
+        }
+        if self.incr == 1.0 && st.cwnd >= st.ssthresh {
+            self.incr = 0.0;
+        }
+        if self.incr > 0.0 && st.cwnd - (st.flight + 1.0) <= 2.0 {
+            st.cwnd += self.incr;
+        }
+        st.clamp();
     }
 
     /// Diff of the last completed round, segments.
@@ -69,6 +191,9 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        if self.rule == VegasRule::Ns2 {
+            return self.on_ack_ns2(st, ev);
+        }
         let slow_start = st.cwnd < st.ssthresh;
         if slow_start && self.grow_this_round {
             st.cwnd += 1.0;
@@ -106,15 +231,13 @@ impl CongestionControl for Vegas {
     fn on_loss(&mut self, st: &mut CcState, _now: SimTime) {
         st.ssthresh = st.loss_ssthresh();
         st.cwnd = st.loss_cwnd();
-        self.round_end = None;
-        self.grow_this_round = true;
+        self.restart_rounds();
     }
 
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
         st.ssthresh = st.loss_ssthresh();
         st.cwnd = 1.0;
-        self.round_end = None;
-        self.grow_this_round = true;
+        self.restart_rounds();
     }
 }
 
@@ -182,6 +305,100 @@ mod tests {
             v.on_rtt_sample(&mut st, 0, r * NS_PER_MS);
         }
         assert_eq!(v.base_rtt(), Some(90 * NS_PER_MS));
+    }
+
+    /// A Vegas on ns-2.35's rule with BaseRTT 100 ms, whose first round
+    /// (one segment of 1000 bytes sent, at its first ACK) held the window.
+    fn ns2_primed(cwnd: f64, ssthresh: f64, flight: f64) -> (Vegas, CcState) {
+        let mut v = Vegas::with_rule(1.0, 3.0, 1.0, VegasRule::Ns2);
+        let mut st = test_state();
+        (st.cwnd, st.ssthresh, st.flight) = (cwnd, ssthresh, flight);
+        v.on_rtt_sample(&mut st, 0, 100 * NS_PER_MS);
+        let mut ev = test_ack(NS_PER_MS, 1000, None);
+        ev.snd_max = 1000;
+        v.on_ack(&mut st, &ev);
+        assert_eq!(st.cwnd, cwnd);
+        (v, st)
+    }
+
+    /// The closing ACK of a round whose samples average `rtt_ms` and that
+    /// sent `sent` segments (after [`ns2_primed`]).
+    fn ns2_close(v: &mut Vegas, st: &mut CcState, rtt_ms: u64, sent: u64) {
+        v.on_rtt_sample(st, 0, rtt_ms * NS_PER_MS);
+        let mut ev = test_ack(2 * NS_PER_MS, 2000, None);
+        ev.snd_max = 1000 + sent * 1000;
+        v.on_ack(st, &ev);
+    }
+
+    #[test]
+    fn ns2_rule_rounds_diff_to_whole_segments() {
+        // cwnd 3, 3 segments outstanding (ns-2's t_seqno_ - last_ack_ is
+        // the flight plus one). 3 sent in 125 ms: Diff = (3/100 − 3/125)
+        // × 100 = 0.6, rounded to 1, not below α: the window holds (the
+        // paper's rule, with Diff 0.6 < α, would grow).
+        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
+        ns2_close(&mut v, &mut st, 125, 3);
+        assert!((v.last_diff().unwrap() - 0.6).abs() < 1e-9);
+        assert_eq!(st.cwnd, 3.0);
+        // 3 sent in 110 ms: Diff ≈ 0.27, rounded to 0 < α: this ACK and
+        // each of the round's add 1/cwnd as of the round's start.
+        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
+        ns2_close(&mut v, &mut st, 110, 3);
+        assert_eq!(st.cwnd, 3.0 + 1.0 / 3.0);
+        for _ in 0..3 {
+            let mut ev = test_ack(3 * NS_PER_MS, 2500, None);
+            ev.snd_max = 4000;
+            v.on_ack(&mut st, &ev);
+        }
+        assert!((st.cwnd - (3.0 + 4.0 / 3.0)).abs() < 1e-9, "{}", st.cwnd);
+        // ... but not while the window is more than 2 segments ahead of
+        // what is outstanding.
+        st.flight = 0.0;
+        let before = st.cwnd;
+        let mut ev = test_ack(3 * NS_PER_MS, 2600, None);
+        ev.snd_max = 4000;
+        v.on_ack(&mut st, &ev);
+        assert_eq!(st.cwnd, before);
+        // 2 sent in 400 ms: Diff = 3 − 0.5 = 2.5, rounded to 3, not above
+        // β: holds.
+        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
+        ns2_close(&mut v, &mut st, 400, 2);
+        assert_eq!(st.cwnd, 3.0);
+    }
+
+    #[test]
+    fn ns2_rule_shrinks_by_one_above_beta() {
+        // 4 outstanding, 2 sent in 1 s: Diff = (4/100 − 2/1000) × 100 =
+        // 3.8, rounded to 4 > β: one segment off at once.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
+        ns2_close(&mut v, &mut st, 1000, 2);
+        assert!((v.last_diff().unwrap() - 3.8).abs() < 1e-9);
+        assert_eq!(st.cwnd, 4.0);
+        // 2 sent in 333 ms: Diff ≈ 3.4 holds, rounded to 3.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
+        ns2_close(&mut v, &mut st, 333, 2);
+        assert!((v.last_diff().unwrap() - 3.4).abs() < 1e-2);
+        assert_eq!(st.cwnd, 5.0);
+        // A round that sent one segment sets BaseRTT to its RTT, here
+        // higher than the least sample: Diff = (4 − 1) = 3, holds.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
+        ns2_close(&mut v, &mut st, 250, 1);
+        assert_eq!(v.base_rtt(), Some(250 * NS_PER_MS));
+        assert!((v.last_diff().unwrap() - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ns2_rule_cuts_an_eighth_when_slow_start_ends() {
+        // Slow start grows every other round: not in the first (primed),
+        // in the second, which meets Diff = (4/100 − 2/300) × 100 = 3.3,
+        // rounded to 3 > γ: ssthresh 2 and cwnd 4 − 4/8.
+        let (mut v, mut st) = ns2_primed(4.0, 20.0, 3.0);
+        ns2_close(&mut v, &mut st, 300, 2);
+        assert_eq!((st.cwnd, st.ssthresh), (3.5, 2.0));
+        // Below γ it grows by one per ACK through the round.
+        let (mut v, mut st) = ns2_primed(4.0, 20.0, 3.0);
+        ns2_close(&mut v, &mut st, 100, 4);
+        assert_eq!(st.cwnd, 5.0);
     }
 
     #[test]
