@@ -604,15 +604,7 @@ where = "after_mac"
     assert_eq!(macs, a.mac.frames_sent);
     for reason in DropReason::ALL {
         let (layer, code) = crate::trace::ns2::drop_code(reason);
-        let key = format!(
-            "{}:{code}",
-            match layer {
-                Layer::Agent => "AGT",
-                Layer::Router => "RTR",
-                Layer::Mac => "MAC",
-                Layer::Ifq => "IFQ",
-            }
-        );
+        let key = format!("{}:{code}", layer.code());
         // A routing agent's full buffer and a full queue share ns-2's code.
         let expected: u64 = DropReason::ALL
             .iter()

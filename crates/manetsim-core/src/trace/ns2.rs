@@ -67,7 +67,8 @@ pub enum Layer {
 }
 
 impl Layer {
-    fn code(self) -> &'static str {
+    /// The layer as the trace names it.
+    pub fn code(self) -> &'static str {
         match self {
             Layer::Agent => "AGT",
             Layer::Router => "RTR",
