@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -313,6 +314,32 @@ def test_crosscheck_runs_both_simulators_on_the_fixture():
     assert ours.per_seed[0]["flow1.loss_pct"] <= 25.0
     assert ours.per_seed[0]["flow0.throughput_kbps"] > 100.0
     assert theirs.per_seed[0]["flow0.throughput_kbps"] > 100.0
+
+
+def test_crosscheck_keeps_both_traces_for_comparing_hop_by_hop(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    keep = tmp_path / "traces"
+    ours, _ = ns2.crosscheck(fixture, [1, 2], None, str(_stand_in_ns(tmp_path)), None, keep)
+    for seed in (1, 2):
+        kept = keep / f"seed-{seed}"
+        assert sorted(p.name for p in kept.iterdir()) == ["manetsim.tr", "ns2.tcl", "ns2.tr"]
+        assert "new Simulator" in (kept / "ns2.tcl").read_text(encoding="utf-8")
+        # manetsim's trace, read by the same parser, gives its own figures.
+        stats = ns2.parse_trace(kept / "manetsim.tr")
+        flow = stats.flows[(0, 0)]
+        figures = ours.per_seed[seed - 1]
+        assert math.isclose(flow.throughput_kbps, figures["flow0.throughput_kbps"], rel_tol=1e-9)
+        assert math.isclose(flow.delay_ms, figures["flow0.delay_ms"], rel_tol=1e-9)
+    proc = cli(
+        "crosscheck",
+        fixture,
+        "--ns",
+        str(_stand_in_ns(tmp_path)),
+        "--keep-traces",
+        tmp_path / "cli",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "cli" / "seed-1" / "manetsim.tr").stat().st_size > 0
 
 
 @pytest.mark.parametrize(

@@ -430,10 +430,20 @@ def crosscheck_command(
         typer.Option(
             "--like-ns2",
             help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
-            "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response "
-            "and limited transmit); --set still applies after.",
+            "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response, "
+            "limited transmit and Vegas rule); --set still applies after.",
         ),
     ] = False,
+    keep_traces: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--keep-traces",
+            metavar="DIR",
+            help="Keep each seed's traces in DIR/seed-N: ns2.tcl, ns2.tr and manetsim.tr "
+            "(manetsim's trace in ns-2's format), to compare hop by hop.",
+            file_okay=False,
+        ),
+    ] = None,
     set_: SetOption = None,
 ) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
@@ -451,7 +461,7 @@ def crosscheck_command(
         _fail(ns2_mod.INSTALL_HINT, EXIT_USAGE)
     try:
         ours, theirs = ns2_mod.crosscheck(
-            file, range(1, seeds + 1), overrides, ns_command, ns_timeout_s
+            file, range(1, seeds + 1), overrides, ns_command, ns_timeout_s, keep_traces
         )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)

@@ -842,8 +842,15 @@ def crosscheck(
     overrides: Overrides = None,
     ns_command: str = "ns",
     ns_timeout_s: float | None = None,
+    keep_traces: Path | None = None,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
+
+    With ``keep_traces``, each seed's traces stay in ``keep_traces/seed-N``:
+    ``ns2.tcl`` and ``ns2.tr`` (the script and ns-2.35's trace) and
+    ``manetsim.tr`` (manetsim's, in the same format: ``[output]
+    ns2_trace``), to compare hop by hop with one parser. manetsim's time then
+    includes writing its trace, as ns-2's always does.
 
     Returns (manetsim, ns-2) figures per seed: for each flow ``i``,
     ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
@@ -859,16 +866,22 @@ def crosscheck(
     ours, theirs = Side(), Side()
     for seed in seeds:
         script = export_tcl(scenario, pairs, seed)
+        kept = None if keep_traces is None else Path(keep_traces) / f"seed-{seed}"
+        if kept is not None:
+            kept.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="manetsim-run-") as folder:
             # Time manetsim as a whole process too, like ns-2: same footing.
             scenario_file = Path(folder) / "scenario.toml"
-            scenario_file.write_text(resolved_toml(scenario, pairs, seed), encoding="utf-8")
+            ours_pairs = pairs if kept is None else [*pairs, ("output.ns2_trace", "true")]
+            scenario_file.write_text(resolved_toml(scenario, ours_pairs, seed), encoding="utf-8")
+            command = [sys.executable, "-m", "manetsim.cli", "run", str(scenario_file), "--json"]
             start = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "manetsim.cli", "run", str(scenario_file), "--json"],
+                command,
                 capture_output=True,
                 text=True,
                 check=False,
+                cwd=folder,
             )
             ours.wall_s.append(time.perf_counter() - start)
             if proc.returncode != 0:
@@ -876,6 +889,8 @@ def crosscheck(
             result = json.loads(proc.stdout)
             ours.core_s.append(float(result["wall_s"]))
             ours.per_seed.append(_manetsim_figures(result))
+            if kept is not None:
+                shutil.move(Path(folder) / f"{result['scenario']}.tr", kept / "manetsim.tr")
         with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
             tcl = Path(folder) / "run.tcl"
             tcl.write_text(script, encoding="utf-8")
@@ -900,6 +915,9 @@ def crosscheck(
                 raise RuntimeError(f"ns-2 failed on seed {seed}: {' | '.join(tail)}")
             stats = parse_trace(Path(folder) / "trace.tr")
             theirs.per_seed.append(_ns2_figures(stats, proc.stdout))
+            if kept is not None:
+                shutil.move(tcl, kept / "ns2.tcl")
+                shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
     return ours, theirs
 
 
