@@ -1091,9 +1091,6 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
-                if let Some(t) = &mut self.trace {
-                    t.note_message(packet.uid, message);
-                }
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Resend {
@@ -1108,9 +1105,6 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
-                if let Some(t) = &mut self.trace {
-                    t.note_message(packet.uid, message);
-                }
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),

@@ -51,7 +51,7 @@ use crate::mac::{Frame, FrameKind};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
-use std::collections::HashMap;
+use crate::wire::{aodv, dsr, olsr};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -121,8 +121,6 @@ pub struct Ns2Trace {
     dest: PathBuf,
     error: Option<io::Error>,
     protocol: RoutingProtocol,
-    /// The routing message of each control packet, by uid.
-    messages: HashMap<u64, &'static str>,
     /// Each flow's TCP segment size (0 for a UDP flow).
     mss: Vec<u64>,
     line: String,
@@ -143,7 +141,6 @@ impl Ns2Trace {
             dest: dest.to_path_buf(),
             error: None,
             protocol,
-            messages: HashMap::new(),
             mss,
             line: String::with_capacity(160),
         })
@@ -152,11 +149,6 @@ impl Ns2Trace {
     /// Where the trace goes once finished.
     pub fn dest(&self) -> &Path {
         &self.dest
-    }
-
-    /// Records which routing message control packet `uid` carries.
-    pub fn note_message(&mut self, uid: u64, message: &'static str) {
-        self.messages.insert(uid, message);
     }
 
     /// A packet line.
@@ -298,41 +290,52 @@ impl Ns2Trace {
                 let acked = p.tcp.as_ref().map_or(0, |s| s.ack / mss) as i64 - 1;
                 let _ = write!(line, " [{acked} 0] {} 0", p.hops);
             }
-            PacketKind::Control => {
-                let message = self.messages.get(&p.uid).copied();
-                self.control_tail(line, message);
-            }
+            PacketKind::Control => self.control_tail(line, p),
             PacketKind::Arp { .. } => unreachable!("handled above"),
         }
         line.push('\n');
     }
 
-    fn control_tail(&self, line: &mut String, message: Option<&str>) {
+    /// What a control packet carries, read from its bytes.
+    fn control_tail(&self, line: &mut String, p: &Packet) {
+        let body = p.body();
         match self.protocol {
             RoutingProtocol::Aodv | RoutingProtocol::Aomdv | RoutingProtocol::Static => {
-                let (code, label) = match message {
-                    Some("rreq") => (1, "(REQUEST)"),
-                    Some("rrep") | Some("grat_rrep") => (2, "(REPLY)"),
-                    Some("rerr") => (3, "(ERROR)"),
-                    Some("hello") => (2, "(HELLO)"),
+                // RFC 3561's message types; a HELLO is a broadcast RREP.
+                let label = match body.first() {
+                    Some(&aodv::TYPE_RREQ) => "(REQUEST)",
+                    Some(&aodv::TYPE_RREP) if p.dst == BROADCAST => "(HELLO)",
+                    Some(&aodv::TYPE_RREP) => "(REPLY)",
+                    Some(&aodv::TYPE_RERR) => "(ERROR)",
+                    Some(&aodv::TYPE_RREP_ACK) => "(RREP-ACK)",
                     _ => return,
                 };
-                let _ = write!(line, " [0x{code:x}] {label}");
+                let _ = write!(line, " [0x{:x}] {label}", body[0]);
             }
             RoutingProtocol::Dsr => {
-                let flag = |m: &[&str]| u8::from(message.is_some_and(|x| m.contains(&x)));
-                let _ = write!(
-                    line,
-                    " 0 [{} 0] [{} 0 0 0->0] [{} 0 0 0->0]",
-                    flag(&["rreq"]),
-                    flag(&["rrep", "grat_rrep"]),
-                    flag(&["rerr"])
-                );
+                let (mut q, mut r, mut e) = (0, 0, 0);
+                if let Ok(repr) = dsr::DsrRepr::parse(body) {
+                    for o in &repr.options {
+                        match o {
+                            dsr::DsrOption::RouteRequest { .. } => q = 1,
+                            dsr::DsrOption::RouteReply { .. } => r = 1,
+                            dsr::DsrOption::RouteError { .. } => e = 1,
+                            _ => {}
+                        }
+                    }
+                }
+                let _ = write!(line, " 0 [{q} 0] [{r} 0 0 0->0] [{e} 0 0 0->0]");
             }
             RoutingProtocol::Olsr => {
-                if let Some(m) = message {
-                    let _ = write!(line, " ({})", m.to_ascii_uppercase());
-                }
+                // The first message's type, after the 4-byte packet header.
+                let label = match body.get(4) {
+                    Some(&olsr::TYPE_HELLO) => "(HELLO)",
+                    Some(&olsr::TYPE_TC) => "(TC)",
+                    Some(&olsr::TYPE_MID) => "(MID)",
+                    Some(&olsr::TYPE_HNA) => "(HNA)",
+                    _ => return,
+                };
+                let _ = write!(line, " {label}");
             }
             RoutingProtocol::Dsdv => {}
         }
@@ -445,7 +448,6 @@ mod tests {
         );
         let mut rreq = Packet::control(2, BROADCAST, 30, 8, vec![1; 24]);
         rreq.uid = 9;
-        t.note_message(9, "rreq");
         t.packet(
             'f',
             2_500_000_001,
@@ -506,9 +508,12 @@ mod tests {
     fn dsr_lines_have_the_shape_ns2s_parsers_read() {
         let path = dir().join("dsr.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
-        let mut rrep = Packet::control(4, 0, 32, 0, vec![0; 16]);
+        let reply = dsr::DsrOption::RouteReply {
+            last_hop_external: false,
+            addresses: vec![4, 3, 0],
+        };
+        let mut rrep = Packet::control(4, 0, 32, 0, dsr::DsrRepr::control(vec![reply]).to_bytes());
         rrep.uid = 3;
-        t.note_message(3, "grat_rrep");
         t.packet(
             's',
             0,
