@@ -77,6 +77,30 @@ def test_bad_override_syntax_is_a_scenario_error():
         manetsim.validate(SMALL_CHAIN, overrides=["no_equals_sign"])
 
 
+def test_a_rate_too_low_for_the_clock_sends_once():
+    # One packet per 4e303 s: the first, then never again (the run ends).
+    result = manetsim.run(SMALL_CHAIN, overrides=[("flows.0.rate_bps", "1e-300")])
+    assert result.flows["sent"].tolist() == [1]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        ([("flows.0.rate_bps", "1e300")], "flows[0].rate_bps"),
+        ([("flows.0.interval_s", "1e-300")], "flows[0].interval_s"),
+        (
+            [("routing.protocol", "olsr"), ("routing.olsr.hello_interval_s", "1e-300")],
+            "routing.olsr.hello_interval_s",
+        ),
+    ],
+)
+def test_periods_shorter_than_the_clock_are_refused(overrides: list[tuple[str, str]], key: str):
+    # Each would hold the run at one instant.
+    with pytest.raises(manetsim.ScenarioError, match="1 ns") as caught:
+        manetsim.run(SMALL_CHAIN, overrides=overrides)
+    assert caught.value.key == key
+
+
 def test_missing_file_is_an_os_error(tmp_path: Path):
     with pytest.raises(FileNotFoundError):
         manetsim.validate(tmp_path / "absent.toml")

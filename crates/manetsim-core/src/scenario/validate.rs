@@ -79,7 +79,7 @@ impl Checker<'_> {
         self.only_with(r, r.olsr.is_some(), RoutingProtocol::Olsr)?;
         self.only_with(r, r.aodv.is_some(), RoutingProtocol::Aodv)?;
         if let Some(dsdv) = &r.dsdv {
-            self.positive(
+            self.period(
                 "routing.dsdv.periodic_update_interval_s",
                 dsdv.periodic_update_interval_s,
             )?;
@@ -89,8 +89,8 @@ impl Checker<'_> {
             )?;
         }
         if let Some(olsr) = &r.olsr {
-            self.positive("routing.olsr.hello_interval_s", olsr.hello_interval_s)?;
-            self.positive("routing.olsr.tc_interval_s", olsr.tc_interval_s)?;
+            self.period("routing.olsr.hello_interval_s", olsr.hello_interval_s)?;
+            self.period("routing.olsr.tc_interval_s", olsr.tc_interval_s)?;
             if olsr.willingness > 7 {
                 return self.fail(
                     "routing.olsr.willingness",
@@ -103,10 +103,10 @@ impl Checker<'_> {
         }
         if let Some(aodv) = &r.aodv {
             if let Some(x) = aodv.hello_interval_s {
-                self.positive("routing.aodv.hello_interval_s", x)?;
+                self.period("routing.aodv.hello_interval_s", x)?;
             }
             if let Some(x) = aodv.active_route_timeout_s {
-                self.positive("routing.aodv.active_route_timeout_s", x)?;
+                self.period("routing.aodv.active_route_timeout_s", x)?;
             }
         }
         Ok(())
@@ -152,6 +152,32 @@ impl Checker<'_> {
                 format!("expected a finite number ≥ 0, got {}", fmt_float(x)),
             )
         }
+    }
+
+    /// A period or timeout: at least the clock's 1 ns, at most
+    /// [`MAX_DURATION_S`], so that adding it to any time of a run stays
+    /// within the clock (a shorter one would hold the run at one instant).
+    fn period(&self, key: &str, x: f64) -> Res {
+        if x.is_finite() && (1e-9..=MAX_DURATION_S).contains(&x) {
+            Ok(())
+        } else {
+            self.fail(
+                key,
+                format!(
+                    "expected a time from 1e-09 s (the clock's 1 ns) to 1e9 s, got {}",
+                    fmt_float(x)
+                ),
+            )
+        }
+    }
+
+    /// A delay that may be zero: ≥ 0 and at most [`MAX_DURATION_S`].
+    fn delay(&self, key: &str, x: f64) -> Res {
+        self.non_negative(key, x)?;
+        if x > MAX_DURATION_S {
+            return self.fail(key, format!("expected at most 1e9 s, got {}", fmt_float(x)));
+        }
+        Ok(())
     }
 
     fn at_least_one(&self, key: &str, n: u64) -> Res {
@@ -425,7 +451,7 @@ impl Checker<'_> {
                 ),
             );
         }
-        self.non_negative("mobility.pause_s", m.pause_s)?;
+        self.delay("mobility.pause_s", m.pause_s)?;
         if let Some(file) = &m.file {
             if file.trim().is_empty() {
                 return self.fail("mobility.file", "expected a file name, got an empty string");
@@ -567,7 +593,7 @@ impl Checker<'_> {
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
         self.at_least_one("mac.queue_packets", m.queue_packets.into())?;
-        self.non_negative("mac.ll_delay_s", m.ll_delay_s)?;
+        self.delay("mac.ll_delay_s", m.ll_delay_s)?;
         if m.ll_delay_s > 1.0 {
             return self.fail(
                 "mac.ll_delay_s",
@@ -646,7 +672,7 @@ impl Checker<'_> {
             self.positive(&key("rate_bps"), rate)?;
         }
         if let Some(interval) = f.interval_s {
-            self.positive(&key("interval_s"), interval)?;
+            self.period(&key("interval_s"), interval)?;
         }
         if f.rate_bps.is_some() && f.interval_s.is_some() {
             return self.fail(
@@ -654,7 +680,23 @@ impl Checker<'_> {
                 "give rate_bps or interval_s, not both (each sets the sending rate)",
             );
         }
-        self.non_negative(&key("start_jitter_s"), f.start_jitter_s)?;
+        // Packets leave on whole nanoseconds: a shorter interval cannot be
+        // kept, and would hold the run at one instant for hours.
+        let spacing = match (f.interval_s, f.rate_bps) {
+            (Some(s), _) => Some(("interval_s", s)),
+            (None, Some(rate)) => Some(("rate_bps", f.packet_size_bytes as f64 * 8.0 / rate)),
+            (None, None) => None,
+        };
+        if let Some((name, s)) = spacing.filter(|&(_, s)| s < 1e-9) {
+            return self.fail(
+                key(name),
+                format!(
+                    "gives one packet every {} s, below the simulator's 1 ns resolution",
+                    fmt_float(s)
+                ),
+            );
+        }
+        self.delay(&key("start_jitter_s"), f.start_jitter_s)?;
 
         let app = name_of(&f.app);
         if f.interval_s.is_some() && f.app != AppKind::Cbr {
@@ -684,7 +726,7 @@ impl Checker<'_> {
                 &key("tcp.initial_window_packets"),
                 tcp.initial_window_packets.into(),
             )?;
-            self.positive(&key("tcp.min_rto_s"), tcp.min_rto_s)?;
+            self.period(&key("tcp.min_rto_s"), tcp.min_rto_s)?;
             self.positive(&key("tcp.vegas_alpha"), tcp.vegas_alpha)?;
             self.positive(&key("tcp.vegas_beta"), tcp.vegas_beta)?;
             self.positive(&key("tcp.vegas_gamma"), tcp.vegas_gamma)?;
@@ -1337,12 +1379,26 @@ mod tests {
         accepted(|s| flow(s).packet_size_bytes = 65_000);
         refused(|s| flow(s).rate_bps = Some(0.0), "flows[0].rate_bps", "> 0");
         refused(
+            |s| flow(s).rate_bps = Some(1e300),
+            "flows[0].rate_bps",
+            "below the simulator's 1 ns resolution",
+        );
+        refused(
+            |s| {
+                flow(s).rate_bps = None;
+                flow(s).interval_s = Some(1e-12);
+            },
+            "flows[0].interval_s",
+            "from 1e-09 s (the clock's 1 ns) to 1e9 s, got 1e-12",
+        );
+        accepted(|s| flow(s).rate_bps = Some(1e9));
+        refused(
             |s| {
                 flow(s).rate_bps = None;
                 flow(s).interval_s = Some(-0.5);
             },
             "flows[0].interval_s",
-            "> 0",
+            "got -0.5",
         );
         refused(
             |s| flow(s).interval_s = Some(0.5),
@@ -1393,7 +1449,7 @@ mod tests {
                 });
             },
             "flows[0].tcp.min_rto_s",
-            "> 0",
+            "got 0.0",
         );
         refused(
             |s| {
