@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -206,6 +207,33 @@ heavy = { traffic = { connections = 6, transport = "udp", app = "cbr", rate_bps 
     assert all(s != d and 0 <= s < 4 and 0 <= d < 4 for s, d in pairs)
     assert all(1.0 <= f["start_s"] < 181.0 for f in flows)
     assert flows == sweep.generated_flows({"connections": 12, "seed": 3}, BASE, "base.toml")
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "fragment"),
+    [
+        ("connections = -1", "connections", "an integer ≥ 1, got -1"),
+        ('connections = "x"', "connections", "an integer ≥ 1, got 'x'"),
+        ("connections = 2, seed = 1.5", "seed", "an integer ≥ 0"),
+        ("connections = 2, start_spread_s = nan", "start_spread_s", "≥ 0, got nan"),
+        ("connections = 2, tcp = 5", "tcp", "a table of [flows.tcp] keys"),
+    ],
+)
+def test_bad_traffic_values_are_refused(tmp_path: Path, entry: str, key: str, fragment: str):
+    text = f"""\
+[sweep]
+scenario = "base.toml"
+
+[sweep.cases.load]
+light = {{ traffic = {{ {entry} }} }}
+"""
+    path = _write(tmp_path, text)
+    with pytest.raises(manetsim.ScenarioError, match=re.escape(fragment)) as caught:
+        sweep.parse(path)
+    assert caught.value.key == f"sweep.cases.load.light.traffic.{key}"
+    line = assert_clean_error(cli("sweep", path, "-o", tmp_path / "out"))
+    assert fragment in line
+    assert not (tmp_path / "out").exists()
 
 
 def test_case_axes_combine_a_topology_with_routing_options(tmp_path: Path):

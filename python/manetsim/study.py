@@ -201,6 +201,11 @@ def _apply_quick(sweep: sweep_mod.Sweep, quick: Mapping[str, Any], name: str, so
             raise scenario_error(source, f"no axis `{axis_name}`", f"quick.sweeps.{name}.axes")
     traffic = table.get("traffic")
     if traffic is not None:
+        if not isinstance(traffic, dict):
+            raise scenario_error(
+                source, "traffic is a table of traffic keys", f"quick.sweeps.{name}.traffic"
+            )
+        sweep_mod.check_traffic(traffic, source, f"quick.sweeps.{name}.traffic")
         for i, axis in enumerate(sweep.axes):
             if axis.key is None:
                 cases = tuple(

@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import random
 import sys
 import time
@@ -632,12 +633,7 @@ def _parse_case_axis(name: str, entries: Any, path: Path, key: str) -> Axis:
                 raise scenario_error(
                     source, "traffic needs `connections`", f"{key}.{label}.traffic"
                 )
-            bad_keys = set(traffic) - _TRAFFIC_KEYS
-            if bad_keys:
-                bad = sorted(bad_keys)[0]
-                raise scenario_error(
-                    source, f"unknown traffic key `{bad}`", f"{key}.{label}.traffic.{bad}"
-                )
+            check_traffic(traffic, source, f"{key}.{label}.traffic")
         cases.append(
             Case(
                 label=label,
@@ -647,6 +643,42 @@ def _parse_case_axis(name: str, entries: Any, path: Path, key: str) -> Axis:
             )
         )
     return Axis(name=name, values=tuple(cases), key=None)
+
+
+def check_traffic(traffic: Mapping[str, Any], source: str, key: str) -> None:
+    """Refuses a ``traffic`` table's unknown keys and values of the wrong kind.
+
+    What the flows' own rules cover (the transport and app names, the sizes
+    and rates a flow accepts) is checked on the scenario each run resolves.
+    """
+    bad_keys = set(traffic) - _TRAFFIC_KEYS
+    if bad_keys:
+        bad = sorted(bad_keys)[0]
+        raise scenario_error(source, f"unknown traffic key `{bad}`", f"{key}.{bad}")
+
+    def is_int(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    def is_number(x: Any) -> bool:
+        return (is_int(x) or isinstance(x, float)) and math.isfinite(x)
+
+    rules: dict[str, tuple[Any, str]] = {
+        "connections": (lambda x: is_int(x) and x >= 1, "an integer ≥ 1"),
+        "seed": (lambda x: is_int(x) and x >= 0, "an integer ≥ 0"),
+        "packet_size_bytes": (is_int, "an integer"),
+        "start_s": (lambda x: is_number(x) and x >= 0, "a number of seconds ≥ 0"),
+        "start_spread_s": (lambda x: is_number(x) and x >= 0, "a number of seconds ≥ 0"),
+        "stop_s": (is_number, "a number of seconds"),
+        "rate_bps": (is_number, "a number of bit/s"),
+        "transport": (lambda x: isinstance(x, str), "a string"),
+        "app": (lambda x: isinstance(x, str), "a string"),
+        "tcp": (lambda x: isinstance(x, dict), "a table of [flows.tcp] keys"),
+    }
+    for name, (ok, expected) in rules.items():
+        if name in traffic and not ok(traffic[name]):
+            raise scenario_error(
+                source, f"expected {expected}, got {traffic[name]!r}", f"{key}.{name}"
+            )
 
 
 def _flatten_set(value: Any, source: str, key: str) -> list[tuple[str, Any]]:
