@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 import manetsim
 
-from helpers import cli, write_toml
+from helpers import assert_clean_error, cli, write_toml
 
 RWP = {
     "name": "rwp-small",
@@ -87,3 +87,12 @@ def test_convert_to_stdout_and_bad_input(tmp_path: Path):
     assert "Traceback" not in proc.stderr
     assert "broken.tcl:2" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_convert_into_a_missing_folder_names_it(tmp_path: Path):
+    scenario = write_toml(tmp_path / "rwp.toml", RWP)
+    target = tmp_path / "absent" / "moves.tcl"
+    line = assert_clean_error(cli("convert", scenario, "-o", target))
+    assert str(tmp_path / "absent") in line
+    assert ".tmp" not in line
+    assert not (tmp_path / "absent").exists()

@@ -8,6 +8,7 @@ when a table is asked for, so the CLI starts quickly.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -343,6 +344,9 @@ def _text_writer(text: str) -> Callable[[str], None]:
 
 def _write_atomic(target: Path, write: Callable[[str], None]) -> None:
     """Writes ``target`` through ``write(temp_path)`` then renames it into place."""
+    if not target.parent.is_dir():
+        # Named as the user gave it, not as the temporary file beside it.
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(target.parent))
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     try:
