@@ -120,7 +120,7 @@ fn a_bonnmotion_scenario_is_read_by_stem_or_movements_name() {
     let e = bonnmotion::read(&file, 3, &area(400.0, 500.0)).unwrap_err();
     assert!(
         e.to_string()
-            .contains("x=500 m but the scenario's area.width_m = 400"),
+            .contains("x=500.0 m but the scenario's area.width_m = 400.0"),
         "{e}"
     );
 }
@@ -167,7 +167,7 @@ const BAD: &[(&str, &str, Option<usize>, &str)] = &[
         "ns2_outside_area.tcl",
         "ns2_outside_area.tcl",
         Some(11),
-        "destination x 900 is outside the area",
+        "destination x 900.0 is outside the area",
     ),
     (
         "ns2_missing_node.tcl",
@@ -275,7 +275,7 @@ const BAD: &[(&str, &str, Option<usize>, &str)] = &[
         "bm_area_too_big",
         "bm_area_too_big.params",
         Some(4),
-        "x=1600 m but the scenario's area.width_m = 500",
+        "x=1600.0 m but the scenario's area.width_m = 500.0",
     ),
     (
         "bm_3d",
@@ -299,7 +299,7 @@ const BAD: &[(&str, &str, Option<usize>, &str)] = &[
         "bm_outside_area",
         "bm_outside_area.movements",
         Some(2),
-        "y = 700 is outside the area",
+        "y = 700.0 is outside the area",
     ),
     (
         "bm_missing_params",

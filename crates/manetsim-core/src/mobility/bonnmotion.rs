@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::SimTime;
 use crate::phy::Pos;
-use crate::scenario::Area;
+use crate::scenario::{fmt_float, Area};
 
 use super::error::{quoted, MobilityError};
 use super::ns2::parse_seconds;
@@ -200,7 +200,9 @@ pub fn check_params(text: &str, file: &str, count: u32, area: &Area) -> Result<(
                 file,
                 *line,
                 format!(
-                    "the BonnMotion area has {key}={v} m but the scenario's {scenario_key} = {size} (expected the file's area to fit in the scenario's)"
+                    "the BonnMotion area has {key}={} m but the scenario's {scenario_key} = {} (expected the file's area to fit in the scenario's)",
+                    fmt_float(v),
+                    fmt_float(size)
                 ),
             ));
         }
@@ -302,8 +304,10 @@ fn node_line(
                 file,
                 line,
                 format!(
-                    "node {node}, waypoint {}: {axis} = {v} is outside the area (expected 0..={size}, the scenario's {key})",
-                    k + 1
+                    "node {node}, waypoint {}: {axis} = {} is outside the area (expected 0..={}, the scenario's {key})",
+                    k + 1,
+                    fmt_float(v),
+                    fmt_float(size)
                 ),
             )),
             _ => Err(MobilityError::at(

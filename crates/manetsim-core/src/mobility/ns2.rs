@@ -28,7 +28,7 @@
 
 use crate::engine::{from_secs, SimTime, NS_PER_S};
 use crate::phy::Pos;
-use crate::scenario::{Area, MAX_DURATION_S};
+use crate::scenario::{fmt_float, Area, MAX_DURATION_S};
 
 use super::error::{quoted, MobilityError};
 use super::trajectory::{Leg, Trajectory};
@@ -184,7 +184,9 @@ impl Parser<'_> {
             Ok(())
         } else {
             self.err(format!(
-                "{what} {v} is outside the area ({axis} must be in 0..={size}, the scenario's {key})"
+                "{what} {} is outside the area ({axis} must be in 0..={}, the scenario's {key})",
+                fmt_float(v),
+                fmt_float(size)
             ))
         }
     }

@@ -32,6 +32,7 @@ use toml::{Table, Value};
 
 pub use error::ScenarioError;
 pub use overrides::parse_override;
+pub(crate) use render::fmt_float;
 pub use render::to_toml_string;
 pub use schema::*;
 pub use support::not_yet_supported;
