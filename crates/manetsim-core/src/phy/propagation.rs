@@ -58,6 +58,22 @@ pub struct RadioParams {
     pub cs_threshold_w: f64,
     /// Capture ratio as a power factor (10 dB → 10.0).
     pub capture_ratio: f64,
+    /// The products of the parameters that every listener's power uses,
+    /// computed once ([`Self::derive`]) with the operations in the order
+    /// the formulas give them, so that each power is the same to the bit.
+    derived: Derived,
+}
+
+/// See [`RadioParams::derived`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Derived {
+    /// `Pt λ λ`, Friis's numerator.
+    friis_num: f64,
+    /// `λ²`, and the crossover `dc` squared times it: `(4π h²)²`.
+    wavelength2: f64,
+    crossover2: f64,
+    /// `Pt h² h²`, two-ray ground's numerator.
+    two_ray_num: f64,
 }
 
 impl RadioParams {
@@ -80,7 +96,25 @@ impl RadioParams {
             rx_threshold_w: r.rx_threshold_w,
             cs_threshold_w: r.cs_threshold_w,
             capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
+            derived: Derived::default(),
         }
+        .derive()
+    }
+
+    /// Fills in [`Self::derived`] from the parameters.
+    fn derive(mut self) -> Self {
+        let (l, h2) = (
+            self.wavelength_m,
+            self.antenna_height_m * self.antenna_height_m,
+        );
+        let dc = 4.0 * PI * h2;
+        self.derived = Derived {
+            friis_num: self.tx_power_w * l * l,
+            wavelength2: l * l,
+            crossover2: dc * dc,
+            two_ray_num: self.tx_power_w * h2 * h2,
+        };
+        self
     }
 
     fn friis(&self, d: f64) -> f64 {
@@ -89,8 +123,8 @@ impl RadioParams {
 
     /// Friis at the squared distance `d2`.
     fn friis_sq(&self, d2: f64) -> f64 {
-        let l = self.wavelength_m;
-        self.tx_power_w * l * l / ((4.0 * PI).powi(2) * d2 * self.system_loss)
+        // Pt λ² / ((4π)² d² L), the numerator's products done once.
+        self.derived.friis_num / ((4.0 * PI).powi(2) * d2 * self.system_loss)
     }
 
     /// The crossover distance of two-ray ground.
@@ -119,13 +153,13 @@ impl RadioParams {
         match self.model {
             Propagation::FreeSpace => self.friis_sq(d2),
             Propagation::TwoRayGround => {
-                let h2 = self.antenna_height_m * self.antenna_height_m;
                 // d < dc, squared: dc² = (4π h²)² / λ².
-                let dc = 4.0 * PI * h2;
-                if d2 * (self.wavelength_m * self.wavelength_m) < dc * dc {
+                let k = &self.derived;
+                if d2 * k.wavelength2 < k.crossover2 {
                     self.friis_sq(d2)
                 } else {
-                    self.tx_power_w * h2 * h2 / (d2 * d2 * self.system_loss)
+                    // Pt h² h² / (d⁴ L).
+                    k.two_ray_num / (d2 * d2 * self.system_loss)
                 }
             }
             Propagation::Shadowing {
