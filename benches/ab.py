@@ -6,8 +6,9 @@ Usage:
 
 BASE and ``--head`` are git revisions (``--head`` defaults to the working
 tree, uncommitted changes included). Each is built once as the core's
-``run_scenario`` example, in its own target folder under ``target/ab/``,
-from a detached git worktree (the working tree is built in place). Then,
+``run_scenario`` example: a revision in its own target folder under
+``target/ab/``, from a detached git worktree; the working tree in place, in
+its usual target folder. Then,
 for every scenario:
 
 - both binaries run it once with ``RUN_SCENARIO_JSON``, and the two results
@@ -84,11 +85,14 @@ def parse_spec(text: str) -> Spec:
 def build(rev: str | None, work: Path) -> Path:
     """Builds ``run_scenario`` at ``rev`` (None: the working tree); its path."""
     label = "worktree" if rev is None else rev.replace("/", "_")
-    target = ROOT / "target" / "ab" / label
-    env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
     if rev is None:
+        # The working tree's own build, as `cargo build` would make it.
+        env = dict(os.environ)
+        target = Path(env.get("CARGO_TARGET_DIR", ROOT / "target"))
         source = ROOT
     else:
+        target = ROOT / "target" / "ab" / label
+        env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
         source = work / label
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(source), rev],
