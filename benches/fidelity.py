@@ -1,6 +1,6 @@
 """Cross-check manetsim against ns-2.35 on chain6: every TCP variant x routing.
 
-Usage: python benches/fidelity.py [--seeds N] [--out FILE] [--routing aodv dsr dsdv]
+Usage: python benches/fidelity.py [--seeds N] [--out FILE] [--routing aodv dsr dsdv] [--jobs N]
 
 Runs `manetsim.ns2.crosscheck` (manetsim and `ns` on the same exported
 scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
@@ -34,8 +34,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=ROUTING)
+    parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side")
     ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs: expected at least 1, got {args.jobs}")
     scenario = bench.reference_path("chain6")
     lines = [
         f"chain6, seeds 1-{args.seeds}, means; ratio = manetsim / ns-2.35.",
@@ -46,6 +49,7 @@ def main(argv: list[str]) -> int:
     ]
     started = time.perf_counter()
     wall = {"manetsim": 0.0, "ns2": 0.0}
+    cpu = {"manetsim": 0.0, "ns2": 0.0}
     orderings = []
     for routing in args.routing:
         delays = {}
@@ -59,9 +63,12 @@ def main(argv: list[str]) -> int:
             if routing in ("aodv", "dsr"):
                 overrides[f"routing.{routing}.preset"] = "ns2"
             overrides.update(ns2.tcp_overrides(scenario, overrides, args.tcp))
-            ours, theirs = ns2.crosscheck(scenario, range(1, args.seeds + 1), overrides)
+            seeds = range(1, args.seeds + 1)
+            ours, theirs = ns2.crosscheck(scenario, seeds, overrides, jobs=args.jobs)
             wall["manetsim"] += sum(ours.wall_s)
             wall["ns2"] += sum(theirs.wall_s)
+            cpu["manetsim"] += sum(ours.cpu_s)
+            cpu["ns2"] += sum(theirs.cpu_s)
             m = {k: (a, b, r) for k, a, b, r in ns2.summarize_sides(ours, theirs)}
             thr, delay, retx = (
                 m["flow0.throughput_kbps"],
@@ -93,7 +100,9 @@ def main(argv: list[str]) -> int:
     lines.append(
         f"Wall time of the whole comparison: {time.perf_counter() - started:.0f} s "
         f"(manetsim processes {wall['manetsim']:.1f} s, ns-2.35 processes "
-        f"{wall['ns2']:.1f} s: {wall['ns2'] / wall['manetsim']:.1f}x)."
+        f"{wall['ns2']:.1f} s: {wall['ns2'] / wall['manetsim']:.1f}x; CPU "
+        f"{cpu['manetsim']:.1f} s and {cpu['ns2']:.1f} s: "
+        f"{cpu['ns2'] / cpu['manetsim']:.1f}x; {args.jobs} seed(s) at a time)."
     )
     text = "\n".join(lines) + "\n"
     if args.out is None:

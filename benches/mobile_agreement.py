@@ -1,6 +1,6 @@
 """rwp50 over N seeds in manetsim and ns-2.35: do the 95 % intervals overlap?
 
-Usage: python benches/mobile_agreement.py [--seeds N] [--routing aodv|dsr|dsdv]
+Usage: python benches/mobile_agreement.py [--seeds N] [--routing aodv|dsr|dsdv] [--jobs N]
 
 Runs `manetsim.ns2.crosscheck` on the reference scenario rwp50 (50 nodes,
 random waypoint 0-20 m/s, pause 10 s, AODV with ns-2's constants, 1 TCP NewReno
@@ -15,7 +15,7 @@ frame sizes, backoff slots and link-layer delay (``[mac] frames`` and
 ``backoff_draw = "ns2"``, ``ll_delay_s = 25e-6``) unless ``--mac standard``, and
 its TCP flow with ns-2.35's loss response and limited transmit
 (``[flows.tcp] ssthresh_rule = "ns2"``, ``limited_transmit = true``) unless
-``--tcp standard``.
+``--tcp standard``. ``--jobs N`` runs N seeds side by side (the same figures).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
+    parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side")
     ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
     path = bench.reference_path("rwp50")
@@ -53,7 +54,10 @@ def main(argv: list[str]) -> int:
     if args.routing in ("aodv", "dsr"):
         overrides[f"routing.{args.routing}.preset"] = "ns2"
     overrides.update(ns2.tcp_overrides(path, overrides, args.tcp))
-    ours, theirs = ns2.crosscheck(path, range(1, args.seeds + 1), overrides)
+    if args.jobs < 1:
+        parser.error(f"--jobs: expected at least 1, got {args.jobs}")
+    seeds = range(1, args.seeds + 1)
+    ours, theirs = ns2.crosscheck(path, seeds, overrides, jobs=args.jobs)
     rows = [
         (
             "TCP throughput (kbit/s)",
@@ -103,7 +107,8 @@ def main(argv: list[str]) -> int:
     print()
     print(
         f"Processes: manetsim {sum(ours.wall_s):.1f} s, ns-2.35 {sum(theirs.wall_s):.1f} s "
-        f"(wall, same run)."
+        f"(wall, same run); CPU {sum(ours.cpu_s):.1f} s and {sum(theirs.cpu_s):.1f} s "
+        f"({args.jobs} seed(s) at a time)."
     )
     return 0
 

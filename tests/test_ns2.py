@@ -342,6 +342,73 @@ def test_crosscheck_keeps_both_traces_for_comparing_hop_by_hop(tmp_path: Path):
     assert (tmp_path / "cli" / "seed-1" / "manetsim.tr").stat().st_size > 0
 
 
+def test_seeds_side_by_side_give_the_same_figures_in_seed_order(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    fake = str(_stand_in_ns(tmp_path))
+    ours_1, theirs_1 = ns2.crosscheck(fixture, [3, 1, 2], None, fake)
+    ours_2, theirs_2 = ns2.crosscheck(fixture, [3, 1, 2], None, fake, jobs=2)
+    assert ours_2.per_seed == ours_1.per_seed
+    assert theirs_2.per_seed == theirs_1.per_seed
+    # Seeds differ, so the order is the seeds' order, not the finishing order.
+    assert ours_1.per_seed[0] != ours_1.per_seed[1]
+    for side in (ours_1, ours_2, theirs_2):
+        assert len(side.wall_s) == len(side.cpu_s) == 3
+    # Each manetsim process spends CPU time of its own: Python and the core.
+    assert all(cpu > 0 for cpu in ours_2.cpu_s)
+    assert all(cpu >= core for cpu, core in zip(ours_2.cpu_s, ours_2.core_s))
+    with pytest.raises(ValueError, match="jobs"):
+        ns2.crosscheck(fixture, [1], None, fake, jobs=0)
+
+
+def _failing_ns(tmp_path: Path, failing_seed: int) -> Path:
+    """An `ns` that fails on one seed's script (which seeds ns-2's generator)."""
+    fake = tmp_path / "failing-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"if grep -q 'defaultRNG seed {failing_seed}$' \"$1\"; then\n"
+        "  echo 'boom: this seed fails' >&2; exit 1\n"
+        "fi\n"
+        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
+        "echo 'NS EXITING...'\n"
+    )
+    fake.chmod(0o755)
+    return fake
+
+
+def test_a_seed_that_fails_side_by_side_is_named(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    assert "$defaultRNG seed 2\n" in ns2.export_tcl(fixture, [], 2)
+    fake = _failing_ns(tmp_path, 2)
+    with pytest.raises(RuntimeError, match="ns-2 failed on seed 2: boom"):
+        ns2.crosscheck(fixture, [1, 2, 3], None, str(fake), jobs=2)
+    proc = cli("crosscheck", fixture, "--seeds", "3", "--jobs", "2", "--ns", str(fake))
+    assert "seed 2: boom" in assert_clean_error(proc, status=1)
+
+
+def test_an_ns2_run_past_its_timeout_is_stopped(tmp_path: Path):
+    slow = tmp_path / "slow-ns"
+    slow.write_text("#!/bin/sh\nexec sleep 60\n")
+    slow.chmod(0o755)
+    with pytest.raises(RuntimeError, match=r"did not finish seed 1 within 0\.5 s"):
+        ns2.crosscheck(FIXTURES / "ns2_chain3_aodv.toml", [1], None, str(slow), 0.5)
+
+
+def test_crosscheck_side_by_side_reports_cpu_times(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    fake = str(_stand_in_ns(tmp_path))
+    proc = cli("crosscheck", fixture, "--seeds", "2", "--jobs", "2", "--ns", fake)
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())  # as the terminal's width wraps it
+    assert "CPU time, process (s)" in text
+    assert "faster than ns-2.35 here in CPU time" in text
+    assert "2 seeds ran side by side" in text
+    proc = cli("crosscheck", fixture, "--ns", fake)
+    assert proc.returncode == 0, proc.stderr
+    assert "faster than ns-2.35 here in wall time" in " ".join(proc.stdout.split())
+    proc = cli("crosscheck", fixture, "--jobs", "0", "--ns", fake)
+    assert "--jobs" in assert_clean_error(proc)
+
+
 @pytest.mark.parametrize(
     ("routing", "agent", "queue"),
     [

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -829,11 +832,77 @@ METRICS = ("throughput_kbps", "delay_ms", "jitter_ms", "loss_pct", "retransmissi
 
 @dataclass
 class Side:
-    """One simulator's per-seed figures and wall times."""
+    """One simulator's per-seed figures and times."""
 
     per_seed: list[dict[str, float]] = field(default_factory=list)
     wall_s: list[float] = field(default_factory=list)
     core_s: list[float] = field(default_factory=list)
+    #: CPU time (user + system) of each seed's process alone: runs side by
+    #: side (``jobs`` > 1) do not inflate it, as they do wall times. NaN
+    #: where the platform cannot tell one child's from another's.
+    cpu_s: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Finished:
+    """A process that ran to its end: what it printed and what it took."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    cpu_s: float
+
+
+def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finished | None:
+    """Runs ``command`` in ``cwd`` to its end and measures it: wall time, and
+    the CPU time of that one process (``os.wait4``), which other runs beside
+    it do not change. Its output goes through files in ``cwd``. Returns None
+    when it was stopped after ``timeout_s`` seconds."""
+    out_path, err_path = cwd / ".manetsim-stdout", cwd / ".manetsim-stderr"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    stopped = threading.Event()
+
+    def stop() -> None:
+        stopped.set()
+        proc.kill()
+
+    timer = None if timeout_s is None else threading.Timer(timeout_s, stop)
+    if timer is not None:
+        timer.start()
+    try:
+        if hasattr(os, "wait4"):
+            _, status, usage = os.wait4(proc.pid, 0)
+            if timer is not None:
+                timer.cancel()
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            cpu_s = usage.ru_utime + usage.ru_stime
+        else:  # pragma: no cover - not POSIX
+            proc.wait()
+            cpu_s = float("nan")
+    finally:
+        if timer is not None:
+            timer.cancel()
+    wall_s = time.perf_counter() - start
+    stdout = out_path.read_text(encoding="utf-8", errors="replace")
+    stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    out_path.unlink()
+    err_path.unlink()
+    if stopped.is_set():
+        return None
+    return _Finished(proc.returncode, stdout, stderr, wall_s, cpu_s)
+
+
+@dataclass
+class _SeedRun:
+    """One simulator's run of one seed."""
+
+    figures: dict[str, float]
+    wall_s: float
+    cpu_s: float
+    core_s: float = float("nan")
 
 
 def crosscheck(
@@ -843,6 +912,7 @@ def crosscheck(
     ns_command: str = "ns",
     ns_timeout_s: float | None = None,
     keep_traces: Path | None = None,
+    jobs: int = 1,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
 
@@ -852,73 +922,98 @@ def crosscheck(
     ns2_trace``), to compare hop by hop with one parser. manetsim's time then
     includes writing its trace, as ns-2's always does.
 
+    ``jobs`` seeds run side by side (each runs manetsim, then ns-2); the
+    figures are the same as one at a time, in the order of ``seeds``. Wall
+    times then include waiting for the machine; CPU times (``cpu_s``) do not.
+
     Returns (manetsim, ns-2) figures per seed: for each flow ``i``,
     ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
-    ``routing_packets``. Wall times are of whole processes on both sides
-    (``manetsim run`` and ``ns``, each including its start-up); manetsim's
-    core time is kept apart in ``core_s``. An ``ns`` run that takes longer
-    than ``ns_timeout_s`` seconds is stopped and raises ``RuntimeError``
-    (ns-2.35 can crawl: see DSDV with MAC feedback in ``docs/fidelity.md``).
+    ``routing_packets``. Wall and CPU times are of whole processes on both
+    sides (``manetsim run`` and ``ns``, each including its start-up);
+    manetsim's core time is kept apart in ``core_s``. An ``ns`` run that
+    takes longer than ``ns_timeout_s`` seconds is stopped and raises
+    ``RuntimeError`` (ns-2.35 can crawl: see DSDV with MAC feedback in
+    ``docs/fidelity.md``).
     """
     if shutil.which(ns_command) is None:
         raise FileNotFoundError(INSTALL_HINT)
+    if jobs < 1:
+        raise ValueError(f"jobs: expected at least 1, got {jobs}")
     pairs = override_pairs(overrides)
-    ours, theirs = Side(), Side()
-    for seed in seeds:
-        script = export_tcl(scenario, pairs, seed)
-        kept = None if keep_traces is None else Path(keep_traces) / f"seed-{seed}"
-        if kept is not None:
-            kept.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="manetsim-run-") as folder:
-            # Time manetsim as a whole process too, like ns-2: same footing.
-            scenario_file = Path(folder) / "scenario.toml"
-            ours_pairs = pairs if kept is None else [*pairs, ("output.ns2_trace", "true")]
-            scenario_file.write_text(resolved_toml(scenario, ours_pairs, seed), encoding="utf-8")
-            command = [sys.executable, "-m", "manetsim.cli", "run", str(scenario_file), "--json"]
-            start = time.perf_counter()
-            proc = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                check=False,
-                cwd=folder,
-            )
-            ours.wall_s.append(time.perf_counter() - start)
-            if proc.returncode != 0:
-                raise RuntimeError(f"manetsim failed on seed {seed}: {proc.stderr.strip()}")
-            result = json.loads(proc.stdout)
-            ours.core_s.append(float(result["wall_s"]))
-            ours.per_seed.append(_manetsim_figures(result))
-            if kept is not None:
-                shutil.move(Path(folder) / f"{result['scenario']}.tr", kept / "manetsim.tr")
-        with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
-            tcl = Path(folder) / "run.tcl"
-            tcl.write_text(script, encoding="utf-8")
-            start = time.perf_counter()
+
+    def one(seed: int) -> tuple[_SeedRun, _SeedRun]:
+        return _crosscheck_seed(scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces)
+
+    seeds = list(seeds)
+    if jobs == 1:
+        runs = [one(seed) for seed in seeds]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(one, seed) for seed in seeds]
             try:
-                proc = subprocess.run(
-                    [ns_command, str(tcl)],
-                    cwd=folder,
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                    timeout=ns_timeout_s,
-                )
-            except subprocess.TimeoutExpired:
-                raise RuntimeError(
-                    f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
-                    "(--ns-timeout-s); it was stopped"
-                ) from None
-            theirs.wall_s.append(time.perf_counter() - start)
-            if proc.returncode != 0 or "NS EXITING" not in proc.stdout:
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-                raise RuntimeError(f"ns-2 failed on seed {seed}: {' | '.join(tail)}")
-            stats = parse_trace(Path(folder) / "trace.tr")
-            theirs.per_seed.append(_ns2_figures(stats, proc.stdout))
-            if kept is not None:
-                shutil.move(tcl, kept / "ns2.tcl")
-                shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
+                runs = [f.result() for f in futures]
+            except BaseException:
+                # The first failure, by seed, is the one reported; seeds not
+                # started yet never start.
+                for f in futures:
+                    f.cancel()
+                raise
+    ours, theirs = Side(), Side()
+    for mine, ns2_run in runs:
+        for side, run in ((ours, mine), (theirs, ns2_run)):
+            side.per_seed.append(run.figures)
+            side.wall_s.append(run.wall_s)
+            side.cpu_s.append(run.cpu_s)
+        ours.core_s.append(mine.core_s)
     return ours, theirs
+
+
+def _crosscheck_seed(
+    scenario: ScenarioLike,
+    pairs: list[tuple[str, str]],
+    seed: int,
+    ns_command: str,
+    ns_timeout_s: float | None,
+    keep_traces: Path | None,
+) -> tuple[_SeedRun, _SeedRun]:
+    """One seed of :func:`crosscheck`: manetsim, then ns-2."""
+    script = export_tcl(scenario, pairs, seed)
+    kept = None if keep_traces is None else Path(keep_traces) / f"seed-{seed}"
+    if kept is not None:
+        kept.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="manetsim-run-") as folder:
+        # Time manetsim as a whole process too, like ns-2: same footing.
+        scenario_file = Path(folder) / "scenario.toml"
+        ours_pairs = pairs if kept is None else [*pairs, ("output.ns2_trace", "true")]
+        scenario_file.write_text(resolved_toml(scenario, ours_pairs, seed), encoding="utf-8")
+        command = [sys.executable, "-m", "manetsim.cli", "run", str(scenario_file), "--json"]
+        done = _run_timed(command, Path(folder), None)
+        if done is None:  # only a timeout stops a run, and this one has none
+            raise RuntimeError(f"manetsim was stopped on seed {seed}")
+        if done.returncode != 0:
+            raise RuntimeError(f"manetsim failed on seed {seed}: {done.stderr.strip()}")
+        result = json.loads(done.stdout)
+        mine = _SeedRun(_manetsim_figures(result), done.wall_s, done.cpu_s, float(result["wall_s"]))
+        if kept is not None:
+            shutil.move(Path(folder) / f"{result['scenario']}.tr", kept / "manetsim.tr")
+    with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
+        tcl = Path(folder) / "run.tcl"
+        tcl.write_text(script, encoding="utf-8")
+        done = _run_timed([ns_command, str(tcl)], Path(folder), ns_timeout_s)
+        if done is None:
+            raise RuntimeError(
+                f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
+                "(--ns-timeout-s); it was stopped"
+            )
+        if done.returncode != 0 or "NS EXITING" not in done.stdout:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            raise RuntimeError(f"ns-2 failed on seed {seed}: {' | '.join(tail)}")
+        stats = parse_trace(Path(folder) / "trace.tr")
+        theirs = _SeedRun(_ns2_figures(stats, done.stdout), done.wall_s, done.cpu_s)
+        if kept is not None:
+            shutil.move(tcl, kept / "ns2.tcl")
+            shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
+    return mine, theirs
 
 
 def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
