@@ -451,8 +451,9 @@ def crosscheck_command(
             "-j",
             min=1,
             help="Run this many seeds side by side (each runs manetsim, then ns-2). The "
-            "figures do not change; the speed ratio then comes from CPU times, which runs "
-            "side by side do not inflate as they do wall times.",
+            "figures do not change; the speed ratio then comes from each process's CPU "
+            "time, which leaves out its waits for a core (shared caches still slow runs "
+            "side by side a little).",
         ),
     ] = 1,
     set_: SetOption = None,

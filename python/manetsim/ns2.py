@@ -838,8 +838,9 @@ class Side:
     wall_s: list[float] = field(default_factory=list)
     core_s: list[float] = field(default_factory=list)
     #: CPU time (user + system) of each seed's process alone: runs side by
-    #: side (``jobs`` > 1) do not inflate it, as they do wall times. NaN
-    #: where the platform cannot tell one child's from another's.
+    #: side (``jobs`` > 1) do not add their waits for a core to it, as they
+    #: do to wall times. NaN where the platform cannot tell one child's from
+    #: another's.
     cpu_s: list[float] = field(default_factory=list)
 
 
@@ -856,9 +857,11 @@ class _Finished:
 
 def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finished | None:
     """Runs ``command`` in ``cwd`` to its end and measures it: wall time, and
-    the CPU time of that one process (``os.wait4``), which other runs beside
-    it do not change. Its output goes through files in ``cwd``. Returns None
-    when it was stopped after ``timeout_s`` seconds."""
+    the CPU time of that one process (``os.wait4``), which does not count
+    its waits for a core while other runs share the machine (they still slow
+    it a little, through the caches they share). Its output goes through
+    files in ``cwd``. Returns None when it was stopped after ``timeout_s``
+    seconds."""
     out_path, err_path = cwd / ".manetsim-stdout", cwd / ".manetsim-stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
@@ -890,7 +893,9 @@ def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finis
     stderr = err_path.read_text(encoding="utf-8", errors="replace")
     out_path.unlink()
     err_path.unlink()
-    if stopped.is_set():
+    # Stopped: the timer fired and the process died of it (not one that
+    # ended on its own as the timer fired).
+    if stopped.is_set() and (proc.returncode < 0 or not hasattr(os, "wait4")):
         return None
     return _Finished(proc.returncode, stdout, stderr, wall_s, cpu_s)
 
@@ -924,7 +929,9 @@ def crosscheck(
 
     ``jobs`` seeds run side by side (each runs manetsim, then ns-2); the
     figures are the same as one at a time, in the order of ``seeds``. Wall
-    times then include waiting for the machine; CPU times (``cpu_s``) do not.
+    times then include waiting for the machine; CPU times (``cpu_s``) do
+    not, though runs side by side slow each other a little through shared
+    caches.
 
     Returns (manetsim, ns-2) figures per seed: for each flow ``i``,
     ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
