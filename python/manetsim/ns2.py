@@ -878,8 +878,6 @@ def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finis
     try:
         if hasattr(os, "wait4"):
             _, status, usage = os.wait4(proc.pid, 0)
-            if timer is not None:
-                timer.cancel()
             proc.returncode = os.waitstatus_to_exitcode(status)
             cpu_s = usage.ru_utime + usage.ru_stime
         else:  # pragma: no cover - not POSIX
