@@ -1,11 +1,13 @@
 """Cross-check manetsim against ns-2.35 on chain6: every TCP variant x routing.
 
-Usage: python benches/fidelity.py [--seeds N] [--out FILE] [--routing aodv dsr dsdv] [--jobs N]
+Usage: python benches/fidelity.py [--seeds N] [--out FILE] [--routing aodv dsr dsdv aomdv]
+                                  [--jobs N]
 
 Runs `manetsim.ns2.crosscheck` (manetsim and `ns` on the same exported
 scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
 apart, FTP 512 B, 360 s, one-way TCP agents) with Tahoe, Reno, NewReno, SACK and
-Vegas over AODV (ns-2 constants: `[routing.aodv] preset = "ns2"`), DSR and DSDV,
+Vegas over AODV (ns-2 constants: `[routing.aodv] preset = "ns2"`), DSR and DSDV
+(and AOMDV with `--routing aomdv`, with ns-2.35's HELLO link detection),
 with manetsim's `[mac] arp`, `frames` and `backoff_draw` set to "ns2" and `ll_delay_s`
 to 25 us (unless `--arp off` or `--mac standard`), and the flow's `ssthresh_rule` to
 "ns2" with ns-2.35's limited transmit (unless `--tcp standard`),
@@ -27,13 +29,15 @@ from manetsim import bench, ns2, study
 
 VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas")
 ROUTING = ("aodv", "dsr", "dsdv")
+# Also offered, not run by default: AOMDV with ns-2.35's HELLO link detection.
+CHOICES = (*ROUTING, "aomdv")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=ROUTING)
+    parser.add_argument("--routing", nargs="+", default=list(ROUTING), choices=CHOICES)
     parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side")
     ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
@@ -60,8 +64,7 @@ def main(argv: list[str]) -> int:
                 "flows.0.tcp.variant": variant,
                 **ns2.mac_overrides(args.arp, args.mac),
             }
-            if routing in ("aodv", "dsr"):
-                overrides[f"routing.{routing}.preset"] = "ns2"
+            overrides.update(ns2.routing_overrides(routing))
             overrides.update(ns2.tcp_overrides(scenario, overrides, args.tcp))
             seeds = range(1, args.seeds + 1)
             ours, theirs = ns2.crosscheck(scenario, seeds, overrides, jobs=args.jobs)

@@ -1,6 +1,6 @@
 """rwp50 over N seeds in manetsim and ns-2.35: do the 95 % intervals overlap?
 
-Usage: python benches/mobile_agreement.py [--seeds N] [--routing aodv|dsr|dsdv] [--jobs N]
+Usage: python benches/mobile_agreement.py [--seeds N] [--routing aodv|dsr|dsdv|aomdv] [--jobs N]
 
 Runs `manetsim.ns2.crosscheck` on the reference scenario rwp50 (50 nodes,
 random waypoint 0-20 m/s, pause 10 s, AODV with ns-2's constants, 1 TCP NewReno
@@ -9,7 +9,9 @@ the same trajectories (the export writes manetsim's movements as setdest
 lines). Prints, per metric, each simulator's mean ± 95 % CI across seeds and
 whether the intervals overlap (issue 8's agreement criterion), then the
 routing packets by message and the drops by reason side by side. ``--routing``
-runs the same scenario over DSR (``preset = "ns2"``) or DSDV instead of AODV;
+runs the same scenario over DSR (``preset = "ns2"``), DSDV or AOMDV (with
+ns-2.35's HELLO link detection, ``[routing.aomdv] link_detection = "hello"``)
+instead of AODV;
 manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``, and with ns-2.35's
 frame sizes, backoff slots and link-layer delay (``[mac] frames`` and
 ``backoff_draw = "ns2"``, ``ll_delay_s = 25e-6``) unless ``--mac standard``, and
@@ -42,7 +44,7 @@ def _cbr_mean(per_seed: list[dict[str, float]], metric: str) -> list[float]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv"), default="aodv")
+    parser.add_argument("--routing", choices=("aodv", "dsr", "dsdv", "aomdv"), default="aodv")
     parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side")
     ns2.add_model_arguments(parser)
     args = parser.parse_args(argv)
@@ -51,8 +53,7 @@ def main(argv: list[str]) -> int:
         "routing.protocol": args.routing,
         **ns2.mac_overrides(args.arp, args.mac),
     }
-    if args.routing in ("aodv", "dsr"):
-        overrides[f"routing.{args.routing}.preset"] = "ns2"
+    overrides.update(ns2.routing_overrides(args.routing))
     overrides.update(ns2.tcp_overrides(path, overrides, args.tcp))
     if args.jobs < 1:
         parser.error(f"--jobs: expected at least 1, got {args.jobs}")

@@ -126,6 +126,10 @@ def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
         (["routing.aodv.active_route_timeout_s=3.0"], "routing.aodv.active_route_timeout_s"),
         (["routing.aodv.gratuitous_rrep=true"], "routing.aodv.gratuitous_rrep"),
         (["routing.aodv.destination_only=true"], "routing.aodv.destination_only"),
+        (
+            ["routing.protocol=aomdv", "routing.aomdv.hello_interval_s=2.0"],
+            "routing.aomdv.hello_interval_s",
+        ),
     ],
 )
 def test_what_ns2_cannot_run_is_refused_naming_the_key(overrides: list[str], key: str):
@@ -190,6 +194,28 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     stats = ns2.parse_trace(trace)
     assert stats.routing_packets == 6
     assert stats.routing_by_message == {"rreq": 2, "rrep": 1, "rerr": 1, "update": 1}
+
+
+def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path: Path):
+    # ns-2.35's AOMDV lines (as its `ns` writes them): a reply, an error and a
+    # HELLO go on after the type with `[a b]`; a request ends with it.
+    ip = "[0:255 -1:255 30 0]"
+    trace = tmp_path / "aomdv.tr"
+    trace.write_text(
+        f"s 1.0 _0_ RTR  --- 0 AOMDV 52 [0 0 0 0] ------- {ip} [0x2 0 1 [5 0] [0 4]] "
+        "(REQUEST)\n"
+        "s 1.01 _5_ RTR  --- 0 AOMDV 52 [0 0 0 0] ------- [5:255 0:255 30 4] "
+        "[0x4 0 [5 2] 10.000000] (REPLY) [1 4]\n"
+        "s 1.1 _4_ RTR  --- 0 AOMDV 44 [0 0 0 0] ------- [4:255 -1:255 1 0] "
+        "[0x1 0 [4 2] 4.000000] (HELLO) [0 0]\n"
+        "s 6.0 _1_ RTR  --- 0 AOMDV 32 [0 0 0 0] ------- [1:255 -1:255 1 0] "
+        "[0x8 1 [0 0] 0.000000] (ERROR) [0 0]\n"
+        "r 6.002 _0_ RTR  --- 0 AOMDV 32 [0 ffffffff 1 800] ------- [1:255 -1:255 1 0] "
+        "[0x8 1 [0 0] 0.000000] (ERROR) [0 0]\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.routing_packets == 4
+    assert stats.routing_by_message == {"rreq": 1, "rrep": 1, "hello": 1, "rerr": 1}
 
 
 def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path):
@@ -297,9 +323,31 @@ def test_an_ns2_run_past_its_timeout_is_stopped_with_a_clear_error(tmp_path: Pat
     assert "ns-2 did not finish seed 1 within 0.5 s" in line
 
 
-def test_a_timeout_that_is_not_positive_is_refused():
-    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns-timeout-s", "0")
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "1e300"])
+def test_a_timeout_that_is_not_a_time_is_refused(timeout: str):
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns-timeout-s", timeout)
     assert "--ns-timeout-s" in assert_clean_error(proc)
+    with pytest.raises(ValueError, match="at most 1e9"):
+        ns2.check_ns_timeout(float(timeout))
+
+
+def test_a_scenario_name_cannot_become_a_tcl_command(tmp_path: Path):
+    text = (FIXTURES / "ns2_chain3_aodv.toml").read_text()
+    bad = tmp_path / "inj.toml"
+    name = "x\\nexec touch pwned\\n# \\\\"
+    bad.write_text(
+        f'name = "{name}"\n'
+        + "\n".join(line for line in text.splitlines() if not line.startswith("name"))
+    )
+    tcl = _export(str(bad))
+    lines = tcl.splitlines()
+    assert "# exec touch pwned" in lines
+    assert not any(line.startswith("exec") for line in lines)
+    # A comment line never ends in a backslash (Tcl would read on into the
+    # next line as comment).
+    assert not any(line.startswith("#") and line.endswith("\\") for line in lines)
+    with pytest.raises(ValueError, match="trace_file"):
+        ns2.export_tcl(bad, None, 1, trace_file="x}\nexec ls")
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
@@ -527,6 +575,19 @@ NS2_MAC = [
             ["mac.ll_delay_s is 0:", 'flows.0.tcp.ssthresh_rule is "flight_size"'],
         ),
         (
+            ["routing.protocol=aomdv", "mac.arp=ns2", *NS2_MAC],
+            ['routing.aomdv.link_detection is "mac"'],
+        ),
+        (
+            [
+                "routing.protocol=aomdv",
+                'routing.aomdv.link_detection="hello"',
+                "mac.arp=ns2",
+                *NS2_MAC,
+            ],
+            [],
+        ),
+        (
             [],
             [
                 'routing.aodv.preset is "rfc"',
@@ -550,7 +611,7 @@ def test_crosscheck_notes_what_ns2_does_differently(
     assert len(notes) == len(expected), notes
     for note, what in zip(notes, expected):
         assert what in note
-        assert re.search(r"=(ns2|25e-6) compares like with like", note), note
+        assert re.search(r"=(ns2|25e-6|hello) compares like with like", note), note
 
 
 def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
@@ -649,9 +710,11 @@ def test_crosscheck_like_ns2_takes_every_ns2_model_and_the_callers_set_wins(tmp_
 
 def test_like_ns2_overrides_follow_the_routing_protocol():
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
-    for routing, preset in (("aodv", True), ("dsr", True), ("dsdv", False)):
+    for routing, preset in (("aodv", True), ("dsr", True), ("dsdv", False), ("aomdv", False)):
         sets = {"routing.protocol": routing}
         like = ns2.like_ns2_overrides(fixture, sets)
         assert (f"routing.{routing}.preset" in like) == preset
+        # ns-2.35 compiles AOMDV without link-layer detection: HELLOs only.
+        assert like.get("routing.aomdv.link_detection") == ("hello" if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []

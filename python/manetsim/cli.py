@@ -459,8 +459,10 @@ def crosscheck_command(
     set_: SetOption = None,
 ) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
-    if ns_timeout_s is not None and not ns_timeout_s > 0:
-        _fail(f"--ns-timeout-s: expected seconds > 0, got {ns_timeout_s:g}", EXIT_USAGE)
+    try:
+        ns2_mod.check_ns_timeout(ns_timeout_s)
+    except ValueError as err:
+        _fail(f"--ns-timeout-s: {err}", EXIT_USAGE)
     overrides = override_pairs(set_ or [])
     if like_ns2:
         # Later pairs win: the caller's --set over ns-2.35's models.

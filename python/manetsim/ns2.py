@@ -48,6 +48,16 @@ __all__ = [
 ]
 
 INSTALL_HINT = "ns-2 is not installed: apt-get update && apt-get install -y ns2 (Debian's ns2)"
+MAX_NS_TIMEOUT_S = 1e9
+"""The longest ``ns_timeout_s`` (as a scenario's longest time, 1e9 s)."""
+
+
+def check_ns_timeout(timeout_s: float | None) -> None:
+    """Raises ``ValueError`` unless ``timeout_s`` is None or a time in
+    (0, :data:`MAX_NS_TIMEOUT_S`] seconds."""
+    if timeout_s is not None and not 0 < timeout_s <= MAX_NS_TIMEOUT_S:
+        raise ValueError(f"expected seconds > 0 and at most 1e9, got {timeout_s:g}")
+
 
 _ROUTING = {"aodv": "AODV", "dsr": "DSR", "dsdv": "DSDV", "aomdv": "AOMDV"}
 _PROPAGATION = {
@@ -93,6 +103,8 @@ def export_tcl(
     config = load_config(scenario, overrides, seed)
     _check_exportable(config)
     moves = movements_ns2(scenario, overrides, seed)
+    if not trace_file or any(ch in trace_file for ch in "{}\\\n\r"):
+        raise ValueError(f"trace_file: a plain file name is needed, got {trace_file!r}")
     return _script(config, moves, trace_file, tracing)
 
 
@@ -173,18 +185,30 @@ def tcp_overrides(
     return out
 
 
+def routing_overrides(routing: str) -> dict[str, Any]:
+    """Scenario overrides that make manetsim's ``routing`` agent run as
+    ns-2.35's does where it has a choice: AODV's and DSR's ``preset =
+    "ns2"``, AOMDV's HELLO link detection (ns-2.35 compiles AOMDV without
+    link-layer detection); nothing for the rest."""
+    if routing in ("aodv", "dsr"):
+        return {f"routing.{routing}.preset": "ns2"}
+    if routing == "aomdv":
+        return {"routing.aomdv.link_detection": "hello"}
+    return {}
+
+
 def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> dict[str, Any]:
     """Scenario overrides that make manetsim run ns-2.35's models wherever it
-    has one for what ``scenario`` (after ``overrides``) uses: AODV's or DSR's
-    ``preset = "ns2"``, :func:`mac_overrides` (ARP, frame sizes, backoff
-    slots, link layer) and :func:`tcp_overrides` (loss response, limited
-    transmit). With them :func:`known_differences` has nothing to say; apply
-    ``overrides`` after them to keep the caller's own settings."""
+    has one for what ``scenario`` (after ``overrides``) uses:
+    :func:`routing_overrides` (AODV's or DSR's ``preset = "ns2"``, AOMDV's
+    HELLOs), :func:`mac_overrides` (ARP, frame sizes, backoff slots, link
+    layer) and :func:`tcp_overrides` (loss response, limited transmit). With
+    them :func:`known_differences` has nothing to say; apply ``overrides``
+    after them to keep the caller's own settings."""
     c = load_config(scenario, overrides, None)
     out: dict[str, Any] = {}
     routing = c["routing"]["protocol"]
-    if routing in ("aodv", "dsr"):
-        out[f"routing.{routing}.preset"] = "ns2"
+    out.update(routing_overrides(routing))
     out.update(mac_overrides())
     out.update(tcp_overrides(scenario, overrides))
     return out
@@ -214,6 +238,16 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"own; --set routing.{routing}.preset=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
+    if (
+        routing == "aomdv"
+        and (c["routing"].get("aomdv") or {}).get("link_detection", "mac") == "mac"
+    ):
+        notes.append(
+            'routing.aomdv.link_detection is "mac": manetsim\'s AOMDV finds a link broken '
+            "when the MAC gives up on a frame, ns-2.35's by missing HELLOs (it compiles no "
+            "link-layer detection); --set routing.aomdv.link_detection=hello compares like "
+            "with like (docs/fidelity.md)"
+        )
     if c["mac"].get("arp", "off") == "off":
         notes.append(
             'mac.arp is "off": manetsim knows every neighbour\'s address, ns-2.35 resolves '
@@ -288,6 +322,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
         )
     if routing == "aodv":
         _check_aodv_exportable(c["routing"].get("aodv") or {})
+    aomdv = c["routing"].get("aomdv") or {}
+    if routing == "aomdv" and float(aomdv.get("hello_interval_s", 1.0)) != 1.0:
+        raise ExportError(
+            "routing.aomdv.hello_interval_s",
+            "ns-2.35's AOMDV sends a HELLO every 1 s (HELLO_INTERVAL is compiled in)",
+        )
     if c["mac"]["standard"] != "802.11":
         raise ExportError("mac.standard", "only 802.11 DCF is exported")
     for i, flow in enumerate(c.get("flows", [])):
@@ -393,6 +433,14 @@ def _tcl_number(value: float) -> str:
     return repr(float(value)) if not float(value).is_integer() else f"{float(value):.1f}"
 
 
+def _tcl_comment(text: str) -> list[str]:
+    """``text`` as Tcl comment lines: each of its lines behind ``# ``, so a
+    scenario's name can never become a command. A backslash at the end of
+    a comment line would continue the comment onto the next line, so one
+    is followed by a space."""
+    return [f"# {line}" + (" " if line.endswith("\\") else "") for line in text.splitlines()]
+
+
 def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = True) -> str:
     radio, mac = c["radio"], c["mac"]
     routing = _ROUTING[c["routing"]["protocol"]]
@@ -402,7 +450,7 @@ def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = T
     capture_ratio = 10 ** (float(radio["capture_threshold_db"]) / 10)
     lines = [
         "# Generated by manetsim (`manetsim export ns2`) for ns-2.35.",
-        f"# Scenario: {c.get('name', '')}, seed {c['seed']}.",
+        *_tcl_comment(f"Scenario: {c.get('name', '')}, seed {c['seed']}."),
         f"# Run: ns run.tcl  (writes the trace to {trace_file})",
         "",
         f"set val(nn) {n}",
@@ -762,13 +810,20 @@ def _control_message(kind: str, tokens: list[str]) -> str | None:
     manetsim's ``routing.by_message`` names it (:data:`ROUTING_MESSAGES`), or
     ``None`` when the line does not say.
 
-    AODV and AOMDV end the line with the type; DSR prints its header's flags
+    AODV ends the line with the type, AOMDV puts it before a closing ``[a b]``
+    on its replies, errors and HELLOs; DSR prints its header's flags
     after the IP field, ``N [request id] [reply ...] [error ...]`` (a request
     may carry an error, a reply is counted as a reply whether gratuitous or
     not); DSDV's updates are all ``message``.
     """
-    if kind in ("AODV", "AOMDV"):
+    if kind == "AODV":
         return _AODV_MESSAGES.get(tokens[-1])
+    if kind == "AOMDV":
+        # A reply, error or HELLO line goes on after its type with `[a b]`.
+        for token in reversed(tokens[-3:]):
+            if token in _AODV_MESSAGES:
+                return _AODV_MESSAGES[token]
+        return None
     if kind == "message":
         return "update"
     if kind == "DSR":
@@ -944,6 +999,7 @@ def crosscheck(
         raise FileNotFoundError(INSTALL_HINT)
     if jobs < 1:
         raise ValueError(f"jobs: expected at least 1, got {jobs}")
+    check_ns_timeout(ns_timeout_s)
     pairs = override_pairs(overrides)
 
     def one(seed: int) -> tuple[_SeedRun, _SeedRun]:

@@ -371,6 +371,9 @@ pub struct Routing {
     /// Added table `[routing.aodv]`: AODV's options (only with protocol = "aodv").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aodv: Option<AodvOptions>,
+    /// Added table `[routing.aomdv]`: AOMDV's options (only with protocol = "aomdv").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aomdv: Option<AomdvOptions>,
     /// Added table `[routing.dsdv]`: DSDV's options (only with protocol = "dsdv").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsdv: Option<DsdvOptions>,
@@ -470,6 +473,31 @@ pub enum DsrPreset {
     Ns2,
 }
 
+/// `[routing.aomdv]` (added): how AOMDV notices a broken link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AomdvOptions {
+    /// `mac` (the MAC's retry-limit failures, as our AODV) or `hello`
+    /// (HELLO messages, lost after ALLOWED_HELLO_LOSS = 3 intervals: the only
+    /// way ns-2.35's AOMDV has, which compiles no link-layer detection).
+    #[serde(default)]
+    pub link_detection: AodvLinkDetection,
+    /// HELLO_INTERVAL (ns-2.35: 1 s); only with `link_detection = "hello"`.
+    #[serde(default = "default_aomdv_hello_interval_s")]
+    pub hello_interval_s: f64,
+}
+fn default_aomdv_hello_interval_s() -> f64 {
+    1.0
+}
+impl Default for AomdvOptions {
+    fn default() -> Self {
+        Self {
+            link_detection: AodvLinkDetection::Mac,
+            hello_interval_s: default_aomdv_hello_interval_s(),
+        }
+    }
+}
+
 /// `[routing.dsdv]` (added): ns-2.35's `Agent/DSDV` knobs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -499,6 +527,7 @@ impl Default for Routing {
         Self {
             protocol: default_routing_protocol(),
             aodv: None,
+            aomdv: None,
             dsdv: None,
             dsr: None,
             olsr: None,
@@ -525,7 +554,7 @@ pub enum AodvPreset {
     AodvUu,
 }
 
-/// How AODV notices a broken link.
+/// How AODV (or AOMDV, `[routing.aomdv]`) notices a broken link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AodvLinkDetection {

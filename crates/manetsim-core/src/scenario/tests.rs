@@ -503,7 +503,7 @@ fn override_of_unknown_key_fails_like_the_file_would() {
     assert_eq!(e.line, None);
     assert_eq!(
         e.message,
-        "unknown key `protokol`, expected one of `protocol`, `aodv`, `dsdv`, `dsr`, `olsr`"
+        "unknown key `protokol`, expected one of `protocol`, `aodv`, `aomdv`, `dsdv`, `dsr`, `olsr`"
     );
     let file = err(load(
         &BASE.replace("protocol = \"static\"", "protokol = \"dsr\""),

@@ -78,6 +78,10 @@ impl Checker<'_> {
         self.only_with(r, r.dsdv.is_some(), RoutingProtocol::Dsdv)?;
         self.only_with(r, r.olsr.is_some(), RoutingProtocol::Olsr)?;
         self.only_with(r, r.aodv.is_some(), RoutingProtocol::Aodv)?;
+        self.only_with(r, r.aomdv.is_some(), RoutingProtocol::Aomdv)?;
+        if let Some(aomdv) = &r.aomdv {
+            self.period("routing.aomdv.hello_interval_s", aomdv.hello_interval_s)?;
+        }
         if let Some(dsdv) = &r.dsdv {
             self.period(
                 "routing.dsdv.periodic_update_interval_s",

@@ -21,8 +21,8 @@ use crate::routing::dsr::{CacheModel, Dsr, DsrConfig, RequestPacing};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AppKind, DsdvOptions, DsrOptions, DsrPreset,
-    OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AomdvOptions, AppKind, DsdvOptions, DsrOptions,
+    DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -63,6 +63,20 @@ pub fn aodv_config(options: Option<&AodvOptions>) -> AodvConfig {
     }
     if let Some(x) = o.active_route_timeout_s {
         cfg.active_route_timeout = from_secs(x);
+    }
+    cfg
+}
+
+/// AOMDV's parameters from `[routing.aomdv]` (absent: ns-2.35's constants
+/// with MAC feedback).
+pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
+    let mut cfg = AomdvConfig::default();
+    if let Some(o) = options {
+        cfg.link_detection = match o.link_detection {
+            AodvLinkDetection::Mac => LinkDetection::MacFeedback,
+            AodvLinkDetection::Hello => LinkDetection::Hello,
+        };
+        cfg.hello_interval = from_secs(o.hello_interval_s);
     }
     cfg
 }
@@ -283,9 +297,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                     Router::Dsdv(Box::new(Dsdv::new(i, dsdv_config(s.routing.dsdv.as_ref()))))
                 }
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
-                RoutingProtocol::Aomdv => {
-                    Router::Aomdv(Box::new(Aomdv::new(i, AomdvConfig::default())))
-                }
+                RoutingProtocol::Aomdv => Router::Aomdv(Box::new(Aomdv::new(
+                    i,
+                    aomdv_config(s.routing.aomdv.as_ref()),
+                ))),
                 RoutingProtocol::Olsr => {
                     Router::Olsr(Box::new(Olsr::new(i, olsr_config(s.routing.olsr.as_ref()))))
                 }

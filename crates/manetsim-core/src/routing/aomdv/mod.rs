@@ -80,9 +80,16 @@
 //!   a RREQ and relays a RREP once); this agent follows the paper's
 //!   link-disjoint variant, which ns-2 also carries (`#ifdef`'d out).
 //! - ns-2.35 compiles AOMDV **without** link-layer detection: MAC failures
-//!   only drop the packet and links are found broken by HELLO messages (1 s,
-//!   lost after 3). Here MAC feedback is the default, as for our AODV;
-//!   [`LinkDetection::Hello`] is ns-2's way.
+//!   only drop the packet and links are found broken by HELLO messages.
+//!   Here MAC feedback is the default, as for our AODV;
+//!   [`LinkDetection::Hello`] (`[routing.aomdv] link_detection = "hello"`)
+//!   is ns-2's way, with its rules: a node with a live route says HELLO
+//!   every 0.75-1.25 intervals; a HELLO gives its sender a one-hop path for
+//!   (1 + ALLOWED_HELLO_LOSS) intervals; a neighbour first heard is kept
+//!   ALLOWED_HELLO_LOSS intervals, then 1.5 times that after each HELLO
+//!   (no other message refreshes it), and is found lost on a purge tick
+//!   every interval from the agent's start, which also adds 2 to the
+//!   node's sequence number.
 //! - ns-2 salvages a packet at most 10 times (`AOMDV_MAX_SALVAGE_COUNT`);
 //!   here a packet is routed again after each break with no count (every
 //!   break removes a path, and the TTL bounds the rest).
@@ -95,8 +102,8 @@
 //!
 //! Local repair (ns-2.35 compiles it only in its link-layer-detection
 //! branch, which is off), the node-disjoint variant, RREP-ACK, gratuitous
-//! RREPs, and scenario keys to choose the options above (the scenario
-//! selects AOMDV with these defaults). The routing statistics have no
+//! RREPs, and scenario keys for the options above other than the link
+//! detection and HELLO interval (`[routing.aomdv]`). The routing statistics have no
 //! "route discoveries" counter: adding one would change the routing
 //! contract and the run loop shared with the other protocols; the count of
 //! originated "rreq" messages is its upper bound.
@@ -245,6 +252,9 @@ pub struct Aomdv {
     discoveries_started: u64,
     /// The latest time the agent was called at (for `hop_count`).
     now: SimTime,
+    /// When the agent started: HELLO detection purges its neighbours on
+    /// ticks HELLO_INTERVAL apart from here.
+    started: SimTime,
 }
 
 impl Aomdv {
@@ -265,6 +275,7 @@ impl Aomdv {
             rerr_times: VecDeque::new(),
             discoveries_started: 0,
             now: 0,
+            started: 0,
         }
     }
 
@@ -665,10 +676,11 @@ impl Aomdv {
         let base = rp.base;
         let limits = self.cfg.limits();
         if packet.dst == BROADCAST && base.dst == from && base.hop_count == 0 {
-            // A HELLO: a one-hop path to the neighbour.
-            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
+            // A HELLO: a one-hop path to the neighbour, for the lifetime it
+            // carries.
+            let until = now + base.lifetime_ms as SimTime * NS_PER_MS;
             if self.cfg.link_detection == LinkDetection::Hello {
-                self.neighbors.heard(from, until);
+                self.hello_heard(now, from);
             }
             let me = self.me;
             self.routes
@@ -749,7 +761,35 @@ impl Aomdv {
         }
     }
 
-    fn send_hello(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+    /// A HELLO from `from` (ns-2.35's `recvHello`): a new neighbour is
+    /// kept ALLOWED_HELLO_LOSS HELLO intervals, a known one 1.5 times as
+    /// long, and it is found lost on the first purge tick (every
+    /// HELLO_INTERVAL from the agent's start) at or after that.
+    fn hello_heard(&mut self, now: SimTime, from: NodeId) {
+        let i = self.cfg.hello_interval.max(1);
+        let loss = self.cfg.allowed_hello_loss as SimTime;
+        let keep = if self.neighbors.contains(from) {
+            loss * i * 3 / 2
+        } else {
+            loss * i
+        };
+        let expire = now + keep;
+        let ticks = (expire - self.started).div_ceil(i);
+        self.neighbors.heard(from, self.started + ticks * i);
+    }
+
+    /// A HELLO goes only from a node with a live route (ns-2.35); the
+    /// next check is 0.75 to 1.25 HELLO intervals later.
+    fn hello_tick(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        if self.routes.any_up(now) {
+            self.send_hello(ctx);
+        }
+        let i = self.cfg.hello_interval;
+        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
+        self.timers.push(next, Timer::Hello);
+    }
+
+    fn send_hello(&mut self, ctx: &mut RoutingCtx) {
         let rp = AomdvRrep {
             base: RrepRepr {
                 repair: false,
@@ -759,7 +799,9 @@ impl Aomdv {
                 dst: self.me,
                 dst_seqno: self.seqno,
                 orig: self.me,
-                lifetime_ms: (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval
+                // (1 + ALLOWED_HELLO_LOSS) intervals, as ns-2.35.
+                lifetime_ms: ((1 + self.cfg.allowed_hello_loss as SimTime)
+                    * self.cfg.hello_interval
                     / NS_PER_MS) as u32,
             },
             rreq_id: 0,
@@ -767,9 +809,6 @@ impl Aomdv {
         };
         let p = self.control(BROADCAST, 1, rp.to_bytes());
         ctx.originate(p, BROADCAST, "hello", false);
-        let i = self.cfg.hello_interval;
-        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
-        self.timers.push(next, Timer::Hello);
     }
 }
 
@@ -778,12 +817,13 @@ impl RoutingProtocol for Aomdv {
         "aomdv"
     }
 
-    fn start(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+    fn start(&mut self, now: SimTime, _ctx: &mut RoutingCtx) {
         self.now = now;
+        self.started = now;
         if self.cfg.link_detection == LinkDetection::Hello {
-            let i = self.cfg.hello_interval;
-            let first = now + ctx.rng.below(i.max(1));
-            self.timers.push(first, Timer::Hello);
+            // ns-2.35 checks at once (a node starts with no route, so
+            // sends nothing), then every 0.75 to 1.25 intervals.
+            self.timers.push(now, Timer::Hello);
         }
     }
 
@@ -813,10 +853,6 @@ impl RoutingProtocol for Aomdv {
         let Ok(msg) = Message::parse(packet.body()) else {
             return;
         };
-        if self.cfg.link_detection == LinkDetection::Hello {
-            let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
-            self.neighbors.heard(from, until);
-        }
         match msg {
             Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
             Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
@@ -874,13 +910,15 @@ impl RoutingProtocol for Aomdv {
                         self.on_discovery_timeout(now, dst, ctx);
                     }
                 }
-                Timer::Hello => self.send_hello(now, ctx),
+                Timer::Hello => self.hello_tick(now, ctx),
             }
         }
         for p in self.queue.expire(now) {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
         for nb in self.neighbors.expire(now) {
+            // The set of neighbours changed (ns-2.35's `nb_delete`).
+            self.seqno = self.seqno.wrapping_add(2);
             self.link_broken(now, nb, ctx);
         }
     }

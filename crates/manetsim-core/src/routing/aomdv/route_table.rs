@@ -212,6 +212,11 @@ impl RouteTable {
         self.entries.get(&dst).is_some_and(|e| e.is_up(now))
     }
 
+    /// Some route has a live path (ns-2's `rt_has_active_route`).
+    pub fn any_up(&self, now: SimTime) -> bool {
+        self.entries.values().any(|e| e.is_up(now))
+    }
+
     /// Offers a path to `dst` through `next_hop`, advertised by it with
     /// `seqno` and hop count `adv_hops` (so `adv_hops + 1` hops from here),
     /// whose last hop before `dst` is `last_hop`. Applies the update rules

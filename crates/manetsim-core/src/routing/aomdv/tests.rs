@@ -378,53 +378,98 @@ fn a_discovery_retries_network_wide_then_drops_the_buffered_data() {
     assert_eq!(n.a.buffered(), 0);
 }
 
-#[test]
-fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over() {
-    let cfg = AomdvConfig {
+fn hello_cfg() -> AomdvConfig {
+    AomdvConfig {
         link_detection: LinkDetection::Hello,
         ..AomdvConfig::default()
+    }
+}
+
+/// A HELLO from `from`, carrying ns-2.35's lifetime ((1 + 3) × 1 s).
+fn hello(from: NodeId) -> Packet {
+    let rp = AomdvRrep {
+        base: RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 0,
+            dst: from,
+            dst_seqno: 2,
+            orig: from,
+            lifetime_ms: 4000,
+        },
+        rreq_id: 0,
+        first_hop: from,
     };
-    let mut n = source_with_two_paths_using(Aomdv::new(0, cfg));
-    // HELLOs go out every 0.75-1.25 s.
-    let hellos: Vec<_> = originated(&n.timeout(NS_PER_S))
+    Packet::control(from, BROADCAST, 1, 8, rp.to_bytes())
+}
+
+#[test]
+fn with_hello_detection_a_node_without_a_live_route_stays_silent() {
+    let mut n = Agent::wrap(4, Aomdv::new(4, hello_cfg()), 5);
+    assert!(n.run(|a, ctx| a.start(0, ctx)).is_empty());
+    // Checks at 0 and every 0.75-1.25 s, for 10 s: no route, no HELLO.
+    for t in (0..=10_000).step_by(50) {
+        assert!(n.timeout(ms(t)).is_empty(), "at {t} ms");
+    }
+    // A neighbour's HELLO gives a one-hop route: from the next check on,
+    // this node says HELLO too, with the lifetime ns-2.35 gives it (4 s).
+    n.control(ms(10_010), 5, hello(5));
+    let mut sent = Vec::new();
+    for t in (10_050..=11_300).step_by(50) {
+        sent.extend(originated(&n.timeout(ms(t))));
+    }
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (message, next_hop, Message::Rrep(rp), ttl) = &sent[0] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*message, *next_hop, *ttl), ("hello", BROADCAST, 1));
+    assert_eq!(
+        (rp.base.dst, rp.base.hop_count, rp.base.lifetime_ms),
+        (4, 0, 4000)
+    );
+}
+
+#[test]
+fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over() {
+    let mut n = source_with_two_paths_using(Aomdv::new(0, hello_cfg()));
+    // Only HELLOs make neighbours: the RREPs from 1 and 2 did not.
+    assert!(!n.a.neighbors.contains(1) && !n.a.neighbors.contains(2));
+    // With a route up, the check due since the start sends a HELLO.
+    let hellos: Vec<_> = originated(&n.timeout(ms(100)))
         .into_iter()
         .filter(|s| s.0 == "hello")
         .collect();
-    assert!(!hellos.is_empty());
+    assert_eq!(hellos.len(), 1);
     assert_eq!((hellos[0].1, hellos[0].3), (BROADCAST, 1));
-    // Neighbour 2 keeps talking; 1 falls silent after the RREPs (21 ms).
-    let hello = |from: NodeId| {
-        let rp = AomdvRrep {
-            base: RrepRepr {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: 0,
-                dst: from,
-                dst_seqno: 2,
-                orig: from,
-                lifetime_ms: 3000,
-            },
-            rreq_id: 0,
-            first_hop: from,
-        };
-        Packet::control(from, BROADCAST, 1, 8, rp.to_bytes())
-    };
-    n.control(ms(2000), 2, hello(2));
+    // 1 is heard at 0.5 s (new: kept 3 s) and at 1 s (known: 4.5 s, so
+    // until 5.5 s, found lost on the purge tick at 6 s); 2 keeps talking.
+    n.control(ms(500), 1, hello(1));
+    n.control(ms(500), 2, hello(2));
+    n.control(ms(1000), 1, hello(1));
     assert_eq!(
-        n.a.hop_count(2, ms(2000)),
+        n.a.hop_count(1, ms(1000)),
         Some(1),
         "a HELLO gives a one-hop path"
     );
-    // After ALLOWED_HELLO_LOSS (3) intervals without a word from 1, its
-    // path to 9 is gone: no RREQ, data goes through 2.
-    let out = n.timeout(ms(3100));
+    for t in [2000, 4000, 5500] {
+        n.control(ms(t), 2, hello(2));
+    }
+    let seqno = n.a.seqno;
+    let out = n.timeout(ms(5999));
+    assert!(!out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert_eq!(n.paths(9), vec![(1, 3, 7), (2, 3, 8)]);
+    let out = n.timeout(ms(6000));
     assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
-    assert!(originated(&out).iter().all(|s| s.0 == "hello"));
+    assert!(
+        originated(&out).iter().all(|s| s.0 == "hello"),
+        "no RERR: a path to 9 is left"
+    );
+    assert_eq!(n.a.seqno, seqno + 2, "the set of neighbours changed");
     assert_eq!(n.paths(9), vec![(2, 3, 8)]);
-    assert_eq!(sent_data(&n.data(ms(3200), data(0, 9, 5))), vec![(5, 2)]);
+    assert_eq!(sent_data(&n.data(ms(6100), data(0, 9, 5))), vec![(5, 2)]);
     // A MAC failure only drops the packet in this mode.
-    let out = n.link_failure(ms(3300), 2, Some(data(0, 9, 6)));
+    let out = n.link_failure(ms(6200), 2, Some(data(0, 9, 6)));
     assert_eq!(
         out,
         vec![RoutingAction::Drop {
