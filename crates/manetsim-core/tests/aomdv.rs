@@ -1,6 +1,7 @@
 //! AOMDV end to end: the 5-hop chain; fail-over to a second path when a
 //! relay walks away, on a two-path ring and on a 3x3 grid, each against
-//! AODV in the same scenario; and a 5x5 grid with two crossing flows.
+//! AODV in the same scenario, and on the ring with ns-2.35's HELLO link
+//! detection; and a 5x5 grid with two crossing flows.
 //! Every run's ledger must balance.
 
 mod common;
@@ -44,6 +45,10 @@ fn a_six_node_chain_finds_the_five_hop_route_and_delivers_cbr() {
 /// (3 hops); 1 is out of range of 3 and 4. Relay 1 walks away upwards at
 /// `leave_s` (never, if None); 0 sends CBR to 2 from 1 s.
 fn ring(protocol: RoutingProtocol, leave_s: Option<f64>, seed: u64) -> RunResult {
+    run_checked(&ring_scenario(protocol, leave_s, seed))
+}
+
+fn ring_scenario(protocol: RoutingProtocol, leave_s: Option<f64>, seed: u64) -> Scenario {
     let mut s = scenario(protocol, 40.0, seed);
     place(
         &mut s,
@@ -67,7 +72,7 @@ fn ring(protocol: RoutingProtocol, leave_s: Option<f64>, seed: u64) -> RunResult
         }];
     }
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 39.0));
-    run_checked(&s)
+    s
 }
 
 fn hops_after(r: &RunResult, t_s: f64) -> Vec<u16> {
@@ -121,6 +126,52 @@ fn a_relay_walking_away_is_survived_by_fail_over_with_fewer_rreqs_than_aodv() {
             messages(&moving, "rreq"),
             messages(&aodv, "rreq")
         );
+    }
+}
+
+#[test]
+fn with_ns2s_hellos_a_relay_walking_away_is_noticed_by_missed_hellos_then_failed_over() {
+    use manetsim_core::scenario::{AodvLinkDetection, AomdvOptions};
+    for seed in 1..=3 {
+        let run = |leave_s: Option<f64>| {
+            let mut s = ring_scenario(RoutingProtocol::Aomdv, leave_s, seed);
+            s.routing.aomdv = Some(AomdvOptions {
+                link_detection: AodvLinkDetection::Hello,
+                ..AomdvOptions::default()
+            });
+            run_checked(&s)
+        };
+        let still = run(None);
+        let moving = run(Some(3.0));
+        let f = &moving.flows[0];
+        println!(
+            "seed {seed}: still {:?} hops {} delivery {:.3}; moving {:?} delivery {:.3} drops {:?}",
+            still.routing.by_message,
+            still.flows[0].hops_mean,
+            delivery(&still, 0),
+            moving.routing.by_message,
+            delivery(&moving, 0),
+            moving.drops
+        );
+        // Five nodes, each about one HELLO a second once it has a route.
+        let hellos = messages(&still, "hello");
+        assert!((150..=210).contains(&hellos), "{hellos} HELLOs");
+        assert!(delivery(&still, 0) > 0.97);
+        // The MAC's failures do not break the link: the packets sent to 1
+        // after it left are lost until its HELLOs are missed (4.5 s, then
+        // the next whole-second purge tick), and then every packet takes
+        // the lower path, found by the first discovery.
+        let late = hops_after(&moving, 9.5);
+        assert!(late.len() > 100, "{} packets after 9.5 s", late.len());
+        assert!(late.iter().all(|&h| h == 3), "{late:?}");
+        let lost = f.sent - f.received;
+        assert!(lost <= 7 * 4, "{lost} packets lost");
+        if still.flows[0].hops_mean < 2.5 {
+            // The upper path first: 4 packets a second fail at the MAC from
+            // about 3.3 s to the purge tick that finds 1 lost.
+            assert!(lost >= 4 * 4, "{lost} packets lost");
+            assert_eq!(messages(&moving, "rreq"), messages(&still, "rreq"));
+        }
     }
 }
 
