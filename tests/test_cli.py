@@ -12,6 +12,7 @@ import pytest
 from helpers import (
     EXAMPLES,
     FLOW_KEYS,
+    REPO,
     RESULT_KEYS,
     SMALL_CHAIN,
     assert_clean_error,
@@ -237,3 +238,16 @@ def test_a_flow_without_a_route_warns_on_stderr_and_keeps_stdout_json(tmp_path: 
     assert result["flows"][0]["received"] == 0
     assert result["drops"]["no_route"] == result["flows"][0]["sent"] > 0
     assert "warning: flow 0: node 0 has no route to node 2" in proc.stderr
+
+
+def test_a_trace_name_that_leaves_the_current_folder_is_refused(tmp_path: Path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        'name = "../escaped"\nduration_s = 2.0\n[nodes]\ncount = 2\n'
+        '[routing]\nprotocol = "static"\n[output]\nns2_trace = true\n'
+    )
+    # From the repository root, the trace would land beside the repository.
+    proc = cli("run", scenario)
+    line = assert_clean_error(proc)
+    assert "key `name`" in line
+    assert not (REPO.parent / "escaped.tr").exists()

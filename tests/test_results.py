@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,40 @@ def test_write_atomic_removes_temp_on_error(tmp_path: Path):
     with pytest.raises(RuntimeError):
         results_module._write_atomic(tmp_path / "x.json", explode)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_write_into_a_folder_taken_by_a_folder_writes_nothing(result: Result, tmp_path: Path):
+    (tmp_path / "result.json").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"result\.json"):
+        result.write(tmp_path)
+    # No mix of two runs: not one table was written before the refusal.
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_atomic_write_follows_links_and_writes_through_devices(tmp_path: Path):
+    real = tmp_path / "real.tcl"
+    real.write_text("old")
+    link = tmp_path / "link.tcl"
+    link.symlink_to(real.name)
+    results_module.write_text_atomic(link, "new")
+    assert link.is_symlink()
+    assert real.read_text() == "new"
+    # A device is written through, never replaced by a file.
+    results_module.write_text_atomic("/dev/null", "anything")
+    assert Path("/dev/null").is_char_device()
+    # A folder is refused, named as given.
+    with pytest.raises(IsADirectoryError, match=re.escape(str(tmp_path))):
+        results_module.write_text_atomic(tmp_path, "x")
+    # Nothing is left beside them.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tcl", "real.tcl"]
+
+
+def test_atomic_write_gives_the_umasks_mode_and_keeps_a_replaced_files(tmp_path: Path):
+    fresh = tmp_path / "fresh.txt"
+    results_module.write_text_atomic(fresh, "x")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~results_module._UMASK
+    kept = tmp_path / "kept.txt"
+    kept.write_text("x")
+    kept.chmod(0o640)
+    results_module.write_text_atomic(kept, "y")
+    assert kept.stat().st_mode & 0o777 == 0o640

@@ -276,7 +276,7 @@ dsr = { set = { "routing.protocol" = "dsr", "routing.dsr.preset" = "ns2" } }
     [
         ("[sweep]\nscenario = 'base.toml'\nsedes = 3\n", "unknown key `sedes`"),
         ("[sweep]\nscenario = 'missing.toml'\n", "`missing.toml` not found"),
-        ("[sweep]\nscenario = 'base.toml'\nseeds = 0\n", "seeds must be at least 1"),
+        ("[sweep]\nscenario = 'base.toml'\nseeds = 0\n", "seeds must be from 1 to 1,000,000"),
         ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\nseed = []\n", "non-empty list"),
         ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\nx = [1, 1]\n", "value twice"),
         ("[sweep]\nscenario = 'base.toml'\n[sweep.axes]\n'nodes.*.x' = [1]\n", "not a list"),
@@ -384,3 +384,101 @@ def test_only_keeps_the_named_sweeps_and_what_is_built_on_them():
     assert all(f["sweep"] == "chain" for f in definition.findings)
     line = assert_clean_error(cli("study", "run", "oozothman2011", "--only", "nope"))
     assert "no sweep named `nope`" in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "words"),
+    [
+        (
+            'routing.protocol = ["static", "aodv"]',
+            '"seed" = [7, 8]',
+            "sweep.axes.seed",
+            "not an axis",
+        ),
+        ("seeds = 2", "seeds = 100000000000", "sweep.seeds", "from 1 to 1,000,000"),
+        ('name = "demo"', 'name = "../../escaped"', "sweep.name", "results folder"),
+    ],
+)
+def test_a_sweep_that_would_do_other_than_it_says_is_refused(
+    tmp_path: Path, old: str, new: str, key: str, words: str
+):
+    assert old in SWEEP
+    text = SWEEP.replace(old, new, 1)
+    line = assert_clean_error(cli("sweep", _write(tmp_path, text), "-o", tmp_path / "out"))
+    assert f"key `{key}`" in line
+    assert words in line
+    assert not (tmp_path / "out").exists()
+
+
+STUDY = """\
+[study]
+title = "t"
+
+[sweeps.s]
+scenario = "base.toml"
+seeds = 1
+[sweeps.s.axes]
+"flows.*.rate_bps" = [32000, 64000]
+
+[[tables]]
+name = "t1"
+metric = "throughput_kbps"
+rows = "flows.*.rate_bps"
+
+[[findings]]
+paper = "more is more"
+metric = "throughput_kbps"
+by = "flows.*.rate_bps"
+kind = "ratio"
+numerator = 64000
+denominator = 32000
+at_least = 1.5
+
+[quick]
+seeds = 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ('metric = "throughput_kbps"\nrows', 'metric = "nope"\nrows', "tables.0.metric"),
+        ('rows = "flows.*.rate_bps"\n', "", "tables.0.rows"),
+        ('name = "t1"', 'name = "../../evil"', "tables.0.name"),
+        ('kind = "ratio"\nnumerator = 64000\n', 'kind = "ratio"\n', "findings.0.numerator"),
+        ("at_least = 1.5", 'at_least = "much"', "findings.0.at_least"),
+        ('kind = "ratio"', 'kind = "ratio"\nwhere = { "nope" = 1 }', "findings.0.where"),
+        ('kind = "ratio"', 'kind = "guess"', "findings.0.kind"),
+        ("[quick]\nseeds = 1", "[quick]\nseeds = -1", "quick.seeds"),
+    ],
+)
+def test_a_study_with_a_broken_report_is_refused_before_it_runs(
+    tmp_path: Path, old: str, new: str, key: str
+):
+    folder = tmp_path / "mystudy"
+    folder.mkdir()
+    (folder / "base.toml").write_text(BASE, encoding="utf-8")
+    assert old in STUDY
+    (folder / "study.toml").write_text(STUDY.replace(old, new, 1), encoding="utf-8")
+    proc = cli("study", "run", folder, "--quick", "-o", tmp_path / "out")
+    line = assert_clean_error(proc)
+    assert f"key `{key}`" in line, line
+    assert "internal error" not in line
+    assert not (tmp_path / "out" / "data").exists(), "nothing ran"
+
+
+def test_the_study_fixture_itself_runs(tmp_path: Path):
+    folder = tmp_path / "mystudy"
+    folder.mkdir()
+    (folder / "base.toml").write_text(BASE, encoding="utf-8")
+    (folder / "study.toml").write_text(STUDY, encoding="utf-8")
+    proc = cli("study", "run", folder, "--quick", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "report" / "t1.csv").exists()
+
+
+def test_every_summary_metric_is_a_column_of_a_run(tmp_path: Path):
+    spec = sweep.parse(_write(tmp_path))
+    sweep.run_sweep(spec, tmp_path / "out", workers=1)
+    frame = sweep.load(tmp_path / "out")
+    assert set(sweep.SUMMARY_METRICS) <= set(frame.columns)

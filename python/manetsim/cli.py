@@ -134,6 +134,12 @@ def run_command(
     resolved = tomllib.loads(resolved_toml(file, overrides, seed))
     trace: Optional[Path] = None
     if resolved.get("output", {}).get("ns2_trace", False):
+        if out is None and not sweep_mod.is_plain_file_name(str(resolved["name"])):
+            _fail(
+                f"{file}: key `name`: {resolved['name']!r} names the ns-2 trace (NAME.tr in "
+                "the current directory): no path separators, and not . or .. (or give --out)",
+                EXIT_USAGE,
+            )
         trace = out / "trace.tr" if out is not None else Path(f"{resolved['name']}.tr")
         trace.parent.mkdir(parents=True, exist_ok=True)
     if notices.is_terminal:

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -300,7 +301,11 @@ class Result:
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        for name, table in self.tables().items():
+        tables = self.tables()
+        # Every file can be written before any is: no mix of two runs.
+        for name in [*(f"{t}.parquet" for t in tables), "scenario.toml", "result.json"]:
+            _writable_target(out / name)
+        for name, table in tables.items():
             _write_atomic(out / f"{name}.parquet", lambda path, t=table: pq.write_table(t, path))
         _write_atomic(out / "scenario.toml", _text_writer(self._scenario_toml))
         _write_atomic(out / "result.json", _text_writer(json.dumps(self._data, indent=2) + "\n"))
@@ -343,21 +348,67 @@ def _text_writer(text: str) -> Callable[[str], None]:
 
 
 def _write_atomic(target: Path, write: Callable[[str], None]) -> None:
-    """Writes ``target`` through ``write(temp_path)`` then renames it into place."""
-    if not target.parent.is_dir():
+    """Writes ``target`` through ``write(temp_path)`` then renames it into place.
+
+    A symbolic link is followed (its target is written, the link stays); a
+    device, FIFO or socket (``/dev/stdout``, ``/dev/null``) is written
+    through, as no rename can replace it atomically; a folder is refused.
+    A new file gets the permissions the umask gives, a replaced one keeps its
+    own.
+    """
+    target = _writable_target(target)
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            write(str(target))
+            return
+        mode = stat.S_IMODE(st.st_mode)
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as err:
         # Named as the user gave it, not as the temporary file beside it.
-        raise FileNotFoundError(errno.ENOENT, "no such folder", str(target.parent))
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        raise OSError(err.errno, err.strerror, str(target)) from None
     os.close(fd)
     try:
         write(temp)
         with _opened(temp) as handle:
             os.fsync(handle)
+        Path(temp).chmod(mode)
         Path(temp).replace(target)
     except BaseException:
         with contextlib.suppress(OSError):
             Path(temp).unlink()
         raise
+
+
+def _writable_target(target: Path) -> Path:
+    """Where to write ``target``: itself, or the file its symbolic link
+    names. Raises, naming it as the user gave it, if it is a folder or its
+    folder is missing."""
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
+    if target.exists() and not target.is_file():
+        return target  # a device, FIFO or socket: written through as named
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    if not target.parent.is_dir():
+        # Named as the user gave it, not as the temporary file beside it.
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(target.parent))
+    return target
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Read once, at import: setting the umask to read it is not safe while
+# other threads create files.
+_UMASK = _read_umask()
 
 
 @contextlib.contextmanager

@@ -162,8 +162,10 @@ def _read(path: Path) -> str:
 def scenario_error(
     file: str, message: str, key: str | None = None, line: int | None = None
 ) -> _core.ScenarioError:
-    """Builds a :class:`ScenarioError` like the core's, for errors found in Python."""
-    err = _core.ScenarioError(f"{file}: {message}")
+    """Builds a :class:`ScenarioError` like the core's, for errors found in
+    Python: ``FILE[:LINE]: key `KEY`: MESSAGE``."""
+    where = f"{file}:{line}" if line else file
+    err = _core.ScenarioError(f"{where}: key `{key}`: {message}" if key else f"{where}: {message}")
     err.file = file
     err.key = key
     err.line = line

@@ -157,12 +157,25 @@ class Study:
         return study
 
     def check(self, source: str) -> None:
-        """Every table, figure and finding names a sweep and axes that exist."""
+        """Every table, figure and finding is complete before anything runs:
+        it names a sweep, axes of that sweep, a metric of a run's summary
+        (:data:`manetsim.sweep.SUMMARY_METRICS`) and, for tables and
+        figures, a file name in ``report/``."""
         for kind, items in (("tables", self.tables), ("figures", self.figures)):
+            required = ("rows",) if kind == "tables" else ("x",)
             for i, item in enumerate(items):
                 key = f"{kind}.{i}"
                 sweep = self._sweep_of(item, source, key)
                 names = {a.name for a in sweep.axes}
+                _check_item(item, source, key, names, ("name", "metric", *required))
+                name = item["name"]
+                if not isinstance(name, str) or not sweep_mod.is_plain_file_name(name):
+                    raise scenario_error(
+                        source,
+                        f"name {name!r} names a file in report/: "
+                        "no path separators, and not . or ..",
+                        f"{key}.name",
+                    )
                 fields = ("rows", "columns") if kind == "tables" else ("x", "series", "facet")
                 for f in fields:
                     for axis in _as_list(item.get(f)):
@@ -171,7 +184,26 @@ class Study:
                                 source, f"`{axis}` is not an axis of sweep {sweep.name}", key
                             )
         for i, item in enumerate(self.findings):
-            self._sweep_of(item, source, f"findings.{i}")
+            key = f"findings.{i}"
+            sweep = self._sweep_of(item, source, key)
+            names = {a.name for a in sweep.axes}
+            kind = item.get("kind", "order")
+            if kind not in _FINDING_KEYS:
+                raise scenario_error(
+                    source,
+                    f"unknown finding kind `{kind}` (expected one of {', '.join(_FINDING_KEYS)})",
+                    f"{key}.kind",
+                )
+            _check_item(item, source, key, names, ("paper", "metric", "by", *_FINDING_KEYS[kind]))
+            if item["by"] not in names:
+                raise scenario_error(
+                    source, f"`{item['by']}` is not an axis of sweep {sweep.name}", f"{key}.by"
+                )
+            for limit in ("at_least", "at_most"):
+                if limit in item and not _is_number(item[limit]):
+                    raise scenario_error(
+                        source, f"expected a number, got {item[limit]!r}", f"{key}.{limit}"
+                    )
 
     def _sweep_of(self, item: Mapping[str, Any], source: str, key: str) -> sweep_mod.Sweep:
         name = item.get("sweep", next(iter(self.sweeps)))
@@ -180,9 +212,51 @@ class Study:
         return self.sweeps[name]
 
 
+# What each kind of finding needs beyond `paper`, `metric` and `by`.
+_FINDING_KEYS: dict[str, tuple[str, ...]] = {
+    "order": ("order",),
+    "ratio": ("numerator", "denominator", "at_least"),
+    "bound": ("at_most",),
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_item(
+    item: Any, source: str, key: str, axes: set[str], required: tuple[str, ...]
+) -> None:
+    """A table, figure or finding: a table with the ``required`` keys, a
+    metric a run's summary has, and ``where`` on axes of its sweep."""
+    if not isinstance(item, dict):
+        raise scenario_error(source, "expected a table", key)
+    for name in required:
+        if name not in item:
+            raise scenario_error(source, f"`{name}` is missing", f"{key}.{name}")
+    metric = item.get("metric")
+    if metric is not None and metric not in sweep_mod.SUMMARY_METRICS:
+        raise scenario_error(
+            source,
+            f"unknown metric `{metric}` (expected one of {', '.join(sweep_mod.SUMMARY_METRICS)})",
+            f"{key}.metric",
+        )
+    where = item.get("where", {})
+    if not isinstance(where, dict):
+        raise scenario_error(source, "where is a table: axis = value", f"{key}.where")
+    for axis in where:
+        if axis not in axes:
+            raise scenario_error(source, f"`{axis}` is not an axis of this sweep", f"{key}.where")
+
+
 def _apply_quick(sweep: sweep_mod.Sweep, quick: Mapping[str, Any], name: str, source: str) -> None:
     if "seeds" in quick:
-        sweep.seeds = list(range(1, int(quick["seeds"]) + 1))
+        count = quick["seeds"]
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise scenario_error(
+                source, f"expected a count of seeds ≥ 1, got {count!r}", "quick.seeds"
+            )
+        sweep.seeds = list(range(1, int(count) + 1))
     table = quick.get("sweeps", {}).get(name, {})
     sweep.fixed.extend(sweep_mod._flatten_set(table.get("set", {}), source, "quick.set"))
     for axis_name, values in table.get("axes", {}).items():

@@ -80,6 +80,21 @@ __all__ = [
 RUNS = "runs"
 FLOWS = "flows"
 _SWEEP_KEYS = {"name", "scenario", "seeds", "set", "axes", "cases"}
+MAX_SEEDS = 1_000_000
+"""The most seeds a sweep may count (``seeds = N``)."""
+
+
+def is_plain_file_name(name: str) -> bool:
+    """``name`` can name a file in a folder: no path separator, not ``.``,
+    ``..`` or hidden, no NUL."""
+    return (
+        bool(name)
+        and name not in (".", "..")
+        and not name.startswith(".")
+        and not any(c in name for c in "/\\\0")
+    )
+
+
 _CASE_KEYS = {"scenario", "set", "traffic"}
 _TRAFFIC_KEYS = {
     "connections",
@@ -399,6 +414,34 @@ def _flow_columns(flow: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+SUMMARY_METRICS = (
+    "throughput_kbps",
+    "goodput_kbps",
+    "delay_ms",
+    "jitter_ms",
+    "sent",
+    "received",
+    "loss_pct",
+    "packet_loss_pct",
+    "retransmissions",
+    "route_changes",
+    "routing_packets",
+    "routing_bytes",
+    "route_discoveries",
+    "mac_retries",
+    "mac_collisions",
+    "dropped",
+    "created",
+    "energy_consumed_j",
+    "efficiency_kbps_per_j",
+    "flows",
+    "events",
+    "wall_s",
+)
+"""The numeric columns of :func:`summarize` a study's tables, figures and
+findings may name as their ``metric``."""
+
+
 def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
     """One run's summary row: aggregate flow metrics and run-wide counters.
 
@@ -562,6 +605,13 @@ def _parse_sweep(table: Mapping[str, Any], path: Path, prefix: str) -> Sweep:
     name = table.get("name", path.stem)
     if not isinstance(name, str) or not name:
         raise scenario_error(source, "name must be a non-empty string", f"{prefix}.name")
+    if not is_plain_file_name(name):
+        raise scenario_error(
+            source,
+            f"name {name!r} names the results folder (results/NAME): "
+            "no path separators, and not . or ..",
+            f"{prefix}.name",
+        )
     scenario_value = table.get("scenario")
     if not isinstance(scenario_value, str):
         raise scenario_error(
@@ -580,6 +630,13 @@ def _parse_sweep(table: Mapping[str, Any], path: Path, prefix: str) -> Sweep:
     if not isinstance(raw_axes, dict):
         raise scenario_error(source, "axes must be a table: key = [values]", f"{prefix}.axes")
     for key, values in _flatten_axes(raw_axes, source, f"{prefix}.axes"):
+        if key == "seed":
+            # Each run's seed comes from `seeds`; an axis would be overridden.
+            raise scenario_error(
+                source,
+                "the seed is not an axis: list the seeds in `seeds` (a count or a list)",
+                f"{prefix}.axes.seed",
+            )
         axes.append(Axis(name=key, values=tuple(values), key=key))
     names = [a.name for a in axes]
     dupes = {n for n in names if names.count(n) > 1}
@@ -592,8 +649,8 @@ def _parse_seeds(value: Any, source: str, key: str) -> list[int]:
     if isinstance(value, bool):
         raise scenario_error(source, "seeds is a count or a list of seeds", key)
     if isinstance(value, int):
-        if value < 1:
-            raise scenario_error(source, f"seeds must be at least 1, got {value}", key)
+        if not 1 <= value <= MAX_SEEDS:
+            raise scenario_error(source, f"seeds must be from 1 to {MAX_SEEDS:,}, got {value}", key)
         return list(range(1, value + 1))
     if (
         isinstance(value, list)

@@ -114,7 +114,20 @@ pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunR
     if scenario.output.ns2_trace {
         let path = match trace_path {
             Some(p) => p.to_path_buf(),
-            None => PathBuf::from(format!("{}.tr", scenario.name)),
+            None => {
+                let name = &scenario.name;
+                let plain =
+                    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0']);
+                if !plain {
+                    return Err(SimError::Trace(
+                        format!("{name}.tr"),
+                        "the scenario's name is the trace's file name in the current \
+                         directory: no path separators, and not hidden"
+                            .into(),
+                    ));
+                }
+                PathBuf::from(format!("{name}.tr"))
+            }
         };
         let mss = world
             .tcp

@@ -617,3 +617,42 @@ where = "after_mac"
         assert!(a.drops[reason] > 0, "{reason}: {:?}", a.drops);
     }
 }
+
+#[test]
+fn a_trace_goes_nowhere_but_where_it_was_asked_and_leaves_nothing_half_written() {
+    let text = r#"
+name = "../escaped"
+duration_s = 2.0
+
+[nodes]
+count = 2
+placement = "chain"
+spacing_m = 100.0
+
+[routing]
+protocol = "static"
+
+[output]
+ns2_trace = true
+"#;
+    let s = crate::scenario::load_str(text, "test.toml", &[]).unwrap();
+    // The name would put `NAME.tr` outside the current directory.
+    let err = run(&s).unwrap_err();
+    assert!(
+        matches!(&err, SimError::Trace(path, why) if path == "../escaped.tr" && why.contains("name")),
+        "{err}"
+    );
+    // A folder where the trace should go: refused before the run, and no
+    // partial file is left beside it.
+    let dir = std::env::temp_dir().join(format!("manetsim-trace-dir-{}", std::process::id()));
+    let taken = dir.join("taken.tr");
+    std::fs::create_dir_all(&taken).unwrap();
+    let err = run_traced(&s, Some(&taken)).unwrap_err();
+    assert!(err.to_string().contains("is a folder"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("taken.tr")]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -133,6 +133,9 @@ impl Ns2Trace {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "trace".into());
+        if dest.is_dir() {
+            return Err(io::Error::other(format!("{} is a folder", dest.display())));
+        }
         let tmp = dest.with_file_name(format!(".{name}.{}.partial", std::process::id()));
         let file = File::create(&tmp)?;
         Ok(Self {
@@ -223,10 +226,19 @@ impl Ns2Trace {
 
     /// Flushes the trace and moves it to its destination.
     pub fn finish(mut self) -> io::Result<PathBuf> {
+        let done = self.complete();
+        if done.is_err() {
+            // No partial trace is left behind.
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        done
+    }
+
+    fn complete(&mut self) -> io::Result<PathBuf> {
+        let out = self.out.take().expect("finished once");
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let out = self.out.take().expect("finished once");
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&self.tmp, &self.dest)?;
         Ok(self.dest.clone())
@@ -542,6 +554,18 @@ mod tests {
         assert!(tmp.exists());
         drop(t);
         assert!(!tmp.exists() && !path.exists());
+    }
+
+    #[test]
+    fn a_trace_that_cannot_take_its_name_leaves_no_file() {
+        let path = dir().join("blocked.tr");
+        let t = Ns2Trace::create(&path, RoutingProtocol::Dsdv, vec![]).unwrap();
+        let tmp = t.tmp.clone();
+        // Something else takes the name while the run goes on.
+        std::fs::create_dir_all(&path).unwrap();
+        assert!(t.finish().is_err());
+        assert!(!tmp.exists(), "the partial trace is removed");
+        std::fs::remove_dir(&path).unwrap();
     }
 
     #[test]
