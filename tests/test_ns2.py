@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -298,10 +300,26 @@ def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
         ns2.parse_trace(bad)
 
 
-def test_crosscheck_without_ns2_says_how_to_install_it():
-    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", "no-such-ns-binary")
+def test_crosscheck_without_ns2_says_how_to_install_it(tmp_path: Path):
+    env_path = str(tmp_path)  # an empty PATH: no `ns` anywhere
+    proc = subprocess.run(
+        [sys.executable, "-m", "manetsim.cli", "crosscheck", FIXTURES / "ns2_chain3_aodv.toml"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": env_path},
+        check=False,
+    )
+    assert "apt-get install -y ns2" in assert_clean_error(proc)
+    # A program the user named that is not there is named, not "install ns-2".
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", "/no/such/ns")
     line = assert_clean_error(proc)
-    assert "apt-get install -y ns2" in line
+    assert "--ns /no/such/ns: no such program" in line
+
+
+def test_an_ns_that_fails_silently_is_reported_with_its_exit_status():
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", "false")
+    line = assert_clean_error(proc, status=1)
+    assert "ns-2 failed on seed 1 (exit status 1): it printed nothing" in line
 
 
 def test_an_ns2_run_past_its_timeout_is_stopped_with_a_clear_error(tmp_path: Path):
@@ -427,10 +445,10 @@ def test_a_seed_that_fails_side_by_side_is_named(tmp_path: Path):
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     assert "$defaultRNG seed 2\n" in ns2.export_tcl(fixture, [], 2)
     fake = _failing_ns(tmp_path, 2)
-    with pytest.raises(RuntimeError, match="ns-2 failed on seed 2: boom"):
+    with pytest.raises(RuntimeError, match=r"ns-2 failed on seed 2 \(exit status \d+\): boom"):
         ns2.crosscheck(fixture, [1, 2, 3], None, str(fake), jobs=2)
     proc = cli("crosscheck", fixture, "--seeds", "3", "--jobs", "2", "--ns", str(fake))
-    assert "seed 2: boom" in assert_clean_error(proc, status=1)
+    assert "seed 2 (exit status 1): boom" in assert_clean_error(proc, status=1)
 
 
 def test_an_ns2_run_past_its_timeout_is_stopped(tmp_path: Path):

@@ -478,7 +478,7 @@ def crosscheck_command(
     except ns2_mod.ExportError as err:
         _fail(f"{file}: {err}", EXIT_USAGE)
     if shutil.which(ns_command) is None:
-        _fail(ns2_mod.INSTALL_HINT, EXIT_USAGE)
+        _fail(ns2_mod.missing_ns_message(ns_command), EXIT_USAGE)
     try:
         ours, theirs = ns2_mod.crosscheck(
             file, range(1, seeds + 1), overrides, ns_command, ns_timeout_s, keep_traces, jobs

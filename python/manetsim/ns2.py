@@ -52,6 +52,15 @@ MAX_NS_TIMEOUT_S = 1e9
 """The longest ``ns_timeout_s`` (as a scenario's longest time, 1e9 s)."""
 
 
+def missing_ns_message(ns_command: str) -> str:
+    """Why ``ns_command`` cannot run: ns-2 is not installed (the default
+    ``ns`` is not on the PATH), or the program the caller named is not
+    there."""
+    if ns_command == "ns":
+        return INSTALL_HINT
+    return f"--ns {ns_command}: no such program (or it is not executable)"
+
+
 def check_ns_timeout(timeout_s: float | None) -> None:
     """Raises ``ValueError`` unless ``timeout_s`` is None or a time in
     (0, :data:`MAX_NS_TIMEOUT_S`] seconds."""
@@ -996,7 +1005,7 @@ def crosscheck(
     ``docs/fidelity.md``).
     """
     if shutil.which(ns_command) is None:
-        raise FileNotFoundError(INSTALL_HINT)
+        raise FileNotFoundError(missing_ns_message(ns_command))
     if jobs < 1:
         raise ValueError(f"jobs: expected at least 1, got {jobs}")
     check_ns_timeout(ns_timeout_s)
@@ -1068,7 +1077,8 @@ def _crosscheck_seed(
             )
         if done.returncode != 0 or "NS EXITING" not in done.stdout:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise RuntimeError(f"ns-2 failed on seed {seed}: {' | '.join(tail)}")
+            why = " | ".join(tail) if tail else "it printed nothing"
+            raise RuntimeError(f"ns-2 failed on seed {seed} (exit status {done.returncode}): {why}")
         stats = parse_trace(Path(folder) / "trace.tr")
         theirs = _SeedRun(_ns2_figures(stats, done.stdout), done.wall_s, done.cpu_s)
         if kept is not None:
