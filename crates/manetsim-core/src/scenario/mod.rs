@@ -128,7 +128,10 @@ fn deserialize(
         };
         if let Some((i, first)) = retrying.take() {
             if culprit == Some(i) {
-                return Err(first);
+                // A choice's names say more than the first reading's type
+                // (`nodes.placement=5`: unknown value `5`, expected one of …).
+                let names = error.message.starts_with("unknown value ");
+                return Err(if names { error } else { first });
             }
         }
         match culprit.and_then(|i| ovs[i].as_string().map(|alt| (i, alt))) {
@@ -171,6 +174,7 @@ fn friendly(msg: &str) -> String {
                     _ if prefix == "invalid length " => format!("an array of length {got}"),
                     "map" => "a table".to_string(),
                     "sequence" => "an array".to_string(),
+                    "unit variant" => "another type".to_string(),
                     _ => got.to_string(),
                 };
                 return format!("expected {}, got {got}", expected_in_words(expected));
@@ -187,6 +191,8 @@ fn expected_in_words(expected: &str) -> String {
         "f64" => "a number".to_string(),
         "a sequence" => "an array".to_string(),
         "a map" => "a table".to_string(),
+        // A choice (an enum) given a number, array or table.
+        "string only" => "one of its names, as a quoted string".to_string(),
         // The schema's only fixed-length arrays are [x, y] pairs.
         "fewer elements in array" | "an array of length 2" => "an [x, y] pair".to_string(),
         e if e.starts_with("struct ") => "a table".to_string(),

@@ -747,3 +747,20 @@ fn vegas_rule_is_a_flow_key() {
     );
     assert_eq!(e.key.as_deref(), Some("flows[0].tcp.vegas_rule"));
 }
+
+#[test]
+fn a_choice_overridden_with_a_number_lists_its_names() {
+    let e = err(load_with(BASE, &["nodes.placement=5"]));
+    assert_eq!(e.key.as_deref(), Some("nodes.placement"));
+    assert_eq!(
+        e.message,
+        "unknown value `5`, expected one of `chain`, `grid`, `uniform`, `explicit`"
+    );
+    // A number where a number belongs still reports its own type error.
+    let e = err(load_with(BASE, &["nodes.count=six"]));
+    assert!(
+        e.message.starts_with("expected an integer"),
+        "{}",
+        e.message
+    );
+}
