@@ -756,7 +756,7 @@ fn a_choice_overridden_with_a_number_lists_its_names() {
         e.message,
         "unknown value `5`, expected one of `chain`, `grid`, `uniform`, `explicit`"
     );
-    // A number where a number belongs still reports its own type error.
+    // A word where a number belongs still reports the type it wants.
     let e = err(load_with(BASE, &["nodes.count=six"]));
     assert!(
         e.message.starts_with("expected an integer"),
