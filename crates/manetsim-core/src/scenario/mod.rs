@@ -115,7 +115,17 @@ fn deserialize(
         }
         let err = match serde_path_to_error::deserialize::<_, Scenario>(Value::Table(table.clone()))
         {
-            Ok(s) => return Ok((s, table)),
+            Ok(s) => {
+                if let Some((path, message)) = misshapen(&table, &s) {
+                    let key = Some(fmt_path(&path));
+                    let error = match ovs.iter().rposition(|o| overlaps(&o.path, &path)) {
+                        Some(i) => ScenarioError::new(&ovs[i].source, key, None, message),
+                        None => ScenarioError::new(source, key, spans.line_of(&path), message),
+                    };
+                    return Err(error);
+                }
+                return Ok((s, table));
+            }
             Err(err) => err,
         };
         let path = serde_path(err.path());
@@ -141,6 +151,53 @@ fn deserialize(
             }
             None => return Err(error),
         }
+    }
+}
+
+/// Where the scenario as written has another shape than the one it was
+/// read into: serde takes an array for a table (its fields by position,
+/// `area = [1200.0, 200.0]`) and a table for a name (`protocol = { aodv =
+/// {} }`). Both are refused, as a reader of the file would not expect them
+/// to work. Compares what was written with the scenario written back.
+fn misshapen(written: &Table, read: &Scenario) -> Option<(Vec<Seg>, String)> {
+    let Ok(Value::Table(back)) = Value::try_from(read) else {
+        return None;
+    };
+    let mut path = Vec::new();
+    let message = shape_of_table(written, &back, &mut path)?;
+    Some((path, message))
+}
+
+fn shape_of_table(written: &Table, back: &Table, path: &mut Vec<Seg>) -> Option<String> {
+    for (key, w) in written {
+        let Some(b) = back.get(key) else { continue };
+        path.push(Seg::Key(key.clone()));
+        if let Some(m) = shape_of(w, b, path) {
+            return Some(m);
+        }
+        path.pop();
+    }
+    None
+}
+
+fn shape_of(w: &Value, b: &Value, path: &mut Vec<Seg>) -> Option<String> {
+    match (w, b) {
+        (Value::Array(_), Value::Table(_)) => Some("expected a table, got an array".into()),
+        (Value::Table(_), Value::String(_)) => {
+            Some("expected one of its names, as a quoted string, got a table".into())
+        }
+        (Value::Table(w), Value::Table(b)) => shape_of_table(w, b, path),
+        (Value::Array(w), Value::Array(b)) => {
+            for (i, (w, b)) in w.iter().zip(b).enumerate() {
+                path.push(Seg::Index(i));
+                if let Some(m) = shape_of(w, b, path) {
+                    return Some(m);
+                }
+                path.pop();
+            }
+            None
+        }
+        _ => None,
     }
 }
 

@@ -764,3 +764,16 @@ fn a_choice_overridden_with_a_number_lists_its_names() {
         e.message
     );
 }
+
+#[test]
+fn an_array_where_a_table_belongs_is_refused_not_read_by_position() {
+    // serde would read this flow's fields in order: src, dst, transport, ...
+    let e = err(load_with(BASE, &[r#"flows=[[0, 3, "udp", "cbr"]]"#]));
+    assert_eq!(e.key.as_deref(), Some("flows[0]"));
+    assert_eq!(e.message, "expected a table, got an array");
+    let text = BASE
+        .replace("[area]\nwidth_m = 1000.0\nheight_m = 500.0\n", "")
+        .replace("seed = 7\n", "seed = 7\narea = [1200.0, 200.0]\n");
+    let e = err(load(&text));
+    assert_eq!((e.key.as_deref(), e.line), (Some("area"), Some(4)));
+}
