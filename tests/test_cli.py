@@ -171,6 +171,11 @@ def test_binary_file_fails_cleanly(tmp_path: Path):
 def test_negative_seed_fails_cleanly():
     line = assert_clean_error(cli("run", "examples/quickstart.toml", "--seed", "-3"))
     assert "--seed" in line
+    # One past the largest seed is named as --seed too, not as an override.
+    line = assert_clean_error(
+        cli("run", "examples/quickstart.toml", "--seed", "9223372036854775808")
+    )
+    assert line.startswith("error: --seed: key `seed`:"), line
 
 
 def test_unknown_option_fails_cleanly():

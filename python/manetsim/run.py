@@ -180,9 +180,17 @@ def _value_text(value: Any) -> str:
     return _toml.format_value(value)
 
 
+MAX_SEED = 2**63 - 1
+"""The largest master seed (the core keeps seeds as non-negative i64s)."""
+
+
 def _check_seed(seed: int | None) -> None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise scenario_error("--seed", f"a seed is a non-negative integer, got {seed!r}", "seed")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+    ):
+        raise scenario_error(
+            "--seed", f"a seed is an integer from 0 to {MAX_SEED}, got {seed!r}", "seed"
+        )
 
 
 def _with_seed(pairs: list[tuple[str, str]], seed: int | None) -> list[tuple[str, str]]:
