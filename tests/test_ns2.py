@@ -594,12 +594,13 @@ NS2_MAC = [
         ),
         (
             ["routing.protocol=aomdv", "mac.arp=ns2", *NS2_MAC],
-            ['routing.aomdv.link_detection is "mac"'],
+            ['routing.aomdv.link_detection is "mac"', 'routing.aomdv.disjoint is "link"'],
         ),
         (
             [
                 "routing.protocol=aomdv",
                 'routing.aomdv.link_detection="hello"',
+                'routing.aomdv.disjoint="node"',
                 "mac.arp=ns2",
                 *NS2_MAC,
             ],
@@ -629,7 +630,7 @@ def test_crosscheck_notes_what_ns2_does_differently(
     assert len(notes) == len(expected), notes
     for note, what in zip(notes, expected):
         assert what in note
-        assert re.search(r"=(ns2|25e-6|hello) compares like with like", note), note
+        assert re.search(r"=(ns2|25e-6|hello|node) compares like with like", note), note
 
 
 def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
@@ -732,7 +733,9 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         sets = {"routing.protocol": routing}
         like = ns2.like_ns2_overrides(fixture, sets)
         assert (f"routing.{routing}.preset" in like) == preset
-        # ns-2.35 compiles AOMDV without link-layer detection: HELLOs only.
+        # ns-2.35 compiles AOMDV without link-layer detection (HELLOs only),
+        # with node-disjoint paths.
         assert like.get("routing.aomdv.link_detection") == ("hello" if routing == "aomdv" else None)
+        assert like.get("routing.aomdv.disjoint") == ("node" if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []

@@ -197,12 +197,13 @@ def tcp_overrides(
 def routing_overrides(routing: str) -> dict[str, Any]:
     """Scenario overrides that make manetsim's ``routing`` agent run as
     ns-2.35's does where it has a choice: AODV's and DSR's ``preset =
-    "ns2"``, AOMDV's HELLO link detection (ns-2.35 compiles AOMDV without
-    link-layer detection); nothing for the rest."""
+    "ns2"``, AOMDV's HELLO link detection and node-disjoint paths (ns-2.35
+    compiles AOMDV without link-layer detection, with
+    ``AOMDV_NODE_DISJOINT_PATHS``); nothing for the rest."""
     if routing in ("aodv", "dsr"):
         return {f"routing.{routing}.preset": "ns2"}
     if routing == "aomdv":
-        return {"routing.aomdv.link_detection": "hello"}
+        return {"routing.aomdv.link_detection": "hello", "routing.aomdv.disjoint": "node"}
     return {}
 
 
@@ -247,15 +248,19 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"own; --set routing.{routing}.preset=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
-    if (
-        routing == "aomdv"
-        and (c["routing"].get("aomdv") or {}).get("link_detection", "mac") == "mac"
-    ):
+    aomdv = c["routing"].get("aomdv") or {}
+    if routing == "aomdv" and aomdv.get("link_detection", "mac") == "mac":
         notes.append(
             'routing.aomdv.link_detection is "mac": manetsim\'s AOMDV finds a link broken '
             "when the MAC gives up on a frame, ns-2.35's by missing HELLOs (it compiles no "
             "link-layer detection); --set routing.aomdv.link_detection=hello compares like "
             "with like (docs/fidelity.md)"
+        )
+    if routing == "aomdv" and aomdv.get("disjoint", "link") == "link":
+        notes.append(
+            'routing.aomdv.disjoint is "link": manetsim keeps link-disjoint paths (the '
+            "paper's), ns-2.35 node-disjoint ones (one RREP per request at each node); "
+            "--set routing.aomdv.disjoint=node compares like with like (docs/fidelity.md)"
         )
     if c["mac"].get("arp", "off") == "off":
         notes.append(

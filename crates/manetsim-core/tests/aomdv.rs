@@ -176,6 +176,37 @@ fn with_ns2s_hellos_a_relay_walking_away_is_noticed_by_missed_hellos_then_failed
 }
 
 #[test]
+fn node_disjoint_paths_as_ns2_keeps_them_fail_over_just_as_well_on_the_ring() {
+    use manetsim_core::scenario::{AomdvDisjoint, AomdvOptions};
+    for seed in 1..=3 {
+        let run = |leave_s: Option<f64>| {
+            let mut s = ring_scenario(RoutingProtocol::Aomdv, leave_s, seed);
+            s.routing.aomdv = Some(AomdvOptions {
+                disjoint: AomdvDisjoint::Node,
+                ..AomdvOptions::default()
+            });
+            run_checked(&s)
+        };
+        let still = run(None);
+        let moving = run(Some(3.0));
+        println!(
+            "seed {seed}: still {:?}; moving {:?} delivery {:.3}",
+            still.routing.by_message,
+            moving.routing.by_message,
+            delivery(&moving, 0)
+        );
+        // The upper and lower paths share no relay: both are kept, and the
+        // break is survived on the lower one without a new discovery.
+        assert_eq!(still.flows[0].hops_mean, 2.0, "the short path first");
+        assert_eq!(messages(&moving, "rreq"), messages(&still, "rreq"));
+        let late = hops_after(&moving, 10.0);
+        assert!(late.len() > 100, "{} packets after 10 s", late.len());
+        assert!(late.iter().all(|&h| h == 3), "{late:?}");
+        assert!(delivery(&moving, 0) > 0.95);
+    }
+}
+
+#[test]
 fn a_five_by_five_grid_carries_two_crossing_flows() {
     let mut s = scenario(RoutingProtocol::Aomdv, 60.0, 3);
     place(

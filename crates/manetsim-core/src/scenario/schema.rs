@@ -485,6 +485,21 @@ pub struct AomdvOptions {
     /// HELLO_INTERVAL (ns-2.35: 1 s); only with `link_detection = "hello"`.
     #[serde(default = "default_aomdv_hello_interval_s")]
     pub hello_interval_s: f64,
+    /// `link` (the paper's link-disjoint paths) or `node` (node-disjoint,
+    /// as ns-2.35 compiles AOMDV).
+    #[serde(default)]
+    pub disjoint: AomdvDisjoint,
+}
+
+/// Which AOMDV paths may coexist (`[routing.aomdv] disjoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AomdvDisjoint {
+    /// Link-disjoint (Marina & Das 2006).
+    #[default]
+    Link,
+    /// Node-disjoint (ns-2.35's `AOMDV_NODE_DISJOINT_PATHS`).
+    Node,
 }
 fn default_aomdv_hello_interval_s() -> f64 {
     1.0
@@ -494,6 +509,7 @@ impl Default for AomdvOptions {
         Self {
             link_detection: AodvLinkDetection::Mac,
             hello_interval_s: default_aomdv_hello_interval_s(),
+            disjoint: AomdvDisjoint::Link,
         }
     }
 }

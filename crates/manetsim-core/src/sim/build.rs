@@ -15,14 +15,14 @@ use crate::net::NodeId;
 use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
-use crate::routing::aomdv::{Aomdv, AomdvConfig};
+use crate::routing::aomdv::{Aomdv, AomdvConfig, Disjoint};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{CacheModel, Dsr, DsrConfig, RequestPacing};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AomdvOptions, AppKind, DsdvOptions, DsrOptions,
-    DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvOptions, AppKind, DsdvOptions,
+    DsrOptions, DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -77,6 +77,10 @@ pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
             AodvLinkDetection::Hello => LinkDetection::Hello,
         };
         cfg.hello_interval = from_secs(o.hello_interval_s);
+        cfg.disjoint = match o.disjoint {
+            AomdvDisjoint::Link => Disjoint::Link,
+            AomdvDisjoint::Node => Disjoint::Node,
+        };
     }
     cfg
 }

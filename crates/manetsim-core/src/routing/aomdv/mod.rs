@@ -76,9 +76,12 @@
 //! # Where this differs from ns-2.35
 //!
 //! - ns-2.35 compiles AOMDV with **node-disjoint** paths
-//!   (`AOMDV_NODE_DISJOINT_PATHS`: each node answers only the first copy of
-//!   a RREQ and relays a RREP once); this agent follows the paper's
-//!   link-disjoint variant, which ns-2 also carries (`#ifdef`'d out).
+//!   (`AOMDV_NODE_DISJOINT_PATHS`: each node answers or relays one RREP
+//!   per request, over its primary reverse path, and a relayed RREQ or
+//!   RREP names the last hop of the relay's primary path as its first
+//!   hop); this agent follows the paper's link-disjoint variant by
+//!   default, which ns-2 also carries (`#ifdef`'d out), and ns-2's with
+//!   [`Disjoint::Node`] (`[routing.aomdv] disjoint = "node"`).
 //! - ns-2.35 compiles AOMDV **without** link-layer detection: MAC failures
 //!   only drop the packet and links are found broken by HELLO messages.
 //!   Here MAC feedback is the default, as for our AODV;
@@ -101,9 +104,9 @@
 //! # Not implemented
 //!
 //! Local repair (ns-2.35 compiles it only in its link-layer-detection
-//! branch, which is off), the node-disjoint variant, RREP-ACK, gratuitous
-//! RREPs, and scenario keys for the options above other than the link
-//! detection and HELLO interval (`[routing.aomdv]`). The routing statistics have no
+//! branch, which is off), RREP-ACK, gratuitous RREPs, and scenario keys
+//! for the options above other than the link detection, the HELLO
+//! interval and the disjointness (`[routing.aomdv]`). The routing statistics have no
 //! "route discoveries" counter: adding one would change the routing
 //! contract and the run loop shared with the other protocols; the count of
 //! originated "rreq" messages is its upper bound.
@@ -162,6 +165,9 @@ pub struct AomdvConfig {
     /// Upper bound of the uniform jitter on relayed broadcasts (10 ms).
     pub broadcast_jitter: SimTime,
     pub link_detection: LinkDetection,
+    /// Which paths may coexist: link-disjoint (the paper's) or node-disjoint
+    /// (ns-2.35's `AOMDV_NODE_DISJOINT_PATHS`).
+    pub disjoint: Disjoint,
     /// HELLO_INTERVAL (1 s).
     pub hello_interval: SimTime,
     /// ALLOWED_HELLO_LOSS (ns-2: 3).
@@ -190,11 +196,26 @@ impl Default for AomdvConfig {
             queue_timeout: 30 * NS_PER_S,
             broadcast_jitter: 10 * NS_PER_MS,
             link_detection: LinkDetection::MacFeedback,
+            disjoint: Disjoint::Link,
             hello_interval: NS_PER_S,
             allowed_hello_loss: 3,
             rerr_rate_limit: 10,
         }
     }
+}
+
+/// How AOMDV keeps its paths to a destination apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Disjoint {
+    /// Link-disjoint (Marina & Das): a node answers or relays a RREP for a
+    /// request once per unused pair of reverse and forward paths.
+    #[default]
+    Link,
+    /// Node-disjoint, as ns-2.35 compiles AOMDV: a node answers or relays
+    /// one RREP per request, over its primary reverse path, and a relayed
+    /// RREQ or RREP names as its first hop the last hop of the relay's
+    /// primary path.
+    Node,
 }
 
 impl AomdvConfig {
@@ -605,7 +626,15 @@ impl Aomdv {
         }
         // Relay the first copy with this node's advertised hop count.
         let mut out = rq;
-        out.first_hop = first_hop;
+        out.first_hop = match self.cfg.disjoint {
+            Disjoint::Link => first_hop,
+            // The last hop of the primary reverse path (ns-2.35).
+            Disjoint::Node => self
+                .routes
+                .get(base.orig)
+                .and_then(|e| e.primary(now))
+                .map_or(first_hop, |p| p.last_hop),
+        };
         out.base.hop_count = match self.routes.up_mut(base.orig, now) {
             Some(e) => e.advertise(),
             None => base.hop_count.saturating_add(1),
@@ -635,17 +664,32 @@ impl Aomdv {
         let Some(e) = self.routes.up_mut(rq.dst, now) else {
             return;
         };
-        let Some(fwd) = e
-            .paths
-            .iter()
-            .copied()
-            .find(|p| !rec.forward_used.contains(&(p.next_hop, p.last_hop)))
-        else {
-            return;
+        let fwd = match self.cfg.disjoint {
+            Disjoint::Link => {
+                let Some(fwd) = e
+                    .paths
+                    .iter()
+                    .copied()
+                    .find(|p| !rec.forward_used.contains(&(p.next_hop, p.last_hop)))
+                else {
+                    return;
+                };
+                if !rec.claim(rev, (fwd.next_hop, fwd.last_hop)) {
+                    return;
+                }
+                fwd
+            }
+            // One answer per request, with the primary path.
+            Disjoint::Node => {
+                let Some(fwd) = e.primary(now).copied() else {
+                    return;
+                };
+                if std::mem::replace(&mut rec.answered, true) {
+                    return;
+                }
+                fwd
+            }
         };
-        if !rec.claim(rev, (fwd.next_hop, fwd.last_hop)) {
-            return;
-        }
         e.report_break = true;
         let rp = AomdvRrep {
             base: RrepRepr {
@@ -717,22 +761,42 @@ impl Aomdv {
         let Some(rev_entry) = self.routes.up_mut(base.orig, now) else {
             return;
         };
-        let Some(rev) = rev_entry
-            .paths
-            .iter_mut()
-            .find(|p| !rec.reverse_used.contains(&(p.next_hop, p.last_hop)))
-        else {
-            return;
+        let node = self.cfg.disjoint == Disjoint::Node;
+        let rev = if node {
+            // One RREP per request, over the primary reverse path.
+            if rec.answered {
+                return;
+            }
+            let Some(rev) = rev_entry.paths.iter_mut().find(|p| p.expire > now) else {
+                return;
+            };
+            rec.answered = true;
+            rev
+        } else {
+            let Some(rev) = rev_entry
+                .paths
+                .iter_mut()
+                .find(|p| !rec.reverse_used.contains(&(p.next_hop, p.last_hop)))
+            else {
+                return;
+            };
+            if !rec.claim((rev.next_hop, rev.last_hop), (from, rp.first_hop)) {
+                return;
+            }
+            rev
         };
-        if !rec.claim((rev.next_hop, rev.last_hop), (from, rp.first_hop)) {
-            return;
-        }
         rev.expire = rev.expire.max(now + self.cfg.active_route_timeout);
         let rev_hop = rev.next_hop;
         let e = self.routes.entry(base.dst, now);
         e.report_break = true;
         let mut out = rp;
         out.base.hop_count = e.advertise();
+        if node {
+            // The last hop of this node's primary path to the destination.
+            if let Some(p) = e.primary(now) {
+                out.first_hop = p.last_hop;
+            }
+        }
         let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
         ctx.originate(p, rev_hop, "rrep", true);
     }

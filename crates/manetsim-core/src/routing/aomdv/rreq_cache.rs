@@ -23,6 +23,9 @@ pub struct RreqRecord {
     pub reverse_used: Vec<PathId>,
     /// Forward paths already advertised in a RREP for this request.
     pub forward_used: Vec<PathId>,
+    /// Node-disjoint paths: a RREP was sent or relayed for this request
+    /// (ns-2.35's `count`), so no other is.
+    pub answered: bool,
 }
 
 impl RreqRecord {

@@ -320,6 +320,75 @@ fn a_relay_sends_each_rrep_of_a_request_along_its_own_reverse_path() {
     assert_eq!(n.paths(9), vec![(6, 2, 6), (8, 2, 8)]);
 }
 
+fn node_disjoint(me: NodeId) -> Node {
+    let cfg = AomdvConfig {
+        disjoint: Disjoint::Node,
+        ..AomdvConfig::default()
+    };
+    Agent::wrap(me, Aomdv::new(me, cfg), me as u64 + 1)
+}
+
+#[test]
+fn node_disjoint_a_relay_sends_one_rrep_per_request_over_its_primary_path() {
+    // As above, ns-2.35's way: two reverse paths to 0 (via 3, then 4).
+    let mut n = node_disjoint(5);
+    n.control(0, 3, rreq_packet(3, 30, rreq(0, 1, 9, 1, 1)));
+    n.control(ms(1), 4, rreq_packet(4, 30, rreq(0, 1, 9, 1, 2)));
+    assert_eq!(n.paths(0).len(), 2);
+    // The first RREP goes over the primary reverse path (via 3), naming as
+    // its first hop the last hop of this node's primary path to 9.
+    let a = originated(&n.control(ms(5), 6, rrep_packet(6, 0, 9, 4, 1, 1, 66)));
+    assert_eq!(a.len(), 1);
+    assert_eq!((a[0].0, a[0].1), ("rrep", 3));
+    let Message::Rrep(rp) = a[0].2 else { panic!() };
+    assert_eq!((rp.base.hop_count, rp.first_hop), (2, 66));
+    // A second RREP for the request adds its path but is not relayed.
+    let c = originated(&n.control(ms(7), 8, rrep_packet(8, 0, 9, 4, 1, 1, 8)));
+    assert!(c.is_empty(), "one RREP per request: {c:?}");
+    assert_eq!(n.paths(9), vec![(6, 2, 66), (8, 2, 8)]);
+}
+
+#[test]
+fn node_disjoint_an_intermediate_node_answers_one_copy_and_relays_with_its_primary_last_hop() {
+    let mut n = node_disjoint(5);
+    n.control(0, 6, rrep_packet(6, 5, 9, 4, 1, 0, 6));
+    n.control(ms(1), 7, rrep_packet(7, 5, 9, 4, 1, 0, 7));
+    assert_eq!(n.paths(9).len(), 2);
+    let mut rq = rreq(0, 3, 9, 1, 1);
+    rq.base.unknown_seqno = false;
+    rq.base.dst_seqno = 4;
+    let sent = originated(&n.control(ms(2), 3, rreq_packet(3, 30, rq)));
+    assert_eq!(sent.len(), 1);
+    let Message::Rrep(rp) = sent[0].2 else {
+        panic!()
+    };
+    assert_eq!(rp.first_hop, 6, "the primary path");
+    // A second copy over a new reverse path gets no answer (link-disjoint
+    // would give it the path via 7).
+    let again = originated(&n.control(ms(3), 4, rreq_packet(4, 30, rreq_with(rq, 2))));
+    assert!(again.is_empty(), "{again:?}");
+    // A request this node relays names the last hop of its primary path
+    // back to the originator, not the copy's first hop.
+    let mut m = node_disjoint(5);
+    m.control(0, 3, rreq_packet(3, 30, rreq(0, 8, 9, 1, 1)));
+    let relayed = originated(&m.timeout(ms(20)));
+    let Message::Rreq(out) = relayed[0].2 else {
+        panic!()
+    };
+    assert_eq!(out.first_hop, 1);
+    m.control(ms(30), 4, rreq_packet(4, 30, rreq(0, 9, 9, 1, 2)));
+    let relayed = originated(&m.timeout(ms(60)));
+    let Message::Rreq(out) = relayed[0].2 else {
+        panic!()
+    };
+    assert_eq!(out.first_hop, 1, "the primary reverse path's, not 2");
+}
+
+fn rreq_with(mut rq: AomdvRreq, first_hop: NodeId) -> AomdvRreq {
+    rq.first_hop = first_hop;
+    rq
+}
+
 #[test]
 fn an_intermediate_node_with_a_fresh_route_replies_instead_of_relaying() {
     let mut n = Node::new(5);
