@@ -75,6 +75,17 @@ fn ring_scenario(protocol: RoutingProtocol, leave_s: Option<f64>, seed: u64) -> 
     s
 }
 
+/// The ring over AOMDV with `options`.
+fn ring_aomdv(
+    options: &manetsim_core::scenario::AomdvOptions,
+    leave_s: Option<f64>,
+    seed: u64,
+) -> RunResult {
+    let mut s = ring_scenario(RoutingProtocol::Aomdv, leave_s, seed);
+    s.routing.aomdv = Some(options.clone());
+    run_checked(&s)
+}
+
 fn hops_after(r: &RunResult, t_s: f64) -> Vec<u16> {
     let h = &r.timeseries.hops;
     h.t_s
@@ -133,14 +144,11 @@ fn a_relay_walking_away_is_survived_by_fail_over_with_fewer_rreqs_than_aodv() {
 fn with_ns2s_hellos_a_relay_walking_away_is_noticed_by_missed_hellos_then_failed_over() {
     use manetsim_core::scenario::{AodvLinkDetection, AomdvOptions};
     for seed in 1..=3 {
-        let run = |leave_s: Option<f64>| {
-            let mut s = ring_scenario(RoutingProtocol::Aomdv, leave_s, seed);
-            s.routing.aomdv = Some(AomdvOptions {
-                link_detection: AodvLinkDetection::Hello,
-                ..AomdvOptions::default()
-            });
-            run_checked(&s)
+        let options = AomdvOptions {
+            link_detection: AodvLinkDetection::Hello,
+            ..AomdvOptions::default()
         };
+        let run = |leave_s| ring_aomdv(&options, leave_s, seed);
         let still = run(None);
         let moving = run(Some(3.0));
         let f = &moving.flows[0];
@@ -179,14 +187,11 @@ fn with_ns2s_hellos_a_relay_walking_away_is_noticed_by_missed_hellos_then_failed
 fn node_disjoint_paths_as_ns2_keeps_them_fail_over_just_as_well_on_the_ring() {
     use manetsim_core::scenario::{AomdvDisjoint, AomdvOptions};
     for seed in 1..=3 {
-        let run = |leave_s: Option<f64>| {
-            let mut s = ring_scenario(RoutingProtocol::Aomdv, leave_s, seed);
-            s.routing.aomdv = Some(AomdvOptions {
-                disjoint: AomdvDisjoint::Node,
-                ..AomdvOptions::default()
-            });
-            run_checked(&s)
+        let options = AomdvOptions {
+            disjoint: AomdvDisjoint::Node,
+            ..AomdvOptions::default()
         };
+        let run = |leave_s| ring_aomdv(&options, leave_s, seed);
         let still = run(None);
         let moving = run(Some(3.0));
         println!(
