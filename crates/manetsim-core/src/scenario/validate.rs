@@ -784,14 +784,16 @@ impl Checker<'_> {
                 format!("expected a probability in 0..=1, got {}", fmt_float(l.rate)),
             );
         }
+        // Checked whatever the model, so that a sweep over the models cannot
+        // carry a burst length no model would take.
+        let burst = l.mean_burst_packets;
+        if !(burst.is_finite() && burst >= 1.0) {
+            return self.fail(
+                format!("loss[{i}].mean_burst_packets"),
+                format!("expected a number ≥ 1, got {}", fmt_float(burst)),
+            );
+        }
         if l.model == LossModelKind::GilbertElliott {
-            let burst = l.mean_burst_packets;
-            if !(burst.is_finite() && burst >= 1.0) {
-                return self.fail(
-                    format!("loss[{i}].mean_burst_packets"),
-                    format!("expected a number ≥ 1, got {}", fmt_float(burst)),
-                );
-            }
             let max_rate = burst / (burst + 1.0);
             if l.rate > max_rate {
                 return self.fail(
@@ -1627,6 +1629,24 @@ mod tests {
             "loss[0].mean_burst_packets",
             "expected a number ≥ 1",
         );
+        // A burst length is checked with the uniform model too (sweeps carry it
+        // from one model to the other).
+        refused(
+            |s| {
+                s.loss = vec![Loss {
+                    mean_burst_packets: 0.5,
+                    ..a_loss(1, 0.1)
+                }]
+            },
+            "loss[0].mean_burst_packets",
+            "expected a number ≥ 1",
+        );
+        accepted(|s| {
+            s.loss = vec![Loss {
+                mean_burst_packets: 3.0,
+                ..a_loss(1, 0.1)
+            }]
+        });
         refused(
             |s| s.output.pcap = true,
             "output.pcap",
