@@ -293,6 +293,57 @@ def test_crosscheck_compares_messages_and_drops_as_named_alike():
     }
 
 
+def test_a_full_priqueue_counts_as_a_full_interface_queue(tmp_path: Path):
+    # ns-2.35's PriQueue (AODV, AOMDV, DSDV) drops with no reason ("---"),
+    # its CMUPriQueue (DSR) with "IFQ"; packets left queued at the end are
+    # "END" and no loss of the run.
+    trace = tmp_path / "queue.tr"
+    ip = "[0 0 0 0] ------- [3:0 5:0 32 5] [0] 0 0"
+    trace.write_text(
+        f"D 2.0 _3_ IFQ  --- 7 cbr 532 {ip}\n"
+        f"D 2.1 _3_ IFQ  --- 8 cbr 532 {ip}\n"
+        f"D 2.2 _4_ IFQ  IFQ 9 cbr 532 {ip}\n"
+        f"D 30.0 _4_ IFQ  END 10 cbr 532 {ip}\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.drops == {"IFQ:---": 2, "IFQ:IFQ": 1, "IFQ:END": 1}
+    assert ns2._ns2_figures(stats, "")["drops.queue_full"] == 3.0
+
+
+def test_crosscheck_adds_every_flow_together_alike_on_both_sides(tmp_path: Path):
+    flows = [
+        {"sent": 10, "received": 8, "delay_ms": 50.0},
+        {"sent": 10, "received": 2, "delay_ms": 200.0},
+        {"sent": 5, "received": 0, "delay_ms": 0.0},
+    ]
+    for flow in flows:
+        flow.update({m: 0.0 for m in ns2.METRICS if m != "delay_ms"})
+    ours = ns2._manetsim_figures(
+        {"routing": {"packets_sent": 0, "by_message": {}}, "drops": {}, "flows": flows}
+    )
+    assert ours["flows.sent"] == 25.0
+    assert ours["flows.received"] == 10.0
+    assert ours["flows.delivery_pct"] == 40.0
+    # Every received packet weighs the same: (8 x 50 + 2 x 200) / 10.
+    assert ours["flows.delay_ms"] == pytest.approx(80.0)
+
+    trace = tmp_path / "two.tr"
+    lines = []
+    for uid, (src, sent_s, got_s) in enumerate(
+        [(0, 1.0, 1.05), (0, 2.0, 2.05), (1, 1.0, 1.2), (1, 2.0, None)]
+    ):
+        ip = f"[0 0 0 0] ------- [{src}:0 9:0 32 9] [0] 0 0"
+        lines.append(f"s {sent_s} _{src}_ AGT  --- {uid} cbr 512 {ip}")
+        if got_s is not None:
+            lines.append(f"r {got_s} _9_ AGT  --- {uid} cbr 540 {ip}")
+    trace.write_text("\n".join(lines) + "\n")
+    theirs = ns2._ns2_figures(ns2.parse_trace(trace), "manetsim-flow 0 0 0\nmanetsim-flow 1 1 0\n")
+    assert (theirs["flows.sent"], theirs["flows.received"]) == (4.0, 3.0)
+    assert theirs["flows.delivery_pct"] == 75.0
+    assert theirs["flows.delay_ms"] == pytest.approx((50 + 50 + 200) / 3)
+    assert theirs["flow1.delay_ms"] == pytest.approx(200.0)
+
+
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
     bad = tmp_path / "bad.tr"
     bad.write_text("s 1.0 _0_ AGT --- 0\n")

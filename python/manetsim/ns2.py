@@ -862,7 +862,7 @@ ROUTING_MESSAGES = {
 gratuitous replies are replies, DSDV's full and incremental dumps are updates."""
 
 DROPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "queue_full": (("queue_full",), ("IFQ:IFQ",)),
+    "queue_full": (("queue_full",), ("IFQ:IFQ", "IFQ:---")),
     "arp": (("arp",), ("IFQ:ARP",)),
     "route_buffer": (
         ("route_buffer_full", "route_buffer_timeout"),
@@ -870,7 +870,9 @@ DROPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 """Drops compared: manetsim's reasons and the ns-2 trace's layer and reason
-for the same loss (a full interface queue; a packet ARP gave up waiting on; a
+for the same loss (a full interface queue, which ns-2.35's ``CMUPriQueue``
+under DSR traces as ``IFQ`` and its ``Queue/DropTail/PriQueue`` under AODV,
+AOMDV and DSDV as ``---``, dropping with no reason; a packet ARP gave up waiting on; a
 packet a routing agent's buffer of packets waiting for a route evicted when
 full or dropped after waiting too long, together because ns-2's DSR traces
 both as ``TOUT``)."""
@@ -1102,10 +1104,33 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     if result["routing"].get("protocol") == "dsr":
         for name, count in result["routing"].get("flow_state", {}).items():
             out[f"flow_state.{name}"] = float(count)
-    for i, flow in enumerate(result["flows"]):
+    flows = result["flows"]
+    _add_totals(
+        out,
+        [(f["sent"], f["received"], f["delay_ms"] * f["received"], f["received"]) for f in flows],
+    )
+    for i, flow in enumerate(flows):
         for metric in METRICS:
             out[f"flow{i}.{metric}"] = float(flow[metric])
     return out
+
+
+def _add_totals(out: dict[str, float], flows: list[tuple[int, int, float, int]]) -> None:
+    """Adds the figures of every flow together: `flows.sent` and
+    `flows.received` (packets, as each flow counts them), `flows.delivery_pct`
+    (received of sent) and `flows.delay_ms`, the mean over every received
+    packet of every flow. Each flow is (sent, received, the sum of its packets'
+    delays in ms, how many packets were timed). With many flows, as in
+    rwp1000, these say more than any one flow does."""
+    if not flows:
+        return
+    sent = sum(f[0] for f in flows)
+    received = sum(f[1] for f in flows)
+    out["flows.sent"] = float(sent)
+    out["flows.received"] = float(received)
+    out["flows.delivery_pct"] = 100.0 * received / sent if sent else float("nan")
+    timed = sum(f[3] for f in flows)
+    out["flows.delay_ms"] = sum(f[2] for f in flows if f[3]) / timed if timed else float("nan")
 
 
 def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
@@ -1116,12 +1141,17 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
         out[f"drops.{name}"] = float(sum(stats.drops.get(r, 0) for r in ns2_reasons))
     for name, count in stats.flow_state.items():
         out[f"flow_state.{name}"] = float(count)
+    flows = []
     for line in stdout.splitlines():
         if line.startswith("manetsim-flow "):
             _, index, addr, port = line.split()
-            flow = stats.flows.get((int(addr), int(port)), FlowStats())
-            for metric in METRICS:
-                out[f"flow{index}.{metric}"] = float(getattr(flow, metric))
+            flows.append((index, stats.flows.get((int(addr), int(port)), FlowStats())))
+    _add_totals(
+        out, [(f.sent, f.received, 1000 * math.fsum(f.delays_s), len(f.delays_s)) for _, f in flows]
+    )
+    for index, flow in flows:
+        for metric in METRICS:
+            out[f"flow{index}.{metric}"] = float(getattr(flow, metric))
     return out
 
 
