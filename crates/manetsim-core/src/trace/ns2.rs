@@ -33,8 +33,10 @@
 //!   port 255 (ns-2's `RT_PORT`);
 //! - `tail`: `[seq ack] hops 0` for TCP (sequence numbers in segments, as
 //!   ns-2's; an ACK's `seq` is the last segment it acknowledges), `[seq]
-//!   hops 0` for UDP; for routing, AODV's and AOMDV's message in
-//!   parentheses (`(REQUEST)`, `(REPLY)`, `(ERROR)`, `(HELLO)`), DSR's
+//!   hops 0` for UDP; for routing, AODV's message in ns-2's shape
+//!   (`[0x2 hops id [dst seqno] [origin seqno]] (REQUEST)`, see
+//!   [`aodv_fields`]), AOMDV's type in parentheses (`(REQUEST)`,
+//!   `(REPLY)`, `(ERROR)`, `(HELLO)`), DSR's
 //!   request, reply and error flags in ns-2's shape (`n [q id] [p …] [e
 //!   …]`, with the fields manetsim does not track as 0), OLSR's message
 //!   type; for ARP `[REQUEST src/src 0/target]` or `REPLY`.
@@ -312,7 +314,12 @@ impl Ns2Trace {
     fn control_tail(&self, line: &mut String, p: &Packet) {
         let body = p.body();
         match self.protocol {
-            RoutingProtocol::Aodv | RoutingProtocol::Aomdv | RoutingProtocol::Static => {
+            RoutingProtocol::Aodv | RoutingProtocol::Static => {
+                if let Ok(message) = aodv::Message::parse(body) {
+                    aodv_fields(line, &message, p.dst == BROADCAST);
+                }
+            }
+            RoutingProtocol::Aomdv => {
                 // RFC 3561's message types; a HELLO is a broadcast RREP.
                 let label = match body.first() {
                     Some(&aodv::TYPE_RREQ) => "(REQUEST)",
@@ -400,6 +407,51 @@ fn mac_part(line: &mut String, m: MacFields) {
     );
 }
 
+/// An AODV message as ns-2.35's `CMUTrace::format_aodv` writes it: ns-2's
+/// type codes (HELLO 0x1, RREQ 0x2, RREP 0x4, RERR 0x8, RREP-ACK 0x10), hop
+/// counts as ns-2's agent keeps them (1 where the message starts, where
+/// RFC 3561 has 0), a reply's lifetime in seconds, and an error's count of
+/// unreachable destinations with the first of them. With these fields the
+/// two traces can be compared flood by flood (originator and RREQ ID).
+fn aodv_fields(line: &mut String, message: &aodv::Message, broadcast: bool) {
+    let _ = match message {
+        aodv::Message::Rreq(r) => write!(
+            line,
+            " [0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
+            u32::from(r.hop_count) + 1,
+            r.rreq_id,
+            r.dst,
+            r.dst_seqno,
+            r.orig,
+            r.orig_seqno
+        ),
+        aodv::Message::Rrep(r) => {
+            let (code, label) = if broadcast {
+                (0x1, "HELLO")
+            } else {
+                (0x4, "REPLY")
+            };
+            write!(
+                line,
+                " [0x{code:x} {} [{} {}] {:.6}] ({label})",
+                u32::from(r.hop_count) + 1,
+                r.dst,
+                r.dst_seqno,
+                f64::from(r.lifetime_ms) / 1000.0
+            )
+        }
+        aodv::Message::Rerr(r) => {
+            let (dst, seqno) = r.unreachable.first().copied().unwrap_or((0, 0));
+            write!(
+                line,
+                " [0x8 {} [{dst} {seqno}] 0.000000] (ERROR)",
+                r.unreachable.len()
+            )
+        }
+        aodv::Message::RrepAck => write!(line, " [0x10] (RREP-ACK)"),
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,7 +510,20 @@ mod tests {
             MacFields::default(),
             0,
         );
-        let mut rreq = Packet::control(2, BROADCAST, 30, 8, vec![1; 24]);
+        let request = aodv::RreqRepr {
+            join: false,
+            repair: false,
+            gratuitous: false,
+            dest_only: false,
+            unknown_seqno: true,
+            hop_count: 1,
+            rreq_id: 6,
+            dst: 5,
+            dst_seqno: 0,
+            orig: 2,
+            orig_seqno: 4,
+        };
+        let mut rreq = Packet::control(2, BROADCAST, 30, 8, request.to_bytes());
         rreq.uid = 9;
         t.packet(
             'f',
@@ -508,10 +573,66 @@ mod tests {
             got,
             [
                 "s 1.000000000 _0_ AGT  --- 7 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [3 0] 0 0",
-                "f 2.500000001 _3_ RTR  --- 9 AODV 52 [0 0 0 0] ------- [2:255 -1:255 30 -1] [0x1] (REQUEST)",
+                "f 2.500000001 _3_ RTR  --- 9 AODV 52 [0 0 0 0] ------- [2:255 -1:255 30 -1] [0x2 2 6 [5 0] [2 4]] (REQUEST)",
                 "r 3.000000000 _5_ AGT  --- 11 cbr 512 [0 5 4 800] ------- [0:1 5:1 32 5] [4] 0 0",
                 "D 4.000000000 _2_ IFQ  IFQ 12 ack 40 [0 0 0 0] ------- [5:0 0:0 32 1] [3 0] 0 0",
                 "s 5.000000000 _1_ MAC  --- 0 RTS 20 [7 2 1 0]",
+            ]
+        );
+    }
+
+    #[test]
+    fn aodv_replies_errors_and_hellos_carry_ns2s_fields() {
+        let path = dir().join("aodv.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
+        let reply = aodv::RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 0,
+            dst: 5,
+            dst_seqno: 4,
+            orig: 0,
+            lifetime_ms: 10_000,
+        };
+        let hello = aodv::RrepRepr {
+            dst: 3,
+            dst_seqno: 7,
+            lifetime_ms: 2_000,
+            ..reply
+        };
+        let error = aodv::RerrRepr {
+            no_delete: false,
+            unreachable: vec![(9, 547), (8, 12)],
+        };
+        let messages = [
+            (5, 0, aodv::Message::Rrep(reply)),
+            (3, BROADCAST, aodv::Message::Rrep(hello)),
+            (4, BROADCAST, aodv::Message::Rerr(error)),
+        ];
+        for (src, dst, message) in messages {
+            let mut bytes = vec![0; message.buffer_len()];
+            message.emit(&mut bytes);
+            let p = Packet::control(src, dst, 1, 0, bytes);
+            t.packet(
+                's',
+                0,
+                src,
+                Layer::Router,
+                "---",
+                &p,
+                MacFields::default(),
+                dst,
+            );
+        }
+        let got = lines(t);
+        let tails: Vec<&str> = got.iter().map(|l| l.split("] [").last().unwrap()).collect();
+        assert_eq!(
+            tails,
+            [
+                "0x4 1 [5 4] 10.000000] (REPLY)",
+                "0x1 1 [3 7] 2.000000] (HELLO)",
+                "0x8 2 [9 547] 0.000000] (ERROR)",
             ]
         );
     }
