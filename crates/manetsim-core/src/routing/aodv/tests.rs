@@ -372,6 +372,58 @@ fn ns2_retries_only_when_prompted_by_data_or_the_purge_tick() {
 }
 
 #[test]
+fn ns2_holds_off_for_max_rreq_timeout_after_a_discovery_gives_up() {
+    let mut n = Node::with(0, AodvConfig::ns2());
+    n.data(0, data(0, 9, 1));
+    let mut rreqs = vec![0];
+    let mut gave_up = None;
+    while gave_up.is_none() {
+        let now = n.a.poll_timeout().unwrap();
+        let out = n.timeout(now);
+        for (m, _, _, ttl) in originated(&out) {
+            assert_eq!((m, ttl), ("rreq", 30));
+            rreqs.push(now / NS_PER_MS);
+        }
+        if out.iter().any(|a| {
+            matches!(
+                a,
+                RoutingAction::Drop {
+                    reason: DropReason::NoRoute,
+                    ..
+                }
+            )
+        }) {
+            gave_up = Some(now);
+        }
+    }
+    // 1 + RREQ_RETRIES network-wide RREQs, each at the 0.5 s tick after its
+    // wait of 1.8 s times the RREQs sent; the tick after the last wait gives up.
+    assert_eq!(rreqs, vec![0, 2000, 6000, 11_500]);
+    assert_eq!(gave_up, Some(ms(19_000)));
+    // For MAX_RREQ_TIMEOUT (10 s) packets wait and prompt no RREQ.
+    assert!(originated(&n.data(ms(20_000), data(0, 9, 2))).is_empty());
+    assert!(originated(&n.data(ms(28_900), data(0, 9, 3))).is_empty());
+    assert_eq!(n.a.buffered(), 2);
+    // Then a new discovery starts, network wide.
+    let mut next = None;
+    while next.is_none() {
+        let now = n.a.poll_timeout().unwrap();
+        next = originated(&n.timeout(now)).first().map(|s| (now, s.0, s.3));
+    }
+    assert_eq!(next, Some((ms(29_000), "rreq", 30)));
+    assert_eq!(n.a.route_discoveries(), 2);
+    // The RFC has no hold: the next packet starts a discovery at once.
+    let mut rfc = Node::new(0);
+    rfc.data(0, data(0, 9, 1));
+    while let Some(now) = rfc.a.poll_timeout() {
+        rfc.timeout(now);
+    }
+    assert_eq!(rfc.a.buffered(), 0);
+    let out = rfc.data(ms(30_000), data(0, 9, 2));
+    assert_eq!(originated(&out)[0].0, "rreq");
+}
+
+#[test]
 fn ns2_drops_the_packet_the_mac_failed_to_deliver() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
     let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(data(0, 9, 2)), ctx));
