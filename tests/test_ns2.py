@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -344,6 +345,35 @@ def test_crosscheck_adds_every_flow_together_alike_on_both_sides(tmp_path: Path)
     assert theirs["flow1.delay_ms"] == pytest.approx(200.0)
 
 
+def test_crosscheck_json_is_strict_and_keeps_the_rows_asked_for():
+    ours = ns2.Side(
+        per_seed=[{"flows.delay_ms": 5.0, "flow0.delay_ms": 5.0, "flow0.jitter_ms": math.nan}],
+        wall_s=[1.0],
+        core_s=[0.5],
+        cpu_s=[0.9],
+    )
+    theirs = ns2.Side(
+        per_seed=[{"flows.delay_ms": 4.0, "flow0.delay_ms": 4.0}], wall_s=[9.0], cpu_s=[8.0]
+    )
+    rows = [r for r in ns2.summarize_sides(ours, theirs) if not ns2.is_per_flow_metric(r[0])]
+    assert [r[0] for r in rows] == ["flows.delay_ms"]
+    assert not ns2.is_per_flow_metric("flows.sent")
+    assert ns2.is_per_flow_metric("flow12.loss_pct")
+    out = ns2.crosscheck_json("s.toml", 1, ours, theirs, rows, ["a note"])
+    assert out["manetsim"]["per_seed"] == [{"flows.delay_ms": 5.0}]
+    assert out["ns2"]["cpu_s"] == [8.0]
+    assert out["manetsim"]["core_s"] == [0.5]
+    assert out["summary"] == [
+        {"metric": "flows.delay_ms", "manetsim": 5.0, "ns2": 4.0, "ratio": 1.25}
+    ]
+    everything = ns2.crosscheck_json(
+        "s.toml", 1, ours, theirs, ns2.summarize_sides(ours, theirs), []
+    )
+    # NaN is not JSON: it is written as null.
+    assert everything["manetsim"]["per_seed"][0]["flow0.jitter_ms"] is None
+    json.loads(json.dumps(everything, allow_nan=False))
+
+
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
     bad = tmp_path / "bad.tr"
     bad.write_text("s 1.0 _0_ AGT --- 0\n")
@@ -431,6 +461,25 @@ def test_crosscheck_runs_both_simulators_on_the_fixture():
     assert ours.per_seed[0]["flow1.loss_pct"] <= 25.0
     assert ours.per_seed[0]["flow0.throughput_kbps"] > 100.0
     assert theirs.per_seed[0]["flow0.throughput_kbps"] > 100.0
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
+def test_crosscheck_prints_totals_only_as_json():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    proc = cli("crosscheck", fixture, "--totals-only", "--json", "--set", "duration_s=20")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    metrics = [row["metric"] for row in out["summary"]]
+    assert "flows.delivery_pct" in metrics
+    assert "routing_packets" in metrics
+    assert not any(ns2.is_per_flow_metric(m) for m in metrics)
+    assert out["seeds"] == [1]
+    for side in ("manetsim", "ns2"):
+        assert len(out[side]["per_seed"]) == 1
+        assert out[side]["cpu_s"][0] > 0
+        sent = out[side]["per_seed"][0]["flows.sent"]
+        assert sent > 0
+        assert 0 < out[side]["per_seed"][0]["flows.received"] <= sent
 
 
 def test_crosscheck_keeps_both_traces_for_comparing_hop_by_hop(tmp_path: Path):

@@ -462,6 +462,21 @@ def crosscheck_command(
             "side by side a little).",
         ),
     ] = 1,
+    per_flow: Annotated[
+        bool,
+        typer.Option(
+            "--per-flow/--totals-only",
+            help="Print each flow's metrics, or only all flows added together (flows.*).",
+        ),
+    ] = True,
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON object instead of the table: each seed's figures and "
+            "times from both simulators (NaN as null), and the means and ratios.",
+        ),
+    ] = False,
     set_: SetOption = None,
 ) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
@@ -485,12 +500,19 @@ def crosscheck_command(
         )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)
+    rows = ns2_mod.summarize_sides(ours, theirs)
+    if not per_flow:
+        rows = [row for row in rows if not ns2_mod.is_per_flow_metric(row[0])]
+    notes = ns2_mod.known_differences(file, overrides)
+    if json_out:
+        print(json.dumps(ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes)))
+        return
     table = Table(title=f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)")
     table.add_column("metric")
     table.add_column("manetsim", justify="right")
     table.add_column("ns-2.35", justify="right")
     table.add_column("ratio", justify="right")
-    for metric, a, b, ratio in ns2_mod.summarize_sides(ours, theirs):
+    for metric, a, b, ratio in rows:
         table.add_row(metric, f"{a:.4g}", f"{b:.4g}", "-" if ratio != ratio else f"{ratio:.3f}")
     wall_ours, wall_theirs = sum(ours.wall_s), sum(theirs.wall_s)
     cpu_ours, cpu_theirs = sum(ours.cpu_s), sum(theirs.cpu_s)
@@ -514,7 +536,7 @@ def crosscheck_command(
             f"manetsim's core); {jobs} seeds ran side by side, so the wall times include "
             "waiting for the machine"
         )
-    for note in ns2_mod.known_differences(file, overrides):
+    for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
 
 

@@ -1173,6 +1173,60 @@ def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, f
     return rows
 
 
+def is_per_flow_metric(key: str) -> bool:
+    """Whether a cross-check metric is one flow's (``flow3.delay_ms``), not all
+    flows' together (``flows.delay_ms``) or a count."""
+    head = key.split(".", 1)[0]
+    return head.startswith("flow") and head[4:].isdigit()
+
+
+def _json_number(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def crosscheck_json(
+    scenario: ScenarioLike,
+    seeds: int,
+    ours: Side,
+    theirs: Side,
+    rows: list[tuple[str, float, float, float]],
+    notes: list[str],
+) -> dict[str, Any]:
+    """The cross-check as one JSON-ready object: each simulator's per-seed
+    figures and process times (seeds 1..``seeds``), the ``rows`` of
+    :func:`summarize_sides` (means and ratio), and the notes. NaN and infinite
+    values become ``None``, so that the output is strict JSON."""
+    keep = {row[0] for row in rows}
+
+    def side(s: Side) -> dict[str, Any]:
+        return {
+            "per_seed": [
+                {k: _json_number(v) for k, v in seed.items() if k in keep} for seed in s.per_seed
+            ],
+            "wall_s": [_json_number(v) for v in s.wall_s],
+            "cpu_s": [_json_number(v) for v in s.cpu_s],
+        }
+
+    manetsim_side = side(ours)
+    manetsim_side["core_s"] = [_json_number(v) for v in ours.core_s]
+    return {
+        "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike)) else None,
+        "seeds": list(range(1, seeds + 1)),
+        "manetsim": manetsim_side,
+        "ns2": side(theirs),
+        "summary": [
+            {
+                "metric": metric,
+                "manetsim": _json_number(a),
+                "ns2": _json_number(b),
+                "ratio": _json_number(ratio),
+            }
+            for metric, a, b, ratio in rows
+        ],
+        "notes": notes,
+    }
+
+
 def _mean(values: list[float]) -> float:
     clean = [v for v in values if not math.isnan(v)]
     return statistics.fmean(clean) if clean else float("nan")
