@@ -772,6 +772,42 @@ fn ns2_a_local_repair_leaves_the_interface_queue_alone() {
 }
 
 #[test]
+fn ns2_a_local_repair_leaves_the_other_routes_through_the_neighbour_up() {
+    // Relay 2 routes to 9 and to 8 through 3. A packet for 9 that fails at
+    // 3 far from its source starts a local repair of the route to 9.
+    let failing = || {
+        let mut p = data(0, 9, 5);
+        p.hops = 3;
+        p
+    };
+    for (cfg, spared) in [(AodvConfig::ns2(), true), (AodvConfig::default(), false)] {
+        let mut n = relay_with_route_cfg(cfg);
+        n.control(ms(50), 3, rrep_packet(3, 0, 8, 7, 1));
+        assert_eq!(n.a.hop_count(8, ms(50)), Some(2));
+        let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(failing()), ctx));
+        let rerrs: Vec<Vec<(NodeId, u32)>> = originated(&out)
+            .into_iter()
+            .filter_map(|(_, _, m, _)| match m {
+                Message::Rerr(re) => Some(re.unreachable),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(n.a.buffered(), 1, "the failed packet waits for the repair");
+        if spared {
+            // ns-2.35: only the route to 9 is in repair; 8 is still reached
+            // through 3, and no RERR goes.
+            assert!(rerrs.is_empty(), "{rerrs:?}");
+            assert_eq!(n.a.hop_count(8, ms(100)), Some(2));
+        } else {
+            // RFC 3561 6.11: the route to 8 breaks too, and a RERR says so.
+            assert_eq!(rerrs, vec![vec![(8, 8)]]);
+            assert_eq!(n.a.hop_count(8, ms(100)), None);
+        }
+        assert_eq!(n.a.hop_count(9, ms(100)), None, "in repair");
+    }
+}
+
+#[test]
 fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
     let cfg = AodvConfig {
         queue_len: 2,
