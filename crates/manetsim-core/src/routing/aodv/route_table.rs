@@ -6,6 +6,7 @@
 //! walk over them ([`RouteTable::break_link`]) sorts what it finds, so its
 //! order stays by destination.
 
+use super::PURGE_INTERVAL;
 use crate::engine::{IntMap, SimTime};
 use crate::net::NodeId;
 use std::collections::{BTreeSet, VecDeque};
@@ -41,6 +42,9 @@ pub struct RouteEntry {
     pub hops: u8,
     /// Hop count when the route was last valid (the expanding ring's start).
     pub last_hops: u8,
+    /// The route expires at the first purge tick after `expire`, not at
+    /// `expire` ([`RouteTable::expire_at_purge_tick`]).
+    ticked: bool,
     more: Option<Box<InUse>>,
 }
 
@@ -63,7 +67,7 @@ struct InUse {
 pub const DISCOVERY_HISTORY: usize = 3;
 
 impl RouteEntry {
-    fn new() -> Self {
+    fn new(ticked: bool) -> Self {
         Self {
             seqno: 0,
             next_hop: 0,
@@ -72,6 +76,7 @@ impl RouteEntry {
             state: RouteState::Invalid,
             hops: 0,
             last_hops: 0,
+            ticked,
             more: None,
         }
     }
@@ -136,7 +141,24 @@ impl RouteEntry {
 
     /// An active route: valid and not expired.
     pub fn is_valid(&self, now: SimTime) -> bool {
-        self.state == RouteState::Valid && self.expire > now
+        self.state == RouteState::Valid && now < self.deadline()
+    }
+
+    /// When the route stops being active: its lifetime's end, or with purge
+    /// ticks the first tick after it (ns-2.35's `rt_purge` downs a route
+    /// whose `rt_expire < now`, and only at its ticks).
+    fn deadline(&self) -> SimTime {
+        if self.ticked {
+            (self.expire / PURGE_INTERVAL + 1) * PURGE_INTERVAL
+        } else {
+            self.expire
+        }
+    }
+
+    /// The lifetime left, zero once expired (the route may still be active
+    /// until the next purge tick).
+    pub fn remaining(&self, now: SimTime) -> SimTime {
+        self.expire.saturating_sub(now)
     }
 
     /// Marks the route broken (keeps seqno and remembers the hop count).
@@ -151,9 +173,39 @@ impl RouteEntry {
 #[derive(Debug, Clone, Default)]
 pub struct RouteTable {
     entries: IntMap<NodeId, RouteEntry>,
+    expire_at_purge_tick: bool,
 }
 
 impl RouteTable {
+    /// A table whose routes expire as ns-2.35's do: an active route whose
+    /// lifetime has ended stays active until the next purge tick (every
+    /// [`PURGE_INTERVAL`] from time 0), which brings it down and increments
+    /// its sequence number (`rt_purge`: `rt_seqno++; rt_down(rt)`). So a
+    /// later RREQ for it asks for a fresher route than the one that
+    /// expired, and a RREP bringing that old route back is not better.
+    /// The tick is applied when the entry is next read ([`Self::settle`]).
+    pub fn with_purge_ticks() -> Self {
+        Self {
+            entries: IntMap::default(),
+            expire_at_purge_tick: true,
+        }
+    }
+
+    /// Applies a purge tick that has passed since the entry was last
+    /// touched: an active route past its deadline goes down with its
+    /// sequence number incremented. Without purge ticks, nothing.
+    pub fn settle(&mut self, dst: NodeId, now: SimTime) {
+        if !self.expire_at_purge_tick {
+            return;
+        }
+        if let Some(e) = self.entries.get_mut(&dst) {
+            if e.state == RouteState::Valid && now >= e.deadline() {
+                e.seqno = e.seqno.wrapping_add(1);
+                e.invalidate();
+            }
+        }
+    }
+
     pub fn get(&self, dst: NodeId) -> Option<&RouteEntry> {
         self.entries.get(&dst)
     }
@@ -164,7 +216,10 @@ impl RouteTable {
 
     /// The entry for `dst`, created invalid if absent.
     pub fn entry(&mut self, dst: NodeId) -> &mut RouteEntry {
-        self.entries.entry(dst).or_insert_with(RouteEntry::new)
+        let ticked = self.expire_at_purge_tick;
+        self.entries
+            .entry(dst)
+            .or_insert_with(|| RouteEntry::new(ticked))
     }
 
     /// The active route to `dst`, if any.
@@ -186,6 +241,7 @@ impl RouteTable {
         expire: SimTime,
         now: SimTime,
     ) -> bool {
+        self.settle(dst, now);
         let e = self.entry(dst);
         let better = !e.valid_seqno
             || seq_newer(seqno, e.seqno)

@@ -808,6 +808,81 @@ fn ns2_a_local_repair_leaves_the_other_routes_through_the_neighbour_up() {
 }
 
 #[test]
+fn ns2_a_route_expires_at_the_purge_tick_with_its_sequence_number_incremented() {
+    let s = NS_PER_S;
+    for (cfg, ns2) in [(AodvConfig::ns2(), true), (AodvConfig::default(), false)] {
+        // Node 2 learns a route to 9 (seqno 10, 2 hops) living 10 s.
+        let mut n = Node::with(2, cfg);
+        n.control(0, 3, rrep_packet(3, 2, 9, 10, 1));
+        assert_eq!(n.a.hop_count(9, 10 * s - 1), Some(2));
+        // ns-2.35 downs it at the first purge tick after its lifetime
+        // (10.5 s); the RFC agent at the end of its lifetime.
+        let hops = n.a.hop_count(9, 10 * s + ms(200));
+        assert_eq!(hops, ns2.then_some(2), "ns2 = {ns2}");
+        assert_eq!(n.a.hop_count(9, 10 * s + ms(500)), None);
+        // A request for seqno 10 after the tick: no reply from the expired
+        // route; the relayed request asks for seqno 11 in ns-2.35, whose
+        // purge incremented it.
+        let t = 10 * s + ms(600);
+        let out = n.control(t, 1, rreq_packet(1, 5, rreq(0, 1, 9, Some(10), 0)));
+        assert!(originated(&out).is_empty(), "{out:?}");
+        let relayed = originated(&n.timeout(t + ms(20)));
+        let [(_, _, Message::Rreq(r), _)] = relayed.as_slice() else {
+            panic!("{relayed:?}")
+        };
+        assert_eq!(r.dst_seqno, if ns2 { 11 } else { 10 }, "ns2 = {ns2}");
+    }
+}
+
+#[test]
+fn ns2_a_rrep_that_brings_back_an_expired_route_is_not_forwarded() {
+    let s = NS_PER_S;
+    for (cfg, ns2) in [(AodvConfig::ns2(), true), (AodvConfig::default(), false)] {
+        // Relay 2 forwarded a RREP for 9 (seqno 4) at 40 ms; the route to 9
+        // lives until 10.04 s (ns-2.35: the tick at 10.5 s).
+        let mut n = relay_with_route_cfg(cfg);
+        // 0 asks again at 11 s, with a fresher sequence number of its own.
+        let rq = RreqRepr {
+            orig_seqno: 3,
+            ..rreq(0, 2, 9, Some(4), 1)
+        };
+        n.control(11 * s, 1, rreq_packet(1, 5, rq));
+        n.timeout(11 * s + ms(20));
+        assert_eq!(n.a.routes().valid(0, 11 * s + ms(30)).unwrap().next_hop, 1);
+        // A RREP with the expired route's own seqno comes back from 3.
+        let out = n.control(11 * s + ms(40), 3, rrep_packet(3, 0, 9, 4, 1));
+        let sent = originated(&out);
+        if ns2 {
+            // Seqno 5 since the purge: seqno 4 is older, suppressed.
+            assert!(sent.is_empty(), "{sent:?}");
+            assert_eq!(n.a.hop_count(9, 11 * s + ms(40)), None);
+        } else {
+            assert_eq!(sent.len(), 1, "{sent:?}");
+            assert_eq!(n.a.hop_count(9, 11 * s + ms(40)), Some(2));
+        }
+    }
+}
+
+#[test]
+fn an_intermediate_reply_from_a_route_past_its_lifetime_gives_no_lifetime() {
+    // ns-2.35 keeps the route active until the purge tick; a reply from it
+    // then carries lifetime 0, not a wrapped-around negative.
+    let s = NS_PER_S;
+    let mut n = Node::with(2, AodvConfig::ns2());
+    n.control(0, 3, rrep_packet(3, 2, 9, 10, 1));
+    let out = n.control(
+        10 * s + ms(100),
+        1,
+        rreq_packet(1, 5, rreq(0, 1, 9, Some(10), 0)),
+    );
+    let sent = originated(&out);
+    let [(_, _, Message::Rrep(rp), _)] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((rp.dst_seqno, rp.lifetime_ms), (10, 0));
+}
+
+#[test]
 fn buffered_packets_time_out_and_overflow_drops_the_oldest() {
     let cfg = AodvConfig {
         queue_len: 2,
