@@ -149,7 +149,16 @@
 //!   preset they stay up and no RERR goes, as ns-2's `rt_ll_failed` repairs
 //!   and returns ([`AodvConfig::repair_spares_other_routes`]; rwp1000's
 //!   first 30 s, seed 1: 3,762 RERRs without it, 3,287 with it, ns-2.35
-//!   2,226). On a static chain the test never
+//!   2,226). With the ns-2 preset the repair is ns-2.35's own
+//!   ([`AodvConfig::ns2_local_repair`]): the route keeps its sequence
+//!   number and hop count, its RREQ is a source's (network wide unless the
+//!   route went down before), the route answers other nodes' RREQs while
+//!   in repair, and it stays in repair until 2t + the wait, t being the
+//!   repair's start (ns-2.35 arms its timer with an absolute time as a
+//!   delay). On rwp1000's first 30 s (seed 1) that gives 232 repair RREQs,
+//!   213 network wide (ns-2.35: 257 and 233; before, 302 and 69), and
+//!   1,714 RREPs reaching the node that asked (ns-2.35: 1,735; before,
+//!   1,107). On a static chain the test never
 //!   holds, in ns-2's traces as here: breaks are reported at the first hops
 //!   of each direction (nodes 0 and 1 for data, 3 to 5 for ACKs), where the
 //!   hops behind are fewer than the hops ahead.
@@ -295,6 +304,23 @@ pub struct AodvConfig {
     /// every such packet, as ns-2.35's `rt_resolve` does; off, at most one
     /// a second per destination.
     pub rerr_per_unrouted_packet: bool,
+    /// Local repair as ns-2.35's `local_rt_repair` does it. The repaired
+    /// route keeps its sequence number and hop count (RFC 3561 section 6.12
+    /// increments the number), and its RREQ takes the TTL a source's would
+    /// (the larger of the route's hop count and the hop count it last went
+    /// down with, + TTL_INCREMENT, network wide past TTL_THRESHOLD or if
+    /// it never went down), so nodes with the same route can answer it. The
+    /// route stays in repair, answering RREQs as an intermediate node,
+    /// buffering data for it and going down with a RERR from its next hop,
+    /// until a better RREP restores it or the repair timer fires: ns-2.35
+    /// arms that timer with the RREQ's deadline as a delay (`schedule(&lrtimer,
+    /// ..., rt->rt_req_timeout)`, an absolute time), so a repair started at
+    /// time t ends at 2t + the wait. Meanwhile the node retries as a source
+    /// does (at the purge tick, giving up after RREQ_RETRIES); when the
+    /// timer fires the route goes down, its packets still waiting. Off, a
+    /// repair is one RREQ with TTL = hop count + LOCAL_ADD_TTL and the
+    /// number incremented, and the route goes down when its wait ends.
+    pub ns2_local_repair: bool,
     /// Routes expire as in ns-2.35: a route whose lifetime has ended stays
     /// active until the next 0.5 s purge tick, which brings it down and
     /// increments its sequence number (`rt_purge`), so the next RREQ for it
@@ -347,6 +373,7 @@ impl Default for AodvConfig {
             drop_queue_on_break: false,
             rerr_per_unrouted_packet: false,
             expire_at_purge_tick: false,
+            ns2_local_repair: false,
             release_spacing: 0,
         }
     }
@@ -373,6 +400,7 @@ impl AodvConfig {
             rerr_per_unrouted_packet: true,
             release_spacing: 10 * NS_PER_MS,
             expire_at_purge_tick: true,
+            ns2_local_repair: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -426,6 +454,11 @@ enum Timer {
     /// ns-2's route-table purge tick (every [`PURGE_INTERVAL`]), armed
     /// only while a discovery is due.
     Purge,
+    /// ns-2.35's local-repair timer ([`AodvConfig::ns2_local_repair`]):
+    /// the route to `dst` goes down unless it is up again.
+    RepairEnd {
+        dst: NodeId,
+    },
     /// A packet that waited for a route, released
     /// [`AodvConfig::release_spacing`] after the one before it, to the next
     /// hop the route had when it was found.
@@ -464,11 +497,7 @@ pub struct Aodv {
 
 impl Aodv {
     pub fn new(me: NodeId, cfg: AodvConfig) -> Self {
-        let routes = if cfg.expire_at_purge_tick {
-            RouteTable::with_purge_ticks()
-        } else {
-            RouteTable::default()
-        };
+        let routes = RouteTable::new(cfg.expire_at_purge_tick, cfg.ns2_local_repair);
         Self {
             queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
             ids: IdCache::new(cfg.rreq_id_save),
@@ -564,7 +593,7 @@ impl Aodv {
         network_wide: u32,
         local_repair: bool,
         ctx: &mut RoutingCtx,
-    ) {
+    ) -> SimTime {
         let wide = ttl >= self.cfg.net_diameter;
         let network_wide = network_wide + wide as u32;
         let wait = if self.cfg.adaptive_rreq_wait {
@@ -597,6 +626,7 @@ impl Aodv {
         self.timers
             .push(now + wait, Timer::Discovery { dst, generation });
         self.send_rreq(now, dst, ttl, ctx);
+        wait
     }
 
     fn send_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
@@ -868,10 +898,13 @@ impl Aodv {
             return;
         }
 
-        let fresh = self
-            .routes
-            .valid(rq.dst, now)
-            .filter(|e| e.valid_seqno && (rq.unknown_seqno || !seq_newer(rq.dst_seqno, e.seqno)));
+        let answers = |e: &&route_table::RouteEntry| {
+            e.is_valid(now) || (self.cfg.ns2_local_repair && e.state == RouteState::InRepair)
+        };
+        let fresh =
+            self.routes.get(rq.dst).filter(answers).filter(|e| {
+                e.valid_seqno && (rq.unknown_seqno || !seq_newer(rq.dst_seqno, e.seqno))
+            });
         if let (Some(fwd), false) = (fresh.cloned(), rq.dest_only) {
             // An intermediate reply from a fresh-enough route.
             let rp = RrepRepr {
@@ -987,7 +1020,9 @@ impl Aodv {
             let Some(e) = self.routes.get_mut(d) else {
                 continue;
             };
-            if e.is_valid(now) && e.next_hop == from && !seq_newer(e.seqno, s) {
+            let up =
+                e.is_valid(now) || (self.cfg.ns2_local_repair && e.state == RouteState::InRepair);
+            if up && e.next_hop == from && !seq_newer(e.seqno, s) {
                 e.seqno = s;
                 e.invalidate();
                 lost_any = true;
@@ -1174,6 +1209,7 @@ impl RoutingProtocol for Aodv {
                 .then_some(p.dst)
         });
         match repair {
+            Some(_) if self.cfg.repair_spares_other_routes && self.cfg.ns2_local_repair => {}
             Some(dst) if self.cfg.repair_spares_other_routes => {
                 let e = self.routes.entry(dst);
                 e.seqno = e.seqno.wrapping_add(1);
@@ -1182,12 +1218,35 @@ impl RoutingProtocol for Aodv {
             _ => self.link_broken(now, next_hop, repair, ctx),
         }
         if let Some(dst) = repair {
-            let e = self.routes.entry(dst);
-            e.state = RouteState::InRepair;
-            let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
-            self.discoveries.remove(&dst);
-            self.discoveries_started += 1;
-            self.run_discovery(now, dst, ttl.min(self.cfg.net_diameter), 0, true, ctx);
+            if self.cfg.ns2_local_repair {
+                // ns-2.35: in repair with its number and hops, a source's
+                // RREQ, and the timer armed with the RREQ's deadline.
+                let e = self.routes.entry(dst);
+                e.state = RouteState::InRepair;
+                // ns-2's sendRequest starts the ring from max(the hop count
+                // the route was found with, the hop count it last went
+                // down with), the latter INFINITY2 until it first has: so
+                // a route never down before is repaired network wide.
+                let down = if e.downed_hops == 0 {
+                    u8::MAX
+                } else {
+                    e.downed_hops
+                };
+                let last = e.hops.max(1).max(down);
+                let ttl = self.ring_ttl(last.saturating_add(self.cfg.ttl_increment));
+                self.discoveries.remove(&dst);
+                self.discoveries_started += 1;
+                let wait = self.run_discovery(now, dst, ttl, 0, false, ctx);
+                let end = now.saturating_add(now).saturating_add(wait);
+                self.timers.push(end, Timer::RepairEnd { dst });
+            } else {
+                let e = self.routes.entry(dst);
+                e.state = RouteState::InRepair;
+                let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
+                self.discoveries.remove(&dst);
+                self.discoveries_started += 1;
+                self.run_discovery(now, dst, ttl.min(self.cfg.net_diameter), 0, true, ctx);
+            }
         }
         if let Some(p) = packet {
             if !self.cfg.reroute_failed_packet && repair.is_none() {
@@ -1234,6 +1293,14 @@ impl RoutingProtocol for Aodv {
                     }
                 }
                 Timer::Hello => self.send_hello(now, ctx),
+                Timer::RepairEnd { dst } => {
+                    self.routes.settle(dst, now);
+                    if let Some(e) = self.routes.get_mut(dst) {
+                        if e.state != RouteState::Valid {
+                            e.invalidate();
+                        }
+                    }
+                }
                 Timer::Release { packet, next_hop } => {
                     self.releasing -= 1;
                     ctx.send(packet, next_hop);

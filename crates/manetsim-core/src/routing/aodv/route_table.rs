@@ -42,6 +42,9 @@ pub struct RouteEntry {
     pub hops: u8,
     /// Hop count when the route was last valid (the expanding ring's start).
     pub last_hops: u8,
+    /// Hop count when the route last went down, 0 if it never has (ns-2's
+    /// `rt_last_hop_count`, INFINITY2 until the first `rt_down`).
+    pub downed_hops: u8,
     /// The route expires at the first purge tick after `expire`, not at
     /// `expire` ([`RouteTable::expire_at_purge_tick`]).
     ticked: bool,
@@ -76,6 +79,7 @@ impl RouteEntry {
             state: RouteState::Invalid,
             hops: 0,
             last_hops: 0,
+            downed_hops: 0,
             ticked,
             more: None,
         }
@@ -165,6 +169,7 @@ impl RouteEntry {
     pub fn invalidate(&mut self) {
         if self.state != RouteState::Invalid {
             self.last_hops = self.hops;
+            self.downed_hops = self.hops.max(1);
         }
         self.state = RouteState::Invalid;
     }
@@ -174,6 +179,7 @@ impl RouteEntry {
 pub struct RouteTable {
     entries: IntMap<NodeId, RouteEntry>,
     expire_at_purge_tick: bool,
+    repair_keeps_route: bool,
 }
 
 impl RouteTable {
@@ -184,10 +190,16 @@ impl RouteTable {
     /// later RREQ for it asks for a fresher route than the one that
     /// expired, and a RREP bringing that old route back is not better.
     /// The tick is applied when the entry is next read ([`Self::settle`]).
-    pub fn with_purge_ticks() -> Self {
+    ///
+    /// With `repair_keeps_route`, a route in local repair keeps its hop
+    /// count as ns-2.35's does: an offer with the same sequence number must
+    /// be shorter to replace it (otherwise a route in repair, like a broken
+    /// one, takes any offer as fresh as it).
+    pub fn new(expire_at_purge_tick: bool, repair_keeps_route: bool) -> Self {
         Self {
             entries: IntMap::default(),
-            expire_at_purge_tick: true,
+            expire_at_purge_tick,
+            repair_keeps_route,
         }
     }
 
@@ -242,10 +254,12 @@ impl RouteTable {
         now: SimTime,
     ) -> bool {
         self.settle(dst, now);
+        let keeps = self.repair_keeps_route;
         let e = self.entry(dst);
+        let has_hops = e.is_valid(now) || (keeps && e.state == RouteState::InRepair);
         let better = !e.valid_seqno
             || seq_newer(seqno, e.seqno)
-            || (seqno == e.seqno && (!e.is_valid(now) || hops < e.hops));
+            || (seqno == e.seqno && (!has_hops || hops < e.hops));
         if better {
             e.seqno = seqno;
             e.valid_seqno = true;

@@ -662,36 +662,93 @@ fn a_relay_repairs_locally_a_break_near_the_destination() {
 }
 
 #[test]
-fn ns2_a_failed_local_repair_only_brings_the_route_down() {
-    // ns-2's repair timer sends no RERR: the packet waits, and the relay
-    // asks again at the next purge tick with a wider ring, as a source.
+fn ns2_a_local_repair_keeps_the_route_until_its_timer_at_twice_the_start_plus_the_wait() {
+    // Relay 2 routes to 9 (seqno 4, 2 hops) through 3 and repairs it at 5 s.
+    let s = NS_PER_S;
     let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    let mut p = data(0, 9, 5);
+    p.hops = 3;
+    let out = n.run(|a, ctx| a.on_link_failure(5 * s, 3, Some(p), ctx));
+    let sent = originated(&out);
+    let [(_, _, Message::Rreq(rq), ttl)] = sent.as_slice() else {
+        panic!("one RREQ, no RERR: {sent:?}")
+    };
+    // A source's RREQ with the number not incremented, network wide: the
+    // route never went down, so ns-2's ring starts from INFINITY2.
+    assert_eq!((rq.dst, rq.dst_seqno, *ttl), (9, 4, 30));
+    assert_eq!(n.a.buffered(), 1);
+    assert_eq!(n.a.hop_count(9, 5 * s), None);
+    let state = |n: &Node| n.a.routes().get(9).unwrap().state;
+    assert_eq!(state(&n), RouteState::InRepair);
+
+    // In repair, the route still answers a RREQ for seqno 4 (from 7 via 1).
+    let out = n.control(
+        5 * s + ms(50),
+        1,
+        rreq_packet(1, 5, rreq(7, 1, 9, Some(4), 1)),
+    );
+    let sent = originated(&out);
+    let [(_, to, Message::Rrep(rp), _)] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    assert_eq!((*to, rp.dst, rp.dst_seqno, rp.hop_count), (1, 9, 4, 2));
+    // A reply as fresh but longer (back through 1) does not replace it.
+    n.control(5 * s + ms(60), 1, rrep_packet(1, 2, 9, 4, 3));
+    assert_eq!(state(&n), RouteState::InRepair);
+
+    // The timer fires at 2 x 5 s + the first RREQ's wait (2 x TTL 30 x 30
+    // ms): until then no RERR and no drop, only RREQs at purge ticks, each
+    // wait longer (x the network-wide RREQs so far).
+    let end = 11 * s + ms(800);
+    let mut ttls = vec![];
+    while let Some(at) = n.a.poll_timeout().filter(|&at| at <= end + ms(100)) {
+        assert_eq!(
+            state(&n),
+            if at <= end {
+                RouteState::InRepair
+            } else {
+                RouteState::Invalid
+            },
+            "at {at}"
+        );
+        let out = n.timeout(at);
+        assert!(!out.iter().any(|a| matches!(a, RoutingAction::Drop { .. })));
+        for (name, _, _, ttl) in originated(&out) {
+            assert_eq!(name, "rreq", "at {at}");
+            assert_eq!(at % PURGE_INTERVAL, 0, "a retry waits for the tick");
+            ttls.push(ttl);
+        }
+    }
+    assert_eq!(ttls, vec![30, 30], "at 7 s and 11 s");
+    assert_eq!(state(&n), RouteState::Invalid, "down, its number kept");
+    assert_eq!(n.a.routes().get(9).unwrap().seqno, 4);
+    assert_eq!(n.a.buffered(), 1, "the packet still waits");
+}
+
+#[test]
+fn ns2_a_route_that_went_down_before_is_repaired_with_a_ring() {
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    // 3 reports 9 lost (seqno 5); a RREP through 3 brings it back, 2 hops.
+    let re = RerrRepr {
+        no_delete: false,
+        unreachable: vec![(9, 5)],
+    };
+    n.control(
+        ms(50),
+        3,
+        Packet::control(3, BROADCAST, 1, 8, re.to_bytes()),
+    );
+    assert_eq!(n.a.hop_count(9, ms(50)), None);
+    n.control(ms(60), 3, rrep_packet(3, 0, 9, 6, 1));
+    assert_eq!(n.a.hop_count(9, ms(60)), Some(2));
     let mut p = data(0, 9, 5);
     p.hops = 3;
     let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
     let sent = originated(&out);
-    assert_eq!(sent.len(), 1);
-    let (_, _, _, repair_ttl) = sent[0];
-    let at = n.a.poll_timeout().unwrap();
-    let out = n.timeout(at);
-    assert!(originated(&out).is_empty(), "no RERR: {out:?}");
-    assert!(!out.iter().any(|a| matches!(a, RoutingAction::Drop { .. })));
-    assert_eq!(n.a.buffered(), 1);
-    assert_eq!(n.a.hop_count(9, at), None, "the route is down");
-    let tick = n.a.poll_timeout().unwrap();
-    assert_eq!(tick % PURGE_INTERVAL, 0, "the next RREQ waits for the tick");
-    let out = n.timeout(tick);
-    let sent = originated(&out);
-    assert_eq!(sent.len(), 1);
-    let (name, to, Message::Rreq(rq), ttl) = &sent[0] else {
+    let [(_, _, Message::Rreq(rq), ttl)] = sent.as_slice() else {
         panic!("{sent:?}")
     };
-    assert_eq!((*name, *to, rq.orig, rq.dst), ("rreq", BROADCAST, 2, 9));
-    assert!(
-        *ttl > repair_ttl,
-        "ring {ttl} after the repair's {repair_ttl}"
-    );
-    assert_eq!(n.a.buffered(), 1);
+    assert_eq!((rq.dst_seqno, *ttl), (6, 4), "2 hops + TTL_INCREMENT");
 }
 
 #[test]
