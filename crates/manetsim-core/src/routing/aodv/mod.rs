@@ -1218,34 +1218,32 @@ impl RoutingProtocol for Aodv {
             _ => self.link_broken(now, next_hop, repair, ctx),
         }
         if let Some(dst) = repair {
-            if self.cfg.ns2_local_repair {
-                // ns-2.35: in repair with its number and hops, a source's
-                // RREQ, and the timer armed with the RREQ's deadline.
-                let e = self.routes.entry(dst);
-                e.state = RouteState::InRepair;
-                // ns-2's sendRequest starts the ring from max(the hop count
-                // the route was found with, the hop count it last went
-                // down with), the latter INFINITY2 until it first has: so
-                // a route never down before is repaired network wide.
-                let down = if e.downed_hops == 0 {
-                    u8::MAX
-                } else {
-                    e.downed_hops
+            let ns2 = self.cfg.ns2_local_repair;
+            let e = self.routes.entry(dst);
+            e.state = RouteState::InRepair;
+            let ttl = if ns2 {
+                // ns-2.35's sendRequest: the ring starts from max(the hop
+                // count the route was found with, the hop count it last
+                // went down with), the latter INFINITY2 until it first has,
+                // so a route never down before is repaired network wide.
+                let down = match e.downed_hops {
+                    0 => u8::MAX,
+                    h => h,
                 };
                 let last = e.hops.max(1).max(down);
-                let ttl = self.ring_ttl(last.saturating_add(self.cfg.ttl_increment));
-                self.discoveries.remove(&dst);
-                self.discoveries_started += 1;
-                let wait = self.run_discovery(now, dst, ttl, 0, false, ctx);
+                self.ring_ttl(last.saturating_add(self.cfg.ttl_increment))
+            } else {
+                let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
+                ttl.min(self.cfg.net_diameter)
+            };
+            self.discoveries.remove(&dst);
+            self.discoveries_started += 1;
+            // ns-2.35 retries a repair as a source does (`local_repair`
+            // off), and arms its timer with the RREQ's deadline as a delay.
+            let wait = self.run_discovery(now, dst, ttl, 0, !ns2, ctx);
+            if ns2 {
                 let end = now.saturating_add(now).saturating_add(wait);
                 self.timers.push(end, Timer::RepairEnd { dst });
-            } else {
-                let e = self.routes.entry(dst);
-                e.state = RouteState::InRepair;
-                let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
-                self.discoveries.remove(&dst);
-                self.discoveries_started += 1;
-                self.run_discovery(now, dst, ttl.min(self.cfg.net_diameter), 0, true, ctx);
             }
         }
         if let Some(p) = packet {

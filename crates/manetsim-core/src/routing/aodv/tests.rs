@@ -63,6 +63,15 @@ fn rrep_packet(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, hops: u8) -> P
     Packet::control(sender, to, 30, 8, rp.to_bytes())
 }
 
+/// A RERR broadcast by `sender` listing `unreachable` (destination, seqno).
+fn rerr_packet(sender: NodeId, unreachable: Vec<(NodeId, u32)>) -> Packet {
+    let re = RerrRepr {
+        no_delete: false,
+        unreachable,
+    };
+    Packet::control(sender, BROADCAST, 1, 8, re.to_bytes())
+}
+
 /// The originated control messages: (message, next hop, parsed, IP ttl).
 fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)> {
     out.iter()
@@ -476,13 +485,7 @@ fn ns2_a_failed_control_packet_or_unknown_destination_breaks_no_link() {
 #[test]
 fn a_rerr_takes_back_the_queued_data_for_its_sender_only_when_it_breaks_a_route() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
-    let rerr = |d: NodeId, seq: u32| {
-        let re = RerrRepr {
-            no_delete: false,
-            unreachable: vec![(d, seq)],
-        };
-        Packet::control(1, BROADCAST, 1, 8, re.to_bytes())
-    };
+    let rerr = |d: NodeId, seq: u32| rerr_packet(1, vec![(d, seq)]);
     assert!(
         n.control(ms(100), 1, rerr(7, 9)).is_empty(),
         "no route to 7"
@@ -729,15 +732,7 @@ fn ns2_a_local_repair_keeps_the_route_until_its_timer_at_twice_the_start_plus_th
 fn ns2_a_route_that_went_down_before_is_repaired_with_a_ring() {
     let mut n = relay_with_route_cfg(AodvConfig::ns2());
     // 3 reports 9 lost (seqno 5); a RREP through 3 brings it back, 2 hops.
-    let re = RerrRepr {
-        no_delete: false,
-        unreachable: vec![(9, 5)],
-    };
-    n.control(
-        ms(50),
-        3,
-        Packet::control(3, BROADCAST, 1, 8, re.to_bytes()),
-    );
+    n.control(ms(50), 3, rerr_packet(3, vec![(9, 5)]));
     assert_eq!(n.a.hop_count(9, ms(50)), None);
     n.control(ms(60), 3, rrep_packet(3, 0, 9, 6, 1));
     assert_eq!(n.a.hop_count(9, ms(60)), Some(2));
@@ -1038,25 +1033,12 @@ fn ns2_precursors_feed_one_rerr_and_forget_lost_neighbours() {
     // A RERR from 3 about 9 is relayed once and empties 9's list: the
     // route found again (with no new precursor) reports its next break
     // to no one.
-    let re = RerrRepr {
-        no_delete: false,
-        unreachable: vec![(9, 5)],
-    };
-    let rerr = Packet::control(3, BROADCAST, 1, 8, re.to_bytes());
-    n.control(ms(100), 3, rerr);
+    n.control(ms(100), 3, rerr_packet(3, vec![(9, 5)]));
     assert_eq!(originated(&n.timeout(ms(200))).len(), 1, "relayed");
     assert!(!n.a.routes().get(9).unwrap().has_precursors());
     n.control(ms(300), 3, rrep_packet(3, 2, 9, 6, 1));
     assert_eq!(n.a.hop_count(9, ms(300)), Some(2));
-    let re = RerrRepr {
-        no_delete: false,
-        unreachable: vec![(9, 7)],
-    };
-    n.control(
-        ms(400),
-        3,
-        Packet::control(3, BROADCAST, 1, 8, re.to_bytes()),
-    );
+    n.control(ms(400), 3, rerr_packet(3, vec![(9, 7)]));
     assert_eq!(n.a.hop_count(9, ms(400)), None);
     assert!(
         originated(&n.timeout(ms(500))).is_empty(),
@@ -1065,14 +1047,10 @@ fn ns2_precursors_feed_one_rerr_and_forget_lost_neighbours() {
     // The RFC preset keeps its lists and relays the second RERR too.
     let mut r = relay_with_route();
     for (t, s) in [(100, 5), (400, 7)] {
-        let re = RerrRepr {
-            no_delete: false,
-            unreachable: vec![(9, s)],
-        };
         if t == 400 {
             r.control(ms(300), 3, rrep_packet(3, 2, 9, 6, 1));
         }
-        r.control(ms(t), 3, Packet::control(3, BROADCAST, 1, 8, re.to_bytes()));
+        r.control(ms(t), 3, rerr_packet(3, vec![(9, s)]));
         assert_eq!(originated(&r.timeout(ms(t + 100))).len(), 1, "at {t} ms");
     }
     // A broken link takes the lost neighbour out of every list.
