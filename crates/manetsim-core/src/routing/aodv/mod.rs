@@ -48,8 +48,10 @@
 //!   the G flag it also sends the gratuitous RREP to the destination. The
 //!   originator sets G when [`AodvConfig::gratuitous_rrep`] is on (off, as
 //!   ns-2 compiles it out).
-//! - **Reverse routes** live REV_ROUTE_LIFE (ns-2: 6 s) and are not
-//!   refreshed by the RREP; the RREQ duplicate cache keeps entries for
+//! - **Reverse routes** live REV_ROUTE_LIFE (ns-2: 6 s), extended to it by
+//!   every new RREQ from the originator even when the route is kept (RFC
+//!   6.5; ns-2.35's `recvRequest`), and to ACTIVE_ROUTE_TIMEOUT by forwarding
+//!   a RREP (RFC 6.7; ns-2.35's `forward`); the RREQ duplicate cache keeps entries for
 //!   BCAST_ID_SAVE (ns-2: 6 s). Unlike the RFC (6.5), and like ns-2, no route
 //!   to the previous hop of a RREQ is created.
 //! - **A RREP that brings no better route** is not forwarded (ns-2's
@@ -877,6 +879,11 @@ impl Aodv {
             .offer(rq.orig, rq.orig_seqno, hops, from, rev_expire, now)
         {
             self.route_found(now, rq.orig, ctx);
+        } else if let Some(e) = self.routes.get_mut(rq.orig).filter(|e| e.is_valid(now)) {
+            // RFC 3561 section 6.5: whenever a RREQ is received, the
+            // reverse route lives at least its minimal lifetime (ns-2.35:
+            // `rt0->rt_expire = max(rt0->rt_expire, now + REV_ROUTE_LIFE)`).
+            e.expire = e.expire.max(rev_expire);
         }
 
         if rq.dst == self.me {
@@ -1000,9 +1007,14 @@ impl Aodv {
         if packet.ttl <= 1 {
             return;
         }
-        let Some(rev_hop) = self.routes.valid(rp.orig, now).map(|e| e.next_hop) else {
+        let timeout = self.cfg.active_route_timeout;
+        let Some(rev) = self.routes.get_mut(rp.orig).filter(|e| e.is_valid(now)) else {
             return;
         };
+        // RFC 3561 section 6.7: the reverse route that forwards a RREP lives
+        // at least ACTIVE_ROUTE_TIMEOUT more (ns-2.35's `forward` sets it).
+        rev.expire = rev.expire.max(now + timeout);
+        let rev_hop = rev.next_hop;
         self.routes.entry(rp.dst).add_precursor(rev_hop);
         if !self.cfg.ns2_precursors {
             self.routes.entry(rp.orig).add_precursor(from);

@@ -570,6 +570,30 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
     assert!(originated(&n.control(ms(41), 3, rrep_packet(3, 0, 9, 3, 0))).is_empty());
 }
 
+#[test]
+fn reverse_routes_are_extended_by_each_rreq_and_by_forwarding_a_rrep() {
+    let s = NS_PER_S;
+    for cfg in [AodvConfig::default(), AodvConfig::ns2()] {
+        // The RREQ at 0 s leaves a reverse route to 0 living 6 s.
+        let mut n = Node::with(2, cfg.clone());
+        n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
+        n.timeout(ms(20));
+        assert!(n.a.routes().valid(0, 6 * s - 1).is_some());
+        // A new RREQ from 0 at 4 s, longer and no fresher, keeps the route
+        // through 1 but extends it to 4 + 6 s (RFC 3561 section 6.5).
+        n.control(4 * s, 3, rreq_packet(3, 5, rreq(0, 2, 8, None, 3)));
+        let e = n.a.routes().valid(0, 10 * s - 1).expect("extended");
+        assert_eq!((e.next_hop, e.hops), (1, 2));
+        assert!(n.a.routes().valid(0, 10 * s + ms(500)).is_none());
+        // Forwarding a RREP towards 0 at 5 s extends it to 5 + 10 s
+        // (ACTIVE_ROUTE_TIMEOUT; section 6.7).
+        let sent = originated(&n.control(5 * s, 3, rrep_packet(3, 0, 9, 4, 1)));
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert!(n.a.routes().valid(0, 15 * s - 1).is_some());
+        assert!(n.a.routes().valid(0, 15 * s + ms(500)).is_none());
+    }
+}
+
 /// Node 2 relays between 1 (towards originator 0) and 3 (towards 9).
 fn relay_with_route() -> Node {
     relay_with_route_cfg(AodvConfig::default())
