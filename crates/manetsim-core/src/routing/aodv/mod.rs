@@ -67,7 +67,12 @@
 //!   a RREP bringing the expired route back is not forwarded
 //!   ([`AodvConfig::expire_at_purge_tick`]; rwp50 over 10 seeds: RREQs 0.98
 //!   → 1.00 of ns-2.35's, RREPs 0.79 → 0.81). An intermediate reply from a
-//!   route past its lifetime gives lifetime 0.
+//!   route past its lifetime gives lifetime 0. The ns-2 preset also sets
+//!   lifetimes as ns-2.35 sets `rt_expire` ([`AodvConfig::ns2_route_lifetimes`]):
+//!   an update takes the lifetime offered even if shorter, a use sets now +
+//!   ACTIVE_ROUTE_TIMEOUT even if that is shorter, and an intermediate reply
+//!   gives whole seconds, wrapped around to about 2^32 s from a route in
+//!   local repair (whose lifetime ns-2.35 zeroes when it sends the RREQ).
 //! - **Expanding ring search** (RFC 6.4): the first RREQ has TTL_START (or,
 //!   when a route was known before, its last hop count + TTL_INCREMENT);
 //!   each timeout adds TTL_INCREMENT; past TTL_THRESHOLD the RREQ goes
@@ -331,6 +336,32 @@ pub struct AodvConfig {
     /// 6.11 increments the number only on a break), a route is inactive
     /// from the end of its lifetime and keeps its number.
     pub expire_at_purge_tick: bool,
+    /// Route lifetimes as ns-2.35 keeps them (`rt_expire`):
+    /// - a route a RREQ or RREP replaces takes the lifetime offered, even a
+    ///   shorter one (`rt_update`); using a route for data, or forwarding a
+    ///   RREP over the reverse route, sets its lifetime to now +
+    ///   ACTIVE_ROUTE_TIMEOUT, even a longer one being cut (`forward`);
+    /// - a new RREQ sets its reverse route's lifetime to at least now +
+    ///   REV_ROUTE_LIFE whatever the route's state, and to now +
+    ///   ACTIVE_ROUTE_TIMEOUT when it gives a route to a destination this
+    ///   node has sent a RREQ for since it last got one (`rt_req_timeout >
+    ///   0`);
+    /// - sending a RREQ for a destination without an active route zeroes
+    ///   that route's lifetime (`sendRequest`: `rt_expire = 0`), which for a
+    ///   route in local repair is kept;
+    /// - an intermediate reply carries the route's remaining lifetime cut to
+    ///   whole seconds and converted to an unsigned 32-bit number
+    ///   (`(u_int32_t) (rt->rt_expire - CURRENT_TIME)`). From a route past its
+    ///   lifetime before the purge tick that is 0; from a route in repair,
+    ///   whose lifetime is 0, it is minus the time, which wraps around to
+    ///   about 2^32 s (x86-64 keeps the low 32 bits of the 64-bit
+    ///   conversion). The RFC's field counts milliseconds in 32 bits, so
+    ///   such a lifetime is sent as the largest it can carry, 49.7 days:
+    ///   the same as ns-2.35's for any run shorter.
+    ///
+    /// Off, a route keeps the longer of its lifetime and an offer's, and a
+    /// reply carries the remaining lifetime to the millisecond.
+    pub ns2_route_lifetimes: bool,
     /// When a route is found, the packets that waited for it leave this far
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
@@ -376,6 +407,7 @@ impl Default for AodvConfig {
             rerr_per_unrouted_packet: false,
             expire_at_purge_tick: false,
             ns2_local_repair: false,
+            ns2_route_lifetimes: false,
             release_spacing: 0,
         }
     }
@@ -403,6 +435,7 @@ impl AodvConfig {
             release_spacing: 10 * NS_PER_MS,
             expire_at_purge_tick: true,
             ns2_local_repair: true,
+            ns2_route_lifetimes: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -470,6 +503,16 @@ enum Timer {
     },
 }
 
+/// The lifetime ns-2.35's intermediate reply carries for a route expiring
+/// at `expire` ([`AodvConfig::ns2_route_lifetimes`]): the time left cut to
+/// whole seconds towards zero, its low 32 bits taken as unsigned (so minus
+/// 100 s is 2^32 - 100 s), in milliseconds, at most `u32::MAX`.
+fn ns2_reply_lifetime_ms(expire: SimTime, now: SimTime) -> u32 {
+    let left_s = (expire as i128 - now as i128) / NS_PER_S as i128;
+    let wrapped_s = left_s as u32;
+    (wrapped_s as u64 * 1000).min(u32::MAX as u64) as u32
+}
+
 /// One node's AODV agent.
 #[derive(Debug, Clone)]
 pub struct Aodv {
@@ -499,7 +542,11 @@ pub struct Aodv {
 
 impl Aodv {
     pub fn new(me: NodeId, cfg: AodvConfig) -> Self {
-        let routes = RouteTable::new(cfg.expire_at_purge_tick, cfg.ns2_local_repair);
+        let routes = RouteTable::new(
+            cfg.expire_at_purge_tick,
+            cfg.ns2_local_repair,
+            cfg.ns2_route_lifetimes,
+        );
         Self {
             queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
             ids: IdCache::new(cfg.rreq_id_save),
@@ -636,6 +683,13 @@ impl Aodv {
         self.rreq_id = self.rreq_id.wrapping_add(1);
         self.ids.check_and_insert(self.me, self.rreq_id, now);
         self.routes.settle(dst, now);
+        if self.cfg.ns2_route_lifetimes {
+            let e = self.routes.entry(dst);
+            e.asked = true;
+            if e.state != RouteState::Valid {
+                e.expire = 0;
+            }
+        }
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = RreqRepr {
             join: false,
@@ -784,8 +838,13 @@ impl Aodv {
     /// + ACTIVE_ROUTE_TIMEOUT), or `None` without one.
     fn use_route(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
         let timeout = self.cfg.active_route_timeout;
+        let exact = self.cfg.ns2_route_lifetimes;
         let e = self.routes.get_mut(dst).filter(|e| e.is_valid(now))?;
-        e.expire = e.expire.max(now + timeout);
+        e.expire = if exact {
+            now + timeout
+        } else {
+            e.expire.max(now + timeout)
+        };
         Some(e.next_hop)
     }
 
@@ -873,12 +932,30 @@ impl Aodv {
         }
         // Reverse route to the originator.
         let hops = rq.hop_count.saturating_add(1);
-        let rev_expire = now + self.cfg.reverse_route_life;
+        let ns2_life = self.cfg.ns2_route_lifetimes;
+        let mut rev_expire = now + self.cfg.reverse_route_life;
+        let mut asked = false;
+        if ns2_life {
+            // ns-2.35 extends the entry's `rt_expire` whatever its state
+            // (a down route's is 0).
+            self.routes.settle(rq.orig, now);
+            if let Some(e) = self.routes.get(rq.orig) {
+                asked = e.asked;
+                if e.state != RouteState::Invalid {
+                    rev_expire = rev_expire.max(e.expire);
+                }
+            }
+        }
         if self
             .routes
             .offer(rq.orig, rq.orig_seqno, hops, from, rev_expire, now)
         {
+            if asked {
+                self.routes.entry(rq.orig).expire = now + self.cfg.active_route_timeout;
+            }
             self.route_found(now, rq.orig, ctx);
+        } else if ns2_life {
+            self.routes.entry(rq.orig).expire = rev_expire;
         } else if let Some(e) = self.routes.get_mut(rq.orig).filter(|e| e.is_valid(now)) {
             // RFC 3561 section 6.5: whenever a RREQ is received, the
             // reverse route lives at least its minimal lifetime (ns-2.35:
@@ -922,7 +999,11 @@ impl Aodv {
                 dst: rq.dst,
                 dst_seqno: fwd.seqno,
                 orig: rq.orig,
-                lifetime_ms: (fwd.remaining(now) / NS_PER_MS) as u32,
+                lifetime_ms: if ns2_life {
+                    ns2_reply_lifetime_ms(fwd.expire, now)
+                } else {
+                    (fwd.remaining(now) / NS_PER_MS) as u32
+                },
             };
             self.routes.entry(rq.dst).add_precursor(from);
             self.routes.entry(rq.orig).add_precursor(fwd.next_hop);
@@ -1008,12 +1089,17 @@ impl Aodv {
             return;
         }
         let timeout = self.cfg.active_route_timeout;
+        let exact = self.cfg.ns2_route_lifetimes;
         let Some(rev) = self.routes.get_mut(rp.orig).filter(|e| e.is_valid(now)) else {
             return;
         };
         // RFC 3561 section 6.7: the reverse route that forwards a RREP lives
         // at least ACTIVE_ROUTE_TIMEOUT more (ns-2.35's `forward` sets it).
-        rev.expire = rev.expire.max(now + timeout);
+        rev.expire = if exact {
+            now + timeout
+        } else {
+            rev.expire.max(now + timeout)
+        };
         let rev_hop = rev.next_hop;
         self.routes.entry(rp.dst).add_precursor(rev_hop);
         if !self.cfg.ns2_precursors {

@@ -48,6 +48,9 @@ pub struct RouteEntry {
     /// The route expires at the first purge tick after `expire`, not at
     /// `expire` ([`RouteTable::expire_at_purge_tick`]).
     ticked: bool,
+    /// A RREQ for the destination has gone out since a RREQ or RREP last
+    /// gave the entry a route (ns-2.35's `rt_req_timeout > 0`).
+    pub asked: bool,
     more: Option<Box<InUse>>,
 }
 
@@ -81,6 +84,7 @@ impl RouteEntry {
             last_hops: 0,
             downed_hops: 0,
             ticked,
+            asked: false,
             more: None,
         }
     }
@@ -180,6 +184,7 @@ pub struct RouteTable {
     entries: IntMap<NodeId, RouteEntry>,
     expire_at_purge_tick: bool,
     repair_keeps_route: bool,
+    exact_lifetimes: bool,
 }
 
 impl RouteTable {
@@ -195,11 +200,20 @@ impl RouteTable {
     /// count as ns-2.35's does: an offer with the same sequence number must
     /// be shorter to replace it (otherwise a route in repair, like a broken
     /// one, takes any offer as fresh as it).
-    pub fn new(expire_at_purge_tick: bool, repair_keeps_route: bool) -> Self {
+    ///
+    /// With `exact_lifetimes`, a route an offer replaces takes the offer's
+    /// lifetime, shorter or longer than its own (ns-2.35's `rt_update`);
+    /// otherwise it keeps the longer of the two.
+    pub fn new(
+        expire_at_purge_tick: bool,
+        repair_keeps_route: bool,
+        exact_lifetimes: bool,
+    ) -> Self {
         Self {
             entries: IntMap::default(),
             expire_at_purge_tick,
             repair_keeps_route,
+            exact_lifetimes,
         }
     }
 
@@ -255,6 +269,7 @@ impl RouteTable {
     ) -> bool {
         self.settle(dst, now);
         let keeps = self.repair_keeps_route;
+        let exact = self.exact_lifetimes;
         let e = self.entry(dst);
         let has_hops = e.is_valid(now) || (keeps && e.state == RouteState::InRepair);
         let better = !e.valid_seqno
@@ -267,8 +282,9 @@ impl RouteTable {
             e.hops = hops;
             e.last_hops = hops;
             e.next_hop = next_hop;
+            e.asked = false;
             e.expire = e.expire.max(expire);
-            if e.expire <= now {
+            if e.expire <= now || exact {
                 e.expire = expire;
             }
         }

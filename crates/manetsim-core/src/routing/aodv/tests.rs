@@ -63,6 +63,21 @@ fn rrep_packet(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, hops: u8) -> P
     Packet::control(sender, to, 30, 8, rp.to_bytes())
 }
 
+/// A RREP as [`rrep_packet`]'s with lifetime `lifetime_ms`.
+fn rrep_living(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, lifetime_ms: u32) -> Packet {
+    let rp = RrepRepr {
+        repair: false,
+        ack_required: false,
+        prefix_size: 0,
+        hop_count: 1,
+        dst,
+        dst_seqno: seq,
+        orig: to,
+        lifetime_ms,
+    };
+    Packet::control(sender, to, 30, 8, rp.to_bytes())
+}
+
 /// A RERR broadcast by `sender` listing `unreachable` (destination, seqno).
 fn rerr_packet(sender: NodeId, unreachable: Vec<(NodeId, u32)>) -> Packet {
     let re = RerrRepr {
@@ -719,6 +734,10 @@ fn ns2_a_local_repair_keeps_the_route_until_its_timer_at_twice_the_start_plus_th
         panic!("{sent:?}")
     };
     assert_eq!((*to, rp.dst, rp.dst_seqno, rp.hop_count), (1, 9, 4, 2));
+    // Its lifetime: ns-2.35's RREQ zeroed the route's `rt_expire`, so the
+    // time left is -5 s, which the unsigned cast wraps to 2^32 - 5 s,
+    // sent as the most the field holds.
+    assert_eq!(rp.lifetime_ms, u32::MAX);
     // A reply as fresh but longer (back through 1) does not replace it.
     n.control(5 * s + ms(60), 1, rrep_packet(1, 2, 9, 4, 3));
     assert_eq!(state(&n), RouteState::InRepair);
@@ -1081,4 +1100,68 @@ fn ns2_precursors_feed_one_rerr_and_forget_lost_neighbours() {
     let mut m = relay_with_route_cfg(AodvConfig::ns2());
     m.run(|a, ctx| a.on_link_failure(ms(100), 1, None, ctx));
     assert!(!m.a.routes().get(9).unwrap().has_precursor(1));
+}
+
+#[test]
+fn ns2_route_lifetimes_are_set_as_ns2_sets_rt_expire() {
+    let s = NS_PER_S;
+    for (cfg, ns2) in [(AodvConfig::ns2(), true), (AodvConfig::default(), false)] {
+        // Node 2 learns a route to 9 (seqno 10) living 10 s, then at 1 s a
+        // fresher one living 2 s: ns-2.35's `rt_update` takes the 2 s.
+        let mut n = Node::with(2, cfg.clone());
+        n.control(0, 3, rrep_living(3, 2, 9, 10, 10_000));
+        n.control(s, 3, rrep_living(3, 2, 9, 12, 2_000));
+        let expire = n.a.routes().get(9).unwrap().expire;
+        assert_eq!(expire, if ns2 { 3 * s } else { 10 * s }, "ns2 = {ns2}");
+        // An intermediate reply at 1.7 s gives the time left: in whole
+        // seconds in ns-2.35 (1.3 s -> 1 s).
+        let out = n.control(
+            s + ms(700),
+            1,
+            rreq_packet(1, 5, rreq(0, 1, 9, Some(12), 0)),
+        );
+        let sent = originated(&out);
+        let [(_, _, Message::Rrep(rp), _)] = sent.as_slice() else {
+            panic!("{sent:?}")
+        };
+        assert_eq!(rp.lifetime_ms, if ns2 { 1_000 } else { 8_300 });
+
+        // A route offered for 60 s and used for data at 1 s: ns-2.35's
+        // `forward` cuts it to now + ACTIVE_ROUTE_TIMEOUT.
+        let mut n = Node::with(2, cfg.clone());
+        n.control(0, 3, rrep_living(3, 2, 9, 10, 60_000));
+        n.data(s, data(0, 9, 1));
+        let expire = n.a.routes().get(9).unwrap().expire;
+        assert_eq!(expire, if ns2 { 11 * s } else { 60 * s }, "ns2 = {ns2}");
+    }
+}
+
+#[test]
+fn ns2_a_rreq_from_a_destination_asked_for_gives_a_route_for_active_route_timeout() {
+    let s = NS_PER_S;
+    for (cfg, ns2) in [
+        (AodvConfig::ns2(), true),
+        (
+            AodvConfig {
+                ns2_route_lifetimes: false,
+                ..AodvConfig::ns2()
+            },
+            false,
+        ),
+    ] {
+        // Node 0 looks for 9 until it gives up (19 s), its packet dropped.
+        let mut n = Node::with(0, cfg);
+        n.data(0, data(0, 9, 1));
+        while n.a.buffered() > 0 {
+            let now = n.a.poll_timeout().unwrap();
+            n.timeout(now);
+        }
+        // A RREQ from 9 at 20 s gives a reverse route: ns-2.35 gives it
+        // ACTIVE_ROUTE_TIMEOUT (`rt_req_timeout > 0`), not REV_ROUTE_LIFE.
+        n.control(20 * s, 1, rreq_packet(1, 5, rreq(9, 1, 7, None, 1)));
+        let valid = n.a.routes().valid(9, 27 * s).is_some();
+        assert_eq!(valid, ns2, "ns2 = {ns2}");
+        assert!(n.a.routes().valid(9, 31 * s).is_none());
+        assert!(!n.a.routes().get(9).unwrap().asked);
+    }
 }
