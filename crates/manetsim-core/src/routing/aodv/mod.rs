@@ -315,8 +315,8 @@ pub struct AodvConfig {
     /// route keeps its sequence number and hop count (RFC 3561 section 6.12
     /// increments the number), and its RREQ takes the TTL a source's would
     /// (the larger of the route's hop count and the hop count it last went
-    /// down with, + TTL_INCREMENT, network wide past TTL_THRESHOLD or if
-    /// it never went down), so nodes with the same route can answer it. The
+    /// down with, + TTL_INCREMENT, network wide from TTL_THRESHOLD (see
+    /// [`AodvConfig::ns2_ring`]) or if it never went down), so nodes with the same route can answer it. The
     /// route stays in repair, answering RREQs as an intermediate node,
     /// buffering data for it and going down with a RERR from its next hop,
     /// until a better RREP restores it or the repair timer fires: ns-2.35
@@ -362,6 +362,13 @@ pub struct AodvConfig {
     /// Off, a route keeps the longer of its lifetime and an offer's, and a
     /// reply carries the remaining lifetime to the millisecond.
     pub ns2_route_lifetimes: bool,
+    /// The expanding ring as ns-2.35's `sendRequest` grows it: TTL_THRESHOLD
+    /// bounds the previous TTL (or hop count), not the next one. From a
+    /// last TTL below the threshold the next is that + TTL_INCREMENT, even
+    /// past the threshold (from 6, 8); from one at or above it, network
+    /// wide. Off, as RFC 3561 section 6.4: a TTL that would pass the
+    /// threshold is network wide (from 6, NET_DIAMETER).
+    pub ns2_ring: bool,
     /// When a route is found, the packets that waited for it leave this far
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
@@ -408,6 +415,7 @@ impl Default for AodvConfig {
             expire_at_purge_tick: false,
             ns2_local_repair: false,
             ns2_route_lifetimes: false,
+            ns2_ring: false,
             release_spacing: 0,
         }
     }
@@ -436,6 +444,7 @@ impl AodvConfig {
             expire_at_purge_tick: true,
             ns2_local_repair: true,
             ns2_route_lifetimes: true,
+            ns2_ring: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -616,13 +625,25 @@ impl Aodv {
         }
         let last = self.routes.get(dst).map_or(0, |e| e.last_hops);
         let ttl = if last == 0 {
-            self.cfg.ttl_start
+            self.ring_ttl(self.cfg.ttl_start)
         } else {
-            last.saturating_add(self.cfg.ttl_increment)
+            self.next_ttl(last)
         };
-        let ttl = self.ring_ttl(ttl);
         self.discoveries_started += 1;
         self.run_discovery(now, dst, ttl, 0, false, ctx);
+    }
+
+    /// The expanding ring's next TTL after `last` (a TTL or hop count; see
+    /// [`AodvConfig::ns2_ring`]).
+    fn next_ttl(&self, last: u8) -> u8 {
+        if !self.cfg.ns2_ring {
+            self.ring_ttl(last.saturating_add(self.cfg.ttl_increment))
+        } else if last < self.cfg.ttl_threshold {
+            last.saturating_add(self.cfg.ttl_increment)
+                .min(self.cfg.net_diameter)
+        } else {
+            self.cfg.net_diameter
+        }
     }
 
     /// TTLs past the threshold become network-wide.
@@ -760,7 +781,7 @@ impl Aodv {
             return;
         }
         if d.ttl < self.cfg.net_diameter {
-            let ttl = self.ring_ttl(d.ttl.saturating_add(self.cfg.ttl_increment));
+            let ttl = self.next_ttl(d.ttl);
             self.run_discovery(now, dst, ttl, d.network_wide, false, ctx);
         } else if d.network_wide <= self.cfg.rreq_retries {
             self.run_discovery(now, dst, d.ttl, d.network_wide, false, ctx);
@@ -1329,7 +1350,7 @@ impl RoutingProtocol for Aodv {
                     h => h,
                 };
                 let last = e.hops.max(1).max(down);
-                self.ring_ttl(last.saturating_add(self.cfg.ttl_increment))
+                self.next_ttl(last)
             } else {
                 let ttl = e.last_hops.max(1).saturating_add(self.cfg.local_add_ttl);
                 ttl.min(self.cfg.net_diameter)

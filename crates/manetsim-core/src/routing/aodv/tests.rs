@@ -1165,3 +1165,32 @@ fn ns2_a_rreq_from_a_destination_asked_for_gives_a_route_for_active_route_timeou
         assert!(!n.a.routes().get(9).unwrap().asked);
     }
 }
+
+#[test]
+fn ns2_rings_past_the_threshold_from_a_hop_count_below_it() {
+    // Node 0's 6-hop route to 9 breaks; its next discovery rings from 6.
+    for (cfg, ns2) in [(AodvConfig::ns2(), true), (AodvConfig::default(), false)] {
+        let mut n = Node::with(0, cfg);
+        n.data(0, data(0, 9, 1));
+        n.control(ms(100), 1, rrep_packet(1, 0, 9, 3, 5));
+        assert_eq!(n.a.hop_count(9, ms(100)), Some(6));
+        n.run(|a, ctx| a.on_link_failure(ms(200), 1, Some(data(0, 9, 2)), ctx));
+        let mut ttls = vec![];
+        let mut now = ms(210);
+        let mut out = n.data(now, data(0, 9, 3));
+        while ttls.len() < 2 {
+            ttls.extend(
+                originated(&out)
+                    .iter()
+                    .filter(|s| s.0 == "rreq")
+                    .map(|s| s.3),
+            );
+            now = n.a.poll_timeout().unwrap();
+            out = n.timeout(now);
+        }
+        // ns-2.35: 6 is below TTL_THRESHOLD (7), so 6 + 2 = 8, then network
+        // wide (30); the RFC: 8 is past the threshold, so network wide (35).
+        let expected = if ns2 { vec![8, 30] } else { vec![35, 35] };
+        assert_eq!(ttls, expected, "ns2 = {ns2}");
+    }
+}
