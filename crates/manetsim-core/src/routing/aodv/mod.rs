@@ -186,7 +186,7 @@ use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
 use crate::routing::timers::TimerQueue;
-use crate::wire::aodv::{Message, RerrRepr, RrepRepr, RreqRepr};
+use crate::wire::aodv::{Message, RerrRepr, RrepRepr, RreqRepr, TYPE_RREP, TYPE_RREQ};
 use id_cache::IdCache;
 use neighbors::Neighbors;
 use request_queue::RequestQueue;
@@ -369,6 +369,13 @@ pub struct AodvConfig {
     /// wide. Off, as RFC 3561 section 6.4: a TTL that would pass the
     /// threshold is network wide (from 6, NET_DIAMETER).
     pub ns2_ring: bool,
+    /// Messages sized as ns-2.35's: sent with no UDP header, a RREQ 28
+    /// bytes and a RREP 24 (its header structs; RFC 3561's are 24 and 20),
+    /// a RERR 4 + 8 per destination (as the RFC's). At the IP layer a RREQ
+    /// is then 48 bytes, a RREP 44 and a RERR listing 10 destinations 104,
+    /// as in ns-2.35's traces; with the RFC's sizes and a UDP header, 52, 48
+    /// and 112.
+    pub ns2_message_sizes: bool,
     /// When a route is found, the packets that waited for it leave this far
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
@@ -416,6 +423,7 @@ impl Default for AodvConfig {
             ns2_local_repair: false,
             ns2_route_lifetimes: false,
             ns2_ring: false,
+            ns2_message_sizes: false,
             release_spacing: 0,
         }
     }
@@ -445,6 +453,7 @@ impl AodvConfig {
             ns2_local_repair: true,
             ns2_route_lifetimes: true,
             ns2_ring: true,
+            ns2_message_sizes: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -586,7 +595,16 @@ impl Aodv {
     }
 
     fn control(&self, dst: NodeId, ttl: u8, msg: Vec<u8>) -> Packet {
-        Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg)
+        // Below the message: a UDP header, or ns-2.35's longer RREQ and
+        // RREP headers and no UDP header ([`AodvConfig::ns2_message_sizes`]).
+        let below = if !self.cfg.ns2_message_sizes {
+            UDP_HEADER_BYTES
+        } else if matches!(msg.first(), Some(&(TYPE_RREQ | TYPE_RREP))) {
+            4
+        } else {
+            0
+        };
+        Packet::control(self.me, dst, ttl, below, msg)
     }
 
     /// Broadcasts after a uniform 0..broadcast_jitter delay.

@@ -1194,3 +1194,43 @@ fn ns2_rings_past_the_threshold_from_a_hop_count_below_it() {
         assert_eq!(ttls, expected, "ns2 = {ns2}");
     }
 }
+
+#[test]
+fn ns2_messages_have_ns2s_sizes_at_the_ip_layer() {
+    for (cfg, sizes) in [
+        (AodvConfig::ns2(), [48, 44, 104]),
+        (AodvConfig::default(), [52, 48, 112]),
+    ] {
+        let mut n = Node::with(0, cfg);
+        // The RREQ a source sends, as the agent builds it.
+        let out = n.data(0, data(0, 9, 1));
+        let rreq = out
+            .iter()
+            .find_map(|a| match a {
+                RoutingAction::Originate {
+                    packet,
+                    message: "rreq",
+                    ..
+                } => Some(packet.size_bytes),
+                _ => None,
+            })
+            .expect("a RREQ");
+        let rp = RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 0,
+            dst: 9,
+            dst_seqno: 4,
+            orig: 0,
+            lifetime_ms: 10_000,
+        };
+        let rrep = n.a.control(0, 30, rp.to_bytes()).size_bytes;
+        let re = RerrRepr {
+            no_delete: false,
+            unreachable: (10..20).map(|d| (d, 1)).collect(),
+        };
+        let rerr = n.a.control(BROADCAST, 1, re.to_bytes()).size_bytes;
+        assert_eq!([rreq, rrep, rerr], sizes);
+    }
+}
