@@ -90,7 +90,11 @@
 //!   derived from max(last TTL, last hop count), so its first RREQ to a
 //!   destination never seen before goes network wide (TTL 30, seen in its
 //!   traces); the ring only applies once a hop count is known. The preset
-//!   reproduces that with TTL_START = NETWORK_DIAMETER.
+//!   reproduces that with TTL_START = NETWORK_DIAMETER, and grows the ring
+//!   as ns-2.35 does: TTL_THRESHOLD bounds the last TTL, so from a 6-hop
+//!   route the next TTL is 8, then network wide ([`AodvConfig::ns2_ring`]).
+//!   Its messages are ns-2.35's size: no UDP header, a RREQ and a RREP 4
+//!   bytes longer than the RFC's ([`AodvConfig::ns2_message_sizes`]).
 //! - **ns-2's RREQ timing** ([`AodvConfig::ns2`] only). ns-2 does not use
 //!   RING_TRAVERSAL_TIME: it waits 2 × TTL × PerHopTime, PerHopTime being the
 //!   mean per-hop latency of the last three discoveries of that destination
