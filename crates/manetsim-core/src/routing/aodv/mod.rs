@@ -883,11 +883,7 @@ impl Aodv {
         let timeout = self.cfg.active_route_timeout;
         let exact = self.cfg.ns2_route_lifetimes;
         let e = self.routes.get_mut(dst).filter(|e| e.is_valid(now))?;
-        e.expire = if exact {
-            now + timeout
-        } else {
-            e.expire.max(now + timeout)
-        };
+        e.extend(now + timeout, exact);
         Some(e.next_hop)
     }
 
@@ -1003,7 +999,7 @@ impl Aodv {
             // RFC 3561 section 6.5: whenever a RREQ is received, the
             // reverse route lives at least its minimal lifetime (ns-2.35:
             // `rt0->rt_expire = max(rt0->rt_expire, now + REV_ROUTE_LIFE)`).
-            e.expire = e.expire.max(rev_expire);
+            e.extend(rev_expire, false);
         }
 
         if rq.dst == self.me {
@@ -1138,11 +1134,7 @@ impl Aodv {
         };
         // RFC 3561 section 6.7: the reverse route that forwards a RREP lives
         // at least ACTIVE_ROUTE_TIMEOUT more (ns-2.35's `forward` sets it).
-        rev.expire = if exact {
-            now + timeout
-        } else {
-            rev.expire.max(now + timeout)
-        };
+        rev.extend(now + timeout, exact);
         let rev_hop = rev.next_hop;
         self.routes.entry(rp.dst).add_precursor(rev_hop);
         if !self.cfg.ns2_precursors {

@@ -169,6 +169,12 @@ impl RouteEntry {
         self.expire.saturating_sub(now)
     }
 
+    /// Extends the route's lifetime to `until`, or with `exact` sets it to
+    /// `until` even if that is sooner (ns-2.35's `forward`).
+    pub fn extend(&mut self, until: SimTime, exact: bool) {
+        self.expire = if exact { until } else { self.expire.max(until) };
+    }
+
     /// Marks the route broken (keeps seqno and remembers the hop count).
     pub fn invalidate(&mut self) {
         if self.state != RouteState::Invalid {
