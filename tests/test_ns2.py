@@ -449,6 +449,134 @@ def test_a_scenario_name_cannot_become_a_tcl_command(tmp_path: Path):
         ns2.export_tcl(bad, None, 1, trace_file="x}\nexec ls")
 
 
+KARLSSON = EXAMPLES / "karlssonkassler_chain5p1.toml"
+ONE_WAY = ("--set", "flows.0.tcp.handshake=false")
+
+
+def _setdests(tcl: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in re.findall(r'setdest (\S+) (\S+) \S+"', tcl)]
+
+
+def _placed(tcl: str) -> list[tuple[float, float]]:
+    xs = re.findall(r"\$node_\(\d+\) set X_ (\S+)", tcl)
+    ys = re.findall(r"\$node_\(\d+\) set Y_ (\S+)", tcl)
+    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+
+
+def test_moves_to_the_areas_edge_are_moved_into_ns2s_grid():
+    # The mobile node of this example shuttles between (0, 200) and
+    # (800, 200), the corners of its 800 m x 200 m area. ns-2.35 stops the
+    # script at a setdest that is not strictly inside its flat grid, so the
+    # export moves every point 1 m in, in a grid 2 m larger: the distances,
+    # all that the radio sees, stay as they were.
+    tcl = _export(str(KARLSSON), *ONE_WAY)
+    assert "$topo load_flatgrid 802.0 202.0" in tcl
+    assert "distances are unchanged" in tcl
+    dests = _setdests(tcl)
+    assert dests[:2] == [(801.0, 201.0), (1.0, 201.0)]
+    assert all(0 < x < 802 and 0 < y < 202 for x, y in dests)
+    assert _placed(tcl) == [(1, 1), (201, 1), (401, 1), (601, 1), (801, 1), (1, 201)]
+    # The movements themselves, as `manetsim convert` writes them, are the
+    # scenario's own.
+    moves = cli("convert", str(KARLSSON), *ONE_WAY)
+    assert moves.returncode == 0, moves.stderr
+    assert _setdests(moves.stdout)[:2] == [(800.0, 200.0), (0.0, 200.0)]
+
+
+def test_moves_inside_the_area_are_exported_as_they_are():
+    rwp = REPO / "python" / "manetsim" / "benchmarks" / "rwp50.toml"
+    tcl = _export(str(rwp), "--set", "duration_s=60")
+    assert "$topo load_flatgrid 1000.0 1000.0" in tcl
+    assert "distances are unchanged" not in tcl
+    moves = cli("convert", str(rwp), "--set", "duration_s=60").stdout
+    assert _setdests(tcl) == _setdests(moves) != []
+    assert _placed(tcl) == _placed(moves)
+
+
+@pytest.mark.parametrize(
+    ("point", "moved"),
+    [
+        ("500 500", False),
+        ("0.5 999.5", False),
+        ("0 500", True),
+        ("500 0", True),
+        ("1000 500", True),
+        ("500 1000", True),
+    ],
+)
+def test_only_a_setdest_on_the_grids_edge_moves_the_scenario(point: str, moved: bool):
+    moves = (
+        "# header\n$node_(0) set X_ 0.25\n$node_(0) set Y_ 7\n$node_(0) set Z_ 0\n"
+        f'$ns_ at 1.5 "$node_(0) setdest {point} 3.5"\n'
+    )
+    out, grid = ns2.inside_ns2_grid(moves, 1000.0, 1000.0)
+    if not moved:
+        assert (out, grid) == (moves, (1000.0, 1000.0))
+        return
+    x, y = (float(v) + 1.0 for v in point.split())
+    assert grid == (1002.0, 1002.0)
+    lines = out.splitlines()
+    assert lines[0] == "# header"
+    assert lines[1].startswith("# moved 1 m")
+    assert lines[2:5] == ["$node_(0) set X_ 1.25", "$node_(0) set Y_ 8", "$node_(0) set Z_ 0"]
+    assert _setdests(out) == [(x, y)]
+    assert lines[5].startswith('$ns_ at 1.5 "$node_(0) setdest ')
+    assert lines[5].endswith(' 3.5"')
+
+
+def test_an_ns2_failure_is_told_by_what_ns2_said():
+    # An error in a scheduled command: ns-2 prints it on stdout, "ns: ...".
+    stdout = (
+        "manetsim-flow 0 5 0\nns: _o104 setdest 800 200 20: \n    (_o104 cmd line 1)\n"
+        '    invoked from within\n"_o104 setdest 800 200 20"\nnum_nodes is set 6\n'
+    )
+    noise = "INITIALIZE THE LIST xListHead\n"
+    assert ns2.ns2_failure(stdout, noise) == "ns: _o104 setdest 800 200 20:"
+    # An error while the script is read: stderr, message first, place last.
+    stderr = (
+        'invalid command name "foo"\n    while executing\n"foo bar"\n    (file "run.tcl" line 2)\n'
+    )
+    assert (
+        ns2.ns2_failure("", noise + stderr)
+        == 'invalid command name "foo" | (file "run.tcl" line 2)'
+    )
+    assert ns2.ns2_failure("a\nb\nc\nd\n", noise) == "b | c | d"
+    assert ns2.ns2_failure("", noise) == "it printed nothing"
+
+
+def test_crosscheck_shows_the_error_ns2_printed(tmp_path: Path):
+    fake = tmp_path / "failing-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "echo 'INITIALIZE THE LIST xListHead' >&2\n"
+        "echo 'ns: _o104 setdest 800 200 20: '\n"
+        "echo '    (_o104 cmd line 1)'\n"
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--ns", str(fake))
+    line = assert_clean_error(proc, status=1)
+    assert "ns-2 failed on seed 1 (exit status 1): ns: _o104 setdest 800 200 20:" in line
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
+def test_ns2_follows_moves_to_the_areas_corners(tmp_path: Path):
+    script = tmp_path / "run.tcl"
+    proc = cli("export", "ns2", str(KARLSSON), *ONE_WAY, "-o", script)
+    assert proc.returncode == 0, proc.stderr
+    done = subprocess.run(["ns", script.name], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, ns2.ns2_failure(done.stdout, done.stderr)
+    assert "NS EXITING" in done.stdout
+    # Before, ns-2 stopped at the first setdest (10 s). The mobile node 5,
+    # the flow's sink, now receives data to the end, after all eight moves.
+    late = [
+        line
+        for line in (tmp_path / "trace.tr").read_text(encoding="utf-8").splitlines()
+        if line.startswith("r ") and " _5_ AGT " in line and float(line.split()[1]) > 450.0
+    ]
+    assert len(late) > 100
+
+
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
 def test_crosscheck_runs_both_simulators_on_the_fixture():
     proc = cli("crosscheck", FIXTURES / "ns2_chain3_aodv.toml", "--seeds", "1")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -114,7 +115,68 @@ def export_tcl(
     moves = movements_ns2(scenario, overrides, seed)
     if not trace_file or any(ch in trace_file for ch in "{}\\\n\r"):
         raise ValueError(f"trace_file: a plain file name is needed, got {trace_file!r}")
-    return _script(config, moves, trace_file, tracing)
+    area = config["area"]
+    moves, grid_m = inside_ns2_grid(moves, float(area["width_m"]), float(area["height_m"]))
+    return _script(config, moves, trace_file, tracing, grid_m)
+
+
+#: How far :func:`inside_ns2_grid` moves a scenario into ns-2's flat grid.
+NS2_GRID_MARGIN_M = 1.0
+
+_SET_XY = re.compile(r"^(\$node_\(\d+\) set )([XY])_ (\S+)$")
+_SETDEST = re.compile(r'^(\$ns_ at \S+ "\$node_\(\d+\) setdest )(\S+) (\S+) (\S+)"$')
+
+
+def inside_ns2_grid(moves: str, width_m: float, height_m: float) -> tuple[str, tuple[float, float]]:
+    """Movement lines ns-2.35 will follow, and the flat grid they need.
+
+    ns-2.35's ``MobileNode::set_destination`` refuses (the script stops with
+    an error) any ``setdest`` whose point is not strictly inside the flat
+    grid: on its edge, or a coordinate of 0. Scripted waypoints often end on
+    the area's edge or corner. Then every position and destination is moved
+    :data:`NS2_GRID_MARGIN_M` into a grid larger by twice that on each axis:
+    a translation, which leaves every distance, so every received power and
+    propagation delay, as it was. Movements already inside are returned as
+    they are, with the area as the grid.
+    """
+    inside = True
+    for line in moves.splitlines():
+        m = _SETDEST.match(line.strip())
+        if m:
+            x, y = float(m.group(2)), float(m.group(3))
+            inside = inside and 0.0 < x < width_m and 0.0 < y < height_m
+    if inside:
+        return moves, (width_m, height_m)
+    d = NS2_GRID_MARGIN_M
+
+    def shifted(value: str) -> str:
+        v = float(value) + d
+        return str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
+
+    out = []
+    for line in moves.splitlines():
+        xy = _SET_XY.match(line)
+        dest = _SETDEST.match(line)
+        if xy:
+            line = f"{xy.group(1)}{xy.group(2)}_ {shifted(xy.group(3))}"
+        elif dest:
+            x, y = shifted(dest.group(2)), shifted(dest.group(3))
+            line = f'{dest.group(1)}{x} {y} {dest.group(4)}"'
+        out.append(line)
+    out.insert(
+        _header_end(out),
+        f"# moved {d:g} m into ns-2's flat grid on each axis (ns-2.35 refuses a setdest "
+        "on the grid's edge); distances are unchanged",
+    )
+    return "\n".join(out) + "\n", (width_m + 2 * d, height_m + 2 * d)
+
+
+def _header_end(lines: list[str]) -> int:
+    """Where the comment lines at the top of ``lines`` end."""
+    for i, line in enumerate(lines):
+        if not line.startswith("#"):
+            return i
+    return len(lines)
 
 
 #: ns-2.35's `LL set delay_ 25us` (each way between the MAC and routing).
@@ -455,8 +517,16 @@ def _tcl_comment(text: str) -> list[str]:
     return [f"# {line}" + (" " if line.endswith("\\") else "") for line in text.splitlines()]
 
 
-def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = True) -> str:
+def _script(
+    c: Mapping[str, Any],
+    moves: str,
+    trace_file: str,
+    tracing: bool = True,
+    grid_m: tuple[float, float] | None = None,
+) -> str:
     radio, mac = c["radio"], c["mac"]
+    if grid_m is None:
+        grid_m = (float(c["area"]["width_m"]), float(c["area"]["height_m"]))
     routing = _ROUTING[c["routing"]["protocol"]]
     ifq = "CMUPriQueue" if routing == "DSR" else "Queue/DropTail/PriQueue"
     n = c["nodes"]["count"]
@@ -512,8 +582,7 @@ def _script(c: Mapping[str, Any], moves: str, trace_file: str, tracing: bool = T
         "set tracefd [open $val(trace) w]" if tracing else "set tracefd [open /dev/null w]",
         "$ns_ trace-all $tracefd",
         "set topo [new Topography]",
-        f"$topo load_flatgrid {_tcl_number(c['area']['width_m'])} "
-        f"{_tcl_number(c['area']['height_m'])}",
+        f"$topo load_flatgrid {_tcl_number(grid_m[0])} {_tcl_number(grid_m[1])}",
         "set god_ [create-god $val(nn)]",
         "set chan [new Channel/WirelessChannel]",
         f"$ns_ node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 \\",
@@ -1083,8 +1152,7 @@ def _crosscheck_seed(
                 "(--ns-timeout-s); it was stopped"
             )
         if done.returncode != 0 or "NS EXITING" not in done.stdout:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            why = " | ".join(tail) if tail else "it printed nothing"
+            why = ns2_failure(done.stdout, done.stderr)
             raise RuntimeError(f"ns-2 failed on seed {seed} (exit status {done.returncode}): {why}")
         stats = parse_trace(Path(folder) / "trace.tr")
         theirs = _SeedRun(_ns2_figures(stats, done.stdout), done.wall_s, done.cpu_s)
@@ -1092,6 +1160,30 @@ def _crosscheck_seed(
             shutil.move(tcl, kept / "ns2.tcl")
             shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
     return mine, theirs
+
+
+#: What ns-2.35 prints on stderr at every start, failed or not.
+_NS2_NOISE = frozenset({"INITIALIZE THE LIST xListHead"})
+
+
+def ns2_failure(stdout: str, stderr: str) -> str:
+    """What a failed ns-2 run said, in one line.
+
+    An error in a command the script scheduled (``$ns_ at ...``) stops ns-2
+    with a line ``ns: <command>: <message>`` on stdout, its Tcl traceback
+    after it; an error while the script is read goes to stderr: the message
+    first, then the traceback, ending with the file and line. ns-2 also
+    writes a line of its own to stderr at every start, which says nothing.
+    """
+    for line in stdout.splitlines():
+        if line.startswith("ns: "):
+            return line.strip()
+    said = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = [line for line in said if line not in _NS2_NOISE]
+    if said:
+        return said[0] if len(said) == 1 else f"{said[0]} | {said[-1]}"
+    tail = [line.strip() for line in stdout.splitlines() if line.strip()][-3:]
+    return " | ".join(tail) if tail else "it printed nothing"
 
 
 def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
