@@ -8,6 +8,7 @@ traceback of an unexpected error instead.
 """
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -525,19 +526,28 @@ def crosscheck_command(
     cpu_speed = cpu_theirs / cpu_ours if cpu_ours > 0 else float("nan")
     if jobs == 1:
         out.print(
-            f"speed: manetsim is {wall_speed:.1f}x faster than ns-2.35 here in wall time "
-            f"({cpu_speed:.1f}x in CPU time), whole process against whole process in the "
-            f"same run ({core:.3f} s of it in manetsim's core)"
+            f"speed: manetsim is {times_faster(wall_speed)} than ns-2.35 here in wall time "
+            f"({times_faster(cpu_speed)} in CPU time), whole process against whole process "
+            f"in the same run ({core:.3f} s of it in manetsim's core)"
         )
     else:
         out.print(
-            f"speed: manetsim is {cpu_speed:.1f}x faster than ns-2.35 here in CPU time, "
+            f"speed: manetsim is {times_faster(cpu_speed)} than ns-2.35 here in CPU time, "
             f"whole process against whole process in the same run ({core:.3f} s of it in "
             f"manetsim's core); {jobs} seeds ran side by side, so the wall times include "
             "waiting for the machine"
         )
     for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
+
+
+def times_faster(speed: float) -> str:
+    """A speed ratio (the other's time over ours) in words: "2.9x faster",
+    or, below 1, "1.7x slower" (a tiny scenario, where starting Python
+    takes longer than ns-2's whole run)."""
+    if math.isfinite(speed) and 0 < speed < 1:
+        return f"{1 / speed:.1f}x slower"
+    return f"{speed:.1f}x faster"
 
 
 @app.command("bench")
