@@ -364,7 +364,15 @@ def test_crosscheck_json_is_strict_and_keeps_the_rows_asked_for():
     assert out["ns2"]["cpu_s"] == [8.0]
     assert out["manetsim"]["core_s"] == [0.5]
     assert out["summary"] == [
-        {"metric": "flows.delay_ms", "manetsim": 5.0, "ns2": 4.0, "ratio": 1.25}
+        {
+            "metric": "flows.delay_ms",
+            "manetsim": 5.0,
+            "ns2": 4.0,
+            "ratio": 1.25,
+            "manetsim_ci95": None,
+            "ns2_ci95": None,
+            "overlap": None,
+        }
     ]
     everything = ns2.crosscheck_json(
         "s.toml", 1, ours, theirs, ns2.summarize_sides(ours, theirs), []
@@ -372,6 +380,45 @@ def test_crosscheck_json_is_strict_and_keeps_the_rows_asked_for():
     # NaN is not JSON: it is written as null.
     assert everything["manetsim"]["per_seed"][0]["flow0.jitter_ms"] is None
     json.loads(json.dumps(everything, allow_nan=False))
+
+
+def test_crosscheck_gives_95_percent_intervals_across_seeds():
+    ours = ns2.Side(per_seed=[{"d": 10.0, "routing.rrep": 3.0}, {"d": 14.0}])
+    theirs = ns2.Side(per_seed=[{"d": 20.0, "routing.rrep": 1.0}, {"d": 26.0}])
+    # Two seeds: mean 12, half-width t(0.975, 1) * s / sqrt(2) = 12.706 * 2.
+    ha, hb, overlap = ns2.intervals(ours, theirs, "d")
+    assert ha == pytest.approx(12.706 * 2.0)
+    assert hb == pytest.approx(12.706 * 3.0)
+    assert overlap is True
+    # A count a seed lacks is 0 there: (3 + 0) / 2 = 1.5 ± 12.706 * 1.5.
+    assert ns2.seed_values(ours, "routing.rrep") == [3.0, 0.0]
+    assert ns2.intervals(ours, theirs, "routing.rrep")[0] == pytest.approx(12.706 * 1.5)
+    # Tight intervals apart do not overlap; one seed tells nothing.
+    ours = ns2.Side(per_seed=[{"d": 10.0}, {"d": 10.2}, {"d": 9.9}])
+    theirs = ns2.Side(per_seed=[{"d": 20.0}, {"d": 20.1}, {"d": 19.8}])
+    assert ns2.intervals(ours, theirs, "d")[2] is False
+    one = ns2.Side(per_seed=[{"d": 1.0}])
+    assert ns2.intervals(one, one, "d")[2] is None
+    rows = ns2.summarize_sides(ours, theirs)
+    out = ns2.crosscheck_json("s.toml", 3, ours, theirs, rows, [])
+    assert out["summary"][0]["overlap"] is False
+    assert out["summary"][0]["ns2_ci95"] == pytest.approx(ns2.intervals(ours, theirs, "d")[1])
+
+
+def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
+    fake = str(_stand_in_ns(tmp_path))
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    proc = cli("crosscheck", fixture, "--seeds", "2", "--jobs", "2", "--ns", fake, "--totals-only")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "± 95 % confidence interval" in text
+    assert "overlap" in text
+    # The stand-in leaves the same trace for both seeds: ns-2's side is
+    # exact, a half-width of 0.
+    assert re.search(r"flows\.sent │ [\d.]+ ± [\d.]+ │ [\d.]+ ± 0 │", text)
+    one = cli("crosscheck", fixture, "--ns", fake, "--totals-only")
+    assert "overlap" not in one.stdout
+    assert "±" not in one.stdout
 
 
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):

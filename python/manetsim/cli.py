@@ -508,17 +508,30 @@ def crosscheck_command(
     if json_out:
         print(json.dumps(ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes)))
         return
-    table = Table(title=f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)")
+    spread = seeds > 1
+    title = f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)"
+    if spread:
+        title += " ± 95 % confidence interval"
+    table = Table(title=title)
     table.add_column("metric")
     table.add_column("manetsim", justify="right")
     table.add_column("ns-2.35", justify="right")
     table.add_column("ratio", justify="right")
+    if spread:
+        table.add_column("overlap", justify="center")
     for metric, a, b, ratio in rows:
-        table.add_row(metric, f"{a:.4g}", f"{b:.4g}", "-" if ratio != ratio else f"{ratio:.3f}")
+        cells = [metric, f"{a:.4g}", f"{b:.4g}", "-" if ratio != ratio else f"{ratio:.3f}"]
+        if spread:
+            ha, hb, overlap = ns2_mod.intervals(ours, theirs, metric)
+            cells[1] += "" if ha != ha else f" ± {_half_width(ha)}"
+            cells[2] += "" if hb != hb else f" ± {_half_width(hb)}"
+            cells.append("-" if overlap is None else ("yes" if overlap else "no"))
+        table.add_row(*cells)
     wall_ours, wall_theirs = sum(ours.wall_s), sum(theirs.wall_s)
     cpu_ours, cpu_theirs = sum(ours.cpu_s), sum(theirs.cpu_s)
-    table.add_row("wall time, process (s)", f"{wall_ours:.3f}", f"{wall_theirs:.3f}", "")
-    table.add_row("CPU time, process (s)", f"{cpu_ours:.3f}", f"{cpu_theirs:.3f}", "")
+    blank = [""] * (2 if spread else 1)
+    table.add_row("wall time, process (s)", f"{wall_ours:.3f}", f"{wall_theirs:.3f}", *blank)
+    table.add_row("CPU time, process (s)", f"{cpu_ours:.3f}", f"{cpu_theirs:.3f}", *blank)
     out = _stdout()
     out.print(table)
     core = sum(ours.core_s)
@@ -539,6 +552,11 @@ def crosscheck_command(
         )
     for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
+
+
+def _half_width(h: float) -> str:
+    """A confidence interval's half-width, to about the precision it has."""
+    return f"{h:,.0f}" if h >= 100 else f"{h:.2g}"
 
 
 def times_faster(speed: float) -> str:

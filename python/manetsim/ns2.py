@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from manetsim import _core
 from manetsim.run import load_config, movements_ns2, override_pairs, resolved_toml
+from manetsim.stats import intervals_overlap, mean_ci
 
 if TYPE_CHECKING:
     import argparse
@@ -1256,13 +1257,29 @@ def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, f
         keys.update(dict.fromkeys(seed))
     rows = []
     for key in keys:
-        counts = ("routing.", "drops.", "flow_state.")
-        missing = 0.0 if key.startswith(counts) else float("nan")
-        a = _mean([s.get(key, missing) for s in ours.per_seed])
-        b = _mean([s.get(key, missing) for s in theirs.per_seed])
+        a = _mean(seed_values(ours, key))
+        b = _mean(seed_values(theirs, key))
         ratio = a / b if b and not math.isnan(b) else float("nan")
         rows.append((key, a, b, ratio))
     return rows
+
+
+def seed_values(side: Side, key: str) -> list[float]:
+    """One metric of one simulator, seed by seed: NaN where a seed's run
+    does not tell it, 0 for a count of routing messages or drops it lacks."""
+    counts = ("routing.", "drops.", "flow_state.")
+    missing = 0.0 if key.startswith(counts) else float("nan")
+    return [s.get(key, missing) for s in side.per_seed]
+
+
+def intervals(ours: Side, theirs: Side, key: str) -> tuple[float, float, bool | None]:
+    """Across seeds: the half-widths of manetsim's and ns-2's 95 %
+    confidence intervals of ``key`` (Student's t), and whether the two
+    intervals overlap (issue 8's test for mobile scenarios). NaN and None
+    with fewer than two seeds."""
+    ma, ha, _ = mean_ci(seed_values(ours, key))
+    mb, hb, _ = mean_ci(seed_values(theirs, key))
+    return ha, hb, intervals_overlap((ma, ha), (mb, hb))
 
 
 def is_per_flow_metric(key: str) -> bool:
@@ -1286,8 +1303,10 @@ def crosscheck_json(
 ) -> dict[str, Any]:
     """The cross-check as one JSON-ready object: each simulator's per-seed
     figures and process times (seeds 1..``seeds``), the ``rows`` of
-    :func:`summarize_sides` (means and ratio), and the notes. NaN and infinite
-    values become ``None``, so that the output is strict JSON."""
+    :func:`summarize_sides` (means and ratio) with each side's 95 %
+    confidence half-width across seeds and whether the intervals overlap
+    (:func:`intervals`; ``None`` with one seed), and the notes. NaN and
+    infinite values become ``None``, so that the output is strict JSON."""
     keep = {row[0] for row in rows}
 
     def side(s: Side) -> dict[str, Any]:
@@ -1312,8 +1331,12 @@ def crosscheck_json(
                 "manetsim": _json_number(a),
                 "ns2": _json_number(b),
                 "ratio": _json_number(ratio),
+                "manetsim_ci95": _json_number(ci[0]),
+                "ns2_ci95": _json_number(ci[1]),
+                "overlap": ci[2],
             }
             for metric, a, b, ratio in rows
+            for ci in [intervals(ours, theirs, metric)]
         ],
         "notes": notes,
     }

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from manetsim import sweep as sweep_mod
 from manetsim.results import write_text_atomic
 from manetsim.run import scenario_error
+from manetsim.stats import mean_ci
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,35 +53,6 @@ if TYPE_CHECKING:
 __all__ = ["Finding", "Study", "available", "find", "mean_ci", "run_study"]
 
 STUDIES_DIR = Path(__file__).parent / "studies"
-
-# Two-sided 95 % Student t quantiles, t(0.975, df), df = 1..30.
-_T95 = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-]  # fmt: skip
-
-
-def t95(df: int) -> float:
-    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom."""
-    if df < 1:
-        return float("nan")
-    if df <= len(_T95):
-        return _T95[df - 1]
-    return 1.96 + 2.4 / df  # within 0.1 % of the exact value beyond df = 30
-
-
-def mean_ci(values: list[float]) -> tuple[float, float, int]:
-    """(mean, half-width of the 95 % confidence interval, n); NaN values skipped."""
-    clean = [v for v in values if not math.isnan(v)]
-    n = len(clean)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    mean = sum(clean) / n
-    if n == 1:
-        return mean, float("nan"), 1
-    var = sum((v - mean) ** 2 for v in clean) / (n - 1)
-    return mean, t95(n - 1) * math.sqrt(var / n), n
 
 
 @dataclass
