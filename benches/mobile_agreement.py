@@ -27,7 +27,7 @@ import math
 import statistics
 import sys
 
-from manetsim import bench, ns2, study
+from manetsim import bench, ns2, stats
 
 CBR_FLOWS = range(1, 11)
 
@@ -91,9 +91,9 @@ def main(argv: list[str]) -> int:
     print("| metric | manetsim | ns-2.35 | intervals overlap |")
     print("|---|---|---|---|")
     for name, a, b in rows:
-        ma, ha, _ = study.mean_ci(a)
-        mb, hb, _ = study.mean_ci(b)
-        overlap = (ma - ha) <= (mb + hb) and (mb - hb) <= (ma + ha)
+        ma, ha, _ = stats.mean_ci(a)
+        mb, hb, _ = stats.mean_ci(b)
+        overlap = stats.intervals_overlap((ma, ha), (mb, hb))
         print(
             f"| {name} | {ma:.1f} ± {ha:.1f} | {mb:.1f} ± {hb:.1f} | {'yes' if overlap else 'no'} |"
         )

@@ -40,9 +40,9 @@ AGAINST = ("ns2", "ns3")
 
 # The child's own peak memory is VmHWM, the high-water mark of its address
 # space. Its `ru_maxrss` is not: Linux carries the peak of the process it
-# was forked from across `exec`, so a child of a parent that holds 100 MiB
-# (this one, with pandas and pyarrow loaded) reports at least 100 MiB
-# whatever it uses, and two such children compare as equal.
+# was forked from across `exec`, so every child of this process reported
+# at least this process's own size, whatever it used, and two small
+# children compared as equal.
 _CHILD = """
 import json, resource, sys
 import manetsim
@@ -145,7 +145,7 @@ def _manetsim(path: Path, idle: bool = False) -> tuple[dict[str, Any], float, fl
     """Runs ``path`` in a child process: its figures, wall and CPU seconds.
 
     ``idle``: the same nodes, movements, routing and duration, without any
-    traffic, written beside ``path`` first, so that the child reads no
+    traffic, written to a file of its own first, so that the child reads no
     more of a scenario than it runs (a thousand flows parsed and dropped
     would count as the nodes' memory).
     """

@@ -142,7 +142,7 @@ def inside_ns2_grid(moves: str, width_m: float, height_m: float) -> tuple[str, t
     """
     inside = True
     for line in moves.splitlines():
-        m = _SETDEST.match(line.strip())
+        m = _SETDEST.match(line)
         if m:
             x, y = float(m.group(2)), float(m.group(3))
             inside = inside and 0.0 < x < width_m and 0.0 < y < height_m
