@@ -94,7 +94,9 @@
 //!   as ns-2.35 does: TTL_THRESHOLD bounds the last TTL, so from a 6-hop
 //!   route the next TTL is 8, then network wide ([`AodvConfig::ns2_ring`]).
 //!   Its messages are ns-2.35's size: no UDP header, a RREQ and a RREP 4
-//!   bytes longer than the RFC's ([`AodvConfig::ns2_message_sizes`]).
+//!   bytes longer than the RFC's ([`AodvConfig::ns2_message_sizes`]), and
+//!   a packet a node originates leaves with TTL NETWORK_DIAMETER, 30
+//!   ([`AodvConfig::ns2_data_ttl`]).
 //! - **ns-2's RREQ timing** ([`AodvConfig::ns2`] only). ns-2 does not use
 //!   RING_TRAVERSAL_TIME: it waits 2 × TTL × PerHopTime, PerHopTime being the
 //!   mean per-hop latency of the last three discoveries of that destination
@@ -380,6 +382,12 @@ pub struct AodvConfig {
     /// as in ns-2.35's traces; with the RFC's sizes and a UDP header, 52, 48
     /// and 112.
     pub ns2_message_sizes: bool,
+    /// A packet this node originates (data, and TCP's ACKs) leaves with an
+    /// IP TTL of NET_DIAMETER, as ns-2.35's `AODV::recv` sets it
+    /// (`ih->ttl_ = NETWORK_DIAMETER`: 30), instead of the TTL the
+    /// transport gave it (32): relays then drop it after 30 hops, not 32,
+    /// and the TTL field of the ns-2 trace reads as ns-2.35's.
+    pub ns2_data_ttl: bool,
     /// When a route is found, the packets that waited for it leave this far
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
@@ -428,6 +436,7 @@ impl Default for AodvConfig {
             ns2_route_lifetimes: false,
             ns2_ring: false,
             ns2_message_sizes: false,
+            ns2_data_ttl: false,
             release_spacing: 0,
         }
     }
@@ -458,6 +467,7 @@ impl AodvConfig {
             ns2_route_lifetimes: true,
             ns2_ring: true,
             ns2_message_sizes: true,
+            ns2_data_ttl: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -1210,8 +1220,11 @@ impl RoutingProtocol for Aodv {
         }
     }
 
-    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
+    fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {
         self.now = now;
+        if self.cfg.ns2_data_ttl && packet.src == self.me && packet.hops == 0 {
+            packet.ttl = self.cfg.net_diameter;
+        }
         let dst = packet.dst;
         self.routes.settle(dst, now);
         let state = self.routes.get(dst).map(|e| (e.is_valid(now), e.state));

@@ -1234,3 +1234,43 @@ fn ns2_messages_have_ns2s_sizes_at_the_ip_layer() {
         assert_eq!([rreq, rrep, rerr], sizes);
     }
 }
+
+#[test]
+fn ns2_originated_packets_leave_with_net_diameter_as_their_ttl() {
+    // ns-2.35's AODV::recv: a packet this node originates gets TTL
+    // NETWORK_DIAMETER (30); one it forwards keeps its own, less one at
+    // the relay. The RFC preset leaves the transport's TTL (32).
+    for (cfg, ttl) in [
+        (AodvConfig::ns2(), 30),
+        (AodvConfig::default(), DEFAULT_TTL),
+    ] {
+        let mut n = Node::with(0, cfg);
+        // A route to 9 through 1, from its RREP.
+        n.control(0, 1, rrep_packet(1, 0, 9, 4, 1));
+        let out = n.data(1, data(0, 9, 7));
+        let sent: Vec<u8> = out
+            .iter()
+            .filter_map(|a| match a {
+                RoutingAction::Send {
+                    packet,
+                    next_hop: 1,
+                } => Some(packet.ttl),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, [ttl]);
+        // Another node's packet, passing through: its TTL is not reset.
+        let mut passing = data(5, 9, 8);
+        passing.hops = 2;
+        passing.ttl = 12;
+        let out = n.data(2, passing);
+        let sent: Vec<u8> = out
+            .iter()
+            .filter_map(|a| match a {
+                RoutingAction::Send { packet, .. } => Some(packet.ttl),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, [12]);
+    }
+}
