@@ -1238,8 +1238,9 @@ fn ns2_messages_have_ns2s_sizes_at_the_ip_layer() {
 #[test]
 fn ns2_originated_packets_leave_with_net_diameter_as_their_ttl() {
     // ns-2.35's AODV::recv: a packet this node originates gets TTL
-    // NETWORK_DIAMETER (30); one it forwards keeps its own, less one at
-    // the relay. The RFC preset leaves the transport's TTL (32).
+    // NETWORK_DIAMETER (30); one it forwards keeps its own (the world
+    // takes one off at each relay). The RFC preset leaves the transport's
+    // TTL (32).
     for (cfg, ttl) in [
         (AodvConfig::ns2(), 30),
         (AodvConfig::default(), DEFAULT_TTL),
