@@ -30,6 +30,32 @@ fn put32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_be_bytes());
 }
 
+/// Length of the timestamp that ns-2.35's AODV puts in its RREQ and RREP
+/// headers (`rq_timestamp`, `rp_timestamp`), which RFC 3561 has not: the
+/// time the RREQ was sent, copied into the replies to it. Written after
+/// the RFC message (see [`stamp_of`]) only when an agent runs with ns-2's
+/// message sizes; its 4 bytes are what makes ns-2.35's RREQ and RREP
+/// 4 bytes longer than the RFC's.
+pub const STAMP_LEN: usize = 4;
+
+/// The timestamp written after a RREQ or RREP ([`STAMP_LEN`]), in
+/// microseconds of simulated time modulo 2^32, or `None` when the message
+/// has none (or is of another type, or too short).
+pub fn stamp_of(b: &[u8]) -> Option<u32> {
+    let at = match *b.first()? {
+        TYPE_RREQ => RreqRepr::LEN,
+        TYPE_RREP => RrepRepr::LEN,
+        _ => return None,
+    };
+    (b.len() >= at + STAMP_LEN).then(|| be32(b, at))
+}
+
+/// `msg` (a RREQ's or RREP's bytes) followed by the timestamp `stamp_us`.
+pub fn with_stamp(mut msg: Vec<u8>, stamp_us: u32) -> Vec<u8> {
+    msg.extend_from_slice(&stamp_us.to_be_bytes());
+    msg
+}
+
 /// Route Request (RFC 3561 section 5.1), 24 bytes.
 ///
 /// ```text
@@ -392,6 +418,41 @@ mod tests {
             ..r
         };
         assert_eq!(Message::parse(&hello.to_bytes()), Ok(Message::Rrep(hello)));
+    }
+
+    #[test]
+    fn a_stamp_follows_a_rreq_or_rrep_and_is_read_back() {
+        let q = with_stamp(rreq().to_bytes(), 0xdead_beef);
+        assert_eq!(q.len(), RreqRepr::LEN + STAMP_LEN);
+        assert_eq!(stamp_of(&q), Some(0xdead_beef));
+        assert_eq!(
+            Message::parse(&q),
+            Ok(Message::Rreq(rreq())),
+            "still a RREQ"
+        );
+        let rp = RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 2,
+            dst: 9,
+            dst_seqno: 4,
+            orig: 0,
+            lifetime_ms: 1,
+        };
+        assert_eq!(stamp_of(&with_stamp(rp.to_bytes(), 7)), Some(7));
+        // None: no stamp, a short one, or a message that carries none.
+        assert_eq!(stamp_of(&rp.to_bytes()), None);
+        assert_eq!(
+            stamp_of(&with_stamp(rp.to_bytes(), 7)[..RrepRepr::LEN + 3]),
+            None
+        );
+        let re = RerrRepr {
+            no_delete: false,
+            unreachable: vec![(1, 2), (3, 4)],
+        };
+        assert_eq!(stamp_of(&re.to_bytes()), None);
+        assert_eq!(stamp_of(&[]), None);
     }
 
     #[test]

@@ -103,9 +103,13 @@
 //!   (time from RREQ to RREP at the originator over the RREP's hop count;
 //!   NODE_TRAVERSAL_TIME before any), multiplied by the number of
 //!   network-wide RREQs sent so far ([`AodvConfig::adaptive_rreq_wait`]).
-//!   ns-2 stamps the RREQ's send time in the RREQ and RREP; the RFC formats
-//!   have no such field, so the agent times from its latest RREQ for the
-//!   destination (a RREP to an earlier one reads short). The wait only
+//!   ns-2 stamps the RREQ's send time in the RREQ and in the replies to it,
+//!   and times every reply that updates the originator's route from that
+//!   stamp; with ns-2's message sizes the agent carries the stamp in the 4
+//!   bytes by which ns-2's RREQ and RREP are longer than the RFC's and does
+//!   the same. The RFC formats have no such field, so without them the
+//!   agent times a reply from its latest RREQ for the destination, while
+//!   the discovery lasts (a RREP to an earlier one reads short). The wait only
 //!   rate-limits: ns-2 sends the next RREQ when a data packet for the
 //!   destination arrives after it, or at its 0.5 s route-purge tick
 //!   (`RouteCacheTimer`, phase 0), so this agent does the same
@@ -192,7 +196,9 @@ use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
 use crate::routing::timers::TimerQueue;
-use crate::wire::aodv::{Message, RerrRepr, RrepRepr, RreqRepr, TYPE_RREP, TYPE_RREQ};
+use crate::wire::aodv::{
+    stamp_of, with_stamp, Message, RerrRepr, RrepRepr, RreqRepr, TYPE_RREP, TYPE_RREQ,
+};
 use id_cache::IdCache;
 use neighbors::Neighbors;
 use request_queue::RequestQueue;
@@ -380,7 +386,10 @@ pub struct AodvConfig {
     /// a RERR 4 + 8 per destination (as the RFC's). At the IP layer a RREQ
     /// is then 48 bytes, a RREP 44 and a RERR listing 10 destinations 104,
     /// as in ns-2.35's traces; with the RFC's sizes and a UDP header, 52, 48
-    /// and 112.
+    /// and 112. The 4 bytes a RREQ and a RREP gain are ns-2.35's
+    /// timestamp (`rq_timestamp`, `rp_timestamp`: the RREQ's send time,
+    /// copied into the replies), which the agent then carries and times
+    /// its discoveries from ([`AodvConfig::adaptive_rreq_wait`]).
     pub ns2_message_sizes: bool,
     /// A packet this node originates (data, and TCP's ACKs) leaves with an
     /// IP TTL of NET_DIAMETER, as ns-2.35's `AODV::recv` sets it
@@ -608,17 +617,20 @@ impl Aodv {
         &self.routes
     }
 
-    fn control(&self, dst: NodeId, ttl: u8, msg: Vec<u8>) -> Packet {
-        // Below the message: a UDP header, or ns-2.35's longer RREQ and
-        // RREP headers and no UDP header ([`AodvConfig::ns2_message_sizes`]).
-        let below = if !self.cfg.ns2_message_sizes {
-            UDP_HEADER_BYTES
-        } else if matches!(msg.first(), Some(&(TYPE_RREQ | TYPE_RREP))) {
-            4
+    /// A control packet carrying `msg`. Below the message: a UDP header;
+    /// or, with [`AodvConfig::ns2_message_sizes`], no UDP header, and a
+    /// RREQ or RREP followed by ns-2.35's timestamp, `stamp_us` (its
+    /// RREQ's send time; 0 when there is none).
+    fn control(&self, dst: NodeId, ttl: u8, msg: Vec<u8>, stamp_us: Option<u32>) -> Packet {
+        if !self.cfg.ns2_message_sizes {
+            return Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg);
+        }
+        let msg = if matches!(msg.first(), Some(&(TYPE_RREQ | TYPE_RREP))) {
+            with_stamp(msg, stamp_us.unwrap_or(0))
         } else {
-            0
+            msg
         };
-        Packet::control(self.me, dst, ttl, below, msg)
+        Packet::control(self.me, dst, ttl, 0, msg)
     }
 
     /// Broadcasts after a uniform 0..broadcast_jitter delay.
@@ -757,7 +769,7 @@ impl Aodv {
             orig: self.me,
             orig_seqno: self.seqno,
         };
-        let p = self.control(BROADCAST, ttl, rq.to_bytes());
+        let p = self.control(BROADCAST, ttl, rq.to_bytes(), Some(stamp_us(now)));
         ctx.originate(p, BROADCAST, "rreq", false);
     }
 
@@ -927,7 +939,7 @@ impl Aodv {
                 no_delete: false,
                 unreachable: chunk.to_vec(),
             };
-            let p = self.control(BROADCAST, 1, re.to_bytes());
+            let p = self.control(BROADCAST, 1, re.to_bytes(), None);
             if forwarded {
                 self.broadcast_jittered(now, p, "rerr", true, ctx);
             } else {
@@ -971,6 +983,7 @@ impl Aodv {
         from: NodeId,
         ip_ttl: u8,
         rq: RreqRepr,
+        stamp: Option<u32>,
         ctx: &mut RoutingCtx,
     ) {
         if rq.orig == self.me {
@@ -1027,7 +1040,7 @@ impl Aodv {
                 orig: rq.orig,
                 lifetime_ms: (self.cfg.my_route_timeout / NS_PER_MS) as u32,
             };
-            self.send_rrep(rq.orig, rp, false, ctx);
+            self.send_rrep(rq.orig, rp, stamp, ctx);
             return;
         }
 
@@ -1056,7 +1069,7 @@ impl Aodv {
             };
             self.routes.entry(rq.dst).add_precursor(from);
             self.routes.entry(rq.orig).add_precursor(fwd.next_hop);
-            self.send_rrep(rq.orig, rp, false, ctx);
+            self.send_rrep(rq.orig, rp, stamp, ctx);
             if rq.gratuitous {
                 let rev = self.routes.entry(rq.orig).clone();
                 let g = RrepRepr {
@@ -1069,7 +1082,7 @@ impl Aodv {
                     orig: rq.dst,
                     lifetime_ms: (rev.expire.saturating_sub(now) / NS_PER_MS) as u32,
                 };
-                self.send_rrep(rq.dst, g, false, ctx);
+                self.send_rrep(rq.dst, g, stamp, ctx);
             }
             return;
         }
@@ -1087,17 +1100,18 @@ impl Aodv {
                 out.unknown_seqno = false;
             }
         }
-        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
+        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes(), stamp);
         self.broadcast_jittered(now, p, "rreq", true, ctx);
     }
 
     /// Unicasts a RREP towards `to` along the route to it.
-    fn send_rrep(&mut self, to: NodeId, rp: RrepRepr, forwarded: bool, ctx: &mut RoutingCtx) {
+    /// `stamp` is the timestamp of the RREQ answered (ns-2.35's).
+    fn send_rrep(&mut self, to: NodeId, rp: RrepRepr, stamp: Option<u32>, ctx: &mut RoutingCtx) {
         let Some(h) = self.routes.valid(to, self.now).map(|e| e.next_hop) else {
             return;
         };
-        let p = self.control(to, self.cfg.net_diameter, rp.to_bytes());
-        ctx.originate(p, h, "rrep", forwarded);
+        let p = self.control(to, self.cfg.net_diameter, rp.to_bytes(), stamp);
+        ctx.originate(p, h, "rrep", false);
     }
 
     fn on_rrep(
@@ -1124,11 +1138,20 @@ impl Aodv {
         let better = self
             .routes
             .offer(rp.dst, rp.dst_seqno, hops, from, expire, now);
-        if better {
-            if let Some(d) = self.discoveries.get(&rp.dst).filter(|_| rp.orig == self.me) {
-                let latency = now - d.sent_at;
+        if better && rp.orig == self.me {
+            // ns-2.35's `recvReply` times every reply that updates the
+            // originator's route from its RREQ's timestamp; with no
+            // timestamp, the agent times from its latest RREQ, while the
+            // discovery lasts.
+            let latency = match stamp_of(packet.body()) {
+                Some(s) => Some(stamp_us(now).wrapping_sub(s) as SimTime * 1_000),
+                None => self.discoveries.get(&rp.dst).map(|d| now - d.sent_at),
+            };
+            if let Some(latency) = latency {
                 self.routes.entry(rp.dst).record_discovery(latency, hops);
             }
+        }
+        if better {
             self.route_found(now, rp.dst, ctx);
         }
         if rp.orig == self.me || packet.dst == self.me || !better {
@@ -1152,7 +1175,8 @@ impl Aodv {
         }
         let mut out = rp;
         out.hop_count = hops;
-        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
+        let stamp = stamp_of(packet.body());
+        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes(), stamp);
         ctx.originate(p, rev_hop, "rrep", true);
     }
 
@@ -1198,7 +1222,7 @@ impl Aodv {
             lifetime_ms: (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval
                 / NS_PER_MS) as u32,
         };
-        let p = self.control(BROADCAST, 1, rp.to_bytes());
+        let p = self.control(BROADCAST, 1, rp.to_bytes(), None);
         ctx.originate(p, BROADCAST, "hello", false);
         let i = self.cfg.hello_interval;
         let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
@@ -1263,7 +1287,10 @@ impl RoutingProtocol for Aodv {
             self.neighbors.heard(from, until);
         }
         match msg {
-            Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
+            Message::Rreq(rq) => {
+                let stamp = stamp_of(packet.body());
+                self.on_rreq(now, from, packet.ttl, rq, stamp, ctx)
+            }
             Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
             Message::Rerr(re) => self.on_rerr(now, from, re, ctx),
             Message::RrepAck => {}
@@ -1486,3 +1513,9 @@ impl RoutingProtocol for Aodv {
 
 #[cfg(test)]
 mod tests;
+
+/// `now` in microseconds modulo 2^32: the timestamp of a RREQ sent now, as
+/// ns-2.35's AODV stamps it ([`crate::wire::aodv::STAMP_LEN`]).
+fn stamp_us(now: SimTime) -> u32 {
+    (now / 1_000) as u32
+}

@@ -367,6 +367,97 @@ fn per_hop_latency_is_the_mean_of_the_last_three_discoveries() {
     assert_eq!(r.per_hop_time(), Some(ms(50) / 3));
 }
 
+/// The timestamps (`stamp_of`) of the control messages in `out`.
+fn stamps(out: &[RoutingAction]) -> Vec<Option<u32>> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Originate { packet, .. } => Some(stamp_of(packet.body())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_rreqs_and_rreps_carry_the_rreq_send_time() {
+    // ns-2.35's rq_timestamp: the source stamps its RREQ, relays keep the
+    // stamp, and the destination's and intermediate nodes' replies, and
+    // the relays of those replies, copy it.
+    let ns2 = AodvConfig::ns2;
+    let mut src = Node::with(0, ns2());
+    let out = src.data(ms(250), data(0, 9, 1));
+    assert_eq!(stamps(&out), [Some(250_000)]);
+    let rreq = |out: &[RoutingAction]| match &out[0] {
+        RoutingAction::Originate { packet, .. } => packet.clone(),
+        other => panic!("{other:?}"),
+    };
+    let sent = rreq(&out);
+    // The same 48 bytes at the IP layer as before the stamp was carried.
+    assert_eq!(sent.size_bytes, 48);
+    let mut relay = Node::with(2, ns2());
+    relay.control(ms(251), 0, sent.clone());
+    let at = relay.a.poll_timeout().unwrap();
+    let relayed = relay.timeout(at);
+    assert_eq!(stamps(&relayed), [Some(250_000)]);
+    let mut dst = Node::with(9, ns2());
+    let reply = dst.control(ms(260), 2, rreq(&relayed));
+    assert_eq!(stamps(&reply), [Some(250_000)]);
+    assert_eq!(rreq(&reply).size_bytes, 44);
+    // The relay forwards the reply with its stamp.
+    let back = relay.control(ms(270), 9, rreq(&reply));
+    assert_eq!(stamps(&back), [Some(250_000)]);
+    // A node with a fresh route answers in the destination's place.
+    let mut mid = Node::with(3, ns2());
+    mid.control(ms(200), 4, rrep_packet(4, 3, 9, 10, 1));
+    let answer = mid.control(ms(252), 0, sent);
+    assert_eq!(stamps(&answer), [Some(250_000)]);
+    // The RFC preset carries no stamp.
+    let mut rfc = Node::new(0);
+    assert_eq!(stamps(&rfc.data(ms(250), data(0, 9, 1))), [None]);
+}
+
+#[test]
+fn ns2_times_a_discovery_from_the_rreq_the_reply_answers() {
+    // ns-2.35's recvReply: (now - rp_timestamp) / hops, for every reply that
+    // updates the originator's route. A reply to the first RREQ that
+    // arrives after the second was sent is timed from the first.
+    let cfg = AodvConfig {
+        retry_when_prompted: false,
+        ..AodvConfig::ns2()
+    };
+    let mut n = Node::with(0, cfg);
+    n.data(0, data(0, 9, 1));
+    let retry = n.a.poll_timeout().unwrap();
+    assert_eq!(stamps(&n.timeout(retry)), [Some((retry / 1_000) as u32)]);
+    let rp = RrepRepr {
+        repair: false,
+        ack_required: false,
+        prefix_size: 0,
+        hop_count: 4,
+        dst: 9,
+        dst_seqno: 3,
+        orig: 0,
+        lifetime_ms: 10_000,
+    };
+    let reply = |stamp_us: u32| Packet::control(1, 0, 30, 0, with_stamp(rp.to_bytes(), stamp_us));
+    let at = retry + ms(10);
+    n.control(at, 1, reply(0));
+    // 5 hops, timed from 0 (not from the retry, which would read 2 ms).
+    assert_eq!(n.a.routes().get(9).unwrap().per_hop_time(), Some(at / 5));
+    // A later, shorter route from the same flood is timed too (ns-2 times
+    // every reply that updates the route, the discovery over or not).
+    let later = at + ms(40);
+    let shorter = RrepRepr { hop_count: 1, ..rp };
+    n.control(
+        later,
+        1,
+        Packet::control(1, 0, 30, 0, with_stamp(shorter.to_bytes(), 0)),
+    );
+    assert_eq!(
+        n.a.routes().get(9).unwrap().per_hop_time(),
+        Some((at / 5 + later / 2) / 2)
+    );
+}
+
 #[test]
 fn ns2_retries_only_when_prompted_by_data_or_the_purge_tick() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
@@ -1225,12 +1316,12 @@ fn ns2_messages_have_ns2s_sizes_at_the_ip_layer() {
             orig: 0,
             lifetime_ms: 10_000,
         };
-        let rrep = n.a.control(0, 30, rp.to_bytes()).size_bytes;
+        let rrep = n.a.control(0, 30, rp.to_bytes(), Some(7)).size_bytes;
         let re = RerrRepr {
             no_delete: false,
             unreachable: (10..20).map(|d| (d, 1)).collect(),
         };
-        let rerr = n.a.control(BROADCAST, 1, re.to_bytes()).size_bytes;
+        let rerr = n.a.control(BROADCAST, 1, re.to_bytes(), None).size_bytes;
         assert_eq!([rreq, rrep, rerr], sizes);
     }
 }
