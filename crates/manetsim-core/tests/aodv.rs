@@ -205,3 +205,25 @@ fn one_flow_on_a_static_chain_is_one_route_discovery() {
         );
     }
 }
+
+#[test]
+fn copies_of_a_broadcast_in_the_link_layer_at_the_end_are_not_in_flight() {
+    // A broadcast counts as delivered when its transmission ends; the copies
+    // its receivers' link layers still hold ([mac] ll_delay_s) when the run
+    // ends are not packets in flight. Here the source's RREQ, made at
+    // 0.2 s, leaves its link layer at 0.7 s, and the run ends at 1 s
+    // before the relay's link layer passes its copy up.
+    let mut s = aodv(1.0, 1);
+    place(&mut s, vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0]]);
+    s.mac.ll_delay_s = 0.5;
+    s.flows.push(cbr(0, 2, 512, CBR_BPS, 0.2, 1.0));
+    let r = run_checked(&s);
+    // Delivered: the RREQs whose transmission ended (the first at about
+    // 0.7 s; the RFC preset's ring sends more). In flight: the four CBR
+    // packets waiting at the source for a route (0.2, 0.45, 0.7 and
+    // 0.95 s) and the RREQs still in the source's link layer or queue.
+    assert!(r.ledger.delivered >= 1, "{:?}", r.ledger);
+    let rreqs = messages(&r, "rreq");
+    assert_eq!(r.ledger.created, 4 + rreqs, "{:?}", r.ledger);
+    assert_eq!(r.ledger.in_flight, 4 + rreqs - r.ledger.delivered);
+}

@@ -1192,7 +1192,7 @@ impl World {
         match p {
             Parked::Up { node, from, packet } => {
                 if self.is_dead(node) {
-                    self.drop_packet(now, node, DropReason::EnergyDepleted, &packet);
+                    self.drop_received(now, node, DropReason::EnergyDepleted, &packet);
                 } else {
                     self.receive(now, node, from, packet);
                 }
@@ -1284,6 +1284,19 @@ impl World {
                 node.queue_drops += 1;
                 self.drop_packet(now, n, DropReason::QueueFull, &p);
             }
+        }
+    }
+
+    /// A packet received at node `n` is lost there. A unicast packet is
+    /// dropped ([`Self::drop_packet`]); a broadcast's copy is only traced:
+    /// the broadcast was counted, once, as delivered when its transmission
+    /// ended, and its other receivers may take their copies.
+    fn drop_received(&mut self, now: SimTime, n: u32, reason: DropReason, packet: &Packet) {
+        if packet.dst != BROADCAST {
+            self.drop_packet(now, n, reason, packet);
+        } else if let Some(t) = &mut self.trace {
+            let (layer, code) = drop_code(reason);
+            t.packet('D', now, n, layer, code, packet, MacFields::default(), 0);
         }
     }
 
@@ -1651,7 +1664,7 @@ impl World {
         packet.hops += 1;
         packet.visit(n);
         if !self.losses.is_empty() && self.lost_after_mac(n, &packet) {
-            self.drop_packet(now, n, DropReason::LossModel, &packet);
+            self.drop_received(now, n, DropReason::LossModel, &packet);
             return;
         }
         if let Some(t) = &mut self.trace {
@@ -1801,7 +1814,18 @@ impl World {
                 n.ifq.len() as u64 + in_mac as u64 + n.router.buffered() + held
             })
             .sum::<u64>()
-            + self.parked.iter().flatten().count() as u64
+            + self
+                .parked
+                .iter()
+                .flatten()
+                .filter(|p| match p {
+                    // A broadcast's copy on its way up is not a packet:
+                    // the broadcast was delivered when its transmission
+                    // ended.
+                    Parked::Up { packet, .. } => packet.dst != BROADCAST,
+                    Parked::Down { .. } => true,
+                })
+                .count() as u64
     }
 
     fn energy_result(&self) -> EnergyResult {
