@@ -397,6 +397,16 @@ pub struct AodvConfig {
     /// transport gave it (32): relays then drop it after 30 hops, not 32,
     /// and the TTL field of the ns-2 trace reads as ns-2.35's.
     pub ns2_data_ttl: bool,
+    /// The node's own sequence number kept as ns-2.35's AODV keeps it:
+    /// even, starting at 2, up by 2 before each RREQ it originates and each
+    /// time the MAC's failure breaks a link to a neighbour (`nb_delete`:
+    /// "set of neighbors changed"), and, as the destination replies, the
+    /// next even number above max(its own, the one asked for). The RFC's
+    /// (off) starts at 0 and goes up by 1. Either way numbers only grow, so
+    /// which routes count as fresher is the same; the numbers the ns-2
+    /// trace shows are ns-2.35's, and a route a node invalidated (its
+    /// number plus 1, odd) never ties with one the destination issued.
+    pub ns2_seqnos: bool,
     /// When a route is found, the packets that waited for it leave this far
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
@@ -446,6 +456,7 @@ impl Default for AodvConfig {
             ns2_ring: false,
             ns2_message_sizes: false,
             ns2_data_ttl: false,
+            ns2_seqnos: false,
             release_spacing: 0,
         }
     }
@@ -477,6 +488,7 @@ impl AodvConfig {
             ns2_ring: true,
             ns2_message_sizes: true,
             ns2_data_ttl: true,
+            ns2_seqnos: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -583,6 +595,7 @@ pub struct Aodv {
 
 impl Aodv {
     pub fn new(me: NodeId, cfg: AodvConfig) -> Self {
+        let seqno = if cfg.ns2_seqnos { 2 } else { 0 };
         let routes = RouteTable::new(
             cfg.expire_at_purge_tick,
             cfg.ns2_local_repair,
@@ -593,7 +606,7 @@ impl Aodv {
             ids: IdCache::new(cfg.rreq_id_save),
             cfg,
             me,
-            seqno: 0,
+            seqno,
             rreq_id: 0,
             routes,
             neighbors: Neighbors::default(),
@@ -744,7 +757,7 @@ impl Aodv {
     }
 
     fn send_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
-        self.seqno = self.seqno.wrapping_add(1);
+        self.seqno = self.seqno.wrapping_add(self.seqno_step());
         self.rreq_id = self.rreq_id.wrapping_add(1);
         self.ids.check_and_insert(self.me, self.rreq_id, now);
         self.routes.settle(dst, now);
@@ -771,6 +784,16 @@ impl Aodv {
         };
         let p = self.control(BROADCAST, ttl, rq.to_bytes(), Some(stamp_us(now)));
         ctx.originate(p, BROADCAST, "rreq", false);
+    }
+
+    /// How much the node's own sequence number grows at each RREQ it sends
+    /// ([`AodvConfig::ns2_seqnos`]).
+    fn seqno_step(&self) -> u32 {
+        if self.cfg.ns2_seqnos {
+            2
+        } else {
+            1
+        }
     }
 
     /// Arms the purge tick at the next multiple of [`PURGE_INTERVAL`] (ns-2's
@@ -957,6 +980,10 @@ impl Aodv {
         repairing: Option<NodeId>,
         ctx: &mut RoutingCtx,
     ) {
+        if self.cfg.ns2_seqnos && repairing.is_none() {
+            // ns-2.35's nb_delete: `seqno += 2; // Set of neighbors changed`.
+            self.seqno = self.seqno.wrapping_add(2);
+        }
         let broken = self.routes.break_link(nb, now);
         if self.cfg.ns2_precursors {
             self.routes.remove_precursor_everywhere(nb);
@@ -1030,6 +1057,10 @@ impl Aodv {
                 self.seqno = rq.dst_seqno;
             }
             self.seqno = self.seqno.wrapping_add(1);
+            if self.cfg.ns2_seqnos && self.seqno % 2 == 1 {
+                // ns-2.35's recvRequest: `if (seqno%2) seqno++`.
+                self.seqno = self.seqno.wrapping_add(1);
+            }
             let rp = RrepRepr {
                 repair: false,
                 ack_required: false,

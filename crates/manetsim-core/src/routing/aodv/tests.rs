@@ -194,6 +194,41 @@ fn the_destination_replies_with_a_fresh_sequence_number() {
 }
 
 #[test]
+fn ns2_own_sequence_numbers_are_even_and_go_up_by_two() {
+    // ns-2.35's AODV: seqno starts at 2; += 2 before each RREQ; a reply as
+    // the destination takes the next even number above max(own, asked);
+    // nb_delete (a link the MAC found broken) adds 2.
+    let orig_seqno = |out: &[RoutingAction]| match originated(out)[0].2 {
+        Message::Rreq(r) => r.orig_seqno,
+        ref m => panic!("{m:?}"),
+    };
+    let mut n = Node::with(0, AodvConfig::ns2());
+    assert_eq!(orig_seqno(&n.data(0, data(0, 9, 1))), 4);
+    assert_eq!(orig_seqno(&n.data(0, data(0, 8, 2))), 6);
+    let reply_seqno = |n: &mut Node, at: SimTime, id: u32, asked: u32| {
+        let out = n.control(at, 4, rreq_packet(4, 3, rreq(5, id, 0, Some(asked), 2)));
+        match originated(&out)[0].2 {
+            Message::Rrep(rp) => rp.dst_seqno,
+            ref m => panic!("{m:?}"),
+        }
+    };
+    assert_eq!(reply_seqno(&mut n, ms(10), 1, 2), 8, "above its own 6");
+    assert_eq!(
+        reply_seqno(&mut n, ms(20), 2, 11),
+        12,
+        "above the odd 11 asked"
+    );
+    assert_eq!(reply_seqno(&mut n, ms(30), 3, 13), 14);
+    // A link the MAC found broken: + 2 (to 16), then + 2 for the RREQ.
+    let mut s = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    s.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(data(0, 9, 2)), ctx));
+    assert_eq!(orig_seqno(&s.data(ms(1100), data(0, 9, 3))), 8);
+    // The RFC's: from 0, one by one.
+    let mut rfc = Node::new(0);
+    assert_eq!(orig_seqno(&rfc.data(0, data(0, 9, 1))), 1);
+}
+
+#[test]
 fn an_intermediate_node_replies_only_with_a_fresh_enough_route() {
     let mut n = Node::new(2);
     // Node 2 learns a route to 9 (seqno 10, 2 hops) from a RREP via 3.
