@@ -160,6 +160,16 @@ pub trait RoutingProtocol {
         self.route_output(now, packet, ctx);
     }
 
+    /// Whether the agent hears of a failure to deliver `packet` to its
+    /// next hop ([`Self::on_link_failure`]). ns-2's agents set a failure
+    /// callback on some packets only (its AODV on data, in `rt_resolve`);
+    /// a packet without one is dropped where it failed: by the MAC after
+    /// its retries, and by ARP, when the neighbour never answered, as an
+    /// ARP drop. The default: every packet.
+    fn hears_failure(&self, _packet: &Packet) -> bool {
+        true
+    }
+
     /// The MAC gave up on a frame to `next_hop` (retry limit): the link is
     /// broken. `packet` is the packet it carried, or `None` when the neighbour
     /// had in fact received it (only the ACKs were lost), so it must not be

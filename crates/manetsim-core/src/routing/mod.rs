@@ -60,6 +60,9 @@ impl RoutingProtocol for Router {
     fn wants_promiscuous(&self) -> bool {
         dispatch!(self, r => r.wants_promiscuous())
     }
+    fn hears_failure(&self, packet: &Packet) -> bool {
+        dispatch!(self, r => r.hears_failure(packet))
+    }
 
     fn overhears_control(&self) -> bool {
         dispatch!(self, r => r.overhears_control())

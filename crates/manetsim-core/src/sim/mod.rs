@@ -1226,11 +1226,16 @@ impl World {
                     return;
                 }
                 Resolved::Failed(failed) => {
-                    // As a failed transmission: routing hears of each.
+                    // As a failed transmission: routing hears of each it
+                    // asked to (ns-2's failure callback); ARP drops the rest.
                     for p in failed {
-                        self.with_router(now, n, |r, now, ctx| {
-                            r.on_link_failure(now, next_hop, Some(p), ctx)
-                        });
+                        if self.nodes[n as usize].router.hears_failure(&p) {
+                            self.with_router(now, n, |r, now, ctx| {
+                                r.on_link_failure(now, next_hop, Some(p), ctx)
+                            });
+                        } else {
+                            self.drop_packet(now, n, DropReason::Arp, &p);
+                        }
                     }
                     return;
                 }

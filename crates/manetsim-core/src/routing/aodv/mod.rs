@@ -1372,6 +1372,13 @@ impl RoutingProtocol for Aodv {
         }
     }
 
+    /// With [`AodvConfig::link_failure_from_data_only`], control packets
+    /// carry no failure callback, as in ns-2.35 (`rt_resolve` sets it on
+    /// data only).
+    fn hears_failure(&self, packet: &Packet) -> bool {
+        !(self.cfg.link_failure_from_data_only && packet.is_control())
+    }
+
     fn on_link_failure(
         &mut self,
         now: SimTime,

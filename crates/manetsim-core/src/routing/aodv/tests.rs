@@ -588,6 +588,18 @@ fn ns2_drops_the_packet_the_mac_failed_to_deliver() {
 }
 
 #[test]
+fn ns2_control_packets_carry_no_failure_callback() {
+    // ns-2.35's rt_resolve sets xmit_failure_ on data only: a RREP that ARP
+    // cannot deliver is dropped there (an ARP drop), routing never hears.
+    let rrep = rrep_packet(3, 0, 9, 4, 1);
+    let ns2 = Node::with(2, AodvConfig::ns2());
+    assert!(!ns2.a.hears_failure(&rrep));
+    assert!(ns2.a.hears_failure(&data(0, 9, 1)));
+    let rfc = Node::new(2);
+    assert!(rfc.a.hears_failure(&rrep) && rfc.a.hears_failure(&data(0, 9, 1)));
+}
+
+#[test]
 fn ns2_a_failed_control_packet_or_unknown_destination_breaks_no_link() {
     // ns-2's rt_ll_failed drops such a packet and does nothing else: no
     // RERR, the route and the queue stay.
