@@ -6,6 +6,34 @@ mod common;
 use common::*;
 use manetsim_core::scenario::{Loss, LossModelKind, LossPackets, LossWhere};
 
+/// A 0 → 1 → 2 chain, CBR 512 B at `pps` packets/s to the end of the run,
+/// with a loss model at relay 1 on `packets`.
+fn lossy_chain(
+    duration_s: f64,
+    seed: u64,
+    pps: f64,
+    model: LossModelKind,
+    rate: f64,
+    packets: LossPackets,
+    placement: LossWhere,
+) -> manetsim_core::scenario::Scenario {
+    let mut s = base(duration_s, seed);
+    s.nodes.count = 3;
+    s.area.width_m = 500.0;
+    s.area.height_m = 10.0;
+    s.flows
+        .push(cbr(0, 2, 512, pps * 512.0 * 8.0, 1.0, duration_s));
+    s.loss.push(Loss {
+        node: 1,
+        model,
+        rate,
+        packets,
+        where_: placement,
+        mean_burst_packets: 1.0,
+    });
+    s
+}
+
 /// 0 → 1 → 2 chain, CBR 512 B at 20 packets/s for 100 s; loss at relay 1.
 fn chain_with_loss(
     model: LossModelKind,
@@ -13,19 +41,8 @@ fn chain_with_loss(
     burst: f64,
     placement: LossWhere,
 ) -> manetsim_core::RunResult {
-    let mut s = base(101.0, 5);
-    s.nodes.count = 3;
-    s.area.width_m = 500.0;
-    s.area.height_m = 10.0;
-    s.flows.push(cbr(0, 2, 512, 20.0 * 512.0 * 8.0, 1.0, 101.0));
-    s.loss.push(Loss {
-        node: 1,
-        model,
-        rate,
-        packets: LossPackets::Data,
-        where_: placement,
-        mean_burst_packets: burst,
-    });
+    let mut s = lossy_chain(101.0, 5, 20.0, model, rate, LossPackets::Data, placement);
+    s.loss[0].mean_burst_packets = burst;
     run_checked(&s)
 }
 
@@ -77,20 +94,16 @@ fn a_lost_copy_of_a_broadcast_is_not_a_dropped_packet() {
     // copies of the RREQs reach it and are lost. A broadcast counts once,
     // delivered when its transmission ends, so the ledger still balances
     // and `loss_model` counts only unicast packets.
-    let mut s = base(60.0, 3);
+    let mut s = lossy_chain(
+        60.0,
+        3,
+        4.0,
+        LossModelKind::Uniform,
+        0.3,
+        LossPackets::All,
+        LossWhere::AfterMac,
+    );
     s.routing.protocol = manetsim_core::scenario::RoutingProtocol::Aodv;
-    s.nodes.count = 3;
-    s.area.width_m = 500.0;
-    s.area.height_m = 10.0;
-    s.flows.push(cbr(0, 2, 512, 4.0 * 512.0 * 8.0, 1.0, 60.0));
-    s.loss.push(Loss {
-        node: 1,
-        model: LossModelKind::Uniform,
-        rate: 0.3,
-        packets: LossPackets::All,
-        where_: LossWhere::AfterMac,
-        mean_burst_packets: 1.0,
-    });
     let r = run_checked(&s);
     let f = &r.flows[0];
     println!("drops {:?} routing {:?}", r.drops, r.routing.by_message);
