@@ -92,11 +92,23 @@ impl PriQueue {
     /// Removes and returns the data packets queued for `next_hop`, in order
     /// (routing control and ARP packets stay).
     pub fn take_data_for(&mut self, next_hop: NodeId) -> Vec<Packet> {
+        self.take_for(next_hop, false)
+    }
+
+    /// Removes and returns the packets queued for `next_hop`: the data
+    /// packets, and with `control` the routing-control packets too, in the
+    /// order the queue would serve them (ns-2's `prq_get_nexthop`, called
+    /// until it finds none, takes `CMUPriQueue`'s bands in turn). ARP
+    /// packets stay.
+    pub fn take_for(&mut self, next_hop: NodeId, control: bool) -> Vec<Packet> {
         let mut taken = Vec::new();
         if let Some(bands) = &mut self.bands {
-            take_from(&mut bands[1], next_hop, &mut taken);
+            if control {
+                take_from(&mut bands[0], next_hop, true, &mut taken);
+            }
+            take_from(&mut bands[1], next_hop, control, &mut taken);
         }
-        take_from(&mut self.q, next_hop, &mut taken);
+        take_from(&mut self.q, next_hop, control, &mut taken);
         taken
     }
 
@@ -109,11 +121,12 @@ impl PriQueue {
     }
 }
 
-/// Moves the data packets of `q` queued for `next_hop` to `taken`, in order.
-fn take_from(q: &mut Band, next_hop: NodeId, taken: &mut Vec<Packet>) {
+/// Moves the data packets of `q` queued for `next_hop` (with `control`,
+/// the routing-control packets too) to `taken`, in order.
+fn take_from(q: &mut Band, next_hop: NodeId, control: bool, taken: &mut Vec<Packet>) {
     let mut kept = VecDeque::with_capacity(q.len());
     for (p, h) in q.drain(..) {
-        if h == next_hop && !p.is_control() && !p.is_arp() {
+        if h == next_hop && (control || !p.is_control()) && !p.is_arp() {
             taken.push(p);
         } else {
             kept.push_back((p, h));
@@ -223,6 +236,28 @@ mod tests {
         let taken: Vec<u64> = q.take_data_for(1).iter().map(|p| p.uid).collect();
         assert_eq!(taken, vec![3, 1]);
         assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn take_for_with_control_takes_control_first_as_the_queue_serves_it() {
+        let mut q = PriQueue::cmu(10);
+        q.enqueue(pkt(1, false), 1);
+        q.enqueue(pkt(2, true), 1);
+        q.enqueue(ack(3), 1);
+        q.enqueue(pkt(4, true), 2);
+        q.enqueue(pkt(5, true), 1);
+        let taken: Vec<u64> = q.take_for(1, true).iter().map(|p| p.uid).collect();
+        assert_eq!(taken, vec![2, 5, 3, 1]);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.dequeue().unwrap().0.uid, 4);
+        // The drop-tail queue, control jumping ahead as it was queued.
+        let mut q = PriQueue::new(10);
+        q.enqueue(pkt(1, false), 1);
+        q.enqueue(pkt(2, true), 1);
+        q.enqueue(pkt(3, true), 2);
+        let taken: Vec<u64> = q.take_for(1, true).iter().map(|p| p.uid).collect();
+        assert_eq!(taken, vec![2, 1]);
+        assert_eq!(q.dequeue().unwrap().0.uid, 3);
     }
 
     #[test]

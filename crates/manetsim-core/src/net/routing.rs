@@ -37,19 +37,30 @@ pub enum RoutingAction {
         message: &'static str,
         forwarded: bool,
     },
-    /// Queue again a control packet the protocol was given back (its
-    /// transmission failed and it is salvaged): it keeps its uid and its
-    /// place in the ledger, and the routing statistics count one more
-    /// forwarded `message`.
+    /// Queue a control packet that has its uid already: one the protocol
+    /// was given back (its transmission failed and it is salvaged), or
+    /// one it held while it looked for a route (see `Create`). It keeps
+    /// its uid and its place in the ledger, and the routing statistics
+    /// count one more `message`, forwarded or originated.
     Resend {
         packet: Packet,
         next_hop: NodeId,
         message: &'static str,
+        forwarded: bool,
     },
+    /// A new control packet this node originates that has no next hop yet
+    /// (DSR's route error to a node it has no route to). The world gives it
+    /// a uid, counts it in the ledger, and hands it back through
+    /// [`RoutingProtocol::route_output`], which sends it (`Resend`, not
+    /// forwarded: the routing statistics count it when it leaves), holds it
+    /// while a route is found, or drops it.
+    Create { packet: Packet },
     /// Drop a packet the protocol held or was given.
     Drop { packet: Packet, reason: DropReason },
     /// Take every data packet the interface queue holds for `next_hop` back
-    /// and run each through `route_output` again (after a link break).
+    /// (with [`RoutingProtocol::reroutes_control`], the routing-control
+    /// packets too) and hand each to [`RoutingProtocol::on_reroute`] (after
+    /// a link break).
     Reroute { next_hop: NodeId },
 }
 
@@ -83,12 +94,23 @@ impl RoutingCtx<'_> {
         });
     }
 
-    pub fn resend(&mut self, packet: Packet, next_hop: NodeId, message: &'static str) {
+    pub fn resend(
+        &mut self,
+        packet: Packet,
+        next_hop: NodeId,
+        message: &'static str,
+        forwarded: bool,
+    ) {
         self.out.push(RoutingAction::Resend {
             packet,
             next_hop,
             message,
+            forwarded,
         });
+    }
+
+    pub fn create(&mut self, packet: Packet) {
+        self.out.push(RoutingAction::Create { packet });
     }
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
@@ -104,7 +126,9 @@ pub trait RoutingProtocol {
     fn start(&mut self, _now: SimTime, _ctx: &mut RoutingCtx) {}
 
     /// A data packet this node originates or must forward (TTL already
-    /// decremented): send it, buffer it while a route is found, or drop it.
+    /// decremented), or a control packet it created with
+    /// [`RoutingAction::Create`]: send it, buffer it while a route is
+    /// found, or drop it.
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx);
 
     /// A control packet arrived from neighbour `from`.
@@ -158,6 +182,14 @@ pub trait RoutingProtocol {
         ctx: &mut RoutingCtx,
     ) {
         self.route_output(now, packet, ctx);
+    }
+
+    /// Whether a [`RoutingAction::Reroute`] takes back the agent's control
+    /// packets queued for the broken neighbour as well as data (ns-2's DSR
+    /// takes every packet for it out of its `CMUPriQueue`). The default:
+    /// data only.
+    fn reroutes_control(&self) -> bool {
+        false
     }
 
     /// Whether the agent hears of a failure to deliver `packet` to its

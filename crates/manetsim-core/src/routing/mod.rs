@@ -63,6 +63,9 @@ impl RoutingProtocol for Router {
     fn hears_failure(&self, packet: &Packet) -> bool {
         dispatch!(self, r => r.hears_failure(packet))
     }
+    fn reroutes_control(&self) -> bool {
+        dispatch!(self, r => r.reroutes_control())
+    }
 
     fn overhears_control(&self) -> bool {
         dispatch!(self, r => r.overhears_control())

@@ -1035,7 +1035,9 @@ impl World {
                     RoutingAction::Drop { reason, packet } => {
                         self.drop_packet(now, n, reason, &packet)
                     }
-                    RoutingAction::Originate { .. } | RoutingAction::Reroute { .. } => {}
+                    RoutingAction::Originate { .. }
+                    | RoutingAction::Create { .. }
+                    | RoutingAction::Reroute { .. } => {}
                 }
             }
             self.routing_out = out;
@@ -1076,6 +1078,7 @@ impl World {
                 RoutingAction::Send { .. }
                     | RoutingAction::Originate { .. }
                     | RoutingAction::Resend { .. }
+                    | RoutingAction::Create { .. }
             )
         {
             self.held.push((n, action));
@@ -1110,19 +1113,33 @@ impl World {
                 packet,
                 next_hop,
                 message,
+                forwarded,
             } => {
                 let st = &mut self.routing_stats;
                 st.packets += 1;
                 st.bytes += packet.size_bytes as u64;
-                st.forwarded += 1;
+                if forwarded {
+                    st.forwarded += 1;
+                } else {
+                    st.originated += 1;
+                }
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
                 self.enqueue(now, n, packet, next_hop);
             }
+            RoutingAction::Create { mut packet } => {
+                packet.uid = self.next_uid;
+                self.next_uid += 1;
+                packet.created_at = now;
+                self.ledger.create();
+                self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
+            }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
             RoutingAction::Reroute { next_hop } => {
-                let taken = self.nodes[n as usize].ifq.take_data_for(next_hop);
+                let node = &mut self.nodes[n as usize];
+                let control = node.router.reroutes_control();
+                let taken = node.ifq.take_for(next_hop, control);
                 for packet in taken {
                     self.with_router(now, n, |r, now, ctx| {
                         r.on_reroute(now, packet, next_hop, ctx)

@@ -392,15 +392,66 @@ struct RequestIn<'a> {
 }
 
 /// A packet waiting for its jitter (a rebroadcast request; with ns-2's
-/// pacing also an originated request, a target's reply, or a data packet
+/// pacing also an originated request, a target's reply, or a packet
 /// released from the send buffer).
 #[derive(Debug, Clone)]
 struct Delayed {
     packet: Packet,
     next_hop: NodeId,
-    /// The control message it counts as (`None`: a data packet).
-    message: Option<&'static str>,
-    forwarded: bool,
+    out: Out,
+}
+
+/// What a packet this agent sends is to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Out {
+    /// A data packet (it has its uid).
+    Data,
+    /// A new control message, given its uid when it leaves.
+    New {
+        message: &'static str,
+        forwarded: bool,
+    },
+    /// A control packet that has its uid already: it waited in the send
+    /// buffer, created there or salvaged.
+    Held {
+        message: &'static str,
+        forwarded: bool,
+    },
+}
+
+impl Out {
+    /// Whether the packet is in the ledger already (held by this agent).
+    fn is_held(self) -> bool {
+        !matches!(self, Out::New { .. })
+    }
+
+    fn emit(self, packet: Packet, next_hop: NodeId, ctx: &mut RoutingCtx) {
+        match self {
+            Out::Data => ctx.send(packet, next_hop),
+            Out::New { message, forwarded } => ctx.originate(packet, next_hop, message, forwarded),
+            Out::Held { message, forwarded } => ctx.resend(packet, next_hop, message, forwarded),
+        }
+    }
+}
+
+/// The routing message a DSR control packet counts as: a reply if it
+/// carries one, else an error; `None` if it carries neither.
+fn control_message(repr: &DsrRepr) -> Option<&'static str> {
+    if repr
+        .options
+        .iter()
+        .any(|o| matches!(o, DsrOption::RouteReply { .. }))
+    {
+        Some("rrep")
+    } else if repr
+        .options
+        .iter()
+        .any(|o| matches!(o, DsrOption::RouteError { .. }))
+    {
+        Some("rerr")
+    } else {
+        None
+    }
 }
 
 /// One node's DSR agent.
@@ -549,6 +600,12 @@ impl Dsr {
             self.send_own(now, p, &route, 0, ctx);
             return;
         }
+        self.await_route(now, p, ctx);
+    }
+
+    /// This node's own packet, with no cached route, waits in the send
+    /// buffer while a route is found (ns-2's `getRouteForPacket`).
+    fn await_route(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
         let dst = p.dst;
         if self.ns2_pacing() {
             // ns-2: the request (if its pacing allows one) before the packet
@@ -561,6 +618,71 @@ impl Dsr {
             ctx.drop_packet(old, DropReason::RouteBufferFull);
         }
         self.start_discovery(now, dst, ctx);
+    }
+
+    /// Another node's packet this node salvages, with no cached route:
+    /// with ns-2's pacing it waits in the send buffer, with one
+    /// non-propagating cycle at most; otherwise (or when the pacing allows
+    /// no cycle) it is given back.
+    fn await_route_for_other(
+        &mut self,
+        now: SimTime,
+        p: Packet,
+        ctx: &mut RoutingCtx,
+    ) -> Result<(), Packet> {
+        if !self.ns2_pacing() || !self.ns2_request(now, p.dst, false, ctx) {
+            return Err(p);
+        }
+        self.buffer_packet(now, p, ctx);
+        Ok(())
+    }
+
+    /// A control packet this node created with no route yet (an
+    /// unknown-flow error, [`Self::send_flow_error`]), back from the world
+    /// with its uid: sent along a cached route, or held in the send buffer
+    /// while one is found (ns-2's `handlePktWithoutSR`).
+    fn originate_control(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        match self.cache.find_for_use(p.dst, now).map(<[NodeId]>::to_vec) {
+            Some(route) => self.release_control(now, p, &route, 0, ctx),
+            None => self.await_route(now, p, ctx),
+        }
+    }
+
+    /// Sends a control packet this agent held along `route` (this node
+    /// first), `delay` from now: this node's own with a new source route
+    /// (counted as originated the first time it leaves, as forwarded when
+    /// it is salvaged), another node's as a salvage.
+    fn release_control(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        route: &[NodeId],
+        delay: SimTime,
+        ctx: &mut RoutingCtx,
+    ) {
+        let Some(mut repr) = DsrRepr::parse(p.body()).ok() else {
+            ctx.drop_packet(p, DropReason::NoRoute);
+            return;
+        };
+        let Some(message) = control_message(&repr) else {
+            ctx.drop_packet(p, DropReason::NoRoute);
+            return;
+        };
+        let old = SourceRoute::of(&repr);
+        let sr = if p.src == self.me {
+            SourceRoute::along(route)
+        } else {
+            SourceRoute::salvaged(self.me, route, old.as_ref().map_or(0, |sr| sr.salvage))
+        };
+        repr.options
+            .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
+        repr.options.push(sr.option());
+        Self::attach_bytes(&mut p, repr.to_bytes());
+        let out = Out::Held {
+            message,
+            forwarded: old.is_some(),
+        };
+        self.send_later(now, delay, p, route[1], out, ctx);
     }
 
     /// Puts `p` in the send buffer (dropping the oldest if it is full) and,
@@ -653,6 +775,10 @@ impl Dsr {
         delay: SimTime,
         ctx: &mut RoutingCtx,
     ) {
+        if p.is_control() {
+            self.release_control(now, p, route, delay, ctx);
+            return;
+        }
         if p.src == self.me {
             Self::strip(&mut p);
             self.send_own(now, p, route, delay, ctx);
@@ -665,7 +791,7 @@ impl Dsr {
             .and_then(SourceRoute::of)
             .map_or(0, |sr| sr.salvage);
         Self::attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
-        self.send_later(now, delay, p, route[1], None, false, ctx);
+        self.send_later(now, delay, p, route[1], Out::Data, ctx);
     }
 
     /// Sends this node's own data packet `p` (no DSR header) along `route`
@@ -681,7 +807,7 @@ impl Dsr {
     ) {
         if !self.cfg.flow_state {
             Self::attach(&mut p, &SourceRoute::along(route));
-            self.send_later(now, delay, p, route[1], None, false, ctx);
+            self.send_later(now, delay, p, route[1], Out::Data, ctx);
             return;
         }
         let (me, dst) = (self.me, p.dst);
@@ -758,7 +884,7 @@ impl Dsr {
             };
             Self::attach_bytes(&mut p, h.to_bytes().to_vec());
         }
-        self.send_later(now, delay, p, next, None, false, ctx);
+        self.send_later(now, delay, p, next, Out::Data, ctx);
     }
 
     /// A relay's part for a packet establishing a flow: the flow's entry,
@@ -838,8 +964,9 @@ impl Dsr {
     }
 
     /// An unknown-flow Route Error (RFC 4728 section 7.2.3) to the source
-    /// of `p`, along a cached route. ns-2 buffers it and discovers a route
-    /// when it has none; manetsim then sends none (see the module notes).
+    /// of `p`, along a cached route. With none, the error is created
+    /// without one and waits in the send buffer while a route is found, as
+    /// ns-2.35's `sendUnknownFlow` has `handlePktWithoutSR` do.
     fn send_flow_error(
         &mut self,
         now: SimTime,
@@ -848,9 +975,7 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         let tell = p.src;
-        let Some(route) = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec) else {
-            return;
-        };
+        let route = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec);
         let mut type_specific = p.dst.to_be_bytes().to_vec();
         let error_type = match unknown {
             Some(id) => {
@@ -859,19 +984,22 @@ impl Dsr {
             }
             None => ERROR_DEFAULT_FLOW_UNKNOWN,
         };
-        let body = DsrRepr::control(vec![
-            DsrOption::RouteError {
-                error_type,
-                salvage: 0,
-                source: self.me,
-                destination: tell,
-                type_specific,
-            },
-            SourceRoute::along(&route).option(),
-        ])
-        .to_bytes();
+        let mut options = vec![DsrOption::RouteError {
+            error_type,
+            salvage: 0,
+            source: self.me,
+            destination: tell,
+            type_specific,
+        }];
+        if let Some(route) = &route {
+            options.push(SourceRoute::along(route).option());
+        }
+        let body = DsrRepr::control(options).to_bytes();
         let e = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
-        ctx.originate(e, route[1], "rerr", false);
+        match route {
+            Some(route) => ctx.originate(e, route[1], "rerr", false),
+            None => ctx.create(e),
+        }
     }
 
     /// The source hears that a relay does not know one of its flows: the
@@ -919,24 +1047,19 @@ impl Dsr {
         }
     }
 
-    /// Sends `packet` to `next_hop` now (`delay` 0) or after `delay`:
-    /// originated as `message`, or a data packet when that is `None`.
-    #[allow(clippy::too_many_arguments)]
+    /// Sends `packet` to `next_hop` as `out` says, now (`delay` 0) or
+    /// after `delay`.
     fn send_later(
         &mut self,
         now: SimTime,
         delay: SimTime,
         packet: Packet,
         next_hop: NodeId,
-        message: Option<&'static str>,
-        forwarded: bool,
+        out: Out,
         ctx: &mut RoutingCtx,
     ) {
         if delay == 0 {
-            match message {
-                Some(m) => ctx.originate(packet, next_hop, m, forwarded),
-                None => ctx.send(packet, next_hop),
-            }
+            out.emit(packet, next_hop, ctx);
             return;
         }
         self.delayed_seq += 1;
@@ -945,8 +1068,7 @@ impl Dsr {
             Delayed {
                 packet,
                 next_hop,
-                message,
-                forwarded,
+                out,
             },
         );
     }
@@ -985,7 +1107,16 @@ impl Dsr {
         let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
         for p in ready {
             self.requests.end_discovery(p.dst);
-            self.originate_data(now, p, ctx);
+            if p.is_control() {
+                let route = self
+                    .cache
+                    .find_for_use(p.dst, now)
+                    .expect("found above")
+                    .to_vec();
+                self.release_control(now, p, &route, 0, ctx);
+            } else {
+                self.originate_data(now, p, ctx);
+            }
         }
     }
 
@@ -1061,19 +1192,7 @@ impl Dsr {
             }
             _ => true,
         });
-        let message = if repr
-            .options
-            .iter()
-            .any(|o| matches!(o, DsrOption::RouteReply { .. }))
-        {
-            "rrep"
-        } else if repr
-            .options
-            .iter()
-            .any(|o| matches!(o, DsrOption::RouteError { .. }))
-        {
-            "rerr"
-        } else {
+        let Some(message) = control_message(&repr) else {
             ctx.drop_packet(p, DropReason::RetryLimit);
             return;
         };
@@ -1088,7 +1207,14 @@ impl Dsr {
             self.cache.find(p.dst, now)
         };
         let Some(route) = route.map(<[NodeId]>::to_vec) else {
-            ctx.drop_packet(p, DropReason::NoRoute);
+            // ns-2's `undeliverablePkt`: into the send buffer while a route
+            // is found.
+            Self::attach_bytes(&mut p, repr.to_bytes());
+            if own {
+                self.await_route(now, p, ctx);
+            } else if let Err(p) = self.await_route_for_other(now, p, ctx) {
+                ctx.drop_packet(p, DropReason::NoRoute);
+            }
             return;
         };
         let sr = if own {
@@ -1098,7 +1224,7 @@ impl Dsr {
         };
         sr.replace_in(&mut repr);
         Self::attach_bytes(&mut p, repr.to_bytes());
-        ctx.resend(p, route[1], message);
+        ctx.resend(p, route[1], message, true);
     }
 
     /// A packet whose next hop `broken` is unreachable: report the break to
@@ -1190,10 +1316,7 @@ impl Dsr {
             }
             None if salvage < self.cfg.max_salvage && self.ns2_pacing() => {
                 // ns-2: into the send buffer, with one non-propagating cycle.
-                let dst = p.dst;
-                if self.ns2_request(now, dst, false, ctx) {
-                    self.buffer_packet(now, p, ctx);
-                } else {
+                if let Err(p) = self.await_route_for_other(now, p, ctx) {
                     ctx.drop_packet(p, DropReason::NoRoute);
                 }
             }
@@ -1249,7 +1372,11 @@ impl Dsr {
         let body = DsrRepr::control(options).to_bytes();
         let p = Packet::control(self.me, BROADCAST, ttl, 0, body);
         let jitter = if ns2 { self.jitter(ctx) } else { 0 };
-        self.send_later(now, jitter, p, BROADCAST, Some("rreq"), false, ctx);
+        let out = Out::New {
+            message: "rreq",
+            forwarded: false,
+        };
+        self.send_later(now, jitter, p, BROADCAST, out, ctx);
     }
 
     /// A uniform draw below `broadcast_jitter` (0 without jitter).
@@ -1288,7 +1415,11 @@ impl Dsr {
                 // ns-2 jitters the target's replies as it does requests.
                 let delay = self.jitter(ctx);
                 let p = Self::reply_packet(self.me, route, &back);
-                self.send_later(now, delay, p, back[1], Some("rrep"), false, ctx);
+                let out = Out::New {
+                    message: "rrep",
+                    forwarded: false,
+                };
+                self.send_later(now, delay, p, back[1], out, ctx);
             } else {
                 self.send_reply(route, &back, ctx);
             }
@@ -1334,8 +1465,10 @@ impl Dsr {
             Delayed {
                 packet: p,
                 next_hop: BROADCAST,
-                message: Some("rreq"),
-                forwarded: true,
+                out: Out::New {
+                    message: "rreq",
+                    forwarded: true,
+                },
             },
         );
     }
@@ -1569,8 +1702,9 @@ impl Dsr {
 
     /// A route error for this node that carries nested errors (ns-2's
     /// `processBrokenRouteError`): the errors but the last go on to the
-    /// node the last of them names, along a cached route (none is sent
-    /// without one; ns-2 buffers it and discovers a route).
+    /// node the last of them names, along a cached route, or, with none,
+    /// created without one to wait for a route in the send buffer (ns-2's
+    /// `handlePktWithoutSR`).
     fn unwrap_nested(&mut self, now: SimTime, mut repr: DsrRepr, ctx: &mut RoutingCtx) {
         let errors = repr
             .options
@@ -1599,6 +1733,16 @@ impl Dsr {
             return;
         }
         let Some(route) = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec) else {
+            // Created without a route; it waits for one in the send buffer.
+            repr.options
+                .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
+            ctx.create(Packet::control(
+                self.me,
+                tell,
+                CONTROL_TTL,
+                0,
+                repr.to_bytes(),
+            ));
             return;
         };
         let sr = SourceRoute::along(&route);
@@ -1658,7 +1802,11 @@ impl RoutingProtocol for Dsr {
             return;
         };
         let Some(mut sr) = SourceRoute::of(&repr) else {
-            ctx.drop_packet(packet, DropReason::NoRoute);
+            if packet.is_control() && packet.src == self.me {
+                self.originate_control(now, packet, ctx);
+            } else {
+                ctx.drop_packet(packet, DropReason::NoRoute);
+            }
             return;
         };
         let n = sr.addresses.len();
@@ -1786,13 +1934,28 @@ impl RoutingProtocol for Dsr {
         ctx.out.push(RoutingAction::Reroute { next_hop });
     }
 
-    fn on_reroute(
-        &mut self,
-        now: SimTime,
-        packet: Packet,
-        _next_hop: NodeId,
-        ctx: &mut RoutingCtx,
-    ) {
+    fn reroutes_control(&self) -> bool {
+        // ns-2's `xmitFailed` takes every packet for the broken neighbour
+        // out of the queue; with its cache, manetsim salvages control
+        // packets as ns-2 does.
+        self.ns2_cache()
+    }
+
+    fn on_reroute(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, ctx: &mut RoutingCtx) {
+        // A control packet the queue held for a broken link is salvaged
+        // without a route error (ns-2's `undeliverablePkt`).
+        if packet.is_control() {
+            let parsed = DsrRepr::parse(packet.body())
+                .ok()
+                .and_then(|r| SourceRoute::of(&r).map(|sr| (r, sr.salvage)));
+            match parsed {
+                Some((repr, salvage)) => {
+                    self.salvage_control(now, packet, repr, salvage, next_hop, ctx)
+                }
+                None => ctx.drop_packet(packet, DropReason::NoRoute),
+            }
+            return;
+        }
         // A relayed flow packet the queue held for a broken link is only
         // salvaged (ns-2 `undeliverablePkt`), as it carries no route.
         if self.cfg.flow_state && packet.src != self.me && Self::by_flow(&packet) {
@@ -1822,10 +1985,7 @@ impl RoutingProtocol for Dsr {
                 break;
             }
             let d = entry.remove();
-            match d.message {
-                Some(m) => ctx.originate(d.packet, d.next_hop, m, d.forwarded),
-                None => ctx.send(d.packet, d.next_hop),
-            }
+            d.out.emit(d.packet, d.next_hop, ctx);
         }
         for p in self.buffer.expire(now) {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
@@ -1862,13 +2022,9 @@ impl RoutingProtocol for Dsr {
     }
 
     fn buffered(&self) -> u64 {
-        // Data released from the buffer but still waiting for its spacing
-        // (ns-2's pacing) is held here too.
-        let releasing = self
-            .delayed
-            .values()
-            .filter(|d| d.message.is_none())
-            .count();
+        // Packets released from the buffer but still waiting for their
+        // spacing (ns-2's pacing) are held here too.
+        let releasing = self.delayed.values().filter(|d| d.out.is_held()).count();
         (self.buffer.len() + releasing) as u64
     }
 

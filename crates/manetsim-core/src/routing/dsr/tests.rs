@@ -1236,6 +1236,106 @@ fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
     assert_eq!(originated(&out).len(), 1, "{out:?}");
 }
 
+/// The control packets created without a route (for the world to give a
+/// uid and hand back through `route_output`).
+fn created(out: &[RoutingAction]) -> Vec<&Packet> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Create { packet } => Some(packet),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_relay_without_a_route_to_the_source_holds_its_unknown_flow_error() {
+    // Relay 1 knows no flow and has a route to 3, none back to 0.
+    let mut d = dsr_ns2(1);
+    d.learn_route(&[1, 4, 3], 0);
+    let t = NS_PER_S;
+    let out = run(&mut d, |d, c| d.route_output(t, by_flow(Some(5), 31), c));
+    assert_eq!(sent(&out).len(), 1, "the packet is salvaged");
+    assert!(originated(&out).is_empty(), "{out:?}");
+    // The error is created without a source route ...
+    let c = created(&out);
+    assert_eq!(c.len(), 1, "{out:?}");
+    let mut e = c[0].clone();
+    assert_eq!((e.src, e.dst), (1, 0));
+    let repr = parse(&e);
+    assert!(SourceRoute::of(&repr).is_none());
+    assert!(matches!(
+        &repr.options[0],
+        DsrOption::RouteError { error_type: ERROR_UNKNOWN_FLOW, type_specific, .. }
+            if type_specific == &[0, 0, 0, 3, 0, 5]
+    ));
+    // ... and, back from the world with its uid, waits for a route to 0
+    // while 1 asks for one (ns-2's `handlePktWithoutSR`).
+    e.uid = 42;
+    let out = run(&mut d, |d, c| d.route_output(t, e, c));
+    assert!(
+        dropped(&out).is_empty() && resent(&out).is_empty(),
+        "{out:?}"
+    );
+    assert_eq!(d.buffered(), 1);
+    let acts = advance(&mut d, t + 20 * NS_PER_MS);
+    assert_eq!(requests(&acts), vec![(requests(&acts)[0].0, 1)]);
+    // A reply brings the route: the error leaves with its uid, along it,
+    // and counts as an originated route error.
+    let at = t + 20 * NS_PER_MS;
+    let reply = control(
+        0,
+        1,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![0],
+            },
+            sr_opt(&[], 0),
+        ],
+    );
+    let mut out = run(&mut d, |d, c| d.on_control(at, 0, reply, c));
+    out.extend(advance(&mut d, at + NS_PER_S).into_iter().map(|(_, a)| a));
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!(
+        (p.uid, p.dst, nh, msg, forwarded),
+        (42, 0, 0, "rerr", false)
+    );
+    let repr = parse(p);
+    assert_eq!(
+        SourceRoute::of(&repr).unwrap().addresses,
+        Vec::<NodeId>::new()
+    );
+    assert_eq!(p.size_bytes, 20 + repr.buffer_len() as u32);
+    assert_eq!(d.buffered(), 0);
+}
+
+#[test]
+fn an_unknown_flow_error_that_finds_no_route_times_out_in_the_buffer() {
+    let mut d = dsr_ns2(1);
+    d.learn_route(&[1, 4, 3], 0);
+    let out = run(&mut d, |d, c| d.route_output(0, by_flow(None, 31), c));
+    let mut e = created(&out)[0].clone();
+    e.uid = 9;
+    run(&mut d, |d, c| d.route_output(0, e, c));
+    let acts = advance(&mut d, 31 * NS_PER_S);
+    let drops: Vec<(u64, DropReason)> = acts
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Drop { packet, reason } => Some((packet.uid, *reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(drops, vec![(9, DropReason::RouteBufferTimeout)]);
+    assert!(
+        requests(&acts).len() > 1,
+        "own packet: propagating requests too"
+    );
+    assert_eq!(d.buffered(), 0);
+}
+
 #[test]
 fn an_unknown_flow_error_makes_the_source_advertise_again() {
     let mut d = dsr_ns2(0);
@@ -1306,14 +1406,17 @@ fn queued_flow_packets_for_a_broken_link_are_salvaged_without_an_error() {
 // ns-2's handling of failed control packets (with its cache)
 // ---------------------------------------------------------------------
 
-fn resent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str)> {
+/// The control packets sent again with their uid: (packet, next hop,
+/// message, counted as forwarded).
+fn resent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str, bool)> {
     out.iter()
         .filter_map(|a| match a {
             RoutingAction::Resend {
                 packet,
                 next_hop,
                 message,
-            } => Some((packet, *next_hop, *message)),
+                forwarded,
+            } => Some((packet, *next_hop, *message, *forwarded)),
             _ => None,
         })
         .collect()
@@ -1335,8 +1438,8 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
     // forwarded route error; nothing dropped.
     let r = resent(&out);
     assert_eq!(r.len(), 1, "{out:?}");
-    let (p, nh, msg) = r[0];
-    assert_eq!((p.src, p.dst, nh, msg), (4, 0, 7, "rerr"));
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!((p.src, p.dst, nh, msg, forwarded), (4, 0, 7, "rerr", true));
     let repr = parse(p);
     assert_eq!(repr.options[0], rerr_opt(4, 5, 0));
     let sr = SourceRoute::of(&repr).unwrap();
@@ -1353,12 +1456,27 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
     assert_eq!((e.src, e.dst, nh, msg), (2, 4, 3, "rerr"));
     let opts = parse(e).options;
     assert_eq!(opts[..2], [rerr_opt(4, 5, 0), rerr_opt(2, 1, 4)]);
-    // Without a route to salvage on, the error is dropped.
-    let out = run(&mut dsr_ns2(2), |d, c| {
-        d.on_link_failure(0, 1, Some(rerr_4_to_0()), c)
-    });
-    assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
+    // Without a route to salvage on, the error waits in the send buffer
+    // (ns-2's `undeliverablePkt`), as another node's data packet does.
+    let mut d = dsr_ns2(2);
+    let mut held = rerr_4_to_0();
+    held.uid = 77;
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(held), c));
+    assert!(dropped(&out).is_empty(), "{out:?}");
     assert_eq!(originated(&out).len(), 1);
+    assert_eq!(d.buffered(), 1);
+    // Once 2 learns a route to 0, the buffer's next check salvages it, with
+    // its uid, as a forwarded route error.
+    d.learn_route(&[2, 6, 0], 5 * NS_PER_MS);
+    let acts = advance(&mut d, 100 * NS_PER_MS);
+    let out: Vec<RoutingAction> = acts.into_iter().map(|(_, a)| a).collect();
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!((p.uid, nh, msg, forwarded), (77, 6, "rerr", true));
+    let sr = SourceRoute::of(&parse(p)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses.clone()), (1, vec![2, 6]));
+    assert_eq!(d.buffered(), 0);
     // The RFC preset only drops it.
     let mut rfc = dsr(2);
     rfc.learn_route(&[2, 7, 0], 0);
@@ -1444,6 +1562,17 @@ fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
             .count(),
         1
     );
+    // With no route to 0 the inner error is created without one, to wait
+    // for a route in the send buffer.
+    let mut d = dsr_ns2(4);
+    let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    let c = created(&out);
+    assert_eq!(c.len(), 1, "{out:?}");
+    assert_eq!((c[0].src, c[0].dst), (4, 0));
+    let r = parse(c[0]);
+    assert_eq!(r.options, vec![rerr_opt(4, 5, 0)]);
+    assert_eq!(c[0].size_bytes, 20 + r.buffer_len() as u32);
     // At most three errors nest: a packet with three gets no fourth.
     let three = control(
         4,
@@ -1461,4 +1590,46 @@ fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
     let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(three), c));
     assert!(originated(&out).is_empty());
     assert_eq!(resent(&out).len(), 1);
+}
+
+#[test]
+fn ns2_a_control_packet_queued_for_a_broken_link_is_salvaged_without_an_error() {
+    // The queue gives back what it held for 1 after 2 -> 1 broke: with
+    // ns-2's cache control packets come back too (ns-2's
+    // `prq_get_nexthop`), and each is salvaged as `undeliverablePkt` does,
+    // with no route error of its own.
+    assert!(dsr_ns2(2).reroutes_control());
+    assert!(!dsr(2).reroutes_control());
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let mut queued = rerr_4_to_0();
+    queued.uid = 5;
+    let out = run(&mut d, |d, c| d.on_reroute(0, queued, 1, c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!((p.uid, nh, msg, forwarded), (5, 7, "rerr", true));
+    let sr = SourceRoute::of(&parse(p)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses.clone()), (1, vec![2, 7]));
+    // This node's own reply with no other route waits for one.
+    let own = control(
+        2,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![5, 2],
+            },
+            sr_opt(&[1], 1),
+        ],
+    );
+    let mut d = dsr_ns2(2);
+    let out = run(&mut d, |d, c| d.on_reroute(0, own, 1, c));
+    assert!(
+        dropped(&out).is_empty() && resent(&out).is_empty(),
+        "{out:?}"
+    );
+    assert_eq!(d.buffered(), 1);
 }
