@@ -79,10 +79,17 @@
 //!   the node that sent it along its route gets a route error that nests
 //!   the packet's own errors before the new one (at most three; the node
 //!   the outer one names passes the rest on), and the packet is salvaged
-//!   on a cached route (a reply naming the broken link is dropped instead;
-//!   with no cached route the packet is dropped, where ns-2 would buffer
-//!   it and discover one). A salvaged control packet counts as a
-//!   forwarded message.
+//!   on a cached route (a reply naming the broken link is dropped
+//!   instead). With no cached route it waits in the send buffer, as data
+//!   does: this node's own while it discovers a route, another node's for
+//!   one non-propagating cycle (ns-2's `undeliverablePkt`). The control
+//!   packets the interface queue held for the broken neighbour come back
+//!   too and are salvaged the same way, without a route error of their
+//!   own (ns-2's `xmitFailed` empties its `CMUPriQueue` of every packet
+//!   for that neighbour). A salvaged control packet counts as a forwarded
+//!   message. Route errors created with no route (unknown-flow errors,
+//!   unwrapped nested errors, below) wait in the send buffer too and count
+//!   as originated when they leave.
 //! * **Flow state** (RFC 4728 section 3.5; `flow_state`, on with the `ns2`
 //!   preset as ns-2.35's `dsragent_enable_flowstate` is, [`flow_table`]).
 //!   A source sends its own data by flow: a new route opens a flow with an
@@ -98,10 +105,11 @@
 //!   salvages it and sends the source an unknown-flow error, after which
 //!   the source advertises the route three times again. A flow packet the
 //!   MAC fails is reported along the flow's route and salvaged; one the
-//!   queue held for the broken link is only salvaged. Not modelled:
-//!   ns-2's route shortening of flow packets (`processFlowARS`), and an
-//!   unknown-flow error with no cached route back to the source is not
-//!   sent (ns-2 buffers it and discovers a route).
+//!   queue held for the broken link is only salvaged. An unknown-flow
+//!   error with no cached route back to the source waits in the send
+//!   buffer while this node discovers one (ns-2's `sendUnknownFlow` hands
+//!   it to `handlePktWithoutSR`). Not modelled: ns-2's route shortening
+//!   of flow packets (`processFlowARS`).
 //! * **Not implemented:** acknowledgement-based maintenance (only MAC
 //!   feedback).
 
