@@ -332,18 +332,11 @@ impl Ns2Trace {
                 let _ = write!(line, " [0x{:x}] {label}", body[0]);
             }
             RoutingProtocol::Dsr => {
-                let (mut q, mut r, mut e) = (0, 0, 0);
                 if let Ok(repr) = dsr::DsrRepr::parse(body) {
-                    for o in &repr.options {
-                        match o {
-                            dsr::DsrOption::RouteRequest { .. } => q = 1,
-                            dsr::DsrOption::RouteReply { .. } => r = 1,
-                            dsr::DsrOption::RouteError { .. } => e = 1,
-                            _ => {}
-                        }
-                    }
+                    dsr_fields(line, p, &repr);
+                } else {
+                    let _ = write!(line, " 0 [0 0] [0 0 0 0->0] [0 0 0 0->0]");
                 }
-                let _ = write!(line, " 0 [{q} 0] [{r} 0 0 0->0] [{e} 0 0 0->0]");
             }
             RoutingProtocol::Olsr => {
                 // The first message's type, after the 4-byte packet header.
@@ -359,6 +352,55 @@ impl Ns2Trace {
             RoutingProtocol::Dsdv => {}
         }
     }
+}
+
+/// ns-2's DSR fields (cmu-trace's `format_dsr`): the source route's
+/// length `h` (source and destination included; a request's route record
+/// with its initiator), `[q s]` a request and its id, `[p s l a->b]` a
+/// reply with its route (initiator first, target last, `l` addresses),
+/// `[w m t f->u]` route errors: how many, and the last one's node to tell
+/// and broken link. As in ns-2, only NODE_UNREACHABLE errors count there;
+/// flow-state errors are other flags of its header. manetsim's replies do
+/// not carry the request's id, traced as 0.
+fn dsr_fields(line: &mut String, p: &Packet, repr: &dsr::DsrRepr) {
+    let (mut h, mut q, mut seq) = (0usize, 0, 0u16);
+    let mut reply: Option<(usize, NodeId, NodeId)> = None;
+    let (mut errors, mut last_error) = (0, (0, 0, 0));
+    for o in &repr.options {
+        match o {
+            dsr::DsrOption::SourceRoute { addresses, .. } => h = addresses.len() + 2,
+            dsr::DsrOption::RouteRequest { id, addresses, .. } => {
+                (q, seq) = (1, *id);
+                h = addresses.len() + 1;
+            }
+            dsr::DsrOption::RouteReply { addresses, .. } => {
+                let last = addresses.last().copied().unwrap_or(p.dst);
+                reply = Some((addresses.len() + 1, p.dst, last));
+            }
+            dsr::DsrOption::RouteError {
+                error_type: dsr::ERROR_NODE_UNREACHABLE,
+                source,
+                destination,
+                type_specific,
+                ..
+            } => {
+                errors += 1;
+                let to = type_specific
+                    .get(..4)
+                    .and_then(|b| b.try_into().ok())
+                    .map_or(0, u32::from_be_bytes);
+                last_error = (*destination, *source, to);
+            }
+            _ => {}
+        }
+    }
+    let (r, l, a, b) = reply.map_or((0, 0, 0, 0), |(l, a, b)| (1, l, a, b));
+    let w = u8::from(errors > 0);
+    let (t, f, u) = last_error;
+    let _ = write!(
+        line,
+        " {h} [{q} {seq}] [{r} {seq} {l} {a}->{b}] [{w} {errors} {t} {f}->{u}]"
+    );
 }
 
 impl Drop for Ns2Trace {
@@ -665,6 +707,80 @@ mod tests {
             (tokens[ip + 5], tokens[ip + 7], tokens[ip + 11]),
             ("[0", "[1", "[0")
         );
+        let tail = |l: &str| l.split("] ").skip(2).collect::<Vec<_>>().join("] ");
+        // No source route; the reply's route, initiator 0 first, has 4
+        // addresses and ends at 0.
+        assert_eq!(tail(&got[0]), "0 [0 0] [1 0 4 0->0] [0 0 0 0->0]");
+        // A reply 4 sends initiator 0 about 0-4-3 along 4-3-0, a request
+        // 2 floods with the record 5, 6, a route error 4 sends 0 about
+        // 4 -> 5: as ns-2.35 traces them.
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
+        let sr = dsr::DsrOption::SourceRoute {
+            first_hop_external: false,
+            last_hop_external: false,
+            salvage: 0,
+            segments_left: 1,
+            addresses: vec![3],
+        };
+        let rrep = Packet::control(
+            4,
+            0,
+            32,
+            0,
+            dsr::DsrRepr::control(vec![
+                dsr::DsrOption::RouteReply {
+                    last_hop_external: false,
+                    addresses: vec![4, 3],
+                },
+                sr.clone(),
+            ])
+            .to_bytes(),
+        );
+        let rreq = Packet::control(
+            2,
+            BROADCAST,
+            32,
+            0,
+            dsr::DsrRepr::control(vec![dsr::DsrOption::RouteRequest {
+                id: 7,
+                target: 9,
+                addresses: vec![5, 6],
+            }])
+            .to_bytes(),
+        );
+        let rerr = Packet::control(
+            4,
+            0,
+            32,
+            0,
+            dsr::DsrRepr::control(vec![
+                dsr::DsrOption::RouteError {
+                    error_type: dsr::ERROR_NODE_UNREACHABLE,
+                    salvage: 0,
+                    source: 4,
+                    destination: 0,
+                    type_specific: 5u32.to_be_bytes().to_vec(),
+                },
+                sr,
+            ])
+            .to_bytes(),
+        );
+        for p in [&rrep, &rreq, &rerr] {
+            t.packet(
+                's',
+                0,
+                p.src,
+                Layer::Router,
+                "---",
+                p,
+                MacFields::default(),
+                3,
+            );
+        }
+        let got = lines(t);
+        assert_eq!(tail(&got[0]), "3 [0 0] [1 0 3 0->3] [0 0 0 0->0]");
+        assert_eq!(tail(&got[1]), "3 [1 7] [0 7 0 0->0] [0 0 0 0->0]");
+        assert_eq!(tail(&got[2]), "3 [0 0] [0 0 0 0->0] [1 1 0 4->5]");
     }
 
     #[test]
