@@ -53,9 +53,10 @@
 //!   by itself and the rest, and caches both halves. The origin caches the
 //!   shorter route and its next packets take it. At most one reply per
 //!   (origin, transmitter) per second (the RFC's Gratuitous Route Reply Table
-//!   and GratReplyHoldoff; ns-2 keys its `grat_hold_down_time` of 1 s on the
-//!   whole route instead). Control packets are never shortened (ns-2
-//!   neither).
+//!   and GratReplyHoldoff). With ns-2's cache, ns-2.35's rule instead: its
+//!   `grat_hold_down_time` of 1 s keyed on the whole overheard route, in a
+//!   table of 10 routes with its quirk (`GratHold`). Control packets are
+//!   never shortened (ns-2 neither).
 //! * **Route maintenance** from MAC feedback (RFC 4728 section 3.3). When the
 //!   MAC gives up on a next hop, the link is removed from the cache, a Route
 //!   Error (NODE_UNREACHABLE) goes back along the reversed traversed route
@@ -287,6 +288,42 @@ struct Pacing {
     ring_zero_at: Option<SimTime>,
 }
 
+/// ns-2.35's `grat_hold` (`RTREP_HOLDOFF_SIZE` slots).
+const NS2_GRAT_SLOTS: usize = 10;
+
+/// ns-2.35's hold-down of gratuitous replies (`sendRouteShortening`): a
+/// table of the last 10 overheard routes it replied about, each with a
+/// time, replaced round-robin. A route in the table gets a reply only when
+/// its time is at least `grat_hold_down` old, and the time becomes now. A
+/// route not in the table always gets one: it takes the next slot, and,
+/// as ns-2.35's code does, the time set to now is that of the slot after
+/// it (the next to be replaced), so the route keeps its slot's old time.
+#[derive(Debug, Clone, Default)]
+struct GratHold {
+    slots: Vec<(Vec<NodeId>, SimTime)>,
+    victim: usize,
+}
+
+impl GratHold {
+    /// Whether a reply about the overheard `route` may go at `now`.
+    fn allows(&mut self, route: &[NodeId], now: SimTime, hold: SimTime) -> bool {
+        if self.slots.is_empty() {
+            self.slots = vec![(Vec::new(), 0); NS2_GRAT_SLOTS];
+        }
+        if let Some(slot) = self.slots.iter_mut().find(|(r, _)| r == route) {
+            if now.saturating_sub(slot.1) < hold {
+                return false;
+            }
+            slot.1 = now;
+            return true;
+        }
+        self.slots[self.victim].0 = route.to_vec();
+        self.victim = (self.victim + 1) % NS2_GRAT_SLOTS;
+        self.slots[self.victim].1 = now;
+        true
+    }
+}
+
 /// ns-2's cap on `rt_reqs_outstanding`.
 const NS2_MAX_CYCLES: u32 = 15;
 
@@ -485,6 +522,8 @@ pub struct Dsr {
     /// The Gratuitous Route Reply Table (RFC 4728 section 4.5): (source,
     /// transmitter of the overheard packet, when the reply went).
     grat_sent: Vec<(NodeId, NodeId, SimTime)>,
+    /// With ns-2's cache, ns-2.35's table of gratuitous replies instead.
+    grat_hold: GratHold,
     /// With ns-2's pacing: per target, and the next send-buffer check.
     pacing: BTreeMap<NodeId, Pacing>,
     buffer_check_at: Option<SimTime>,
@@ -511,6 +550,7 @@ impl Dsr {
             errors_now: (0, Vec::new()),
             held_error: None,
             grat_sent: Vec::new(),
+            grat_hold: GratHold::default(),
             pacing: BTreeMap::new(),
             buffer_check_at: None,
             flows: FlowTable::default(),
@@ -1594,16 +1634,22 @@ impl Dsr {
         let mine = next + 1 + k;
         let origin = path[0];
         let hold = self.cfg.grat_hold_down;
-        self.grat_sent
-            .retain(|&(_, _, at)| now < at.saturating_add(hold));
-        if self
-            .grat_sent
-            .iter()
-            .any(|&(o, t, _)| o == origin && t == from)
-        {
-            return;
+        if self.ns2_cache() {
+            if !self.grat_hold.allows(&path, now, hold) {
+                return;
+            }
+        } else {
+            self.grat_sent
+                .retain(|&(_, _, at)| now < at.saturating_add(hold));
+            if self
+                .grat_sent
+                .iter()
+                .any(|&(o, t, _)| o == origin && t == from)
+            {
+                return;
+            }
+            self.grat_sent.push((origin, from, now));
         }
-        self.grat_sent.push((origin, from, now));
         // The route: up to the transmitter, then this node and the rest.
         let mut route = path[1..next].to_vec();
         route.extend_from_slice(&path[mine..]);

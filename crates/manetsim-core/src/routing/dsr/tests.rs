@@ -687,6 +687,46 @@ fn gratuitous_replies_are_held_down_per_source_and_transmitter() {
 }
 
 #[test]
+fn ns2_gratuitous_replies_are_held_down_per_route_with_ns2s_table() {
+    let mut d = dsr_ns2(3);
+    let p = from_1_to_2();
+    let t0 = 5 * NS_PER_S;
+    // A new route always gets a reply; its slot keeps the time of the
+    // slot before (never set: 0), so the next packet gets one too.
+    assert_eq!(originated(&overhear(&mut d, t0, 1, &p)).len(), 1);
+    assert_eq!(originated(&overhear(&mut d, t0 + 1, 1, &p)).len(), 1);
+    // Another route is another entry: the next slot, whose time the first
+    // new route set, so its second packet waits until t0 + 1 s.
+    let other = routed(0, 4, &[1, 7, 3], 2, 0);
+    assert_eq!(originated(&overhear(&mut d, t0 + 2, 1, &other)).len(), 1);
+    assert!(
+        overhear(&mut d, t0 + 3, 1, &other).is_empty(),
+        "slot time t0"
+    );
+    assert_eq!(
+        originated(&overhear(&mut d, t0 + NS_PER_S, 1, &other)).len(),
+        1
+    );
+    // The first route: one a second.
+    assert!(overhear(&mut d, t0 + NS_PER_S, 1, &p).is_empty());
+    assert_eq!(
+        originated(&overhear(&mut d, t0 + NS_PER_S + 1, 1, &p)).len(),
+        1
+    );
+    // The same route from another transmitter is the same entry (the RFC
+    // table would key on the transmitter): 0 sends to 1 on 0-1-2-3-4.
+    let from_0 = routed(0, 4, &[1, 2, 3], 3, 0);
+    assert!(overhear(&mut d, t0 + NS_PER_S + 2, 0, &from_0).is_empty());
+    let mut g = GratHold::default();
+    for i in 0..=NS2_GRAT_SLOTS as u32 {
+        assert!(g.allows(&[0, i, 9], 0, NS_PER_S));
+    }
+    // Eleven routes in ten slots: the first was replaced.
+    assert!(g.allows(&[0, 0, 9], 0, NS_PER_S));
+    assert!(!g.allows(&[0, 10, 9], 0, NS_PER_S));
+}
+
+#[test]
 fn a_salvaged_packet_is_shortened_for_the_node_that_salvaged_it() {
     // 1 salvaged 0's packet onto 1-2-3-4-5; 2 sends it on to 3; 4 hears.
     let mut d = dsr(4);
