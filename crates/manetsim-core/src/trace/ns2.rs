@@ -273,6 +273,27 @@ impl Ns2Trace {
         }
     }
 
+    /// The IP destination ns-2 traces: a DSR route request's target (ns-2's
+    /// DSR addresses a request to it, the MAC broadcasts it), else the
+    /// packet's.
+    fn ip_dst(&self, p: &Packet) -> NodeId {
+        if self.protocol != RoutingProtocol::Dsr || !p.is_control() || p.dst != BROADCAST {
+            return p.dst;
+        }
+        let Some(body) = p.body.as_deref() else {
+            return p.dst;
+        };
+        dsr::DsrRepr::parse(body)
+            .ok()
+            .and_then(|r| {
+                r.options.iter().find_map(|o| match o {
+                    dsr::DsrOption::RouteRequest { target, .. } => Some(*target),
+                    _ => None,
+                })
+            })
+            .unwrap_or(p.dst)
+    }
+
     /// ` ------- [ip] tail` and the line's end.
     fn packet_part(&self, line: &mut String, p: &Packet, next_hop: NodeId) {
         if let PacketKind::Arp { target, reply } = p.kind {
@@ -288,7 +309,7 @@ impl Ns2Trace {
             line,
             " ------- [{}:{port} {}:{port} {} {}]",
             p.src,
-            addr(p.dst),
+            addr(self.ip_dst(p)),
             p.ttl,
             addr(next_hop)
         );
@@ -780,6 +801,8 @@ mod tests {
         let got = lines(t);
         assert_eq!(tail(&got[0]), "3 [0 0] [1 0 3 0->3] [0 0 0 0->0]");
         assert_eq!(tail(&got[1]), "3 [1 7] [0 7 0 0->0] [0 0 0 0->0]");
+        // The request is traced to its target, as ns-2's DSR addresses it.
+        assert!(got[1].contains("[2:255 9:255 32 3]"), "{}", got[1]);
         assert_eq!(tail(&got[2]), "3 [0 0] [0 0 0 0->0] [1 1 0 4->5]");
     }
 
