@@ -898,7 +898,8 @@ def _control_message(kind: str, tokens: list[str]) -> str | None:
     on its replies, errors and HELLOs; DSR prints its header's flags
     after the IP field, ``N [request id] [reply ...] [error ...]`` (a request
     may carry an error, a reply is counted as a reply whether gratuitous or
-    not); DSDV's updates are all ``message``.
+    not, a packet with none of the three is a flow-state error); DSDV's
+    updates are all ``message``.
     """
     if kind == "AODV":
         return _AODV_MESSAGES.get(tokens[-1])
@@ -920,6 +921,11 @@ def _control_message(kind: str, tokens: list[str]) -> str | None:
             return "rrep"
         if tokens[ip + 11] == "[1":
             return "rerr"
+        # None of the three: ns-2.35's DSR sends no other packet of its own
+        # than a flow-state error (an unknown flow, `sendUnknownFlow`),
+        # whose flags its trace does not print; a route error by RFC 4728,
+        # as manetsim counts it.
+        return "rerr"
     return None
 
 
