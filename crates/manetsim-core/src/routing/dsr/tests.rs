@@ -1527,6 +1527,22 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
     assert!(resent(&out).is_empty() && originated(&out).is_empty());
 }
 
+/// Node 2's own reply to 0 (about 0-5-2), on its way 2-1-0.
+fn own_reply_2_to_0() -> Packet {
+    control(
+        2,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![5, 2],
+            },
+            sr_opt(&[1], 1),
+        ],
+    )
+}
+
 #[test]
 fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
     // 3's reply to 0 about 0-1-2-3 fails at 2 on 2 -> 1: the reply itself
@@ -1551,18 +1567,7 @@ fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
     assert_eq!(r.len(), 1, "{out:?}");
     assert_eq!((r[0].1, r[0].2), (7, "rrep"));
     // This node's own reply goes again along its cache, from the start.
-    let own = control(
-        2,
-        0,
-        64,
-        vec![
-            DsrOption::RouteReply {
-                last_hop_external: false,
-                addresses: vec![5, 2],
-            },
-            sr_opt(&[1], 1),
-        ],
-    );
+    let own = own_reply_2_to_0();
     let mut d = dsr_ns2(2);
     d.learn_route(&[2, 7, 0], 0);
     let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(own), c));
@@ -1653,18 +1658,7 @@ fn ns2_a_control_packet_queued_for_a_broken_link_is_salvaged_without_an_error() 
     let sr = SourceRoute::of(&parse(p)).unwrap();
     assert_eq!((sr.salvage, sr.addresses.clone()), (1, vec![2, 7]));
     // This node's own reply with no other route waits for one.
-    let own = control(
-        2,
-        0,
-        64,
-        vec![
-            DsrOption::RouteReply {
-                last_hop_external: false,
-                addresses: vec![5, 2],
-            },
-            sr_opt(&[1], 1),
-        ],
-    );
+    let own = own_reply_2_to_0();
     let mut d = dsr_ns2(2);
     let out = run(&mut d, |d, c| d.on_reroute(0, own, 1, c));
     assert!(
