@@ -686,7 +686,8 @@ impl Dsr {
     }
 
     /// A control packet this node created with no route yet (an
-    /// unknown-flow error, [`Self::send_flow_error`]), back from the world
+    /// unknown-flow error, [`Self::send_flow_error`], or the inner part of a
+    /// nested route error, [`Self::unwrap_nested`]), back from the world
     /// with its uid: sent along a cached route, or held in the send buffer
     /// while one is found (ns-2's `handlePktWithoutSR`).
     fn originate_control(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
