@@ -1218,7 +1218,9 @@ impl Dsr {
     /// packet is dropped if nothing else is left in it); this node's own
     /// packet goes again on a cached route, another node's is salvaged
     /// (this node first in its new route, the salvage count one up). With
-    /// no cached route it is dropped (ns-2 buffers it and discovers one).
+    /// no cached route it waits in the send buffer, as ns-2.35's does: this
+    /// node's own while a route is discovered, another node's for one
+    /// non-propagating cycle (dropped if the pacing allows none).
     fn salvage_control(
         &mut self,
         now: SimTime,
