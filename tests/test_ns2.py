@@ -173,6 +173,9 @@ def test_the_trace_parser_reads_the_committed_ns2_trace():
     assert cbr.delay_ms == pytest.approx(118.003, abs=0.001)
     assert stats.routing_packets == 4
     assert stats.routing_by_message == {"rreq": 2, "rrep": 2}
+    # Node 1 relays node 0's request (with its own IP source: `s`) and
+    # passes node 2's reply on (`f`).
+    assert stats.routing_forwarded_by_message == {"rreq": 1, "rrep": 1}
     assert stats.lines == 1139
     assert stats.drops == {"IFQ:END": 19}
 
@@ -200,6 +203,8 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     stats = ns2.parse_trace(trace)
     assert stats.routing_packets == 7
     assert stats.routing_by_message == {"rreq": 2, "rrep": 1, "rerr": 2, "update": 1}
+    # DSR's relays keep the source: `f` is a relayed packet.
+    assert stats.routing_forwarded_by_message == {"rreq": 1, "rrep": 0, "rerr": 0, "update": 0}
 
 
 def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path: Path):
@@ -222,6 +227,8 @@ def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path:
     stats = ns2.parse_trace(trace)
     assert stats.routing_packets == 4
     assert stats.routing_by_message == {"rreq": 1, "rrep": 1, "hello": 1, "rerr": 1}
+    # Its lines do not say which packets were relayed.
+    assert all(math.isnan(n) for n in stats.routing_forwarded_by_message.values())
 
 
 def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path):
@@ -277,8 +284,8 @@ def test_crosscheck_compares_messages_and_drops_as_named_alike():
             "routing": {
                 "packets_sent": 9,
                 "by_message": {
-                    "rrep": {"packets": 4, "bytes": 0},
-                    "grat_rrep": {"packets": 2, "bytes": 0},
+                    "rrep": {"packets": 4, "bytes": 0, "forwarded": 3},
+                    "grat_rrep": {"packets": 2, "bytes": 0, "forwarded": 0},
                     "update_full": {"packets": 1, "bytes": 0},
                     "update_incremental": {"packets": 2, "bytes": 0},
                 },
@@ -290,6 +297,7 @@ def test_crosscheck_compares_messages_and_drops_as_named_alike():
     assert figures == {
         "routing_packets": 9.0,
         "routing.rrep": 6.0,
+        "routing.rrep.forwarded": 3.0,
         "routing.update": 3.0,
         "drops.queue_full": 7.0,
         "drops.arp": 3.0,

@@ -767,6 +767,9 @@ class TraceStats:
     lines: int
     drops: dict[str, int]
     routing_by_message: dict[str, int] = field(default_factory=dict)
+    # Of those, the packets relayed for another node, per message, where the
+    # trace tells (see :func:`_forwarded`); NaN where it does not.
+    routing_forwarded_by_message: dict[str, float] = field(default_factory=dict)
     # DSR's flow-state lines, named as manetsim's `routing.flow_state`.
     flow_state: dict[str, int] = field(default_factory=dict)
 
@@ -803,6 +806,7 @@ def parse_trace(path: str | Path) -> TraceStats:
     sent_at: dict[str, tuple[float, int]] = {}
     routing = 0
     by_message: dict[str, int] = {}
+    forwarded: dict[str, float] = {}
     drops: dict[str, int] = {}
     flow_state: dict[str, int] = {}
     count = 0
@@ -833,6 +837,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                     message = _control_message(kind, tokens)
                     if message is not None:
                         by_message[message] = by_message.get(message, 0) + 1
+                        relayed = _forwarded(event, kind, message, tokens)
+                        forwarded[message] = forwarded.get(message, 0.0) + relayed
                 continue
             if layer != "AGT" or kind == "ack":
                 continue
@@ -882,6 +888,7 @@ def parse_trace(path: str | Path) -> TraceStats:
         lines=count,
         drops=drops,
         routing_by_message=by_message,
+        routing_forwarded_by_message=forwarded,
         flow_state=flow_state,
     )
 
@@ -927,6 +934,35 @@ def _control_message(kind: str, tokens: list[str]) -> str | None:
         # as manetsim counts it.
         return "rerr"
     return None
+
+
+def _forwarded(event: str, kind: str, message: str, tokens: list[str]) -> float:
+    """Whether a router-level send of a control packet relays it for another
+    node (1) or not (0), as manetsim's ``routing.by_message.*.forwarded``
+    counts it; NaN where the line does not tell.
+
+    ns-2 traces ``f`` where the packet's IP source is another node. That
+    tells for DSR, whose relays keep the source, for DSDV's updates (never
+    relayed) and for AODV's replies, which relays pass on with the IP source
+    of the node that answered. AODV's relays send a request again with
+    their own IP source, so a request is relayed when the line's node is
+    not its originator (``[0x2 hops id [dst seqno] [origin seqno]]``); its
+    route errors and HELLOs say neither, nor does AOMDV.
+    """
+    if kind in ("DSR", "message"):
+        return float(event == "f")
+    if kind != "AODV":
+        return math.nan
+    if message == "rrep":
+        return float(event == "f")
+    if message == "rreq" and len(tokens) > 4:
+        try:
+            origin = int(tokens[-3].lstrip("["))
+            node = int(tokens[2].strip("_"))
+        except ValueError:
+            return math.nan
+        return float(origin != node)
+    return math.nan
 
 
 ROUTING_MESSAGES = {
@@ -1198,6 +1234,9 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     for message, count in result["routing"]["by_message"].items():
         key = f"routing.{ROUTING_MESSAGES.get(message, message)}"
         out[key] = out.get(key, 0.0) + float(count["packets"])
+        if "forwarded" in count:  # results from before it was counted lack it
+            relayed = f"{key}.forwarded"
+            out[relayed] = out.get(relayed, 0.0) + float(count["forwarded"])
     for name, (reasons, _) in DROPS.items():
         out[f"drops.{name}"] = float(sum(result["drops"].get(r, 0) for r in reasons))
     if result["routing"].get("protocol") == "dsr":
@@ -1236,6 +1275,8 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
     out: dict[str, float] = {"routing_packets": float(stats.routing_packets)}
     for message, count in stats.routing_by_message.items():
         out[f"routing.{message}"] = float(count)
+    for message, relayed in stats.routing_forwarded_by_message.items():
+        out[f"routing.{message}.forwarded"] = relayed
     for name, (_, ns2_reasons) in DROPS.items():
         out[f"drops.{name}"] = float(sum(stats.drops.get(r, 0) for r in ns2_reasons))
     for name, count in stats.flow_state.items():

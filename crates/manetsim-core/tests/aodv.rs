@@ -227,3 +227,20 @@ fn copies_of_a_broadcast_in_the_link_layer_at_the_end_are_not_in_flight() {
     assert_eq!(r.ledger.created, 4 + rreqs, "{:?}", r.ledger);
     assert_eq!(r.ledger.in_flight, 4 + rreqs - r.ledger.delivered);
 }
+
+#[test]
+fn each_message_counts_the_packets_relayed_for_another_node() {
+    let r = chain6(1);
+    let by = &r.routing.by_message;
+    let relayed: u64 = by.values().map(|m| m.forwarded).sum();
+    assert_eq!(relayed, r.routing.forwarded);
+    // On the chain each RREP from node 5 crosses 4, 3, 2 and 1 before 0
+    // reads it, and node 0's RREQs are relayed by the others.
+    let rrep = &by["rrep"];
+    assert_eq!(
+        rrep.forwarded,
+        4 * (rrep.packets - rrep.forwarded),
+        "{by:?}"
+    );
+    assert!(by["rreq"].forwarded > 0, "{by:?}");
+}

@@ -170,6 +170,10 @@ pub struct FlowStateCounts {
 pub struct MessageCount {
     pub packets: u64,
     pub bytes: u64,
+    /// Added: of `packets`, those relayed for another node (as `forwarded`
+    /// above counts them); the rest this node created.
+    #[serde(default)]
+    pub forwarded: u64,
 }
 
 /// MAC counters summed over all nodes.

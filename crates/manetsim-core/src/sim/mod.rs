@@ -689,7 +689,8 @@ pub(crate) struct RoutingStats {
     bytes: u64,
     originated: u64,
     forwarded: u64,
-    by_message: BTreeMap<&'static str, (u64, u64)>,
+    /// Per message: packets, bytes, and of the packets those forwarded.
+    by_message: BTreeMap<&'static str, (u64, u64, u64)>,
 }
 
 /// A listener within carrier-sense range of a frame: its distance (for
@@ -1107,6 +1108,7 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
+                e.2 += u64::from(forwarded);
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Resend {
@@ -1126,6 +1128,7 @@ impl World {
                 let e = st.by_message.entry(message).or_default();
                 e.0 += 1;
                 e.1 += packet.size_bytes as u64;
+                e.2 += u64::from(forwarded);
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Create { mut packet } => {
@@ -1990,12 +1993,13 @@ impl World {
                     .routing_stats
                     .by_message
                     .iter()
-                    .map(|(k, (p, b))| {
+                    .map(|(k, (p, b, f))| {
                         (
                             k.to_string(),
                             MessageCount {
                                 packets: *p,
                                 bytes: *b,
+                                forwarded: *f,
                             },
                         )
                     })
