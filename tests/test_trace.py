@@ -47,10 +47,13 @@ CHAIN = {
 }
 
 
-@pytest.mark.parametrize("routing", ["aodv", "dsr", "dsdv", "aomdv"])
+@pytest.mark.parametrize("routing", ["aodv", "aodv/ns2", "dsr", "dsdv", "aomdv"])
 def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, routing: str):
     path = tmp_path / "run.tr"
-    overrides: dict[str, object] = {"routing.protocol": routing}
+    protocol, _, preset = routing.partition("/")
+    overrides: dict[str, object] = {"routing.protocol": protocol}
+    if preset:
+        overrides[f"routing.{protocol}.preset"] = preset
     if routing == "dsdv":
         # DSDV's tables take a while to span the chain; TCP backs off meanwhile.
         overrides["duration_s"] = 120.0
@@ -76,9 +79,10 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
     if routing != "dsdv" or stats.routing_by_message:
         assert stats.routing_by_message == folded
     # The packets relayed for another node, where ns-2's trace tells them.
-    # manetsim's AODV passes a RREP on with its own IP source, as a new
-    # packet (RFC 3561 leaves it open; ns-2.35 keeps the source of the node
-    # that answered), so its trace reads `s`, not `f`, on those lines.
+    # With the RFC preset manetsim's AODV passes a RREP on with its own IP
+    # source, as a new packet (RFC 3561 leaves it open), so its trace reads
+    # `s`, not `f`, on those lines; the ns2 preset keeps the source of the
+    # node that answered, as ns-2.35 does.
     relayed: dict[str, int] = {}
     for message, figures in routing_json["by_message"].items():
         name = ns2.ROUTING_MESSAGES.get(message, message)
@@ -89,8 +93,10 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
         if not math.isnan(n) and not (routing == "aodv" and m == "rrep")
     }
     assert told == {m: relayed[m] for m in told}, routing
-    if routing in ("aodv", "dsr"):
+    if protocol in ("aodv", "dsr"):
         assert told["rreq"] > 0
+    if routing == "aodv/ns2":
+        assert told["rrep"] > 0
 
 
 def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):

@@ -96,7 +96,9 @@
 //!   Its messages are ns-2.35's size: no UDP header, a RREQ and a RREP 4
 //!   bytes longer than the RFC's ([`AodvConfig::ns2_message_sizes`]), and
 //!   a packet a node originates leaves with TTL NETWORK_DIAMETER, 30
-//!   ([`AodvConfig::ns2_data_ttl`]).
+//!   ([`AodvConfig::ns2_data_ttl`]); a relay passes a RREP on with the IP
+//!   source of the node that answered, not its own
+//!   ([`AodvConfig::relayed_rrep_keeps_source`]: only the trace shows it).
 //! - **ns-2's RREQ timing** ([`AodvConfig::ns2`] only). ns-2 does not use
 //!   RING_TRAVERSAL_TIME: it waits 2 × TTL × PerHopTime, PerHopTime being the
 //!   mean per-hop latency of the last three discoveries of that destination
@@ -411,6 +413,13 @@ pub struct AodvConfig {
     /// apart (the first at once): ns-2.35's ARP_DELAY (10 ms), "to help
     /// ARP". 0: all at once.
     pub release_spacing: SimTime,
+    /// A relay passes a RREP on with the IP source of the node that sent
+    /// it first (the destination or the intermediate node that answered),
+    /// as ns-2.35's `recvReply` forwards the packet it received; its ns-2
+    /// trace then reads `f`, as ns-2.35's does. Off, the relay sends it
+    /// with its own address, as a new UDP message (AODV-UU; RFC 3561 does
+    /// not say). Nothing else reads a RREP's IP source.
+    pub relayed_rrep_keeps_source: bool,
 }
 
 impl Default for AodvConfig {
@@ -458,6 +467,7 @@ impl Default for AodvConfig {
             ns2_data_ttl: false,
             ns2_seqnos: false,
             release_spacing: 0,
+            relayed_rrep_keeps_source: false,
         }
     }
 }
@@ -489,6 +499,7 @@ impl AodvConfig {
             ns2_message_sizes: true,
             ns2_data_ttl: true,
             ns2_seqnos: true,
+            relayed_rrep_keeps_source: true,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -1207,7 +1218,10 @@ impl Aodv {
         let mut out = rp;
         out.hop_count = hops;
         let stamp = stamp_of(packet.body());
-        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes(), stamp);
+        let mut p = self.control(packet.dst, packet.ttl - 1, out.to_bytes(), stamp);
+        if self.cfg.relayed_rrep_keeps_source {
+            p.src = packet.src;
+        }
         ctx.originate(p, rev_hop, "rrep", true);
     }
 

@@ -724,6 +724,29 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
 }
 
 #[test]
+fn ns2_a_relayed_rrep_keeps_the_ip_source_of_the_node_that_answered() {
+    for (cfg, src) in [(AodvConfig::default(), 2), (AodvConfig::ns2(), 9)] {
+        let mut n = Node::with(2, cfg);
+        n.control(0, 1, rreq_packet(1, 5, rreq(0, 1, 9, None, 1)));
+        n.timeout(ms(20));
+        // Node 9 answered; node 3 passed its reply on, keeping 9 as source.
+        let mut reply = rrep_packet(3, 0, 9, 4, 1);
+        reply.src = 9;
+        let out = n.control(ms(40), 3, reply);
+        let sources: Vec<(NodeId, NodeId)> = out
+            .iter()
+            .filter_map(|a| match a {
+                RoutingAction::Originate {
+                    packet, next_hop, ..
+                } => Some((packet.src, *next_hop)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sources, vec![(src, 1)]);
+    }
+}
+
+#[test]
 fn reverse_routes_are_extended_by_each_rreq_and_by_forwarding_a_rrep() {
     let s = NS_PER_S;
     for cfg in [AodvConfig::default(), AodvConfig::ns2()] {
