@@ -1,0 +1,87 @@
+"""`benches/trace_roles.py`: routing messages by role, read from kept traces.
+
+Checked on the committed ns-2.35 trace and on manetsim's own trace of the
+same scenario, whose counts must agree with its results.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import manetsim
+from manetsim import ns2
+
+from helpers import REPO
+
+_spec = importlib.util.spec_from_file_location("trace_roles", REPO / "benches" / "trace_roles.py")
+assert _spec is not None
+assert _spec.loader is not None
+trace_roles = importlib.util.module_from_spec(_spec)
+sys.modules["trace_roles"] = trace_roles
+_spec.loader.exec_module(trace_roles)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CHAIN3 = FIXTURES / "ns2_chain3_aodv.toml"
+
+
+def _seed_dir(tmp_path: Path, preset: str) -> tuple[Path, dict[str, Any]]:
+    seed = tmp_path / "seed-1"
+    seed.mkdir(parents=True)
+    shutil.copy(FIXTURES / "ns2_chain3_aodv.tr", seed / "ns2.tr")
+    (seed / "ns2.tcl").write_text(ns2.export_tcl(CHAIN3), encoding="utf-8")
+    overrides = {"routing.aodv.preset": preset, "output.ns2_trace": True}
+    result = manetsim.run(CHAIN3, overrides=overrides, ns2_trace=seed / "manetsim.tr")
+    return seed, result.json
+
+
+def test_the_flows_come_from_the_exported_script():
+    assert trace_roles.flows_of(ns2.export_tcl(CHAIN3)) == {(0, 2), (2, 0)}
+
+
+def test_ns2s_discovery_on_the_chain_read_by_role(tmp_path: Path):
+    seed, _ = _seed_dir(tmp_path, "ns2")
+    flows = trace_roles.flows_of((seed / "ns2.tcl").read_text(encoding="utf-8"))
+    roles = trace_roles.read_trace(seed / "ns2.tr", flows)
+    # Node 0 floods for node 2 (TTL 30: ns-2.35's first request goes network
+    # wide), node 1 relays it, node 2 answers and node 1 passes the reply on.
+    assert roles.counts == {
+        "aodv.rreq.started by a flow source, network wide": 1,
+        "aodv.rrep.started by the destination": 1,
+        "aodv.rrep.passed on": 1,
+        "aodv.rrep.reached its next hop": 2,
+    }
+    # The flood asked for no number (the destination never reached) and drew
+    # no intermediate reply.
+    assert roles.floods == {"asked 0": [1, 0]}
+
+
+def test_manetsims_trace_read_by_role_agrees_with_its_results(tmp_path: Path):
+    for preset in ("rfc", "ns2"):
+        seed, result = _seed_dir(tmp_path / preset, preset)
+        roles = trace_roles.read_trace(seed / "manetsim.tr", {(0, 2), (2, 0)})
+        rrep = result["routing"]["by_message"]["rrep"]
+        c = roles.counts
+        assert c["aodv.rrep.passed on"] == rrep["forwarded"] > 0, preset
+        started = c["aodv.rrep.started by the destination"]
+        started += c["aodv.rrep.started by an intermediate node"]
+        assert started == rrep["packets"] - rrep["forwarded"], preset
+        rreq = result["routing"]["by_message"]["rreq"]
+        originated = sum(n for k, n in c.items() if k.startswith("aodv.rreq.started"))
+        assert originated == rreq["packets"] - rreq["forwarded"], preset
+    report = trace_roles.report(seed)
+    assert report.splitlines()[0].split() == ["manetsim", "ns-2.35"]
+
+
+def test_a_directory_without_the_traces_is_refused_with_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    assert trace_roles.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "ns2.tcl, ns2.tr, manetsim.tr" in err
+    assert "--keep-traces" in err
