@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -16,6 +18,19 @@ else:  # pragma: no cover
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 BAD_SCENARIOS = Path(__file__).resolve().parent / "bad_scenarios"
+
+
+def bench_module(name: str) -> ModuleType:
+    """A script of ``benches/`` (not a package) loaded as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "benches" / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as dataclasses look their module up.
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 # A 3-node chain carrying one UDP CBR flow for 5 simulated seconds.
 SMALL_CHAIN: dict[str, Any] = {

@@ -6,20 +6,13 @@ run here; these are the parts a wrong reading would silently spoil.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, bench_module
 
-_spec = importlib.util.spec_from_file_location("ab", REPO / "benches" / "ab.py")
-assert _spec is not None
-assert _spec.loader is not None
-ab = importlib.util.module_from_spec(_spec)
-sys.modules["ab"] = ab
-_spec.loader.exec_module(ab)
+ab = bench_module("ab")
 
 
 def test_reads_the_instruction_count_of_cachegrinds_summary():

@@ -6,9 +6,7 @@ same scenario, whose counts must agree with its results.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +15,9 @@ import pytest
 import manetsim
 from manetsim import ns2
 
-from helpers import REPO
+from helpers import bench_module
 
-_spec = importlib.util.spec_from_file_location("trace_roles", REPO / "benches" / "trace_roles.py")
-assert _spec is not None
-assert _spec.loader is not None
-trace_roles = importlib.util.module_from_spec(_spec)
-sys.modules["trace_roles"] = trace_roles
-_spec.loader.exec_module(trace_roles)
+trace_roles = bench_module("trace_roles")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHAIN3 = FIXTURES / "ns2_chain3_aodv.toml"
