@@ -33,6 +33,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from manetsim.ns2 import _ip_field as _ip
+
 _FLOW = re.compile(r"attach-agent \$node_\((\d+)\) \$(agent|sink)_\((\d+)\)")
 _REQUEST = re.compile(r"\[0x2 (\d+) (\d+) \[(\d+) (\d+)\] \[(\d+) (\d+)\]\] \(REQUEST\)$")
 _REPLY = re.compile(r"\[0x4 (\d+) \[(\d+) (\d+)\] (\S+)\] \(REPLY\)$")
@@ -59,13 +61,6 @@ class Roles:
     floods: dict[str, list[int]] = field(default_factory=dict)
     # DSR: the target's replies by the number of nodes on the route returned.
     target_routes: Counter[int] = field(default_factory=Counter)
-
-
-def _ip(tokens: list[str]) -> int | None:
-    for i in range(8, len(tokens)):
-        if tokens[i].startswith("[") and ":" in tokens[i]:
-            return i
-    return None
 
 
 def _addr(token: str) -> int:
