@@ -530,6 +530,10 @@ def _script(
         grid_m = (float(c["area"]["width_m"]), float(c["area"]["height_m"]))
     routing = _ROUTING[c["routing"]["protocol"]]
     ifq = "CMUPriQueue" if routing == "DSR" else "Queue/DropTail/PriQueue"
+    # ns-2.35's DropTail (and PriQueue, its routing packets put first) drops
+    # once length + 1 reaches limit_, so it holds limit_ - 1 packets; its
+    # CMUPriQueue holds limit_ a band. manetsim's queue holds queue_packets.
+    ifq_len = int(mac["queue_packets"]) + (ifq != "CMUPriQueue")
     n = c["nodes"]["count"]
     duration = float(c["duration_s"])
     capture_ratio = 10 ** (float(radio["capture_threshold_db"]) / 10)
@@ -587,7 +591,7 @@ def _script(
         "set god_ [create-god $val(nn)]",
         "set chan [new Channel/WirelessChannel]",
         f"$ns_ node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 \\",
-        f"    -ifqType {ifq} -ifqLen {int(mac['queue_packets'])} -antType Antenna/OmniAntenna \\",
+        f"    -ifqType {ifq} -ifqLen {ifq_len} -antType Antenna/OmniAntenna \\",
         f"    -propType {_PROPAGATION[radio['propagation']]} -phyType Phy/WirelessPhy \\",
         "    -channel $chan -topoInstance $topo "
         + (
