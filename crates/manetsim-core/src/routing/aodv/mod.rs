@@ -30,9 +30,10 @@
 //!   queue's data for its sender (`Reroute`,
 //!   [`AodvConfig::rerr_takes_back_queue`], on in both presets): at the
 //!   source it is buffered and a discovery starts at once, at a relay it is
-//!   dropped (`no_route`). ns-2's `recvError` drops those packets
-//!   (`DROP_RTR_MAC_CALLBACK`, its comment: "not sure whether this is the
-//!   right thing to do"), and so does the ns-2 preset
+//!   dropped (`no_route`). ns-2's `recvError` drops every packet queued
+//!   for that neighbour, RREPs included (`DROP_RTR_MAC_CALLBACK`, its
+//!   comment: "not sure whether this is the right thing to do"), and so
+//!   does the ns-2 preset
 //!   ([`AodvConfig::drop_queue_on_break`]); either way they no longer go to
 //!   a neighbour that cannot forward them. A node asked to forward data it
 //!   has no route for sends a RERR for that destination (RFC 6.11 case ii)
@@ -138,8 +139,9 @@
 //! - **On a MAC-reported break** the interface queue's data for the lost
 //!   neighbour is taken back (`Reroute`) and routed again: at the source it
 //!   is buffered and a discovery starts; at a relay with no route it is
-//!   dropped (`no_route`). ns-2 drops the queued packets
-//!   (`DROP_RTR_MAC_CALLBACK`), at a source too, unless a local repair
+//!   dropped (`no_route`). ns-2 drops every queued packet for that
+//!   neighbour, RREPs included (`PriQueue::filter` matches the next hop
+//!   alone; `DROP_RTR_MAC_CALLBACK`), at a source too, unless a local repair
 //!   takes the failed packet (its repair leaves the queue alone); so does
 //!   the ns-2 preset ([`AodvConfig::drop_queue_on_break`]; with the
 //!   per-packet RERRs above, on chain6 over Reno, 4 seeds, manetsim's lost
@@ -315,8 +317,10 @@ pub struct AodvConfig {
     pub ns2_precursors: bool,
     /// What the interface queue holds for a neighbour that is lost (a
     /// MAC-reported break, or a RERR from it that breaks routes) is dropped
-    /// (`no_route`), as ns-2.35's `rt_ll_failed` and `recvError` drop it
-    /// (`DROP_RTR_MAC_CALLBACK`), at a source too; a local repair leaves
+    /// (`no_route`), data and the agent's unicast replies alike, as
+    /// ns-2.35's `rt_ll_failed` and `recvError` drop every packet its
+    /// `PriQueue::filter` finds for that next hop (`DROP_RTR_MAC_CALLBACK`),
+    /// at a source too; a local repair leaves
     /// the queue as it is (ns-2's repair returns before the queue is
     /// filtered). Off, those packets are routed again: a source buffers
     /// them and rediscovers (see the module notes).
@@ -1367,6 +1371,13 @@ impl RoutingProtocol for Aodv {
     /// As `on_rreq` decides before it does anything.
     fn has_seen(&self, (orig, id): (NodeId, u32), at: SimTime) -> bool {
         orig == self.me || self.ids.is_duplicate(orig, id, at)
+    }
+
+    /// With [`AodvConfig::drop_queue_on_break`] the queue gives up every
+    /// packet for the lost neighbour, the agent's own replies included, as
+    /// ns-2.35's `PriQueue::filter` matches on the next hop alone.
+    fn reroutes_control(&self) -> bool {
+        self.cfg.drop_queue_on_break
     }
 
     /// A packet taken back from the interface queue after a break: routed

@@ -1010,6 +1010,26 @@ fn ns2_drops_what_the_queue_held_for_a_lost_neighbour_even_at_the_source() {
 }
 
 #[test]
+fn ns2_drops_the_replies_the_queue_held_for_a_lost_neighbour_too() {
+    // ns-2.35's `PriQueue::filter` matches the next hop alone: a RREP
+    // queued for the lost neighbour goes with the data.
+    let n = Node::with(2, AodvConfig::ns2());
+    assert!(n.a.reroutes_control());
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let reply = rrep_packet(0, 1, 7, 4, 2);
+    let out = n.run(|a, ctx| a.on_reroute(ms(1000), reply.clone(), 1, ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: reply,
+            reason: DropReason::NoRoute
+        }]
+    );
+    // The RFC preset takes back only data (a queued reply still goes).
+    assert!(!Node::new(2).a.reroutes_control());
+}
+
+#[test]
 fn ns2_a_local_repair_leaves_the_interface_queue_alone() {
     // ns-2.35's local repair returns before it filters the queue: no
     // Reroute, where a break without repair takes the queue back.
