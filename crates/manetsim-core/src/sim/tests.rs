@@ -394,6 +394,49 @@ preset = "ns2"
     assert_eq!(w.routing_stats.by_message.get("rerr").map(|e| e.0), Some(1));
 }
 
+#[test]
+fn aodv_like_ns2_drops_every_packet_queued_for_a_lost_neighbour_replies_too() {
+    // ns-2.35's AODV empties its queue of what waits for the lost
+    // neighbour with `PriQueue::filter`, which matches the next hop alone:
+    // a reply goes with the data. The RFC preset takes back data only.
+    for (preset, left) in [("ns2", vec![9]), ("rfc", vec![5, 9])] {
+        let text = format!(
+            "duration_s = 1.0\n[nodes]\ncount = 3\nplacement = \"chain\"\n\
+             spacing_m = 200.0\n[routing]\nprotocol = \"aodv\"\n\
+             [routing.aodv]\npreset = \"{preset}\"\n"
+        );
+        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+        let mut w = build::build(&s).expect("builds");
+        let mut data = Packet::control(0, 2, 32, 8, Vec::new());
+        data.kind = PacketKind::Data { flow: 0, seq: 0 };
+        data.body = None;
+        data.uid = 4;
+        let mut reply = Packet::control(1, 2, 32, 8, vec![2; 20]);
+        reply.uid = 5;
+        let mut other = Packet::control(1, 0, 32, 8, vec![2; 20]);
+        other.uid = 9;
+        // Queued behind a packet the MAC holds, so none leaves.
+        w.nodes[1].mac.send(0, data.clone(), 0, &mut Vec::new());
+        for (p, hop) in [(data, 2), (reply, 2), (other, 0)] {
+            assert!(matches!(w.nodes[1].ifq.enqueue(p, hop), Enqueued::Accepted));
+        }
+        w.apply_routing(0, 1, RoutingAction::Reroute { next_hop: 2 });
+        let mut kept = Vec::new();
+        while let Some((p, _)) = w.nodes[1].ifq.dequeue() {
+            kept.push(p.uid);
+        }
+        // (The RFC agent reports the data it cannot route: a new RERR.)
+        kept.retain(|uid| [4, 5, 9].contains(uid));
+        kept.sort_unstable();
+        assert_eq!(kept, left, "{preset}");
+        assert_eq!(
+            w.ledger.dropped(DropReason::NoRoute),
+            if preset == "ns2" { 2 } else { 1 },
+            "{preset}"
+        );
+    }
+}
+
 const CBR_CHAIN3: &str = r#"
 name = "ll-chain"
 duration_s = 5.0
