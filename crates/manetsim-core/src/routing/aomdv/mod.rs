@@ -92,7 +92,11 @@
 //!   ALLOWED_HELLO_LOSS intervals, then 1.5 times that after each HELLO
 //!   (no other message refreshes it), and is found lost on a purge tick
 //!   every interval from the agent's start, which also adds 2 to the
-//!   node's sequence number.
+//!   node's sequence number. What the interface queue holds for a lost
+//!   neighbour comes out, control packets too (ns-2.35's `nb_delete`
+//!   filters the queue by next hop): data goes over another path if its
+//!   route is still up and is dropped otherwise (`no_route`: no RERR, and
+//!   at the source no buffering), control packets are dropped.
 //! - ns-2 salvages a packet at most 10 times (`AOMDV_MAX_SALVAGE_COUNT`);
 //!   here a packet is routed again after each break with no count (every
 //!   break removes a path, and the TTL bounds the rest).
@@ -921,6 +925,35 @@ impl RoutingProtocol for Aomdv {
             Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
             Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
             Message::Rerr(re) => self.on_rerr(now, from, re, ctx),
+        }
+    }
+
+    /// With HELLO detection a lost neighbour's queued packets all come
+    /// back, control packets too, as ns-2.35's `nb_delete` takes every
+    /// packet for it out of the queue (`PriQueue::filter`).
+    fn reroutes_control(&self) -> bool {
+        self.cfg.link_detection == LinkDetection::Hello
+    }
+
+    /// A packet the interface queue held for a lost neighbour. With HELLO
+    /// detection, as ns-2.35's `nb_delete` does with what its filter
+    /// returns: data goes over another path of a route still up and is
+    /// dropped otherwise (no buffering at the source, no RERR), control
+    /// packets are dropped. With MAC feedback it is routed again.
+    fn on_reroute(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _next_hop: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.now = now;
+        if self.cfg.link_detection != LinkDetection::Hello {
+            self.route_output(now, packet, ctx);
+        } else if !packet.is_control() && self.routes.up_mut(packet.dst, now).is_some() {
+            self.forward_data(now, packet, ctx);
+        } else {
+            ctx.drop_packet(packet, DropReason::NoRoute);
         }
     }
 

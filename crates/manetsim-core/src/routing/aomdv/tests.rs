@@ -547,3 +547,44 @@ fn with_hello_detection_a_silent_neighbour_loses_its_paths_and_data_fails_over()
         }]
     );
 }
+
+#[test]
+fn with_hello_detection_a_lost_neighbours_queue_is_salvaged_or_dropped_as_ns2_does() {
+    // ns-2.35's `nb_delete` empties the queue of what waits for the lost
+    // neighbour: data for a route still up goes over its other path, the
+    // rest is dropped, control packets included, with no RERR and no
+    // buffering at the source.
+    let mut n = source_with_two_paths_using(Aomdv::new(0, hello_cfg()));
+    assert!(n.a.reroutes_control());
+    // 1 is heard once (kept 3 s: lost on the purge tick at 4 s); 2 talks on.
+    n.control(ms(500), 1, hello(1));
+    for t in [500, 1000, 2000, 3000] {
+        n.control(ms(t), 2, hello(2));
+    }
+    let out = n.timeout(ms(4000));
+    assert!(out.contains(&RoutingAction::Reroute { next_hop: 1 }));
+    assert_eq!(n.paths(9), vec![(2, 3, 8)]);
+    let out = n.run(|a, ctx| a.on_reroute(ms(4000), data(0, 9, 5), 1, ctx));
+    assert_eq!(sent_data(&out), vec![(5, 2)], "over the path left");
+    let reply = rrep_packet(0, 1, 7, 4, 2, 1, 0);
+    let out = n.run(|a, ctx| a.on_reroute(ms(4000), reply.clone(), 1, ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: reply,
+            reason: DropReason::NoRoute
+        }]
+    );
+    // For a destination with no route the source drops it, unbuffered.
+    let out = n.run(|a, ctx| a.on_reroute(ms(4000), data(0, 6, 7), 1, ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: data(0, 6, 7),
+            reason: DropReason::NoRoute
+        }]
+    );
+    assert_eq!(n.a.buffered(), 0);
+    // With MAC feedback only data comes back, and is routed again.
+    assert!(!source_with_two_paths().a.reroutes_control());
+}
