@@ -896,13 +896,18 @@ NS2_MAC = [
         ),
         (
             ["routing.protocol=aomdv", "mac.arp=ns2", *NS2_MAC],
-            ['routing.aomdv.link_detection is "mac"', 'routing.aomdv.disjoint is "link"'],
+            [
+                'routing.aomdv.link_detection is "mac"',
+                'routing.aomdv.disjoint is "link"',
+                "routing.aomdv.rerr_rate_limit is true",
+            ],
         ),
         (
             [
                 "routing.protocol=aomdv",
                 'routing.aomdv.link_detection="hello"',
                 'routing.aomdv.disjoint="node"',
+                "routing.aomdv.rerr_rate_limit=false",
                 "mac.arp=ns2",
                 *NS2_MAC,
             ],
@@ -1039,5 +1044,6 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         # with node-disjoint paths.
         assert like.get("routing.aomdv.link_detection") == ("hello" if routing == "aomdv" else None)
         assert like.get("routing.aomdv.disjoint") == ("node" if routing == "aomdv" else None)
+        assert like.get("routing.aomdv.rerr_rate_limit") == (False if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []

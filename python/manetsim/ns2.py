@@ -260,13 +260,18 @@ def tcp_overrides(
 def routing_overrides(routing: str) -> dict[str, Any]:
     """Scenario overrides that make manetsim's ``routing`` agent run as
     ns-2.35's does where it has a choice: AODV's and DSR's ``preset =
-    "ns2"``, AOMDV's HELLO link detection and node-disjoint paths (ns-2.35
-    compiles AOMDV without link-layer detection, with
-    ``AOMDV_NODE_DISJOINT_PATHS``); nothing for the rest."""
+    "ns2"``, AOMDV's HELLO link detection, node-disjoint paths and unlimited
+    route errors (ns-2.35 compiles AOMDV without link-layer detection, with
+    ``AOMDV_NODE_DISJOINT_PATHS``, and sends a RERR for every packet it
+    cannot route); nothing for the rest."""
     if routing in ("aodv", "dsr"):
         return {f"routing.{routing}.preset": "ns2"}
     if routing == "aomdv":
-        return {"routing.aomdv.link_detection": "hello", "routing.aomdv.disjoint": "node"}
+        return {
+            "routing.aomdv.link_detection": "hello",
+            "routing.aomdv.disjoint": "node",
+            "routing.aomdv.rerr_rate_limit": False,
+        }
     return {}
 
 
@@ -324,6 +329,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             'routing.aomdv.disjoint is "link": manetsim keeps link-disjoint paths (the '
             "paper's), ns-2.35 node-disjoint ones (one RREP per request at each node); "
             "--set routing.aomdv.disjoint=node compares like with like (docs/fidelity.md)"
+        )
+    if routing == "aomdv" and aomdv.get("rerr_rate_limit", True):
+        notes.append(
+            "routing.aomdv.rerr_rate_limit is true: manetsim's AOMDV relay reports a "
+            "destination it has no route for at most once a second, and sends at most 10 "
+            "RERRs a second; ns-2.35's sends one for every packet, with no limit; --set "
+            "routing.aomdv.rerr_rate_limit=false compares like with like (docs/fidelity.md)"
         )
     if c["mac"].get("arp", "off") == "off":
         notes.append(

@@ -489,6 +489,12 @@ pub struct AomdvOptions {
     /// as ns-2.35 compiles AOMDV).
     #[serde(default)]
     pub disjoint: AomdvDisjoint,
+    /// `true`: a relay with no route for a data packet sends a RERR for its
+    /// destination at most once a second, and a node at most 10 RERRs a
+    /// second (RERR_RATELIMIT, as our AODV); `false`: one RERR for every
+    /// such packet and no limit, as ns-2.35's `rt_resolve` and `sendError`.
+    #[serde(default = "default_true")]
+    pub rerr_rate_limit: bool,
 }
 
 /// Which AOMDV paths may coexist (`[routing.aomdv] disjoint`).
@@ -510,6 +516,7 @@ impl Default for AomdvOptions {
             link_detection: AodvLinkDetection::Mac,
             hello_interval_s: default_aomdv_hello_interval_s(),
             disjoint: AomdvDisjoint::Link,
+            rerr_rate_limit: true,
         }
     }
 }

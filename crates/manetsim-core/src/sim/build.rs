@@ -81,6 +81,7 @@ pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
             AomdvDisjoint::Link => Disjoint::Link,
             AomdvDisjoint::Node => Disjoint::Node,
         };
+        cfg.rerr_limits = o.rerr_rate_limit;
     }
     cfg
 }

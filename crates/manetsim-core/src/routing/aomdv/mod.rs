@@ -53,7 +53,9 @@
 //!   through its sender, and is relayed (0-10 ms jitter) for the routes it
 //!   left without a path. A relay with no route for a data packet drops it
 //!   (`no_route`) and sends a RERR for the destination, at most once a
-//!   second per destination; RERRs are limited to 10 a second.
+//!   second per destination; RERRs are limited to 10 a second. Without
+//!   [`AomdvConfig::rerr_limits`], as ns-2.35's `rt_resolve` and
+//!   `sendError`: a RERR for every such packet, and no limit.
 //! - **Route discovery** with ns-2.35's timing: a RREQ to a destination
 //!   with no known hop count goes network wide (TTL 30: ns-2 declares
 //!   TTL_START 5 but, as in its AODV, a new route entry's last hop count is
@@ -178,6 +180,10 @@ pub struct AomdvConfig {
     pub allowed_hello_loss: u32,
     /// RERR_RATELIMIT per second (10).
     pub rerr_rate_limit: usize,
+    /// A relay with no route for a data packet reports it at most once a
+    /// second per destination, within RERR_RATELIMIT. Off, as ns-2.35's
+    /// `rt_resolve`: one RERR per packet, and no limit on any RERR.
+    pub rerr_limits: bool,
 }
 
 impl Default for AomdvConfig {
@@ -204,6 +210,7 @@ impl Default for AomdvConfig {
             hello_interval: NS_PER_S,
             allowed_hello_loss: 3,
             rerr_rate_limit: 10,
+            rerr_limits: true,
         }
     }
 }
@@ -496,10 +503,12 @@ impl Aomdv {
             {
                 self.rerr_times.pop_front();
             }
-            if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
-                return;
+            if self.cfg.rerr_limits {
+                if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
+                    return;
+                }
+                self.rerr_times.push_back(now);
             }
-            self.rerr_times.push_back(now);
             for &(d, _) in chunk {
                 self.routes.entry(d, now).last_rerr = Some(now);
             }
@@ -905,9 +914,9 @@ impl RoutingProtocol for Aomdv {
             self.start_discovery(now, dst, ctx);
         } else {
             // A relay without a route: tell the upstream nodes, at most
-            // once a second per destination.
+            // once a second per destination (ns-2.35: every time).
             let e = self.routes.entry(dst, now);
-            let recent = e.last_rerr.is_some_and(|t| t + NS_PER_S > now);
+            let recent = self.cfg.rerr_limits && e.last_rerr.is_some_and(|t| t + NS_PER_S > now);
             let s = e.seqno;
             if !recent {
                 self.send_rerr(now, vec![(dst, s)], false, ctx);

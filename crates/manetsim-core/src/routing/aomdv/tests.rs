@@ -588,3 +588,29 @@ fn with_hello_detection_a_lost_neighbours_queue_is_salvaged_or_dropped_as_ns2_do
     // With MAC feedback only data comes back, and is routed again.
     assert!(!source_with_two_paths().a.reroutes_control());
 }
+
+#[test]
+fn a_relay_without_a_route_reports_once_a_second_or_as_ns2_every_packet() {
+    let rerrs = |cfg: AomdvConfig| {
+        let mut n = Agent::wrap(2, Aomdv::new(2, cfg), 3);
+        (0..15u64)
+            .map(|k| {
+                let out = n.data(ms(k * 10), data(0, 9, k + 1));
+                assert!(out.iter().any(|a| matches!(
+                    a,
+                    RoutingAction::Drop {
+                        reason: DropReason::NoRoute,
+                        ..
+                    }
+                )));
+                originated(&out).iter().filter(|s| s.0 == "rerr").count()
+            })
+            .sum::<usize>()
+    };
+    assert_eq!(rerrs(AomdvConfig::default()), 1);
+    let ns2 = AomdvConfig {
+        rerr_limits: false,
+        ..AomdvConfig::default()
+    };
+    assert_eq!(rerrs(ns2), 15, "one per packet, beyond RERR_RATELIMIT");
+}
