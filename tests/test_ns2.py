@@ -937,7 +937,7 @@ def test_crosscheck_notes_what_ns2_does_differently(
     assert len(notes) == len(expected), notes
     for note, what in zip(notes, expected):
         assert what in note
-        assert re.search(r"=(ns2|25e-6|hello|node) compares like with like", note), note
+        assert re.search(r"=(ns2|25e-6|hello|node|false) compares like with like", note), note
 
 
 def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
