@@ -217,8 +217,12 @@ def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path:
     trace.write_text(
         f"s 1.0 _0_ RTR  --- 0 AOMDV 52 [0 0 0 0] ------- {ip} [0x2 0 1 [5 0] [0 4]] "
         "(REQUEST)\n"
+        "s 1.001 _1_ RTR  --- 0 AOMDV 52 [0 ffffffff 0 800] ------- [1:255 -1:255 29 0] "
+        "[0x2 1 1 [5 0] [0 4]] (REQUEST)\n"
         "s 1.01 _5_ RTR  --- 0 AOMDV 52 [0 0 0 0] ------- [5:255 0:255 30 4] "
         "[0x4 0 [5 2] 10.000000] (REPLY) [1 4]\n"
+        "f 1.02 _4_ RTR  --- 0 AOMDV 52 [13a 4 5 800] ------- [5:255 0:255 29 3] "
+        "[0x4 1 [5 2] 10.000000] (REPLY) [1 4]\n"
         "s 1.1 _4_ RTR  --- 0 AOMDV 44 [0 0 0 0] ------- [4:255 -1:255 1 0] "
         "[0x1 0 [4 2] 4.000000] (HELLO) [0 0]\n"
         "s 6.0 _1_ RTR  --- 0 AOMDV 32 [0 0 0 0] ------- [1:255 -1:255 1 0] "
@@ -227,10 +231,15 @@ def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path:
         "[0x8 1 [0 0] 0.000000] (ERROR) [0 0]\n"
     )
     stats = ns2.parse_trace(trace)
-    assert stats.routing_packets == 4
-    assert stats.routing_by_message == {"rreq": 1, "rrep": 1, "hello": 1, "rerr": 1}
-    # Its lines do not say which packets were relayed.
-    assert all(math.isnan(n) for n in stats.routing_forwarded_by_message.values())
+    assert stats.routing_packets == 6
+    assert stats.routing_by_message == {"rreq": 2, "rrep": 2, "hello": 1, "rerr": 1}
+    # Relayed: a request sent by a node other than its originator (relays
+    # send it with their own IP source), a reply passed on (`f`: relays keep
+    # the source of the node that answered); HELLOs are never relayed; an
+    # error's line does not tell.
+    relayed = stats.routing_forwarded_by_message
+    assert {m: relayed[m] for m in ("rreq", "rrep", "hello")} == {"rreq": 1, "rrep": 1, "hello": 0}
+    assert math.isnan(relayed["rerr"])
 
 
 def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path):

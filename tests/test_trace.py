@@ -93,9 +93,9 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
         if not math.isnan(n) and not (routing == "aodv" and m == "rrep")
     }
     assert told == {m: relayed[m] for m in told}, routing
-    if protocol in ("aodv", "dsr"):
+    if protocol in ("aodv", "dsr", "aomdv"):
         assert told["rreq"] > 0
-    if routing == "aodv/ns2":
+    if routing in ("aodv/ns2", "aomdv"):
         assert told["rrep"] > 0
 
 

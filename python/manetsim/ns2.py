@@ -958,18 +958,19 @@ def _forwarded(event: str, kind: str, message: str, tokens: list[str]) -> float:
     counts it; NaN where the line does not tell.
 
     ns-2 traces ``f`` where the packet's IP source is another node. That
-    tells for DSR, whose relays keep the source, for DSDV's updates (never
-    relayed) and for AODV's replies, which relays pass on with the IP source
-    of the node that answered. AODV's relays send a request again with
-    their own IP source, so a request is relayed when the line's node is
-    not its originator (``[0x2 hops id [dst seqno] [origin seqno]]``); its
-    route errors and HELLOs say neither, nor does AOMDV.
+    tells for DSR, whose relays keep the source, for DSDV's updates and
+    AODV's and AOMDV's HELLOs (never relayed) and for AODV's and AOMDV's
+    replies, which relays pass on with the IP source of the node that
+    answered. Their relays send a request again with their own IP source,
+    so a request is relayed when the line's node is not its originator
+    (``[0x2 hops id [dst seqno] [origin seqno]]``); their route errors say
+    neither.
     """
     if kind in ("DSR", "message"):
         return float(event == "f")
-    if kind != "AODV":
+    if kind not in ("AODV", "AOMDV"):
         return math.nan
-    if message == "rrep":
+    if message in ("rrep", "hello"):
         return float(event == "f")
     if message == "rreq" and len(tokens) > 4:
         try:

@@ -35,8 +35,8 @@
 //!   ns-2's; an ACK's `seq` is the last segment it acknowledges), `[seq]
 //!   hops 0` for UDP; for routing, AODV's message in ns-2's shape
 //!   (`[0x2 hops id [dst seqno] [origin seqno]] (REQUEST)`, see
-//!   [`aodv_fields`]), AOMDV's type in parentheses (`(REQUEST)`,
-//!   `(REPLY)`, `(ERROR)`, `(HELLO)`), DSR's
+//!   [`aodv_fields`]), AOMDV's likewise, its replies, HELLOs and errors
+//!   followed by `[rreq_id first_hop]` (see [`aomdv_fields`]), DSR's
 //!   request, reply and error flags in ns-2's shape (`n [q id] [p …] [e
 //!   …]`, with the fields manetsim does not track as 0), OLSR's message
 //!   type; for ARP `[REQUEST src/src 0/target]` or `REPLY`.
@@ -53,7 +53,7 @@ use crate::mac::{Frame, FrameKind};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
-use crate::wire::{aodv, dsr, olsr};
+use crate::wire::{aodv, aomdv, dsr, olsr};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -341,16 +341,11 @@ impl Ns2Trace {
                 }
             }
             RoutingProtocol::Aomdv => {
-                // RFC 3561's message types; a HELLO is a broadcast RREP.
-                let label = match body.first() {
-                    Some(&aodv::TYPE_RREQ) => "(REQUEST)",
-                    Some(&aodv::TYPE_RREP) if p.dst == BROADCAST => "(HELLO)",
-                    Some(&aodv::TYPE_RREP) => "(REPLY)",
-                    Some(&aodv::TYPE_RERR) => "(ERROR)",
-                    Some(&aodv::TYPE_RREP_ACK) => "(RREP-ACK)",
-                    _ => return,
-                };
-                let _ = write!(line, " [0x{:x}] {label}", body[0]);
+                if let Ok(message) = aomdv::Message::parse(body) {
+                    aomdv_fields(line, &message, p.dst == BROADCAST);
+                } else if body.first() == Some(&aodv::TYPE_RREP_ACK) {
+                    let _ = write!(line, " [0x10] (RREP-ACK)");
+                }
             }
             RoutingProtocol::Dsr => {
                 if let Ok(repr) = dsr::DsrRepr::parse(body) {
@@ -512,6 +507,50 @@ fn aodv_fields(line: &mut String, message: &aodv::Message, broadcast: bool) {
             )
         }
         aodv::Message::RrepAck => write!(line, " [0x10] (RREP-ACK)"),
+    };
+}
+
+/// An AOMDV message in the shape ns-2.35's trace gives it:
+/// AODV's shape with AOMDV's hop counts (0 where the message starts, as
+/// ns-2.35's AOMDV keeps them), and after a reply's, HELLO's or error's
+/// type the RREQ ID it answers and its first hop (`[0 0]` for an error).
+fn aomdv_fields(line: &mut String, message: &aomdv::Message, broadcast: bool) {
+    let _ = match message {
+        aomdv::Message::Rreq(r) => write!(
+            line,
+            " [0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
+            r.base.hop_count,
+            r.base.rreq_id,
+            r.base.dst,
+            r.base.dst_seqno,
+            r.base.orig,
+            r.base.orig_seqno
+        ),
+        aomdv::Message::Rrep(r) => {
+            let (code, label) = if broadcast {
+                (0x1, "HELLO")
+            } else {
+                (0x4, "REPLY")
+            };
+            write!(
+                line,
+                " [0x{code:x} {} [{} {}] {:.6}] ({label}) [{} {}]",
+                r.base.hop_count,
+                r.base.dst,
+                r.base.dst_seqno,
+                f64::from(r.base.lifetime_ms) / 1000.0,
+                r.rreq_id,
+                r.first_hop
+            )
+        }
+        aomdv::Message::Rerr(r) => {
+            let (dst, seqno) = r.unreachable.first().copied().unwrap_or((0, 0));
+            write!(
+                line,
+                " [0x8 {} [{dst} {seqno}] 0.000000] (ERROR) [0 0]",
+                r.unreachable.len()
+            )
+        }
     };
 }
 
@@ -696,6 +735,75 @@ mod tests {
                 "0x4 1 [5 4] 10.000000] (REPLY)",
                 "0x1 1 [3 7] 2.000000] (HELLO)",
                 "0x8 2 [9 547] 0.000000] (ERROR)",
+            ]
+        );
+    }
+
+    #[test]
+    fn aomdv_messages_carry_ns2s_fields_and_their_pair() {
+        // As ns-2.35's trace of AOMDV reads them (chain6, seed 1): hop
+        // counts from 0, a reply's RREQ ID and first hop after its type.
+        let path = dir().join("aomdv.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aomdv, vec![]).unwrap();
+        let base = aodv::RreqRepr {
+            join: false,
+            repair: false,
+            gratuitous: false,
+            dest_only: false,
+            unknown_seqno: false,
+            hop_count: 1,
+            rreq_id: 1,
+            dst: 5,
+            dst_seqno: 0,
+            orig: 0,
+            orig_seqno: 4,
+        };
+        let request = aomdv::AomdvRreq { base, first_hop: 1 };
+        let rrep = aodv::RrepRepr {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count: 1,
+            dst: 5,
+            dst_seqno: 2,
+            orig: 0,
+            lifetime_ms: 10_000,
+        };
+        let reply = aomdv::AomdvRrep {
+            base: rrep,
+            rreq_id: 1,
+            first_hop: 4,
+        };
+        let error = aodv::RerrRepr {
+            no_delete: false,
+            unreachable: vec![(0, 0)],
+        };
+        let packets = [
+            (1, BROADCAST, request.to_bytes()),
+            (5, 0, reply.to_bytes()),
+            (1, BROADCAST, aomdv::Message::Rerr(error).to_bytes()),
+        ];
+        for (src, dst, bytes) in packets {
+            let p = Packet::control(src, dst, 1, 0, bytes);
+            t.packet(
+                's',
+                0,
+                src,
+                Layer::Router,
+                "---",
+                &p,
+                MacFields::default(),
+                dst,
+            );
+        }
+        let got = lines(t);
+        let tails: Vec<&str> = got.iter().map(|l| l.split_once("] [").unwrap().1).collect();
+        assert_eq!(
+            tails,
+            [
+                "0x2 1 1 [5 0] [0 4]] (REQUEST)",
+                "0x4 1 [5 2] 10.000000] (REPLY) [1 4]",
+                "0x8 1 [0 0] 0.000000] (ERROR) [0 0]",
             ]
         );
     }

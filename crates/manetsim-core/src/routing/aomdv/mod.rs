@@ -810,7 +810,11 @@ impl Aomdv {
                 out.first_hop = p.last_hop;
             }
         }
-        let p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
+        let mut p = self.control(packet.dst, packet.ttl - 1, out.to_bytes());
+        // Passed on with the IP source of the node that answered, as
+        // ns-2.35's `forwardReply` sends the packet it got (so its trace,
+        // and manetsim's ns-2 trace, read `f`); nothing reads it.
+        p.src = packet.src;
         ctx.originate(p, rev_hop, "rrep", true);
     }
 
