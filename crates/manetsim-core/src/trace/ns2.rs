@@ -472,86 +472,73 @@ fn mac_part(line: &mut String, m: MacFields) {
 /// unreachable destinations with the first of them. With these fields the
 /// two traces can be compared flood by flood (originator and RREQ ID).
 fn aodv_fields(line: &mut String, message: &aodv::Message, broadcast: bool) {
-    let _ = match message {
-        aodv::Message::Rreq(r) => write!(
-            line,
-            " [0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
-            u32::from(r.hop_count) + 1,
-            r.rreq_id,
-            r.dst,
-            r.dst_seqno,
-            r.orig,
-            r.orig_seqno
-        ),
-        aodv::Message::Rrep(r) => {
-            let (code, label) = if broadcast {
-                (0x1, "HELLO")
-            } else {
-                (0x4, "REPLY")
-            };
-            write!(
-                line,
-                " [0x{code:x} {} [{} {}] {:.6}] ({label})",
-                u32::from(r.hop_count) + 1,
-                r.dst,
-                r.dst_seqno,
-                f64::from(r.lifetime_ms) / 1000.0
-            )
-        }
-        aodv::Message::Rerr(r) => {
-            let (dst, seqno) = r.unreachable.first().copied().unwrap_or((0, 0));
-            write!(
-                line,
-                " [0x8 {} [{dst} {seqno}] 0.000000] (ERROR)",
-                r.unreachable.len()
-            )
-        }
-        aodv::Message::RrepAck => write!(line, " [0x10] (RREP-ACK)"),
-    };
+    match message {
+        aodv::Message::Rreq(r) => rreq_fields(line, r, 1),
+        aodv::Message::Rrep(r) => rrep_fields(line, r, 1, broadcast),
+        aodv::Message::Rerr(r) => rerr_fields(line, r),
+        aodv::Message::RrepAck => line.push_str(" [0x10] (RREP-ACK)"),
+    }
 }
 
-/// An AOMDV message in the shape ns-2.35's trace gives it:
-/// AODV's shape with AOMDV's hop counts (0 where the message starts, as
-/// ns-2.35's AOMDV keeps them), and after a reply's, HELLO's or error's
-/// type the RREQ ID it answers and its first hop (`[0 0]` for an error).
+/// An AOMDV message in the shape ns-2.35's trace gives it: AODV's, with
+/// AOMDV's hop counts (0 where the message starts, as ns-2.35's AOMDV keeps
+/// them), and after a reply's, HELLO's or error's type the RREQ ID it
+/// answers and its first hop (`[0 0]` for an error).
 fn aomdv_fields(line: &mut String, message: &aomdv::Message, broadcast: bool) {
-    let _ = match message {
-        aomdv::Message::Rreq(r) => write!(
-            line,
-            " [0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
-            r.base.hop_count,
-            r.base.rreq_id,
-            r.base.dst,
-            r.base.dst_seqno,
-            r.base.orig,
-            r.base.orig_seqno
-        ),
+    match message {
+        aomdv::Message::Rreq(r) => rreq_fields(line, &r.base, 0),
         aomdv::Message::Rrep(r) => {
-            let (code, label) = if broadcast {
-                (0x1, "HELLO")
-            } else {
-                (0x4, "REPLY")
-            };
-            write!(
-                line,
-                " [0x{code:x} {} [{} {}] {:.6}] ({label}) [{} {}]",
-                r.base.hop_count,
-                r.base.dst,
-                r.base.dst_seqno,
-                f64::from(r.base.lifetime_ms) / 1000.0,
-                r.rreq_id,
-                r.first_hop
-            )
+            rrep_fields(line, &r.base, 0, broadcast);
+            let _ = write!(line, " [{} {}]", r.rreq_id, r.first_hop);
         }
         aomdv::Message::Rerr(r) => {
-            let (dst, seqno) = r.unreachable.first().copied().unwrap_or((0, 0));
-            write!(
-                line,
-                " [0x8 {} [{dst} {seqno}] 0.000000] (ERROR) [0 0]",
-                r.unreachable.len()
-            )
+            rerr_fields(line, r);
+            line.push_str(" [0 0]");
         }
+    }
+}
+
+/// `[0x2 hops id [dst seqno] [origin seqno]] (REQUEST)`, the hop count
+/// `extra_hops` above RFC 3561's.
+fn rreq_fields(line: &mut String, r: &aodv::RreqRepr, extra_hops: u32) {
+    let _ = write!(
+        line,
+        " [0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
+        u32::from(r.hop_count) + extra_hops,
+        r.rreq_id,
+        r.dst,
+        r.dst_seqno,
+        r.orig,
+        r.orig_seqno
+    );
+}
+
+/// `[0x4 hops [dst seqno] lifetime_s] (REPLY)`, or `0x1 … (HELLO)` when
+/// broadcast, the hop count `extra_hops` above RFC 3561's.
+fn rrep_fields(line: &mut String, r: &aodv::RrepRepr, extra_hops: u32, broadcast: bool) {
+    let (code, label) = if broadcast {
+        (0x1, "HELLO")
+    } else {
+        (0x4, "REPLY")
     };
+    let _ = write!(
+        line,
+        " [0x{code:x} {} [{} {}] {:.6}] ({label})",
+        u32::from(r.hop_count) + extra_hops,
+        r.dst,
+        r.dst_seqno,
+        f64::from(r.lifetime_ms) / 1000.0
+    );
+}
+
+/// `[0x8 count [first_dst seqno] 0.000000] (ERROR)`.
+fn rerr_fields(line: &mut String, r: &aodv::RerrRepr) {
+    let (dst, seqno) = r.unreachable.first().copied().unwrap_or((0, 0));
+    let _ = write!(
+        line,
+        " [0x8 {} [{dst} {seqno}] 0.000000] (ERROR)",
+        r.unreachable.len()
+    );
 }
 
 #[cfg(test)]
