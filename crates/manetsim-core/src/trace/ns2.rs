@@ -670,6 +670,20 @@ mod tests {
         );
     }
 
+    /// The lines of routing agents sending control packets `(src, dst,
+    /// body)` at 0 s.
+    fn router_sends(
+        mut t: Ns2Trace,
+        packets: impl IntoIterator<Item = (NodeId, NodeId, Vec<u8>)>,
+    ) -> Vec<String> {
+        for (src, dst, bytes) in packets {
+            let p = Packet::control(src, dst, 1, 0, bytes);
+            let mac = MacFields::default();
+            t.packet('s', 0, src, Layer::Router, "---", &p, mac, dst);
+        }
+        lines(t)
+    }
+
     #[test]
     fn aodv_replies_errors_and_hellos_carry_ns2s_fields() {
         let path = dir().join("aodv.tr");
@@ -699,22 +713,12 @@ mod tests {
             (3, BROADCAST, aodv::Message::Rrep(hello)),
             (4, BROADCAST, aodv::Message::Rerr(error)),
         ];
-        for (src, dst, message) in messages {
+        let packets = messages.map(|(src, dst, message)| {
             let mut bytes = vec![0; message.buffer_len()];
             message.emit(&mut bytes);
-            let p = Packet::control(src, dst, 1, 0, bytes);
-            t.packet(
-                's',
-                0,
-                src,
-                Layer::Router,
-                "---",
-                &p,
-                MacFields::default(),
-                dst,
-            );
-        }
-        let got = lines(t);
+            (src, dst, bytes)
+        });
+        let got = router_sends(t, packets);
         let tails: Vec<&str> = got.iter().map(|l| l.split("] [").last().unwrap()).collect();
         assert_eq!(
             tails,
@@ -770,20 +774,7 @@ mod tests {
             (5, 0, reply.to_bytes()),
             (1, BROADCAST, aomdv::Message::Rerr(error).to_bytes()),
         ];
-        for (src, dst, bytes) in packets {
-            let p = Packet::control(src, dst, 1, 0, bytes);
-            t.packet(
-                's',
-                0,
-                src,
-                Layer::Router,
-                "---",
-                &p,
-                MacFields::default(),
-                dst,
-            );
-        }
-        let got = lines(t);
+        let got = router_sends(t, packets);
         let tails: Vec<&str> = got.iter().map(|l| l.split_once("] [").unwrap().1).collect();
         assert_eq!(
             tails,
