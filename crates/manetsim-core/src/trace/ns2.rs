@@ -687,7 +687,7 @@ mod tests {
     #[test]
     fn aodv_replies_errors_and_hellos_carry_ns2s_fields() {
         let path = dir().join("aodv.tr");
-        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
+        let t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
         let reply = aodv::RrepRepr {
             repair: false,
             ack_required: false,
@@ -735,7 +735,7 @@ mod tests {
         // As ns-2.35's trace of AOMDV reads them (chain6, seed 1): hop
         // counts from 0, a reply's RREQ ID and first hop after its type.
         let path = dir().join("aomdv.tr");
-        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aomdv, vec![]).unwrap();
+        let t = Ns2Trace::create(&path, RoutingProtocol::Aomdv, vec![]).unwrap();
         let base = aodv::RreqRepr {
             join: false,
             repair: false,
