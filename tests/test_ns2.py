@@ -145,6 +145,27 @@ def test_what_ns2_cannot_run_is_refused_naming_the_key(overrides: list[str], key
     assert f"key `{key}`" in line
 
 
+@pytest.mark.parametrize(
+    ("pace", "rate"),
+    [
+        ("interval_s = 0.25", "16384"),
+        ("interval_s = 0.3", "13653.333333333334"),
+        ("rate_bps = 100000.5", "100000.5"),
+    ],
+)
+def test_a_cbr_flow_paced_by_interval_or_fractional_rate_exports_its_rate(
+    tmp_path: Path, pace: str, rate: str
+):
+    # ns-2's CBR sends every packetSize_ x 8 / rate_ seconds: the same gaps as
+    # manetsim's interval_s, or its rate_bps to the digit.
+    text = QUICKSTART.read_text()
+    scenario = tmp_path / "paced.toml"
+    scenario.write_text(re.sub(r"(?m)^rate_bps = .*$", pace, text))
+    tcl = _export(str(scenario), "--set", "routing.protocol=aodv")
+    assert "$app_(0) set packetSize_ 512" in tcl
+    assert f"$app_(0) set rate_ {rate}\n" in tcl
+
+
 def test_export_writes_the_file_atomically(tmp_path: Path):
     out = tmp_path / "run.tcl"
     proc = cli("export", "ns2", FIXTURES / "ns2_chain3_aodv.toml", "-o", out)

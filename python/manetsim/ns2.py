@@ -665,6 +665,24 @@ def _script(
     return "\n".join(lines)
 
 
+def _cbr_rate(flow: Mapping[str, Any], size: int) -> str:
+    """ns-2 CBR's `rate_` for the flow's interval between packets.
+
+    ns-2's CBR sends a packet every `packetSize_` * 8 / `rate_` seconds;
+    manetsim's every `interval_s`, or `packet_size_bytes` * 8 / `rate_bps`.
+    The rate is written whole when it is whole, else to the digit (ns-2
+    reads a fractional `rate_`).
+    """
+    payload = int(flow["packet_size_bytes"])
+    rate = flow.get("rate_bps")
+    if rate is not None and size == payload:
+        bps = float(rate)
+    else:
+        interval = float(flow["interval_s"]) if rate is None else payload * 8 / float(rate)
+        bps = size * 8 / interval
+    return str(int(bps)) if bps.is_integer() else repr(bps)
+
+
 def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     src, dst = int(flow["src"]), int(flow["dst"])
     size = int(flow["packet_size_bytes"])
@@ -721,7 +739,7 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         lines += [
             f"set app_({i}) [new Application/Traffic/CBR]",
             f"$app_({i}) set packetSize_ {size}",
-            f"$app_({i}) set rate_ {int(flow['rate_bps'])}",
+            f"$app_({i}) set rate_ {_cbr_rate(flow, size)}",
             f"$app_({i}) set random_ 0",
         ]
     lines += [
