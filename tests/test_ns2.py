@@ -125,6 +125,8 @@ def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
             ['loss=[{node = 1, rate = 0.05, packets = "all", model = "gilbert_elliott"}]'],
             "loss.0.model",
         ),
+        (["flows.0.transfer_bytes=5000"], "flows.0.transfer_bytes"),
+        (["flows.0.transfer_bytes=512"], "flows.0.transfer_bytes"),
         (['routing.aodv.preset="aodv_uu"'], "routing.aodv.preset"),
         (['routing.aodv.link_detection="hello"'], "routing.aodv.link_detection"),
         (["routing.aodv.local_repair=false"], "routing.aodv.local_repair"),
@@ -164,6 +166,23 @@ def test_a_cbr_flow_paced_by_interval_or_fractional_rate_exports_its_rate(
     tcl = _export(str(scenario), "--set", "routing.protocol=aodv")
     assert "$app_(0) set packetSize_ 512" in tcl
     assert f"$app_(0) set rate_ {rate}\n" in tcl
+
+
+@pytest.mark.parametrize(("variant", "advance"), [("newreno", 9), ("sack", 9), ("vegas", 10)])
+def test_a_finite_transfer_asks_ns2_for_its_packets(variant: str, advance: int):
+    # Ten 512-byte packets. ns-2.35's one-way agents send sequence numbers up to
+    # curseq_ inclusive (Vegas's below it): producemore 9 sends ten.
+    tcl = _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"),
+        "--set",
+        "flows.0.transfer_bytes=5120",
+        "--set",
+        f"flows.0.tcp.variant={variant}",
+        "--set",
+        "flows.0.tcp.limited_transmit=false",
+    )
+    assert f'$ns_ at 1.0 "$app_(0) producemore {advance}"' in tcl
+    assert '"$app_(0) start"' not in tcl
 
 
 def test_export_writes_the_file_atomically(tmp_path: Path):

@@ -442,6 +442,8 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     "ns-2.35's Vegas agent has no limited transmit: "
                     f"set {key}.tcp.limited_transmit=false",
                 )
+            if flow.get("transfer_bytes") is not None:
+                _check_transfer_exportable(key, flow)
             if tcp["handshake"]:
                 raise ExportError(
                     f"{key}.tcp.handshake",
@@ -462,6 +464,23 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
     energy = c.get("energy")
     if energy and energy.get("sleep_w", 0.0):
         raise ExportError("energy.sleep_w", "nodes never sleep in the exported script")
+
+
+def _check_transfer_exportable(key: str, flow: Mapping[str, Any]) -> None:
+    """Refuses a finite transfer ns-2.35's one-way TCP cannot send exactly."""
+    size, total = int(flow["packet_size_bytes"]), int(flow["transfer_bytes"])
+    if total % size:
+        raise ExportError(
+            f"{key}.transfer_bytes",
+            f"ns-2's one-way TCP sends whole packets: {total} is not a multiple of "
+            f"packet_size_bytes = {size}",
+        )
+    if total == size and flow["tcp"]["variant"] != "vegas":
+        raise ExportError(
+            f"{key}.transfer_bytes",
+            "ns-2.35's one-way TCP agents (Vegas's apart) send at least two packets once "
+            "asked for any: a one-packet transfer cannot be exported",
+        )
 
 
 def _check_aodv_exportable(aodv: Mapping[str, Any]) -> None:
@@ -665,6 +684,22 @@ def _script(
     return "\n".join(lines)
 
 
+def _transfer_packets(flow: Mapping[str, Any]) -> int:
+    """The packets of a finite FTP transfer (validated a whole number)."""
+    return int(flow["transfer_bytes"]) // int(flow["packet_size_bytes"])
+
+
+def _ns2_advance(flow: Mapping[str, Any]) -> int:
+    """What to `producemore` for the flow's transfer in ns-2.35.
+
+    Its one-way TCP agents send sequence numbers 0 to `curseq_` inclusive,
+    one packet more than `advanceby` adds (measured with ns-2.35: 10 sent
+    for `producemore 9`, 2 for 1); its Vegas agent sends exactly as many.
+    """
+    packets = _transfer_packets(flow)
+    return packets if flow["tcp"]["variant"] == "vegas" else packets - 1
+
+
 def _cbr_rate(flow: Mapping[str, Any], size: int) -> str:
     """ns-2 CBR's `rate_` for the flow's interval between packets.
 
@@ -742,9 +777,12 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$app_({i}) set rate_ {_cbr_rate(flow, size)}",
             f"$app_({i}) set random_ 0",
         ]
+    begin = "start"
+    if flow.get("transfer_bytes") is not None:
+        begin = f"producemore {_ns2_advance(flow)}"
     lines += [
         f"$app_({i}) attach-agent $agent_({i})",
-        f'$ns_ at {start} "$app_({i}) start"',
+        f'$ns_ at {start} "$app_({i}) {begin}"',
         f'$ns_ at {stop} "$app_({i}) stop"',
         f'puts "manetsim-flow {i} [$agent_({i}) set agent_addr_] [$agent_({i}) set agent_port_]"',
     ]
