@@ -483,6 +483,24 @@ def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
     assert "±" not in one.stdout
 
 
+def test_crosscheck_runs_its_seeds_from_the_scenarios_seed(tmp_path: Path):
+    fake = str(_stand_in_ns(tmp_path))
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    traces = tmp_path / "traces"
+    args = ["--ns", fake, "--totals-only", "--keep-traces", traces, "--seeds", "2"]
+    proc = cli("crosscheck", fixture, *args, "--json", "--set", "seed=7")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["seeds"] == [7, 8]
+    assert sorted(p.name for p in traces.iterdir()) == ["seed-7", "seed-8"]
+    # The scripts are the seeds' own: each with its seed in its header.
+    assert "seed 7." in (traces / "seed-7" / "ns2.tcl").read_text()
+    table = cli("crosscheck", fixture, "--ns", fake, "--totals-only", "--set", "seed=7")
+    assert "mean of 1 seed(s) (7 to 7)" in " ".join(table.stdout.split())
+    # Seeds past the largest are refused before anything runs.
+    top = cli("crosscheck", fixture, "--ns", fake, "--seeds", "2", "--set", f"seed={2**63 - 1}")
+    assert "--seeds 2: from seed 9223372036854775807" in assert_clean_error(top)
+
+
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
     bad = tmp_path / "bad.tr"
     bad.write_text("s 1.0 _0_ AGT --- 0\n")

@@ -32,7 +32,7 @@ from manetsim import ns2 as ns2_mod
 from manetsim import study as study_mod
 from manetsim import sweep as sweep_mod
 from manetsim.results import Result, write_text_atomic
-from manetsim.run import movements_ns2, override_pairs, resolved_toml
+from manetsim.run import MAX_SEED, movements_ns2, override_pairs, resolved_toml
 from manetsim.run import run as run_scenario
 
 __all__ = ["app", "main"]
@@ -420,7 +420,13 @@ def export_ns2_command(
 def crosscheck_command(
     file: ScenarioFile,
     seeds: Annotated[
-        int, typer.Option("--seeds", min=1, help="Seeds 1..N, run by both simulators.")
+        int,
+        typer.Option(
+            "--seeds",
+            min=1,
+            help="How many seeds both simulators run: the scenario's seed (1 unless the "
+            "file or --set gives another) and the next ones.",
+        ),
     ] = 1,
     ns_command: Annotated[
         str, typer.Option("--ns", metavar="COMMAND", help="The ns-2 executable.")
@@ -493,11 +499,18 @@ def crosscheck_command(
         ns2_mod.export_tcl(file, overrides, 1)
     except ns2_mod.ExportError as err:
         _fail(f"{file}: {err}", EXIT_USAGE)
+    first = ns2_mod.first_seed(file, overrides)
+    if first + seeds - 1 > MAX_SEED:
+        _fail(
+            f"--seeds {seeds}: from seed {first} the seeds would pass the largest, {MAX_SEED}",
+            EXIT_USAGE,
+        )
+    run_seeds = range(first, first + seeds)
     if shutil.which(ns_command) is None:
         _fail(ns2_mod.missing_ns_message(ns_command), EXIT_USAGE)
     try:
         ours, theirs = ns2_mod.crosscheck(
-            file, range(1, seeds + 1), overrides, ns_command, ns_timeout_s, keep_traces, jobs
+            file, run_seeds, overrides, ns_command, ns_timeout_s, keep_traces, jobs
         )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)
@@ -506,10 +519,13 @@ def crosscheck_command(
         rows = [row for row in rows if not ns2_mod.is_per_flow_metric(row[0])]
     notes = ns2_mod.known_differences(file, overrides)
     if json_out:
-        print(json.dumps(ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes)))
+        out = ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes, first)
+        print(json.dumps(out))
         return
     spread = seeds > 1
     title = f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)"
+    if first != 1:
+        title += f" ({first} to {first + seeds - 1})"
     if spread:
         title += " ± 95 % confidence interval"
     table = Table(title=title)

@@ -1413,6 +1413,11 @@ def _json_number(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
+def first_seed(scenario: ScenarioLike, overrides: Overrides = None) -> int:
+    """The scenario's ``seed`` after ``overrides``: the first a cross-check runs."""
+    return int(load_config(scenario, overrides, None)["seed"])
+
+
 def crosscheck_json(
     scenario: ScenarioLike,
     seeds: int,
@@ -1420,9 +1425,10 @@ def crosscheck_json(
     theirs: Side,
     rows: list[tuple[str, float, float, float]],
     notes: list[str],
+    first: int = 1,
 ) -> dict[str, Any]:
     """The cross-check as one JSON-ready object: each simulator's per-seed
-    figures and process times (seeds 1..``seeds``), the ``rows`` of
+    figures and process times (``seeds`` seeds from ``first``), the ``rows`` of
     :func:`summarize_sides` (means and ratio) with each side's 95 %
     confidence half-width across seeds and whether the intervals overlap
     (:func:`intervals`; ``None`` with one seed), and the notes. NaN and
@@ -1442,7 +1448,7 @@ def crosscheck_json(
     manetsim_side["core_s"] = [_json_number(v) for v in ours.core_s]
     return {
         "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike)) else None,
-        "seeds": list(range(1, seeds + 1)),
+        "seeds": list(range(first, first + seeds)),
         "manetsim": manetsim_side,
         "ns2": side(theirs),
         "summary": [
