@@ -249,6 +249,27 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     assert stats.routing_forwarded_by_message == {"rreq": 1, "rrep": 0, "rerr": 0, "update": 0}
 
 
+def test_aodv_route_errors_sent_at_a_drops_instant_are_originated(tmp_path: Path):
+    # ns-2.35's AODV originates a route error unjittered, at the instant of the
+    # drop that caused it (`RTR CBK` after a failure, `RTR NRTE` with no
+    # route); it relays one up to 10 ms after receiving it.
+    err = "[0x8 1 [4 3] 0.000000] (ERROR)"
+    trace = tmp_path / "aodv.tr"
+    trace.write_text(
+        "D 5.000000000 _3_ RTR  CBK 7 cbr 532 [0 0 0 0] ------- [0:0 4:0 29 4]\n"
+        f"s 5.000000000 _3_ RTR  --- 0 AODV 32 [0 0 0 0] ------- [3:255 -1:255 1 0] {err}\n"
+        f"r 5.001000000 _2_ RTR  --- 0 AODV 32 [0 0 3 800] ------- [3:255 -1:255 1 0] {err}\n"
+        # Another node's drop at the relayed error's instant does not count.
+        "D 5.004200000 _7_ RTR  NRTE 9 cbr 532 [0 0 0 0] ------- [0:0 4:0 29 0]\n"
+        f"s 5.004200000 _2_ RTR  --- 0 AODV 32 [0 0 0 0] ------- [2:255 -1:255 1 0] {err}\n"
+        f"s 6.000000000 _5_ RTR  --- 0 AODV 32 [0 0 0 0] ------- [5:255 -1:255 1 0] {err}\n"
+        "D 6.000000000 _5_ RTR  NRTE 11 cbr 532 [0 0 0 0] ------- [0:0 4:0 29 0]\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.routing_by_message == {"rerr": 3}
+    assert stats.routing_forwarded_by_message == {"rerr": 1}
+
+
 def test_aomdv_lines_are_counted_by_the_type_before_their_closing_pair(tmp_path: Path):
     # ns-2.35's AOMDV lines (as its `ns` writes them): a reply, an error and a
     # HELLO go on after the type with `[a b]`; a request ends with it.

@@ -881,6 +881,11 @@ def parse_trace(path: str | Path) -> TraceStats:
     forwarded: dict[str, float] = {}
     drops: dict[str, int] = {}
     flow_state: dict[str, int] = {}
+    # AODV's route errors sent, and the instants of drops, by node: a route
+    # error sent at the instant of a drop at its node was originated there
+    # (see `_aodv_rerrs_relayed`).
+    aodv_rerrs: list[tuple[str, str]] = []
+    drop_instants: set[tuple[str, str]] = set()
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for count, line in enumerate(handle, start=1):
@@ -902,6 +907,7 @@ def parse_trace(path: str | Path) -> TraceStats:
             if event in "Dd":
                 reason = tokens[4]
                 drops[f"{layer}:{reason}"] = drops.get(f"{layer}:{reason}", 0) + 1
+                drop_instants.add((tokens[2], tokens[1]))
                 continue
             if layer == "RTR":
                 if kind in _CONTROL_TYPES and event in "sf":
@@ -909,7 +915,11 @@ def parse_trace(path: str | Path) -> TraceStats:
                     message = _control_message(kind, tokens)
                     if message is not None:
                         by_message[message] = by_message.get(message, 0) + 1
-                        relayed = _forwarded(event, kind, message, tokens)
+                        if kind == "AODV" and message == "rerr":
+                            aodv_rerrs.append((tokens[2], tokens[1]))
+                            relayed = 0.0
+                        else:
+                            relayed = _forwarded(event, kind, message, tokens)
                         forwarded[message] = forwarded.get(message, 0.0) + relayed
                 continue
             if layer != "AGT" or kind == "ack":
@@ -954,6 +964,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                     stats.delays_s.append(now - sent_s)
                 else:
                     stats.received_bytes += size
+    if aodv_rerrs:
+        forwarded["rerr"] += _aodv_rerrs_relayed(aodv_rerrs, drop_instants)
     return TraceStats(
         flows=flows,
         routing_packets=routing,
@@ -963,6 +975,22 @@ def parse_trace(path: str | Path) -> TraceStats:
         routing_forwarded_by_message=forwarded,
         flow_state=flow_state,
     )
+
+
+def _aodv_rerrs_relayed(sent: list[tuple[str, str]], drops: set[tuple[str, str]]) -> int:
+    """How many of AODV's route errors ``sent`` (node, time as traced) a
+    node relayed for another, from the instants of the trace's drops.
+
+    ns-2.35's AODV originates a route error at the instant of a drop at the
+    same node: `rt_ll_failed` drops the packet the MAC or ARP failed on (`RTR
+    CBK`) and `handle_link_failure` sends the error unjittered
+    (`sendError(rerr, false)`); `rt_resolve` drops a packet it has no route
+    for (`RTR NRTE`) as it sends its error, unjittered too. `recvError` relays
+    an error with up to 10 ms of jitter (`sendError(nre)`, `0.01 *
+    Random::uniform()`), at an instant no drop at that node shares. (A
+    relay's line carries its own IP source, so the line alone does not tell.)
+    """
+    return sum(1 for instant in sent if instant not in drops)
 
 
 _AODV_MESSAGES = {"(REQUEST)": "rreq", "(REPLY)": "rrep", "(ERROR)": "rerr", "(HELLO)": "hello"}
@@ -1020,7 +1048,8 @@ def _forwarded(event: str, kind: str, message: str, tokens: list[str]) -> float:
     answered. Their relays send a request again with their own IP source,
     so a request is relayed when the line's node is not its originator
     (``[0x2 hops id [dst seqno] [origin seqno]]``); their route errors say
-    neither.
+    neither on their line (AODV's are told apart by when they are sent:
+    :func:`_aodv_rerrs_relayed`).
     """
     if kind in ("DSR", "message"):
         return float(event == "f")
