@@ -168,6 +168,25 @@ def test_a_cbr_flow_paced_by_interval_or_fractional_rate_exports_its_rate(
     assert f"$app_(0) set rate_ {rate}\n" in tcl
 
 
+def test_cbr_over_vegas_keeps_its_gaps_with_the_headers_in_packetsize():
+    # ns-2.35's Vegas agent sends packetSize_ bytes with the headers in (552
+    # for a 512-byte segment): the application's rate_ grows to keep the gaps.
+    tcl = _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"),
+        "--set",
+        'flows.0.app="cbr"',
+        "--set",
+        "flows.0.rate_bps=40960",
+        "--set",
+        "flows.0.tcp.variant=vegas",
+        "--set",
+        "flows.0.tcp.limited_transmit=false",
+    )
+    # 512 B at 40,960 bit/s: every 0.1 s, so 552 B every 0.1 s is 44,160 bit/s.
+    assert "$app_(0) set packetSize_ 552" in tcl
+    assert "$app_(0) set rate_ 44160\n" in tcl
+
+
 @pytest.mark.parametrize(("variant", "advance"), [("newreno", 9), ("sack", 9), ("vegas", 10)])
 def test_a_finite_transfer_asks_ns2_for_its_packets(variant: str, advance: int):
     # Ten 512-byte packets. ns-2.35's one-way agents send sequence numbers up to
