@@ -541,6 +541,21 @@ def test_crosscheck_runs_its_seeds_from_the_scenarios_seed(tmp_path: Path):
     assert "--seeds 2: from seed 9223372036854775807" in assert_clean_error(top)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_crosscheck_reports_each_seed_as_it_finishes(tmp_path: Path, jobs: int):
+    fake = str(_stand_in_ns(tmp_path))
+    calls: list[tuple[int, int]] = []
+    ours, _ = ns2.crosscheck(
+        FIXTURES / "ns2_chain3_aodv.toml",
+        [1, 2, 3],
+        ns_command=fake,
+        jobs=jobs,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    assert len(ours.per_seed) == 3
+
+
 def test_a_truncated_trace_line_is_a_clear_error(tmp_path: Path):
     bad = tmp_path / "bad.tr"
     bad.write_text("s 1.0 _0_ AGT --- 0\n")

@@ -509,9 +509,22 @@ def crosscheck_command(
     if shutil.which(ns_command) is None:
         _fail(ns2_mod.missing_ns_message(ns_command), EXIT_USAGE)
     try:
-        ours, theirs = ns2_mod.crosscheck(
-            file, run_seeds, overrides, ns_command, ns_timeout_s, keep_traces, jobs
-        )
+        with _progress_bar(_stderr()) as bar:
+            task = bar.add_task(f"{escape(str(file))}: seeds", total=seeds)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            ours, theirs = ns2_mod.crosscheck(
+                file,
+                run_seeds,
+                overrides,
+                ns_command,
+                ns_timeout_s,
+                keep_traces,
+                jobs,
+                progress=progress,
+            )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)
     rows = ns2_mod.summarize_sides(ours, theirs)

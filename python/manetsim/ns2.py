@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from manetsim.stats import intervals_overlap, mean_ci
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from manetsim.run import Overrides, ScenarioLike
 
@@ -1201,6 +1201,7 @@ def crosscheck(
     ns_timeout_s: float | None = None,
     keep_traces: Path | None = None,
     jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
 
@@ -1214,7 +1215,8 @@ def crosscheck(
     figures are the same as one at a time, in the order of ``seeds``. Wall
     times then include waiting for the machine; CPU times (``cpu_s``) do
     not, though runs side by side slow each other a little through shared
-    caches.
+    caches. ``progress(done, total)``, if given, is called from the calling
+    thread as each seed finishes (both simulators).
 
     Returns (manetsim, ns-2) figures per seed: for each flow ``i``,
     ``flowI.<metric>`` for the metrics in :data:`METRICS`, plus
@@ -1236,12 +1238,24 @@ def crosscheck(
         return _crosscheck_seed(scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces)
 
     seeds = list(seeds)
+    total = len(seeds)
     if jobs == 1:
-        runs = [one(seed) for seed in seeds]
+        runs = []
+        for seed in seeds:
+            runs.append(one(seed))
+            if progress is not None:
+                progress(len(runs), total)
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(one, seed) for seed in seeds]
             try:
+                for done, finished in enumerate(as_completed(futures), start=1):
+                    if finished.exception() is not None:
+                        for f in futures:
+                            f.cancel()
+                        break
+                    if progress is not None:
+                        progress(done, total)
                 runs = [f.result() for f in futures]
             except BaseException:
                 # The first failure, by seed, is the one reported; seeds not
