@@ -85,7 +85,10 @@ def test_bench_refuses_what_it_cannot_compare():
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
 def test_bench_against_ns2_measures_both_in_one_run():
-    rows = bench.run_bench(["chain6"], against="ns2")
+    steps: list[str] = []
+    rows = bench.run_bench(["chain6"], against="ns2", status=steps.append)
+    # Each step is told as it starts (the CLI shows it on a terminal).
+    assert steps == ["chain6: manetsim", "chain6: manetsim, idle memory", "chain6: ns-2.35"]
     assert rows[0].ns2_wall_s is not None
     assert rows[0].ns2_wall_s > 0
     assert rows[0].as_dict()["speedup_wall"] > 0

@@ -30,7 +30,7 @@ from manetsim.ns2 import INSTALL_HINT, export_tcl
 from manetsim.run import Overrides, load_config, resolved_toml
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 __all__ = ["AGAINST", "REFERENCE", "BenchRow", "parse_against", "reference_path", "run_bench"]
 
@@ -186,15 +186,22 @@ def run_bench(
     against: str | Sequence[str] | None = None,
     repeat: int = 1,
     overrides: Overrides = None,
+    status: Callable[[str], None] | None = None,
 ) -> list[BenchRow]:
     """Benchmarks each scenario (best of ``repeat`` runs for each simulator).
 
     ``against`` names simulators to run on the same scenarios in the same run:
     ``"ns2"``, ``"ns3"`` or both (a list, or ``"ns2,ns3"``). ``overrides``
     (``--set`` pairs, e.g. ``["duration_s=40"]``) apply to every scenario and
-    every simulator: each runs the same resolved scenario.
+    every simulator: each runs the same resolved scenario. ``status(what)``,
+    if given, hears each step as it starts (``"rwp50: ns-2.35"``).
     """
     others = parse_against(against)
+
+    def step(what: str) -> None:
+        if status is not None:
+            status(what)
+
     # Resolve every scenario (with its overrides) before anything is timed,
     # so a bad key fails at once.
     texts = {name: resolved_toml(reference_path(name), overrides) for name in names}
@@ -207,6 +214,7 @@ def run_bench(
         for name in names:
             ns3.check_expressible(load_config(texts[name]))
         found = ns3.installation()
+        step(f"building the ns-{found.version} program")
         binary = ns3.build(install=found)
         ns3_version = found.version
     with tempfile.TemporaryDirectory(prefix="manetsim-bench-") as folder:
@@ -220,6 +228,7 @@ def run_bench(
             path.parent.mkdir(exist_ok=True)
             path.write_text(texts[name], encoding="utf-8")
             best: tuple[dict[str, Any], float, float] | None = None
+            step(f"{name}: manetsim")
             for _ in range(repeat):
                 measured = _manetsim(path)
                 if best is None or measured[1] < best[1]:
@@ -236,14 +245,17 @@ def run_bench(
                 maxrss_mib=info["maxrss_kib"] / 1024,
                 bytes_per_node=max(0, info["maxrss_kib"] - baseline_kib) * 1024 / info["nodes"],
             )
+            step(f"{name}: manetsim, idle memory")
             idle_kib = _manetsim(path, idle=True)[0]["maxrss_kib"]
             row.idle_bytes_per_node = max(0, idle_kib - baseline_kib) * 1024 / info["nodes"]
             if "ns2" in others:
+                step(f"{name}: ns-2.35")
                 tcl = Path(folder) / f"{path.stem}.tcl"
                 tcl.write_text(export_tcl(path, tracing=False), encoding="utf-8")
                 walls = [_timed(["ns", str(tcl)], cwd=folder)[1:] for _ in range(repeat)]
                 row.ns2_wall_s, row.ns2_cpu_s = min(walls)
             if binary is not None:
+                step(f"{name}: ns-{ns3_version}")
                 command = ns3.prepare(path, Path(folder), binary)
                 runs = [_timed(command, cwd=folder) for _ in range(repeat)]
                 out, row.ns3_wall_s, row.ns3_cpu_s = min(runs, key=lambda run: run[1])

@@ -630,7 +630,14 @@ def bench_command(
     names = scenarios or ["chain6", "rwp50"]
     try:
         others = bench_mod.parse_against(against)
-        rows = bench_mod.run_bench(names, others, repeat, overrides or None)
+        console = _stderr()
+        with console.status("benchmarking") as shown:
+
+            def status(what: str) -> None:
+                if console.is_terminal:
+                    shown.update(escape(what))
+
+            rows = bench_mod.run_bench(names, others, repeat, overrides or None, status)
     except (ValueError, FileNotFoundError) as err:
         _fail(str(err), EXIT_USAGE)
     except RuntimeError as err:
