@@ -881,10 +881,10 @@ def parse_trace(path: str | Path) -> TraceStats:
     forwarded: dict[str, float] = {}
     drops: dict[str, int] = {}
     flow_state: dict[str, int] = {}
-    # AODV's route errors sent, and the instants of drops, by node: a route
-    # error sent at the instant of a drop at its node was originated there
-    # (see `_aodv_rerrs_relayed`).
-    aodv_rerrs: list[tuple[str, str]] = []
+    # AODV's and AOMDV's route errors sent, by agent, and the instants of
+    # drops, by node: a route error sent at the instant of a drop at its
+    # node was originated there (see `_rerrs_relayed`).
+    rerrs: dict[str, list[tuple[str, str]]] = {"AODV": [], "AOMDV": []}
     drop_instants: set[tuple[str, str]] = set()
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
@@ -915,8 +915,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                     message = _control_message(kind, tokens)
                     if message is not None:
                         by_message[message] = by_message.get(message, 0) + 1
-                        if kind == "AODV" and message == "rerr":
-                            aodv_rerrs.append((tokens[2], tokens[1]))
+                        if kind in rerrs and message == "rerr":
+                            rerrs[kind].append((tokens[2], tokens[1]))
                             relayed = 0.0
                         else:
                             relayed = _forwarded(event, kind, message, tokens)
@@ -964,8 +964,9 @@ def parse_trace(path: str | Path) -> TraceStats:
                     stats.delays_s.append(now - sent_s)
                 else:
                     stats.received_bytes += size
-    if aodv_rerrs:
-        forwarded["rerr"] += _aodv_rerrs_relayed(aodv_rerrs, drop_instants)
+    for kind, sent in rerrs.items():
+        if sent:
+            forwarded["rerr"] += _rerrs_relayed(kind, sent, drop_instants)
     return TraceStats(
         flows=flows,
         routing_packets=routing,
@@ -977,20 +978,28 @@ def parse_trace(path: str | Path) -> TraceStats:
     )
 
 
-def _aodv_rerrs_relayed(sent: list[tuple[str, str]], drops: set[tuple[str, str]]) -> int:
-    """How many of AODV's route errors ``sent`` (node, time as traced) a
-    node relayed for another, from the instants of the trace's drops.
+def _rerrs_relayed(kind: str, sent: list[tuple[str, str]], drops: set[tuple[str, str]]) -> int:
+    """How many of an AODV or AOMDV agent's route errors ``sent`` (node,
+    time as traced) a node relayed for another, from when they were sent.
 
     ns-2.35's AODV originates a route error at the instant of a drop at the
     same node: `rt_ll_failed` drops the packet the MAC or ARP failed on (`RTR
     CBK`) and `handle_link_failure` sends the error unjittered
     (`sendError(rerr, false)`); `rt_resolve` drops a packet it has no route
-    for (`RTR NRTE`) as it sends its error, unjittered too. `recvError` relays
-    an error with up to 10 ms of jitter (`sendError(nre)`, `0.01 *
-    Random::uniform()`), at an instant no drop at that node shares. (A
-    relay's line carries its own IP source, so the line alone does not tell.)
+    for (`RTR NRTE`) as it sends its error, unjittered too. Its AOMDV does
+    the same in `rt_resolve`, and, compiled without link-layer detection,
+    finds a link lost in `nb_purge`, whose timer ticks every HELLO_INTERVAL
+    (1 s) from the agent's start at 0, and sends that error unjittered: at
+    a whole second. Both relay an error from `recvError` with up to 10 ms
+    of jitter (`sendError(nre)`, `0.01 * Random::uniform()`), at an instant
+    that neither a drop at that node nor a tick shares. (A relay's line
+    carries its own IP source, so the line alone does not tell.)
     """
-    return sum(1 for instant in sent if instant not in drops)
+    return sum(
+        1
+        for node, time in sent
+        if (node, time) not in drops and not (kind == "AOMDV" and float(time).is_integer())
+    )
 
 
 _AODV_MESSAGES = {"(REQUEST)": "rreq", "(REPLY)": "rrep", "(ERROR)": "rerr", "(HELLO)": "hello"}
@@ -1048,8 +1057,8 @@ def _forwarded(event: str, kind: str, message: str, tokens: list[str]) -> float:
     answered. Their relays send a request again with their own IP source,
     so a request is relayed when the line's node is not its originator
     (``[0x2 hops id [dst seqno] [origin seqno]]``); their route errors say
-    neither on their line (AODV's are told apart by when they are sent:
-    :func:`_aodv_rerrs_relayed`).
+    neither on their line (they are told apart by when they are sent:
+    :func:`_rerrs_relayed`).
     """
     if kind in ("DSR", "message"):
         return float(event == "f")
