@@ -28,6 +28,13 @@ def _export(*args: str) -> str:
     return proc.stdout
 
 
+def _export_chain3(*overrides: str) -> str:
+    """The committed 3-node fixture's script, with each `--set` override."""
+    return _export(
+        str(FIXTURES / "ns2_chain3_aodv.toml"), *(a for o in overrides for a in ("--set", o))
+    )
+
+
 def test_quickstart_exports_to_a_structurally_complete_script():
     tcl = _export(str(QUICKSTART), "--set", "routing.protocol=aodv")
     # The world: six nodes, 802.11 and radio parameters, AODV, a trace.
@@ -83,13 +90,7 @@ def test_quickstart_exports_to_a_structurally_complete_script():
     ],
 )
 def test_tcp_variants_map_to_ns2_agents(variant: str, agent: str, sink: str):
-    tcl = _export(
-        str(FIXTURES / "ns2_chain3_aodv.toml"),
-        "--set",
-        f"flows.0.tcp.variant={variant}",
-        "--set",
-        "flows.0.tcp.window_packets=32",
-    )
+    tcl = _export_chain3(f"flows.0.tcp.variant={variant}", "flows.0.tcp.window_packets=32")
     assert f"set agent_(0) [new {agent}]" in tcl
     assert f"set sink_(0) [new {sink}]" in tcl
     assert "$agent_(0) set window_ 32" in tcl
@@ -103,11 +104,7 @@ def test_tcp_variants_map_to_ns2_agents(variant: str, agent: str, sink: str):
 
 
 def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
-    tcl = _export(
-        str(FIXTURES / "ns2_chain3_aodv.toml"),
-        "--set",
-        'loss=[{node = 1, rate = 0.05, packets = "all"}]',
-    )
+    tcl = _export_chain3('loss=[{node = 1, rate = 0.05, packets = "all"}]')
     assert "set em_1 [make_err 0.05]" in tcl
     assert "[$node_(1) set mac_(0)] up-target $em_1" in tcl
     assert "$em_1 target [$node_(1) set ll_(0)]" in tcl
@@ -171,15 +168,10 @@ def test_a_cbr_flow_paced_by_interval_or_fractional_rate_exports_its_rate(
 def test_cbr_over_vegas_keeps_its_gaps_with_the_headers_in_packetsize():
     # ns-2.35's Vegas agent sends packetSize_ bytes with the headers in (552
     # for a 512-byte segment): the application's rate_ grows to keep the gaps.
-    tcl = _export(
-        str(FIXTURES / "ns2_chain3_aodv.toml"),
-        "--set",
+    tcl = _export_chain3(
         'flows.0.app="cbr"',
-        "--set",
         "flows.0.rate_bps=40960",
-        "--set",
         "flows.0.tcp.variant=vegas",
-        "--set",
         "flows.0.tcp.limited_transmit=false",
     )
     # 512 B at 40,960 bit/s: every 0.1 s, so 552 B every 0.1 s is 44,160 bit/s.
@@ -191,13 +183,9 @@ def test_cbr_over_vegas_keeps_its_gaps_with_the_headers_in_packetsize():
 def test_a_finite_transfer_asks_ns2_for_its_packets(variant: str, advance: int):
     # Ten 512-byte packets. ns-2.35's one-way agents send sequence numbers up to
     # curseq_ inclusive (Vegas's below it): producemore 9 sends ten.
-    tcl = _export(
-        str(FIXTURES / "ns2_chain3_aodv.toml"),
-        "--set",
+    tcl = _export_chain3(
         "flows.0.transfer_bytes=5120",
-        "--set",
         f"flows.0.tcp.variant={variant}",
-        "--set",
         "flows.0.tcp.limited_transmit=false",
     )
     assert f'$ns_ at 1.0 "$app_(0) producemore {advance}"' in tcl
@@ -946,28 +934,20 @@ def test_dsr_switches_ns2_compiles_in_cannot_be_turned_off(key: str):
 
 def test_aodv_options_that_ns2_shares_are_exported():
     # ns-2.35's own constants, spelled out: the export accepts them.
-    tcl = _export(
-        str(FIXTURES / "ns2_chain3_aodv.toml"),
-        "--set",
+    tcl = _export_chain3(
         'routing.aodv.preset="ns2"',
-        "--set",
         "routing.aodv.active_route_timeout_s=10.0",
-        "--set",
         "routing.aodv.local_repair=true",
     )
     assert "-adhocRouting AODV " in tcl
 
 
 def test_dsdv_options_become_the_agents_class_variables():
-    base = [str(FIXTURES / "ns2_chain3_aodv.toml"), "--set", "routing.protocol=dsdv"]
-    assert "Agent/DSDV set" not in _export(*base)
-    tcl = _export(
-        *base,
-        "--set",
+    assert "Agent/DSDV set" not in _export_chain3("routing.protocol=dsdv")
+    tcl = _export_chain3(
+        "routing.protocol=dsdv",
         "routing.dsdv.mac_feedback=true",
-        "--set",
         "routing.dsdv.periodic_update_interval_s=5.0",
-        "--set",
         "routing.dsdv.min_update_periods=2",
     )
     lines = tcl.splitlines()
