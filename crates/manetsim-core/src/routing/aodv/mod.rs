@@ -531,6 +531,8 @@ struct Discovery {
     generation: u64,
     /// When the latest RREQ of this discovery went out.
     sent_at: SimTime,
+    /// When its wait ends (ns-2.35's `rt_req_timeout`, an absolute time).
+    deadline: SimTime,
     /// The wait has ended; with [`AodvConfig::retry_when_prompted`] the next
     /// RREQ goes with the next packet for the destination or purge tick.
     due: bool,
@@ -761,6 +763,7 @@ impl Aodv {
                 local_repair,
                 generation,
                 sent_at: now,
+                deadline: now + wait,
                 due: false,
                 held: false,
             },
@@ -1436,7 +1439,19 @@ impl RoutingProtocol for Aodv {
             other => other,
         };
         // Local repair (ns-2's test: the break is nearer the destination).
+        let ns2_repair = self.cfg.ns2_local_repair;
         let repair = packet.as_ref().and_then(|p| {
+            if ns2_repair {
+                // ns-2.35's `rt_ll_failed` asks only that the destination's
+                // entry keep a hop count (up, or already in repair) and
+                // that the packet have come further than that: whatever
+                // the entry's next hop.
+                self.routes.settle(p.dst, now);
+                let e = self.routes.get(p.dst)?;
+                let kept = e.is_valid(now) || e.state == RouteState::InRepair;
+                return (self.cfg.local_repair && kept && p.hops as u32 > e.hops as u32)
+                    .then_some(p.dst);
+            }
             let e = self.routes.valid(p.dst, now)?;
             (self.cfg.local_repair
                 && p.src != self.me
@@ -1444,6 +1459,29 @@ impl RoutingProtocol for Aodv {
                 && p.hops as u32 > e.hops as u32)
                 .then_some(p.dst)
         });
+        // ns-2.35 repairs a route already in repair again: the packet is
+        // buffered and another repair timer set, but no RREQ goes out while
+        // the pending one's wait runs (`sendRequest`'s `rt_req_timeout`).
+        let again = repair.filter(|&dst| {
+            ns2_repair
+                && self
+                    .routes
+                    .get(dst)
+                    .is_some_and(|e| e.state == RouteState::InRepair)
+                && self
+                    .discoveries
+                    .get(&dst)
+                    .is_some_and(|d| !d.due && !d.held)
+        });
+        if let Some(dst) = again {
+            let deadline = self.discoveries[&dst].deadline;
+            self.timers
+                .push(now.saturating_add(deadline), Timer::RepairEnd { dst });
+            if let Some(p) = packet {
+                self.route_output(now, p, ctx);
+            }
+            return;
+        }
         match repair {
             Some(_) if self.cfg.repair_spares_other_routes && self.cfg.ns2_local_repair => {}
             Some(dst) if self.cfg.repair_spares_other_routes => {

@@ -309,11 +309,16 @@ impl RouteTable {
 
     /// Invalidates every active route through `next_hop` (a broken link),
     /// bumping each destination's sequence number (RFC 3561 section 6.11).
+    /// With `repair_keeps_route`, a route in local repair through it goes
+    /// too, as ns-2.35's `handle_link_failure` takes every route whose hop
+    /// count is kept (its asserts compiled out, as in Debian's build).
     /// Returns (destination, new seqno, had precursors).
     pub fn break_link(&mut self, next_hop: NodeId, now: SimTime) -> Vec<(NodeId, u32, bool)> {
+        let keeps = self.repair_keeps_route;
         let mut out = Vec::new();
         for (&d, e) in self.entries.iter_mut() {
-            if e.is_valid(now) && e.next_hop == next_hop {
+            let up = e.is_valid(now) || (keeps && e.state == RouteState::InRepair);
+            if up && e.next_hop == next_hop {
                 e.seqno = e.seqno.wrapping_add(1);
                 e.invalidate();
                 out.push((d, e.seqno, e.has_precursors()));

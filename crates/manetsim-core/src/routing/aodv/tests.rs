@@ -933,6 +933,81 @@ fn ns2_a_local_repair_keeps_the_route_until_its_timer_at_twice_the_start_plus_th
 }
 
 #[test]
+fn ns2_a_route_already_in_repair_is_repaired_again_without_a_new_rreq() {
+    // Relay 2 repairs its route to 9 (2 hops, through 3) at 5 s. A second
+    // packet for 9, queued behind the first, fails at 3 too: ns-2.35's
+    // `rt_ll_failed` finds the entry's hop count kept and repairs again.
+    let s = NS_PER_S;
+    let failing = |seq| {
+        let mut p = data(0, 9, seq);
+        p.hops = 3;
+        p
+    };
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    n.run(|a, ctx| a.on_link_failure(5 * s, 3, Some(failing(5)), ctx));
+    let state = |n: &Node| n.a.routes().get(9).unwrap().state;
+    assert_eq!(state(&n), RouteState::InRepair);
+    let out = n.run(|a, ctx| a.on_link_failure(5 * s + ms(40), 3, Some(failing(6)), ctx));
+    // No RREQ (the first one's wait runs), no RERR, no drop, no queue
+    // taken back: the packet waits with the first.
+    assert!(originated(&out).is_empty(), "{out:?}");
+    assert!(!out.iter().any(|a| matches!(
+        a,
+        RoutingAction::Drop { .. } | RoutingAction::Reroute { .. }
+    )));
+    assert_eq!(n.a.buffered(), 2);
+    assert_eq!(state(&n), RouteState::InRepair);
+    // The second repair's timer is set with the RREQ's deadline (5 s + the
+    // wait, 2 x TTL 30 x 30 ms) as its delay: it fires at 5.04 s + 6.8 s,
+    // after the first one's (10 s + 1.8 s), which already brings the route
+    // down; the second then finds it down and changes nothing.
+    let first_end = 11 * s + ms(800);
+    let second_end = 11 * s + ms(840);
+    while let Some(at) = n.a.poll_timeout().filter(|&at| at <= second_end) {
+        n.timeout(at);
+        let expect = if at < first_end {
+            RouteState::InRepair
+        } else {
+            RouteState::Invalid
+        };
+        assert_eq!(state(&n), expect, "at {at}");
+    }
+    assert_eq!(n.a.buffered(), 2);
+    // The RFC preset breaks the link at the second failure instead.
+    let mut n = relay_with_route();
+    n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(failing(5)), ctx));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(140), 3, Some(failing(6)), ctx));
+    assert!(
+        out.contains(&RoutingAction::Reroute { next_hop: 3 }),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn ns2_a_broken_link_takes_down_a_route_in_repair_through_it_too() {
+    // Relay 2 repairs its route to 9 through 3; then a packet for 8 (also
+    // through 3, 1 hop away) fails near its source: no repair for it, so
+    // ns-2.35's `handle_link_failure` downs every route through 3 that
+    // keeps a hop count, the one in repair too, and lists both in its RERR.
+    let mut n = relay_with_route_cfg(AodvConfig::ns2());
+    n.control(ms(50), 3, rrep_packet(3, 0, 8, 7, 1));
+    let mut p = data(0, 9, 5);
+    p.hops = 3;
+    n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
+    assert_eq!(n.a.routes().get(9).unwrap().state, RouteState::InRepair);
+    let out = n.run(|a, ctx| a.on_link_failure(ms(150), 3, Some(data(0, 8, 6)), ctx));
+    let rerrs: Vec<Vec<(NodeId, u32)>> = originated(&out)
+        .into_iter()
+        .filter_map(|(_, _, m, _)| match m {
+            Message::Rerr(re) => Some(re.unreachable),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rerrs, vec![vec![(8, 8), (9, 5)]]);
+    assert_eq!(n.a.routes().get(9).unwrap().state, RouteState::Invalid);
+}
+
+#[test]
 fn ns2_a_route_that_went_down_before_is_repaired_with_a_ring() {
     let mut n = relay_with_route_cfg(AodvConfig::ns2());
     // 3 reports 9 lost (seqno 5); a RREP through 3 brings it back, 2 hops.
