@@ -107,6 +107,17 @@ fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)>
         .collect()
 }
 
+/// The destinations (and numbers) each RERR in `out` reports.
+fn rerrs_sent(out: &[RoutingAction]) -> Vec<Vec<(NodeId, u32)>> {
+    originated(out)
+        .into_iter()
+        .filter_map(|(_, _, m, _)| match m {
+            Message::Rerr(re) => Some(re.unreachable),
+            _ => None,
+        })
+        .collect()
+}
+
 fn ms(x: u64) -> SimTime {
     x * NS_PER_MS
 }
@@ -996,14 +1007,7 @@ fn ns2_a_broken_link_takes_down_a_route_in_repair_through_it_too() {
     n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(p), ctx));
     assert_eq!(n.a.routes().get(9).unwrap().state, RouteState::InRepair);
     let out = n.run(|a, ctx| a.on_link_failure(ms(150), 3, Some(data(0, 8, 6)), ctx));
-    let rerrs: Vec<Vec<(NodeId, u32)>> = originated(&out)
-        .into_iter()
-        .filter_map(|(_, _, m, _)| match m {
-            Message::Rerr(re) => Some(re.unreachable),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(rerrs, vec![vec![(8, 8), (9, 5)]]);
+    assert_eq!(rerrs_sent(&out), vec![vec![(8, 8), (9, 5)]]);
     assert_eq!(n.a.routes().get(9).unwrap().state, RouteState::Invalid);
 }
 
@@ -1136,13 +1140,7 @@ fn ns2_a_local_repair_leaves_the_other_routes_through_the_neighbour_up() {
         n.control(ms(50), 3, rrep_packet(3, 0, 8, 7, 1));
         assert_eq!(n.a.hop_count(8, ms(50)), Some(2));
         let out = n.run(|a, ctx| a.on_link_failure(ms(100), 3, Some(failing()), ctx));
-        let rerrs: Vec<Vec<(NodeId, u32)>> = originated(&out)
-            .into_iter()
-            .filter_map(|(_, _, m, _)| match m {
-                Message::Rerr(re) => Some(re.unreachable),
-                _ => None,
-            })
-            .collect();
+        let rerrs = rerrs_sent(&out);
         assert_eq!(n.a.buffered(), 1, "the failed packet waits for the repair");
         if spared {
             // ns-2.35: only the route to 9 is in repair; 8 is still reached
