@@ -19,14 +19,22 @@ sent the routing packets and why:
   want of a route, or within 10 ms of receiving one: relayed).
 - DSR: replies started by the request's target and by others, and the
   target's by the length of the route they return.
+- Link breaks (AODV): the instants a node dropped a data packet its MAC or
+  ARP gave up on (`RTR CBK` in ns-2.35's trace, leaving out the drops a
+  received RERR causes; `MAC RET` in manetsim's), by whether the next hop
+  was still within the receive range then, placing both with the
+  movements of ``ns2.tcl`` (which both simulators follow), and for the
+  next hops out of range by how long before they had left it.
 
 These are the readings behind docs/fidelity.md's "Relayed and originated
-messages" (rwp1000) and "Relayed packets by message" (rwp50 over DSR).
+messages" (rwp1000), "Relayed packets by message" (rwp50 over DSR) and the
+link breaks under "AODV's relayed route errors, told from ns-2.35's trace".
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from collections import Counter, defaultdict
@@ -41,6 +49,52 @@ _REPLY = re.compile(r"\[0x4 (\d+) \[(\d+) (\d+)\] (\S+)\] \(REPLY\)$")
 _RELAY_WINDOW_S = 0.0101
 """A route error sent this soon after one was received counts as relayed
 (ns-2.35 and manetsim jitter a relayed one by up to 10 ms)."""
+
+
+_PLACE = re.compile(r"^\$node_\((\d+)\) set ([XY])_ (\S+)", re.M)
+_SETDEST = re.compile(r'^\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"', re.M)
+RANGE_M = 250.0
+"""The receive range of the default radio (two-ray ground, ns-2's RXThresh_)."""
+
+
+class Movements:
+    """Where each node of an exported ns-2 script is at any time: its
+    `set X_`/`Y_` place, then each `setdest` (towards a point at a speed,
+    from the moment it is given, until it arrives or the next one)."""
+
+    def __init__(self, tcl: str) -> None:
+        self.start: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for node, axis, value in _PLACE.findall(tcl):
+            self.start[int(node)]["XY".index(axis)] = float(value)
+        self.legs: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
+        for at, node, x, y, speed in _SETDEST.findall(tcl):
+            self.legs[int(node)].append((float(at), float(x), float(y), float(speed)))
+        for legs in self.legs.values():
+            legs.sort()
+
+    def position(self, node: int, t: float) -> tuple[float, float]:
+        x, y = self.start[node]
+        legs = self.legs.get(node, [])
+        for i, (at, tx, ty, speed) in enumerate(legs):
+            if at > t:
+                break
+            until = min(legs[i + 1][0], t) if i + 1 < len(legs) else t
+            d = math.hypot(tx - x, ty - y)
+            if speed > 0 and d > 0:
+                f = min(speed * (until - at), d) / d
+                x, y = x + (tx - x) * f, y + (ty - y) * f
+        return x, y
+
+    def distance(self, a: int, b: int, t: float) -> float:
+        (xa, ya), (xb, yb) = self.position(a, t), self.position(b, t)
+        return math.hypot(xa - xb, ya - yb)
+
+    def left_range_s(self, a: int, b: int, t: float, step_s: float = 0.1) -> float:
+        """How long before `t` `b` was last within range of `a` (at most 30 s)."""
+        back = 0.0
+        while back < 30.0 and self.distance(a, b, t - back) > RANGE_M:
+            back += step_s
+        return back
 
 
 def flows_of(tcl: str) -> set[tuple[int, int]]:
@@ -67,9 +121,10 @@ def _addr(token: str) -> int:
     return int(token.lstrip("[").split(":")[0])
 
 
-def read_trace(path: Path, flows: set[tuple[int, int]]) -> Roles:
-    """Counts the routing messages of an ns-2 old-format trace by role."""
-    reader = _Reader(flows)
+def read_trace(path: Path, flows: set[tuple[int, int]], moves: Movements | None = None) -> Roles:
+    """Counts the routing messages of an ns-2 old-format trace by role (and,
+    with the script's movements, its link breaks by the next hop's place)."""
+    reader = _Reader(flows, moves)
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             reader.line(line)
@@ -79,8 +134,14 @@ def read_trace(path: Path, flows: set[tuple[int, int]]) -> Roles:
 class _Reader:
     """The state :func:`read_trace` keeps while it reads a trace."""
 
-    def __init__(self, flows: set[tuple[int, int]]) -> None:
+    def __init__(self, flows: set[tuple[int, int]], moves: Movements | None = None) -> None:
         self.flows = flows
+        self.moves = moves
+        # A data packet's next hop, by (node, IP source, IP destination,
+        # sequence field), from the node's latest `s`/`f` router line for it.
+        self.next_hop: dict[tuple[int, str, str, str], int] = {}
+        # Link breaks: (node, time, next hop), once per node and instant.
+        self.breaks: dict[tuple[int, float], int | None] = {}
         self.roles = Roles()
         self.flood_of: dict[tuple[int, int], list[int]] = {}
         self.last_request: dict[int, tuple[float, int, int]] = {}
@@ -101,10 +162,31 @@ class _Reader:
         if event == "D":
             if layer in ("RTR", "MAC") and kind not in _CONTROL:
                 self.data_drops[(node, now)].add(tokens[4])
+                if (layer, tokens[4]) in (("RTR", "CBK"), ("MAC", "RET")):
+                    self.data_break(tokens, layer, node, now)
+        elif layer == "RTR" and kind not in _CONTROL and event in "sf":
+            ip = _ip(tokens)
+            if ip is not None and len(tokens) > ip + 4:
+                key = (node, tokens[ip], tokens[ip + 1], tokens[ip + 4])
+                self.next_hop[key] = int(tokens[ip + 3].rstrip("]"))
         elif layer == "RTR" and kind == "AODV":
             self.aodv(line.rstrip(), tokens, event, node, now)
         elif layer == "RTR" and kind == "DSR" and event == "s":
             _dsr_line(self.roles, tokens, node)
+
+    def data_break(self, tokens: list[str], layer: str, node: int, now: float) -> None:
+        """A data packet dropped after its MAC or ARP gave up: its next hop
+        from the line (ns-2.35 keeps it in the IP field) or, where that says
+        0 (manetsim's MAC line), from the node's last router line for it."""
+        if (node, now) in self.breaks:
+            return
+        ip = _ip(tokens)
+        if ip is None or len(tokens) <= ip + 4:
+            return
+        hop: int | None = int(tokens[ip + 3].rstrip("]"))
+        if layer == "MAC":
+            hop = self.next_hop.get((node, tokens[ip], tokens[ip + 1], tokens[ip + 4]))
+        self.breaks[(node, now)] = hop
 
     def aodv(self, text: str, tokens: list[str], event: str, node: int, now: float) -> None:
         c = self.roles.counts
@@ -169,6 +251,11 @@ class _Reader:
                 c["aodv.rerr.relayed"] += 1
             else:
                 c["aodv.rerr.other"] += 1
+        if self.moves is not None:
+            for (node, now), hop in self.breaks.items():
+                if any(t == now for t in self.errors_in.get(node, ())):
+                    continue  # ns-2.35's `recvError` drops the queue as `CBK`
+                c[_break_kind(self.moves, node, hop, now)] += 1
         floods: dict[str, list[int]] = {}
         for parity, replies in self.flood_of.values():
             entry = floods.setdefault(("asked 0", "asked odd", "asked even")[parity], [0, 0])
@@ -179,6 +266,16 @@ class _Reader:
 
 
 _CONTROL = ("AODV", "AOMDV", "DSR", "ARP", "message")
+
+
+def _break_kind(moves: Movements, node: int, hop: int | None, now: float) -> str:
+    if hop is None:
+        return "aodv.link breaks, next hop not told"
+    if moves.distance(node, hop, now) <= RANGE_M:
+        return "aodv.link breaks, next hop in range"
+    gone = moves.left_range_s(node, hop, now)
+    since = "under 0.5 s" if gone < 0.5 else "0.5-5 s" if gone < 5 else "5 s or more"
+    return f"aodv.link breaks, next hop out of range for {since}"
 
 
 def _dsr_line(roles: Roles, tokens: list[str], node: int) -> None:
@@ -203,9 +300,10 @@ def report(seed_dir: Path) -> str:
             f"{seed_dir}: no {', '.join(missing)} (keep them with manetsim crosscheck "
             "--keep-traces DIR, then give DIR/seed-N)"
         )
-    flows = flows_of((seed_dir / "ns2.tcl").read_text(encoding="utf-8"))
-    ours = read_trace(seed_dir / "manetsim.tr", flows)
-    theirs = read_trace(seed_dir / "ns2.tr", flows)
+    tcl = (seed_dir / "ns2.tcl").read_text(encoding="utf-8")
+    flows, moves = flows_of(tcl), Movements(tcl)
+    ours = read_trace(seed_dir / "manetsim.tr", flows, moves)
+    theirs = read_trace(seed_dir / "ns2.tr", flows, moves)
     rows = [f"{'':<58} {'manetsim':>10} {'ns-2.35':>10}"]
     for key in sorted(set(ours.counts) | set(theirs.counts)):
         rows.append(f"{key:<58} {ours.counts[key]:>10,} {theirs.counts[key]:>10,}")

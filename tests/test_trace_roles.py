@@ -78,3 +78,44 @@ def test_a_directory_without_the_traces_is_refused_with_what_is_missing(
     err = capsys.readouterr().err
     assert "ns2.tcl, ns2.tr, manetsim.tr" in err
     assert "--keep-traces" in err
+
+
+def test_link_breaks_are_read_by_where_the_next_hop_was(tmp_path: Path):
+    # Node 1 starts 100 m from node 0 and leaves at 100 m/s from 1 s: out of
+    # the 250 m range from 2.5 s.
+    tcl = (
+        "$node_(0) set X_ 0.0\n$node_(0) set Y_ 0.0\n"
+        "$node_(1) set X_ 100.0\n$node_(1) set Y_ 0.0\n"
+        '$ns_ at 1.0 "$node_(1) setdest 1000.0 0.0 100.0"\n'
+    )
+    moves = trace_roles.Movements(tcl)
+    assert moves.position(1, 2.0) == pytest.approx((200.0, 0.0))
+    assert moves.position(1, 20.0) == pytest.approx((1000.0, 0.0))
+    ip = "[0:0 9:0 30 1]"
+    ns2_lines = (
+        # At 2 s node 1 is 200 m away: a collision's break.
+        f"D 2.000000000 _0_ RTR  CBK 5 cbr 532 [13a 1 0 800] ------- {ip} [3] 0 0\n"
+        # At 4 s it is 400 m away, and left the range 1.5 s before.
+        f"D 4.000000000 _0_ RTR  CBK 6 cbr 532 [13a 1 0 800] ------- {ip} [4] 0 0\n"
+        # ns-2.35's `recvError` drops the queue for the RERR's sender as `CBK`
+        # at the instant it receives the RERR: not a break of its own.
+        "r 5.000000000 _0_ RTR  --- 0 AODV 32 [0 ffffffff 1 800] ------- "
+        "[1:255 -1:255 1 0] [0x8 1 [9 3] 0.000000] (ERROR)\n"
+        f"D 5.000000000 _0_ RTR  CBK 8 cbr 532 [13a 1 0 800] ------- {ip} [5] 0 0\n"
+    )
+    # manetsim's `MAC RET` line has no next hop: it comes from the packet's
+    # last router line at the node.
+    ours_lines = (
+        f"f 3.900000000 _0_ RTR  --- 7 cbr 540 [0 0 0 0] ------- {ip} [4] 2 0\n"
+        "D 4.000000000 _0_ MAC  RET 7 cbr 540 [0 0 0 0] ------- [0:0 9:0 28 0] [4] 2 0\n"
+    )
+    counts = {}
+    for name, text in (("ns2", ns2_lines), ("ours", ours_lines)):
+        path = tmp_path / f"{name}.tr"
+        path.write_text(text, encoding="utf-8")
+        counts[name] = dict(trace_roles.read_trace(path, set(), moves).counts)
+    assert counts["ns2"] == {
+        "aodv.link breaks, next hop in range": 1,
+        "aodv.link breaks, next hop out of range for 0.5-5 s": 1,
+    }
+    assert counts["ours"] == {"aodv.link breaks, next hop out of range for 0.5-5 s": 1}
