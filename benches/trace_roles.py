@@ -20,8 +20,8 @@ sent the routing packets and why:
 - DSR: replies started by the request's target and by others, and the
   target's by the length of the route they return.
 - Link breaks (AODV): the instants a node dropped a data packet its MAC or
-  ARP gave up on (`RTR CBK` in ns-2.35's trace, leaving out the drops a
-  received RERR causes; `MAC RET` in manetsim's), by whether the next hop
+  ARP gave up on (`RTR CBK` in both traces, leaving out the drops a
+  received RERR causes in ns-2.35's), by whether the next hop
   was still within the receive range then, placing both with the
   movements of ``ns2.tcl`` (which both simulators follow), and for the
   next hops out of range by how long before they had left it.
@@ -137,9 +137,6 @@ class _Reader:
     def __init__(self, flows: set[tuple[int, int]], moves: Movements | None = None) -> None:
         self.flows = flows
         self.moves = moves
-        # A data packet's next hop, by (node, IP source, IP destination,
-        # sequence field), from the node's latest `s`/`f` router line for it.
-        self.next_hop: dict[tuple[int, str, str, str], int] = {}
         # Link breaks: (node, time, next hop), once per node and instant.
         self.breaks: dict[tuple[int, float], int | None] = {}
         self.roles = Roles()
@@ -160,33 +157,24 @@ class _Reader:
         node = int(tokens[2].strip("_"))
         now = float(tokens[1])
         if event == "D":
-            if layer in ("RTR", "MAC") and kind not in _CONTROL:
+            if layer == "RTR" and kind not in _CONTROL:
                 self.data_drops[(node, now)].add(tokens[4])
-                if (layer, tokens[4]) in (("RTR", "CBK"), ("MAC", "RET")):
-                    self.data_break(tokens, layer, node, now)
-        elif layer == "RTR" and kind not in _CONTROL and event in "sf":
-            ip = _ip(tokens)
-            if ip is not None and len(tokens) > ip + 4:
-                key = (node, tokens[ip], tokens[ip + 1], tokens[ip + 4])
-                self.next_hop[key] = int(tokens[ip + 3].rstrip("]"))
+                if tokens[4] == "CBK":
+                    self.data_break(tokens, node, now)
         elif layer == "RTR" and kind == "AODV":
             self.aodv(line.rstrip(), tokens, event, node, now)
         elif layer == "RTR" and kind == "DSR" and event == "s":
             _dsr_line(self.roles, tokens, node)
 
-    def data_break(self, tokens: list[str], layer: str, node: int, now: float) -> None:
-        """A data packet dropped after its MAC or ARP gave up: its next hop
-        from the line (ns-2.35 keeps it in the IP field) or, where that says
-        0 (manetsim's MAC line), from the node's last router line for it."""
+    def data_break(self, tokens: list[str], node: int, now: float) -> None:
+        """A data packet dropped after its MAC or ARP gave up, with its next
+        hop from the line (both traces keep it in the IP field)."""
         if (node, now) in self.breaks:
             return
         ip = _ip(tokens)
         if ip is None or len(tokens) <= ip + 4:
             return
-        hop: int | None = int(tokens[ip + 3].rstrip("]"))
-        if layer == "MAC":
-            hop = self.next_hop.get((node, tokens[ip], tokens[ip + 1], tokens[ip + 4]))
-        self.breaks[(node, now)] = hop
+        self.breaks[(node, now)] = int(tokens[ip + 3].rstrip("]"))
 
     def aodv(self, text: str, tokens: list[str], event: str, node: int, now: float) -> None:
         c = self.roles.counts
@@ -243,7 +231,7 @@ class _Reader:
             # A failure's RERR comes with the failed packet's drop (and,
             # in manetsim's trace, the queued packets' `NRTE` drops).
             drops = self.data_drops.get((node, now), set())
-            if drops & {"CBK", "RET"}:
+            if "CBK" in drops:
                 c["aodv.rerr.at a failure on data"] += 1
             elif "NRTE" in drops:
                 c["aodv.rerr.for data with no route"] += 1

@@ -103,11 +103,15 @@ def test_link_breaks_are_read_by_where_the_next_hop_was(tmp_path: Path):
         "[1:255 -1:255 1 0] [0x8 1 [9 3] 0.000000] (ERROR)\n"
         f"D 5.000000000 _0_ RTR  CBK 8 cbr 532 [13a 1 0 800] ------- {ip} [5] 0 0\n"
     )
-    # manetsim's `MAC RET` line has no next hop: it comes from the packet's
-    # last router line at the node.
+    # manetsim's trace, as ns-2.35's with its MAC's lines on: the MAC gives
+    # up (`MAC RET`, a break only once the agent drops the packet: an AODV
+    # local repair keeps it, at 3 s), then the agent drops it (`RTR CBK`).
     ours_lines = (
+        "D 3.000000000 _0_ MAC  RET 0 RTS 20 [4c6 1 0 0]\n"
+        f"D 3.000000000 _0_ MAC  RET 6 cbr 540 [13a 1 0 800] ------- {ip} [3] 2 0\n"
         f"f 3.900000000 _0_ RTR  --- 7 cbr 540 [0 0 0 0] ------- {ip} [4] 2 0\n"
-        "D 4.000000000 _0_ MAC  RET 7 cbr 540 [0 0 0 0] ------- [0:0 9:0 28 0] [4] 2 0\n"
+        f"D 4.000000000 _0_ MAC  RET 7 cbr 540 [13a 1 0 800] ------- {ip} [4] 2 0\n"
+        f"D 4.000000000 _0_ RTR  CBK 7 cbr 540 [0 0 0 0] ------- {ip} [4] 2 0\n"
     )
     counts = {}
     for name, text in (("ns2", ns2_lines), ("ours", ours_lines)):

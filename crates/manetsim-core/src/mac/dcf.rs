@@ -82,7 +82,16 @@ pub enum TxOutcome {
     /// Broadcast transmitted.
     Broadcast,
     /// Retry limit reached; routing must hear of the broken link.
-    Failed,
+    Failed(GaveUp),
+}
+
+/// The frames a MAC gave up on when a packet failed, as ns-2.35's trace
+/// shows them (`D … MAC RET`): the data frame's duration field, and the
+/// RTS's when the RTS's retries ran out (ns-2.35 discards both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GaveUp {
+    pub duration_ns: SimTime,
+    pub rts_duration_ns: Option<SimTime>,
 }
 
 /// What the MAC asks the world to do.
@@ -861,14 +870,19 @@ impl Dcf {
         self.tx_resume(now, out);
     }
 
-    fn fail_pkt_tx(&mut self, out: &mut Vec<MacAction>) {
+    /// Gives up on the frame in hand; `rts_duration_ns` is the RTS's
+    /// duration field when its retries ran out.
+    fn fail_pkt_tx(&mut self, rts_duration_ns: Option<SimTime>, out: &mut Vec<MacAction>) {
         self.stats.link_failures += 1;
         if let Some(f) = self.pkt_tx.take() {
             if let Some(packet) = f.packet {
                 out.push(MacAction::Done {
                     packet,
                     next_hop: f.ra,
-                    outcome: TxOutcome::Failed,
+                    outcome: TxOutcome::Failed(GaveUp {
+                        duration_ns: f.duration_ns,
+                        rts_duration_ns,
+                    }),
                 });
             }
         }
@@ -879,9 +893,9 @@ impl Dcf {
         self.stats.rts_failures += 1;
         self.ssrc += 1;
         if self.ssrc >= self.p.short_retry_limit {
-            self.pkt_rts = None;
+            let rts = self.pkt_rts.take().map(|r| r.duration_ns);
             self.ssrc = 0;
-            self.fail_pkt_tx(out);
+            self.fail_pkt_tx(rts, out);
         } else {
             self.stats.retries += 1;
             if let Some(r) = self.pkt_rts.as_mut() {
@@ -918,7 +932,7 @@ impl Dcf {
         *count += 1;
         if *count >= limit {
             *count = 0;
-            self.fail_pkt_tx(out);
+            self.fail_pkt_tx(None, out);
         } else {
             self.stats.retries += 1;
             f.retry = true;
@@ -1417,7 +1431,7 @@ mod tests {
                 matches!(
                     a,
                     MacAction::Done {
-                        outcome: TxOutcome::Failed,
+                        outcome: TxOutcome::Failed(_),
                         ..
                     }
                 )

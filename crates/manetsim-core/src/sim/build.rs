@@ -411,6 +411,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         due: Vec::new(),
         listeners: Vec::new(),
         holding: false,
+        failed_next_hop: 0,
         held: Vec::new(),
         heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,

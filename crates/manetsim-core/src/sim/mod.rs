@@ -637,6 +637,9 @@ pub(crate) struct World {
     /// in `held` (see `on_mac_done`).
     holding: bool,
     held: Vec<(u32, RoutingAction)>,
+    /// The next hop a failure being handed to a routing agent was for: the
+    /// trace's `RTR CBK` line shows it, as ns-2.35's does.
+    failed_next_hop: NodeId,
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
@@ -977,16 +980,20 @@ impl World {
         next_hop: NodeId,
         outcome: TxOutcome,
     ) {
+        if let (TxOutcome::Failed(gave_up), Some(t)) = (outcome, &mut self.trace) {
+            t.mac_gave_up(now, n, &packet, next_hop, gave_up);
+        }
         match outcome {
             TxOutcome::Acked => {}
             TxOutcome::Broadcast => self.ledger.deliver(),
-            TxOutcome::Failed if packet.is_arp() => {
-                // Lost, unless the requester took it and only the ACKs failed.
+            TxOutcome::Failed(_) if packet.is_arp() => {
+                // Lost, unless the requester took it and only the ACKs failed;
+                // the trace's `MAC RET` line above is its drop.
                 if !self.nodes[n as usize].handed_over {
-                    self.drop_packet(now, n, DropReason::RetryLimit, &packet);
+                    self.ledger.drop(DropReason::RetryLimit);
                 }
             }
-            TxOutcome::Failed => {
+            TxOutcome::Failed(_) => {
                 // If the neighbour accepted the frame (only ACKs were lost) the
                 // packet lives on there; routing still hears of the break.
                 let packet = (!self.nodes[n as usize].handed_over).then_some(packet);
@@ -997,6 +1004,7 @@ impl World {
                 // are events scheduled after the failure's.
                 debug_assert!(self.held.is_empty(), "failures do not nest");
                 self.holding = true;
+                self.failed_next_hop = next_hop;
                 self.with_router(now, n, |r, now, ctx| {
                     r.on_link_failure(now, next_hop, packet, ctx)
                 });
@@ -1250,6 +1258,7 @@ impl World {
                     // asked to (ns-2's failure callback); ARP drops the rest.
                     for p in failed {
                         if self.nodes[n as usize].router.hears_failure(&p) {
+                            self.failed_next_hop = next_hop;
                             self.with_router(now, n, |r, now, ctx| {
                                 r.on_link_failure(now, next_hop, Some(p), ctx)
                             });
@@ -1325,12 +1334,26 @@ impl World {
         }
     }
 
-    /// Counts a dropped packet, and traces it at the layer that dropped it.
+    /// Counts a dropped packet, and traces it at the layer that dropped it
+    /// (a packet dropped after a MAC failure with the failure's next hop).
     fn drop_packet(&mut self, now: SimTime, n: u32, reason: DropReason, packet: &Packet) {
         self.ledger.drop(reason);
         if let Some(t) = &mut self.trace {
             let (layer, code) = drop_code(reason);
-            t.packet('D', now, n, layer, code, packet, MacFields::default(), 0);
+            let next_hop = match reason {
+                DropReason::RetryLimit => self.failed_next_hop,
+                _ => 0,
+            };
+            t.packet(
+                'D',
+                now,
+                n,
+                layer,
+                code,
+                packet,
+                MacFields::default(),
+                next_hop,
+            );
         }
     }
 

@@ -382,7 +382,11 @@ preset = "ns2"
     ));
     assert!(w.nodes[1].mac.ready_for_packet());
     let failed = crate::routing::dsr::Dsr::with_source_route(data(0, 2, 8), &[1], 0);
-    w.on_mac_done(0, 1, failed, 2, TxOutcome::Failed);
+    let gave_up = crate::mac::GaveUp {
+        duration_ns: 314_000,
+        rts_duration_ns: Some(1_222_000),
+    };
+    w.on_mac_done(0, 1, failed, 2, TxOutcome::Failed(gave_up));
     assert_eq!(
         w.nodes[1].mac.pending_packet().map(|p| p.uid),
         Some(7),

@@ -14,10 +14,11 @@
 //! - `layer`: `AGT` (the flow's endpoints), `RTR` (the routing agent),
 //!   `MAC`, `IFQ` (the interface queue, and ARP);
 //! - `reason`: `---`, or on a drop ns-2's code: `IFQ` (queue full, also a
-//!   routing agent's full buffer), `ARP`, `RET` (retry limit), `NRTE` (no
-//!   route), `TTL`, `TOUT` (waited too long for a route), `ERR` (an
-//!   injected loss model), and `EGY` (a node's battery ran out; ns-2 has
-//!   no code for it);
+//!   routing agent's full buffer), `ARP`, `RET` (the MAC gave up on the
+//!   frame after its retries), `CBK` (the routing agent dropped a packet
+//!   its MAC gave up on), `NRTE` (no route), `TTL`, `TOUT` (waited too
+//!   long for a route), `ERR` (an injected loss model), and `EGY` (a
+//!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
 //!   the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
@@ -43,13 +44,17 @@
 //!
 //! What is traced: every packet an agent sends or receives (`AGT`), every
 //! packet a routing agent receives, sends or forwards (`RTR`), every frame
-//! put on the air and every data frame a MAC hands up (`MAC`), and every
-//! drop, at the layer that dropped it. Receptions a MAC only overhears are
+//! put on the air and every data frame a MAC hands up (`MAC`), every drop,
+//! at the layer that dropped it, and every frame a MAC gives up on after
+//! its retries, as ns-2.35's MAC discards it: `D … MAC RET` for the RTS
+//! whose retries ran out, then for the data frame, whether or not the
+//! routing agent saves the packet (a DSR salvage, an AODV local repair);
+//! a packet the agent then drops is traced again, as `RTR CBK`. Receptions a MAC only overhears are
 //! not traced (ns-2 does not trace them either). Packets still in flight
 //! when the run ends are not traced as dropped.
 
 use crate::engine::SimTime;
-use crate::mac::{Frame, FrameKind};
+use crate::mac::{Frame, FrameKind, GaveUp, RTS_BYTES};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
@@ -85,7 +90,10 @@ pub fn drop_code(reason: DropReason) -> (Layer, &'static str) {
     match reason {
         DropReason::QueueFull => (Layer::Ifq, "IFQ"),
         DropReason::Arp => (Layer::Ifq, "ARP"),
-        DropReason::RetryLimit => (Layer::Mac, "RET"),
+        // The routing agent's drop of a packet its MAC gave up on (ns-2's
+        // `DROP_RTR_MAC_CALLBACK`); the MAC's own line is `MAC RET`
+        // ([`Ns2Trace::mac_gave_up`]).
+        DropReason::RetryLimit => (Layer::Router, "CBK"),
         DropReason::NoRoute => (Layer::Router, "NRTE"),
         DropReason::Ttl => (Layer::Router, "TTL"),
         DropReason::RouteBufferFull => (Layer::Router, "IFQ"),
@@ -192,6 +200,44 @@ impl Ns2Trace {
         self.packet_part(&mut line, p, next_hop);
         self.write(&line);
         self.line = line;
+    }
+
+    /// Node `node`'s MAC gave up on `p` for `next_hop` after its retries,
+    /// as ns-2.35's `Mac802_11` discards the frames: the RTS when its
+    /// retries ran out (`D … MAC RET 0 RTS`), then the data frame, whatever
+    /// the routing agent does with the packet next.
+    pub fn mac_gave_up(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        p: &Packet,
+        next_hop: NodeId,
+        g: GaveUp,
+    ) {
+        if let Some(rts_ns) = g.rts_duration_ns {
+            let mut line = std::mem::take(&mut self.line);
+            line.clear();
+            head(&mut line, 'D', now, node, "MAC", "RET", 0, "RTS", RTS_BYTES);
+            mac_part(
+                &mut line,
+                MacFields {
+                    duration_us: rts_ns / 1_000,
+                    ra: next_hop,
+                    ta: node,
+                    ether_type: 0,
+                },
+            );
+            line.push('\n');
+            self.write(&line);
+            self.line = line;
+        }
+        let mac = MacFields {
+            duration_us: g.duration_ns / 1_000,
+            ra: next_hop,
+            ta: node,
+            ether_type: if p.is_arp() { 0x806 } else { 0x800 },
+        };
+        self.packet('D', now, node, Layer::Mac, "RET", p, mac, next_hop);
     }
 
     /// A frame node `node` puts on the air.
@@ -670,6 +716,46 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_frame_the_mac_gives_up_on_is_traced_as_ns2s_mac_discards_it() {
+        let path = dir().join("gave-up.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0, 0]).unwrap();
+        let cbr = data(21, 1, 9, false);
+        // The RTS's retries ran out: its line, then the data frame's.
+        let by_rts = GaveUp {
+            duration_ns: 314_000,
+            rts_duration_ns: Some(1_222_000),
+        };
+        t.mac_gave_up(6_000_000_000, 3, &cbr, 4, by_rts);
+        // The data frame's retries ran out (its ACKs never came): one line.
+        let by_data = GaveUp {
+            duration_ns: 314_000,
+            rts_duration_ns: None,
+        };
+        t.mac_gave_up(7_000_000_000, 3, &cbr, 4, by_data);
+        // The routing agent then drops the packet: ns-2's `RTR CBK`.
+        let (layer, code) = drop_code(DropReason::RetryLimit);
+        t.packet(
+            'D',
+            7_000_000_000,
+            3,
+            layer,
+            code,
+            &cbr,
+            MacFields::default(),
+            0,
+        );
+        assert_eq!(
+            lines(t),
+            [
+                "D 6.000000000 _3_ MAC  RET 0 RTS 20 [4c6 4 3 0]",
+                "D 6.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 7.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 7.000000000 _3_ RTR  CBK 21 cbr 540 [0 0 0 0] ------- [0:1 5:1 32 0] [9] 0 0",
+            ]
+        );
+    }
+
     /// The lines of routing agents sending control packets `(src, dst,
     /// body)` at 0 s.
     fn router_sends(
@@ -917,7 +1003,7 @@ mod tests {
     #[test]
     fn drop_codes_are_ns2s() {
         assert_eq!(drop_code(DropReason::QueueFull), (Layer::Ifq, "IFQ"));
-        assert_eq!(drop_code(DropReason::RetryLimit), (Layer::Mac, "RET"));
+        assert_eq!(drop_code(DropReason::RetryLimit), (Layer::Router, "CBK"));
         assert_eq!(drop_code(DropReason::NoRoute), (Layer::Router, "NRTE"));
         assert_eq!(
             drop_code(DropReason::RouteBufferTimeout),
