@@ -80,10 +80,13 @@
 //!   the node that sent it along its route gets a route error that nests
 //!   the packet's own errors before the new one (at most three; the node
 //!   the outer one names passes the rest on), and the packet is salvaged
-//!   on a cached route (a reply naming the broken link is dropped
-//!   instead). With no cached route it waits in the send buffer, as data
-//!   does: this node's own while it discovers a route, another node's for
-//!   one non-propagating cycle (ns-2's `undeliverablePkt`). The control
+//!   on a cached route (another node's reply naming the broken link is
+//!   dropped instead, ns-2.35's `dont_salvage_bad_replies`; this node's
+//!   own goes again as it is). With no cached route it waits in the send
+//!   buffer as it is, reply and all, as data does: this node's own while
+//!   it discovers a route, another node's for one non-propagating cycle
+//!   (ns-2's `undeliverablePkt`, whose bad-reply check is in its salvage
+//!   branch alone). The control
 //!   packets the interface queue held for the broken neighbour come back
 //!   too and are salvaged the same way, without a route error of their
 //!   own (ns-2's `xmitFailed` empties its `CMUPriQueue` of every packet
@@ -1214,13 +1217,15 @@ impl Dsr {
     }
 
     /// ns-2.35's `undeliverablePkt` for a control packet that failed on the
-    /// link to `broken`: a reply whose route holds that link loses it (the
-    /// packet is dropped if nothing else is left in it); this node's own
-    /// packet goes again on a cached route, another node's is salvaged
-    /// (this node first in its new route, the salvage count one up). With
-    /// no cached route it waits in the send buffer, as ns-2.35's does: this
-    /// node's own while a route is discovered, another node's for one
-    /// non-propagating cycle (dropped if the pacing allows none).
+    /// link to `broken`: this node's own packet goes again on a cached
+    /// route, another node's is salvaged (this node first in its new
+    /// route, the salvage count one up), and only then is a reply whose
+    /// route holds that link cut out of it (the packet dropped if nothing
+    /// else is left in it; ns-2.35's `dont_salvage_bad_replies` check sits
+    /// in its salvage branch alone). With no cached route the packet waits
+    /// in the send buffer as it is, as ns-2.35's does: this node's own
+    /// while a route is discovered, another node's for one non-propagating
+    /// cycle (dropped if the pacing allows none).
     fn salvage_control(
         &mut self,
         now: SimTime,
@@ -1231,22 +1236,6 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         let me = self.me;
-        let initiator = p.dst;
-        repr.options.retain(|o| match o {
-            DsrOption::RouteReply { addresses, .. } => {
-                let mut full = Vec::with_capacity(addresses.len() + 1);
-                full.push(initiator);
-                full.extend_from_slice(addresses);
-                !full
-                    .windows(2)
-                    .any(|w| (w[0] == me && w[1] == broken) || (w[0] == broken && w[1] == me))
-            }
-            _ => true,
-        });
-        let Some(message) = control_message(&repr) else {
-            ctx.drop_packet(p, DropReason::RetryLimit);
-            return;
-        };
         let own = p.src == me;
         if !own && salvage >= self.cfg.max_salvage {
             ctx.drop_packet(p, DropReason::RetryLimit);
@@ -1266,6 +1255,24 @@ impl Dsr {
             } else if let Err(p) = self.await_route_for_other(now, p, ctx) {
                 ctx.drop_packet(p, DropReason::NoRoute);
             }
+            return;
+        };
+        if !own {
+            let initiator = p.dst;
+            repr.options.retain(|o| match o {
+                DsrOption::RouteReply { addresses, .. } => {
+                    let mut full = Vec::with_capacity(addresses.len() + 1);
+                    full.push(initiator);
+                    full.extend_from_slice(addresses);
+                    !full
+                        .windows(2)
+                        .any(|w| (w[0] == me && w[1] == broken) || (w[0] == broken && w[1] == me))
+                }
+                _ => true,
+            });
+        }
+        let Some(message) = control_message(&repr) else {
+            ctx.drop_packet(p, DropReason::RetryLimit);
             return;
         };
         let sr = if own {

@@ -1040,17 +1040,30 @@ fn ns2_overhearing_data_off_its_route_learns_a_link_to_the_transmitter() {
 
 #[test]
 fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
-    // Reply from 3 for 0 about 0-1-2-3, at relay 2 on its way to 1.
+    // Reply from 3 for 0 about 0-1-2-3, at relay 2 on its way to 1. Relay 2
+    // has no route to 0: the reply waits in its send buffer as it is, the
+    // broken link in it (ns-2.35's bad-reply check is only on the salvage
+    // of a packet with a cached route).
     let mut d = dsr_ns2(2);
     let out = run(&mut d, |d, c| {
         d.on_link_failure(0, 1, Some(reply_3_to_0()), c)
     });
-    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    assert!(dropped(&out).is_empty(), "{out:?}");
+    assert_eq!(d.buffered(), 1);
     let o = originated(&out);
     assert_eq!(o.len(), 1, "{out:?}");
     let (p, nh, msg, _) = o[0];
     assert_eq!((nh, msg, p.src, p.dst), (3, "rerr", 2, 3));
     assert_eq!(parse(p).options[0], rerr_opt(2, 1, 3));
+    // With a cached route to 0 it would be salvaged, and the check drops it.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(reply_3_to_0()), c)
+    });
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    assert!(resent(&out).is_empty());
+    assert_eq!(originated(&out).len(), 1, "the route error still goes");
     // With the single cache (RFC preset) the reply is only dropped.
     let out = run(&mut dsr(2), |d, c| {
         d.on_link_failure(0, 1, Some(reply_3_to_0()), c)
@@ -1575,6 +1588,31 @@ fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
     let r = resent(&out);
     let sr = SourceRoute::of(&parse(r[0].0)).unwrap();
     assert_eq!((sr.salvage, sr.addresses.clone(), r[0].1), (0, vec![7], 7));
+    // Even when its route holds the broken link: ns-2.35 routes its own
+    // packets again without the check.
+    let own = control(
+        2,
+        0,
+        64,
+        vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![1, 2],
+            },
+            sr_opt(&[1], 1),
+        ],
+    );
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(own), c));
+    assert!(dropped(&out).is_empty(), "{out:?}");
+    let r = resent(&out);
+    assert_eq!((r.len(), r[0].1, r[0].2), (1, 7, "rrep"));
+    let reply = parse(r[0].0);
+    assert!(matches!(
+        &reply.options[0],
+        DsrOption::RouteReply { addresses, .. } if addresses == &vec![1, 2]
+    ));
 }
 
 #[test]
