@@ -200,6 +200,20 @@ def test_export_writes_the_file_atomically(tmp_path: Path):
     assert list(tmp_path.iterdir()) == [out]
 
 
+def test_export_traces_ns2s_mac_only_when_asked(tmp_path: Path):
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    assert "-macTrace OFF" in ns2.export_tcl(fixture)
+    out = tmp_path / "run.tcl"
+    proc = cli("export", "ns2", fixture, "--mac-trace", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    tcl = out.read_text()
+    assert "-agentTrace ON -routerTrace ON" in tcl
+    assert "-macTrace ON -movementTrace OFF" in tcl
+    # A script for timing traces nothing, MAC included.
+    untraced = ns2.export_tcl(fixture, tracing=False, mac_trace=True)
+    assert "-macTrace OFF" in untraced
+
+
 def test_the_trace_parser_reads_the_committed_ns2_trace():
     # tests/fixtures/ns2_chain3_aodv.tr: ns-2.35 running the export of
     # ns2_chain3_aodv.toml (TCP NewReno 0 -> 2 and CBR 2 -> 0 over AODV, 2 s).

@@ -401,12 +401,22 @@ def export_ns2_command(
         str,
         typer.Option("--trace", metavar="FILE", help="Trace file the script writes."),
     ] = "trace.tr",
+    mac_trace: Annotated[
+        bool,
+        typer.Option(
+            "--mac-trace",
+            help="Trace ns-2's MAC too (every frame, and D … MAC RET for each it "
+            "gives up on, as manetsim's trace has them).",
+        ),
+    ] = False,
     seed: SeedOption = None,
     set_: SetOption = None,
 ) -> None:
     """Write an ns-2.35 Tcl script for the same scenario (refuses what ns-2 lacks)."""
     try:
-        script = ns2_mod.export_tcl(file, override_pairs(set_ or []), seed, trace)
+        script = ns2_mod.export_tcl(
+            file, override_pairs(set_ or []), seed, trace, mac_trace=mac_trace
+        )
     except ns2_mod.ExportError as err:
         _fail(f"{file}: {err}", EXIT_USAGE)
     if output is None:

@@ -105,11 +105,15 @@ def export_tcl(
     seed: int | None = None,
     trace_file: str = "trace.tr",
     tracing: bool = True,
+    mac_trace: bool = False,
 ) -> str:
     """The ns-2.35 Tcl script for ``scenario``; raises :class:`ExportError`.
 
     ``tracing=False`` turns the agent and router traces off (ns-2 still wants a
-    ``trace-all`` file: /dev/null), for timing.
+    ``trace-all`` file: /dev/null), for timing. ``mac_trace=True`` turns ns-2's
+    MAC trace on as well (every frame sent, and ``D … MAC RET`` for every frame
+    its MAC gives up on, as manetsim's trace has them); the trace is then about
+    three times as large.
     """
     config = load_config(scenario, overrides, seed)
     _check_exportable(config)
@@ -118,7 +122,7 @@ def export_tcl(
         raise ValueError(f"trace_file: a plain file name is needed, got {trace_file!r}")
     area = config["area"]
     moves, grid_m = inside_ns2_grid(moves, float(area["width_m"]), float(area["height_m"]))
-    return _script(config, moves, trace_file, tracing, grid_m)
+    return _script(config, moves, trace_file, tracing, grid_m, mac_trace and tracing)
 
 
 #: How far :func:`inside_ns2_grid` moves a scenario into ns-2's flat grid.
@@ -555,6 +559,7 @@ def _script(
     trace_file: str,
     tracing: bool = True,
     grid_m: tuple[float, float] | None = None,
+    mac_trace: bool = False,
 ) -> str:
     radio, mac = c["radio"], c["mac"]
     if grid_m is None:
@@ -630,7 +635,7 @@ def _script(
             if tracing
             else "-agentTrace OFF -routerTrace OFF \\"
         ),
-        f"    -macTrace OFF -movementTrace OFF{energy_opts}",
+        f"    -macTrace {'ON' if mac_trace else 'OFF'} -movementTrace OFF{energy_opts}",
         "",
         "proc make_err {rate} {",
         "    set err [new ErrorModel]",
