@@ -17,8 +17,13 @@ sent the routing packets and why:
   sent or passed on reached their next hop; route errors by cause (sent at
   the instant a data packet was dropped after a MAC or ARP failure, or for
   want of a route, or within 10 ms of receiving one: relayed).
-- DSR: replies started by the request's target and by others, and the
-  target's by the length of the route they return.
+- DSR: replies started by the request's target and by others, the
+  target's by the length of the route they return, and the replies a node
+  sent again (its second, third … router line for the same reply: a failed
+  reply salvaged or routed again).
+- Frames the MAC gave up on, by the packet they carried (`D … MAC RET`;
+  shown only when ns-2.35's trace has its MAC lines: `manetsim crosscheck
+  … --keep-traces DIR --mac-trace`).
 - Link breaks (AODV): the instants a node dropped a data packet its MAC or
   ARP gave up on (`RTR CBK` in both traces, leaving out the drops a
   received RERR causes in ns-2.35's), by whether the next hop
@@ -148,6 +153,8 @@ class _Reader:
         self.errors_in: dict[int, list[float]] = defaultdict(list)
         self.errors_out: list[tuple[int, float]] = []
         self.data_drops: dict[tuple[int, float], set[str]] = defaultdict(set)
+        # DSR replies: router lines sending each (node, uid).
+        self.reply_sends: Counter[tuple[int, str]] = Counter()
 
     def line(self, line: str) -> None:
         tokens = line.split()
@@ -157,14 +164,20 @@ class _Reader:
         node = int(tokens[2].strip("_"))
         now = float(tokens[1])
         if event == "D":
+            if layer == "MAC" and tokens[4] == "RET" and kind != "RTS":
+                self.roles.counts[f"mac.gave up on, {kind}"] += 1
             if layer == "RTR" and kind not in _CONTROL:
                 self.data_drops[(node, now)].add(tokens[4])
                 if tokens[4] == "CBK":
                     self.data_break(tokens, node, now)
         elif layer == "RTR" and kind == "AODV":
             self.aodv(line.rstrip(), tokens, event, node, now)
-        elif layer == "RTR" and kind == "DSR" and event == "s":
-            _dsr_line(self.roles, tokens, node)
+        elif layer == "RTR" and kind == "DSR" and event in "sf":
+            if event == "s":
+                _dsr_line(self.roles, tokens, node)
+            ip = _ip(tokens)
+            if ip is not None and len(tokens) > ip + 7 and tokens[ip + 7] == "[1":
+                self.reply_sends[(node, tokens[5])] += 1
 
     def data_break(self, tokens: list[str], node: int, now: float) -> None:
         """A data packet dropped after its MAC or ARP gave up, with its next
@@ -224,6 +237,9 @@ class _Reader:
 
     def finish(self) -> Roles:
         c = self.roles.counts
+        again = sum(n - 1 for n in self.reply_sends.values())
+        if again:
+            c["dsr.rrep.sent again by the same node"] = again
         for now, key in self.sent_replies:
             got = any(now <= t <= now + 2.0 for t in self.replies_in.get(key, ()))
             c["aodv.rrep.reached its next hop" if got else "aodv.rrep.not seen there"] += 1
@@ -289,11 +305,17 @@ def report(seed_dir: Path) -> str:
             "--keep-traces DIR, then give DIR/seed-N)"
         )
     tcl = (seed_dir / "ns2.tcl").read_text(encoding="utf-8")
-    flows, moves = flows_of(tcl), Movements(tcl)
+    flows = flows_of(tcl)
+    # Link breaks are read as AODV's drops (`RTR CBK`); DSR salvages.
+    moves = Movements(tcl) if "-adhocRouting AODV " in tcl else None
     ours = read_trace(seed_dir / "manetsim.tr", flows, moves)
     theirs = read_trace(seed_dir / "ns2.tr", flows, moves)
     rows = [f"{'':<58} {'manetsim':>10} {'ns-2.35':>10}"]
-    for key in sorted(set(ours.counts) | set(theirs.counts)):
+    keys = set(ours.counts) | set(theirs.counts)
+    if not any(k.startswith("mac.") for k in theirs.counts):
+        # ns-2.35's trace has no MAC lines unless exported with --mac-trace.
+        keys = {k for k in keys if not k.startswith("mac.")}
+    for key in sorted(keys):
         rows.append(f"{key:<58} {ours.counts[key]:>10,} {theirs.counts[key]:>10,}")
     for kind in sorted(set(ours.floods) | set(theirs.floods)):
         a, b = ours.floods.get(kind, [0, 0]), theirs.floods.get(kind, [0, 0])

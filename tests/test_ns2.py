@@ -543,6 +543,14 @@ def test_crosscheck_runs_its_seeds_from_the_scenarios_seed(tmp_path: Path):
     # Seeds past the largest are refused before anything runs.
     top = cli("crosscheck", fixture, "--ns", fake, "--seeds", "2", "--set", f"seed={2**63 - 1}")
     assert "--seeds 2: from seed 9223372036854775807" in assert_clean_error(top)
+    # ns-2.35's MAC lines too, for a kept trace only.
+    assert "-macTrace OFF" in (traces / "seed-7" / "ns2.tcl").read_text()
+    mac = tmp_path / "mac"
+    proc = cli("crosscheck", fixture, "--ns", fake, "--keep-traces", mac, "--mac-trace")
+    assert proc.returncode == 0, proc.stderr
+    assert "-macTrace ON" in (mac / "seed-1" / "ns2.tcl").read_text()
+    alone = cli("crosscheck", fixture, "--ns", fake, "--mac-trace")
+    assert "--mac-trace: only with --keep-traces" in assert_clean_error(alone)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

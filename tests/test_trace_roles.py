@@ -122,4 +122,29 @@ def test_link_breaks_are_read_by_where_the_next_hop_was(tmp_path: Path):
         "aodv.link breaks, next hop in range": 1,
         "aodv.link breaks, next hop out of range for 0.5-5 s": 1,
     }
-    assert counts["ours"] == {"aodv.link breaks, next hop out of range for 0.5-5 s": 1}
+    assert counts["ours"] == {
+        "aodv.link breaks, next hop out of range for 0.5-5 s": 1,
+        "mac.gave up on, cbr": 2,
+    }
+
+
+def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
+    ip = "[3:255 0:255 255 1]"
+    reply = "7 [0 0] [1 2 4 0->3] [0 0 0 0->0]"
+    lines = (
+        # Node 2 relays 3's reply to 0 over 1; its MAC gives up (RTS, then
+        # the frame), and node 2 sends the reply again on another route.
+        f"f 1.000000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- {ip} {reply}\n"
+        "D 1.050000000 _2_ MAC  RET 0 RTS 20 [4c6 1 2 0]\n"
+        f"D 1.050000000 _2_ MAC  RET 9 DSR 60 [13a 1 2 800] ------- {ip} {reply}\n"
+        f"f 1.050000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- [3:255 0:255 255 4] {reply}\n"
+        "D 2.000000000 _2_ MAC  RET 11 cbr 540 [13a 1 2 800] ------- [2:1 0:1 30 1] [3] 0 0\n"
+    )
+    path = tmp_path / "t.tr"
+    path.write_text(lines, encoding="utf-8")
+    counts = dict(trace_roles.read_trace(path, set()).counts)
+    assert counts == {
+        "dsr.rrep.sent again by the same node": 1,
+        "mac.gave up on, DSR": 1,
+        "mac.gave up on, cbr": 1,
+    }

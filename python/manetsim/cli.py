@@ -467,6 +467,14 @@ def crosscheck_command(
             file_okay=False,
         ),
     ] = None,
+    mac_trace: Annotated[
+        bool,
+        typer.Option(
+            "--mac-trace",
+            help="With --keep-traces: ns-2.35's kept trace has its MAC lines too (every "
+            "frame, and D … MAC RET for each its MAC gives up on), as manetsim's has.",
+        ),
+    ] = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -501,6 +509,8 @@ def crosscheck_command(
         ns2_mod.check_ns_timeout(ns_timeout_s)
     except ValueError as err:
         _fail(f"--ns-timeout-s: {err}", EXIT_USAGE)
+    if mac_trace and keep_traces is None:
+        _fail("--mac-trace: only with --keep-traces DIR (its lines are for reading)", EXIT_USAGE)
     overrides = override_pairs(set_ or [])
     if like_ns2:
         # Later pairs win: the caller's --set over ns-2.35's models.
@@ -534,6 +544,7 @@ def crosscheck_command(
                 keep_traces,
                 jobs,
                 progress=progress,
+                mac_trace=mac_trace,
             )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)

@@ -912,7 +912,8 @@ def parse_trace(path: str | Path) -> TraceStats:
             if event in "Dd":
                 reason = tokens[4]
                 drops[f"{layer}:{reason}"] = drops.get(f"{layer}:{reason}", 0) + 1
-                drop_instants.add((tokens[2], tokens[1]))
+                if layer != "MAC":  # a MAC trace's lines (`RET`, `COL`) tell no agent's
+                    drop_instants.add((tokens[2], tokens[1]))
                 continue
             if layer == "RTR":
                 if kind in _CONTROL_TYPES and event in "sf":
@@ -1216,6 +1217,7 @@ def crosscheck(
     keep_traces: Path | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    mac_trace: bool = False,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
 
@@ -1223,7 +1225,9 @@ def crosscheck(
     ``ns2.tcl`` and ``ns2.tr`` (the script and ns-2.35's trace) and
     ``manetsim.tr`` (manetsim's, in the same format: ``[output]
     ns2_trace``), to compare hop by hop with one parser. manetsim's time then
-    includes writing its trace, as ns-2's always does.
+    includes writing its trace, as ns-2's always does. ``mac_trace`` (with
+    ``keep_traces`` only) turns ns-2.35's MAC trace on too, as manetsim's
+    trace always has its MAC lines.
 
     ``jobs`` seeds run side by side (each runs manetsim, then ns-2); the
     figures are the same as one at a time, in the order of ``seeds``. Wall
@@ -1245,11 +1249,15 @@ def crosscheck(
         raise FileNotFoundError(missing_ns_message(ns_command))
     if jobs < 1:
         raise ValueError(f"jobs: expected at least 1, got {jobs}")
+    if mac_trace and keep_traces is None:
+        raise ValueError("mac_trace: only with keep_traces (the MAC lines are for reading)")
     check_ns_timeout(ns_timeout_s)
     pairs = override_pairs(overrides)
 
     def one(seed: int) -> tuple[_SeedRun, _SeedRun]:
-        return _crosscheck_seed(scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces)
+        return _crosscheck_seed(
+            scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces, mac_trace
+        )
 
     seeds = list(seeds)
     total = len(seeds)
@@ -1294,9 +1302,10 @@ def _crosscheck_seed(
     ns_command: str,
     ns_timeout_s: float | None,
     keep_traces: Path | None,
+    mac_trace: bool = False,
 ) -> tuple[_SeedRun, _SeedRun]:
     """One seed of :func:`crosscheck`: manetsim, then ns-2."""
-    script = export_tcl(scenario, pairs, seed)
+    script = export_tcl(scenario, pairs, seed, mac_trace=mac_trace)
     kept = None if keep_traces is None else Path(keep_traces) / f"seed-{seed}"
     if kept is not None:
         kept.mkdir(parents=True, exist_ok=True)
