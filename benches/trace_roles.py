@@ -21,8 +21,9 @@ sent the routing packets and why:
   target's by the length of the route they return, and the replies a node
   sent again (its second, third … router line for the same reply: a failed
   reply salvaged or routed again).
-- Frames the MAC gave up on, by the packet they carried (`D … MAC RET`;
-  shown only when ns-2.35's trace has its MAC lines: `manetsim crosscheck
+- Frames the MAC gave up on, by the packet they carried (`D … MAC RET`),
+  and the RTS a node sent again for want of a CTS, by attempt (2 to 7):
+  shown only when ns-2.35's trace has its MAC lines (`manetsim crosscheck
   … --keep-traces DIR --mac-trace`).
 - Link breaks (AODV): the instants a node dropped a data packet its MAC or
   ARP gave up on (`RTR CBK` in both traces, leaving out the drops a
@@ -153,6 +154,8 @@ class _Reader:
         self.errors_in: dict[int, list[float]] = defaultdict(list)
         self.errors_out: list[tuple[int, float]] = []
         self.data_drops: dict[tuple[int, float], set[str]] = defaultdict(set)
+        # A node's last RTS: its receiver and attempt.
+        self.rts_attempt: dict[int, tuple[str, int]] = {}
         # DSR replies: router lines sending each (node, uid).
         self.reply_sends: Counter[tuple[int, str]] = Counter()
 
@@ -163,8 +166,13 @@ class _Reader:
         event, layer, kind = tokens[0], tokens[3], tokens[6]
         node = int(tokens[2].strip("_"))
         now = float(tokens[1])
+        if layer == "MAC" and event == "s":
+            self.mac_send(tokens, kind, node)
+            return
         if event == "D":
-            if layer == "MAC" and tokens[4] == "RET" and kind != "RTS":
+            if layer == "MAC" and tokens[4] == "RET" and kind == "RTS":
+                self.rts_attempt.pop(node, None)  # the next RTS starts afresh
+            elif layer == "MAC" and tokens[4] == "RET":
                 self.roles.counts[f"mac.gave up on, {kind}"] += 1
             if layer == "RTR" and kind not in _CONTROL:
                 self.data_drops[(node, now)].add(tokens[4])
@@ -178,6 +186,19 @@ class _Reader:
             ip = _ip(tokens)
             if ip is not None and len(tokens) > ip + 7 and tokens[ip + 7] == "[1":
                 self.reply_sends[(node, tokens[5])] += 1
+
+    def mac_send(self, tokens: list[str], kind: str, node: int) -> None:
+        """Counts each RTS by its attempt: the same receiver as the node's
+        last RTS, with no data frame sent between (its CTS never came)."""
+        if kind == "RTS" and len(tokens) > 9:
+            ra = tokens[9]
+            last = self.rts_attempt.get(node)
+            attempt = last[1] + 1 if last is not None and last[0] == ra else 1
+            self.rts_attempt[node] = (ra, attempt)
+            if attempt > 1:
+                self.roles.counts[f"mac.RTS sent again, attempt {attempt}"] += 1
+        elif kind not in ("CTS", "ACK"):
+            self.rts_attempt.pop(node, None)
 
     def data_break(self, tokens: list[str], node: int, now: float) -> None:
         """A data packet dropped after its MAC or ARP gave up, with its next

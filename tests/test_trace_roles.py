@@ -135,6 +135,9 @@ def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
         # Node 2 relays 3's reply to 0 over 1; its MAC gives up (RTS, then
         # the frame), and node 2 sends the reply again on another route.
         f"f 1.000000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- {ip} {reply}\n"
+        "s 1.000100000 _2_ MAC  --- 0 RTS 20 [4c6 1 2 0]\n"
+        "s 1.001000000 _2_ MAC  --- 0 RTS 20 [4c6 1 2 0]\n"
+        "s 1.002000000 _2_ MAC  --- 0 RTS 20 [4c6 1 2 0]\n"
         "D 1.050000000 _2_ MAC  RET 0 RTS 20 [4c6 1 2 0]\n"
         f"D 1.050000000 _2_ MAC  RET 9 DSR 60 [13a 1 2 800] ------- {ip} {reply}\n"
         f"f 1.050000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- [3:255 0:255 255 4] {reply}\n"
@@ -144,6 +147,8 @@ def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
     path.write_text(lines, encoding="utf-8")
     counts = dict(trace_roles.read_trace(path, set()).counts)
     assert counts == {
+        "mac.RTS sent again, attempt 2": 1,
+        "mac.RTS sent again, attempt 3": 1,
         "dsr.rrep.sent again by the same node": 1,
         "mac.gave up on, DSR": 1,
         "mac.gave up on, cbr": 1,
