@@ -1542,6 +1542,11 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
 
 /// Node 2's own reply to 0 (about 0-5-2), on its way 2-1-0.
 fn own_reply_2_to_0() -> Packet {
+    own_reply_2_to_0_about(vec![5, 2])
+}
+
+/// Node 2's own reply to 0 about the route 0, `route`, on its way 2-1-0.
+fn own_reply_2_to_0_about(route: Vec<NodeId>) -> Packet {
     control(
         2,
         0,
@@ -1549,7 +1554,7 @@ fn own_reply_2_to_0() -> Packet {
         vec![
             DsrOption::RouteReply {
                 last_hop_external: false,
-                addresses: vec![5, 2],
+                addresses: route,
             },
             sr_opt(&[1], 1),
         ],
@@ -1590,18 +1595,7 @@ fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
     assert_eq!((sr.salvage, sr.addresses.clone(), r[0].1), (0, vec![7], 7));
     // Even when its route holds the broken link: ns-2.35 routes its own
     // packets again without the check.
-    let own = control(
-        2,
-        0,
-        64,
-        vec![
-            DsrOption::RouteReply {
-                last_hop_external: false,
-                addresses: vec![1, 2],
-            },
-            sr_opt(&[1], 1),
-        ],
-    );
+    let own = own_reply_2_to_0_about(vec![1, 2]);
     let mut d = dsr_ns2(2);
     d.learn_route(&[2, 7, 0], 0);
     let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(own), c));
