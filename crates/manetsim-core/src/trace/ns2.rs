@@ -49,9 +49,9 @@
 //! its retries, as ns-2.35's MAC discards it: `D … MAC RET` for the RTS
 //! whose retries ran out, then for the data frame, whether or not the
 //! routing agent saves the packet (a DSR salvage, an AODV local repair);
-//! a packet the agent then drops is traced again, as `RTR CBK`. Receptions a MAC only overhears are
-//! not traced (ns-2 does not trace them either). Packets still in flight
-//! when the run ends are not traced as dropped.
+//! a packet the agent then drops is traced again, as `RTR CBK`. Receptions
+//! a MAC only overhears are not traced (ns-2 does not trace them either).
+//! Packets still in flight when the run ends are not traced as dropped.
 
 use crate::engine::SimTime;
 use crate::mac::{Frame, FrameKind, GaveUp, RTS_BYTES};
