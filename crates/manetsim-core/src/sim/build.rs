@@ -120,9 +120,9 @@ pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
     let mut cfg = DsrConfig::default();
     if let Some(o) = options {
         cfg.gratuitous_replies = o.gratuitous_replies;
-        (cfg.pacing, cfg.cache, cfg.flow_state) = match o.preset {
-            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single, false),
-            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2, true),
+        (cfg.pacing, cfg.cache, cfg.flow_state, cfg.ns2_request_sizes) = match o.preset {
+            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single, false, false),
+            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2, true, true),
         };
         if let Some(on) = o.flow_state {
             cfg.flow_state = on;

@@ -210,6 +210,15 @@ pub struct DsrConfig {
     /// 5 s after, and otherwise a 4-byte flow header or, on the default
     /// flow, no DSR header; relays forward by their flow tables.
     pub flow_state: bool,
+    /// A relayed Route Request grows by its whole new header at every
+    /// hop, as ns-2.35's does: `handleRouteRequest` adds the node to the
+    /// recorded route and `sendOutPacketWithRoute` adds the header's size
+    /// to the packet's without taking the old header's off (its
+    /// `handleForwarding` takes it off for every other packet). A request
+    /// whose route holds n nodes (the initiator first) is 20 + Σ (8 + 4k),
+    /// k = 1…n, bytes at its IP layer (488 at 13 nodes) instead of
+    /// 20 + 8 + 4n (80), so the far hops of a flood stay on the air longer.
+    pub ns2_request_sizes: bool,
 }
 
 /// How a node paces its route requests and releases its send buffer.
@@ -260,19 +269,22 @@ impl Default for DsrConfig {
             pacing: RequestPacing::Rfc,
             buffer_check: 30 * NS_PER_MS,
             flow_state: false,
+            ns2_request_sizes: false,
         }
     }
 }
 
 impl DsrConfig {
     /// ns-2.35's pacing of requests and of the send buffer
-    /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]) and
-    /// its flow state, everything else as [`Default`].
+    /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
+    /// flow state and its growing requests
+    /// ([`DsrConfig::ns2_request_sizes`]), everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
             cache: CacheModel::Ns2,
             flow_state: true,
+            ns2_request_sizes: true,
             ..Self::default()
         }
     }
@@ -1515,7 +1527,11 @@ impl Dsr {
             addresses: rec,
         });
         let body = DsrRepr::control(options).to_bytes();
-        let p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
+        let header_bytes = body.len() as u32;
+        let mut p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
+        if self.cfg.ns2_request_sizes {
+            p.size_bytes = packet.size_bytes + header_bytes;
+        }
         let jitter = self.jitter(ctx);
         self.delayed_seq += 1;
         self.delayed.insert(

@@ -221,6 +221,43 @@ fn request_is_rebroadcast_after_jitter_with_the_record_and_duplicates_are_droppe
     assert_eq!(d.route_to(0, at), Some(vec![2, 1, 0]));
 }
 
+/// The request node `me` relays after hearing `p` (its jitter waited).
+fn relayed_request(d: &mut Dsr, p: Packet) -> Packet {
+    run(d, |d, c| d.on_control(0, 1, p, c));
+    let at = d.poll_timeout().expect("jitter timer");
+    let out = run(d, |d, c| d.on_timeout(at, c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1);
+    o[0].0.clone()
+}
+
+#[test]
+fn ns2_a_relayed_request_grows_by_its_whole_header_at_each_hop() {
+    // ns-2.35's sizes at the IP layer, read in its traces: 32 bytes from
+    // the initiator, then 48, 68, 92 … 488 with 13 nodes on its route
+    // (the initiator and 12 relays).
+    let first = rreq(0, 16, 5, 99, &[]);
+    assert_eq!(first.size_bytes, 32);
+    let mut p = first.clone();
+    let mut sizes = Vec::new();
+    for me in 1..=13 {
+        p = relayed_request(&mut dsr_ns2(me), p);
+        sizes.push(p.size_bytes);
+    }
+    assert_eq!(
+        sizes,
+        [48, 68, 92, 120, 152, 188, 228, 272, 320, 372, 428, 488, 552]
+    );
+    // Its header is the plain one: 8 bytes + 4 per recorded node.
+    assert_eq!(p.body().len(), 4 + 8 + 4 * 13);
+    // RFC 4728 (the default): the datagram is the header and IP's 20 bytes.
+    let mut p = first;
+    for me in 1..=3 {
+        p = relayed_request(&mut dsr(me), p);
+    }
+    assert_eq!(p.size_bytes, 20 + 4 + 8 + 4 * 3);
+}
+
 #[test]
 fn non_propagating_request_is_not_rebroadcast() {
     let mut d = dsr(1);
