@@ -20,7 +20,13 @@ sent the routing packets and why:
 - DSR: replies started by the request's target and by others, the
   target's by the length of the route they return, and the replies a node
   sent again (its second, third … router line for the same reply: a failed
-  reply salvaged or routed again).
+  reply salvaged or routed again); route errors started (a node's first
+  router line for an error it sends as the IP source), those started at
+  the instant its MAC gave up on a frame (with MAC lines), and those sent
+  again.
+- Packets dropped for a full interface queue (`D … IFQ IFQ`, or `IFQ ---`
+  as ns-2.35's AODV queue writes it), and how many of them the busiest node
+  dropped.
 - Frames the MAC gave up on, by the packet they carried (`D … MAC RET`),
   and the RTS a node sent again for want of a CTS, by attempt (2 to 7):
   shown only when ns-2.35's trace has its MAC lines (`manetsim crosscheck
@@ -158,6 +164,13 @@ class _Reader:
         self.rts_attempt: dict[int, tuple[str, int]] = {}
         # DSR replies: router lines sending each (node, uid).
         self.reply_sends: Counter[tuple[int, str]] = Counter()
+        # DSR route errors a node sends as their IP source: its router lines
+        # for each (node, uid).
+        self.error_sends: Counter[tuple[int, str]] = Counter()
+        # The instant (as traced) each node's MAC last gave up on a frame.
+        self.last_give_up: dict[int, str] = {}
+        # Packets each node dropped for a full interface queue.
+        self.queue_full: Counter[int] = Counter()
 
     def line(self, line: str) -> None:
         tokens = line.split()
@@ -174,6 +187,9 @@ class _Reader:
                 self.rts_attempt.pop(node, None)  # the next RTS starts afresh
             elif layer == "MAC" and tokens[4] == "RET":
                 self.roles.counts[f"mac.gave up on, {kind}"] += 1
+                self.last_give_up[node] = tokens[1]
+            elif layer == "IFQ" and tokens[4] in ("---", "IFQ"):
+                self.queue_full[node] += 1
             if layer == "RTR" and kind not in _CONTROL:
                 self.data_drops[(node, now)].add(tokens[4])
                 if tokens[4] == "CBK":
@@ -186,6 +202,14 @@ class _Reader:
             ip = _ip(tokens)
             if ip is not None and len(tokens) > ip + 7 and tokens[ip + 7] == "[1":
                 self.reply_sends[(node, tokens[5])] += 1
+            if (
+                event == "s"
+                and ip is not None
+                and len(tokens) > ip + 11
+                and tokens[ip + 11] == "[1"
+                and _addr(tokens[ip]) == node
+            ):
+                self.dsr_error(tokens, node)
 
     def mac_send(self, tokens: list[str], kind: str, node: int) -> None:
         """Counts each RTS by its attempt: the same receiver as the node's
@@ -199,6 +223,19 @@ class _Reader:
                 self.roles.counts[f"mac.RTS sent again, attempt {attempt}"] += 1
         elif kind not in ("CTS", "ACK"):
             self.rts_attempt.pop(node, None)
+
+    def dsr_error(self, tokens: list[str], node: int) -> None:
+        """A route error this node sends as its source: started (its first
+        line for the error), at the instant its MAC gave up on a frame or
+        not, or sent again."""
+        key = (node, tokens[5])
+        self.error_sends[key] += 1
+        if self.error_sends[key] > 1:
+            self.roles.counts["dsr.rerr.sent again by the same node"] += 1
+            return
+        self.roles.counts["dsr.rerr.started"] += 1
+        if self.last_give_up.get(node) == tokens[1]:
+            self.roles.counts["mac.gave up, and a DSR route error started at once"] += 1
 
     def data_break(self, tokens: list[str], node: int, now: float) -> None:
         """A data packet dropped after its MAC or ARP gave up, with its next
@@ -261,6 +298,9 @@ class _Reader:
         again = sum(n - 1 for n in self.reply_sends.values())
         if again:
             c["dsr.rrep.sent again by the same node"] = again
+        if self.queue_full:
+            c["ifq.full, dropped"] = sum(self.queue_full.values())
+            c["ifq.full, dropped by the busiest node"] = max(self.queue_full.values())
         for now, key in self.sent_replies:
             got = any(now <= t <= now + 2.0 for t in self.replies_in.get(key, ()))
             c["aodv.rrep.reached its next hop" if got else "aodv.rrep.not seen there"] += 1

@@ -153,3 +153,34 @@ def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
         "mac.gave up on, DSR": 1,
         "mac.gave up on, cbr": 1,
     }
+
+
+def test_route_errors_started_and_full_queue_drops_are_counted(tmp_path: Path):
+    err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
+    lines = (
+        # Node 2's MAC gives up on a frame to 1 and 2 tells 0 at once; the
+        # error fails too and 2 sends it again later; 4 starts one of its
+        # own with no give-up; 3 only passes one on.
+        "D 1.000000000 _2_ MAC  RET 0 RTS 20 [4c6 1 2 0]\n"
+        "D 1.000000000 _2_ MAC  RET 11 cbr 540 [13a 1 2 800] ------- [0:1 5:1 30 1] [3] 0 0\n"
+        f"s 1.000000000 _2_ RTR  --- 12 DSR 44 [0 0 0 0] ------- [2:255 0:255 255 3] 2 {err}\n"
+        f"s 1.500000000 _2_ RTR  --- 12 DSR 44 [0 0 0 0] ------- [2:255 0:255 255 6] 2 {err}\n"
+        f"s 2.000000000 _4_ RTR  --- 13 DSR 44 [0 0 0 0] ------- [4:255 0:255 255 3] 2 {err}\n"
+        f"f 2.000100000 _3_ RTR  --- 12 DSR 44 [0 0 0 0] ------- [2:255 0:255 254 0] 2 {err}\n"
+        # Full queues (both spellings); an ARP drop is no full queue.
+        "D 3.000000000 _3_ IFQ  IFQ 20 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [4] 0 0\n"
+        "D 3.100000000 _3_ IFQ  --- 21 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [5] 0 0\n"
+        "D 3.200000000 _4_ IFQ  IFQ 22 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [6] 0 0\n"
+        "D 3.300000000 _4_ IFQ  ARP 23 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [7] 0 0\n"
+    )
+    path = tmp_path / "t.tr"
+    path.write_text(lines, encoding="utf-8")
+    counts = dict(trace_roles.read_trace(path, set()).counts)
+    assert counts == {
+        "mac.gave up on, cbr": 1,
+        "dsr.rerr.started": 2,
+        "mac.gave up, and a DSR route error started at once": 1,
+        "dsr.rerr.sent again by the same node": 1,
+        "ifq.full, dropped": 3,
+        "ifq.full, dropped by the busiest node": 2,
+    }
