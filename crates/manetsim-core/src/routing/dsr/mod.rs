@@ -24,6 +24,9 @@
 //!   [`RequestPacing::Ns2`] follows it. Requests carry a route record; a node appends
 //!   itself and rebroadcasts after a uniform jitter of up to 10 ms (ns-2
 //!   `RREQ_JITTER`). Duplicates by (initiator, identification) are dropped.
+//!   With the `ns2` preset a relayed request also grows by its whole new
+//!   header at each hop, as ns-2.35's does
+//!   ([`DsrConfig::ns2_request_sizes`]).
 //! * **Replies.** The target answers every copy of a request that reaches it
 //!   (ns-2 `dsragent_reply_only_to_first_rreq = false`), along the reversed
 //!   route record (links are symmetric here, as ns-2 assumes with
