@@ -28,7 +28,9 @@ pub enum RoutingAction {
     /// Queue `packet` (data, keeping its uid) for the MAC towards `next_hop`.
     Send { packet: Packet, next_hop: NodeId },
     /// Queue a new control packet towards `next_hop` (`BROADCAST` for a
-    /// flood). The world gives it a uid and counts it in the ledger and the
+    /// flood). The world gives it a uid (unless it has one: a relayed
+    /// message may keep the uid of the packet it passes on, as ns-2.35's
+    /// agents forward the same packet) and counts it in the ledger and the
     /// routing statistics under `message` (e.g. "rreq"); `forwarded` says
     /// whether it relays a message another node originated.
     Originate {

@@ -1101,8 +1101,11 @@ impl World {
                 message,
                 forwarded,
             } => {
-                packet.uid = self.next_uid;
-                self.next_uid += 1;
+                // A relay may keep the uid of the packet it passes on.
+                if packet.uid == 0 {
+                    packet.uid = self.next_uid;
+                    self.next_uid += 1;
+                }
                 packet.created_at = now;
                 self.ledger.create();
                 let st = &mut self.routing_stats;

@@ -1026,11 +1026,12 @@ impl Aodv {
         &mut self,
         now: SimTime,
         from: NodeId,
-        ip_ttl: u8,
+        packet: &Packet,
         rq: RreqRepr,
         stamp: Option<u32>,
         ctx: &mut RoutingCtx,
     ) {
+        let ip_ttl = packet.ttl;
         if rq.orig == self.me {
             return;
         }
@@ -1149,7 +1150,9 @@ impl Aodv {
                 out.unknown_seqno = false;
             }
         }
-        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes(), stamp);
+        let mut p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes(), stamp);
+        // The same packet goes on, as ns-2.35's `forward` sends it.
+        p.uid = packet.uid;
         self.broadcast_jittered(now, p, "rreq", true, ctx);
     }
 
@@ -1229,6 +1232,7 @@ impl Aodv {
         if self.cfg.relayed_rrep_keeps_source {
             p.src = packet.src;
         }
+        p.uid = packet.uid;
         ctx.originate(p, rev_hop, "rrep", true);
     }
 
@@ -1341,7 +1345,7 @@ impl RoutingProtocol for Aodv {
         match msg {
             Message::Rreq(rq) => {
                 let stamp = stamp_of(packet.body());
-                self.on_rreq(now, from, packet.ttl, rq, stamp, ctx)
+                self.on_rreq(now, from, &packet, rq, stamp, ctx)
             }
             Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
             Message::Rerr(re) => self.on_rerr(now, from, re, ctx),

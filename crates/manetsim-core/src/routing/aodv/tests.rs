@@ -735,6 +735,33 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
 }
 
 #[test]
+fn a_relayed_rreq_and_rrep_keep_the_uid_of_the_packet_they_pass_on() {
+    // ns-2.35's `forward` sends on the packet it received, so its trace
+    // shows one uid from hop to hop; a RERR it builds anew.
+    let uids = |out: &[RoutingAction]| -> Vec<(&'static str, u64)> {
+        out.iter()
+            .filter_map(|a| match a {
+                RoutingAction::Originate {
+                    packet, message, ..
+                } => Some((*message, packet.uid)),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut n = Node::new(2);
+    let mut request = rreq_packet(1, 5, rreq(0, 1, 9, None, 1));
+    request.uid = 41;
+    n.control(0, 1, request);
+    assert_eq!(uids(&n.timeout(ms(20))), vec![("rreq", 41)]);
+    let mut reply = rrep_packet(3, 0, 9, 4, 1);
+    reply.uid = 57;
+    assert_eq!(uids(&n.control(ms(40), 3, reply)), vec![("rrep", 57)]);
+    // Its own RREQ is a new packet: the world gives it a uid.
+    let mut s = Node::new(0);
+    assert_eq!(uids(&s.data(ms(50), data(0, 7, 3))), vec![("rreq", 0)]);
+}
+
+#[test]
 fn ns2_a_relayed_rrep_keeps_the_ip_source_of_the_node_that_answered() {
     for (cfg, src) in [(AodvConfig::default(), 2), (AodvConfig::ns2(), 9)] {
         let mut n = Node::with(2, cfg);

@@ -548,10 +548,11 @@ impl Aomdv {
         &mut self,
         now: SimTime,
         from: NodeId,
-        ip_ttl: u8,
+        packet: &Packet,
         rq: AomdvRreq,
         ctx: &mut RoutingCtx,
     ) {
+        let ip_ttl = packet.ttl;
         let base = rq.base;
         if base.orig == self.me {
             return;
@@ -658,7 +659,9 @@ impl Aomdv {
                 out.base.unknown_seqno = false;
             }
         }
-        let p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
+        let mut p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
+        // The same packet goes on, as ns-2.35's `forward` sends it.
+        p.uid = packet.uid;
         self.broadcast_jittered(now, p, "rreq", ctx);
     }
 
@@ -815,6 +818,7 @@ impl Aomdv {
         // ns-2.35's `forwardReply` sends the packet it got (so its trace,
         // and manetsim's ns-2 trace, read `f`); nothing reads it.
         p.src = packet.src;
+        p.uid = packet.uid;
         ctx.originate(p, rev_hop, "rrep", true);
     }
 
@@ -935,7 +939,7 @@ impl RoutingProtocol for Aomdv {
             return;
         };
         match msg {
-            Message::Rreq(rq) => self.on_rreq(now, from, packet.ttl, rq, ctx),
+            Message::Rreq(rq) => self.on_rreq(now, from, &packet, rq, ctx),
             Message::Rrep(rp) => self.on_rrep(now, from, &packet, rp, ctx),
             Message::Rerr(re) => self.on_rerr(now, from, re, ctx),
         }

@@ -1532,6 +1532,8 @@ impl Dsr {
         let body = DsrRepr::control(options).to_bytes();
         let header_bytes = body.len() as u32;
         let mut p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
+        // The same packet goes on, as in ns-2.35's `handleRouteRequest`.
+        p.uid = packet.uid;
         if self.cfg.ns2_request_sizes {
             p.size_bytes = packet.size_bytes + header_bytes;
         }
@@ -1859,7 +1861,9 @@ impl Dsr {
         }
         sr.segments_left -= 1;
         sr.replace_in(&mut repr);
-        let p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
+        let mut p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
+        // The same packet goes on, as in ns-2.35's `handleForwarding`.
+        p.uid = packet.uid;
         ctx.originate(p, next, message, true);
     }
 }

@@ -259,6 +259,23 @@ fn ns2_a_relayed_request_grows_by_its_whole_header_at_each_hop() {
 }
 
 #[test]
+fn a_relayed_request_reply_or_error_keeps_the_uid_of_the_packet_it_passes_on() {
+    // ns-2.35's `handleRouteRequest` and `handleForwarding` send on the
+    // packet they received, so its trace shows one uid from hop to hop.
+    let mut request = rreq(0, 16, 5, 99, &[1]);
+    request.uid = 41;
+    assert_eq!(relayed_request(&mut dsr(2), request).uid, 41);
+    // A reply from 3 to 0 along 3-2-1-0, passed on by 1 (a route error
+    // goes on by the same code).
+    let mut reply = reply_3_to_0();
+    reply.uid = 57;
+    let mut d = dsr(1);
+    let out = run(&mut d, |d, c| d.on_control(0, 2, reply, c));
+    let o = originated(&out);
+    assert_eq!((o.len(), o[0].0.uid, o[0].1), (1, 57, 0));
+}
+
+#[test]
 fn non_propagating_request_is_not_rebroadcast() {
     let mut d = dsr(1);
     run(&mut d, |d, c| d.on_control(0, 0, rreq(0, 1, 1, 9, &[]), c));
