@@ -108,6 +108,32 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
         assert told["rrep"] > 0
 
 
+@pytest.mark.parametrize("protocol", ["aodv", "dsr", "aomdv"])
+def test_a_relayed_request_and_reply_keep_their_uid_from_hop_to_hop(tmp_path: Path, protocol: str):
+    # ns-2.35 forwards the packet it received, so its trace follows one
+    # route request, and one reply, by a single uid across the chain.
+    path = tmp_path / "uids.tr"
+    manetsim.run(CHAIN, overrides={"routing.protocol": protocol}, ns2_trace=path)
+    hops: dict[tuple[str, str], set[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[0] in "sf" and t[3] == "RTR" and t[6] in ("AODV", "AOMDV", "DSR"):
+            # DSR's tail: `n [q id] [p id len src->dst] [e n tell from->to]`.
+            request = "(REQUEST)" in t or (t[6] == "DSR" and t[-10] == "[1")
+            reply = "(REPLY)" in t or (t[6] == "DSR" and t[-8] == "[1")
+            if request or reply:
+                key = ("request" if request else "reply", t[5])
+                hops.setdefault(key, set()).add(t[2])
+    # The first request from node 0 for node 5 crossed the chain, under
+    # one uid; so did the reply that came back.
+    widest = {
+        kind: max(len(n) for (k, _), n in hops.items() if k == kind)
+        for kind in ("request", "reply")
+    }
+    assert widest["request"] >= 4, (protocol, widest)
+    assert widest["reply"] >= 4, (protocol, widest)
+
+
 def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
     path = tmp_path / "drops.tr"
     result = manetsim.run(

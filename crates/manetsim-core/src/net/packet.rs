@@ -37,10 +37,10 @@ pub enum PacketKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Packet {
-    /// The packet's id in traces (ns-2's `uid`): 0 until the world gives
-    /// it one (they count from 1). A relayed routing message that ns-2.35
-    /// forwards as the same packet (a DSR request, reply or route error, an
-    /// AODV or AOMDV RREQ or RREP) keeps the uid of the packet it passes on.
+    /// The packet's id in traces (ns-2's `uid`), given by the world. A
+    /// relayed routing message that ns-2.35 forwards as the same packet (a
+    /// DSR request, reply or route error, an AODV or AOMDV RREQ or RREP)
+    /// keeps the uid of the packet it passes on (`RoutingCtx::relay`).
     pub uid: u64,
     pub kind: PacketKind,
     /// Originator and final destination (`BROADCAST` for floods).

@@ -28,16 +28,18 @@ pub enum RoutingAction {
     /// Queue `packet` (data, keeping its uid) for the MAC towards `next_hop`.
     Send { packet: Packet, next_hop: NodeId },
     /// Queue a new control packet towards `next_hop` (`BROADCAST` for a
-    /// flood). The world gives it a uid (unless it has one: a relayed
-    /// message may keep the uid of the packet it passes on, as ns-2.35's
-    /// agents forward the same packet) and counts it in the ledger and the
-    /// routing statistics under `message` (e.g. "rreq"); `forwarded` says
-    /// whether it relays a message another node originated.
+    /// flood). The world gives it a uid, unless `keep_uid` (a relayed
+    /// message that keeps the uid of the packet it passes on, where
+    /// ns-2.35's agents forward the packet itself), and counts it in the
+    /// ledger and the routing statistics under `message` (e.g. "rreq");
+    /// `forwarded` says whether it relays a message another node
+    /// originated.
     Originate {
         packet: Packet,
         next_hop: NodeId,
         message: &'static str,
         forwarded: bool,
+        keep_uid: bool,
     },
     /// Queue a control packet that has its uid already: one the protocol
     /// was given back (its transmission failed and it is salvaged), or
@@ -93,6 +95,20 @@ impl RoutingCtx<'_> {
             next_hop,
             message,
             forwarded,
+            keep_uid: false,
+        });
+    }
+
+    /// Relays a message another node originated as a new packet of this
+    /// node that keeps `packet.uid` (the uid of the packet it came in), as
+    /// ns-2.35's agents send on the packet they received.
+    pub fn relay(&mut self, packet: Packet, next_hop: NodeId, message: &'static str) {
+        self.out.push(RoutingAction::Originate {
+            packet,
+            next_hop,
+            message,
+            forwarded: true,
+            keep_uid: true,
         });
     }
 

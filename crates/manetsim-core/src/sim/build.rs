@@ -418,7 +418,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,
         ledger: PacketLedger::default(),
-        next_uid: 1,
+        next_uid: 0,
         events: 0,
         out: Vec::with_capacity(16),
         routing_name: routing,

@@ -1100,9 +1100,9 @@ impl World {
                 next_hop,
                 message,
                 forwarded,
+                keep_uid,
             } => {
-                // A relay may keep the uid of the packet it passes on.
-                if packet.uid == 0 {
+                if !keep_uid {
                     packet.uid = self.next_uid;
                     self.next_uid += 1;
                 }

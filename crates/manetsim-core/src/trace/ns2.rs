@@ -11,7 +11,7 @@
 //! - `op`: `s` sent, `r` received, `f` forwarded (a router sending a packet
 //!   another node originated), `D` dropped;
 //! - `time`: seconds with nine decimals (exactly manetsim's nanoseconds);
-//! - `uid`: the packet's, counted from 1; a routing message passed on keeps
+//! - `uid`: the packet's, counted from 0; a routing message passed on keeps
 //!   the uid of the packet it came in where ns-2.35 forwards the packet
 //!   itself (a DSR request, reply or route error; an AODV or AOMDV RREQ or
 //!   RREP), so one uid follows it from hop to hop;

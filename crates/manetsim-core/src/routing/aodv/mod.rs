@@ -544,11 +544,13 @@ struct Discovery {
 
 #[derive(Debug, Clone)]
 enum Timer {
-    /// A jittered broadcast waiting to go.
+    /// A jittered broadcast of a message another node originated, waiting
+    /// to go; `keep_uid`: the packet keeps the uid of the one it passes on
+    /// (`RoutingCtx::relay`), else it is new.
     Send {
         packet: Packet,
         message: &'static str,
-        forwarded: bool,
+        keep_uid: bool,
     },
     /// A discovery's wait for a RREP ended.
     Discovery {
@@ -663,13 +665,15 @@ impl Aodv {
         Packet::control(self.me, dst, ttl, 0, msg)
     }
 
-    /// Broadcasts after a uniform 0..broadcast_jitter delay.
+    /// Broadcasts a message another node originated after a uniform
+    /// 0..broadcast_jitter delay, keeping the uid of the packet it passes
+    /// on if `keep_uid` (see [`Timer::Send`]).
     fn broadcast_jittered(
         &mut self,
         now: SimTime,
         packet: Packet,
         message: &'static str,
-        forwarded: bool,
+        keep_uid: bool,
         ctx: &mut RoutingCtx,
     ) {
         let jitter = if self.cfg.broadcast_jitter > 0 {
@@ -682,7 +686,7 @@ impl Aodv {
             Timer::Send {
                 packet,
                 message,
-                forwarded,
+                keep_uid,
             },
         );
     }
@@ -982,7 +986,8 @@ impl Aodv {
             };
             let p = self.control(BROADCAST, 1, re.to_bytes(), None);
             if forwarded {
-                self.broadcast_jittered(now, p, "rerr", true, ctx);
+                // ns-2.35's `sendError` builds a new packet.
+                self.broadcast_jittered(now, p, "rerr", false, ctx);
             } else {
                 ctx.originate(p, BROADCAST, "rerr", false);
             }
@@ -1233,7 +1238,7 @@ impl Aodv {
             p.src = packet.src;
         }
         p.uid = packet.uid;
-        ctx.originate(p, rev_hop, "rrep", true);
+        ctx.relay(p, rev_hop, "rrep");
     }
 
     fn on_rerr(&mut self, now: SimTime, from: NodeId, re: RerrRepr, ctx: &mut RoutingCtx) {
@@ -1551,8 +1556,13 @@ impl RoutingProtocol for Aodv {
                 Timer::Send {
                     packet,
                     message,
-                    forwarded,
-                } => ctx.originate(packet, BROADCAST, message, forwarded),
+                    keep_uid: true,
+                } => ctx.relay(packet, BROADCAST, message),
+                Timer::Send {
+                    packet,
+                    message,
+                    keep_uid: false,
+                } => ctx.originate(packet, BROADCAST, message, true),
                 Timer::Discovery { dst, generation } => {
                     let Some(d) = self
                         .discoveries

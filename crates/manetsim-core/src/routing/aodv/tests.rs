@@ -738,12 +738,15 @@ fn a_relay_forwards_the_rrep_along_the_reverse_route() {
 fn a_relayed_rreq_and_rrep_keep_the_uid_of_the_packet_they_pass_on() {
     // ns-2.35's `forward` sends on the packet it received, so its trace
     // shows one uid from hop to hop; a RERR it builds anew.
-    let uids = |out: &[RoutingAction]| -> Vec<(&'static str, u64)> {
+    let uids = |out: &[RoutingAction]| -> Vec<(&'static str, u64, bool)> {
         out.iter()
             .filter_map(|a| match a {
                 RoutingAction::Originate {
-                    packet, message, ..
-                } => Some((*message, packet.uid)),
+                    packet,
+                    message,
+                    keep_uid,
+                    ..
+                } => Some((*message, packet.uid, *keep_uid)),
                 _ => None,
             })
             .collect()
@@ -752,13 +755,16 @@ fn a_relayed_rreq_and_rrep_keep_the_uid_of_the_packet_they_pass_on() {
     let mut request = rreq_packet(1, 5, rreq(0, 1, 9, None, 1));
     request.uid = 41;
     n.control(0, 1, request);
-    assert_eq!(uids(&n.timeout(ms(20))), vec![("rreq", 41)]);
+    assert_eq!(uids(&n.timeout(ms(20))), vec![("rreq", 41, true)]);
     let mut reply = rrep_packet(3, 0, 9, 4, 1);
     reply.uid = 57;
-    assert_eq!(uids(&n.control(ms(40), 3, reply)), vec![("rrep", 57)]);
+    assert_eq!(uids(&n.control(ms(40), 3, reply)), vec![("rrep", 57, true)]);
     // Its own RREQ is a new packet: the world gives it a uid.
     let mut s = Node::new(0);
-    assert_eq!(uids(&s.data(ms(50), data(0, 7, 3))), vec![("rreq", 0)]);
+    assert_eq!(
+        uids(&s.data(ms(50), data(0, 7, 3))),
+        vec![("rreq", 0, false)]
+    );
 }
 
 #[test]

@@ -250,11 +250,13 @@ struct Discovery {
 
 #[derive(Debug, Clone)]
 enum Timer {
-    /// A jittered broadcast waiting to go.
+    /// A jittered broadcast of a message another node originated, waiting
+    /// to go; `keep_uid`: the packet keeps the uid of the one it passes on
+    /// (`RoutingCtx::relay`), else it is new.
     Send {
         packet: Packet,
         message: &'static str,
-        forwarded: bool,
+        keep_uid: bool,
     },
     /// A discovery's wait for a RREP ended.
     Discovery {
@@ -329,12 +331,15 @@ impl Aomdv {
         Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg)
     }
 
-    /// Broadcasts after a uniform 0..broadcast_jitter delay.
+    /// Broadcasts a message another node originated after a uniform
+    /// 0..broadcast_jitter delay, keeping the uid of the packet it passes
+    /// on if `keep_uid` (see [`Timer::Send`]).
     fn broadcast_jittered(
         &mut self,
         now: SimTime,
         packet: Packet,
         message: &'static str,
+        keep_uid: bool,
         ctx: &mut RoutingCtx,
     ) {
         let jitter = if self.cfg.broadcast_jitter > 0 {
@@ -347,7 +352,7 @@ impl Aomdv {
             Timer::Send {
                 packet,
                 message,
-                forwarded: true,
+                keep_uid,
             },
         );
     }
@@ -518,7 +523,8 @@ impl Aomdv {
             };
             let p = self.control(BROADCAST, 1, re.to_bytes());
             if forwarded {
-                self.broadcast_jittered(now, p, "rerr", ctx);
+                // ns-2.35's `sendError` builds a new packet.
+                self.broadcast_jittered(now, p, "rerr", false, ctx);
             } else {
                 ctx.originate(p, BROADCAST, "rerr", false);
             }
@@ -662,7 +668,7 @@ impl Aomdv {
         let mut p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
         // The same packet goes on, as ns-2.35's `forward` sends it.
         p.uid = packet.uid;
-        self.broadcast_jittered(now, p, "rreq", ctx);
+        self.broadcast_jittered(now, p, "rreq", true, ctx);
     }
 
     /// Answers `rq` from this node's route to its destination, over the
@@ -819,7 +825,7 @@ impl Aomdv {
         // and manetsim's ns-2 trace, read `f`); nothing reads it.
         p.src = packet.src;
         p.uid = packet.uid;
-        ctx.originate(p, rev_hop, "rrep", true);
+        ctx.relay(p, rev_hop, "rrep");
     }
 
     fn on_rerr(&mut self, now: SimTime, from: NodeId, re: RerrRepr, ctx: &mut RoutingCtx) {
@@ -1017,8 +1023,13 @@ impl RoutingProtocol for Aomdv {
                 Timer::Send {
                     packet,
                     message,
-                    forwarded,
-                } => ctx.originate(packet, BROADCAST, message, forwarded),
+                    keep_uid: true,
+                } => ctx.relay(packet, BROADCAST, message),
+                Timer::Send {
+                    packet,
+                    message,
+                    keep_uid: false,
+                } => ctx.originate(packet, BROADCAST, message, true),
                 Timer::Discovery { dst, generation } => {
                     if self.discoveries.get(&dst).map(|d| d.generation) == Some(generation) {
                         self.on_discovery_timeout(now, dst, ctx);

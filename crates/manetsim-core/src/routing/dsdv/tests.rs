@@ -74,9 +74,10 @@ fn updates(actions: &[RoutingAction]) -> Vec<(&'static str, Vec<Entry>, u32)> {
                 next_hop,
                 message,
                 forwarded,
+                keep_uid,
             } => {
                 assert_eq!(*next_hop, BROADCAST);
-                assert!(!forwarded);
+                assert!(!forwarded && !keep_uid);
                 let u = UpdateRepr::parse(packet.body()).expect("a valid update");
                 Some((*message, u.entries, packet.size_bytes))
             }

@@ -480,12 +480,15 @@ enum Out {
         message: &'static str,
         forwarded: bool,
     },
+    /// A relayed request: a new packet that keeps the uid of the one it
+    /// passes on (`RoutingCtx::relay`).
+    Relay { message: &'static str },
 }
 
 impl Out {
     /// Whether the packet is in the ledger already (held by this agent).
     fn is_held(self) -> bool {
-        !matches!(self, Out::New { .. })
+        !matches!(self, Out::New { .. } | Out::Relay { .. })
     }
 
     fn emit(self, packet: Packet, next_hop: NodeId, ctx: &mut RoutingCtx) {
@@ -493,6 +496,7 @@ impl Out {
             Out::Data => ctx.send(packet, next_hop),
             Out::New { message, forwarded } => ctx.originate(packet, next_hop, message, forwarded),
             Out::Held { message, forwarded } => ctx.resend(packet, next_hop, message, forwarded),
+            Out::Relay { message } => ctx.relay(packet, next_hop, message),
         }
     }
 }
@@ -1544,10 +1548,7 @@ impl Dsr {
             Delayed {
                 packet: p,
                 next_hop: BROADCAST,
-                out: Out::New {
-                    message: "rreq",
-                    forwarded: true,
-                },
+                out: Out::Relay { message: "rreq" },
             },
         );
     }
@@ -1864,7 +1865,7 @@ impl Dsr {
         let mut p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
         p.uid = packet.uid;
-        ctx.originate(p, next, message, true);
+        ctx.relay(p, next, message);
     }
 }
 
