@@ -128,6 +128,13 @@ def test_link_breaks_are_read_by_where_the_next_hop_was(tmp_path: Path):
     }
 
 
+def counts_of(tmp_path: Path, lines: str) -> dict[str, int]:
+    """The roles `read_trace` counts in a trace of `lines` (no flows)."""
+    path = tmp_path / "t.tr"
+    path.write_text(lines, encoding="utf-8")
+    return dict(trace_roles.read_trace(path, set()).counts)
+
+
 def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
     ip = "[3:255 0:255 255 1]"
     reply = "7 [0 0] [1 2 4 0->3] [0 0 0 0->0]"
@@ -143,10 +150,7 @@ def test_frames_given_up_and_replies_sent_again_are_counted(tmp_path: Path):
         f"f 1.050000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- [3:255 0:255 255 4] {reply}\n"
         "D 2.000000000 _2_ MAC  RET 11 cbr 540 [13a 1 2 800] ------- [2:1 0:1 30 1] [3] 0 0\n"
     )
-    path = tmp_path / "t.tr"
-    path.write_text(lines, encoding="utf-8")
-    counts = dict(trace_roles.read_trace(path, set()).counts)
-    assert counts == {
+    assert counts_of(tmp_path, lines) == {
         "mac.RTS sent again, attempt 2": 1,
         "mac.RTS sent again, attempt 3": 1,
         "dsr.rrep.sent again by the same node": 1,
@@ -173,10 +177,7 @@ def test_route_errors_started_and_full_queue_drops_are_counted(tmp_path: Path):
         "D 3.200000000 _4_ IFQ  IFQ 22 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [6] 0 0\n"
         "D 3.300000000 _4_ IFQ  ARP 23 cbr 540 [0 0 0 0] ------- [0:1 5:1 30 1] [7] 0 0\n"
     )
-    path = tmp_path / "t.tr"
-    path.write_text(lines, encoding="utf-8")
-    counts = dict(trace_roles.read_trace(path, set()).counts)
-    assert counts == {
+    assert counts_of(tmp_path, lines) == {
         "mac.gave up on, cbr": 1,
         "dsr.rerr.started": 2,
         "mac.gave up, and a DSR route error started at once": 1,

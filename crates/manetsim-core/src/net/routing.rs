@@ -99,6 +99,23 @@ impl RoutingCtx<'_> {
         });
     }
 
+    /// Passes on a message another node originated: with `keep_uid` as
+    /// [`Self::relay`], else as a new packet ([`Self::originate`], counted
+    /// as forwarded).
+    pub fn pass_on(
+        &mut self,
+        packet: Packet,
+        next_hop: NodeId,
+        message: &'static str,
+        keep_uid: bool,
+    ) {
+        if keep_uid {
+            self.relay(packet, next_hop, message);
+        } else {
+            self.originate(packet, next_hop, message, true);
+        }
+    }
+
     /// Relays a message another node originated as a new packet of this
     /// node that keeps `packet.uid` (the uid of the packet it came in), as
     /// ns-2.35's agents send on the packet they received.

@@ -1556,13 +1556,8 @@ impl RoutingProtocol for Aodv {
                 Timer::Send {
                     packet,
                     message,
-                    keep_uid: true,
-                } => ctx.relay(packet, BROADCAST, message),
-                Timer::Send {
-                    packet,
-                    message,
-                    keep_uid: false,
-                } => ctx.originate(packet, BROADCAST, message, true),
+                    keep_uid,
+                } => ctx.pass_on(packet, BROADCAST, message, keep_uid),
                 Timer::Discovery { dst, generation } => {
                     let Some(d) = self
                         .discoveries

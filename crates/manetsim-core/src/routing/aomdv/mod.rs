@@ -1023,13 +1023,8 @@ impl RoutingProtocol for Aomdv {
                 Timer::Send {
                     packet,
                     message,
-                    keep_uid: true,
-                } => ctx.relay(packet, BROADCAST, message),
-                Timer::Send {
-                    packet,
-                    message,
-                    keep_uid: false,
-                } => ctx.originate(packet, BROADCAST, message, true),
+                    keep_uid,
+                } => ctx.pass_on(packet, BROADCAST, message, keep_uid),
                 Timer::Discovery { dst, generation } => {
                     if self.discoveries.get(&dst).map(|d| d.generation) == Some(generation) {
                         self.on_discovery_timeout(now, dst, ctx);
