@@ -817,13 +817,20 @@ impl Dcf {
         let Some(f) = self.pkt_tx.as_ref() else {
             return false;
         };
+        let unicast = f.ra != BROADCAST;
         if !self.is_idle(now) {
+            // As ns-2.35's `check_pktTx` (its `sendRTS`): a frame that had
+            // its CTS but finds the medium busy SIFS later goes back to a
+            // new RTS, after a backoff with a doubled window (the RTS
+            // count starts afresh: the CTS reset it).
+            if unicast && self.tx_uses_rts {
+                self.make_rts();
+            }
             self.inc_cw();
             self.backoff_start(now, out);
             return true;
         }
         let air = self.data_airtime(f);
-        let unicast = f.ra != BROADCAST;
         self.set_tx_state(TxState::Send, now, out);
         let timeout = if unicast {
             air + self.p.max_prop_delay_ns
@@ -1505,6 +1512,44 @@ mod tests {
             .any(|x| matches!(x, MacAction::DeliverUp { from: 0, .. })));
         fire(&mut b, &mut ob, MacTimer::Defer);
         assert_eq!(transmitted(&ob), vec![FrameKind::Ack]);
+    }
+
+    #[test]
+    fn a_cts_followed_by_a_busy_medium_leads_to_a_new_rts_not_the_data() {
+        // ns-2.35's `check_pktTx`: the DATA due SIFS after the CTS finds
+        // the medium busy, so the MAC backs off and sends an RTS again.
+        let mut a = mac(0, 0);
+        let mut out = Vec::new();
+        a.send(0, pkt(1028), 1, &mut out);
+        let t0 = fire(&mut a, &mut out, MacTimer::Defer);
+        assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
+        let t_cts = t0 + 352_000 + 10_000;
+        let cts = Frame::control(FrameKind::Cts, 1, 0, 5_000_000);
+        a.on_rx_start(t_cts, 2, 1e-6, t_cts + 304_000, &mut out);
+        a.on_rx_end(t_cts + 304_000, 2, &cts, &mut out);
+        assert_eq!(a.ssrc, 0, "the CTS resets the RTS count");
+        // Another frame starts arriving before the SIFS is over.
+        let busy_from = t_cts + 304_000 + 5_000;
+        a.on_rx_start(busy_from, 3, 1e-6, busy_from + 1_000_000, &mut out);
+        fire(&mut a, &mut out, MacTimer::Defer);
+        assert!(transmitted(&out).is_empty(), "no DATA on a busy medium");
+        let other = Frame::control(FrameKind::Rts, 7, 8, 0);
+        a.on_rx_end(busy_from + 1_000_000, 3, &other, &mut out);
+        // After the backoff (DIFS first, resumed by the frame's end).
+        let mut kinds = Vec::new();
+        for _ in 0..4 {
+            let next = [MacTimer::Defer, MacTimer::Backoff]
+                .into_iter()
+                .filter(|&t| a.armed(t))
+                .min_by_key(|&t| a.timers[t as usize].deadline());
+            let Some(t) = next else { break };
+            fire(&mut a, &mut out, t);
+            kinds.extend(transmitted(&out));
+            if !kinds.is_empty() {
+                break;
+            }
+        }
+        assert_eq!(kinds, vec![FrameKind::Rts], "a new RTS, not the DATA");
     }
 
     #[test]
