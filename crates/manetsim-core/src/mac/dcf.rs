@@ -38,6 +38,10 @@
 //!   busy with the ACK for it, and backs off instead of deferring).
 //! - A DATA frame's retry counter is the long one when it went with RTS/CTS
 //!   and the short one otherwise (ns-2 compares the size with the threshold).
+//! - The DATA due SIFS after a CTS goes only if the medium is idle then (the
+//!   standard sends it regardless); otherwise, as in ns-2.35's
+//!   `check_pktTx`, a new RTS follows a backoff with a doubled window, its
+//!   count started afresh by the CTS.
 //! - ARP sits above the MAC (`crate::net::arp`, with `[mac] arp`); a
 //!   neighbour's MAC address is its node id.
 
