@@ -21,9 +21,13 @@
 //! - The medium is idle when rx and tx states are Idle and the NAV has expired.
 //!   A reception that fails (collision or below the receive threshold) sets
 //!   the NAV to EIFS.
-//! - Timers: defer (DIFS/SIFS waits, not frozen), backoff (frozen while the
-//!   medium is busy and resumed after a DIFS of idle medium), NAV, the
-//!   response timeout ("send" timer) and the end of our own transmission.
+//! - Timers: defer (the SIFS before a CTS, an ACK or the DATA after a CTS;
+//!   not frozen), backoff (frozen while the medium is busy and resumed after
+//!   a DIFS of idle medium), NAV, the response timeout ("send" timer) and
+//!   the end of our own transmission. A frame that finds no backoff running
+//!   starts one that first waits DIFS, as ns-2.35 does with its default
+//!   `bugFix_timer_` (true); without it ns-2 waited DIFS and the slots on
+//!   the defer timer, which the medium could not pause.
 //!
 //! Choices where ns-2 and the standard differ, and what we do:
 //! - Backoff draws are uniform in [0, CW] slots (the standard, and Bianchi's
@@ -35,13 +39,17 @@
 //! - The MAC hands packets up, and takes them from the queue, at once;
 //!   ns-2.35's link layer holds each 25 µs on the way, which the world
 //!   models with `[mac] ll_delay_s` (a relay's packet then reaches a MAC
-//!   busy with the ACK for it, and backs off instead of deferring).
+//!   busy with the ACK for it, and its backoff starts paused).
 //! - A DATA frame's retry counter is the long one when it went with RTS/CTS
 //!   and the short one otherwise (ns-2 compares the size with the threshold).
 //! - The DATA due SIFS after a CTS goes only if the medium is idle then (the
 //!   standard sends it regardless); otherwise, as in ns-2.35's
 //!   `check_pktTx`, a new RTS follows a backoff with a doubled window, its
 //!   count started afresh by the CTS.
+//! - A CTS the medium keeps from going (ns-2.35's `check_pktCTRL`) leaves a
+//!   backoff of the node's own as it was. With none running, ns-2.35 would
+//!   leave the node's own RTS or DATA with no timer until a frame for the
+//!   node came; here it backs off.
 //! - ARP sits above the MAC (`crate::net::arp`, with `[mac] arp`); a
 //!   neighbour's MAC address is its node id.
 
@@ -149,6 +157,16 @@ struct Reception {
     power_w: f64,
     end: SimTime,
     error: bool,
+}
+
+/// What `check_pkt_ctrl` did with the CTS or ACK waiting to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctrl {
+    /// None waits (or one is on the air already).
+    None,
+    Sent,
+    /// A CTS dropped: the medium was not idle.
+    Dropped,
 }
 
 /// How a reception ended.
@@ -598,6 +616,30 @@ impl Dcf {
         }
     }
 
+    /// A backoff that first waits DIFS, as ns-2.35 starts one for a frame
+    /// that finds no backoff running (`Mac/802_11 set bugFix_timer_ true`
+    /// in ns-2.35's defaults; without it, a wait of DIFS and the slots
+    /// that the medium could not pause). Like any backoff it pauses while
+    /// the medium is busy and resumes after DIFS of idle medium.
+    fn backoff_start_after_difs(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        debug_assert!(!self.backoff.busy);
+        let rtime = self.draw_slots();
+        self.backoff = Backoff {
+            busy: true,
+            paused: false,
+            resumes: false,
+            rtime,
+            stime: now,
+            difs_wait: self.p.difs_ns,
+        };
+        if self.is_idle(now) {
+            self.arm(MacTimer::Backoff, now + self.p.difs_ns + rtime, out);
+        } else {
+            self.backoff.paused = true;
+            self.resume_at_nav_expiry(now, out);
+        }
+    }
+
     fn backoff_pause(&mut self, now: SimTime) {
         // Only whole slots counted after the DIFS wait are consumed.
         let counting_from = self.backoff.stime + self.backoff.difs_wait;
@@ -662,8 +704,7 @@ impl Dcf {
         if !self.backoff.busy {
             if self.is_idle(now) {
                 if !self.armed(MacTimer::Defer) {
-                    let r = self.draw_slots();
-                    self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+                    self.backoff_start_after_difs(now, out);
                 }
             } else {
                 self.backoff_start(now, out);
@@ -740,8 +781,18 @@ impl Dcf {
     }
 
     fn defer_handler(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        if self.check_pkt_ctrl(now, out) {
-            return;
+        match self.check_pkt_ctrl(now, out) {
+            Ctrl::Sent => return,
+            // As ns-2.35's `deferHandler`, which returns once
+            // `check_pktCTRL` has dropped the CTS: a backoff of the node's
+            // own goes on as it was, its window unchanged.
+            Ctrl::Dropped if self.backoff.busy => return,
+            // With no backoff running, ns-2.35 would strand the node's own
+            // RTS or DATA (no timer left to send it: its backoff ran out
+            // while the CTS waited, and `backoffHandler` left it to the
+            // CTS) until a frame addressed to the node came. It goes on to
+            // back off instead (see `check_pkt_ctrl`).
+            Ctrl::Dropped | Ctrl::None => {}
         }
         if self.check_pkt_rts(now, out) {
             return;
@@ -761,24 +812,22 @@ impl Dcf {
         self.check_pkt_tx(now, out);
     }
 
-    fn check_pkt_ctrl(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
+    fn check_pkt_ctrl(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> Ctrl {
         let Some(kind) = self.pkt_ctrl.as_ref().map(|f| f.kind) else {
-            return false;
+            return Ctrl::None;
         };
         if matches!(self.tx_state, TxState::Cts | TxState::Ack) {
-            return false;
+            return Ctrl::None;
         }
         let timeout = match kind {
             FrameKind::Cts => {
                 if !self.is_idle(now) {
-                    // The medium is reserved by someone else: no CTS. Nothing
-                    // went out, so the caller goes on to this node's own RTS
-                    // or DATA, which backs off while the medium is busy (as
-                    // ns-2's check_pktCTRL returns 0 here). Returning "sent"
-                    // once left a pending RTS with no backoff and no timer:
-                    // the MAC never transmitted again.
+                    // The medium is reserved by someone else: no CTS.
+                    // Reporting it sent once left a pending RTS with no
+                    // backoff and no timer: the MAC never transmitted
+                    // again (see `defer_handler`).
                     self.pkt_ctrl = None;
-                    return false;
+                    return Ctrl::Dropped;
                 }
                 self.set_tx_state(TxState::Cts, now, out);
                 let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
@@ -794,7 +843,7 @@ impl Dcf {
         };
         let frame = self.pkt_ctrl.expect("checked above").frame(self.id);
         self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
-        true
+        Ctrl::Sent
     }
 
     fn check_pkt_rts(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
@@ -960,8 +1009,7 @@ impl Dcf {
             self.arm(MacTimer::Defer, now + self.p.sifs_ns, out);
         } else if self.pkt_rts.is_some() {
             if !self.backoff.busy {
-                let r = self.draw_slots();
-                self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+                self.backoff_start_after_difs(now, out);
             }
         } else if self.pkt_tx.is_some() {
             if !self.backoff.busy {
@@ -969,8 +1017,7 @@ impl Dcf {
                     // CTS received: the DATA follows after SIFS.
                     self.arm(MacTimer::Defer, now + self.p.sifs_ns, out);
                 } else {
-                    let r = self.draw_slots();
-                    self.arm(MacTimer::Defer, now + self.p.difs_ns + r, out);
+                    self.backoff_start_after_difs(now, out);
                 }
             }
         } else {
@@ -1392,11 +1439,11 @@ mod tests {
     // ---- Idle medium: basic access ----
 
     #[test]
-    fn idle_send_defers_difs_plus_backoff_then_transmits_data() {
+    fn idle_send_waits_difs_plus_backoff_then_transmits_data() {
         let mut m = mac(0, 3000);
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
-        let at = fire(&mut m, &mut out, MacTimer::Defer);
+        let at = fire(&mut m, &mut out, MacTimer::Backoff);
         assert!((50_000..=50_000 + 31 * 20_000).contains(&at));
         assert_eq!((at - 50_000) % 20_000, 0, "whole slots");
         assert_eq!(transmitted(&out), vec![FrameKind::Data]);
@@ -1409,7 +1456,7 @@ mod tests {
         let mut m = mac(0, 3000);
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
-        let t = fire(&mut m, &mut out, MacTimer::Defer);
+        let t = fire(&mut m, &mut out, MacTimer::Backoff);
         out.clear();
         out.clear();
         let ack = Frame::control(FrameKind::Ack, 1, 0, 0);
@@ -1432,7 +1479,7 @@ mod tests {
         let mut m = mac(0, 3000);
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
-        fire(&mut m, &mut out, MacTimer::Defer);
+        fire(&mut m, &mut out, MacTimer::Backoff);
         let mut attempts = 1;
         loop {
             out.clear();
@@ -1476,7 +1523,7 @@ mod tests {
         let mut b = mac(1, 0);
         let (mut oa, mut ob) = (Vec::new(), Vec::new());
         a.send(0, pkt(1028), 1, &mut oa);
-        let t0 = fire(&mut a, &mut oa, MacTimer::Defer);
+        let t0 = fire(&mut a, &mut oa, MacTimer::Backoff);
         let rts = match &oa[0] {
             MacAction::Transmit { frame, airtime_ns } => {
                 assert_eq!(frame.kind, FrameKind::Rts);
@@ -1525,7 +1572,7 @@ mod tests {
         let mut a = mac(0, 0);
         let mut out = Vec::new();
         a.send(0, pkt(1028), 1, &mut out);
-        let t0 = fire(&mut a, &mut out, MacTimer::Defer);
+        let t0 = fire(&mut a, &mut out, MacTimer::Backoff);
         assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
         let t_cts = t0 + 352_000 + 10_000;
         let cts = Frame::control(FrameKind::Cts, 1, 0, 5_000_000);
@@ -1739,12 +1786,12 @@ mod tests {
         let mut m = mac(0, 3000);
         let mut out = Vec::new();
         m.send(0, pkt(1028), 1, &mut out);
-        let slot = m.timers[MacTimer::Defer as usize];
+        let slot = m.timers[MacTimer::Backoff as usize];
         assert_eq!(m.power_off().map(|p| p.uid), Some(1));
         out.clear();
         assert!(!m.on_timer(
             slot.deadline().unwrap(),
-            MacTimer::Defer,
+            MacTimer::Backoff,
             slot.generation(),
             &mut out
         ));
@@ -1758,7 +1805,7 @@ mod tests {
         let mut m = mac(0, 0);
         let mut out = Vec::new();
         m.send(0, pkt(100), BROADCAST, &mut out);
-        fire(&mut m, &mut out, MacTimer::Defer);
+        fire(&mut m, &mut out, MacTimer::Backoff);
         assert_eq!(
             transmitted(&out),
             vec![FrameKind::Data],
@@ -1775,6 +1822,64 @@ mod tests {
             }
         )));
         assert!(m.ready_for_packet());
+    }
+
+    /// A frame that finds the medium idle and no backoff running waits
+    /// DIFS and its slots on a backoff, as ns-2.35 does (`bugFix_timer_`):
+    /// a frame heard meanwhile pauses it, and it resumes, its slots kept
+    /// and its window unchanged, DIFS after the medium turns idle again.
+    /// (A defer timer would have gone off under the frame, found the
+    /// medium busy and doubled the window.)
+    #[test]
+    fn a_frame_on_an_idle_medium_backs_off_and_pauses_while_a_frame_is_heard() {
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.send(0, pkt(1028), 1, &mut out);
+        assert!(m.backoff.busy && !m.backoff.paused && !m.armed(MacTimer::Defer));
+        let rtime = m.backoff.rtime;
+        let at = m.timers[MacTimer::Backoff as usize].deadline();
+        assert_eq!(at, Some(50_000 + rtime), "DIFS, then the slots");
+        // A frame for another node, no NAV, arrives 20 µs in (within DIFS).
+        let other = Frame::control(FrameKind::Ack, 7, 8, 0);
+        m.on_rx_start(20_000, 9, 1e-6, 1_020_000, &mut out);
+        assert!(m.backoff.paused && !m.armed(MacTimer::Backoff));
+        m.on_rx_end(1_020_000, 9, &other, &mut out);
+        assert_eq!((m.backoff.rtime, m.cw), (rtime, 31), "no slot counted yet");
+        let at = fire(&mut m, &mut out, MacTimer::Backoff);
+        assert_eq!(at, 1_020_000 + 50_000 + rtime);
+        assert_eq!(transmitted(&out), vec![FrameKind::Data]);
+    }
+
+    /// ns-2.35's `deferHandler` returns once `check_pktCTRL` has dropped a
+    /// CTS for a busy medium: the node's own backoff, paused by the NAV,
+    /// goes on as it was, its window not doubled.
+    #[test]
+    fn a_cts_the_medium_holds_back_leaves_the_nodes_own_backoff_as_it_was() {
+        let mut m = mac(0, 0);
+        let mut out = Vec::new();
+        // A neighbour's CTS to another node reserves the medium for 5 ms.
+        let cts = Frame::control(FrameKind::Cts, 7, 8, 5_000_000);
+        m.on_rx_start(0, 9, 1e-6, 304_000, &mut out);
+        // A packet comes meanwhile: its backoff starts paused.
+        m.send(100_000, pkt(1028), 1, &mut out);
+        assert!(m.backoff.busy && m.backoff.paused && m.pkt_rts.is_some());
+        m.on_rx_end(304_000, 9, &cts, &mut out);
+        let (rtime, cw) = (m.backoff.rtime, m.cw);
+        let resume = m.timers[MacTimer::Backoff as usize].deadline();
+        assert_eq!(resume, Some(5_304_000 + 50_000 + rtime), "at the NAV's end");
+        // A hidden node's RTS to this node: a CTS is due SIFS after it.
+        let rts = Frame::control(FrameKind::Rts, 2, 0, 3_000_000);
+        m.on_rx_start(1_000_000, 10, 1e-6, 1_352_000, &mut out);
+        m.on_rx_end(1_352_000, 10, &rts, &mut out);
+        let at = fire(&mut m, &mut out, MacTimer::Defer);
+        assert_eq!(at, 1_362_000);
+        assert!(transmitted(&out).is_empty(), "no CTS under the NAV");
+        assert!(m.pkt_ctrl.is_none());
+        assert_eq!((m.backoff.rtime, m.cw), (rtime, cw), "window not doubled");
+        assert_eq!(m.timers[MacTimer::Backoff as usize].deadline(), resume);
+        let at = fire(&mut m, &mut out, MacTimer::Backoff);
+        assert_eq!(at, 5_304_000 + 50_000 + rtime);
+        assert_eq!(transmitted(&out), vec![FrameKind::Rts]);
     }
 
     /// A CTS that cannot go out (someone else's NAV) must not strand the
@@ -1818,15 +1923,16 @@ mod tests {
         let mut m = mac(0, 3000);
         let mut out = Vec::new();
         assert!(!m.acts_on_overheard_end());
-        // Idle medium: the frame waits out DIFS plus slots on its Defer
-        // timer, with no backoff. A frame overheard meanwhile acts on nothing.
-        m.send(0, pkt(512), 1, &mut out);
-        out.clear();
-        assert!(m.armed(MacTimer::Defer) && !m.backoff.busy);
-        assert!(!m.acts_on_overheard_end());
+        // With nothing to send, a frame overheard acts on nothing.
         m.on_rx_start(1_000, 7, 1e-6, 40_000, &mut out);
         m.on_rx_end_overheard(40_000, 7, 3, 0, &mut out);
         assert!(out.is_empty(), "{out:?}");
+        // Idle medium: the frame's backoff waits out DIFS plus slots,
+        // counting down: it waits for its own timer.
+        m.send(100_000, pkt(512), 1, &mut out);
+        out.clear();
+        assert!(m.backoff.busy && !m.backoff.paused && !m.armed(MacTimer::Defer));
+        assert!(m.waits_for_own_timer() && !m.acts_on_overheard_end());
         // A backoff paused by a frame being received resumes at its end.
         let mut m = mac(0, 3000);
         m.on_rx_start(0, 1, 1e-6, 100_000, &mut out);
