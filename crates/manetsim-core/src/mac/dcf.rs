@@ -47,9 +47,10 @@
 //!   `check_pktTx`, a new RTS follows a backoff with a doubled window, its
 //!   count started afresh by the CTS.
 //! - A CTS the medium keeps from going (ns-2.35's `check_pktCTRL`) leaves a
-//!   backoff of the node's own as it was. With none running, ns-2.35 would
-//!   leave the node's own RTS or DATA with no timer until a frame for the
-//!   node came; here it backs off.
+//!   backoff of the node's own as it was. A frame of its own waiting with
+//!   no backoff running (a state ns-2.35's timers do not reach, in which
+//!   its `deferHandler` would leave the frame with no timer at all) backs
+//!   off.
 //! - ARP sits above the MAC (`crate::net::arp`, with `[mac] arp`); a
 //!   neighbour's MAC address is its node id.
 
@@ -787,11 +788,11 @@ impl Dcf {
             // `check_pktCTRL` has dropped the CTS: a backoff of the node's
             // own goes on as it was, its window unchanged.
             Ctrl::Dropped if self.backoff.busy => return,
-            // With no backoff running, ns-2.35 would strand the node's own
-            // RTS or DATA (no timer left to send it: its backoff ran out
-            // while the CTS waited, and `backoffHandler` left it to the
-            // CTS) until a frame addressed to the node came. It goes on to
-            // back off instead (see `check_pkt_ctrl`).
+            // A pending RTS or DATA with no backoff running would be left
+            // with no timer at all (ns-2.35 returns here too; its backoffs,
+            // which wait DIFS after the RTS being answered, leave no way
+            // to reach this state, but a defer timer did): it backs off
+            // (see `check_pkt_ctrl`).
             Ctrl::Dropped | Ctrl::None => {}
         }
         if self.check_pkt_rts(now, out) {
