@@ -166,6 +166,37 @@ def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):
     assert times == sorted(times)
 
 
+def test_each_accepted_rts_cts_and_ack_has_an_r_line_as_ns2s_mac_log(tmp_path: Path):
+    # ns-2.35's MAC logs the RTS it answers, the CTS to its RTS and the ACK
+    # of its DATA (`mac_log`), at the frame's end.
+    path = tmp_path / "chain.tr"
+    manetsim.run(CHAIN, ns2_trace=path)
+    counts: dict[tuple[str, str], int] = {}
+    rts_accepted: set[tuple[int, str]] = set()
+    cts_sent: list[tuple[int, str]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[3] != "MAC" or t[6] not in ("RTS", "CTS", "ACK") or t[0] not in "sr":
+            continue
+        counts[(t[0], t[6])] = counts.get((t[0], t[6]), 0) + 1
+        at_ns = round(float(t[1]) * 1e9)
+        if t[0] == "r":
+            # The frame names this node as its receiver (`[dur ra ta 0]`).
+            assert int(t[9], 16) == int(t[2].strip("_")), line
+            if t[6] == "RTS":
+                rts_accepted.add((at_ns, t[2]))
+        elif t[6] == "CTS":
+            cts_sent.append((at_ns, t[2]))
+    assert counts[("r", "RTS")] > 100
+    # Each CTS goes SIFS (10 µs) after the RTS it answers; an accepted RTS
+    # whose CTS the medium held back has no CTS.
+    assert all((at_ns - 10_000, node) in rts_accepted for at_ns, node in cts_sent)
+    assert counts[("s", "CTS")] < counts[("r", "RTS")]
+    # Nearly every CTS and ACK reaches the node that waits for it.
+    for kind in ("CTS", "ACK"):
+        assert 0.95 * counts[("s", kind)] < counts[("r", kind)] <= counts[("s", kind)]
+
+
 def test_cli_run_writes_the_trace_into_the_output_directory(tmp_path: Path):
     out = tmp_path / "out"
     proc = cli("run", QUICKSTART, "--set", "output.ns2_trace=true", "-o", out)

@@ -124,6 +124,9 @@ pub enum MacAction {
         from: NodeId,
         seq: u16,
     },
+    /// An RTS, CTS or ACK for this node that the MAC accepted (only with
+    /// [`Dcf::report_accepted`]).
+    Accepted { frame: Frame },
     /// Promiscuous mode only: a unicast data frame for another node was
     /// decoded intact (see [`Frame::tappable`]); `from` transmitted it.
     Overheard { packet: Packet, from: NodeId },
@@ -280,6 +283,9 @@ pub struct Dcf {
     rng: Rng,
     /// Which decoded frames for other nodes go up (`MacAction::Overheard`).
     tap: Tap,
+    /// Whether an RTS, CTS or ACK this MAC accepts is reported
+    /// (`MacAction::Accepted`, for the trace).
+    report_accepted: bool,
 }
 
 /// What a MAC hands up of the unicast frames it decodes for other nodes.
@@ -340,8 +346,16 @@ impl Dcf {
             ready: true,
             off: false,
             tap: Tap::Off,
+            report_accepted: false,
             stats: MacStats::default(),
         }
+    }
+
+    /// Reports each RTS, CTS and ACK this MAC accepts as
+    /// [`MacAction::Accepted`]: an RTS it answers, the CTS to its RTS, the
+    /// ACK of its DATA (what ns-2.35's MAC logs with `mac_log`).
+    pub fn report_accepted(&mut self, on: bool) {
+        self.report_accepted = on;
     }
 
     /// Promiscuous mode: decoded unicast data frames addressed to other
@@ -1105,9 +1119,18 @@ impl Dcf {
                 }
             }
             Some(RxEnd::ForMe) => match frame.kind {
-                FrameKind::Rts => self.recv_rts(now, frame, out),
-                FrameKind::Cts => self.recv_cts(now, out),
-                FrameKind::Ack => self.recv_ack(now, out),
+                FrameKind::Rts | FrameKind::Cts | FrameKind::Ack => {
+                    let accepted = match frame.kind {
+                        FrameKind::Rts => self.recv_rts(now, frame, out),
+                        FrameKind::Cts => self.recv_cts(now, out),
+                        _ => self.recv_ack(now, out),
+                    };
+                    if accepted && self.report_accepted {
+                        out.push(MacAction::Accepted {
+                            frame: frame.clone(),
+                        });
+                    }
+                }
                 FrameKind::Data => self.recv_data(now, frame, out),
             },
         }
@@ -1215,9 +1238,9 @@ impl Dcf {
         }
     }
 
-    fn recv_rts(&mut self, now: SimTime, rts: &Frame, out: &mut Vec<MacAction>) {
+    fn recv_rts(&mut self, now: SimTime, rts: &Frame, out: &mut Vec<MacAction>) -> bool {
         if self.tx_state != TxState::Idle || self.pkt_ctrl.is_some() {
-            return;
+            return false;
         }
         let dur = rts
             .duration_ns
@@ -1225,21 +1248,23 @@ impl Dcf {
         self.pkt_ctrl = Some(Control::new(FrameKind::Cts, rts.ta, dur));
         self.cancel(MacTimer::Defer);
         self.tx_resume(now, out);
+        true
     }
 
-    fn recv_cts(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+    fn recv_cts(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
         if self.tx_state != TxState::Rts {
-            return;
+            return false;
         }
         self.pkt_rts = None;
         self.cancel(MacTimer::Send);
         self.ssrc = 0;
         self.tx_resume(now, out);
+        true
     }
 
-    fn recv_ack(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+    fn recv_ack(&mut self, now: SimTime, out: &mut Vec<MacAction>) -> bool {
         if self.tx_state != TxState::Send {
-            return;
+            return false;
         }
         self.cancel(MacTimer::Send);
         if self.tx_uses_rts {
@@ -1260,6 +1285,7 @@ impl Dcf {
         // Post-transmission backoff.
         self.backoff_start(now, out);
         self.tx_resume(now, out);
+        true
     }
 
     fn send_ack(&mut self, to: NodeId) {
@@ -1514,6 +1540,48 @@ mod tests {
             m.inc_cw();
             assert_eq!(m.cw, expect);
         }
+    }
+
+    /// With `report_accepted`, the RTS a MAC answers, the CTS to its RTS
+    /// and the ACK of its DATA are reported (the trace's `r` lines, as
+    /// ns-2.35's `mac_log`); an RTS it cannot answer, or a CTS it did not
+    /// wait for, is not.
+    #[test]
+    fn accepted_control_frames_are_reported_only_when_asked() {
+        let accepted = |out: &[MacAction]| -> Vec<FrameKind> {
+            out.iter()
+                .filter_map(|a| match a {
+                    MacAction::Accepted { frame } => Some(frame.kind),
+                    _ => None,
+                })
+                .collect()
+        };
+        let rts = Frame::control(FrameKind::Rts, 1, 0, 3_000_000);
+        let mut out = Vec::new();
+        let mut m = mac(0, 0);
+        m.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
+        m.on_rx_end(352_000, 1, &rts, &mut out);
+        assert!(accepted(&out).is_empty(), "off by default");
+        let mut m = mac(0, 0);
+        m.report_accepted(true);
+        out.clear();
+        m.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
+        m.on_rx_end(352_000, 1, &rts, &mut out);
+        assert_eq!(accepted(&out), vec![FrameKind::Rts]);
+        // A second RTS while the CTS waits is not answered, nor reported;
+        // nor is a CTS the MAC did not ask for.
+        out.clear();
+        m.on_rx_start(353_000, 2, 1e-6, 355_000, &mut out);
+        m.on_rx_end(
+            355_000,
+            2,
+            &Frame::control(FrameKind::Rts, 2, 0, 0),
+            &mut out,
+        );
+        let cts = Frame::control(FrameKind::Cts, 2, 0, 0);
+        m.on_rx_start(400_000, 3, 1e-6, 404_000, &mut out);
+        m.on_rx_end(404_000, 3, &cts, &mut out);
+        assert!(accepted(&out).is_empty(), "{out:?}");
     }
 
     // ---- RTS/CTS ----

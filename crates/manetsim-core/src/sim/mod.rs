@@ -139,6 +139,10 @@ pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunR
         world.trace = Some(Box::new(trace));
         // Every reception an event of its own, so that lines come in order.
         world.overhear_lazily = false;
+        // The RTS, CTS and ACK each MAC accepts get `r` lines too.
+        for node in &mut world.nodes {
+            node.mac.report_accepted(true);
+        }
     }
     let started = std::time::Instant::now();
     world.run();
@@ -949,6 +953,11 @@ impl World {
                     outcome,
                 } => self.on_mac_done(now, n, packet, next_hop, outcome),
                 MacAction::Overheard { .. } => {}
+                MacAction::Accepted { frame } => {
+                    if let Some(t) = &mut self.trace {
+                        t.frame_received(now, n, &frame);
+                    }
+                }
             }
         }
         self.out = out;

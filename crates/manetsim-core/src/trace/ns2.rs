@@ -48,13 +48,16 @@
 //!
 //! What is traced: every packet an agent sends or receives (`AGT`), every
 //! packet a routing agent receives, sends or forwards (`RTR`), every frame
-//! put on the air and every data frame a MAC hands up (`MAC`), every drop,
+//! put on the air, every data frame a MAC hands up, and every RTS, CTS and
+//! ACK a MAC accepts (`r`: the RTS it answers, the CTS to its RTS, the ACK
+//! of its DATA, as ns-2.35's `mac_log` writes them) (`MAC`), every drop,
 //! at the layer that dropped it, and every frame a MAC gives up on after
 //! its retries, as ns-2.35's MAC discards it: `D … MAC RET` for the RTS
 //! whose retries ran out, then for the data frame, whether or not the
 //! routing agent saves the packet (a DSR salvage, an AODV local repair);
 //! a packet the agent then drops is traced again, as `RTR CBK`. Receptions
-//! a MAC only overhears are not traced (ns-2 does not trace them either).
+//! a MAC only overhears are not traced (ns-2 does not trace them either),
+//! nor yet the frames lost to a collision (ns-2.35's `D … MAC COL`).
 //! Packets still in flight when the run ends are not traced as dropped.
 
 use crate::engine::SimTime;
@@ -246,6 +249,18 @@ impl Ns2Trace {
 
     /// A frame node `node` puts on the air.
     pub fn frame(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        self.frame_line('s', now, node, f);
+    }
+
+    /// An RTS, CTS or ACK for node `node` that its MAC accepted: an RTS it
+    /// answers, the CTS to its RTS, the ACK of its DATA (ns-2.35's MAC
+    /// logs these with `mac_log`), with the frame's own header fields.
+    pub fn frame_received(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        debug_assert!(f.packet.is_none(), "data frames go up as packets");
+        self.frame_line('r', now, node, f);
+    }
+
+    fn frame_line(&mut self, op: char, now: SimTime, node: NodeId, f: &Frame) {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let mac = MacFields {
@@ -265,7 +280,7 @@ impl Ns2Trace {
             (FrameKind::Ack, _) => (0, "ACK"),
             (FrameKind::Data, None) => (0, "MAC"),
         };
-        head(&mut line, 's', now, node, "MAC", "---", uid, kind, f.bytes);
+        head(&mut line, op, now, node, "MAC", "---", uid, kind, f.bytes);
         mac_part(&mut line, mac);
         match &f.packet {
             Some(p) => self.packet_part(&mut line, p, f.ra),
