@@ -610,7 +610,27 @@ impl Dcf {
         self.resume_at_nav_expiry(now, out);
     }
 
+    /// A backoff of CW slots (ns-2.35's `mhBackoff_.start(cw_, is_idle())`),
+    /// unless one is running.
     fn backoff_start(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.backoff_start_waiting(now, 0, out);
+    }
+
+    /// A backoff that first waits DIFS, as ns-2.35 starts one for a frame
+    /// that finds no backoff running (`Mac/802_11 set bugFix_timer_ true`
+    /// in ns-2.35's defaults; without it, a wait of DIFS and the slots
+    /// that the medium could not pause). Like any backoff it pauses while
+    /// the medium is busy and resumes after DIFS of idle medium.
+    fn backoff_start_after_difs(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
+        self.backoff_start_waiting(now, self.p.difs_ns, out);
+    }
+
+    fn backoff_start_waiting(
+        &mut self,
+        now: SimTime,
+        difs_wait: SimTime,
+        out: &mut Vec<MacAction>,
+    ) {
         if self.backoff.busy {
             return;
         }
@@ -621,34 +641,10 @@ impl Dcf {
             resumes: false,
             rtime,
             stime: now,
-            difs_wait: 0,
+            difs_wait,
         };
         if self.is_idle(now) {
-            self.arm(MacTimer::Backoff, now + rtime, out);
-        } else {
-            self.backoff.paused = true;
-            self.resume_at_nav_expiry(now, out);
-        }
-    }
-
-    /// A backoff that first waits DIFS, as ns-2.35 starts one for a frame
-    /// that finds no backoff running (`Mac/802_11 set bugFix_timer_ true`
-    /// in ns-2.35's defaults; without it, a wait of DIFS and the slots
-    /// that the medium could not pause). Like any backoff it pauses while
-    /// the medium is busy and resumes after DIFS of idle medium.
-    fn backoff_start_after_difs(&mut self, now: SimTime, out: &mut Vec<MacAction>) {
-        debug_assert!(!self.backoff.busy);
-        let rtime = self.draw_slots();
-        self.backoff = Backoff {
-            busy: true,
-            paused: false,
-            resumes: false,
-            rtime,
-            stime: now,
-            difs_wait: self.p.difs_ns,
-        };
-        if self.is_idle(now) {
-            self.arm(MacTimer::Backoff, now + self.p.difs_ns + rtime, out);
+            self.arm(MacTimer::Backoff, now + difs_wait + rtime, out);
         } else {
             self.backoff.paused = true;
             self.resume_at_nav_expiry(now, out);
