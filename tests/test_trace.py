@@ -197,6 +197,34 @@ def test_each_accepted_rts_cts_and_ack_has_an_r_line_as_ns2s_mac_log(tmp_path: P
         assert 0.95 * counts[("s", kind)] < counts[("r", kind)] <= counts[("s", kind)]
 
 
+def test_frames_lost_to_collisions_have_col_lines_where_ns2s_mac_writes_them(tmp_path: Path):
+    # ns-2.35's MAC writes `D … MAC COL` for a frame lost to a collision
+    # only at its addressee (an RTS also at its sender), or for broadcast
+    # data; one collision discards at most two frames.
+    path = tmp_path / "chain.tr"
+    result = manetsim.run(CHAIN, ns2_trace=path)
+    per_node: dict[int, int] = {}
+    kinds: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[0] != "D" or t[3] != "MAC" or t[4] != "COL":
+            continue
+        node = int(t[2].strip("_"))
+        ra, ta = (int(x, 16) for x in (t[9], t[10].rstrip("]")))
+        kinds.add(t[6])
+        if t[6] == "RTS":
+            assert node in (ra, ta), line
+        elif t[6] in ("CTS", "ACK"):
+            assert ra == node, line
+        else:
+            assert t[9] == "ffffffff" or node in (ra, ta), line
+        per_node[node] = per_node.get(node, 0) + 1
+    assert sum(per_node.values()) > 20
+    assert "RTS" in kinds
+    for n in result.json["nodes"]:
+        assert per_node.get(n["id"], 0) <= 2 * n["mac_collisions"]
+
+
 def test_cli_run_writes_the_trace_into_the_output_directory(tmp_path: Path):
     out = tmp_path / "out"
     proc = cli("run", QUICKSTART, "--set", "output.ns2_trace=true", "-o", out)

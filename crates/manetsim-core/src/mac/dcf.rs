@@ -125,8 +125,26 @@ pub enum MacAction {
         seq: u16,
     },
     /// An RTS, CTS or ACK for this node that the MAC accepted (only with
-    /// [`Dcf::report_accepted`]).
+    /// [`Dcf::report_to_trace`]).
     Accepted { frame: Frame },
+    /// Transmission `tx_id`, decodable on its own, was lost to a collision
+    /// at this receiver (only with [`Dcf::report_to_trace`]): reported when
+    /// ns-2.35's MAC discards it, at the newcomer's start for the frame of
+    /// the two that ends first, at its end for the one that lasts longest.
+    /// The world knows the frame; whether ns-2.35 writes a line for it
+    /// (its `discard`: a frame addressed to the node, or broadcast data)
+    /// is the trace's to judge.
+    Collided { tx_id: u32 },
+    /// A frame for this node that the MAC decoded but could not take
+    /// (only with [`Dcf::report_to_trace`]): an RTS while it is busy
+    /// sending or has a CTS or ACK waiting, DATA sent with RTS/CTS that
+    /// came without its CTS, DATA without RTS/CTS while an ACK already
+    /// waits, a CTS or ACK it was not waiting for.
+    Refused { frame: Frame, why: Refusal },
+    /// A data frame for this node repeated one it has already handed up
+    /// (the same transmitter and sequence number: its ACK was lost), not
+    /// handed up again (only with [`Dcf::report_to_trace`]).
+    Duplicate { packet: Packet, from: NodeId },
     /// Promiscuous mode only: a unicast data frame for another node was
     /// decoded intact (see [`Frame::tappable`]); `from` transmitted it.
     Overheard { packet: Packet, from: NodeId },
@@ -136,6 +154,16 @@ pub enum MacAction {
         next_hop: NodeId,
         outcome: TxOutcome,
     },
+}
+
+/// Why a MAC refused a frame for it ([`MacAction::Refused`]), in ns-2.35's
+/// terms: its `discard` with `DROP_MAC_BUSY` or `DROP_MAC_INVALID_STATE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Busy with a frame of its own (an RTS or DATA it cannot answer).
+    Busy,
+    /// A CTS or ACK it was not waiting for.
+    InvalidState,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,9 +311,10 @@ pub struct Dcf {
     rng: Rng,
     /// Which decoded frames for other nodes go up (`MacAction::Overheard`).
     tap: Tap,
-    /// Whether an RTS, CTS or ACK this MAC accepts is reported
-    /// (`MacAction::Accepted`, for the trace).
-    report_accepted: bool,
+    /// Whether what only the trace shows is reported: an RTS, CTS or ACK
+    /// this MAC accepts, a frame lost to a collision, a duplicate
+    /// (`MacAction::Accepted`, `Collided`, `Duplicate`).
+    report_to_trace: bool,
 }
 
 /// What a MAC hands up of the unicast frames it decodes for other nodes.
@@ -346,16 +375,20 @@ impl Dcf {
             ready: true,
             off: false,
             tap: Tap::Off,
-            report_accepted: false,
+            report_to_trace: false,
             stats: MacStats::default(),
         }
     }
 
-    /// Reports each RTS, CTS and ACK this MAC accepts as
-    /// [`MacAction::Accepted`]: an RTS it answers, the CTS to its RTS, the
-    /// ACK of its DATA (what ns-2.35's MAC logs with `mac_log`).
-    pub fn report_accepted(&mut self, on: bool) {
-        self.report_accepted = on;
+    /// Reports what ns-2.35's MAC writes in its trace beyond the frames it
+    /// sends and hands up: each RTS, CTS and ACK it accepts as
+    /// [`MacAction::Accepted`] (an RTS it answers, the CTS to its RTS, the
+    /// ACK of its DATA: its `mac_log`), each frame lost to a collision as
+    /// [`MacAction::Collided`] and each duplicate data frame as
+    /// [`MacAction::Duplicate`] (its `discard` with `DROP_MAC_COLLISION`
+    /// and `DROP_MAC_DUPLICATE`).
+    pub fn report_to_trace(&mut self, on: bool) {
+        self.report_to_trace = on;
     }
 
     /// Promiscuous mode: decoded unicast data frames addressed to other
@@ -1073,15 +1106,27 @@ impl Dcf {
                     self.stats.captures += 1;
                     self.set_nav(now, self.p.eifs_ns + (end - now), out);
                 } else {
+                    // ns-2.35's `collision`: of the two frames, the one that
+                    // lasts longest stays (the receiver is busy until its
+                    // end, when it fails), the other is discarded now. Each
+                    // keeps its own error (too weak, or heard while sending),
+                    // for whether it is reported; the collision state alone
+                    // makes the end fail.
                     self.stats.collisions += 1;
                     self.set_rx_state(RxState::Coll, now, out);
-                    if end > cur.end {
+                    let lost = if end > cur.end {
                         self.rx = Some(Reception {
                             tx_id,
                             power_w,
                             end,
-                            error: true,
+                            error,
                         });
+                        (cur.tx_id, cur.error)
+                    } else {
+                        (tx_id, error)
+                    };
+                    if self.report_to_trace && !lost.1 {
+                        out.push(MacAction::Collided { tx_id: lost.0 });
                     }
                 }
             }
@@ -1121,9 +1166,20 @@ impl Dcf {
                         FrameKind::Cts => self.recv_cts(now, out),
                         _ => self.recv_ack(now, out),
                     };
-                    if accepted && self.report_accepted {
-                        out.push(MacAction::Accepted {
-                            frame: frame.clone(),
+                    if self.report_to_trace {
+                        out.push(if accepted {
+                            MacAction::Accepted {
+                                frame: frame.clone(),
+                            }
+                        } else {
+                            MacAction::Refused {
+                                frame: frame.clone(),
+                                why: if frame.kind == FrameKind::Rts {
+                                    Refusal::Busy
+                                } else {
+                                    Refusal::InvalidState
+                                },
+                            }
                         });
                     }
                 }
@@ -1219,6 +1275,9 @@ impl Dcf {
             // We started transmitting during the reception: it is lost.
             Some(RxEnd::Failed)
         } else if self.rx_state == RxState::Coll || cur.error {
+            if self.report_to_trace && self.rx_state == RxState::Coll && !cur.error {
+                out.push(MacAction::Collided { tx_id: cur.tx_id });
+            }
             self.set_nav(now, self.p.eifs_ns, out);
             Some(RxEnd::Failed)
         } else {
@@ -1284,6 +1343,16 @@ impl Dcf {
         true
     }
 
+    /// Reports a data frame refused for a busy MAC, for the trace.
+    fn refuse(&self, f: &Frame, out: &mut Vec<MacAction>) {
+        if self.report_to_trace {
+            out.push(MacAction::Refused {
+                frame: f.clone(),
+                why: Refusal::Busy,
+            });
+        }
+    }
+
     fn send_ack(&mut self, to: NodeId) {
         self.pkt_ctrl = Some(Control::new(FrameKind::Ack, to, 0));
     }
@@ -1297,13 +1366,17 @@ impl Dcf {
                     self.cancel(MacTimer::Send);
                     self.pkt_ctrl = None;
                 } else {
-                    return; // DATA without our CTS
+                    // DATA without our CTS.
+                    self.refuse(f, out);
+                    return;
                 }
                 self.send_ack(f.ta);
                 self.tx_resume(now, out);
             } else {
                 if self.pkt_ctrl.is_some() {
-                    return; // no room to buffer an ACK
+                    // No room to buffer an ACK.
+                    self.refuse(f, out);
+                    return;
                 }
                 self.send_ack(f.ta);
                 if !self.armed(MacTimer::Send) {
@@ -1314,6 +1387,11 @@ impl Dcf {
             match self.dup_cache.iter_mut().find(|(n, _)| *n == f.ta) {
                 Some((_, seq)) if *seq == f.seq => {
                     self.stats.duplicates += 1;
+                    if self.report_to_trace {
+                        if let Some(packet) = f.packet.clone() {
+                            out.push(MacAction::Duplicate { packet, from: f.ta });
+                        }
+                    }
                     return;
                 }
                 Some((_, seq)) => *seq = f.seq,
@@ -1538,12 +1616,12 @@ mod tests {
         }
     }
 
-    /// With `report_accepted`, the RTS a MAC answers, the CTS to its RTS
-    /// and the ACK of its DATA are reported (the trace's `r` lines, as
-    /// ns-2.35's `mac_log`); an RTS it cannot answer, or a CTS it did not
-    /// wait for, is not.
+    /// With `report_to_trace`, the RTS a MAC answers, the CTS to its RTS
+    /// and the ACK of its DATA are reported as accepted (the trace's `r`
+    /// lines, as ns-2.35's `mac_log`); an RTS it cannot answer, or a CTS
+    /// it did not wait for, as refused.
     #[test]
-    fn accepted_control_frames_are_reported_only_when_asked() {
+    fn accepted_and_refused_control_frames_are_reported_only_when_asked() {
         let accepted = |out: &[MacAction]| -> Vec<FrameKind> {
             out.iter()
                 .filter_map(|a| match a {
@@ -1559,13 +1637,14 @@ mod tests {
         m.on_rx_end(352_000, 1, &rts, &mut out);
         assert!(accepted(&out).is_empty(), "off by default");
         let mut m = mac(0, 0);
-        m.report_accepted(true);
+        m.report_to_trace(true);
         out.clear();
         m.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
         m.on_rx_end(352_000, 1, &rts, &mut out);
         assert_eq!(accepted(&out), vec![FrameKind::Rts]);
-        // A second RTS while the CTS waits is not answered, nor reported;
-        // nor is a CTS the MAC did not ask for.
+        // A second RTS while the CTS waits is not answered but refused
+        // (ns-2.35's `BSY`), and so is a CTS the MAC did not ask for
+        // (`STA`).
         out.clear();
         m.on_rx_start(353_000, 2, 1e-6, 355_000, &mut out);
         m.on_rx_end(
@@ -1578,6 +1657,87 @@ mod tests {
         m.on_rx_start(400_000, 3, 1e-6, 404_000, &mut out);
         m.on_rx_end(404_000, 3, &cts, &mut out);
         assert!(accepted(&out).is_empty(), "{out:?}");
+        let refused: Vec<_> = out
+            .iter()
+            .filter_map(|a| match a {
+                MacAction::Refused { frame, why } => Some((frame.kind, *why)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                (FrameKind::Rts, Refusal::Busy),
+                (FrameKind::Cts, Refusal::InvalidState)
+            ]
+        );
+    }
+
+    /// With `report_to_trace`, a frame lost to a collision is reported when
+    /// ns-2.35's `collision` and `recv_timer` discard it: of two frames the
+    /// one that ends first at the newcomer's start, the one that lasts
+    /// longest at its end. A frame too weak to decode, or one heard while
+    /// sending, is not (ns-2.35 frees it without a line); nor is a frame
+    /// captured by a much stronger one.
+    #[test]
+    fn collided_frames_are_reported_when_ns2_discards_them() {
+        let collided = |out: &[MacAction]| -> Vec<u32> {
+            out.iter()
+                .filter_map(|a| match a {
+                    MacAction::Collided { tx_id } => Some(*tx_id),
+                    _ => None,
+                })
+                .collect()
+        };
+        let f = |ra| Frame::control(FrameKind::Rts, 5, ra, 0);
+        let strong = 1e-6;
+        let weak = 1e-10; // below the receive threshold, above carrier sense
+        let mut out = Vec::new();
+        let mut m = mac(0, 0);
+        m.on_rx_start(0, 1, strong, 1_000, &mut out);
+        m.on_rx_start(100, 2, strong, 2_000, &mut out);
+        assert!(collided(&out).is_empty(), "off by default");
+        let mut m = mac(0, 0);
+        m.report_to_trace(true);
+        out.clear();
+        m.on_rx_start(0, 1, strong, 1_000, &mut out);
+        // Frame 2 outlasts frame 1, which is discarded as it starts.
+        m.on_rx_start(100, 2, strong, 2_000, &mut out);
+        assert_eq!(collided(&out), vec![1]);
+        // Frame 3 ends before frame 2: it is discarded at once.
+        out.clear();
+        m.on_rx_start(200, 3, strong, 500, &mut out);
+        assert_eq!(collided(&out), vec![3]);
+        // A much weaker frame is captured, and a weak one that would outlast
+        // frame 2 is too weak to decode: neither is reported.
+        out.clear();
+        m.on_rx_start(300, 4, strong / 20.0, 600, &mut out);
+        assert!(collided(&out).is_empty(), "{out:?}");
+        m.on_rx_end(500, 3, &f(0), &mut out);
+        m.on_rx_end(600, 4, &f(0), &mut out);
+        m.on_rx_end(1_000, 1, &f(0), &mut out);
+        assert!(collided(&out).is_empty(), "{out:?}");
+        // Frame 2, the longest, is discarded at its end.
+        m.on_rx_end(2_000, 2, &f(0), &mut out);
+        assert_eq!(collided(&out), vec![2]);
+
+        // A weak frame that outlasts a strong one: the strong one is
+        // reported at the weak one's start, the weak one not at its end.
+        let mut m = mac(0, 0);
+        m.report_to_trace(true);
+        out.clear();
+        m.on_rx_start(0, 1, 2.0 * weak, 1_000, &mut out);
+        m.on_rx_start(0, 2, weak, 2_000, &mut out);
+        assert!(collided(&out).is_empty(), "both too weak: {out:?}");
+        let mut m = mac(0, 0);
+        m.report_to_trace(true);
+        out.clear();
+        m.on_rx_start(0, 1, 4e-10, 1_000, &mut out);
+        m.on_rx_start(10, 2, weak, 2_000, &mut out);
+        assert_eq!(collided(&out), vec![1]);
+        m.on_rx_end(1_000, 1, &f(0), &mut out);
+        m.on_rx_end(2_000, 2, &f(0), &mut out);
+        assert_eq!(collided(&out), vec![1]);
     }
 
     // ---- RTS/CTS ----
@@ -1824,9 +1984,37 @@ mod tests {
         assert!(overheard(&overhear(&mut m, &b, 1e-8)).is_empty());
     }
 
+    /// A duplicate is ACKed but not handed up; with `report_to_trace` it
+    /// is reported (ns-2.35's `D … MAC DUP`).
     #[test]
     fn duplicate_data_is_acked_but_not_delivered_twice() {
+        for report in [false, true] {
+            duplicate_data(report);
+        }
+    }
+
+    /// DATA sent with RTS/CTS that comes without this MAC's CTS is not
+    /// taken (ns-2.35's `recvDATA`: `BSY`), nor ACKed.
+    #[test]
+    fn data_without_our_cts_is_refused() {
+        let mut m = mac(1, 0);
+        m.report_to_trace(true);
+        let mut out = Vec::new();
+        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
+        f.packet = Some(pkt(100));
+        f.bytes = 128;
+        m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        assert!(
+            matches!(&out[..], [MacAction::Refused { frame, why: Refusal::Busy }] if frame.kind == FrameKind::Data),
+            "{out:?}"
+        );
+        assert!(!m.armed(MacTimer::Defer), "no ACK");
+    }
+
+    fn duplicate_data(report: bool) {
         let mut m = mac(1, 3000);
+        m.report_to_trace(report);
         let mut out = Vec::new();
         let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
         f.packet = Some(pkt(100));
@@ -1842,6 +2030,14 @@ mod tests {
         m.on_rx_end(2_001_000, 2, &f, &mut out);
         assert!(!out.iter().any(|a| matches!(a, MacAction::DeliverUp { .. })));
         assert_eq!(m.stats.duplicates, 1);
+        let dup: Vec<_> = out
+            .iter()
+            .filter_map(|a| match a {
+                MacAction::Duplicate { packet, from } => Some((packet.uid, *from)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dup, if report { vec![(1, 0)] } else { vec![] });
         fire(&mut m, &mut out, MacTimer::Defer);
         assert_eq!(transmitted(&out), vec![FrameKind::Ack]);
     }

@@ -139,9 +139,10 @@ pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunR
         world.trace = Some(Box::new(trace));
         // Every reception an event of its own, so that lines come in order.
         world.overhear_lazily = false;
-        // The RTS, CTS and ACK each MAC accepts get `r` lines too.
+        // The RTS, CTS and ACK each MAC accepts get `r` lines too, and the
+        // frames lost to collisions and the duplicates `D` lines.
         for node in &mut world.nodes {
-            node.mac.report_accepted(true);
+            node.mac.report_to_trace(true);
         }
     }
     let started = std::time::Instant::now();
@@ -956,6 +957,28 @@ impl World {
                 MacAction::Accepted { frame } => {
                     if let Some(t) = &mut self.trace {
                         t.frame_received(now, n, &frame);
+                    }
+                }
+                MacAction::Collided { tx_id } => {
+                    if let Some(t) = &mut self.trace {
+                        // The frame is still on the air: its end at this
+                        // node, which frees its slot, has not been handled.
+                        let lost = self.air.iter().flatten().find(|a| a.serial == tx_id);
+                        debug_assert!(lost.is_some(), "a collided frame is on the air");
+                        if let Some(a) = lost {
+                            t.frame_collided(now, n, &a.frame);
+                        }
+                    }
+                }
+                MacAction::Refused { frame, why } => {
+                    if let Some(t) = &mut self.trace {
+                        t.frame_refused(now, n, &frame, why);
+                    }
+                }
+                MacAction::Duplicate { packet, from } => {
+                    if let Some(t) = &mut self.trace {
+                        let mac = MacFields::received(n, from, packet.is_arp());
+                        t.packet('D', now, n, Layer::Mac, "DUP", &packet, mac, n);
                     }
                 }
             }

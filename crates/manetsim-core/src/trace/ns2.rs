@@ -55,13 +55,20 @@
 //! its retries, as ns-2.35's MAC discards it: `D … MAC RET` for the RTS
 //! whose retries ran out, then for the data frame, whether or not the
 //! routing agent saves the packet (a DSR salvage, an AODV local repair);
-//! a packet the agent then drops is traced again, as `RTR CBK`. Receptions
-//! a MAC only overhears are not traced (ns-2 does not trace them either),
-//! nor yet the frames lost to a collision (ns-2.35's `D … MAC COL`).
+//! a packet the agent then drops is traced again, as `RTR CBK`. The MAC's
+//! other discards are written where ns-2.35's `Mac802_11::discard` writes
+//! them: `D … MAC COL`, a frame lost to a collision, at its addressee (an
+//! RTS also at its sender) or, for data, broadcast (at the newcomer's start
+//! for the frame of the two that ends first, at its end for the other);
+//! `BSY`, an RTS the MAC is too busy to answer or DATA without its CTS;
+//! `STA`, a CTS or ACK it did not wait for; `DUP`, a duplicate data frame.
+//! A frame too weak to decode, or heard while sending, has no line, as in
+//! ns-2.35. Receptions a MAC only overhears are not traced (ns-2 does not
+//! trace them either).
 //! Packets still in flight when the run ends are not traced as dropped.
 
 use crate::engine::SimTime;
-use crate::mac::{Frame, FrameKind, GaveUp, RTS_BYTES};
+use crate::mac::{Frame, FrameKind, GaveUp, Refusal, RTS_BYTES};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
@@ -260,7 +267,46 @@ impl Ns2Trace {
         self.frame_line('r', now, node, f);
     }
 
+    /// A frame node `node`'s MAC lost to a collision, written as ns-2.35's
+    /// `Mac802_11::discard` writes it (`D … MAC COL`, the frame's bytes as
+    /// sent): only a frame addressed to the node (an RTS also when the node
+    /// sent it), or a data frame it sent or that is broadcast. ns-2.35 frees
+    /// the others without a line, as it does every frame too weak to decode
+    /// or heard while sending (the MAC reports none of those).
+    pub fn frame_collided(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        let written = match f.kind {
+            FrameKind::Rts => f.ta == node || f.ra == node,
+            FrameKind::Cts | FrameKind::Ack => f.ra == node,
+            FrameKind::Data => f.ra == node || f.ta == node || f.ra == BROADCAST,
+        };
+        if written {
+            self.frame_line_as('D', "COL", now, node, f);
+        }
+    }
+
+    /// A frame for node `node` that its MAC decoded and refused, as
+    /// ns-2.35's `discard` writes it: `D … MAC BSY` (busy) or `STA` (a CTS
+    /// or ACK it did not wait for); a data frame as its MAC hands packets
+    /// up, its header already taken off.
+    pub fn frame_refused(&mut self, now: SimTime, node: NodeId, f: &Frame, why: Refusal) {
+        let reason = match why {
+            Refusal::Busy => "BSY",
+            Refusal::InvalidState => "STA",
+        };
+        match &f.packet {
+            Some(p) => {
+                let mac = MacFields::received(node, f.ta, p.is_arp());
+                self.packet('D', now, node, Layer::Mac, reason, p, mac, node);
+            }
+            None => self.frame_line_as('D', reason, now, node, f),
+        }
+    }
+
     fn frame_line(&mut self, op: char, now: SimTime, node: NodeId, f: &Frame) {
+        self.frame_line_as(op, "---", now, node, f);
+    }
+
+    fn frame_line_as(&mut self, op: char, reason: &str, now: SimTime, node: NodeId, f: &Frame) {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let mac = MacFields {
@@ -280,7 +326,7 @@ impl Ns2Trace {
             (FrameKind::Ack, _) => (0, "ACK"),
             (FrameKind::Data, None) => (0, "MAC"),
         };
-        head(&mut line, op, now, node, "MAC", "---", uid, kind, f.bytes);
+        head(&mut line, op, now, node, "MAC", reason, uid, kind, f.bytes);
         mac_part(&mut line, mac);
         match &f.packet {
             Some(p) => self.packet_part(&mut line, p, f.ra),
@@ -771,6 +817,50 @@ mod tests {
                 "D 6.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ RTR  CBK 21 cbr 540 [0 0 0 0] ------- [0:1 5:1 32 0] [9] 0 0",
+            ]
+        );
+    }
+
+    /// ns-2.35's `discard` writes a collided frame only for its addressee
+    /// (an RTS also for its sender), or a data frame broadcast or its own:
+    /// with the frame's bytes as sent and `COL`.
+    #[test]
+    fn collided_and_refused_frames_are_traced_where_ns2s_mac_writes_them() {
+        let path = dir().join("collided.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0, 0]).unwrap();
+        let rts = Frame::control(FrameKind::Rts, 1, 2, 7_000);
+        let cts = Frame::control(FrameKind::Cts, 2, 1, 5_000);
+        let mut cbr = Frame::control(FrameKind::Data, 3, 4, 314_000);
+        cbr.packet = Some(data(21, 1, 9, false));
+        cbr.bytes = 598;
+        let mut flood = Frame::control(FrameKind::Data, 3, BROADCAST, 0);
+        flood.packet = Some(data(22, 1, 10, false));
+        flood.bytes = 598;
+        for node in [1, 2, 9] {
+            t.frame_collided(1_000_000_000, node, &rts);
+            t.frame_collided(2_000_000_000, node, &cts);
+        }
+        for node in [3, 4, 9] {
+            t.frame_collided(3_000_000_000, node, &cbr);
+        }
+        t.frame_collided(4_000_000_000, 9, &flood);
+        // Refused: an RTS while busy, a CTS not waited for, DATA without
+        // the CTS (written as the MAC hands a packet up, as its `r` line).
+        t.frame_refused(5_000_000_000, 2, &rts, Refusal::Busy);
+        t.frame_refused(5_000_000_000, 1, &cts, Refusal::InvalidState);
+        t.frame_refused(6_000_000_000, 4, &cbr, Refusal::Busy);
+        assert_eq!(
+            lines(t),
+            [
+                "D 1.000000000 _1_ MAC  COL 0 RTS 20 [7 2 1 0]",
+                "D 2.000000000 _1_ MAC  COL 0 CTS 14 [5 1 2 0]",
+                "D 1.000000000 _2_ MAC  COL 0 RTS 20 [7 2 1 0]",
+                "D 3.000000000 _3_ MAC  COL 21 cbr 598 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 3.000000000 _4_ MAC  COL 21 cbr 598 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 4.000000000 _9_ MAC  COL 22 cbr 598 [0 ffffffff 3 800] ------- [0:1 5:1 32 -1] [10] 0 0",
+                "D 5.000000000 _2_ MAC  BSY 0 RTS 20 [7 2 1 0]",
+                "D 5.000000000 _1_ MAC  STA 0 CTS 14 [5 1 2 0]",
+                "D 6.000000000 _4_ MAC  BSY 21 cbr 540 [0 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
             ]
         );
     }
