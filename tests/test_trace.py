@@ -166,6 +166,33 @@ def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):
     assert times == sorted(times)
 
 
+def test_a_received_packets_lines_show_its_frames_mac_header(tmp_path: Path):
+    # A received packet's `r` lines (MAC and routing) show its frame's MAC
+    # header as ns-2's do: the duration field as sent (an ACK's time and
+    # SIFS for unicast data, 0 for a broadcast) and the receiver address,
+    # `ffffffff` for a broadcast.
+    path = tmp_path / "chain.tr"
+    manetsim.run(CHAIN, ns2_trace=path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sent: dict[tuple[str, str], str] = {}
+    checked = {"unicast": 0, "broadcast": 0}
+    for line in lines:
+        t = line.split()
+        if t[3] not in ("MAC", "RTR") or t[6] in ("RTS", "CTS", "ACK") or t[0] not in "sr":
+            continue
+        if t[3] == "RTR" and t[0] == "s":
+            continue
+        header = " ".join(t[8:12])
+        if t[0] == "s":
+            sent[(t[5], t[10].rstrip("]"))] = header
+        elif t[0] == "r":
+            assert sent[(t[5], t[10].rstrip("]"))] == header, line
+            checked["broadcast" if t[9] == "ffffffff" else "unicast"] += 1
+            if t[9] != "ffffffff":
+                assert t[8] == "[13a", line
+    assert min(checked.values()) > 10, checked
+
+
 def test_each_accepted_rts_cts_and_ack_has_an_r_line_as_ns2s_mac_log(tmp_path: Path):
     # ns-2.35's MAC logs the RTS it answers, the CTS to its RTS and the ACK
     # of its DATA (`mac_log`), at the frame's end.

@@ -118,11 +118,15 @@ pub enum MacAction {
     },
     /// Start transmitting `frame` now; it lasts `airtime_ns`.
     Transmit { frame: Frame, airtime_ns: SimTime },
-    /// A data frame for this node arrived intact (not a duplicate).
+    /// A data frame for this node arrived intact (not a duplicate); `ra`
+    /// (this node, or broadcast) and `duration_ns` are its header's, for
+    /// the trace.
     DeliverUp {
         packet: Packet,
         from: NodeId,
         seq: u16,
+        ra: NodeId,
+        duration_ns: SimTime,
     },
     /// An RTS, CTS or ACK for this node that the MAC accepted (only with
     /// [`Dcf::report_to_trace`]).
@@ -144,7 +148,7 @@ pub enum MacAction {
     /// A data frame for this node repeated one it has already handed up
     /// (the same transmitter and sequence number: its ACK was lost), not
     /// handed up again (only with [`Dcf::report_to_trace`]).
-    Duplicate { packet: Packet, from: NodeId },
+    Duplicate { frame: Frame },
     /// Promiscuous mode only: a unicast data frame for another node was
     /// decoded intact (see [`Frame::tappable`]); `from` transmitted it.
     Overheard { packet: Packet, from: NodeId },
@@ -1388,9 +1392,7 @@ impl Dcf {
                 Some((_, seq)) if *seq == f.seq => {
                     self.stats.duplicates += 1;
                     if self.report_to_trace {
-                        if let Some(packet) = f.packet.clone() {
-                            out.push(MacAction::Duplicate { packet, from: f.ta });
-                        }
+                        out.push(MacAction::Duplicate { frame: f.clone() });
                     }
                     return;
                 }
@@ -1403,6 +1405,8 @@ impl Dcf {
                 packet,
                 from: f.ta,
                 seq: f.seq,
+                ra: f.ra,
+                duration_ns: f.duration_ns,
             });
         }
     }
@@ -2033,11 +2037,13 @@ mod tests {
         let dup: Vec<_> = out
             .iter()
             .filter_map(|a| match a {
-                MacAction::Duplicate { packet, from } => Some((packet.uid, *from)),
+                MacAction::Duplicate { frame } => {
+                    Some((frame.packet.as_ref().map(|p| p.uid), frame.ta))
+                }
                 _ => None,
             })
             .collect();
-        assert_eq!(dup, if report { vec![(1, 0)] } else { vec![] });
+        assert_eq!(dup, if report { vec![(Some(1), 0)] } else { vec![] });
         fire(&mut m, &mut out, MacTimer::Defer);
         assert_eq!(transmitted(&out), vec![FrameKind::Ack]);
     }

@@ -267,6 +267,8 @@ enum Parked {
         node: u32,
         from: NodeId,
         packet: Packet,
+        /// The frame's MAC header, for the trace's `r RTR` line.
+        mac: MacFields,
     },
     /// Sent by node `node`'s routing agent to `next_hop`.
     Down {
@@ -921,9 +923,15 @@ impl World {
                 MacAction::Transmit { frame, airtime_ns } => {
                     self.transmit(now, n, frame, airtime_ns);
                 }
-                MacAction::DeliverUp { packet, from, seq } => {
+                MacAction::DeliverUp {
+                    packet,
+                    from,
+                    seq,
+                    ra,
+                    duration_ns,
+                } => {
+                    let mac = MacFields::received(ra, from, packet.is_arp(), duration_ns);
                     if let Some(t) = &mut self.trace {
-                        let mac = MacFields::received(n, from, packet.is_arp());
                         t.packet('r', now, n, Layer::Mac, "---", &packet, mac, n);
                     }
                     let sender = &mut self.nodes[from as usize];
@@ -937,10 +945,11 @@ impl World {
                                 node: n,
                                 from,
                                 packet,
+                                mac,
                             },
                         );
                     } else {
-                        self.receive(now, n, from, packet);
+                        self.receive(now, n, from, packet, mac);
                     }
                 }
                 MacAction::Overheard { packet, from } if !packet.is_arp() => {
@@ -975,10 +984,9 @@ impl World {
                         t.frame_refused(now, n, &frame, why);
                     }
                 }
-                MacAction::Duplicate { packet, from } => {
+                MacAction::Duplicate { frame } => {
                     if let Some(t) = &mut self.trace {
-                        let mac = MacFields::received(n, from, packet.is_arp());
-                        t.packet('D', now, n, Layer::Mac, "DUP", &packet, mac, n);
+                        t.frame_duplicate(now, n, &frame);
                     }
                 }
             }
@@ -1253,11 +1261,16 @@ impl World {
         let p = self.parked[slot as usize].take().expect("a parked packet");
         self.parked_free.push(slot);
         match p {
-            Parked::Up { node, from, packet } => {
+            Parked::Up {
+                node,
+                from,
+                packet,
+                mac,
+            } => {
                 if self.is_dead(node) {
                     self.drop_received(now, node, DropReason::EnergyDepleted, &packet);
                 } else {
-                    self.receive(now, node, from, packet);
+                    self.receive(now, node, from, packet, mac);
                 }
             }
             Parked::Down {
@@ -1738,8 +1751,9 @@ impl World {
         self.grid_valid_until = now.saturating_add(self.grid_refresh_ns);
     }
 
-    /// A packet arrived at node `n` from neighbour `from`.
-    fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet) {
+    /// A packet arrived at node `n` from neighbour `from`, in a frame with
+    /// MAC header `mac` (for the trace).
+    fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet, mac: MacFields) {
         if packet.is_arp() {
             self.arp_input(now, n, packet);
             return;
@@ -1751,7 +1765,6 @@ impl World {
             return;
         }
         if let Some(t) = &mut self.trace {
-            let mac = MacFields::received(n, from, false);
             t.packet('r', now, n, Layer::Router, "---", &packet, mac, n);
         }
         if packet.is_control() {

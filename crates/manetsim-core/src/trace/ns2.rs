@@ -127,10 +127,13 @@ pub struct MacFields {
 }
 
 impl MacFields {
-    /// A packet node `ra` received from neighbour `ta`.
-    pub fn received(ra: NodeId, ta: NodeId, arp: bool) -> Self {
+    /// A packet received from neighbour `ta` in a frame addressed to `ra`
+    /// (the receiver, or broadcast) with duration field `duration_ns`:
+    /// ns-2 shows the frame's MAC header on the `r` lines of the MAC and
+    /// of routing.
+    pub fn received(ra: NodeId, ta: NodeId, arp: bool, duration_ns: SimTime) -> Self {
         Self {
-            duration_us: 0,
+            duration_us: duration_ns / 1_000,
             ra,
             ta,
             ether_type: if arp { 0x806 } else { 0x800 },
@@ -293,9 +296,22 @@ impl Ns2Trace {
             Refusal::Busy => "BSY",
             Refusal::InvalidState => "STA",
         };
+        self.frame_discarded(now, node, f, reason);
+    }
+
+    /// A duplicate data frame node `node`'s MAC did not hand up again
+    /// (`D … MAC DUP`, as its `r` line would have shown it).
+    pub fn frame_duplicate(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        self.frame_discarded(now, node, f, "DUP");
+    }
+
+    /// A decoded frame for `node` that its MAC discards: a data frame as
+    /// the MAC hands packets up (ns-2.35 has taken its header off by
+    /// then), a control frame as sent.
+    fn frame_discarded(&mut self, now: SimTime, node: NodeId, f: &Frame, reason: &str) {
         match &f.packet {
             Some(p) => {
-                let mac = MacFields::received(node, f.ta, p.is_arp());
+                let mac = MacFields::received(f.ra, f.ta, p.is_arp(), f.duration_ns);
                 self.packet('D', now, node, Layer::Mac, reason, p, mac, node);
             }
             None => self.frame_line_as('D', reason, now, node, f),
@@ -743,7 +759,7 @@ mod tests {
             Layer::Agent,
             "---",
             &cbr,
-            MacFields::received(5, 4, false),
+            MacFields::received(5, 4, false, 0),
             5,
         );
         let mut ack = data(12, 0, 0, true);
@@ -860,7 +876,7 @@ mod tests {
                 "D 4.000000000 _9_ MAC  COL 22 cbr 598 [0 ffffffff 3 800] ------- [0:1 5:1 32 -1] [10] 0 0",
                 "D 5.000000000 _2_ MAC  BSY 0 RTS 20 [7 2 1 0]",
                 "D 5.000000000 _1_ MAC  STA 0 CTS 14 [5 1 2 0]",
-                "D 6.000000000 _4_ MAC  BSY 21 cbr 540 [0 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 6.000000000 _4_ MAC  BSY 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
             ]
         );
     }
