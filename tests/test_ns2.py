@@ -549,8 +549,60 @@ def test_crosscheck_runs_its_seeds_from_the_scenarios_seed(tmp_path: Path):
     proc = cli("crosscheck", fixture, "--ns", fake, "--keep-traces", mac, "--mac-trace")
     assert proc.returncode == 0, proc.stderr
     assert "-macTrace ON" in (mac / "seed-1" / "ns2.tcl").read_text()
+    # Both kept traces' MAC lines are counted side by side.
+    cells = [[c.strip() for c in line.split("│")[1:4]] for line in proc.stdout.splitlines()]
+    rows = {c[0]: c[1:] for c in cells if c and c[0].startswith("mac.")}
+    assert {"mac.rts_sent", "mac.collided.rts", "mac.gave_up.data"} <= rows.keys()
+    assert float(rows["mac.rts_sent"][0]) > 0, rows  # manetsim's trace has them
+    assert float(rows["mac.rts_sent"][1]) == 0, rows  # the stand-in's fixture has none
     alone = cli("crosscheck", fixture, "--ns", fake, "--mac-trace")
     assert "--mac-trace: only with --keep-traces" in assert_clean_error(alone)
+
+
+def test_mac_lines_are_counted_by_event_reason_and_frame(tmp_path: Path):
+    # Lines as ns-2.35 writes them with -macTrace ON (rwp50 over DSR).
+    trace = tmp_path / "mac.tr"
+    trace.write_text(
+        "\n".join(
+            [
+                "s 15.490686932 _17_ MAC  --- 0 RTS 44 [4b6 1f 11 0] ",
+                "s 15.491364335 _17_ MAC  --- 5550 ack 118 [13a 1f 11 800] ------- "
+                "[17:0 31:0 32 31] [1701 0] 0 0",
+                "r 15.494370545 _31_ MAC  --- 0 RTS 44 [4b6 1f 11 0] ",
+                "r 15.494370545 _17_ MAC  --- 0 CTS 38 [b7c 11 0 0] ",
+                "D 4.398559911 _19_ MAC  COL 0 RTS 44 [436 13 8 0] ",
+                "D 4.399575692 _44_ MAC  COL 522 DSR 210 [0 ffffffff 2e 800] ------- "
+                "[15:255 44:255 32 0] 6 [1 2] [0 2 0 0->0] [0 0 0 0->0]",
+                "D 4.407515386 _19_ MAC  COL 0 ARP 86 [0 ffffffff 2c 806] ------- "
+                "[REQUEST 44/44 0/34]",
+                "D 10.685476662 _31_ MAC  DUP 3047 ack 60 [13a 1f 11 800] ------- "
+                "[17:0 31:0 32 31] [1225 0] 1 0",
+                "D 6.000000000 _3_ MAC  RET 0 RTS 20 [4c6 4 3 0]",
+                "D 6.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- "
+                "[0:1 5:1 32 4] [9] 0 0",
+                "D 6.000000000 _3_ RTR  CBK 21 cbr 540 [13a 4 3 800] ------- "
+                "[0:1 5:1 32 4] [9] 0 0",
+                "D 7.000000000 _3_ MAC  BSY 0 RTS 44 [4b6 3 11 0] ",
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    counts = ns2.mac_line_counts(trace)
+    assert counts == {
+        "mac.rts_sent": 1,
+        "mac.rts_received": 1,
+        "mac.cts_received": 1,
+        "mac.ack_received": 0,
+        "mac.collided.rts": 1,
+        "mac.collided.cts": 0,
+        "mac.collided.ack": 0,
+        "mac.collided.data": 2,
+        "mac.busy": 1,
+        "mac.duplicate": 1,
+        "mac.gave_up.rts": 1,
+        "mac.gave_up.data": 1,
+    }
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

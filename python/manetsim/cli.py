@@ -472,7 +472,8 @@ def crosscheck_command(
         typer.Option(
             "--mac-trace",
             help="With --keep-traces: ns-2.35's kept trace has its MAC lines too (every "
-            "frame, and D … MAC RET for each its MAC gives up on), as manetsim's has.",
+            "frame, and D … MAC RET for each its MAC gives up on), as manetsim's has; "
+            "both traces' MAC lines are counted side by side (mac.* rows).",
         ),
     ] = False,
     jobs: Annotated[

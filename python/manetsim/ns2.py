@@ -1227,7 +1227,8 @@ def crosscheck(
     ns2_trace``), to compare hop by hop with one parser. manetsim's time then
     includes writing its trace, as ns-2's always does. ``mac_trace`` (with
     ``keep_traces`` only) turns ns-2.35's MAC trace on too, as manetsim's
-    trace always has its MAC lines.
+    trace always has its MAC lines, and adds both traces' MAC lines, counted
+    by :func:`mac_line_counts` (``mac.*``), to the figures.
 
     ``jobs`` seeds run side by side (each runs manetsim, then ns-2); the
     figures are the same as one at a time, in the order of ``seeds``. Wall
@@ -1341,6 +1342,10 @@ def _crosscheck_seed(
         if kept is not None:
             shutil.move(tcl, kept / "ns2.tcl")
             shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
+    if mac_trace and kept is not None:
+        # Both traces have their MAC lines: count them side by side.
+        mine.figures.update(mac_line_counts(kept / "manetsim.tr"))
+        theirs.figures.update(mac_line_counts(kept / "ns2.tr"))
     return mine, theirs
 
 
@@ -1366,6 +1371,48 @@ def ns2_failure(stdout: str, stderr: str) -> str:
         return said[0] if len(said) == 1 else f"{said[0]} | {said[-1]}"
     tail = [line.strip() for line in stdout.splitlines() if line.strip()][-3:]
     return " | ".join(tail) if tail else "it printed nothing"
+
+
+#: The MAC lines :func:`mac_line_counts` counts, by (event, reason, frame):
+#: ``None`` as the frame stands for every data frame (any packet type).
+MAC_LINES: dict[str, tuple[str, str, str | None]] = {
+    "mac.rts_sent": ("s", "---", "RTS"),
+    "mac.rts_received": ("r", "---", "RTS"),
+    "mac.cts_received": ("r", "---", "CTS"),
+    "mac.ack_received": ("r", "---", "ACK"),
+    "mac.collided.rts": ("D", "COL", "RTS"),
+    "mac.collided.cts": ("D", "COL", "CTS"),
+    "mac.collided.ack": ("D", "COL", "ACK"),
+    "mac.collided.data": ("D", "COL", None),
+    "mac.busy": ("D", "BSY", "RTS"),
+    "mac.duplicate": ("D", "DUP", None),
+    "mac.gave_up.rts": ("D", "RET", "RTS"),
+    "mac.gave_up.data": ("D", "RET", None),
+}
+
+
+def mac_line_counts(path: str | Path) -> dict[str, float]:
+    """Counts an ns-2 trace's MAC lines (ns-2.35's with ``-macTrace ON``, or
+    manetsim's, which always has them) as :data:`MAC_LINES` names them:
+    RTS sent; RTS, CTS and ACK accepted (``r``, ns-2.35's ``mac_log``);
+    frames lost to collisions (``D … COL``) by kind, broadcast ones with the
+    data; RTS too busy to answer (``BSY``); duplicates (``DUP``); frames
+    given up on after their retries (``RET``)."""
+    wanted = {spec: key for key, spec in MAC_LINES.items()}
+    counts = dict.fromkeys(MAC_LINES, 0.0)
+    control = ("RTS", "CTS", "ACK")
+    with Path(path).open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if " MAC " not in line:
+                continue
+            t = line.split(maxsplit=7)
+            if len(t) < 7 or t[3] != "MAC":
+                continue
+            kind = t[6] if t[6] in control else None
+            key = wanted.get((t[0], t[4], kind))
+            if key is not None:
+                counts[key] += 1
+    return counts
 
 
 def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
@@ -1453,7 +1500,7 @@ def summarize_sides(ours: Side, theirs: Side) -> list[tuple[str, float, float, f
 def seed_values(side: Side, key: str) -> list[float]:
     """One metric of one simulator, seed by seed: NaN where a seed's run
     does not tell it, 0 for a count of routing messages or drops it lacks."""
-    counts = ("routing.", "drops.", "flow_state.")
+    counts = ("routing.", "drops.", "flow_state.", "mac.")
     missing = 0.0 if key.startswith(counts) else float("nan")
     return [s.get(key, missing) for s in side.per_seed]
 
