@@ -180,8 +180,8 @@ def test_a_received_packets_lines_show_its_frames_mac_header(tmp_path: Path):
         t = line.split()
         if t[3] not in ("MAC", "RTR") or t[6] in ("RTS", "CTS", "ACK") or t[0] not in "sr":
             continue
-        if t[3] == "RTR" and t[0] == "s":
-            continue
+        if t[3] == "RTR" and (t[0] == "s" or t[8:12] == ["[0", "0", "0", "0]"]):
+            continue  # a send, or a packet its own agent handed down (no frame)
         header = " ".join(t[8:12])
         if t[0] == "s":
             sent[(t[5], t[10].rstrip("]"))] = header
@@ -222,6 +222,18 @@ def test_each_accepted_rts_cts_and_ack_has_an_r_line_as_ns2s_mac_log(tmp_path: P
     # Nearly every CTS and ACK reaches the node that waits for it.
     for kind in ("CTS", "ACK"):
         assert 0.95 * counts[("s", kind)] < counts[("r", kind)] <= counts[("s", kind)]
+
+
+def test_each_packet_an_agent_sends_has_its_routing_agents_r_line(tmp_path: Path):
+    # ns-2 writes `r … RTR` as a node's routing agent takes a packet from
+    # its transport agent: the same fields as the `s … AGT` line just before.
+    path = tmp_path / "chain.tr"
+    manetsim.run(CHAIN, ns2_trace=path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sent = [i for i, line in enumerate(lines) if line.startswith("s ") and " AGT " in line]
+    assert len(sent) > 100
+    for i in sent:
+        assert lines[i + 1] == "r" + lines[i][1:].replace(" AGT ", " RTR ", 1), lines[i]
 
 
 def test_frames_lost_to_collisions_have_col_lines_where_ns2s_mac_writes_them(tmp_path: Path):

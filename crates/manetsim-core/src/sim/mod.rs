@@ -1885,16 +1885,7 @@ impl World {
         self.next_uid += 1;
         self.ledger.create();
         if let Some(t) = &mut self.trace {
-            t.packet(
-                's',
-                now,
-                src,
-                Layer::Agent,
-                "---",
-                &packet,
-                MacFields::default(),
-                0,
-            );
+            t.agent_sent(now, src, &packet);
         }
         self.flow_stats[f as usize].on_send(now, payload);
         self.with_router(now, src, |r, now, ctx| r.route_output(now, packet, ctx));

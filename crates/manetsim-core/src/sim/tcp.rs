@@ -278,17 +278,7 @@ impl World {
         self.next_uid += 1;
         self.ledger.create();
         if let Some(t) = &mut self.trace {
-            let mac = crate::trace::ns2::MacFields::default();
-            t.packet(
-                's',
-                now,
-                from,
-                crate::trace::Layer::Agent,
-                "---",
-                &packet,
-                mac,
-                0,
-            );
+            t.agent_sent(now, from, &packet);
         }
         if packet.payload_bytes > 0 {
             self.flow_stats[f as usize].on_send(now, packet.payload_bytes);

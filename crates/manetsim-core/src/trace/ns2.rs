@@ -47,7 +47,8 @@
 //!   type; for ARP `[REQUEST src/src 0/target]` or `REPLY`.
 //!
 //! What is traced: every packet an agent sends or receives (`AGT`), every
-//! packet a routing agent receives, sends or forwards (`RTR`), every frame
+//! packet a routing agent receives (from the MAC, or from its node's own
+//! transport agent, as ns-2 writes it), sends or forwards (`RTR`), every frame
 //! put on the air, every data frame a MAC hands up, and every RTS, CTS and
 //! ACK a MAC accepts (`r`: the RTS it answers, the CTS to its RTS, the ACK
 //! of its DATA, as ns-2.35's `mac_log` writes them) (`MAC`), every drop,
@@ -215,6 +216,29 @@ impl Ns2Trace {
         );
         mac_part(&mut line, mac);
         self.packet_part(&mut line, p, next_hop);
+        self.write(&line);
+        self.line = line;
+    }
+
+    /// A transport agent at node `node` sends `p`: its `s … AGT` line,
+    /// then the `r … RTR` line ns-2 writes as the node's routing agent
+    /// takes the packet from it, with the same fields (before routing adds
+    /// its headers).
+    pub fn agent_sent(&mut self, now: SimTime, node: NodeId, p: &Packet) {
+        self.packet(
+            's',
+            now,
+            node,
+            Layer::Agent,
+            "---",
+            p,
+            MacFields::default(),
+            0,
+        );
+        let mut line = std::mem::take(&mut self.line);
+        let at = line.find(" AGT ").expect("an agent line");
+        line.replace_range(at..at + 5, " RTR ");
+        line.replace_range(0..1, "r");
         self.write(&line);
         self.line = line;
     }
@@ -833,6 +857,25 @@ mod tests {
                 "D 6.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ RTR  CBK 21 cbr 540 [0 0 0 0] ------- [0:1 5:1 32 0] [9] 0 0",
+            ]
+        );
+    }
+
+    /// A transport agent's packet gets ns-2's two lines: the agent's `s`,
+    /// then the routing agent's `r` as it takes the packet, fields alike.
+    #[test]
+    fn a_packet_an_agent_sends_is_received_by_its_routing_agent() {
+        let path = dir().join("agent.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![512, 0]).unwrap();
+        t.agent_sent(1_000_000_000, 0, &data(0, 0, 0, true));
+        t.agent_sent(1_500_000_000, 2, &data(4, 1, 0, false));
+        assert_eq!(
+            lines(t),
+            [
+                "s 1.000000000 _0_ AGT  --- 0 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [0 0] 0 0",
+                "r 1.000000000 _0_ RTR  --- 0 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [0 0] 0 0",
+                "s 1.500000000 _2_ AGT  --- 4 cbr 512 [0 0 0 0] ------- [0:1 5:1 32 0] [0] 0 0",
+                "r 1.500000000 _2_ RTR  --- 4 cbr 512 [0 0 0 0] ------- [0:1 5:1 32 0] [0] 0 0",
             ]
         );
     }
