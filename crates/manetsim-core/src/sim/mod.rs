@@ -1032,6 +1032,18 @@ impl World {
                 if !self.nodes[n as usize].handed_over {
                     self.ledger.drop(DropReason::RetryLimit);
                 }
+                // The MAC takes its next packet now, as after an agent's
+                // reaction to a failure.
+                self.pump(now, n);
+            }
+            TxOutcome::Failed(_) if !self.nodes[n as usize].router.hears_failure(&packet) => {
+                // The agent sets no failure callback on this packet (the
+                // AODV `ns2` preset's control packets, as ns-2.35's): the
+                // MAC's `RET` line above is its drop, and routing hears of
+                // no break, even when only the ACKs were lost.
+                if !self.nodes[n as usize].handed_over {
+                    self.ledger.drop(DropReason::RetryLimit);
+                }
             }
             TxOutcome::Failed(_) => {
                 // If the neighbour accepted the frame (only ACKs were lost) the

@@ -441,6 +441,52 @@ fn aodv_like_ns2_drops_every_packet_queued_for_a_lost_neighbour_replies_too() {
     }
 }
 
+#[test]
+fn aodv_like_ns2_hears_nothing_of_a_control_packet_its_mac_gave_up_on() {
+    // ns-2.35's AODV sets no failure callback on its control packets: a
+    // reply the MAC gives up on is dropped there (its `RET` line), and no
+    // link breaks, not even when only the ACKs were lost and the neighbour
+    // has the reply. The RFC preset hears of every failure.
+    for (preset, handed_over, kept, dropped) in [
+        ("ns2", false, 1, 1),
+        ("ns2", true, 1, 0),
+        ("rfc", false, 0, 1),
+        ("rfc", true, 0, 0),
+    ] {
+        // Node 1's MAC is busy with another packet, so none leaves the
+        // queue (the world hands the next one to an idle MAC).
+        let text = format!(
+            "duration_s = 1.0\n[nodes]\ncount = 3\nplacement = \"chain\"\n\
+             spacing_m = 200.0\n[routing]\nprotocol = \"aodv\"\n\
+             [routing.aodv]\npreset = \"{preset}\"\n"
+        );
+        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+        let mut w = build::build(&s).expect("builds");
+        let mut reply = Packet::control(1, 2, 32, 8, vec![2; 20]);
+        reply.uid = 5;
+        let mut data = Packet::control(0, 2, 32, 8, Vec::new());
+        data.kind = PacketKind::Data { flow: 0, seq: 0 };
+        data.body = None;
+        data.uid = 4;
+        let mut busy = data.clone();
+        busy.uid = 3;
+        w.nodes[1].mac.send(0, busy, 0, &mut Vec::new());
+        assert!(matches!(w.nodes[1].ifq.enqueue(data, 2), Enqueued::Accepted));
+        w.nodes[1].handed_over = handed_over;
+        let gave_up = crate::mac::GaveUp {
+            duration_ns: 314_000,
+            rts_duration_ns: Some(1_222_000),
+        };
+        w.on_mac_done(0, 1, reply, 2, TxOutcome::Failed(gave_up));
+        let queued = std::iter::from_fn(|| w.nodes[1].ifq.dequeue())
+            .filter(|(p, _)| p.uid == 4)
+            .count();
+        let label = format!("{preset}, handed over: {handed_over}");
+        assert_eq!(queued, kept, "the data for the same neighbour: {label}");
+        assert_eq!(w.ledger.dropped(DropReason::RetryLimit), dropped, "{label}");
+    }
+}
+
 const CBR_CHAIN3: &str = r#"
 name = "ll-chain"
 duration_s = 5.0
