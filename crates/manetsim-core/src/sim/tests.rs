@@ -471,7 +471,10 @@ fn aodv_like_ns2_hears_nothing_of_a_control_packet_its_mac_gave_up_on() {
         let mut busy = data.clone();
         busy.uid = 3;
         w.nodes[1].mac.send(0, busy, 0, &mut Vec::new());
-        assert!(matches!(w.nodes[1].ifq.enqueue(data, 2), Enqueued::Accepted));
+        assert!(matches!(
+            w.nodes[1].ifq.enqueue(data, 2),
+            Enqueued::Accepted
+        ));
         w.nodes[1].handed_over = handed_over;
         let gave_up = crate::mac::GaveUp {
             duration_ns: 314_000,
