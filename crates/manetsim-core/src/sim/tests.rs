@@ -398,19 +398,25 @@ preset = "ns2"
     assert_eq!(w.routing_stats.by_message.get("rerr").map(|e| e.0), Some(1));
 }
 
+/// A 1 s world of three nodes 200 m apart in a chain, over AODV with
+/// `preset`, not yet run.
+fn aodv_chain3(preset: &str) -> World {
+    let text = format!(
+        "duration_s = 1.0\n[nodes]\ncount = 3\nplacement = \"chain\"\n\
+         spacing_m = 200.0\n[routing]\nprotocol = \"aodv\"\n\
+         [routing.aodv]\npreset = \"{preset}\"\n"
+    );
+    let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+    build::build(&s).expect("builds")
+}
+
 #[test]
 fn aodv_like_ns2_drops_every_packet_queued_for_a_lost_neighbour_replies_too() {
     // ns-2.35's AODV empties its queue of what waits for the lost
     // neighbour with `PriQueue::filter`, which matches the next hop alone:
     // a reply goes with the data. The RFC preset takes back data only.
     for (preset, left) in [("ns2", vec![9]), ("rfc", vec![5, 9])] {
-        let text = format!(
-            "duration_s = 1.0\n[nodes]\ncount = 3\nplacement = \"chain\"\n\
-             spacing_m = 200.0\n[routing]\nprotocol = \"aodv\"\n\
-             [routing.aodv]\npreset = \"{preset}\"\n"
-        );
-        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
-        let mut w = build::build(&s).expect("builds");
+        let mut w = aodv_chain3(preset);
         let mut data = Packet::control(0, 2, 32, 8, Vec::new());
         data.kind = PacketKind::Data { flow: 0, seq: 0 };
         data.body = None;
@@ -455,13 +461,7 @@ fn aodv_like_ns2_hears_nothing_of_a_control_packet_its_mac_gave_up_on() {
     ] {
         // Node 1's MAC is busy with another packet, so none leaves the
         // queue (the world hands the next one to an idle MAC).
-        let text = format!(
-            "duration_s = 1.0\n[nodes]\ncount = 3\nplacement = \"chain\"\n\
-             spacing_m = 200.0\n[routing]\nprotocol = \"aodv\"\n\
-             [routing.aodv]\npreset = \"{preset}\"\n"
-        );
-        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
-        let mut w = build::build(&s).expect("builds");
+        let mut w = aodv_chain3(preset);
         let mut reply = Packet::control(1, 2, 32, 8, vec![2; 20]);
         reply.uid = 5;
         let mut data = Packet::control(0, 2, 32, 8, Vec::new());
