@@ -316,8 +316,9 @@ pub struct Dcf {
     /// Which decoded frames for other nodes go up (`MacAction::Overheard`).
     tap: Tap,
     /// Whether what only the trace shows is reported: an RTS, CTS or ACK
-    /// this MAC accepts, a frame lost to a collision, a duplicate
-    /// (`MacAction::Accepted`, `Collided`, `Duplicate`).
+    /// this MAC accepts, a frame lost to a collision, a frame it refuses, a
+    /// duplicate (`MacAction::Accepted`, `Collided`, `Refused`,
+    /// `Duplicate`).
     report_to_trace: bool,
 }
 
@@ -388,9 +389,10 @@ impl Dcf {
     /// sends and hands up: each RTS, CTS and ACK it accepts as
     /// [`MacAction::Accepted`] (an RTS it answers, the CTS to its RTS, the
     /// ACK of its DATA: its `mac_log`), each frame lost to a collision as
-    /// [`MacAction::Collided`] and each duplicate data frame as
-    /// [`MacAction::Duplicate`] (its `discard` with `DROP_MAC_COLLISION`
-    /// and `DROP_MAC_DUPLICATE`).
+    /// [`MacAction::Collided`], each frame it refuses as
+    /// [`MacAction::Refused`] and each duplicate data frame as
+    /// [`MacAction::Duplicate`] (its `discard` with `DROP_MAC_COLLISION`,
+    /// `DROP_MAC_BUSY`, `DROP_MAC_INVALID_STATE` and `DROP_MAC_DUPLICATE`).
     pub fn report_to_trace(&mut self, on: bool) {
         self.report_to_trace = on;
     }
