@@ -1481,6 +1481,15 @@ mod tests {
         at
     }
 
+    /// A 128-byte data frame from node 0 to node 1, its packet 100 bytes.
+    fn data_0_to_1() -> Frame {
+        Frame {
+            packet: Some(pkt(100)),
+            bytes: 128,
+            ..Frame::control(FrameKind::Data, 0, 1, 0)
+        }
+    }
+
     fn transmitted(out: &[MacAction]) -> Vec<FrameKind> {
         out.iter()
             .filter_map(|a| match a {
@@ -1890,9 +1899,7 @@ mod tests {
     fn a_ten_times_stronger_frame_captures() {
         let mut m = mac(1, 3000);
         let mut out = Vec::new();
-        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
-        f.packet = Some(pkt(100));
-        f.bytes = 128;
+        let f = data_0_to_1();
         m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
         m.on_rx_start(500, 2, 1e-9, 1500, &mut out);
         m.on_rx_end(1000, 1, &f, &mut out);
@@ -2006,9 +2013,7 @@ mod tests {
         let mut m = mac(1, 0);
         m.report_to_trace(true);
         let mut out = Vec::new();
-        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
-        f.packet = Some(pkt(100));
-        f.bytes = 128;
+        let f = data_0_to_1();
         m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
         m.on_rx_end(1000, 1, &f, &mut out);
         assert!(
@@ -2022,9 +2027,7 @@ mod tests {
         let mut m = mac(1, 3000);
         m.report_to_trace(report);
         let mut out = Vec::new();
-        let mut f = Frame::control(FrameKind::Data, 0, 1, 0);
-        f.packet = Some(pkt(100));
-        f.bytes = 128;
+        let mut f = data_0_to_1();
         f.seq = 5;
         m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
         m.on_rx_end(1000, 1, &f, &mut out);
