@@ -681,6 +681,11 @@ pub struct TcpConfig {
     /// Added key: RFC 3042 limited transmit (ns-2.35's `singledup_`).
     #[serde(default)]
     pub limited_transmit: bool,
+    /// Added key: how a flow without the handshake starts: `window` (its
+    /// initial window at once) or `ns2` (ns-2.35's one-way agents' `syn_`
+    /// and `delay_growth_`, see [`crate::transport::tcp::StartRule`]).
+    #[serde(default)]
+    pub start_rule: crate::transport::tcp::StartRule,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -721,6 +726,7 @@ impl Default for TcpConfig {
             vegas_rule: Default::default(),
             ssthresh_rule: Default::default(),
             limited_transmit: false,
+            start_rule: Default::default(),
         }
     }
 }

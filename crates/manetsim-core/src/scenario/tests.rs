@@ -464,6 +464,31 @@ fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
 }
 
 #[test]
+fn tcp_start_rule_is_a_flow_key_for_flows_without_the_handshake() {
+    use crate::transport::tcp::StartRule;
+    let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\"}]";
+    let s = load_with(BASE, &[tcp]).unwrap();
+    let t = s.flows[0].tcp.clone().unwrap_or_default();
+    assert_eq!(t.start_rule, StartRule::Window);
+    let one_way = [
+        tcp,
+        "flows.0.tcp.handshake=false",
+        "flows.0.tcp.start_rule=ns2",
+    ];
+    let s = load_with(BASE, &one_way).unwrap();
+    assert_eq!(s.flows[0].tcp.clone().unwrap().start_rule, StartRule::Ns2);
+    // ns-2.35's one-way start has no meaning with the handshake.
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.start_rule=ns2"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].tcp.start_rule"));
+    assert!(e.message.contains("handshake = false"), "{e}");
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.start_rule=syn"]));
+    assert!(
+        e.message.contains("`window`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn mac_arp_takes_a_model_name() {
     use crate::net::arp::ArpModel;
     assert_eq!(load_with(BASE, &[]).unwrap().mac.arp, ArpModel::Off);

@@ -742,6 +742,14 @@ impl Checker<'_> {
                     ),
                 );
             }
+            if tcp.handshake && tcp.start_rule != crate::transport::tcp::StartRule::Window {
+                return self.fail(
+                    key("tcp.start_rule"),
+                    "start_rule = \"ns2\" is how ns-2.35's one-way agents start, without \
+                     the handshake: set handshake = false, or start_rule = \"window\""
+                        .to_string(),
+                );
+            }
         }
         if let Some(bytes) = f.transfer_bytes {
             if f.app != AppKind::Ftp {

@@ -1831,7 +1831,9 @@ impl World {
                 n,
             );
         }
-        if let PacketKind::Data { flow, seq } = packet.kind {
+        // A one-way SYN carries no data: the flow's counts leave it out.
+        let data = packet.payload_bytes > 0;
+        if let (PacketKind::Data { flow, seq }, true) = (packet.kind, data) {
             if packet.dst != self.flows[flow as usize].dst {
                 // A TCP data segment cannot go backwards; guard anyway.
                 self.ledger.deliver();

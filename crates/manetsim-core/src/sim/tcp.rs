@@ -12,8 +12,11 @@
 //!
 //! Segments travel as packets of `IP 20 + TCP header (options included) +
 //! payload` bytes; data segments are `PacketKind::Data` (sequence index =
-//! first byte / MSS, so flow statistics count each segment once), ACK/SYN/FIN
-//! segments are `PacketKind::TcpAck`.
+//! first byte / MSS rounded up, so flow statistics count each segment once,
+//! and data after a SYN is numbered from 1 as in ns-2.35), ACK/SYN/FIN
+//! segments are `PacketKind::TcpAck`, except a one-way SYN (ns-2.35's
+//! `syn_`), which is its packet 0 of no payload, left out of the flow's
+//! counts.
 
 use super::{Event, World};
 use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
@@ -29,6 +32,8 @@ pub(crate) struct TcpFlow {
     pub send_timer: TimerSlot,
     pub recv_timer: TimerSlot,
     pub mss: u32,
+    /// The flow starts with a one-way SYN ([`TcpConfig::one_way_syn`]).
+    pub one_way_syn: bool,
     pub started: bool,
     pub variant: &'static str,
     /// FTP: the bytes to transfer (`None`: unlimited).
@@ -93,9 +98,11 @@ impl TcpFlow {
             handshake: t.handshake,
             ssthresh_rule: t.ssthresh_rule,
             limited_transmit: t.limited_transmit,
+            start_rule: t.start_rule,
             ..TcpConfig::default()
         };
         let receiver = TcpReceiver::new(&cfg);
+        let one_way_syn = cfg.one_way_syn();
         let sender = match f.app {
             AppKind::Cbr => TcpSender::new_app_limited(cfg),
             _ => TcpSender::new(cfg, f.transfer_bytes),
@@ -106,6 +113,7 @@ impl TcpFlow {
             send_timer: TimerSlot::default(),
             recv_timer: TimerSlot::default(),
             mss: f.packet_size_bytes.max(1),
+            one_way_syn,
             started: false,
             variant: variant_name(t.variant),
             transfer_bytes: f.transfer_bytes,
@@ -251,11 +259,15 @@ impl World {
 
     /// Wraps a segment in a packet and hands it to `from`'s routing agent.
     fn send_segment(&mut self, now: SimTime, f: u32, from: u32, to: u32, seg: TcpSegment) {
-        let mss = self.tcp[f as usize].as_ref().map_or(1, |t| t.mss) as u64;
-        let kind = if seg.len > 0 {
+        let (mss, one_way_syn) = self.tcp[f as usize]
+            .as_ref()
+            .map_or((1, false), |t| (t.mss as u64, t.one_way_syn));
+        // A one-way SYN (ns-2.35's `syn_`) is the flow's packet 0, traced
+        // as `tcp` as ns-2 traces it; data after any SYN is numbered from 1.
+        let kind = if seg.len > 0 || seg.flags.syn && one_way_syn {
             PacketKind::Data {
                 flow: f,
-                seq: seg.seq / mss,
+                seq: seg.seq.div_ceil(mss),
             }
         } else {
             PacketKind::TcpAck { flow: f }

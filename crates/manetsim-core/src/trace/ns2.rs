@@ -473,7 +473,9 @@ impl Ns2Trace {
             }
             PacketKind::TcpAck { flow } => {
                 let mss = self.mss.get(flow as usize).copied().unwrap_or(0).max(1);
-                let acked = p.tcp.as_ref().map_or(0, |s| s.ack / mss) as i64 - 1;
+                // As the data's numbers (`seq.div_ceil(mss)`): after a SYN,
+                // which takes number 0, data is numbered from 1.
+                let acked = p.tcp.as_ref().map_or(0, |s| s.ack.div_ceil(mss)) as i64 - 1;
                 let _ = write!(line, " [{acked} 0] {} 0", p.hops);
             }
             PacketKind::Control => self.control_tail(line, p),

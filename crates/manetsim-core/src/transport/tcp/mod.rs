@@ -45,6 +45,8 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::SimTime;
 use crate::engine::{NS_PER_MS, NS_PER_S};
 
@@ -101,6 +103,28 @@ pub struct TcpConfig {
     /// let one new segment leave (ns-2.35's `singledup_`, on in its
     /// Tahoe, Reno and NewReno agents; off here unless asked for).
     pub limited_transmit: bool,
+    /// How a one-way flow starts: its first window at once, or ns-2.35's
+    /// `syn_` and `delay_growth_` (a 40-byte SYN first).
+    pub start_rule: StartRule,
+}
+
+/// How a flow without the handshake starts (`[flows.tcp] start_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartRule {
+    /// Data from sequence number 0, a whole initial window at once.
+    #[default]
+    Window,
+    /// As ns-2.35's one-way agents with their defaults `syn_ true` and
+    /// `delay_growth_ true`: the window starts at one segment and the
+    /// first packet is a SYN, 40 bytes of header and no data; data follows
+    /// when its ACK comes back, with the window at
+    /// `initial_window_packets`, or one segment if the SYN timed out
+    /// (`bugfix_ss_`, after which ssthresh is 2). Vegas's agent sends no
+    /// SYN: its first packet is data, sent alone, and the window becomes
+    /// `initial_window_packets` on the first new ACK after that packet's
+    /// own (its `recv` checks `last_ack_ == 0` before updating it).
+    Ns2,
 }
 
 impl Default for TcpConfig {
@@ -123,6 +147,7 @@ impl Default for TcpConfig {
             max_backoff: 64,
             ssthresh_rule: SsthreshRule::FlightSize,
             limited_transmit: false,
+            start_rule: StartRule::Window,
         }
     }
 }
@@ -140,6 +165,15 @@ impl TcpConfig {
     /// `header_bytes` (IP + basic TCP header) + TCP option bytes + payload.
     pub fn packet_bytes(&self, seg: &TcpSegment) -> u32 {
         self.header_bytes + (seg.wire_len() - crate::wire::tcp::HEADER_LEN as u32) + seg.len
+    }
+
+    /// Whether a one-way flow's first packet is ns-2.35's SYN (its agents
+    /// but Vegas's, with [`StartRule::Ns2`]): it takes sequence number 0
+    /// and data starts at 1.
+    pub fn one_way_syn(&self) -> bool {
+        !self.handshake
+            && self.start_rule == StartRule::Ns2
+            && !matches!(self.variant, CcKind::Vegas { .. })
     }
 
     /// Whether the receiver sends SACK blocks (the SACK variant).

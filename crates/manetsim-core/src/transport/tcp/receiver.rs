@@ -1,6 +1,8 @@
 //! The TCP receiver: cumulative ACKs, an out-of-order buffer, SACK blocks
 //! (RFC 2018), delayed ACKs (RFC 1122 section 4.2.3.2, RFC 5681 section
-//! 4.2) and the passive side of the handshake and FIN.
+//! 4.2) and the passive side of the handshake and FIN. A one-way SYN
+//! (ns-2.35's `syn_`) is acknowledged as the packet 0 ns-2's sink takes it
+//! for: in order, one sequence number long, with no payload.
 //!
 //! ACK policy (RFC 5681 section 4.2): an out-of-order segment, a duplicate,
 //! a segment that fills (part of) a hole, a SYN or a FIN is acknowledged at
@@ -32,6 +34,8 @@ pub enum ReceiverState {
 #[derive(Debug, Clone)]
 pub struct TcpReceiver {
     handshake: bool,
+    /// The flow starts with a one-way SYN ([`TcpConfig::one_way_syn`]).
+    one_way_syn: bool,
     sack: bool,
     delayed_ack: bool,
     delayed_ack_timeout: SimTime,
@@ -61,6 +65,7 @@ impl TcpReceiver {
     pub fn new(cfg: &TcpConfig) -> Self {
         Self {
             handshake: cfg.handshake,
+            one_way_syn: cfg.one_way_syn(),
             sack: cfg.sack(),
             delayed_ack: cfg.delayed_ack,
             delayed_ack_timeout: cfg.delayed_ack_timeout,
@@ -72,7 +77,7 @@ impl TcpReceiver {
                 ReceiverState::Established
             },
             snd_seq: 0,
-            data_start: cfg.handshake as u64,
+            data_start: (cfg.handshake || cfg.one_way_syn()) as u64,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             recent: Vec::new(),
@@ -103,7 +108,9 @@ impl TcpReceiver {
 
     /// A segment from the sender arrived.
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
-        if seg.flags.syn {
+        // A one-way SYN is acknowledged as ns-2.35's sink acknowledges its
+        // packet 0: like data, one sequence number long, with no payload.
+        if seg.flags.syn && !self.one_way_syn {
             if self.handshake && self.state != ReceiverState::Established {
                 self.state = ReceiverState::SynReceived;
                 self.rcv_nxt = seg.seq + 1;
@@ -124,7 +131,7 @@ impl TcpReceiver {
             self.snd_seq = 1;
         }
         let start = seg.seq;
-        let end = seg.seq + seg.len as u64 + seg.flags.fin as u64;
+        let end = seg.seq + seg.len as u64 + (seg.flags.fin || seg.flags.syn) as u64;
         if seg.flags.fin {
             self.fin_seq = Some(seg.seq + seg.len as u64);
         }

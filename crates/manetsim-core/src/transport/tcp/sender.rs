@@ -27,7 +27,8 @@
 //!   nothing more on the duplicates that follow.
 //! - **Handshake** (optional): SYN, then data after the SYN-ACK; a finite
 //!   flow ends with FIN. Without the handshake (ns-2's one-way agents) data
-//!   starts at sequence 0 and no FIN is sent.
+//!   starts at sequence 0 and no FIN is sent, or, with
+//!   [`StartRule::Ns2`], after a one-way SYN and its plain ACK (see there).
 //! - **No Nagle**: whatever the application has written is sent at once, up
 //!   to one MSS per segment (CBR over TCP sends one segment per write).
 
@@ -36,7 +37,7 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
-use super::{TcpConfig, TcpMetrics};
+use super::{StartRule, TcpConfig, TcpMetrics};
 use crate::engine::SimTime;
 
 /// Connection state of the sender (RFC 9293 names).
@@ -107,6 +108,12 @@ pub struct TcpSender {
     send_one: bool,
     syn_pending: bool,
     syn_sent_at: Option<(SimTime, bool)>,
+    /// The SYN of a one-way flow (ns-2.35's `syn_`) timed out: data starts
+    /// with a window of one segment (its `bugfix_ss_`).
+    syn_timed_out: bool,
+    /// [`StartRule::Ns2`] for Vegas: the window becomes the initial
+    /// window on the first new ACK after the first packet's own.
+    vegas_delay_growth: bool,
     ack_pending: bool,
     peer_window: u64,
     /// One timed segment per RTT for the RTO (end, sent at).
@@ -142,8 +149,14 @@ impl TcpSender {
     }
 
     fn build(cfg: TcpConfig) -> Self {
+        // ns-2.35's `delay_growth_` starts the window at one segment.
+        let ns2_start = !cfg.handshake && cfg.start_rule == StartRule::Ns2;
         let st = CcState {
-            cwnd: cfg.initial_window_packets.max(1) as f64,
+            cwnd: if ns2_start {
+                1.0
+            } else {
+                cfg.initial_window_packets.max(1) as f64
+            },
             ssthresh: f64::MAX,
             max_cwnd: cfg.window_packets.max(1) as f64,
             mss: cfg.mss_bytes.max(1),
@@ -163,14 +176,16 @@ impl TcpSender {
             cfg.max_backoff,
         );
         let handshake = cfg.handshake;
-        let data_start = handshake as u64;
+        let one_way_syn = cfg.one_way_syn();
+        let data_start = (handshake || one_way_syn) as u64;
+        let vegas_delay_growth = ns2_start && !one_way_syn;
         Self {
             cc: AnyCc::new(cfg.variant),
             peer_window: cfg.window_packets as u64 * cfg.mss_bytes as u64,
             cfg,
             st,
             rtt,
-            state: if handshake {
+            state: if handshake || one_way_syn {
                 SenderState::Closed
             } else {
                 SenderState::Established
@@ -191,8 +206,10 @@ impl TcpSender {
             pacing_next: None,
             retransmit_now: None,
             send_one: false,
-            syn_pending: handshake,
+            syn_pending: handshake || one_way_syn,
             syn_sent_at: None,
+            syn_timed_out: false,
+            vegas_delay_growth,
             ack_pending: false,
             timed: None,
             bytes_sent: 0,
@@ -295,7 +312,8 @@ impl TcpSender {
             };
             seg.ack = 0;
             seg.retransmission = retx;
-            seg.sack_permitted = self.cfg.sack();
+            // ns-2.35's one-way SYN is 40 bytes: no options.
+            seg.sack_permitted = self.cfg.sack() && self.cfg.handshake;
             self.segments_sent += 1;
             return Some(seg);
         }
@@ -478,6 +496,30 @@ impl TcpSender {
 
     /// An ACK (or SYN-ACK) arrived.
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        if self.state == SenderState::SynSent && !self.cfg.handshake {
+            // A one-way SYN is answered by a plain ACK (ns-2.35's sink
+            // acknowledges its sequence number 0).
+            if !seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
+                if let Some((t, false)) = self.syn_sent_at {
+                    self.rtt_sample(now, now - t, true);
+                }
+                self.state = SenderState::Established;
+                self.snd_una = self.data_start;
+                self.snd_nxt = self.data_start;
+                self.snd_max = self.data_start;
+                self.rto_deadline = None;
+                self.peer_window = seg.window as u64;
+                // `delay_growth_`: the window opens to `initial_window()`,
+                // which a timed-out SYN made one segment.
+                self.st.cwnd = if self.syn_timed_out {
+                    1.0
+                } else {
+                    self.cfg.initial_window_packets.max(1) as f64
+                };
+                self.update_flight();
+            }
+            return;
+        }
         if self.state == SenderState::SynSent {
             if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
                 if let Some((t, false)) = self.syn_sent_at {
@@ -532,6 +574,14 @@ impl TcpSender {
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
+        if self.vegas_delay_growth && self.snd_una > self.data_start {
+            // ns-2.35's Vegas resets its window while `last_ack_` is still
+            // its first packet's, before anything else this ACK does.
+            self.vegas_delay_growth = false;
+            if self.snd_una == self.data_start + self.mss() {
+                self.st.cwnd = self.cfg.initial_window_packets.max(1) as f64;
+            }
+        }
         let acked_bytes = ack - self.snd_una;
         self.send_one = false;
         self.dup_run = 0;
@@ -750,6 +800,14 @@ impl TcpSender {
         self.timeouts += 1;
         if self.state == SenderState::SynSent {
             self.syn_pending = true;
+            if !self.cfg.handshake {
+                // ns-2.35's `timeout()` on its one-way SYN: ssthresh
+                // halves a window of one (at least 2), cwnd restarts at
+                // one, and `bugfix_ss_` makes the initial window one.
+                self.st.ssthresh = 2.0;
+                self.st.cwnd = 1.0;
+                self.syn_timed_out = true;
+            }
             return;
         }
         if self.snd_una >= self.snd_max {

@@ -507,6 +507,133 @@ fn lost_syn_is_retransmitted_with_backoff() {
     assert_eq!(s.poll_timeout(), Some(t + 6 * NS_PER_S));
 }
 
+// ---- ns-2.35's one-way start (`syn_`, `delay_growth_`) ---------------------
+
+fn ns2_start(kind: CcKind) -> TcpConfig {
+    TcpConfig {
+        start_rule: StartRule::Ns2,
+        ..cfg(kind)
+    }
+}
+
+#[test]
+fn ns2_start_sends_a_bare_syn_then_the_initial_window_after_its_ack() {
+    let c = ns2_start(CcKind::NewReno);
+    let mut s = TcpSender::new(c.clone(), None);
+    let mut r = TcpReceiver::new(&c);
+    let syn = drain(&mut s, 0);
+    assert_eq!(syn.len(), 1, "the SYN leaves alone");
+    assert!(syn[0].flags.syn && !syn[0].flags.ack);
+    assert_eq!((syn[0].seq, syn[0].len), (0, 0));
+    assert!(!syn[0].sack_permitted);
+    assert_eq!(
+        c.packet_bytes(&syn[0]),
+        40,
+        "ns-2.35's tcpip_base_hdr_size_"
+    );
+    assert_eq!(s.metrics().cwnd_packets, 1.0);
+    // The sink acknowledges it as its packet 0: a plain ACK, not a SYN.
+    r.on_segment(10 * NS_PER_MS, &syn[0]);
+    let a = r.poll_transmit(10 * NS_PER_MS).unwrap();
+    assert!(a.flags.ack && !a.flags.syn);
+    assert_eq!(a.ack, 1);
+    assert_eq!(r.take_delivered(), 0, "a SYN carries no data");
+    s.on_segment(20 * NS_PER_MS, &a);
+    assert_eq!(s.metrics().srtt, Some(20 * NS_PER_MS), "the SYN is timed");
+    assert_eq!(s.metrics().cwnd_packets, 2.0, "windowInit_");
+    let segs = drain(&mut s, 20 * NS_PER_MS);
+    assert_eq!(segs.len(), 2);
+    assert!(segs.iter().all(|g| !g.flags.syn && g.flags.ack));
+    assert_eq!((segs[0].seq, segs[0].len), (1, 1000));
+    assert_eq!((segs[1].seq, segs[1].len), (1001, 1000));
+    // Data numbered from 1 is delivered from its first byte.
+    r.on_segment(30 * NS_PER_MS, &segs[0]);
+    assert_eq!(r.poll_transmit(30 * NS_PER_MS).unwrap().ack, 1001);
+    assert_eq!(r.take_delivered(), 1000);
+}
+
+#[test]
+fn ns2_start_after_a_lost_syn_opens_with_one_segment_and_ssthresh_2() {
+    let c = ns2_start(CcKind::Reno);
+    let mut s = TcpSender::new(c.clone(), None);
+    let mut r = TcpReceiver::new(&c);
+    drain(&mut s, 0);
+    let t = s.poll_timeout().unwrap();
+    assert_eq!(t, 3 * NS_PER_S, "rtxcur_init_");
+    s.on_timeout(t);
+    let syn = drain(&mut s, t);
+    assert_eq!(syn.len(), 1);
+    assert!(syn[0].flags.syn && syn[0].retransmission);
+    assert_eq!(s.poll_timeout(), Some(t + 6 * NS_PER_S), "backed off");
+    // A duplicate SYN is acknowledged again.
+    r.on_segment(t + 1, &syn[0]);
+    r.on_segment(t + 2, &syn[0]);
+    assert_eq!(r.poll_transmit(t + 2).unwrap().ack, 1);
+    s.on_segment(t + 3, &ack(1));
+    let m = s.metrics();
+    assert_eq!((m.cwnd_packets, m.ssthresh_packets), (1.0, 2.0));
+    assert_eq!(m.srtt, None, "Karn: a retransmitted SYN is not timed");
+    assert_eq!(drain(&mut s, t + 3).len(), 1);
+}
+
+#[test]
+fn ns2_start_without_the_handshake_only() {
+    // With the handshake the ns-2 rule is not used (the scenario refuses it).
+    let mut c = ns2_start(CcKind::NewReno);
+    c.handshake = true;
+    assert!(!c.one_way_syn());
+    let mut s = TcpSender::new(c, None);
+    let syn = drain(&mut s, 0);
+    assert!(syn[0].flags.syn);
+    s.on_segment(1, &ack(1));
+    assert!(
+        drain(&mut s, 1).is_empty(),
+        "a plain ACK does not answer a SYN"
+    );
+}
+
+#[test]
+fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
+    // ns-2.35's Vegas agent on the 3-node chain fixture (`manetsim export
+    // ns2`, `syn_ true`, 512-byte packets): packet 0 alone at 1.0 s, its ACK
+    // at 1.0271 s sends packet 1 alone, and the ACK of packet 1 at 1.0385 s
+    // (the window set to windowInit_ 2 first, then Vegas's rule adds one)
+    // sends packets 2, 3 and 4.
+    let vegas = CcKind::Vegas {
+        alpha: 1.0,
+        beta: 3.0,
+        gamma: 1.0,
+        rule: VegasRule::Ns2,
+    };
+    let c = TcpConfig {
+        mss_bytes: 512,
+        ..ns2_start(vegas)
+    };
+    assert!(!c.one_way_syn(), "ns-2.35's Vegas sends no SYN");
+    let mut s = TcpSender::new(c, None);
+    let t0 = NS_PER_S;
+    let sent: Vec<(u64, u32)> = drain(&mut s, t0).iter().map(|g| (g.seq, g.len)).collect();
+    assert_eq!(
+        sent,
+        [(0, 512)],
+        "delay_growth_: a window of one, data first"
+    );
+    let t1 = t0 + 27_064_400;
+    s.on_segment(t1, &TcpSegment { ack: 512, ..ack(0) });
+    let sent: Vec<u64> = drain(&mut s, t1).iter().map(|g| g.seq / 512).collect();
+    assert_eq!(sent, [1]);
+    let t2 = t0 + 38_460_400;
+    s.on_segment(
+        t2,
+        &TcpSegment {
+            ack: 1024,
+            ..ack(0)
+        },
+    );
+    let sent: Vec<u64> = drain(&mut s, t2).iter().map(|g| g.seq / 512).collect();
+    assert_eq!(sent, [2, 3, 4]);
+}
+
 // ---- Receiver ---------------------------------------------------------------
 
 #[test]
@@ -679,12 +806,13 @@ fn every_variant_delivers_every_byte_once_over_a_lossy_pipe() {
 }
 
 #[test]
-fn every_variant_delivers_every_byte_with_ns2s_halving_and_limited_transmit() {
+fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_and_start() {
     for (k, kind) in CcKind::all().into_iter().enumerate() {
         for seed in 0..3u64 {
             let mut c = cfg(kind);
             c.ssthresh_rule = SsthreshRule::Ns2;
             c.limited_transmit = true;
+            c.start_rule = StartRule::Ns2;
             c.delayed_ack = seed == 1;
             let o = run_pipe(&c, 200_000, 0.05, 3000 + (k as u64) * 10 + seed);
             assert!(o.done, "{} seed {seed}", kind.name());
