@@ -123,7 +123,6 @@ def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
             "loss.0.model",
         ),
         (["flows.0.transfer_bytes=5000"], "flows.0.transfer_bytes"),
-        (["flows.0.transfer_bytes=512"], "flows.0.transfer_bytes"),
         (['routing.aodv.preset="aodv_uu"'], "routing.aodv.preset"),
         (['routing.aodv.link_detection="hello"'], "routing.aodv.link_detection"),
         (["routing.aodv.local_repair=false"], "routing.aodv.local_repair"),
@@ -179,17 +178,36 @@ def test_cbr_over_vegas_keeps_its_gaps_with_the_headers_in_packetsize():
     assert "$app_(0) set rate_ 44160\n" in tcl
 
 
-@pytest.mark.parametrize(("variant", "advance"), [("newreno", 9), ("sack", 9), ("vegas", 10)])
-def test_a_finite_transfer_asks_ns2_for_its_packets(variant: str, advance: int):
-    # Ten 512-byte packets. ns-2.35's one-way agents send sequence numbers up to
-    # curseq_ inclusive (Vegas's below it): producemore 9 sends ten.
+@pytest.mark.parametrize("variant", ["newreno", "sack", "vegas"])
+@pytest.mark.parametrize("start_rule", ["window", "ns2"])
+def test_a_finite_transfer_asks_ns2_for_its_packets(variant: str, start_rule: str):
+    # Ten 512-byte packets. With syn_ true ns-2.35's agents but Vegas's send a
+    # SYN first and raise curseq_ by one for it: producemore 9 sends the SYN
+    # and nine data packets (measured), so ten are asked for either way.
     tcl = _export_chain3(
         "flows.0.transfer_bytes=5120",
         f"flows.0.tcp.variant={variant}",
         "flows.0.tcp.limited_transmit=false",
+        f"flows.0.tcp.start_rule={start_rule}",
     )
-    assert f'$ns_ at 1.0 "$app_(0) producemore {advance}"' in tcl
+    assert '$ns_ at 1.0 "$app_(0) producemore 10"' in tcl
     assert '"$app_(0) start"' not in tcl
+    syn = "true" if start_rule == "ns2" else "false"
+    assert f"$agent_(0) set syn_ {syn}\n$agent_(0) set delay_growth_ {syn}\n" in tcl
+
+
+def test_a_one_packet_transfer_is_exported():
+    tcl = _export_chain3("flows.0.transfer_bytes=512", "flows.0.tcp.start_rule=ns2")
+    assert '$ns_ at 1.0 "$app_(0) producemore 1"' in tcl
+
+
+def test_ns2s_tcp_overrides_start_one_way_flows_as_its_agents_do():
+    chain = FIXTURES / "ns2_chain3_aodv.toml"
+    assert ns2.tcp_overrides(chain)["flows.0.tcp.start_rule"] == "ns2"
+    assert ns2.tcp_overrides(chain, tcp="standard")["flows.0.tcp.start_rule"] == "window"
+    # A flow with the handshake keeps its start (ns2's rule needs none).
+    with_handshake = ns2.tcp_overrides(chain, ["flows.0.tcp.handshake=true"])
+    assert "flows.0.tcp.start_rule" not in with_handshake
 
 
 def test_export_writes_the_file_atomically(tmp_path: Path):
@@ -218,21 +236,24 @@ def test_the_trace_parser_reads_the_committed_ns2_trace():
     # tests/fixtures/ns2_chain3_aodv.tr: ns-2.35 running the export of
     # ns2_chain3_aodv.toml (TCP NewReno 0 -> 2 and CBR 2 -> 0 over AODV, 2 s).
     # Expected counts from grep: 99 `s ... AGT ... tcp`, 85 `r ... AGT ... tcp`,
-    # 5 / 4 for cbr, 4 router-level AODV sends and forwards.
+    # of which one each is the agent's 40-byte SYN (`syn_ true`), not counted,
+    # as manetsim does not count it; 5 / 4 for cbr, 4 router-level AODV sends
+    # and forwards.
     stats = ns2.parse_trace(FIXTURES / "ns2_chain3_aodv.tr")
     tcp = stats.flows[(0, 0)]
     cbr = stats.flows[(2, 1)]
-    assert (tcp.sent, tcp.received) == (99, 85)
+    assert (tcp.sent, tcp.received) == (98, 84)
     assert (cbr.sent, cbr.received) == (5, 4)
-    assert tcp.received_bytes == 46408  # 84 x 552 + the 40-byte first packet
+    assert tcp.received_bytes == 84 * 552
     # The AGT trace shows 276 (ns-2's AODV leaves its 20-byte IP header on,
     # DSR strips it): counted as manetsim does, 256 B + UDP and IP headers.
     assert cbr.received_bytes == 4 * 284
-    assert tcp.first_send_s == 1.0
+    # The first data packet left when the SYN's ACK came back.
+    assert tcp.first_send_s == 1.019317893
     assert cbr.first_send_s == 1.5
-    assert tcp.throughput_kbps == pytest.approx(46408 * 8 / (1.985987893 - 1.0) / 1000)
+    assert tcp.throughput_kbps == pytest.approx(84 * 552 * 8 / (1.985987893 - 1.019317893) / 1000)
     assert tcp.retransmissions == 0
-    assert tcp.delay_ms == pytest.approx(106.535, abs=0.001)
+    assert tcp.delay_ms == pytest.approx(107.616, abs=0.001)
     assert cbr.delay_ms == pytest.approx(118.003, abs=0.001)
     assert stats.routing_packets == 4
     assert stats.routing_by_message == {"rreq": 2, "rrep": 2}
@@ -1143,12 +1164,14 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     assert ns2.tcp_overrides(fixture, sets) == {
         "flows.0.tcp.ssthresh_rule": "ns2",
         "flows.0.tcp.limited_transmit": variant != "vegas",
+        "flows.0.tcp.start_rule": "ns2",
         **vegas,
     }
     paper = {"flows.0.tcp.vegas_rule": "paper"} if variant == "vegas" else {}
     assert ns2.tcp_overrides(fixture, sets, "standard") == {
         "flows.0.tcp.ssthresh_rule": "flight_size",
         "flows.0.tcp.limited_transmit": False,
+        "flows.0.tcp.start_rule": "window",
         **paper,
     }
     both = {**sets, **ns2.tcp_overrides(fixture, sets)}

@@ -60,6 +60,9 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
     if routing == "dsdv":
         # DSDV's tables take a while to span the chain; TCP backs off meanwhile.
         overrides["duration_s"] = 120.0
+    if routing in ("aodv/ns2", "dsr"):
+        # ns-2.35's one-way start: a SYN, counted by neither side.
+        overrides["flows.0.tcp.start_rule"] = "ns2"
     result = manetsim.run(CHAIN, overrides=overrides, ns2_trace=path)
     stats = ns2.parse_trace(path)
     assert not list(tmp_path.glob(".*partial"))
@@ -234,6 +237,35 @@ def test_each_packet_an_agent_sends_has_its_routing_agents_r_line(tmp_path: Path
     assert len(sent) > 100
     for i in sent:
         assert lines[i + 1] == "r" + lines[i][1:].replace(" AGT ", " RTR ", 1), lines[i]
+
+
+def test_a_one_way_syn_is_traced_as_ns2s_first_tcp_packet(tmp_path: Path):
+    # ns-2.35's one-way agents (syn_ true): `tcp 40` with sequence number 0,
+    # its ACK `[0 0]`, then data numbered from 1 and ACKs that follow them.
+    path = tmp_path / "chain.tr"
+    result = manetsim.run(CHAIN, overrides={"flows.0.tcp.start_rule": "ns2"}, ns2_trace=path)
+    agt = [
+        t
+        for t in (line.split() for line in path.read_text(encoding="utf-8").splitlines())
+        if t[3] == "AGT" and t[6] in ("tcp", "ack")
+    ]
+    seqs = [(t[0], t[2], t[6], int(t[7]), t[-4] + " " + t[-3]) for t in agt]
+    assert seqs[:4] == [
+        ("s", "_0_", "tcp", 40, "[0 0]"),
+        ("r", "_5_", "tcp", 40, "[0 0]"),
+        ("s", "_5_", "ack", 40, "[0 0]"),
+        ("r", "_0_", "ack", 40, "[0 0]"),
+    ]
+    assert seqs[4] == ("s", "_0_", "tcp", 552, "[1 0]")
+    assert seqs[5][4] == "[2 0]"
+    first_ack = next(x for x in seqs[4:] if x[2] == "ack")
+    assert first_ack[4] == "[1 0]"
+    # The SYN is no data: the flow counts every data packet it sent (its
+    # retransmissions too) and nothing else.
+    flow = result.json["flows"][0]
+    data_sent = [x[4] for x in seqs if x[0] == "s" and x[2] == "tcp"]
+    assert flow["sent"] == len(data_sent) - 1
+    assert flow["retransmissions"] == len(data_sent) - len(set(data_sent)) > 0
 
 
 def test_frames_lost_to_collisions_have_col_lines_where_ns2s_mac_writes_them(tmp_path: Path):

@@ -214,10 +214,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--tcp",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [flows.tcp] ssthresh_rule and limited_transmit (ns2: ns-2.35's "
-        "halving of the window and its limited transmit, singledup_, on in its agents "
-        "but Vegas; standard: RFC 5681's halving of the flight, and limited transmit "
-        "off on both sides)",
+        help="manetsim's [flows.tcp] ssthresh_rule, limited_transmit and start_rule (ns2: "
+        "ns-2.35's halving of the window, its limited transmit, singledup_, on in its "
+        "agents but Vegas, and its one-way agents' 40-byte SYN first, syn_; standard: "
+        "RFC 5681's halving of the flight, and limited transmit and the SYN off on both "
+        "sides)",
     )
 
 
@@ -242,10 +243,12 @@ def tcp_overrides(
     ``overrides``) below a cross-check. ``tcp="ns2"``: ns-2.35's halving of
     the window on a loss (``ssthresh_rule = "ns2"``), its limited
     transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
-    exports but Vegas) and its Vegas agent's window rule (``vegas_rule =
-    "ns2"``); ``"standard"``: RFC 5681's halving of the flight, no limited
-    transmit (the export then turns ns-2's off too) and the Vegas paper's
-    rule."""
+    exports but Vegas), its Vegas agent's window rule (``vegas_rule =
+    "ns2"``) and, for a flow without the handshake, its agents' start
+    (``start_rule = "ns2"``: a 40-byte SYN first, ``syn_`` and
+    ``delay_growth_``); ``"standard"``: RFC 5681's halving of the flight,
+    no limited transmit (the export then turns ns-2's off too), the Vegas
+    paper's rule and the initial window at once (``syn_`` off too)."""
     if tcp not in ("standard", "ns2"):
         raise ValueError(f"tcp must be standard or ns2, got {tcp!r}")
     c = load_config(scenario, overrides, None)
@@ -256,6 +259,8 @@ def tcp_overrides(
         variant = (flow.get("tcp") or {}).get("variant", "newreno")
         out[f"flows.{i}.tcp.ssthresh_rule"] = "ns2" if tcp == "ns2" else "flight_size"
         out[f"flows.{i}.tcp.limited_transmit"] = tcp == "ns2" and variant != "vegas"
+        if not (flow.get("tcp") or {}).get("handshake", True):
+            out[f"flows.{i}.tcp.start_rule"] = "ns2" if tcp == "ns2" else "window"
         if variant == "vegas":
             out[f"flows.{i}.tcp.vegas_rule"] = "ns2" if tcp == "ns2" else "paper"
     return out
@@ -479,12 +484,6 @@ def _check_transfer_exportable(key: str, flow: Mapping[str, Any]) -> None:
             f"ns-2's one-way TCP sends whole packets: {total} is not a multiple of "
             f"packet_size_bytes = {size}",
         )
-    if total == size and flow["tcp"]["variant"] != "vegas":
-        raise ExportError(
-            f"{key}.transfer_bytes",
-            "ns-2.35's one-way TCP agents (Vegas's apart) send at least two packets once "
-            "asked for any: a one-packet transfer cannot be exported",
-        )
 
 
 def _check_aodv_exportable(aodv: Mapping[str, Any]) -> None:
@@ -695,14 +694,14 @@ def _transfer_packets(flow: Mapping[str, Any]) -> int:
 
 
 def _ns2_advance(flow: Mapping[str, Any]) -> int:
-    """What to `producemore` for the flow's transfer in ns-2.35.
+    """What to `producemore` for the flow's transfer in ns-2.35: its packets.
 
-    Its one-way TCP agents send sequence numbers 0 to `curseq_` inclusive,
-    one packet more than `advanceby` adds (measured with ns-2.35: 10 sent
-    for `producemore 9`, 2 for 1); its Vegas agent sends exactly as many.
+    With `syn_ true` its one-way agents but Vegas's send a 40-byte SYN as
+    sequence number 0 and raise `curseq_` by one for it, so `producemore 9`
+    sends the SYN and data packets 1 to 9 (measured with ns-2.35); with
+    `syn_ false`, and from Vegas's agent, data packets 0 to 8.
     """
-    packets = _transfer_packets(flow)
-    return packets if flow["tcp"]["variant"] == "vegas" else packets - 1
+    return _transfer_packets(flow)
 
 
 def _cbr_rate(flow: Mapping[str, Any], size: int) -> str:
@@ -757,6 +756,11 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$agent_({i}) set windowInit_ {int(tcp['initial_window_packets'])}",
             f"$agent_({i}) set minrto_ {tcp['min_rto_s']!r}",
         ]
+        # ns-2.35's defaults (`syn_ true`, `delay_growth_ true`) are manetsim's
+        # start_rule = "ns2"; "window" turns both off (delay_growth_ alone
+        # would reset the window on the first ACK).
+        syn = "true" if tcp.get("start_rule", "window") == "ns2" else "false"
+        lines += [f"$agent_({i}) set syn_ {syn}", f"$agent_({i}) set delay_growth_ {syn}"]
         if tcp["variant"] != "vegas":
             # ns-2.35's limited transmit (on by default), as the scenario says.
             lines.append(f"$agent_({i}) set singledup_ {int(bool(tcp.get('limited_transmit')))}")
@@ -929,6 +933,10 @@ def parse_trace(path: str | Path) -> TraceStats:
                         forwarded[message] = forwarded.get(message, 0.0) + relayed
                 continue
             if layer != "AGT" or kind == "ack":
+                continue
+            if kind == "tcp" and tokens[7] == str(NS2_TCP_HEADER_BYTES):
+                # A one-way agent's SYN (`syn_ true`): its 40 header bytes and
+                # no data, which manetsim's flows do not count either.
                 continue
             ip = _ip_field(tokens)
             if ip is None:
