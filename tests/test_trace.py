@@ -170,21 +170,22 @@ def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):
 
 
 def test_a_received_packets_lines_show_its_frames_mac_header(tmp_path: Path):
-    # A received packet's `r` lines (MAC and routing) show its frame's MAC
-    # header as ns-2's do: the duration field as sent (an ACK's time and
+    # A received packet's `r` lines (MAC, routing and agent) show its frame's
+    # MAC header as ns-2's do: the duration field as sent (an ACK's time and
     # SIFS for unicast data, 0 for a broadcast) and the receiver address,
     # `ffffffff` for a broadcast.
     path = tmp_path / "chain.tr"
     manetsim.run(CHAIN, ns2_trace=path)
     lines = path.read_text(encoding="utf-8").splitlines()
     sent: dict[tuple[str, str], str] = {}
-    checked = {"unicast": 0, "broadcast": 0}
+    checked = {"unicast": 0, "broadcast": 0, "agent": 0}
     for line in lines:
         t = line.split()
-        if t[3] not in ("MAC", "RTR") or t[6] in ("RTS", "CTS", "ACK") or t[0] not in "sr":
+        if t[3] not in ("MAC", "RTR", "AGT") or t[6] in ("RTS", "CTS", "ACK") or t[0] not in "sr":
             continue
-        if t[3] == "RTR" and (t[0] == "s" or t[8:12] == ["[0", "0", "0", "0]"]):
+        if t[3] != "MAC" and (t[0] == "s" or t[8:12] == ["[0", "0", "0", "0]"]):
             continue  # a send, or a packet its own agent handed down (no frame)
+        checked["agent"] += t[3] == "AGT"
         header = " ".join(t[8:12])
         if t[0] == "s":
             sent[(t[5], t[10].rstrip("]"))] = header
@@ -194,6 +195,21 @@ def test_a_received_packets_lines_show_its_frames_mac_header(tmp_path: Path):
             if t[9] != "ffffffff":
                 assert t[8] == "[13a", line
     assert min(checked.values()) > 10, checked
+
+
+@pytest.mark.parametrize("protocol", ["aodv", "dsr", "aomdv"])
+def test_data_for_a_node_reaches_its_agent_as_in_ns2s_nodes(tmp_path: Path, protocol: str):
+    # ns-2.35's DSR agent is its node's entry: data for the node has an
+    # `r … RTR` line before its `r … AGT` line. AODV's, AOMDV's and DSDV's
+    # nodes hand it from their address classifier to the agent: no RTR line.
+    path = tmp_path / "chain.tr"
+    manetsim.run(CHAIN, overrides={"routing.protocol": protocol}, ns2_trace=path)
+    lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
+    agent = {(t[2], t[5]) for t in lines if t[0] == "r" and t[3] == "AGT"}
+    routed = {(t[2], t[5]) for t in lines if t[0] == "r" and t[3] == "RTR"}
+    assert len(agent) > 100
+    assert (agent <= routed) == (protocol == "dsr")
+    assert bool(agent & routed) == (protocol == "dsr")
 
 
 def test_each_accepted_rts_cts_and_ack_has_an_r_line_as_ns2s_mac_log(tmp_path: Path):

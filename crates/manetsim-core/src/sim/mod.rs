@@ -1777,7 +1777,7 @@ impl World {
             return;
         }
         if let Some(t) = &mut self.trace {
-            t.packet('r', now, n, Layer::Router, "---", &packet, mac, n);
+            t.routing_received(now, n, &packet, mac);
         }
         if packet.is_control() {
             if let Some(log) = &mut self.floods {
@@ -1794,7 +1794,7 @@ impl World {
             self.with_router(now, n, |r, now, ctx| r.on_control(now, from, packet, ctx));
         } else if packet.dst == n || packet.dst == BROADCAST {
             self.with_router(now, n, |r, now, _| r.on_delivered(now, from, &packet));
-            self.deliver_local(now, packet);
+            self.deliver_local(now, packet, mac);
         } else {
             packet.ttl = packet.ttl.saturating_sub(1);
             if packet.ttl == 0 {
@@ -1817,19 +1817,12 @@ impl World {
         lost
     }
 
-    fn deliver_local(&mut self, now: SimTime, packet: Packet) {
+    /// Hands a packet to its transport agent; `mac`: the header of the
+    /// frame it arrived in, which ns-2's `r … AGT` line shows.
+    fn deliver_local(&mut self, now: SimTime, packet: Packet, mac: MacFields) {
         if let Some(t) = &mut self.trace {
             let n = packet.dst;
-            t.packet(
-                'r',
-                now,
-                n,
-                Layer::Agent,
-                "---",
-                &packet,
-                MacFields::default(),
-                n,
-            );
+            t.packet('r', now, n, Layer::Agent, "---", &packet, mac, n);
         }
         // A one-way SYN carries no data: the flow's counts leave it out.
         let data = packet.payload_bytes > 0;

@@ -243,6 +243,18 @@ impl Ns2Trace {
         self.line = line;
     }
 
+    /// A packet arrived at `node` from its link layer: its `r … RTR` line,
+    /// unless it is data for the node itself and only DSR's agent sits at
+    /// the node's entry (ns-2.35's AODV, AOMDV and DSDV nodes hand such a
+    /// packet from their address classifier straight to the transport
+    /// agent: its `r … AGT` line is the only one).
+    pub fn routing_received(&mut self, now: SimTime, node: NodeId, p: &Packet, mac: MacFields) {
+        let for_me = !p.is_control() && (p.dst == node || p.dst == BROADCAST);
+        if !for_me || self.protocol == RoutingProtocol::Dsr {
+            self.packet('r', now, node, Layer::Router, "---", p, mac, node);
+        }
+    }
+
     /// Node `node`'s MAC gave up on `p` for `next_hop` after its retries,
     /// as ns-2.35's `Mac802_11` discards the frames: the RTS when its
     /// retries ran out (`D … MAC RET 0 RTS`), then the data frame, whatever
