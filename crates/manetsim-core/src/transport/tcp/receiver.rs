@@ -2,7 +2,7 @@
 //! (RFC 2018), delayed ACKs (RFC 1122 section 4.2.3.2, RFC 5681 section
 //! 4.2) and the passive side of the handshake and FIN. A one-way SYN
 //! (ns-2.35's `syn_`) is acknowledged as the packet 0 ns-2's sink takes it
-//! for: in order, one sequence number long, with no payload.
+//! for: in order, one sequence number long, with no payload, and at once.
 //!
 //! ACK policy (RFC 5681 section 4.2): an out-of-order segment, a duplicate,
 //! a segment that fills (part of) a hole, a SYN or a FIN is acknowledged at
@@ -169,7 +169,9 @@ impl TcpReceiver {
             self.state = ReceiverState::CloseWait;
             self.ack_now = true;
         }
-        if had_hole || !self.delayed_ack {
+        // A one-way SYN is acknowledged at once, as any SYN (ns-2.35's
+        // `DelAckSink` does not delay its ACK either).
+        if had_hole || !self.delayed_ack || seg.flags.syn {
             self.ack_now = true;
             return;
         }

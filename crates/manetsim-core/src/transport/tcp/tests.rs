@@ -553,6 +553,31 @@ fn ns2_start_sends_a_bare_syn_then_the_initial_window_after_its_ack() {
 }
 
 #[test]
+fn ns2_start_syn_is_acked_at_once_by_a_delayed_ack_receiver() {
+    // ns-2.35's `Agent/TCPSink/DelAck` answers the SYN at once (on the
+    // chain fixture: its ACK leaves as the SYN arrives), then delays data's.
+    let c = TcpConfig {
+        delayed_ack: true,
+        ..ns2_start(CcKind::NewReno)
+    };
+    let mut s = TcpSender::new(c.clone(), None);
+    let mut r = TcpReceiver::new(&c);
+    let syn = drain(&mut s, 0);
+    r.on_segment(5, &syn[0]);
+    assert_eq!(r.poll_transmit(5).map(|a| a.ack), Some(1));
+    assert_eq!(r.poll_timeout(), None);
+    s.on_segment(10, &ack(1));
+    let segs = drain(&mut s, 10);
+    r.on_segment(15, &segs[0]);
+    assert!(
+        r.poll_transmit(15).is_none(),
+        "the first data segment's ACK waits"
+    );
+    r.on_segment(16, &segs[1]);
+    assert_eq!(r.poll_transmit(16).map(|a| a.ack), Some(2001));
+}
+
+#[test]
 fn ns2_start_after_a_lost_syn_opens_with_one_segment_and_ssthresh_2() {
     let c = ns2_start(CcKind::Reno);
     let mut s = TcpSender::new(c.clone(), None);
