@@ -496,32 +496,12 @@ impl TcpSender {
 
     /// An ACK (or SYN-ACK) arrived.
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
-        if self.state == SenderState::SynSent && !self.cfg.handshake {
-            // A one-way SYN is answered by a plain ACK (ns-2.35's sink
-            // acknowledges its sequence number 0).
-            if !seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
-                if let Some((t, false)) = self.syn_sent_at {
-                    self.rtt_sample(now, now - t, true);
-                }
-                self.state = SenderState::Established;
-                self.snd_una = self.data_start;
-                self.snd_nxt = self.data_start;
-                self.snd_max = self.data_start;
-                self.rto_deadline = None;
-                self.peer_window = seg.window as u64;
-                // `delay_growth_`: the window opens to `initial_window()`,
-                // which a timed-out SYN made one segment.
-                self.st.cwnd = if self.syn_timed_out {
-                    1.0
-                } else {
-                    self.cfg.initial_window_packets.max(1) as f64
-                };
-                self.update_flight();
-            }
-            return;
-        }
         if self.state == SenderState::SynSent {
-            if seg.flags.syn && seg.flags.ack && seg.ack == self.iss + 1 {
+            // With the handshake a SYN-ACK answers the SYN; a one-way SYN
+            // is answered by a plain ACK (ns-2.35's sink acknowledges its
+            // sequence number 0).
+            let answer = seg.flags.syn == self.cfg.handshake;
+            if answer && seg.flags.ack && seg.ack == self.iss + 1 {
                 if let Some((t, false)) = self.syn_sent_at {
                     self.rtt_sample(now, now - t, true);
                 }
@@ -530,8 +510,19 @@ impl TcpSender {
                 self.snd_nxt = self.data_start;
                 self.snd_max = self.data_start;
                 self.rto_deadline = None;
-                self.ack_pending = true;
                 self.peer_window = seg.window as u64;
+                if self.cfg.handshake {
+                    self.ack_pending = true;
+                } else {
+                    // `delay_growth_`: the window opens to
+                    // `initial_window()`, which a timed-out SYN made one.
+                    self.st.cwnd = if self.syn_timed_out {
+                        1.0
+                    } else {
+                        self.cfg.initial_window_packets.max(1) as f64
+                    };
+                    self.update_flight();
+                }
             }
             return;
         }
