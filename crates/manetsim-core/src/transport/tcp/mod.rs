@@ -171,9 +171,18 @@ impl TcpConfig {
     /// but Vegas's, with [`StartRule::Ns2`]): it takes sequence number 0
     /// and data starts at 1.
     pub fn one_way_syn(&self) -> bool {
-        !self.handshake
-            && self.start_rule == StartRule::Ns2
-            && !matches!(self.variant, CcKind::Vegas { .. })
+        self.ns2_start() && !matches!(self.variant, CcKind::Vegas { .. })
+    }
+
+    /// Whether a flow starts as ns-2.35's one-way agents do
+    /// ([`StartRule::Ns2`], without the handshake).
+    pub fn ns2_start(&self) -> bool {
+        !self.handshake && self.start_rule == StartRule::Ns2
+    }
+
+    /// The initial window, segments (ns-2's `initial_window()`).
+    pub fn initial_window(&self) -> f64 {
+        self.initial_window_packets.max(1) as f64
     }
 
     /// Whether the receiver sends SACK blocks (the SACK variant).

@@ -28,7 +28,7 @@
 //! - **Handshake** (optional): SYN, then data after the SYN-ACK; a finite
 //!   flow ends with FIN. Without the handshake (ns-2's one-way agents) data
 //!   starts at sequence 0 and no FIN is sent, or, with
-//!   [`StartRule::Ns2`], after a one-way SYN and its plain ACK (see there).
+//!   [`StartRule::Ns2`](super::StartRule::Ns2), after a one-way SYN and its plain ACK (see there).
 //! - **No Nagle**: whatever the application has written is sent at once, up
 //!   to one MSS per segment (CBR over TCP sends one segment per write).
 
@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
-use super::{StartRule, TcpConfig, TcpMetrics};
+use super::{TcpConfig, TcpMetrics};
 use crate::engine::SimTime;
 
 /// Connection state of the sender (RFC 9293 names).
@@ -111,7 +111,7 @@ pub struct TcpSender {
     /// The SYN of a one-way flow (ns-2.35's `syn_`) timed out: data starts
     /// with a window of one segment (its `bugfix_ss_`).
     syn_timed_out: bool,
-    /// [`StartRule::Ns2`] for Vegas: the window becomes the initial
+    /// [`StartRule::Ns2`](super::StartRule::Ns2) for Vegas: the window becomes the initial
     /// window on the first new ACK after the first packet's own.
     vegas_delay_growth: bool,
     ack_pending: bool,
@@ -150,13 +150,9 @@ impl TcpSender {
 
     fn build(cfg: TcpConfig) -> Self {
         // ns-2.35's `delay_growth_` starts the window at one segment.
-        let ns2_start = !cfg.handshake && cfg.start_rule == StartRule::Ns2;
+        let ns2_start = cfg.ns2_start();
         let st = CcState {
-            cwnd: if ns2_start {
-                1.0
-            } else {
-                cfg.initial_window_packets.max(1) as f64
-            },
+            cwnd: if ns2_start { 1.0 } else { cfg.initial_window() },
             ssthresh: f64::MAX,
             max_cwnd: cfg.window_packets.max(1) as f64,
             mss: cfg.mss_bytes.max(1),
@@ -519,7 +515,7 @@ impl TcpSender {
                     self.st.cwnd = if self.syn_timed_out {
                         1.0
                     } else {
-                        self.cfg.initial_window_packets.max(1) as f64
+                        self.cfg.initial_window()
                     };
                     self.update_flight();
                 }
@@ -570,7 +566,7 @@ impl TcpSender {
             // its first packet's, before anything else this ACK does.
             self.vegas_delay_growth = false;
             if self.snd_una == self.data_start + self.mss() {
-                self.st.cwnd = self.cfg.initial_window_packets.max(1) as f64;
+                self.st.cwnd = self.cfg.initial_window();
             }
         }
         let acked_bytes = ack - self.snd_una;
