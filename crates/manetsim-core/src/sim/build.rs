@@ -17,7 +17,7 @@ use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
 use crate::routing::aodv::LinkDetection;
 use crate::routing::aomdv::{Aomdv, AomdvConfig, Disjoint};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
-use crate::routing::dsr::{CacheModel, Dsr, DsrConfig, RequestPacing};
+use crate::routing::dsr::{CacheModel, Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
@@ -120,10 +120,16 @@ pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
     let mut cfg = DsrConfig::default();
     if let Some(o) = options {
         cfg.gratuitous_replies = o.gratuitous_replies;
-        (cfg.pacing, cfg.cache, cfg.flow_state, cfg.ns2_request_sizes) = match o.preset {
-            DsrPreset::Rfc => (RequestPacing::Rfc, CacheModel::Single, false, false),
-            DsrPreset::Ns2 => (RequestPacing::Ns2, CacheModel::Ns2, true, true),
+        let preset = match o.preset {
+            DsrPreset::Rfc => DsrConfig::default(),
+            DsrPreset::Ns2 => DsrConfig::ns2(),
         };
+        cfg.pacing = preset.pacing;
+        cfg.cache = preset.cache;
+        cfg.flow_state = preset.flow_state;
+        cfg.ns2_request_sizes = preset.ns2_request_sizes;
+        cfg.ns2_header_sizes = preset.ns2_header_sizes;
+        cfg.first_request_id = preset.first_request_id;
         if let Some(on) = o.flow_state {
             cfg.flow_state = on;
         }

@@ -512,6 +512,67 @@ impl DsrRepr {
                 .sum::<usize>()
     }
 
+    /// The bytes ns-2.35 counts for this header (its `hdr_sr::size()`),
+    /// where [`Self::buffer_len`] counts the RFC's layout. ns-2 keeps a
+    /// route as the list of its nodes, source and destination included,
+    /// and counts 4 bytes of fixed header when any of a route, request,
+    /// reply, error or flow timeout is present, then 4 per node of the
+    /// route but one (a route request's record counts as its route), 8
+    /// for a request, 5 and 4 per node of a reply's route (the initiator
+    /// included), 16 per broken-link error, 14 per unknown-flow error, 12
+    /// per unknown-default-flow error, 4 for a flow timeout and 4 for the
+    /// flow header that a packet establishing a flow carries (the RFC's
+    /// 8-byte Destination and Flow ID option here); the sum is rounded up
+    /// to a multiple of 4. A source route's nodes are its addresses, the
+    /// packet's source (unless the route was salvaged: its first address
+    /// is then the salvaging node, the route's first node) and its
+    /// destination.
+    pub fn ns2_len(&self) -> usize {
+        let mut route_nodes = 0;
+        let mut counted = false;
+        let mut sz = 0;
+        for o in &self.options {
+            match o {
+                DsrOption::SourceRoute {
+                    salvage, addresses, ..
+                } => {
+                    counted = true;
+                    route_nodes = addresses.len() + if *salvage > 0 { 1 } else { 2 };
+                }
+                DsrOption::RouteRequest { addresses, .. } => {
+                    counted = true;
+                    route_nodes = route_nodes.max(addresses.len() + 1);
+                    sz += 8;
+                }
+                DsrOption::RouteReply { addresses, .. } => {
+                    counted = true;
+                    sz += 5 + 4 * (addresses.len() + 1);
+                }
+                DsrOption::RouteError { error_type, .. } => {
+                    counted = true;
+                    sz += match *error_type {
+                        ERROR_UNKNOWN_FLOW => 14,
+                        ERROR_DEFAULT_FLOW_UNKNOWN => 12,
+                        _ => 16,
+                    };
+                }
+                DsrOption::Timeout { .. } => {
+                    counted = true;
+                    sz += 4;
+                }
+                DsrOption::DestFlowId { .. } => sz += 4,
+                DsrOption::Pad1 | DsrOption::PadN(_) => {}
+            }
+        }
+        if counted {
+            sz += FIXED_LEN;
+        }
+        if route_nodes > 0 {
+            sz += 4 * (route_nodes - 1);
+        }
+        sz.next_multiple_of(4)
+    }
+
     /// Writes the header into `b[..self.buffer_len()]`.
     pub fn emit(&self, b: &mut [u8]) {
         let len = self.buffer_len();
@@ -824,6 +885,81 @@ mod tests {
             options: vec![r.options[2].clone()],
         };
         assert_eq!(plain.establishes(), None);
+    }
+
+    fn sr(salvage: u8, addresses: Vec<u32>) -> DsrOption {
+        DsrOption::SourceRoute {
+            first_hop_external: false,
+            last_hop_external: false,
+            salvage,
+            segments_left: addresses.len() as u8,
+            addresses,
+        }
+    }
+
+    fn error(error_type: u8, type_specific: Vec<u8>) -> DsrOption {
+        DsrOption::RouteError {
+            error_type,
+            salvage: 0,
+            source: 1,
+            destination: 0,
+            type_specific,
+        }
+    }
+
+    #[test]
+    fn ns2_len_counts_as_ns2s_hdr_sr() {
+        let ns2 = |options: Vec<DsrOption>| DsrRepr::control(options).ns2_len();
+        // From ns-2.35's traces of a 3-node chain (IP header 20 bytes
+        // more): a request at its initiator `DSR 32`, once relayed 16
+        // bytes more (`48`), the target's reply along 2 -> 1 -> 0 with
+        // the route 0 1 2 `DSR 52`, and a flow's first packet over the
+        // chain 40 bytes over the TCP packet (IP, then 20 here).
+        let request = |addresses: Vec<u32>| DsrOption::RouteRequest {
+            id: 1,
+            target: 2,
+            addresses,
+        };
+        assert_eq!(ns2(vec![request(vec![])]), 12);
+        assert_eq!(ns2(vec![request(vec![1])]), 16);
+        let reply = DsrOption::RouteReply {
+            last_hop_external: false,
+            addresses: vec![1, 2],
+        };
+        assert_eq!(ns2(vec![reply.clone(), sr(0, vec![1])]), 32);
+        // The RFC's layout: 4 + 3 + 8 + 4 + 4.
+        assert_eq!(
+            DsrRepr::control(vec![reply, sr(0, vec![1])]).buffer_len(),
+            23
+        );
+        let establishing = vec![
+            DsrOption::Timeout { timeout_s: 60 },
+            DsrOption::DestFlowId {
+                flow_id: 1,
+                destination: 2,
+            },
+            sr(0, vec![1]),
+        ];
+        assert_eq!(ns2(establishing.clone()), 20);
+        assert_eq!(DsrRepr::control(establishing).buffer_len(), 24);
+        // A plain route: 4 per node but one, as the RFC's option (a
+        // direct neighbour's route is the empty option, 4 bytes).
+        assert_eq!(ns2(vec![sr(0, vec![1, 2, 3])]), 4 + 16);
+        assert_eq!(ns2(vec![sr(0, vec![])]), 4 + 4);
+        // A salvaged route starts at the salvaging node, its first address.
+        assert_eq!(ns2(vec![sr(1, vec![4, 5])]), 4 + 8);
+        // Errors: 16 for a broken link, 14 and 12 for unknown flows, the
+        // sum rounded up to 4 bytes.
+        let broken = error(ERROR_NODE_UNREACHABLE, vec![0, 0, 0, 3]);
+        assert_eq!(ns2(vec![broken.clone(), sr(0, vec![])]), 4 + 16 + 4);
+        let unknown = error(ERROR_UNKNOWN_FLOW, vec![0, 0, 0, 3, 0, 1]);
+        assert_eq!(ns2(vec![unknown.clone(), sr(0, vec![])]), 24);
+        assert_eq!(ns2(vec![unknown, broken.clone(), sr(0, vec![])]), 40);
+        let default = error(ERROR_DEFAULT_FLOW_UNKNOWN, vec![0, 0, 0, 3]);
+        assert_eq!(ns2(vec![default]), 16);
+        // A request carrying the last error: 12 + 16.
+        assert_eq!(ns2(vec![broken, request(vec![])]), 28);
+        assert_eq!(ns2(vec![]), 0);
     }
 
     #[test]

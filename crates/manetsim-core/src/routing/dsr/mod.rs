@@ -222,6 +222,16 @@ pub struct DsrConfig {
     /// k = 1…n, bytes at its IP layer (488 at 13 nodes) instead of
     /// 20 + 8 + 4n (80), so the far hops of a flood stay on the air longer.
     pub ns2_request_sizes: bool,
+    /// DSR headers count in a packet's size as ns-2.35 counts them
+    /// ([`DsrRepr::ns2_len`]) instead of by the RFC's layout: a route
+    /// reply 9 bytes more for a 3-node route (52 bytes with its IP header,
+    /// not 43), a packet that establishes a flow 4 bytes less, the
+    /// unknown-flow errors 4 less. The packets carry the RFC's bytes
+    /// either way; only their sizes (and so their airtime) change.
+    pub ns2_header_sizes: bool,
+    /// The identification of this node's first Route Request (ns-2.35
+    /// numbers them from 1, `route_request_num`).
+    pub first_request_id: u16,
 }
 
 /// How a node paces its route requests and releases its send buffer.
@@ -273,6 +283,8 @@ impl Default for DsrConfig {
             buffer_check: 30 * NS_PER_MS,
             flow_state: false,
             ns2_request_sizes: false,
+            ns2_header_sizes: false,
+            first_request_id: 0,
         }
     }
 }
@@ -280,14 +292,18 @@ impl Default for DsrConfig {
 impl DsrConfig {
     /// ns-2.35's pacing of requests and of the send buffer
     /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
-    /// flow state and its growing requests
-    /// ([`DsrConfig::ns2_request_sizes`]), everything else as [`Default`].
+    /// flow state, its growing requests
+    /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
+    /// ([`DsrConfig::ns2_header_sizes`]) and request numbers, everything
+    /// else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
             cache: CacheModel::Ns2,
             flow_state: true,
             ns2_request_sizes: true,
+            ns2_header_sizes: true,
+            first_request_id: 1,
             ..Self::default()
         }
     }
@@ -565,7 +581,7 @@ impl Dsr {
             },
             buffer: SendBuffer::new(cfg.send_buffer_packets, cfg.send_buffer_timeout),
             requests: RequestTable::default(),
-            next_request_id: 0,
+            next_request_id: cfg.first_request_id,
             discoveries: 0,
             delayed: BTreeMap::new(),
             delayed_seq: 0,
@@ -610,10 +626,30 @@ impl Dsr {
     // Data packets
     // ---------------------------------------------------------------
 
+    /// The bytes the DSR header `body` counts in its packet's size: its
+    /// own length (the RFC's layout), or with
+    /// [`DsrConfig::ns2_header_sizes`] what ns-2.35 counts for it
+    /// ([`DsrRepr::ns2_len`]; a flow header is 4 bytes in both).
+    fn header_bytes(ns2: bool, body: &[u8]) -> u32 {
+        if !ns2 || FlowHeader::is_flow_state(body) {
+            return body.len() as u32;
+        }
+        DsrRepr::parse(body).map_or(body.len(), |r| r.ns2_len()) as u32
+    }
+
+    /// A DSR control packet from `src` to `dst` carrying `body`, its size
+    /// counted as [`Self::header_bytes`] says.
+    fn control(&self, src: NodeId, dst: NodeId, ttl: u8, body: Vec<u8>) -> Packet {
+        let counted = Self::header_bytes(self.cfg.ns2_header_sizes, &body);
+        let mut p = Packet::control(src, dst, ttl, 0, body);
+        p.size_bytes = p.size_bytes - p.body().len() as u32 + counted;
+        p
+    }
+
     /// Removes the DSR header from a data packet (restoring its size).
-    fn strip(p: &mut Packet) {
+    fn strip(&self, p: &mut Packet) {
         if let Some(b) = p.body.take() {
-            p.size_bytes -= b.len() as u32;
+            p.size_bytes -= Self::header_bytes(self.cfg.ns2_header_sizes, &b);
         }
     }
 
@@ -631,28 +667,35 @@ impl Dsr {
             segments_left,
             addresses: addresses.to_vec(),
         };
-        Self::attach(&mut p, &sr);
+        let bytes = DsrRepr {
+            next_header: NEXT_HEADER_UDP,
+            options: vec![sr.option()],
+        }
+        .to_bytes();
+        p.size_bytes += bytes.len() as u32;
+        p.body = Some(Rc::from(bytes));
         p
     }
 
     /// Attaches `sr` as the packet's DSR header, keeping `size_bytes` exact.
-    fn attach(p: &mut Packet, sr: &SourceRoute) {
-        Self::attach_options(p, vec![sr.option()]);
+    fn attach(&self, p: &mut Packet, sr: &SourceRoute) {
+        self.attach_options(p, vec![sr.option()]);
     }
 
     /// Attaches a DSR options header with `options` to a data packet.
-    fn attach_options(p: &mut Packet, options: Vec<DsrOption>) {
+    fn attach_options(&self, p: &mut Packet, options: Vec<DsrOption>) {
         let repr = DsrRepr {
             next_header: NEXT_HEADER_UDP,
             options,
         };
-        Self::attach_bytes(p, repr.to_bytes());
+        self.attach_bytes(p, repr.to_bytes());
     }
 
-    /// Replaces the packet's DSR header by `bytes`, keeping `size_bytes` exact.
-    fn attach_bytes(p: &mut Packet, bytes: Vec<u8>) {
-        Self::strip(p);
-        p.size_bytes += bytes.len() as u32;
+    /// Replaces the packet's DSR header by `bytes`, keeping `size_bytes`
+    /// as [`Self::header_bytes`] counts it.
+    fn attach_bytes(&self, p: &mut Packet, bytes: Vec<u8>) {
+        self.strip(p);
+        p.size_bytes += Self::header_bytes(self.cfg.ns2_header_sizes, &bytes);
         p.body = Some(Rc::from(bytes));
     }
 
@@ -664,7 +707,7 @@ impl Dsr {
 
     /// A data packet this node originates (or must route again as source).
     fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
-        Self::strip(&mut p);
+        self.strip(&mut p);
         if let Some(route) = self.cache.find_for_use(p.dst, now) {
             let route = route.to_vec();
             self.send_own(now, p, &route, 0, ctx);
@@ -748,7 +791,7 @@ impl Dsr {
         repr.options
             .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
         repr.options.push(sr.option());
-        Self::attach_bytes(&mut p, repr.to_bytes());
+        self.attach_bytes(&mut p, repr.to_bytes());
         let out = Out::Held {
             message,
             forwarded: old.is_some(),
@@ -851,7 +894,7 @@ impl Dsr {
             return;
         }
         if p.src == self.me {
-            Self::strip(&mut p);
+            self.strip(&mut p);
             self.send_own(now, p, route, delay, ctx);
             return;
         }
@@ -861,7 +904,7 @@ impl Dsr {
             .as_ref()
             .and_then(SourceRoute::of)
             .map_or(0, |sr| sr.salvage);
-        Self::attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
+        self.attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
         self.send_later(now, delay, p, route[1], Out::Data, ctx);
     }
 
@@ -877,7 +920,7 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         if !self.cfg.flow_state {
-            Self::attach(&mut p, &SourceRoute::along(route));
+            self.attach(&mut p, &SourceRoute::along(route));
             self.send_later(now, delay, p, route[1], Out::Data, ctx);
             return;
         }
@@ -934,7 +977,7 @@ impl Dsr {
         }
         if establish {
             let sr = SourceRoute::along(&e.route);
-            Self::attach_options(
+            self.attach_options(
                 &mut p,
                 vec![
                     DsrOption::Timeout {
@@ -953,7 +996,7 @@ impl Dsr {
                 hop_count: 1,
                 flow_id: id,
             };
-            Self::attach_bytes(&mut p, h.to_bytes().to_vec());
+            self.attach_bytes(&mut p, h.to_bytes().to_vec());
         }
         self.send_later(now, delay, p, next, Out::Data, ctx);
     }
@@ -1015,7 +1058,7 @@ impl Dsr {
             Err(unknown) => {
                 self.flow_counts.unknown += 1;
                 self.send_flow_error(now, &p, unknown, ctx);
-                Self::strip(&mut p);
+                self.strip(&mut p);
                 self.salvage(now, p, 0, DropReason::NoRoute, ctx);
                 return;
             }
@@ -1029,7 +1072,7 @@ impl Dsr {
         self.flow_counts.forwarded += 1;
         if let Ok(mut h) = FlowHeader::parse(p.body()) {
             h.hop_count = h.hop_count.saturating_add(1);
-            Self::attach_bytes(&mut p, h.to_bytes().to_vec());
+            self.attach_bytes(&mut p, h.to_bytes().to_vec());
         }
         ctx.send(p, next);
     }
@@ -1066,7 +1109,7 @@ impl Dsr {
             options.push(SourceRoute::along(route).option());
         }
         let body = DsrRepr::control(options).to_bytes();
-        let e = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
+        let e = self.control(self.me, tell, CONTROL_TTL, body);
         match route {
             Some(route) => ctx.originate(e, route[1], "rerr", false),
             None => ctx.create(e),
@@ -1268,7 +1311,7 @@ impl Dsr {
         let Some(route) = route.map(<[NodeId]>::to_vec) else {
             // ns-2's `undeliverablePkt`: into the send buffer while a route
             // is found.
-            Self::attach_bytes(&mut p, repr.to_bytes());
+            self.attach_bytes(&mut p, repr.to_bytes());
             if own {
                 self.await_route(now, p, ctx);
             } else if let Err(p) = self.await_route_for_other(now, p, ctx) {
@@ -1300,7 +1343,7 @@ impl Dsr {
             SourceRoute::salvaged(me, &route, salvage)
         };
         sr.replace_in(&mut repr);
-        Self::attach_bytes(&mut p, repr.to_bytes());
+        self.attach_bytes(&mut p, repr.to_bytes());
         ctx.resend(p, route[1], message, true);
     }
 
@@ -1354,7 +1397,7 @@ impl Dsr {
         };
         let Some(id) = id else {
             self.send_flow_error(now, &p, None, ctx);
-            Self::strip(&mut p);
+            self.strip(&mut p);
             self.salvage(now, p, 0, reason, ctx);
             return;
         };
@@ -1366,7 +1409,7 @@ impl Dsr {
         match travelled {
             Some(travelled) => {
                 self.send_error(now, broken, 0, &travelled, ctx);
-                Self::strip(&mut p);
+                self.strip(&mut p);
                 self.salvage(now, p, 0, reason, ctx);
             }
             None => ctx.drop_packet(p, reason),
@@ -1388,7 +1431,7 @@ impl Dsr {
             Some(route) if salvage < self.cfg.max_salvage => {
                 let salvaged = SourceRoute::salvaged(self.me, route, salvage);
                 let next = route[1];
-                Self::attach(&mut p, &salvaged);
+                self.attach(&mut p, &salvaged);
                 ctx.send(p, next);
             }
             None if salvage < self.cfg.max_salvage && self.ns2_pacing() => {
@@ -1447,7 +1490,7 @@ impl Dsr {
             addresses: Vec::new(),
         });
         let body = DsrRepr::control(options).to_bytes();
-        let p = Packet::control(self.me, BROADCAST, ttl, 0, body);
+        let p = self.control(self.me, BROADCAST, ttl, body);
         let jitter = if ns2 { self.jitter(ctx) } else { 0 };
         let out = Out::New {
             message: "rreq",
@@ -1491,7 +1534,7 @@ impl Dsr {
             if self.ns2_pacing() {
                 // ns-2 jitters the target's replies as it does requests.
                 let delay = self.jitter(ctx);
-                let p = Self::reply_packet(self.me, route, &back);
+                let p = self.reply_packet(route, &back);
                 let out = Out::New {
                     message: "rrep",
                     forwarded: false,
@@ -1534,8 +1577,8 @@ impl Dsr {
             addresses: rec,
         });
         let body = DsrRepr::control(options).to_bytes();
-        let header_bytes = body.len() as u32;
-        let mut p = Packet::control(initiator, BROADCAST, packet.ttl - 1, 0, body);
+        let header_bytes = Self::header_bytes(self.cfg.ns2_header_sizes, &body);
+        let mut p = self.control(initiator, BROADCAST, packet.ttl - 1, body);
         // The same packet goes on, as in ns-2.35's `handleRouteRequest`.
         p.uid = packet.uid;
         if self.cfg.ns2_request_sizes {
@@ -1567,12 +1610,12 @@ impl Dsr {
         message: &'static str,
         ctx: &mut RoutingCtx,
     ) {
-        let p = Self::reply_packet(self.me, route, back);
+        let p = self.reply_packet(route, back);
         ctx.originate(p, back[1], message, false);
     }
 
-    /// A Route Reply from `me` carrying `route` back along `back`.
-    fn reply_packet(me: NodeId, route: Vec<NodeId>, back: &[NodeId]) -> Packet {
+    /// A Route Reply from this node carrying `route` back along `back`.
+    fn reply_packet(&self, route: Vec<NodeId>, back: &[NodeId]) -> Packet {
         let initiator = *back.last().expect("back path ends at the initiator");
         let sr = SourceRoute::along(back);
         let body = DsrRepr::control(vec![
@@ -1583,7 +1626,7 @@ impl Dsr {
             sr.option(),
         ])
         .to_bytes();
-        Packet::control(me, initiator, CONTROL_TTL, 0, body)
+        self.control(self.me, initiator, CONTROL_TTL, body)
     }
 
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
@@ -1782,7 +1825,7 @@ impl Dsr {
         });
         nested.push(sr.option());
         let body = DsrRepr::control(nested).to_bytes();
-        let p = Packet::control(self.me, tell, CONTROL_TTL, 0, body);
+        let p = self.control(self.me, tell, CONTROL_TTL, body);
         ctx.originate(p, back[1], "rerr", false);
     }
 
@@ -1822,18 +1865,12 @@ impl Dsr {
             // Created without a route; it waits for one in the send buffer.
             repr.options
                 .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
-            ctx.create(Packet::control(
-                self.me,
-                tell,
-                CONTROL_TTL,
-                0,
-                repr.to_bytes(),
-            ));
+            ctx.create(self.control(self.me, tell, CONTROL_TTL, repr.to_bytes()));
             return;
         };
         let sr = SourceRoute::along(&route);
         sr.replace_in(&mut repr);
-        let p = Packet::control(self.me, tell, CONTROL_TTL, 0, repr.to_bytes());
+        let p = self.control(self.me, tell, CONTROL_TTL, repr.to_bytes());
         ctx.originate(p, route[1], "rerr", false);
     }
 
@@ -1862,7 +1899,7 @@ impl Dsr {
         }
         sr.segments_left -= 1;
         sr.replace_in(&mut repr);
-        let mut p = Packet::control(packet.src, packet.dst, packet.ttl, 0, repr.to_bytes());
+        let mut p = self.control(packet.src, packet.dst, packet.ttl, repr.to_bytes());
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
         p.uid = packet.uid;
         ctx.relay(p, next, message);
@@ -1916,7 +1953,7 @@ impl RoutingProtocol for Dsr {
             // Other options (a flow's Timeout and id) stay as they were.
             let mut repr = repr;
             sr.replace_in(&mut repr);
-            Self::attach_options(&mut packet, repr.options);
+            self.attach_options(&mut packet, repr.options);
             ctx.send(packet, next);
         } else if let Some(i) = sr.already_processed(self.me) {
             // Back from the interface queue after a link break: salvage.
@@ -2048,7 +2085,7 @@ impl RoutingProtocol for Dsr {
         // salvaged (ns-2 `undeliverablePkt`), as it carries no route.
         if self.cfg.flow_state && packet.src != self.me && Self::by_flow(&packet) {
             let mut p = packet;
-            Self::strip(&mut p);
+            self.strip(&mut p);
             self.salvage(now, p, 0, DropReason::NoRoute, ctx);
         } else {
             self.route_output(now, packet, ctx);

@@ -28,15 +28,24 @@ fn data(src: NodeId, dst: NodeId) -> Packet {
 /// A data packet as it arrives at a forwarder: header already attached.
 fn routed(src: NodeId, dst: NodeId, addrs: &[NodeId], segs: u8, salvage: u8) -> Packet {
     let mut p = data(src, dst);
-    Dsr::attach(
-        &mut p,
-        &SourceRoute {
-            salvage,
-            segments_left: segs,
-            addresses: addrs.to_vec(),
-        },
-    );
+    let sr = SourceRoute {
+        salvage,
+        segments_left: segs,
+        addresses: addrs.to_vec(),
+    };
+    let repr = DsrRepr {
+        next_header: NEXT_HEADER_UDP,
+        options: vec![sr.option()],
+    };
+    attach_rfc(&mut p, repr.to_bytes());
     p
+}
+
+/// Gives data packet `p` the DSR header `bytes`, counted by the RFC's
+/// layout.
+fn attach_rfc(p: &mut Packet, bytes: Vec<u8>) {
+    p.size_bytes += bytes.len() as u32;
+    p.body = Some(bytes.into());
 }
 
 fn control(src: NodeId, dst: NodeId, ttl: u8, options: Vec<DsrOption>) -> Packet {
@@ -976,6 +985,64 @@ fn ns2_reply_releases_the_buffer_30_ms_apart_and_resets_the_pacing() {
     assert_eq!(reqs[0].1, 1);
 }
 
+/// The messages among `actions` with their sizes and, for a request, its
+/// identification.
+fn sized(actions: &[(SimTime, RoutingAction)]) -> Vec<(&'static str, u32, Option<u16>)> {
+    actions
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Originate {
+                packet, message, ..
+            } => {
+                let id = parse(packet).options.iter().find_map(|o| match o {
+                    DsrOption::RouteRequest { id, .. } => Some(*id),
+                    _ => None,
+                });
+                Some((*message, packet.size_bytes, id))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_sizes_and_request_ids_as_in_ns2s_trace_of_a_3_node_chain() {
+    // ns-2.35's trace of the chain 0 - 1 - 2 (tests/fixtures'
+    // ns2_chain3_aodv.toml run over DSR): the first request `DSR 32`,
+    // numbered 1; relayed by 1, `DSR 48`; the target's reply along
+    // 2 -> 1 -> 0, carrying the route 0 1 2, `DSR 52`. The RFC's layout
+    // (and a relayed request that does not grow) gives 32, 36 and 43, and
+    // numbers the first request 0.
+    for (mut d0, mut d1, mut d2, relayed_bytes, reply_bytes, first_id) in [
+        (dsr_ns2(0), dsr_ns2(1), dsr_ns2(2), 48, 52, 1),
+        (dsr(0), dsr(1), dsr(2), 36, 43, 0),
+    ] {
+        let out: Vec<_> = run(&mut d0, |d, c| d.route_output(NS_PER_S, data(0, 2), c))
+            .into_iter()
+            .map(|a| (NS_PER_S, a))
+            .chain(advance(&mut d0, NS_PER_S + 10 * NS_PER_MS))
+            .collect();
+        assert_eq!(sized(&out), vec![("rreq", 32, Some(first_id))]);
+        let at = 2 * NS_PER_S;
+        let out: Vec<_> = run(&mut d1, |d, c| {
+            d.on_control(at, 0, rreq(0, 32, first_id, 2, &[]), c)
+        })
+        .into_iter()
+        .map(|a| (at, a))
+        .chain(advance(&mut d1, at + 20 * NS_PER_MS))
+        .collect();
+        assert_eq!(sized(&out), vec![("rreq", relayed_bytes, Some(first_id))]);
+        let out: Vec<_> = run(&mut d2, |d, c| {
+            d.on_control(at, 1, rreq(0, 31, first_id, 2, &[1]), c)
+        })
+        .into_iter()
+        .map(|a| (at, a))
+        .chain(advance(&mut d2, at + 20 * NS_PER_MS))
+        .collect();
+        assert_eq!(sized(&out), vec![("rrep", reply_bytes, None)]);
+    }
+}
+
 #[test]
 fn ns2_forwarder_without_a_cached_route_tries_one_ring_zero_cycle() {
     let mut d = dsr_ns2(2);
@@ -1189,8 +1256,10 @@ fn flow_source_advertises_the_route_three_times_then_sends_bare_packets() {
     let mut d = dsr_ns2(0);
     d.learn_route(&[0, 1, 2, 3], 0);
     let est = Header::Establishes(1, vec![1, 2]);
-    // 4 fixed + Timeout 4 + Destination and Flow ID 8 + route 4 + 2 × 4.
-    assert_eq!(send_from_0(&mut d, 0), (est, 1, 540 + 28));
+    // As ns-2.35 counts it (`DsrConfig::ns2_header_sizes`): 4 fixed +
+    // route 3 × 4 + flow timeout 4 + flow header 4 (by the RFC's layout,
+    // 4 fixed + Timeout 4 + Destination and Flow ID 8 + route 4 + 2 × 4 = 28).
+    assert_eq!(send_from_0(&mut d, 0), (est, 1, 540 + 24));
     assert_eq!(send_from_0(&mut d, 1).0, Header::Establishes(1, vec![1, 2]));
     assert_eq!(send_from_0(&mut d, 2).0, Header::Establishes(1, vec![1, 2]));
     // The default flow: no DSR header at all.
@@ -1241,7 +1310,7 @@ fn a_broken_link_ends_the_sources_flow_and_the_next_packet_opens_another() {
     run(&mut d, |d, c| d.on_control(5, 1, rerr, c));
     assert_eq!(
         send_from_0(&mut d, 6),
-        (Header::Establishes(3, vec![4, 2]), 4, 568)
+        (Header::Establishes(3, vec![4, 2]), 4, 564)
     );
     // A link the flow does not use leaves it alone.
     let rerr = control(4, 0, 64, vec![rerr_opt(2, 9, 0), sr_opt(&[], 0)]);
@@ -1281,7 +1350,7 @@ fn relay_with_flow() -> Dsr {
     // The options stay: the next relay learns the flow too.
     assert_eq!(
         (header(s[0].0), s[0].0.size_bytes),
-        (Header::Establishes(1, vec![1, 2]), 568)
+        (Header::Establishes(1, vec![1, 2]), 564)
     );
     d
 }
@@ -1296,7 +1365,7 @@ fn by_flow(id: Option<u16>, ttl: u8) -> Packet {
             hop_count: 1,
             flow_id: id,
         };
-        Dsr::attach_bytes(&mut p, h.to_bytes().to_vec());
+        attach_rfc(&mut p, h.to_bytes().to_vec());
     }
     p
 }
@@ -1432,7 +1501,7 @@ fn a_relay_without_a_route_to_the_source_holds_its_unknown_flow_error() {
         SourceRoute::of(&repr).unwrap().addresses,
         Vec::<NodeId>::new()
     );
-    assert_eq!(p.size_bytes, 20 + repr.buffer_len() as u32);
+    assert_eq!(p.size_bytes, 20 + repr.ns2_len() as u32);
     assert_eq!(d.buffered(), 0);
 }
 
@@ -1571,7 +1640,7 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
         (sr.salvage, sr.segments_left, sr.addresses.clone()),
         (1, 1, vec![2, 7])
     );
-    assert_eq!(p.size_bytes, 20 + repr.buffer_len() as u32);
+    assert_eq!(p.size_bytes, 20 + repr.ns2_len() as u32);
     assert!(dropped(&out).is_empty());
     // 4 hears of 2 -> 1 in an error that carries its own first.
     let o = originated(&out);
