@@ -115,8 +115,12 @@
 //!   queue held for the broken link is only salvaged. An unknown-flow
 //!   error with no cached route back to the source waits in the send
 //!   buffer while this node discovers one (ns-2's `sendUnknownFlow` hands
-//!   it to `handlePktWithoutSR`). Not modelled: ns-2's route shortening
-//!   of flow packets (`processFlowARS`).
+//!   it to `handlePktWithoutSR`). Flow packets prompt no route
+//!   shortening, as in ns-2.35: its `processFlowARS` notes the hops a
+//!   flow packet it overhears could skip, but `handleFlowForwarding`
+//!   acts on a note only if the packet's route index (always 0 for a
+//!   flow packet, whose header carries no route) exceeds the hops
+//!   skipped, so it never sends the reply.
 //! * **Not implemented:** acknowledgement-based maintenance (only MAC
 //!   feedback).
 
