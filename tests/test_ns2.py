@@ -985,8 +985,9 @@ def test_crosscheck_side_by_side_reports_cpu_times(tmp_path: Path):
 @pytest.mark.parametrize(
     ("routing", "agent", "queue"),
     [
-        # DropTail/PriQueue holds limit_ - 1 packets, CMUPriQueue limit_ a band:
-        # either way the scenario's 50.
+        # DropTail/PriQueue holds limit_ - 1 packets: the scenario's 50.
+        # CMUPriQueue holds 50 a band whatever limit_ is (other queues are
+        # refused over DSR).
         ("aodv", "AODV", "Queue/DropTail/PriQueue -ifqLen 51"),
         ("dsr", "DSR", "CMUPriQueue -ifqLen 50"),
         ("dsdv", "DSDV", "Queue/DropTail/PriQueue -ifqLen 51"),
@@ -1025,6 +1026,30 @@ def test_dsr_switches_ns2_compiles_in_cannot_be_turned_off(key: str):
         f"{key}=false",
     )
     assert f"key `{key}`" in assert_clean_error(proc)
+
+
+@pytest.mark.parametrize("queue", [5, 49, 51, 64])
+def test_dsr_with_a_queue_ns2s_cmupriqueue_cannot_hold_is_refused(queue: int):
+    # ns-2.35's CMUPriQueue holds IFQ_MAXLEN = 50 packets a band, compiled
+    # in: measured with `manetsim crosscheck` on a 3-node DSR chain
+    # saturated by CBR, ns-2.35 dropped 316 packets for a full queue with
+    # -ifqLen 5 and with -ifqLen 10 alike, as manetsim does with a queue of
+    # 50 (314), not of 5 (359).
+    proc = cli(
+        "export",
+        "ns2",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        "--set",
+        "routing.protocol=dsr",
+        "--set",
+        f"mac.queue_packets={queue}",
+    )
+    err = assert_clean_error(proc)
+    assert "key `mac.queue_packets`" in err
+    assert "mac.queue_packets=50" in err
+    # The same queue exports over AODV, whose queue honours -ifqLen.
+    tcl = _export(str(FIXTURES / "ns2_chain3_aodv.toml"), "--set", f"mac.queue_packets={queue}")
+    assert f"-ifqLen {queue + 1} " in tcl
 
 
 def test_aodv_options_that_ns2_shares_are_exported():

@@ -84,6 +84,10 @@ _TCP = {
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
     "vegas": ("Agent/TCP/Vegas", "Agent/TCPSink"),
 }
+# Packets each band of ns-2.35's CMUPriQueue (its DSR's interface queue)
+# holds: `IFQ_MAXLEN` in queue/dsr-priqueue.h, not bound to Tcl, so the
+# node's -ifqLen does not reach it.
+_CMU_BAND_PACKETS = 50
 # Routing control packet types in ns-2's trace.
 _CONTROL_TYPES = {"AODV", "AOMDV", "DSR", "message", "OLSR", "TORA", "IMEP"}
 
@@ -418,6 +422,15 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "ns-2.35's DSR always runs flow state "
             "(dsragent_enable_flowstate is compiled in, not a Tcl variable)",
         )
+    queue = int(c["mac"]["queue_packets"])
+    if routing == "dsr" and queue != _CMU_BAND_PACKETS:
+        raise ExportError(
+            "mac.queue_packets",
+            f"ns-2.35's DSR runs over its CMUPriQueue, whose bands hold "
+            f"{_CMU_BAND_PACKETS} packets each whatever -ifqLen says (IFQ_MAXLEN is "
+            f"compiled in): set mac.queue_packets={_CMU_BAND_PACKETS} for a like-for-like "
+            f"run (the scenario has {queue})",
+        )
     if routing == "aodv":
         _check_aodv_exportable(c["routing"].get("aodv") or {})
     aomdv = c["routing"].get("aomdv") or {}
@@ -567,7 +580,9 @@ def _script(
     ifq = "CMUPriQueue" if routing == "DSR" else "Queue/DropTail/PriQueue"
     # ns-2.35's DropTail (and PriQueue, its routing packets put first) drops
     # once length + 1 reaches limit_, so it holds limit_ - 1 packets; its
-    # CMUPriQueue holds limit_ a band. manetsim's queue holds queue_packets.
+    # CMUPriQueue ignores limit_ and holds _CMU_BAND_PACKETS a band (a DSR
+    # scenario with another queue is refused). manetsim's queue holds
+    # queue_packets.
     ifq_len = int(mac["queue_packets"]) + (ifq != "CMUPriQueue")
     n = c["nodes"]["count"]
     duration = float(c["duration_s"])
