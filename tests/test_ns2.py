@@ -438,6 +438,36 @@ def test_a_full_priqueue_counts_as_a_full_interface_queue(tmp_path: Path):
     assert ns2._ns2_figures(stats, "")["drops.queue_full"] == 3.0
 
 
+def test_energy_consumed_is_compared_from_ns2s_own_figures_at_the_end():
+    # The export has ns-2.35 print each node's initial and remaining energy
+    # when the run ends (`$node energy`); the crosscheck adds up what every
+    # node used, as manetsim's result does.
+    tcl = _export_chain3("energy.initial_j=50", "energy.tx_w=0.6", "energy.rx_w=0.3")
+    assert 'puts "manetsim-energy $i 50.0 [$node_($i) energy]"' in tcl
+    assert tcl.index("manetsim-energy") < tcl.index("close $tracefd")
+    assert "manetsim-energy" not in _export_chain3()
+    stdout = "manetsim-flow 0 0 0\nmanetsim-energy 0 50.0 49.75\nmanetsim-energy 1 50.0 49.5\n"
+    empty = ns2.TraceStats(flows={}, routing_packets=0, lines=0, drops={})
+    theirs = ns2._ns2_figures(empty, stdout)
+    assert theirs["energy.consumed_j"] == pytest.approx(0.75)
+    assert "energy.consumed_j" not in ns2._ns2_figures(empty, "manetsim-flow 0 0 0\n")
+    result = {"routing": {"packets_sent": 0, "by_message": {}}, "drops": {}, "flows": []}
+    assert "energy.consumed_j" not in ns2._manetsim_figures(result)
+    ours = ns2._manetsim_figures({**result, "energy": {"consumed_j": [0.25, 0.5]}})
+    assert ours["energy.consumed_j"] == pytest.approx(0.75)
+
+
+def test_idle_power_is_a_known_difference_ns2_charges_lazily():
+    fixture = str(FIXTURES / "ns2_chain3_aodv.toml")
+    like = ns2.like_ns2_overrides(fixture)
+    with_energy = {**like, "energy.initial_j": 50.0}
+    assert ns2.known_differences(fixture, with_energy) == []
+    notes = ns2.known_differences(fixture, {**with_energy, "energy.idle_w": 0.1})
+    assert len(notes) == 1
+    assert notes[0].startswith("energy.idle_w is 0.1:")
+    assert "--set energy.idle_w=0" in notes[0]
+
+
 def test_crosscheck_adds_every_flow_together_alike_on_both_sides(tmp_path: Path):
     flows = [
         {"sent": 10, "received": 8, "delay_ms": 50.0},

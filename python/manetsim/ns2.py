@@ -294,8 +294,10 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     :func:`routing_overrides` (AODV's or DSR's ``preset = "ns2"``, AOMDV's
     HELLOs), :func:`mac_overrides` (ARP, frame sizes, backoff slots, link
     layer) and :func:`tcp_overrides` (loss response, limited transmit). With
-    them :func:`known_differences` has nothing to say; apply ``overrides``
-    after them to keep the caller's own settings."""
+    them :func:`known_differences` has nothing to say but about an energy
+    model's idle power, which ns-2.35 charges lazily (the scenario's own
+    setting, left as it is); apply ``overrides`` after them to keep the
+    caller's own settings."""
     c = load_config(scenario, overrides, None)
     out: dict[str, Any] = {}
     routing = c["routing"]["protocol"]
@@ -398,6 +400,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
+    energy = c.get("energy")
+    if energy and float(energy.get("idle_w", 0.0)):
+        notes.append(
+            f"energy.idle_w is {float(energy['idle_w']):g}: ns-2.35 charges a node's idle "
+            "power only when its radio sends or receives, so the energy it reports "
+            "at the end leaves out each node's idle time since its last frame and "
+            "energy.consumed_j reads low on its side; --set energy.idle_w=0 compares the "
+            "rest like with like (docs/fidelity.md)"
+        )
     return notes
 
 
@@ -691,7 +702,19 @@ def _script(
         '    $ns_ at $val(stop) "$node_($i) reset"',
         "}",
         "proc finish {} {",
-        "    global ns_ tracefd",
+        "    global ns_ tracefd val node_",
+        *(
+            [
+                # Each node's energy left, after its initial energy, for the
+                # crosscheck (`energy.consumed_j`).
+                "    for {set i 0} {$i < $val(nn)} {incr i} {",
+                f'        puts "manetsim-energy $i {float(energy["initial_j"])!r} '
+                '[$node_($i) energy]"',
+                "    }",
+            ]
+            if energy
+            else []
+        ),
         "    $ns_ flush-trace",
         "    close $tracefd",
         "}",
@@ -1451,6 +1474,9 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     if result["routing"].get("protocol") == "dsr":
         for name, count in result["routing"].get("flow_state", {}).items():
             out[f"flow_state.{name}"] = float(count)
+    energy = result.get("energy")
+    if energy:
+        out["energy.consumed_j"] = math.fsum(energy["consumed_j"])
     flows = result["flows"]
     _add_totals(
         out,
@@ -1491,10 +1517,16 @@ def _ns2_figures(stats: TraceStats, stdout: str) -> dict[str, float]:
     for name, count in stats.flow_state.items():
         out[f"flow_state.{name}"] = float(count)
     flows = []
+    consumed_j: list[float] = []
     for line in stdout.splitlines():
         if line.startswith("manetsim-flow "):
             _, index, addr, port = line.split()
             flows.append((index, stats.flows.get((int(addr), int(port)), FlowStats())))
+        elif line.startswith("manetsim-energy "):
+            _, _, initial, left = line.split()
+            consumed_j.append(float(initial) - float(left))
+    if consumed_j:
+        out["energy.consumed_j"] = math.fsum(consumed_j)
     _add_totals(
         out, [(f.sent, f.received, 1000 * math.fsum(f.delays_s), len(f.delays_s)) for _, f in flows]
     )
