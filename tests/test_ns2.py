@@ -453,6 +453,9 @@ def test_energy_consumed_is_compared_from_ns2s_own_figures_at_the_end():
     assert "energy.consumed_j" not in ns2._ns2_figures(empty, "manetsim-flow 0 0 0\n")
     result = {"routing": {"packets_sent": 0, "by_message": {}}, "drops": {}, "flows": []}
     assert "energy.consumed_j" not in ns2._manetsim_figures(result)
+    # A run without an energy model reports empty lists.
+    no_model = {**result, "energy": {"consumed_j": [], "remaining_j": []}}
+    assert "energy.consumed_j" not in ns2._manetsim_figures(no_model)
     ours = ns2._manetsim_figures({**result, "energy": {"consumed_j": [0.25, 0.5]}})
     assert ours["energy.consumed_j"] == pytest.approx(0.75)
 
@@ -1028,6 +1031,17 @@ def test_each_ns2_routing_agent_is_exported(routing: str, agent: str, queue: str
     tcl = _export(str(FIXTURES / "ns2_chain3_aodv.toml"), "--set", f"routing.protocol={routing}")
     assert f"-adhocRouting {agent} " in tcl
     assert f"-ifqType {queue} " in tcl
+
+
+@pytest.mark.parametrize(
+    "probe", sorted((Path(__file__).parent.parent / "benches" / "scenarios").glob("*.toml"))
+)
+def test_the_committed_crosscheck_scenarios_export(probe: Path):
+    # docs/fidelity.md re-runs each with `manetsim crosscheck` (grid50, of
+    # static routes, with --set routing.protocol=X).
+    static = 'protocol = "static"' in probe.read_text(encoding="utf-8")
+    tcl = _export(str(probe), *(["--set", "routing.protocol=aodv"] if static else []))
+    assert "$ns_ run" in tcl
 
 
 def test_olsr_is_refused_because_stock_ns2_has_none():

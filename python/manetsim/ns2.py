@@ -1474,9 +1474,10 @@ def _manetsim_figures(result: Mapping[str, Any]) -> dict[str, float]:
     if result["routing"].get("protocol") == "dsr":
         for name, count in result["routing"].get("flow_state", {}).items():
             out[f"flow_state.{name}"] = float(count)
-    energy = result.get("energy")
-    if energy:
-        out["energy.consumed_j"] = math.fsum(energy["consumed_j"])
+    # Without an energy model the result's lists are empty.
+    consumed = (result.get("energy") or {}).get("consumed_j") or []
+    if consumed:
+        out["energy.consumed_j"] = math.fsum(consumed)
     flows = result["flows"]
     _add_totals(
         out,
