@@ -14,7 +14,10 @@ use crate::engine::Rng;
 use crate::scenario;
 use std::f64::consts::PI;
 
-/// ns-2's speed of light (m/s), used for wavelength and propagation delay.
+/// The speed of light (m/s), used for wavelength and propagation delay:
+/// the physical value. ns-2.35 takes 3 × 10^8 (`SPEED_OF_LIGHT` in its
+/// `propagation.h`), so its delays are 0.07 % shorter and its wavelength
+/// 0.07 % longer (docs/fidelity.md, "Known differences").
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
 
 /// Propagation delay per metre, in ns.
