@@ -35,6 +35,17 @@ def _export_chain3(*overrides: str) -> str:
     )
 
 
+def _refused_chain3(*overrides: str) -> str:
+    """The clean error refusing the 3-node fixture with each `--set` override."""
+    proc = cli(
+        "export",
+        "ns2",
+        FIXTURES / "ns2_chain3_aodv.toml",
+        *(a for o in overrides for a in ("--set", o)),
+    )
+    return assert_clean_error(proc)
+
+
 def test_quickstart_exports_to_a_structurally_complete_script():
     tcl = _export(str(QUICKSTART), "--set", "routing.protocol=aodv")
     # The world: six nodes, 802.11 and radio parameters, AODV, a trace.
@@ -1058,18 +1069,8 @@ def test_olsr_is_refused_because_stock_ns2_has_none():
     ],
 )
 def test_dsr_switches_ns2_compiles_in_cannot_be_turned_off(key: str):
-    proc = cli(
-        "export",
-        "ns2",
-        FIXTURES / "ns2_chain3_aodv.toml",
-        "--set",
-        "routing.protocol=dsr",
-        "--set",
-        'routing.dsr.preset="ns2"',
-        "--set",
-        f"{key}=false",
-    )
-    assert f"key `{key}`" in assert_clean_error(proc)
+    err = _refused_chain3("routing.protocol=dsr", 'routing.dsr.preset="ns2"', f"{key}=false")
+    assert f"key `{key}`" in err
 
 
 @pytest.mark.parametrize("queue", [5, 49, 51, 64])
@@ -1079,16 +1080,7 @@ def test_dsr_with_a_queue_ns2s_cmupriqueue_cannot_hold_is_refused(queue: int):
     # saturated by CBR, ns-2.35 dropped 316 packets for a full queue with
     # -ifqLen 5 and with -ifqLen 10 alike, as manetsim does with a queue of
     # 50 (314), not of 5 (359).
-    proc = cli(
-        "export",
-        "ns2",
-        FIXTURES / "ns2_chain3_aodv.toml",
-        "--set",
-        "routing.protocol=dsr",
-        "--set",
-        f"mac.queue_packets={queue}",
-    )
-    err = assert_clean_error(proc)
+    err = _refused_chain3("routing.protocol=dsr", f"mac.queue_packets={queue}")
     assert "key `mac.queue_packets`" in err
     assert "mac.queue_packets=50" in err
     # The same queue exports over AODV, whose queue honours -ifqLen.
