@@ -630,30 +630,41 @@ impl Dsr {
     // Data packets
     // ---------------------------------------------------------------
 
-    /// The bytes the DSR header `body` counts in its packet's size: its
-    /// own length (the RFC's layout), or with
+    /// The bytes the options header `repr` counts in its packet's size:
+    /// its own length (the RFC's layout), or with
     /// [`DsrConfig::ns2_header_sizes`] what ns-2.35 counts for it
-    /// ([`DsrRepr::ns2_len`]; a flow header is 4 bytes in both).
-    fn header_bytes(ns2: bool, body: &[u8]) -> u32 {
-        if !ns2 || FlowHeader::is_flow_state(body) {
-            return body.len() as u32;
+    /// ([`DsrRepr::ns2_len`]).
+    fn counted(&self, repr: &DsrRepr) -> u32 {
+        if self.cfg.ns2_header_sizes {
+            repr.ns2_len() as u32
+        } else {
+            repr.buffer_len() as u32
         }
-        DsrRepr::parse(body).map_or(body.len(), |r| r.ns2_len()) as u32
     }
 
-    /// A DSR control packet from `src` to `dst` carrying `body`, its size
-    /// counted as [`Self::header_bytes`] says.
-    fn control(&self, src: NodeId, dst: NodeId, ttl: u8, body: Vec<u8>) -> Packet {
-        let counted = Self::header_bytes(self.cfg.ns2_header_sizes, &body);
-        let mut p = Packet::control(src, dst, ttl, 0, body);
-        p.size_bytes = p.size_bytes - p.body().len() as u32 + counted;
+    /// What a packet's DSR header `body` counts in its size: as
+    /// [`Self::counted`] for an options header, its length for a flow
+    /// header (4 bytes in both layouts).
+    fn counted_body(&self, body: &[u8]) -> u32 {
+        if !self.cfg.ns2_header_sizes || FlowHeader::is_flow_state(body) {
+            return body.len() as u32;
+        }
+        DsrRepr::parse(body).map_or(body.len() as u32, |r| self.counted(&r))
+    }
+
+    /// A DSR control packet from `src` to `dst` carrying `repr`, its size
+    /// counted as [`Self::counted`] says.
+    fn control(&self, src: NodeId, dst: NodeId, ttl: u8, repr: &DsrRepr) -> Packet {
+        let mut p = Packet::control(src, dst, ttl, 0, Vec::new());
+        p.size_bytes += self.counted(repr);
+        p.body = Some(Rc::from(repr.to_bytes()));
         p
     }
 
     /// Removes the DSR header from a data packet (restoring its size).
     fn strip(&self, p: &mut Packet) {
         if let Some(b) = p.body.take() {
-            p.size_bytes -= Self::header_bytes(self.cfg.ns2_header_sizes, &b);
+            p.size_bytes -= self.counted_body(&b);
         }
     }
 
@@ -692,15 +703,23 @@ impl Dsr {
             next_header: NEXT_HEADER_UDP,
             options,
         };
-        self.attach_bytes(p, repr.to_bytes());
+        self.attach_repr(p, &repr);
     }
 
-    /// Replaces the packet's DSR header by `bytes`, keeping `size_bytes`
-    /// as [`Self::header_bytes`] counts it.
-    fn attach_bytes(&self, p: &mut Packet, bytes: Vec<u8>) {
+    /// Replaces the packet's DSR header by the options header `repr`,
+    /// keeping `size_bytes` as [`Self::counted`] counts it.
+    fn attach_repr(&self, p: &mut Packet, repr: &DsrRepr) {
         self.strip(p);
-        p.size_bytes += Self::header_bytes(self.cfg.ns2_header_sizes, &bytes);
-        p.body = Some(Rc::from(bytes));
+        p.size_bytes += self.counted(repr);
+        p.body = Some(Rc::from(repr.to_bytes()));
+    }
+
+    /// Replaces the packet's DSR header by the flow header `h`.
+    fn attach_flow_header(&self, p: &mut Packet, h: &FlowHeader) {
+        self.strip(p);
+        let bytes = h.to_bytes();
+        p.size_bytes += bytes.len() as u32;
+        p.body = Some(Rc::from(bytes.as_slice()));
     }
 
     /// Whether a data packet travels by flow state: with the 4-byte flow
@@ -795,7 +814,7 @@ impl Dsr {
         repr.options
             .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
         repr.options.push(sr.option());
-        self.attach_bytes(&mut p, repr.to_bytes());
+        self.attach_repr(&mut p, &repr);
         let out = Out::Held {
             message,
             forwarded: old.is_some(),
@@ -1000,7 +1019,7 @@ impl Dsr {
                 hop_count: 1,
                 flow_id: id,
             };
-            self.attach_bytes(&mut p, h.to_bytes().to_vec());
+            self.attach_flow_header(&mut p, &h);
         }
         self.send_later(now, delay, p, next, Out::Data, ctx);
     }
@@ -1076,7 +1095,7 @@ impl Dsr {
         self.flow_counts.forwarded += 1;
         if let Ok(mut h) = FlowHeader::parse(p.body()) {
             h.hop_count = h.hop_count.saturating_add(1);
-            self.attach_bytes(&mut p, h.to_bytes().to_vec());
+            self.attach_flow_header(&mut p, &h);
         }
         ctx.send(p, next);
     }
@@ -1112,8 +1131,7 @@ impl Dsr {
         if let Some(route) = &route {
             options.push(SourceRoute::along(route).option());
         }
-        let body = DsrRepr::control(options).to_bytes();
-        let e = self.control(self.me, tell, CONTROL_TTL, body);
+        let e = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(options));
         match route {
             Some(route) => ctx.originate(e, route[1], "rerr", false),
             None => ctx.create(e),
@@ -1315,7 +1333,7 @@ impl Dsr {
         let Some(route) = route.map(<[NodeId]>::to_vec) else {
             // ns-2's `undeliverablePkt`: into the send buffer while a route
             // is found.
-            self.attach_bytes(&mut p, repr.to_bytes());
+            self.attach_repr(&mut p, &repr);
             if own {
                 self.await_route(now, p, ctx);
             } else if let Err(p) = self.await_route_for_other(now, p, ctx) {
@@ -1347,7 +1365,7 @@ impl Dsr {
             SourceRoute::salvaged(me, &route, salvage)
         };
         sr.replace_in(&mut repr);
-        self.attach_bytes(&mut p, repr.to_bytes());
+        self.attach_repr(&mut p, &repr);
         ctx.resend(p, route[1], message, true);
     }
 
@@ -1493,8 +1511,7 @@ impl Dsr {
             target,
             addresses: Vec::new(),
         });
-        let body = DsrRepr::control(options).to_bytes();
-        let p = self.control(self.me, BROADCAST, ttl, body);
+        let p = self.control(self.me, BROADCAST, ttl, &DsrRepr::control(options));
         let jitter = if ns2 { self.jitter(ctx) } else { 0 };
         let out = Out::New {
             message: "rreq",
@@ -1580,9 +1597,9 @@ impl Dsr {
             target,
             addresses: rec,
         });
-        let body = DsrRepr::control(options).to_bytes();
-        let header_bytes = Self::header_bytes(self.cfg.ns2_header_sizes, &body);
-        let mut p = self.control(initiator, BROADCAST, packet.ttl - 1, body);
+        let repr = DsrRepr::control(options);
+        let header_bytes = self.counted(&repr);
+        let mut p = self.control(initiator, BROADCAST, packet.ttl - 1, &repr);
         // The same packet goes on, as in ns-2.35's `handleRouteRequest`.
         p.uid = packet.uid;
         if self.cfg.ns2_request_sizes {
@@ -1622,15 +1639,14 @@ impl Dsr {
     fn reply_packet(&self, route: Vec<NodeId>, back: &[NodeId]) -> Packet {
         let initiator = *back.last().expect("back path ends at the initiator");
         let sr = SourceRoute::along(back);
-        let body = DsrRepr::control(vec![
+        let repr = DsrRepr::control(vec![
             DsrOption::RouteReply {
                 last_hop_external: false,
                 addresses: route,
             },
             sr.option(),
-        ])
-        .to_bytes();
-        self.control(self.me, initiator, CONTROL_TTL, body)
+        ]);
+        self.control(self.me, initiator, CONTROL_TTL, &repr)
     }
 
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
@@ -1828,8 +1844,7 @@ impl Dsr {
             type_specific: unreachable.to_be_bytes().to_vec(),
         });
         nested.push(sr.option());
-        let body = DsrRepr::control(nested).to_bytes();
-        let p = self.control(self.me, tell, CONTROL_TTL, body);
+        let p = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(nested));
         ctx.originate(p, back[1], "rerr", false);
     }
 
@@ -1869,12 +1884,12 @@ impl Dsr {
             // Created without a route; it waits for one in the send buffer.
             repr.options
                 .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
-            ctx.create(self.control(self.me, tell, CONTROL_TTL, repr.to_bytes()));
+            ctx.create(self.control(self.me, tell, CONTROL_TTL, &repr));
             return;
         };
         let sr = SourceRoute::along(&route);
         sr.replace_in(&mut repr);
-        let p = self.control(self.me, tell, CONTROL_TTL, repr.to_bytes());
+        let p = self.control(self.me, tell, CONTROL_TTL, &repr);
         ctx.originate(p, route[1], "rerr", false);
     }
 
@@ -1903,7 +1918,7 @@ impl Dsr {
         }
         sr.segments_left -= 1;
         sr.replace_in(&mut repr);
-        let mut p = self.control(packet.src, packet.dst, packet.ttl, repr.to_bytes());
+        let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
         p.uid = packet.uid;
         ctx.relay(p, next, message);
