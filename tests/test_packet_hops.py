@@ -1,0 +1,62 @@
+"""`benches/packet_hops.py`: where delivered packets spend their time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import bench_module
+
+packet_hops = bench_module("packet_hops")
+
+IP = "[0 0 0 0] ------- [0:0 3:0 32 1] [0] 0 0"
+
+
+def _line(op: str, t: float, node: int, layer: str, uid: int, kind: str = "cbr") -> str:
+    return f"{op} {t:.9f} _{node}_ {layer}  --- {uid} {kind} 532 {IP}"
+
+
+def test_a_packet_relayed_twice_with_a_salvage_wait(tmp_path: Path):
+    # Packet 7: sent at 1.0 by node 0, which routes it at 1.1 (a 100 ms
+    # wait at the source); node 1 receives it at 1.2 and forwards it at
+    # 1.25; node 2 receives it at 1.3, forwards it at 1.4, and again at
+    # 1.6 after a failed attempt; node 3 receives it at 1.7. Packet 8 is
+    # never delivered and counts nowhere.
+    lines = [
+        _line("s", 1.0, 0, "AGT", 7),
+        _line("s", 1.1, 0, "RTR", 7),
+        _line("r", 1.2, 1, "RTR", 7),
+        _line("f", 1.25, 1, "RTR", 7),
+        _line("r", 1.3, 2, "RTR", 7),
+        _line("f", 1.4, 2, "RTR", 7),
+        _line("f", 1.6, 2, "RTR", 7),
+        _line("r", 1.7, 3, "RTR", 7),
+        _line("r", 1.7, 3, "AGT", 7),
+        _line("s", 2.0, 0, "AGT", 8),
+        _line("s", 2.0, 0, "RTR", 8),
+        # A DSR request originated by node 5 (id 4) and relayed twice, and
+        # one by node 6 nobody relays.
+        "s 3.0 _5_ RTR  --- 9 DSR 32 [0 0 0 0] ------- [5:255 9:255 32 0] 1 [1 4] [0 4 0 0->0]",
+        "f 3.1 _1_ RTR  --- 9 DSR 48 [0 0 0 0] ------- [5:255 9:255 32 0] 2 [1 4] [0 4 0 0->0]",
+        "f 3.2 _2_ RTR  --- 9 DSR 48 [0 0 0 0] ------- [5:255 9:255 32 0] 2 [1 4] [0 4 0 0->0]",
+        "s 3.0 _6_ RTR  --- 10 DSR 32 [0 0 0 0] ------- [6:255 9:255 32 0] 1 [1 1] [0 1 0 0->0]",
+    ]
+    trace = tmp_path / "t.tr"
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    h = packet_hops.read(trace, "cbr")
+    assert h.delays_s == [pytest.approx(0.7)]
+    assert h.source_waits_s == [pytest.approx(0.1)]
+    # Held at node 1 for 50 ms, at node 2 for 100 and then 300 ms.
+    assert h.held_s == pytest.approx(0.05 + 0.1 + 0.3)
+    # Links 0 -> 1, 1 -> 2 and 2 -> 3 (from its last forward).
+    assert h.links_s == [pytest.approx(0.1), pytest.approx(0.05), pytest.approx(0.1)]
+    assert (h.relays, h.relay_lines) == ([2], [3])
+    assert (h.requests, h.requests_relayed, h.request_relay_lines) == (2, 1, 2)
+
+
+def test_a_folder_without_traces_is_refused_with_one_line(tmp_path: Path, capsys):
+    assert packet_hops.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no trace at ")
+    assert len(err.strip().splitlines()) == 1
