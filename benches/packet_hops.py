@@ -19,7 +19,14 @@ prints, side by side:
   forwarding a packet twice counts twice);
 - DSR's route requests: originated (an ``s … RTR`` request line at the node
   that is its IP source), how many of them any node relayed, and the relay
-  lines per relayed request.
+  lines per relayed request;
+- with the MAC's lines in the trace (``--mac-trace``), each link's time
+  split at the sender's first ``s … MAC`` line for the packet: before it
+  (interface queue, contention, RTS/CTS) and after it (the data frame, its
+  retries, and the next node's link layer), with how many frames the sender
+  put on the air in between (frames queued ahead: its ``s … MAC`` lines of
+  anything but RTS, CTS and ACK) and how long a packet waited that found
+  nothing ahead and got its CTS at the first RTS.
 
 These are the readings behind docs/fidelity.md's "Where DSR's packets wait
 longer in ns-2.35".
@@ -28,6 +35,7 @@ longer in ns-2.35".
 from __future__ import annotations
 
 import argparse
+import bisect
 import re
 import statistics
 import sys
@@ -52,6 +60,21 @@ class Hops:
     requests: int = 0
     requests_relayed: int = 0
     request_relay_lines: int = 0
+    # With MAC lines, per link with a data frame: the wait before the
+    # sender's first `s … MAC` line of the packet, the time after it, the
+    # frames the sender sent in between, and its RTS in between.
+    mac_waits_s: list[float] = field(default_factory=list)
+    mac_after_s: list[float] = field(default_factory=list)
+    mac_ahead: list[int] = field(default_factory=list)
+    mac_rts: list[int] = field(default_factory=list)
+
+    def clean_waits_s(self) -> list[float]:
+        """The waits of links that found no frame ahead and needed one RTS."""
+        return [
+            w
+            for w, n, r in zip(self.mac_waits_s, self.mac_ahead, self.mac_rts)
+            if n == 0 and r == 1
+        ]
 
 
 def read(path: Path, kind: str) -> Hops:
@@ -61,12 +84,20 @@ def read(path: Path, kind: str) -> Hops:
     lines: dict[str, list[tuple[float, str, str]]] = defaultdict(list)
     originated: set[tuple[str, str]] = set()
     relayed: dict[tuple[str, str], int] = defaultdict(int)
+    # Each node's `s … MAC` lines: frames (not RTS, CTS or ACK) and RTS.
+    frames_on_air: dict[str, list[float]] = defaultdict(list)
+    rts_on_air: dict[str, list[float]] = defaultdict(list)
     with path.open(encoding="utf-8", errors="replace") as f:
         for line in f:
             t = line.split(maxsplit=8)
             if len(t) < 8 or t[0] not in ("s", "r", "f"):
                 continue
             op, node, layer, uid, what = t[0], t[2].strip("_"), t[3], t[5], t[6]
+            if layer == "MAC" and op == "s":
+                if what == "RTS":
+                    rts_on_air[node].append(float(t[1]))
+                elif what not in ("CTS", "ACK"):
+                    frames_on_air[node].append(float(t[1]))
             if what == "DSR" and layer == "RTR" and op in ("s", "f"):
                 m = _REQUEST.search(line)
                 if m:
@@ -84,8 +115,8 @@ def read(path: Path, kind: str) -> Hops:
                     sent[uid] = (when, node)
                 elif op == "r":
                     delivered.setdefault(uid, when)
-            elif layer == "RTR":
-                lines[uid].append((when, op, node))
+            elif layer == "RTR" or (layer == "MAC" and op == "s"):
+                lines[uid].append((when, op if layer == "RTR" else "mac", node))
     out = Hops()
     out.requests = len(originated)
     out.requests_relayed = sum(1 for k in originated if relayed.get(k))
@@ -101,18 +132,44 @@ def read(path: Path, kind: str) -> Hops:
             out.source_waits_s.append(first - start)
         last_in: tuple[float, str] | None = None
         last_out: tuple[float, str] | None = None
+        on_air: float | None = None
         for when, op, node in trail:
-            if op == "r":
+            if op == "mac":
+                if last_out is not None and last_out[1] == node and on_air is None:
+                    on_air = when
+            elif op == "r":
                 if last_out is not None and last_out[1] != node:
                     out.links_s.append(when - last_out[0])
+                    if on_air is not None:
+                        _split(out, last_out, on_air, when, frames_on_air, rts_on_air)
                 last_in = (when, node)
             else:
                 if op == "f" and last_in is not None and last_in[1] == node:
                     out.held_s += when - last_in[0]
                 last_out = (when, node)
+                on_air = None
         out.relays.append(len({n for _, op, n in trail if op == "f"}))
         out.relay_lines.append(sum(1 for _, op, _ in trail if op == "f"))
     return out
+
+
+def _split(
+    out: Hops,
+    sent: tuple[float, str],
+    on_air: float,
+    received: float,
+    frames_on_air: dict[str, list[float]],
+    rts_on_air: dict[str, list[float]],
+) -> None:
+    """Splits one link (routed at ``sent``, received at ``received``) at
+    ``on_air``, its sender's first data frame of the packet."""
+    when, node = sent
+    out.mac_waits_s.append(on_air - when)
+    out.mac_after_s.append(received - on_air)
+    frames = frames_on_air[node]
+    out.mac_ahead.append(bisect.bisect_left(frames, on_air) - bisect.bisect_right(frames, when))
+    rts = rts_on_air[node]
+    out.mac_rts.append(bisect.bisect_right(rts, on_air) - bisect.bisect_right(rts, when))
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -128,10 +185,13 @@ def rows(h: Hops) -> list[tuple[str, str]]:
     """The printed rows of one trace: (label, value)."""
     n = len(h.delays_s)
     ms = 1000.0
-    return [
+    out = [
         ("packets delivered", f"{n:,}"),
         ("mean delay, ms", f"{ms * _mean(h.delays_s):.1f}"),
-        ("of it, at the source before its first s RTR, ms", f"{ms * _mean(h.source_waits_s):.1f}"),
+        (
+            "of it, at the source before its first s RTR, ms",
+            f"{ms * _mean(h.source_waits_s):.1f}",
+        ),
         ("held at relays, per packet, ms", f"{ms * h.held_s / n:.1f}" if n else "nan"),
         (
             "a link, mean (median, 90th percentile), ms",
@@ -148,6 +208,33 @@ def rows(h: Hops) -> list[tuple[str, str]]:
             + (f"{h.request_relay_lines / h.requests_relayed:.1f}" if h.requests_relayed else "-"),
         ),
     ]
+    out.extend(_mac_rows(h))
+    return out
+
+
+def _mac_rows(h: Hops) -> list[tuple[str, str]]:
+    """The rows of the MAC's split; dashes without MAC lines."""
+    ms = 1000.0
+    if not h.mac_waits_s:
+        return [(label, "-") for label in _MAC_LABELS]
+    clean = h.clean_waits_s()
+    values = [
+        f"{len(h.mac_waits_s):,}",
+        f"{ms * _mean(h.mac_waits_s):.1f} ({ms * _quantile(h.mac_waits_s, 0.5):.2f})",
+        f"{ms * _mean(h.mac_after_s):.2f} ({ms * _quantile(h.mac_after_s, 0.5):.2f})",
+        f"{_mean(h.mac_ahead):.2f} ({sum(1 for n in h.mac_ahead if n == 0):,} none)",
+        f"{len(clean):,}; {ms * _mean(clean):.2f} ({ms * _quantile(clean, 0.5):.2f})",
+    ]
+    return list(zip(_MAC_LABELS, values))
+
+
+_MAC_LABELS = (
+    "links with the sender's data frame in the MAC's lines",
+    "of a link, before the sender's first data frame, mean (median), ms",
+    "of a link, from that frame to the next node's r RTR, mean (median), ms",
+    "frames the sender sent before it (queued ahead), mean",
+    "none ahead and one RTS: links; wait, mean (median), ms",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -60,3 +60,66 @@ def test_a_folder_without_traces_is_refused_with_one_line(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert err.startswith("error: no trace at ")
     assert len(err.strip().splitlines()) == 1
+
+
+def _mac(t: float, node: int, uid: int, kind: str) -> str:
+    mac = "[13a 1 0 800] ------- [0:0 3:0 32 1] [0] 0 0"
+    return f"s {t:.9f} _{node}_ MAC  --- {uid} {kind} 590 {mac}"
+
+
+def test_with_the_macs_lines_each_link_splits_at_its_first_data_frame(tmp_path: Path):
+    # Packet 7 over 0 -> 1 -> 2 -> 3. Link 0 -> 1: routed at 1.1; node 0
+    # sends another packet's frame (1.12), a CTS and an ACK (not frames
+    # ahead), an RTS (1.13), packet 7's frame (1.15) and its retry (1.17);
+    # node 1 has it at 1.2. Link 1 -> 2: an RTS, the frame at 1.27, received
+    # at 1.3: nothing ahead, one RTS. Link 2 -> 3: a frame at 1.45 for the
+    # forward at 1.4 that failed; the second forward's frame at 1.62, with
+    # no RTS (a short frame), received at 1.7.
+    lines = [
+        _line("s", 1.0, 0, "AGT", 7),
+        _line("s", 1.1, 0, "RTR", 7),
+        _mac(1.12, 0, 99, "cbr"),
+        _mac(1.125, 0, 0, "CTS"),
+        _mac(1.126, 0, 0, "ACK"),
+        _mac(1.13, 0, 0, "RTS"),
+        _mac(1.15, 0, 7, "cbr"),
+        _mac(1.17, 0, 7, "cbr"),
+        _line("r", 1.2, 1, "RTR", 7),
+        _line("f", 1.25, 1, "RTR", 7),
+        _mac(1.26, 1, 0, "RTS"),
+        _mac(1.27, 1, 7, "cbr"),
+        _line("r", 1.3, 2, "RTR", 7),
+        _line("f", 1.4, 2, "RTR", 7),
+        _mac(1.45, 2, 7, "cbr"),
+        _line("f", 1.6, 2, "RTR", 7),
+        _mac(1.62, 2, 7, "cbr"),
+        _line("r", 1.7, 3, "RTR", 7),
+        _line("r", 1.7, 3, "AGT", 7),
+    ]
+    trace = tmp_path / "t.tr"
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    h = packet_hops.read(trace, "cbr")
+    assert h.mac_waits_s == [pytest.approx(0.05), pytest.approx(0.02), pytest.approx(0.02)]
+    assert h.mac_after_s == [pytest.approx(0.05), pytest.approx(0.03), pytest.approx(0.08)]
+    # Node 0's other packet went ahead; the failed attempt at node 2 is not
+    # ahead of the second forward.
+    assert h.mac_ahead == [1, 0, 0]
+    assert h.mac_rts == [1, 1, 0]
+    assert h.clean_waits_s() == [pytest.approx(0.02)]
+    labels = dict(packet_hops.rows(h))
+    assert labels["frames the sender sent before it (queued ahead), mean"] == "0.33 (2 none)"
+
+
+def test_without_the_macs_lines_the_split_is_dashes(tmp_path: Path):
+    lines = [
+        _line("s", 1.0, 0, "AGT", 7),
+        _line("s", 1.1, 0, "RTR", 7),
+        _line("r", 1.2, 1, "RTR", 7),
+        _line("r", 1.2, 1, "AGT", 7),
+    ]
+    trace = tmp_path / "t.tr"
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    h = packet_hops.read(trace, "cbr")
+    assert h.links_s == [pytest.approx(0.1)]
+    assert h.mac_waits_s == []
+    assert [v for label, v in packet_hops.rows(h) if label.startswith("of a link")] == ["-", "-"]
