@@ -115,24 +115,19 @@ pub fn olsr_config(options: Option<&OlsrOptions>) -> OlsrConfig {
     cfg
 }
 
-/// DSR's parameters from `[routing.dsr]` (absent: ns-2.35's defaults).
+/// DSR's parameters from `[routing.dsr]` (absent: ns-2.35's defaults):
+/// the preset's, then the table's own keys.
 pub fn dsr_config(options: Option<&DsrOptions>) -> DsrConfig {
-    let mut cfg = DsrConfig::default();
-    if let Some(o) = options {
-        cfg.gratuitous_replies = o.gratuitous_replies;
-        let preset = match o.preset {
-            DsrPreset::Rfc => DsrConfig::default(),
-            DsrPreset::Ns2 => DsrConfig::ns2(),
-        };
-        cfg.pacing = preset.pacing;
-        cfg.cache = preset.cache;
-        cfg.flow_state = preset.flow_state;
-        cfg.ns2_request_sizes = preset.ns2_request_sizes;
-        cfg.ns2_header_sizes = preset.ns2_header_sizes;
-        cfg.first_request_id = preset.first_request_id;
-        if let Some(on) = o.flow_state {
-            cfg.flow_state = on;
-        }
+    let Some(o) = options else {
+        return DsrConfig::default();
+    };
+    let mut cfg = match o.preset {
+        DsrPreset::Rfc => DsrConfig::default(),
+        DsrPreset::Ns2 => DsrConfig::ns2(),
+    };
+    cfg.gratuitous_replies = o.gratuitous_replies;
+    if let Some(on) = o.flow_state {
+        cfg.flow_state = on;
     }
     cfg
 }
@@ -468,6 +463,30 @@ mod tests {
             link_detection: detection,
             ..AodvOptions::default()
         }
+    }
+
+    #[test]
+    fn dsr_presets_give_every_field_of_their_config() {
+        assert_eq!(dsr_config(None), DsrConfig::default());
+        let ns2 = DsrOptions {
+            preset: DsrPreset::Ns2,
+            ..DsrOptions::default()
+        };
+        // The whole preset (a field copied one by one once left ns-2.35's
+        // tap rules out of the scenarios).
+        assert_eq!(dsr_config(Some(&ns2)), DsrConfig::ns2());
+        assert_eq!(
+            dsr_config(Some(&DsrOptions::default())),
+            DsrConfig::default()
+        );
+        let off = DsrOptions {
+            gratuitous_replies: false,
+            flow_state: Some(false),
+            ..ns2
+        };
+        let cfg = dsr_config(Some(&off));
+        assert!(!cfg.gratuitous_replies && !cfg.flow_state);
+        assert!(cfg.tap_once && cfg.tap_unwraps_errors);
     }
 
     #[test]

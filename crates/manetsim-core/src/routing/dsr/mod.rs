@@ -236,7 +236,24 @@ pub struct DsrConfig {
     /// The identification of this node's first Route Request (ns-2.35
     /// numbers them from 1, `route_request_num`).
     pub first_request_id: u16,
+    /// With ns-2's cache (whose `tap` overhears packets for other nodes):
+    /// an overheard packet is looked at once, as ns-2.35's
+    /// `DSR_FILTER_TAP` does: a table of [`TAP_SLOTS`] uids, the slot
+    /// picked by the uid's low bits, skips a packet whose uid its slot
+    /// holds (a retransmission, or the same packet heard again at a later
+    /// hop). A node's own packets are not looked at.
+    pub tap_once: bool,
+    /// With ns-2's cache: an overheard route error is handled as one
+    /// received (ns-2.35's `tap` calls `processBrokenRouteError`), so a
+    /// node the outer error names, hearing the packet on its way there,
+    /// holds the error for its next request and passes the nested errors
+    /// on, and does so again when the packet reaches it: ns-2.35 sends the
+    /// inner errors twice.
+    pub tap_unwraps_errors: bool,
 }
+
+/// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
+pub const TAP_SLOTS: usize = 1024;
 
 /// How a node paces its route requests and releases its send buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -289,6 +306,8 @@ impl Default for DsrConfig {
             ns2_request_sizes: false,
             ns2_header_sizes: false,
             first_request_id: 0,
+            tap_once: false,
+            tap_unwraps_errors: false,
         }
     }
 }
@@ -298,8 +317,9 @@ impl DsrConfig {
     /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
     /// flow state, its growing requests
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
-    /// ([`DsrConfig::ns2_header_sizes`]) and request numbers, everything
-    /// else as [`Default`].
+    /// ([`DsrConfig::ns2_header_sizes`]), request numbers and tap
+    /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]),
+    /// everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -308,6 +328,8 @@ impl DsrConfig {
             ns2_request_sizes: true,
             ns2_header_sizes: true,
             first_request_id: 1,
+            tap_once: true,
+            tap_unwraps_errors: true,
             ..Self::default()
         }
     }
@@ -573,6 +595,9 @@ pub struct Dsr {
     /// it did by them.
     flows: FlowTable,
     flow_counts: FlowStateCounts,
+    /// With `tap_once`: the uids the tap has seen, [`TAP_SLOTS`] of them
+    /// once it has seen any (empty before).
+    tap_seen: Vec<u64>,
 }
 
 impl Dsr {
@@ -597,6 +622,7 @@ impl Dsr {
             buffer_check_at: None,
             flows: FlowTable::default(),
             flow_counts: FlowStateCounts::default(),
+            tap_seen: Vec::new(),
             cfg,
         }
     }
@@ -1763,12 +1789,17 @@ impl Dsr {
     /// ns-2's `tap` of an overheard reply or route error (with its path
     /// cache): the packet's source route and a reply's route that names
     /// this node go to the secondary cache; the links a route error
-    /// reports broken leave the cache.
-    fn tap_control(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
+    /// reports broken leave the cache. With `tap_unwraps_errors`, a route
+    /// error whose outer error names this node is also handled as if it
+    /// had arrived ([`Self::tapped_error_for_me`]).
+    fn tap_control(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
         let Ok(repr) = DsrRepr::parse(packet.body()) else {
             return;
         };
         self.notice_overheard(now, from, packet);
+        if self.cfg.tap_unwraps_errors {
+            self.tapped_error_for_me(now, &repr, ctx);
+        }
         for o in &repr.options {
             match o {
                 DsrOption::RouteReply { addresses, .. } => {
@@ -1786,6 +1817,38 @@ impl Dsr {
                 _ => {}
             }
         }
+    }
+
+    /// ns-2.35's `processBrokenRouteError` on an overheard packet: when
+    /// the last (outer) route error names this node as the one to tell,
+    /// the node holds it for its next request and passes the nested
+    /// errors on ([`Self::unwrap_nested`]), though the packet is still on
+    /// its way here and will be unwrapped again when it arrives.
+    fn tapped_error_for_me(&mut self, now: SimTime, repr: &DsrRepr, ctx: &mut RoutingCtx) {
+        let Some(last) = repr.options.iter().rev().find(|o| broken_link(o).is_some()) else {
+            return;
+        };
+        if !matches!(last, DsrOption::RouteError { destination, .. } if *destination == self.me) {
+            return;
+        }
+        self.held_error = Some((now, last.clone()));
+        self.unwrap_nested(now, repr.clone(), ctx);
+    }
+
+    /// With `tap_once`: whether the tap has looked at `packet` before
+    /// (ns-2.35's `DSR_FILTER_TAP`), recording it if not.
+    fn tapped_before(&mut self, packet: &Packet) -> bool {
+        if self.tap_seen.is_empty() {
+            // No packet has this uid (ns-2.35's table starts at 0, which
+            // only its first packet ever made could have).
+            self.tap_seen = vec![u64::MAX; TAP_SLOTS];
+        }
+        let slot = &mut self.tap_seen[(packet.uid as usize) & (TAP_SLOTS - 1)];
+        if *slot == packet.uid {
+            return true;
+        }
+        *slot = packet.uid;
+        false
     }
 
     // ---------------------------------------------------------------
@@ -2047,8 +2110,11 @@ impl RoutingProtocol for Dsr {
     }
 
     fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
+        if self.cfg.tap_once && (packet.src == self.me || self.tapped_before(packet)) {
+            return;
+        }
         if packet.is_control() {
-            self.tap_control(now, from, packet);
+            self.tap_control(now, from, packet, ctx);
             return;
         }
         if packet.body.is_none() {

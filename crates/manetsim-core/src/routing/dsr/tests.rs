@@ -769,34 +769,48 @@ fn gratuitous_replies_are_held_down_per_source_and_transmitter() {
 #[test]
 fn ns2_gratuitous_replies_are_held_down_per_route_with_ns2s_table() {
     let mut d = dsr_ns2(3);
+    // Each packet overheard is another (the tap looks at a uid once).
+    let mut uid = 100;
+    let mut again = |p: &Packet| {
+        uid += 1;
+        let mut q = p.clone();
+        q.uid = uid;
+        q
+    };
     let p = from_1_to_2();
     let t0 = 5 * NS_PER_S;
     // A new route always gets a reply; its slot keeps the time of the
     // slot before (never set: 0), so the next packet gets one too.
-    assert_eq!(originated(&overhear(&mut d, t0, 1, &p)).len(), 1);
-    assert_eq!(originated(&overhear(&mut d, t0 + 1, 1, &p)).len(), 1);
+    assert_eq!(originated(&overhear(&mut d, t0, 1, &again(&p))).len(), 1);
+    assert_eq!(
+        originated(&overhear(&mut d, t0 + 1, 1, &again(&p))).len(),
+        1
+    );
     // Another route is another entry: the next slot, whose time the first
     // new route set, so its second packet waits until t0 + 1 s.
     let other = routed(0, 4, &[1, 7, 3], 2, 0);
-    assert_eq!(originated(&overhear(&mut d, t0 + 2, 1, &other)).len(), 1);
+    assert_eq!(
+        originated(&overhear(&mut d, t0 + 2, 1, &again(&other))).len(),
+        1
+    );
     assert!(
-        overhear(&mut d, t0 + 3, 1, &other).is_empty(),
+        overhear(&mut d, t0 + 3, 1, &again(&other)).is_empty(),
         "slot time t0"
     );
     assert_eq!(
-        originated(&overhear(&mut d, t0 + NS_PER_S, 1, &other)).len(),
+        originated(&overhear(&mut d, t0 + NS_PER_S, 1, &again(&other))).len(),
         1
     );
     // The first route: one a second.
-    assert!(overhear(&mut d, t0 + NS_PER_S, 1, &p).is_empty());
+    assert!(overhear(&mut d, t0 + NS_PER_S, 1, &again(&p)).is_empty());
     assert_eq!(
-        originated(&overhear(&mut d, t0 + NS_PER_S + 1, 1, &p)).len(),
+        originated(&overhear(&mut d, t0 + NS_PER_S + 1, 1, &again(&p))).len(),
         1
     );
     // The same route from another transmitter is the same entry (the RFC
     // table would key on the transmitter): 0 sends to 1 on 0-1-2-3-4.
     let from_0 = routed(0, 4, &[1, 2, 3], 3, 0);
-    assert!(overhear(&mut d, t0 + NS_PER_S + 2, 0, &from_0).is_empty());
+    assert!(overhear(&mut d, t0 + NS_PER_S + 2, 0, &again(&from_0)).is_empty());
     let mut g = GratHold::default();
     for i in 0..=NS2_GRAT_SLOTS as u32 {
         assert!(g.allows(&[0, i, 9], 0, NS_PER_S));
@@ -1747,6 +1761,88 @@ fn ns2_a_failed_reply_is_salvaged_unless_its_route_holds_the_broken_link() {
         &reply.options[0],
         DsrOption::RouteReply { addresses, .. } if addresses == &vec![1, 2]
     ));
+}
+
+#[test]
+fn ns2_overhearing_a_nested_error_meant_for_it_passes_the_inner_error_on_twice() {
+    // 2 tells 4, through 3, that 2 -> 1 broke while carrying 4's error for
+    // 0. Node 4 overhears 2 send it to 3 (ns-2.35's tap hands it to
+    // processBrokenRouteError): 4 passes its own error on to 0 at once,
+    // and again when the packet reaches it.
+    let mut nested = control(
+        2,
+        4,
+        64,
+        vec![rerr_opt(4, 5, 0), rerr_opt(2, 1, 4), sr_opt(&[3], 1)],
+    );
+    nested.uid = 77;
+    let mut d = dsr_ns2(4);
+    assert!(d.cfg.tap_unwraps_errors && d.cfg.tap_once);
+    d.learn_route(&[4, 8, 0], 0);
+    d.learn_route(&[4, 5, 9], 0);
+    let out = overhear(&mut d, 1, 2, &nested);
+    assert_eq!(d.route_to(9, 1), None, "4 -> 5 gone");
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (4, 0, 8, "rerr"));
+    assert_eq!(parse(e).options[0], rerr_opt(4, 5, 0));
+    // Heard again (a retransmission): the tap has seen its uid.
+    assert!(overhear(&mut d, 2, 2, &nested).is_empty());
+    // It arrives: passed on a second time.
+    let out = run(&mut d, |d, c| d.on_control(3, 3, nested.clone(), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    assert_eq!((o[0].0.src, o[0].0.dst, o[0].1), (4, 0, 8));
+    // Without ns-2.35's tap rule, overhearing it only cleans the cache.
+    let mut d = dsr_ns2(4);
+    d.cfg.tap_unwraps_errors = false;
+    d.learn_route(&[4, 8, 0], 0);
+    d.learn_route(&[4, 5, 9], 0);
+    assert!(overhear(&mut d, 1, 2, &nested).is_empty());
+    assert_eq!(d.route_to(9, 1), None);
+    // An error whose outer entry names another node is only noticed.
+    let mut d = dsr_ns2(6);
+    d.learn_route(&[6, 8, 0], 0);
+    assert!(overhear(&mut d, 1, 2, &nested).is_empty());
+}
+
+#[test]
+fn ns2_an_overheard_route_error_for_this_node_is_held_for_its_next_request() {
+    // 4 overhears an error for itself (one link, not nested): it holds it
+    // for its next request, as one it received (ns-2.35's
+    // processBrokenRouteError sets route_error_held from the tap too).
+    let mut err = control(2, 4, 64, vec![rerr_opt(2, 1, 4), sr_opt(&[3], 1)]);
+    err.uid = 78;
+    let mut d = dsr_ns2(4);
+    assert!(overhear(&mut d, 1, 2, &err).is_empty());
+    assert_eq!(d.held_error, Some((1, rerr_opt(2, 1, 4))));
+    let mut d = dsr_ns2(4);
+    d.cfg.tap_unwraps_errors = false;
+    overhear(&mut d, 1, 2, &err);
+    assert_eq!(d.held_error, None);
+}
+
+#[test]
+fn ns2_the_tap_looks_at_each_packet_once() {
+    // 3 overhears 0's packet as 1 sends it to 2 and replies to 0 that 3 is
+    // nearer; heard again after the hold-down, the same packet gets no
+    // second reply; another packet on the same route does.
+    let mut d = dsr_ns2(3);
+    let mut p = from_1_to_2();
+    p.uid = 5;
+    assert_eq!(originated(&overhear(&mut d, 0, 1, &p)).len(), 1);
+    assert!(overhear(&mut d, 2 * NS_PER_S, 1, &p).is_empty());
+    let mut q = p.clone();
+    q.uid = 5 + TAP_SLOTS as u64;
+    assert_eq!(originated(&overhear(&mut d, 2 * NS_PER_S, 1, &q)).len(), 1);
+    // q took p's slot: p is looked at again.
+    assert_eq!(originated(&overhear(&mut d, 4 * NS_PER_S, 1, &p)).len(), 1);
+    // Without the rule the same packet is looked at every time.
+    let mut d = dsr_ns2(3);
+    d.cfg.tap_once = false;
+    assert_eq!(originated(&overhear(&mut d, 0, 1, &p)).len(), 1);
+    assert_eq!(originated(&overhear(&mut d, 2 * NS_PER_S, 1, &p)).len(), 1);
 }
 
 #[test]
