@@ -13,6 +13,13 @@ packet_hops = bench_module("packet_hops")
 IP = "[0 0 0 0] ------- [0:0 3:0 32 1] [0] 0 0"
 
 
+def _hops(tmp_path: Path, lines: list[str]) -> packet_hops.Hops:
+    """The readings of a trace made of ``lines`` (CBR packets followed)."""
+    trace = tmp_path / "t.tr"
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return packet_hops.read(trace, "cbr")
+
+
 def _line(op: str, t: float, node: int, layer: str, uid: int, kind: str = "cbr") -> str:
     return f"{op} {t:.9f} _{node}_ {layer}  --- {uid} {kind} 532 {IP}"
 
@@ -42,9 +49,7 @@ def test_a_packet_relayed_twice_with_a_salvage_wait(tmp_path: Path):
         "f 3.2 _2_ RTR  --- 9 DSR 48 [0 0 0 0] ------- [5:255 9:255 32 0] 2 [1 4] [0 4 0 0->0]",
         "s 3.0 _6_ RTR  --- 10 DSR 32 [0 0 0 0] ------- [6:255 9:255 32 0] 1 [1 1] [0 1 0 0->0]",
     ]
-    trace = tmp_path / "t.tr"
-    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    h = packet_hops.read(trace, "cbr")
+    h = _hops(tmp_path, lines)
     assert h.delays_s == [pytest.approx(0.7)]
     assert h.source_waits_s == [pytest.approx(0.1)]
     # Held at node 1 for 50 ms, at node 2 for 100 and then 300 ms.
@@ -96,9 +101,7 @@ def test_with_the_macs_lines_each_link_splits_at_its_first_data_frame(tmp_path: 
         _line("r", 1.7, 3, "RTR", 7),
         _line("r", 1.7, 3, "AGT", 7),
     ]
-    trace = tmp_path / "t.tr"
-    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    h = packet_hops.read(trace, "cbr")
+    h = _hops(tmp_path, lines)
     assert h.mac_waits_s == [pytest.approx(0.05), pytest.approx(0.02), pytest.approx(0.02)]
     assert h.mac_after_s == [pytest.approx(0.05), pytest.approx(0.03), pytest.approx(0.08)]
     # Node 0's other packet went ahead; the failed attempt at node 2 is not
@@ -117,9 +120,7 @@ def test_without_the_macs_lines_the_split_is_dashes(tmp_path: Path):
         _line("r", 1.2, 1, "RTR", 7),
         _line("r", 1.2, 1, "AGT", 7),
     ]
-    trace = tmp_path / "t.tr"
-    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    h = packet_hops.read(trace, "cbr")
+    h = _hops(tmp_path, lines)
     assert h.links_s == [pytest.approx(0.1)]
     assert h.mac_waits_s == []
     assert [v for label, v in packet_hops.rows(h) if label.startswith("of a link")] == ["-", "-"]
