@@ -54,11 +54,12 @@ pub enum RoutingAction {
     },
     /// A new control packet this node originates that has no next hop yet
     /// (DSR's route error to a node it has no route to). The world gives it
-    /// a uid, counts it in the ledger, and hands it back through
-    /// [`RoutingProtocol::route_output`], which sends it (`Resend`, not
-    /// forwarded: the routing statistics count it when it leaves), holds it
-    /// while a route is found, or drops it.
-    Create { packet: Packet },
+    /// a uid (unless `keep_uid`: a copy of a packet that keeps its uid, as
+    /// ns-2.35's `Packet::copy` does), counts it in the ledger, and hands it
+    /// back through [`RoutingProtocol::route_output`], which sends it
+    /// (`Resend`, not forwarded: the routing statistics count it when it
+    /// leaves), holds it while a route is found, or drops it.
+    Create { packet: Packet, keep_uid: bool },
     /// Drop a packet the protocol held or was given.
     Drop { packet: Packet, reason: DropReason },
     /// Take every data packet the interface queue holds for `next_hop` back
@@ -145,7 +146,32 @@ impl RoutingCtx<'_> {
     }
 
     pub fn create(&mut self, packet: Packet) {
-        self.out.push(RoutingAction::Create { packet });
+        self.out.push(RoutingAction::Create {
+            packet,
+            keep_uid: false,
+        });
+    }
+
+    /// [`Self::create`] for a copy of a packet that keeps its uid
+    /// (`packet.uid`), as ns-2.35's `Packet::copy` does.
+    pub fn create_copy(&mut self, packet: Packet) {
+        self.out.push(RoutingAction::Create {
+            packet,
+            keep_uid: true,
+        });
+    }
+
+    /// A new control packet this node originates towards `next_hop` that
+    /// keeps `packet.uid`: a copy of a packet it received, as ns-2.35's
+    /// `Packet::copy` keeps the uid. Counted as originated.
+    pub fn originate_copy(&mut self, packet: Packet, next_hop: NodeId, message: &'static str) {
+        self.out.push(RoutingAction::Originate {
+            packet,
+            next_hop,
+            message,
+            forwarded: false,
+            keep_uid: true,
+        });
     }
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {

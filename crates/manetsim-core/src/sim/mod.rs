@@ -1194,9 +1194,14 @@ impl World {
                 e.2 += u64::from(forwarded);
                 self.enqueue(now, n, packet, next_hop);
             }
-            RoutingAction::Create { mut packet } => {
-                packet.uid = self.next_uid;
-                self.next_uid += 1;
+            RoutingAction::Create {
+                mut packet,
+                keep_uid,
+            } => {
+                if !keep_uid {
+                    packet.uid = self.next_uid;
+                    self.next_uid += 1;
+                }
                 packet.created_at = now;
                 self.ledger.create();
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));

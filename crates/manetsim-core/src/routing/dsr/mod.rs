@@ -250,6 +250,11 @@ pub struct DsrConfig {
     /// on, and does so again when the packet reaches it: ns-2.35 sends the
     /// inner errors twice.
     pub tap_unwraps_errors: bool,
+    /// The inner errors a node passes on keep the uid of the nested error
+    /// they came in, as ns-2.35's `processBrokenRouteError` sends a copy
+    /// (`Packet::copy`) of it. With [`DsrConfig::tap_once`] this matters:
+    /// a node whose tap saw the nested error skips the inner one.
+    pub unwrapped_errors_keep_uid: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -308,6 +313,7 @@ impl Default for DsrConfig {
             first_request_id: 0,
             tap_once: false,
             tap_unwraps_errors: false,
+            unwrapped_errors_keep_uid: false,
         }
     }
 }
@@ -317,9 +323,9 @@ impl DsrConfig {
     /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
     /// flow state, its growing requests
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
-    /// ([`DsrConfig::ns2_header_sizes`]), request numbers and tap
-    /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]),
-    /// everything else as [`Default`].
+    /// ([`DsrConfig::ns2_header_sizes`]), request numbers, tap
+    /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
+    /// uids of unwrapped errors, everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -330,6 +336,7 @@ impl DsrConfig {
             first_request_id: 1,
             tap_once: true,
             tap_unwraps_errors: true,
+            unwrapped_errors_keep_uid: true,
             ..Self::default()
         }
     }
@@ -1798,7 +1805,7 @@ impl Dsr {
         };
         self.notice_overheard(now, from, packet);
         if self.cfg.tap_unwraps_errors {
-            self.tapped_error_for_me(now, &repr, ctx);
+            self.tapped_error_for_me(now, packet.uid, &repr, ctx);
         }
         for o in &repr.options {
             match o {
@@ -1824,7 +1831,13 @@ impl Dsr {
     /// the node holds it for its next request and passes the nested
     /// errors on ([`Self::unwrap_nested`]), though the packet is still on
     /// its way here and will be unwrapped again when it arrives.
-    fn tapped_error_for_me(&mut self, now: SimTime, repr: &DsrRepr, ctx: &mut RoutingCtx) {
+    fn tapped_error_for_me(
+        &mut self,
+        now: SimTime,
+        uid: u64,
+        repr: &DsrRepr,
+        ctx: &mut RoutingCtx,
+    ) {
         let Some(last) = repr.options.iter().rev().find(|o| broken_link(o).is_some()) else {
             return;
         };
@@ -1832,7 +1845,7 @@ impl Dsr {
             return;
         }
         self.held_error = Some((now, last.clone()));
-        self.unwrap_nested(now, repr.clone(), ctx);
+        self.unwrap_nested(now, repr.clone(), uid, ctx);
     }
 
     /// With `tap_once`: whether the tap has looked at `packet` before
@@ -1916,7 +1929,9 @@ impl Dsr {
     /// node the last of them names, along a cached route, or, with none,
     /// created without one to wait for a route in the send buffer (ns-2's
     /// `handlePktWithoutSR`).
-    fn unwrap_nested(&mut self, now: SimTime, mut repr: DsrRepr, ctx: &mut RoutingCtx) {
+    /// `uid` is the nested error's: with `unwrapped_errors_keep_uid` the
+    /// inner errors keep it.
+    fn unwrap_nested(&mut self, now: SimTime, mut repr: DsrRepr, uid: u64, ctx: &mut RoutingCtx) {
         let errors = repr
             .options
             .iter()
@@ -1947,13 +1962,24 @@ impl Dsr {
             // Created without a route; it waits for one in the send buffer.
             repr.options
                 .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
-            ctx.create(self.control(self.me, tell, CONTROL_TTL, &repr));
+            let mut p = self.control(self.me, tell, CONTROL_TTL, &repr);
+            if self.cfg.unwrapped_errors_keep_uid {
+                p.uid = uid;
+                ctx.create_copy(p);
+            } else {
+                ctx.create(p);
+            }
             return;
         };
         let sr = SourceRoute::along(&route);
         sr.replace_in(&mut repr);
-        let p = self.control(self.me, tell, CONTROL_TTL, &repr);
-        ctx.originate(p, route[1], "rerr", false);
+        let mut p = self.control(self.me, tell, CONTROL_TTL, &repr);
+        if self.cfg.unwrapped_errors_keep_uid {
+            p.uid = uid;
+            ctx.originate_copy(p, route[1], "rerr");
+        } else {
+            ctx.originate(p, route[1], "rerr", false);
+        }
     }
 
     /// Passes a unicast control packet on along its source route.
@@ -2096,7 +2122,7 @@ impl RoutingProtocol for Dsr {
             if packet.dst != self.me {
                 self.forward_control(now, &packet, repr, message, ctx);
             } else if message == "rerr" {
-                self.unwrap_nested(now, repr, ctx);
+                self.unwrap_nested(now, repr, packet.uid, ctx);
             }
         }
     }

@@ -1448,7 +1448,7 @@ fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
 fn created(out: &[RoutingAction]) -> Vec<&Packet> {
     out.iter()
         .filter_map(|a| match a {
-            RoutingAction::Create { packet } => Some(packet),
+            RoutingAction::Create { packet, .. } => Some(packet),
             _ => None,
         })
         .collect()
@@ -1787,6 +1787,17 @@ fn ns2_overhearing_a_nested_error_meant_for_it_passes_the_inner_error_on_twice()
     let (e, nh, msg, _) = o[0];
     assert_eq!((e.src, e.dst, nh, msg), (4, 0, 8, "rerr"));
     assert_eq!(parse(e).options[0], rerr_opt(4, 5, 0));
+    // A copy of the nested error: it keeps its uid, as ns-2.35's
+    // Packet::copy does.
+    assert_eq!(e.uid, 77);
+    assert!(out.iter().any(|a| matches!(
+        a,
+        RoutingAction::Originate {
+            keep_uid: true,
+            forwarded: false,
+            ..
+        }
+    )));
     // Heard again (a retransmission): the tap has seen its uid.
     assert!(overhear(&mut d, 2, 2, &nested).is_empty());
     // It arrives: passed on a second time.
@@ -1878,11 +1889,30 @@ fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
     // With no route to 0 the inner error is created without one, to wait
     // for a route in the send buffer.
     let mut d = dsr_ns2(4);
+    let mut nested = nested;
+    nested.uid = 31;
     let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
     assert!(originated(&out).is_empty(), "{out:?}");
     let c = created(&out);
     assert_eq!(c.len(), 1, "{out:?}");
-    assert_eq!((c[0].src, c[0].dst), (4, 0));
+    assert_eq!((c[0].src, c[0].dst, c[0].uid), (4, 0, 31));
+    assert!(matches!(
+        out[0],
+        RoutingAction::Create { keep_uid: true, .. }
+    ));
+    // The RFC preset makes a new packet.
+    let mut d = dsr(4);
+    let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
+    assert!(matches!(
+        out[..],
+        [
+            RoutingAction::Create {
+                keep_uid: false,
+                ..
+            },
+            ..
+        ]
+    ));
     let r = parse(c[0]);
     assert_eq!(r.options, vec![rerr_opt(4, 5, 0)]);
     assert_eq!(c[0].size_bytes, 20 + r.buffer_len() as u32);
