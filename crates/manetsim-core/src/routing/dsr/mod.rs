@@ -1794,36 +1794,33 @@ impl Dsr {
     }
 
     /// ns-2's `tap` of an overheard reply or route error (with its path
-    /// cache): the packet's source route and a reply's route that names
-    /// this node go to the secondary cache; the links a route error
-    /// reports broken leave the cache. With `tap_unwraps_errors`, a route
-    /// error whose outer error names this node is also handled as if it
-    /// had arrived ([`Self::tapped_error_for_me`]).
+    /// cache), in its order: the links a route error reports broken leave
+    /// the cache (and, with `tap_unwraps_errors`, an error whose outer
+    /// entry names this node is handled as if it had arrived,
+    /// [`Self::tapped_error_for_me`]); then a reply's route that names
+    /// this node and the packet's source route go to the secondary cache.
     fn tap_control(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
         let Ok(repr) = DsrRepr::parse(packet.body()) else {
             return;
         };
-        self.notice_overheard(now, from, packet);
+        for o in &repr.options {
+            if let Some((from, to)) = broken_link(o) {
+                self.link_broken(from, to, now);
+            }
+        }
         if self.cfg.tap_unwraps_errors {
             self.tapped_error_for_me(now, packet.uid, &repr, ctx);
         }
         for o in &repr.options {
-            match o {
-                DsrOption::RouteReply { addresses, .. } => {
-                    let mut full = vec![packet.dst];
-                    full.extend_from_slice(addresses);
-                    if let Some(c) = full.iter().position(|&n| n == self.me) {
-                        self.cache.notice(&full[c..], now);
-                    }
+            if let DsrOption::RouteReply { addresses, .. } = o {
+                let mut full = vec![packet.dst];
+                full.extend_from_slice(addresses);
+                if let Some(c) = full.iter().position(|&n| n == self.me) {
+                    self.cache.notice(&full[c..], now);
                 }
-                DsrOption::RouteError { .. } => {
-                    if let Some((from, to)) = broken_link(o) {
-                        self.link_broken(from, to, now);
-                    }
-                }
-                _ => {}
             }
         }
+        self.notice_overheard(now, from, packet);
     }
 
     /// ns-2.35's `processBrokenRouteError` on an overheard packet: when

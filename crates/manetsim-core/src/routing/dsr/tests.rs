@@ -1812,6 +1812,15 @@ fn ns2_overhearing_a_nested_error_meant_for_it_passes_the_inner_error_on_twice()
     d.learn_route(&[4, 5, 9], 0);
     assert!(overhear(&mut d, 1, 2, &nested).is_empty());
     assert_eq!(d.route_to(9, 1), None);
+    // The broken links leave the cache first, as in ns-2.35's
+    // processBrokenRouteError: 4's only route to 0 runs over 2 -> 1, so the
+    // inner error waits in the send buffer instead of taking it.
+    let mut d = dsr_ns2(4);
+    d.learn_route(&[4, 3, 2, 1, 0], 0);
+    let out = overhear(&mut d, 1, 2, &nested);
+    assert!(originated(&out).is_empty(), "{out:?}");
+    let c = created(&out);
+    assert_eq!((c.len(), c[0].dst, c[0].uid), (1, 0, 77), "{out:?}");
     // An error whose outer entry names another node is only noticed.
     let mut d = dsr_ns2(6);
     d.learn_route(&[6, 8, 0], 0);
