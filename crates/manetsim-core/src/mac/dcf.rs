@@ -708,8 +708,21 @@ impl Dcf {
         self.arm(MacTimer::Backoff, at, out);
     }
 
+    /// The rate a data frame goes at. A frame for the broadcast address
+    /// goes at the basic rate, as IEEE 802.11 (1999) section 9.6 has it for
+    /// frames with a group address, ns-2.35's `sendDATA` does ("store data
+    /// tx time for broadcast packets": `basicRate_`) and ns-3 does (its
+    /// non-unicast mode); unicast data at the data rate.
+    fn data_rate_bps(&self, f: &Frame) -> u64 {
+        if f.ra == BROADCAST {
+            self.p.basic_rate_bps
+        } else {
+            self.p.data_rate_bps
+        }
+    }
+
     fn data_airtime(&self, f: &Frame) -> SimTime {
-        self.p.txtime(f.bytes, self.p.data_rate_bps)
+        self.p.txtime(f.bytes, self.data_rate_bps(f))
     }
 
     // ---------------------------------------------------------------------
@@ -934,6 +947,7 @@ impl Dcf {
             return true;
         }
         let air = self.data_airtime(f);
+        let rate = self.data_rate_bps(f);
         self.set_tx_state(TxState::Send, now, out);
         let timeout = if unicast {
             air + self.p.max_prop_delay_ns
@@ -944,7 +958,7 @@ impl Dcf {
             air
         };
         let frame = self.pkt_tx.clone().expect("checked above");
-        self.transmit(now, frame, self.p.data_rate_bps, timeout, out);
+        self.transmit(now, frame, rate, timeout, out);
         true
     }
 
@@ -1753,6 +1767,32 @@ mod tests {
         m.on_rx_end(1_000, 1, &f(0), &mut out);
         m.on_rx_end(2_000, 2, &f(0), &mut out);
         assert_eq!(collided(&out), vec![1]);
+    }
+
+    #[test]
+    fn broadcast_data_goes_at_the_basic_rate_and_unicast_data_at_the_data_rate() {
+        // IEEE 802.11 (1999) section 9.6; ns-2.35's `sendDATA` times a
+        // broadcast frame at `basicRate_`, ns-3 at its non-unicast mode.
+        let mut airtimes = Vec::new();
+        for (next_hop, rate_bps) in [(BROADCAST, 1_000_000), (1, 2_000_000)] {
+            let mut m = mac(0, 3000); // no RTS before a frame this short
+            let mut out = Vec::new();
+            m.send(0, pkt(100), next_hop, &mut out);
+            let at = fire(&mut m, &mut out, MacTimer::Backoff);
+            let (kind, ra, airtime_ns) = match &out[..] {
+                [MacAction::Transmit { frame, airtime_ns }, ..] => {
+                    (frame.kind, frame.ra, *airtime_ns)
+                }
+                other => panic!("{other:?}"),
+            };
+            assert_eq!((kind, ra), (FrameKind::Data, next_hop));
+            let bytes = m.p.data_frame_bytes(&pkt(100));
+            assert_eq!(airtime_ns, m.p.txtime(bytes, rate_bps), "to {next_hop}");
+            assert_eq!(m.tx_until, at + airtime_ns);
+            airtimes.push(airtime_ns);
+        }
+        // 128 bytes: the PLCP's 192 us, then 1,024 us at 1 Mb/s or 512 us at 2.
+        assert_eq!(airtimes, vec![1_216_000, 704_000]);
     }
 
     // ---- RTS/CTS ----
