@@ -36,6 +36,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from manetsim import ns2
+
 # An AODV request's fields: hop count, id, [dst dst_seqno], [origin origin_seqno].
 _REQUEST = re.compile(r"\[0x2 \d+ (\d+) \[\d+ \d+\] \[(\d+) \d+\]\] \(REQUEST\)")
 # The MAC field of a MAC line: [duration destination source type], in hex.
@@ -146,10 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seed_dir", type=Path, help="DIR/seed-N from --keep-traces --mac-trace")
     args = parser.parse_args(argv)
-    traces = [args.seed_dir / "manetsim.tr", args.seed_dir / "ns2.tr"]
-    missing = [str(p) for p in traces if not p.is_file()]
-    if missing:
-        print(f"error: no trace at {', '.join(missing)}", file=sys.stderr)
+    try:
+        traces = ns2.kept_traces(args.seed_dir)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     ours, theirs = (rows(read(p)) for p in traces)
     print(f"{'':<56} {'manetsim':>24} {'ns-2.35':>24}")

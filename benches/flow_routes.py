@@ -34,6 +34,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from manetsim import ns2
+
 # The IP header's source and destination (`[src:port dst:port ttl next]`).
 _IP = re.compile(r"------- \[(\d+):-?\d+ (-?\d+):-?\d+ ")
 
@@ -143,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         "--flow", nargs=2, type=int, metavar=("SRC", "DST"), help="print this flow's timeline"
     )
     args = parser.parse_args(argv)
-    traces = [args.seed_dir / "manetsim.tr", args.seed_dir / "ns2.tr"]
-    missing = [str(p) for p in traces if not p.is_file()]
-    if missing:
-        print(f"error: no trace at {', '.join(missing)}", file=sys.stderr)
+    try:
+        traces = ns2.kept_traces(args.seed_dir)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     ours, theirs = (read(p, args.kind) for p in traces)
     print(f"{'':<28} {'manetsim':>40} {'ns-2.35':>40}")

@@ -43,6 +43,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from manetsim import ns2
+
 # A DSR request's line: its route length, then `[1 id]`, then the reply part.
 _REQUEST = re.compile(r"\[(\d+):\d+ -?\d+:\d+ -?\d+ -?\d+\] \d+ \[1 (\d+)\] \[0 ")
 
@@ -242,10 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("seed_dir", type=Path, help="DIR/seed-N from --keep-traces")
     parser.add_argument("--kind", default="cbr", help="packet kind to follow (default cbr)")
     args = parser.parse_args(argv)
-    traces = [args.seed_dir / "manetsim.tr", args.seed_dir / "ns2.tr"]
-    missing = [str(p) for p in traces if not p.is_file()]
-    if missing:
-        print(f"error: no trace at {', '.join(missing)}", file=sys.stderr)
+    try:
+        traces = ns2.kept_traces(args.seed_dir)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     ours, theirs = (rows(read(p, args.kind)) for p in traces)
     print(f"{'':<72} {'manetsim':>22} {'ns-2.35':>22}")

@@ -1309,3 +1309,13 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         assert like.get("routing.aomdv.rerr_rate_limit") == (False if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []
+
+
+def test_kept_traces_are_found_and_a_missing_one_is_named(tmp_path: Path):
+    (tmp_path / "manetsim.tr").write_text("", encoding="utf-8")
+    with pytest.raises(FileNotFoundError) as e:
+        ns2.kept_traces(tmp_path)
+    assert str(tmp_path / "ns2.tr") in str(e.value)
+    assert "manetsim.tr" not in str(e.value)
+    (tmp_path / "ns2.tr").write_text("", encoding="utf-8")
+    assert ns2.kept_traces(tmp_path) == (tmp_path / "manetsim.tr", tmp_path / "ns2.tr")

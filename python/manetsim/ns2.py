@@ -1370,7 +1370,7 @@ def _crosscheck_seed(
         result = json.loads(done.stdout)
         mine = _SeedRun(_manetsim_figures(result), done.wall_s, done.cpu_s, float(result["wall_s"]))
         if kept is not None:
-            shutil.move(Path(folder) / f"{result['scenario']}.tr", kept / "manetsim.tr")
+            shutil.move(Path(folder) / f"{result['scenario']}.tr", kept / KEPT_MANETSIM_TRACE)
     with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
         tcl = Path(folder) / "run.tcl"
         tcl.write_text(script, encoding="utf-8")
@@ -1387,16 +1387,35 @@ def _crosscheck_seed(
         theirs = _SeedRun(_ns2_figures(stats, done.stdout), done.wall_s, done.cpu_s)
         if kept is not None:
             shutil.move(tcl, kept / "ns2.tcl")
-            shutil.move(Path(folder) / "trace.tr", kept / "ns2.tr")
+            shutil.move(Path(folder) / "trace.tr", kept / KEPT_NS2_TRACE)
     if mac_trace and kept is not None:
         # Both traces have their MAC lines: count them side by side.
-        mine.figures.update(mac_line_counts(kept / "manetsim.tr"))
-        theirs.figures.update(mac_line_counts(kept / "ns2.tr"))
+        mine.figures.update(mac_line_counts(kept / KEPT_MANETSIM_TRACE))
+        theirs.figures.update(mac_line_counts(kept / KEPT_NS2_TRACE))
     return mine, theirs
 
 
 #: What ns-2.35 prints on stderr at every start, failed or not.
 _NS2_NOISE = frozenset({"INITIALIZE THE LIST xListHead"})
+
+
+KEPT_MANETSIM_TRACE = "manetsim.tr"
+"""manetsim's trace in a kept seed's folder (``crosscheck --keep-traces``)."""
+KEPT_NS2_TRACE = "ns2.tr"
+"""ns-2.35's trace in a kept seed's folder."""
+
+
+def kept_traces(seed_dir: Path) -> tuple[Path, Path]:
+    """manetsim's and ns-2.35's traces that ``crosscheck(keep_traces=DIR)``
+    left in ``seed_dir`` (``DIR/seed-N``).
+
+    Raises :class:`FileNotFoundError` naming every one that is not there.
+    """
+    traces = (seed_dir / KEPT_MANETSIM_TRACE, seed_dir / KEPT_NS2_TRACE)
+    missing = [str(p) for p in traces if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"no trace at {', '.join(missing)}")
+    return traces
 
 
 def ns2_failure(stdout: str, stderr: str) -> str:
