@@ -323,6 +323,28 @@ fn ns2_pacing_on_the_cbr_chain_discovers_the_route_as_ns2_does() {
 }
 
 #[test]
+fn a_delivered_packet_counts_its_datagram_without_the_dsr_header_in_either_preset() {
+    // Throughput counts each packet's IP datagram as its source sent it:
+    // 512 payload bytes, 8 of UDP and 20 of IP, whatever DSR header it
+    // carried. With the ns2 preset a source route counts ns-2.35's bytes,
+    // not its own length; the flow's figure must not depend on that.
+    for preset in [DsrPreset::Rfc, DsrPreset::Ns2] {
+        let mut s = dsr(30.0, 1);
+        chain6_topology(&mut s);
+        with_preset(&mut s, preset);
+        s.flows.push(cbr(0, 5, 512, CBR_4PPS_512B, 1.0, 30.0));
+        let r = run_checked(&s);
+        let f = &r.flows[0];
+        assert!(f.received > 100, "{preset:?}: received {}", f.received);
+        let per_packet = f.throughput_kbps / f.goodput_kbps * 512.0;
+        assert!(
+            (per_packet - 540.0).abs() < 1e-9,
+            "{preset:?}: {per_packet} IP bytes a packet"
+        );
+    }
+}
+
+#[test]
 fn ns2_flow_state_sends_most_packets_of_the_cbr_chain_without_a_route() {
     // With flow state (on with the ns2 preset) only a flow's first three
     // packets, and one every 5 s after, carry the 24-byte source route

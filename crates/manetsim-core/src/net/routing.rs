@@ -227,6 +227,14 @@ pub trait RoutingProtocol {
     /// A data packet reached its destination (this node) from neighbour `from`.
     fn on_delivered(&mut self, _now: SimTime, _from: NodeId, _packet: &Packet) {}
 
+    /// The bytes a data packet's routing header (its `body`, e.g. DSR's
+    /// options header) counts in its `size_bytes`: the header's length,
+    /// unless the protocol counts its headers otherwise (DSR with ns-2.35's
+    /// header sizes).
+    fn header_bytes(&self, packet: &Packet) -> u32 {
+        packet.body().len() as u32
+    }
+
     /// What DSR's flow state did at this node (zeros for other protocols).
     fn flow_state_counts(&self) -> crate::metrics::result::FlowStateCounts {
         crate::metrics::result::FlowStateCounts::default()

@@ -76,6 +76,9 @@ impl RoutingProtocol for Router {
     fn on_delivered(&mut self, now: SimTime, from: NodeId, packet: &Packet) {
         dispatch!(self, r => r.on_delivered(now, from, packet))
     }
+    fn header_bytes(&self, packet: &Packet) -> u32 {
+        dispatch!(self, r => r.header_bytes(packet))
+    }
     fn on_reroute(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, ctx: &mut RoutingCtx) {
         dispatch!(self, r => r.on_reroute(now, packet, next_hop, ctx))
     }

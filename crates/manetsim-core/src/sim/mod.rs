@@ -1799,6 +1799,12 @@ impl World {
             self.with_router(now, n, |r, now, ctx| r.on_control(now, from, packet, ctx));
         } else if packet.dst == n || packet.dst == BROADCAST {
             self.with_router(now, n, |r, now, _| r.on_delivered(now, from, &packet));
+            // The agent gets the datagram its source sent: the routing
+            // header (DSR's) comes off, with the bytes it counted.
+            if packet.body.is_some() {
+                packet.size_bytes -= self.nodes[n as usize].router.header_bytes(&packet);
+                packet.body = None;
+            }
             self.deliver_local(now, packet, mac);
         } else {
             packet.ttl = packet.ttl.saturating_sub(1);
@@ -1838,13 +1844,13 @@ impl World {
                 return;
             }
             let stats = &mut self.flow_stats[flow as usize];
-            // The datagram as its source sent it: a routing header the
-            // packet carries (DSR's) is routing overhead, not the flow's.
+            // The datagram as its source sent it (`receive` took off the
+            // routing header, DSR's, which is routing overhead).
             let fresh = stats.on_receive(
                 now,
                 seq,
                 packet.created_at,
-                packet.size_bytes - packet.body().len() as u32,
+                packet.size_bytes,
                 packet.payload_bytes,
                 packet.hops,
             );

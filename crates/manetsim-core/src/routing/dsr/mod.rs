@@ -2124,6 +2124,10 @@ impl RoutingProtocol for Dsr {
         }
     }
 
+    fn header_bytes(&self, packet: &Packet) -> u32 {
+        packet.body.as_deref().map_or(0, |b| self.counted_body(b))
+    }
+
     fn wants_promiscuous(&self) -> bool {
         self.cfg.gratuitous_replies || self.ns2_cache()
     }
