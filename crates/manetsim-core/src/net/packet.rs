@@ -62,7 +62,9 @@ pub struct Packet {
     /// Routing-protocol bytes in their real wire layout, shared between copies:
     /// the whole message for a control packet (e.g. an AODV RREQ, the UDP
     /// payload), or a header carried by a data packet (e.g. DSR's options
-    /// header). Their length is already counted in `size_bytes`.
+    /// header). They are already counted in `size_bytes`: by their length,
+    /// or as the protocol counts them (DSR with ns-2.35's header sizes;
+    /// [`RoutingProtocol::header_bytes`](crate::net::routing::RoutingProtocol::header_bytes)).
     pub body: Option<Rc<[u8]>>,
     /// The TCP segment a TCP packet carries (its header length, options
     /// included, is counted in `size_bytes`).
