@@ -96,7 +96,11 @@
 //!   for that neighbour). A salvaged control packet counts as a forwarded
 //!   message. Route errors created with no route (unknown-flow errors,
 //!   unwrapped nested errors, below) wait in the send buffer too and count
-//!   as originated when they leave.
+//!   as originated when they leave. With the `ns2` preset a route error,
+//!   new or unwrapped, keeps the salvage count of the packet it came from
+//!   (carried in its last error's salvage field), so the copies of an
+//!   error that keeps failing share one budget of 15 salvages, as
+//!   ns-2.35's do (`errors_keep_salvage_count`).
 //! * **Flow state** (RFC 4728 section 3.5; `flow_state`, on with the `ns2`
 //!   preset as ns-2.35's `dsragent_enable_flowstate` is, [`flow_table`]).
 //!   A source sends its own data by flow: a new route opens a flow with an
@@ -255,6 +259,16 @@ pub struct DsrConfig {
     /// (`Packet::copy`) of it. With [`DsrConfig::tap_once`] this matters:
     /// a node whose tap saw the nested error skips the inner one.
     pub unwrapped_errors_keep_uid: bool,
+    /// A route error keeps the salvage count of the packet it comes from,
+    /// as ns-2.35's do: `xmitFailed` turns the failed packet itself into
+    /// the new error and `processBrokenRouteError` sends a copy of the
+    /// error it unwraps, and neither resets the header's count (only
+    /// `hdr_sr::init` does). The count rides in the last route error's
+    /// salvage field; the Source Route option's
+    /// own field keeps saying where the route starts. Otherwise a new or
+    /// unwrapped error starts at 0, and each copy of an error that keeps
+    /// failing may be salvaged [`DsrConfig::max_salvage`] times afresh.
+    pub errors_keep_salvage_count: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -314,6 +328,7 @@ impl Default for DsrConfig {
             tap_once: false,
             tap_unwraps_errors: false,
             unwrapped_errors_keep_uid: false,
+            errors_keep_salvage_count: false,
         }
     }
 }
@@ -325,7 +340,8 @@ impl DsrConfig {
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
     /// ([`DsrConfig::ns2_header_sizes`]), request numbers, tap
     /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
-    /// uids of unwrapped errors, everything else as [`Default`].
+    /// uids and salvage counts of its route errors, everything else as
+    /// [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -337,6 +353,7 @@ impl DsrConfig {
             tap_once: true,
             tap_unwraps_errors: true,
             unwrapped_errors_keep_uid: true,
+            errors_keep_salvage_count: true,
             ..Self::default()
         }
     }
@@ -1320,6 +1337,7 @@ impl Dsr {
             ctx.drop_packet(p, DropReason::RetryLimit);
             return;
         };
+        let salvage = self.carried_salvage(&repr, sr.salvage);
         if p.src != self.me {
             let travelled = self.travelled(&p, &sr);
             let nested: Vec<DsrOption> = repr
@@ -1328,9 +1346,29 @@ impl Dsr {
                 .filter(|o| broken_link(o).is_some())
                 .cloned()
                 .collect();
-            self.send_nested_error(now, broken, sr.salvage, &travelled, nested, ctx);
+            self.send_nested_error(now, broken, salvage, &travelled, nested, ctx);
         }
-        self.salvage_control(now, p, repr, sr.salvage, broken, ctx);
+        self.salvage_control(now, p, repr, salvage, broken, ctx);
+    }
+
+    /// How many times control packet `repr` counts as salvaged: its
+    /// source route's count `route_salvage` or, with
+    /// [`DsrConfig::errors_keep_salvage_count`], the count its last route
+    /// error carries from the packet it came from, if more.
+    fn carried_salvage(&self, repr: &DsrRepr, route_salvage: u8) -> u8 {
+        if !self.cfg.errors_keep_salvage_count {
+            return route_salvage;
+        }
+        let carried = repr
+            .options
+            .iter()
+            .rev()
+            .find_map(|o| match o {
+                DsrOption::RouteError { salvage, .. } if broken_link(o).is_some() => Some(*salvage),
+                _ => None,
+            })
+            .unwrap_or(0);
+        route_salvage.max(carried)
     }
 
     /// ns-2.35's `undeliverablePkt` for a control packet that failed on the
@@ -1940,7 +1978,20 @@ impl Dsr {
         let Some(last) = repr.options.iter().rposition(|o| broken_link(o).is_some()) else {
             return;
         };
+        let route_salvage = SourceRoute::of(&repr).map_or(0, |sr| sr.salvage);
+        let carried = self.carried_salvage(&repr, route_salvage);
         repr.options.remove(last);
+        if self.cfg.errors_keep_salvage_count {
+            // The copy goes on with the received error's count.
+            if let Some(DsrOption::RouteError { salvage, .. }) = repr
+                .options
+                .iter_mut()
+                .rev()
+                .find(|o| broken_link(o).is_some())
+            {
+                *salvage = carried;
+            }
+        }
         let tell = repr
             .options
             .iter()

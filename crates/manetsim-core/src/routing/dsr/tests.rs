@@ -1694,6 +1694,95 @@ fn ns2_a_failed_route_error_is_salvaged_and_reported_nested() {
     assert!(resent(&out).is_empty() && originated(&out).is_empty());
 }
 
+/// [`rerr_4_to_0`] with the salvage count `count` in its route error: the
+/// count of the packet the error came from.
+fn rerr_4_to_0_carrying(count: u8) -> Packet {
+    let mut e = rerr_opt(4, 5, 0);
+    if let DsrOption::RouteError { salvage, .. } = &mut e {
+        *salvage = count;
+    }
+    control(4, 0, 64, vec![e, sr_opt(&[3, 2, 1], 1)])
+}
+
+fn last_error_salvage(p: &Packet) -> u8 {
+    parse(p)
+        .options
+        .iter()
+        .rev()
+        .find_map(|o| match o {
+            DsrOption::RouteError { salvage, .. } => Some(*salvage),
+            _ => None,
+        })
+        .expect("a route error")
+}
+
+#[test]
+fn ns2_a_route_error_keeps_the_salvage_count_of_the_packet_it_came_from() {
+    // ns-2.35 turns the failed packet itself into the route error, its
+    // header's salvage count kept: an error about a packet salvaged 14
+    // times may be salvaged once more, and the error about the error
+    // carries the 14 on.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0_carrying(14)), c)
+    });
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let sr = SourceRoute::of(&parse(r[0].0)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses.clone()), (15, vec![2, 7]));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    assert_eq!((o[0].0.src, o[0].0.dst), (2, 4));
+    assert_eq!(last_error_salvage(o[0].0), 14);
+    // One salvaged 15 times is not salvaged again: dropped, as ns-2.35's
+    // `undeliverablePkt` drops it (`DROP_RTR_SALVAGE`).
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0_carrying(15)), c)
+    });
+    assert!(resent(&out).is_empty(), "{out:?}");
+    assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
+    // Without the rule each error starts afresh: salvaged once.
+    let mut cfg = DsrConfig::ns2();
+    cfg.errors_keep_salvage_count = false;
+    let mut d = Dsr::new(2, cfg);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(0, 1, Some(rerr_4_to_0_carrying(15)), c)
+    });
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert_eq!(SourceRoute::of(&parse(r[0].0)).unwrap().salvage, 1);
+    assert_eq!(last_error_salvage(originated(&out)[0].0), 0);
+}
+
+#[test]
+fn ns2_an_unwrapped_route_error_keeps_the_salvage_count_of_the_error_it_came_in() {
+    // ns-2.35's `processBrokenRouteError` sends a copy of the error it
+    // unwraps: the copy goes on with the received error's count (here its
+    // route's, salvaged 3 times), not from 0.
+    let mut sr = sr_opt(&[3], 0);
+    if let DsrOption::SourceRoute { salvage, .. } = &mut sr {
+        *salvage = 3;
+    }
+    let nested = control(2, 4, 64, vec![rerr_opt(4, 5, 0), rerr_opt(2, 1, 4), sr]);
+    let mut d = dsr_ns2(4);
+    d.learn_route(&[4, 8, 0], 0);
+    let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    assert_eq!((o[0].0.src, o[0].0.dst), (4, 0));
+    assert_eq!(last_error_salvage(o[0].0), 3);
+    let mut cfg = DsrConfig::ns2();
+    cfg.errors_keep_salvage_count = false;
+    let mut d = Dsr::new(4, cfg);
+    d.learn_route(&[4, 8, 0], 0);
+    let out = run(&mut d, |d, c| d.on_control(1, 3, nested.clone(), c));
+    assert_eq!(last_error_salvage(originated(&out)[0].0), 0);
+}
+
 /// Node 2's own reply to 0 (about 0-5-2), on its way 2-1-0.
 fn own_reply_2_to_0() -> Packet {
     own_reply_2_to_0_about(vec![5, 2])
