@@ -264,10 +264,10 @@ pub struct DsrConfig {
     /// the new error and `processBrokenRouteError` sends a copy of the
     /// error it unwraps, and neither resets the header's count (only
     /// `hdr_sr::init` does). The count rides in the last route error's
-    /// salvage field; the Source Route option's
-    /// own field keeps saying where the route starts. Otherwise a new or
-    /// unwrapped error starts at 0, and each copy of an error that keeps
-    /// failing may be salvaged [`DsrConfig::max_salvage`] times afresh.
+    /// salvage field; the Source Route option's own field keeps saying
+    /// where the route starts. Otherwise a new or unwrapped error starts
+    /// at 0, and each copy of an error that keeps failing may be salvaged
+    /// [`DsrConfig::max_salvage`] times afresh.
     pub errors_keep_salvage_count: bool,
 }
 
