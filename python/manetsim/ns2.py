@@ -84,6 +84,11 @@ _TCP = {
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
     "vegas": ("Agent/TCP/Vegas", "Agent/TCPSink"),
 }
+# manetsim TCP variants that ns-2.35 runs only as a congestion-control module
+# of its TCP-Linux agent (`Agent/TCP/Linux`, `select_ca NAME`): that agent
+# recovers from a loss with a SACK scoreboard and rate halving
+# (tcp/tcp-linux.cc), where manetsim's variant recovers as NewReno or Reno.
+_TCP_LINUX_ONLY = {"westwood": ("Westwood+", "NewReno"), "veno": ("Veno", "Reno")}
 # Packets each band of ns-2.35's CMUPriQueue (its DSR's interface queue)
 # holds: `IFQ_MAXLEN` in queue/dsr-priqueue.h, not bound to Tcl, so the
 # node's -ifqLen does not reach it.
@@ -464,6 +469,15 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             if app not in ("ftp", "cbr"):
                 raise ExportError(f"{key}.app", f'"{app}" over TCP is not exported')
             tcp = flow["tcp"]
+            if tcp["variant"] in _TCP_LINUX_ONLY:
+                name, recovery = _TCP_LINUX_ONLY[tcp["variant"]]
+                raise ExportError(
+                    f"{key}.tcp.variant",
+                    f"ns-2.35 has {name} only as a module of Agent/TCP/Linux "
+                    f"(select_ca {tcp['variant']}), which recovers from a loss with SACK "
+                    f"and rate halving where manetsim's recovers as {recovery}: not "
+                    f"exported (exported: {', '.join(_TCP)})",
+                )
             if tcp["variant"] not in _TCP:
                 raise ExportError(
                     f"{key}.tcp.variant",
