@@ -23,7 +23,10 @@ sent the routing packets and why:
   reply salvaged or routed again); route errors started (a node's first
   router line for an error it sends as the IP source), those started at
   the instant its MAC gave up on a frame (with MAC lines), and those sent
-  again.
+  again; route errors relayed (`f … RTR` lines), by distinct (error, node)
+  pairs and the lines a node wrote again for an error it had relayed, and
+  the errors relayed 20 times or more (an error that keeps failing and is
+  salvaged, or copies of it travelling side by side).
 - Packets dropped for a full interface queue (`D … IFQ IFQ`, or `IFQ ---`
   as ns-2.35's AODV queue writes it), and how many of them the busiest node
   dropped.
@@ -167,6 +170,8 @@ class _Reader:
         # DSR route errors a node sends as their IP source: its router lines
         # for each (node, uid).
         self.error_sends: Counter[tuple[int, str]] = Counter()
+        # DSR route errors relayed: router lines for each (node, uid).
+        self.error_relays: Counter[tuple[int, str]] = Counter()
         # The instant (as traced) each node's MAC last gave up on a frame.
         self.last_give_up: dict[int, str] = {}
         # Packets each node dropped for a full interface queue.
@@ -202,14 +207,11 @@ class _Reader:
             ip = _ip(tokens)
             if ip is not None and len(tokens) > ip + 7 and tokens[ip + 7] == "[1":
                 self.reply_sends[(node, tokens[5])] += 1
-            if (
-                event == "s"
-                and ip is not None
-                and len(tokens) > ip + 11
-                and tokens[ip + 11] == "[1"
-                and _addr(tokens[ip]) == node
-            ):
+            error = ip is not None and len(tokens) > ip + 11 and tokens[ip + 11] == "[1"
+            if error and event == "s" and _addr(tokens[ip]) == node:
                 self.dsr_error(tokens, node)
+            elif error and event == "f":
+                self.error_relays[(node, tokens[5])] += 1
 
     def mac_send(self, tokens: list[str], kind: str, node: int) -> None:
         """Counts each RTS by its attempt: the same receiver as the node's
@@ -298,6 +300,18 @@ class _Reader:
         again = sum(n - 1 for n in self.reply_sends.values())
         if again:
             c["dsr.rrep.sent again by the same node"] = again
+        if self.error_relays:
+            relayed = sum(self.error_relays.values())
+            c["dsr.rerr.relayed"] = relayed
+            c["dsr.rerr.relayed, distinct (error, node) pairs"] = len(self.error_relays)
+            if relayed > len(self.error_relays):
+                c["dsr.rerr.relayed again by the same node"] = relayed - len(self.error_relays)
+            per_error: Counter[str] = Counter()
+            for (_, uid), n in self.error_relays.items():
+                per_error[uid] += n
+            many = sum(1 for n in per_error.values() if n >= _MANY_RELAYS)
+            if many:
+                c[f"dsr.rerr.errors relayed {_MANY_RELAYS} times or more"] = many
         if self.queue_full:
             c["ifq.full, dropped"] = sum(self.queue_full.values())
             c["ifq.full, dropped by the busiest node"] = max(self.queue_full.values())
@@ -331,6 +345,8 @@ class _Reader:
 
 
 _CONTROL = ("AODV", "AOMDV", "DSR", "ARP", "message")
+# A DSR route error relayed this often is counted apart.
+_MANY_RELAYS = 20
 
 
 def _break_kind(moves: Movements, node: int, hop: int | None, now: float) -> str:

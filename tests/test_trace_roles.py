@@ -182,6 +182,32 @@ def test_route_errors_started_and_full_queue_drops_are_counted(tmp_path: Path):
         "dsr.rerr.started": 2,
         "mac.gave up, and a DSR route error started at once": 1,
         "dsr.rerr.sent again by the same node": 1,
+        "dsr.rerr.relayed": 1,
+        "dsr.rerr.relayed, distinct (error, node) pairs": 1,
         "ifq.full, dropped": 3,
         "ifq.full, dropped by the busiest node": 2,
+    }
+
+
+def test_route_errors_relayed_are_counted_by_error_and_node(tmp_path: Path):
+    err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
+
+    def relay(t: float, node: int, uid: int) -> str:
+        return (
+            f"f {t:.9f} _{node}_ RTR  --- {uid} DSR 44 [0 0 0 0] ------- "
+            f"[2:255 0:255 254 0] 2 {err}\n"
+        )
+
+    # Error 12 goes over 3 and 4, and 3 relays it a second time (a copy, or
+    # after a salvage); error 13 bounces between 5 and 6, 20 relays in all.
+    lines = relay(1.0, 3, 12) + relay(1.1, 4, 12) + relay(1.2, 3, 12)
+    lines += "".join(relay(2.0 + k / 100, 5 + k % 2, 13) for k in range(20))
+    # A relayed reply is no relayed error.
+    reply = "[3:255 0:255 255 1] 7 [0 0] [1 2 4 0->3] [0 0 0 0->0]"
+    lines += f"f 3.000000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- {reply}\n"
+    assert counts_of(tmp_path, lines) == {
+        "dsr.rerr.relayed": 23,
+        "dsr.rerr.relayed, distinct (error, node) pairs": 4,
+        "dsr.rerr.relayed again by the same node": 19,
+        "dsr.rerr.errors relayed 20 times or more": 1,
     }
