@@ -23,9 +23,12 @@ sent the routing packets and why:
   reply salvaged or routed again); route errors started (a node's first
   router line for an error it sends as the IP source), those started at
   the instant its MAC gave up on a frame (with MAC lines), and those sent
-  again; route errors relayed (`f … RTR` lines), by distinct (error, node)
-  pairs and the lines a node wrote again for an error it had relayed, and
-  the errors relayed 20 times or more (an error that keeps failing and is
+  again (of them, at the instant the node's MAC gave up on the error's own
+  frame, or on another packet's, when the packets queued for the lost
+  neighbour are taken back and routed again); route errors relayed
+  (`f … RTR` lines), by distinct (error, node) pairs and the lines a node
+  wrote again for an error it had relayed, and the errors relayed 20
+  times or more (an error that keeps failing and is
   salvaged, or copies of it travelling side by side).
 - Packets dropped for a full interface queue (`D … IFQ IFQ`, or `IFQ ---`
   as ns-2.35's AODV queue writes it), and how many of them the busiest node
@@ -172,8 +175,10 @@ class _Reader:
         self.error_sends: Counter[tuple[int, str]] = Counter()
         # DSR route errors relayed: router lines for each (node, uid).
         self.error_relays: Counter[tuple[int, str]] = Counter()
-        # The instant (as traced) each node's MAC last gave up on a frame.
+        # The instant (as traced) each node's MAC last gave up on a frame,
+        # and that frame's packet uid.
         self.last_give_up: dict[int, str] = {}
+        self.last_give_up_uid: dict[int, str] = {}
         # Packets each node dropped for a full interface queue.
         self.queue_full: Counter[int] = Counter()
 
@@ -193,6 +198,7 @@ class _Reader:
             elif layer == "MAC" and tokens[4] == "RET":
                 self.roles.counts[f"mac.gave up on, {kind}"] += 1
                 self.last_give_up[node] = tokens[1]
+                self.last_give_up_uid[node] = tokens[5]
             elif layer == "IFQ" and tokens[4] in ("---", "IFQ"):
                 self.queue_full[node] += 1
             if layer == "RTR" and kind not in _CONTROL:
@@ -234,6 +240,10 @@ class _Reader:
         self.error_sends[key] += 1
         if self.error_sends[key] > 1:
             self.roles.counts["dsr.rerr.sent again by the same node"] += 1
+            if self.last_give_up.get(node) == tokens[1]:
+                own = self.last_give_up_uid.get(node) == tokens[5]
+                which = "on it" if own else "on another packet"
+                self.roles.counts[f"dsr.rerr.sent again at a give-up {which}"] += 1
             return
         self.roles.counts["dsr.rerr.started"] += 1
         if self.last_give_up.get(node) == tokens[1]:

@@ -189,6 +189,38 @@ def test_route_errors_started_and_full_queue_drops_are_counted(tmp_path: Path):
     }
 
 
+def test_route_errors_sent_again_are_told_by_the_give_up_they_follow(tmp_path: Path):
+    err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
+
+    def send(t: str, uid: int, hop: int) -> str:
+        return (
+            f"s {t} _2_ RTR  --- {uid} DSR 44 [0 0 0 0] ------- [2:255 0:255 255 {hop}] 2 {err}\n"
+        )
+
+    lines = (
+        # Node 2's error 12 fails on its first hop and goes again at once;
+        # error 14 waits in the queue for 3, and goes again when the MAC
+        # gives up on a CBR packet for 3; error 15 goes again later.
+        send("1.000000000", 12, 3)
+        + send("1.000000000", 14, 3)
+        + send("1.000000000", 15, 3)
+        + "D 1.100000000 _2_ MAC  RET 12 DSR 44 [13a 3 2 800] ------- "
+        + f"[2:255 0:255 255 3] 2 {err}\n"
+        + send("1.100000000", 12, 6)
+        + "D 1.200000000 _2_ MAC  RET 20 cbr 540 [13a 3 2 800] ------- [2:1 5:1 30 3] [4] 0 0\n"
+        + send("1.200000000", 14, 6)
+        + send("2.000000000", 15, 6)
+    )
+    assert counts_of(tmp_path, lines) == {
+        "dsr.rerr.started": 3,
+        "dsr.rerr.sent again by the same node": 3,
+        "dsr.rerr.sent again at a give-up on it": 1,
+        "dsr.rerr.sent again at a give-up on another packet": 1,
+        "mac.gave up on, DSR": 1,
+        "mac.gave up on, cbr": 1,
+    }
+
+
 def test_route_errors_relayed_are_counted_by_error_and_node(tmp_path: Path):
     err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
 
