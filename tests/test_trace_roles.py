@@ -189,27 +189,31 @@ def test_route_errors_started_and_full_queue_drops_are_counted(tmp_path: Path):
     }
 
 
-def test_route_errors_sent_again_are_told_by_the_give_up_they_follow(tmp_path: Path):
-    err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
+_ERR = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
 
-    def send(t: str, uid: int, hop: int) -> str:
-        return (
-            f"s {t} _2_ RTR  --- {uid} DSR 44 [0 0 0 0] ------- [2:255 0:255 255 {hop}] 2 {err}\n"
-        )
+
+def _error_line(event: str, t: float, node: int, uid: int, ip: str) -> str:
+    """A router line of a DSR route error (node 2 tells 0 that 2->1 broke)."""
+    return f"{event} {t:.9f} _{node}_ RTR  --- {uid} DSR 44 [0 0 0 0] ------- {ip} 2 {_ERR}\n"
+
+
+def test_route_errors_sent_again_are_told_by_the_give_up_they_follow(tmp_path: Path):
+    def send(t: float, uid: int, hop: int) -> str:
+        return _error_line("s", t, 2, uid, f"[2:255 0:255 255 {hop}]")
 
     lines = (
         # Node 2's error 12 fails on its first hop and goes again at once;
         # error 14 waits in the queue for 3, and goes again when the MAC
         # gives up on a CBR packet for 3; error 15 goes again later.
-        send("1.000000000", 12, 3)
-        + send("1.000000000", 14, 3)
-        + send("1.000000000", 15, 3)
+        send(1.0, 12, 3)
+        + send(1.0, 14, 3)
+        + send(1.0, 15, 3)
         + "D 1.100000000 _2_ MAC  RET 12 DSR 44 [13a 3 2 800] ------- "
-        + f"[2:255 0:255 255 3] 2 {err}\n"
-        + send("1.100000000", 12, 6)
+        + f"[2:255 0:255 255 3] 2 {_ERR}\n"
+        + send(1.1, 12, 6)
         + "D 1.200000000 _2_ MAC  RET 20 cbr 540 [13a 3 2 800] ------- [2:1 5:1 30 3] [4] 0 0\n"
-        + send("1.200000000", 14, 6)
-        + send("2.000000000", 15, 6)
+        + send(1.2, 14, 6)
+        + send(2.0, 15, 6)
     )
     assert counts_of(tmp_path, lines) == {
         "dsr.rerr.started": 3,
@@ -222,13 +226,8 @@ def test_route_errors_sent_again_are_told_by_the_give_up_they_follow(tmp_path: P
 
 
 def test_route_errors_relayed_are_counted_by_error_and_node(tmp_path: Path):
-    err = "[0 0] [0 0 0 0->0] [1 1 0 2->1]"
-
     def relay(t: float, node: int, uid: int) -> str:
-        return (
-            f"f {t:.9f} _{node}_ RTR  --- {uid} DSR 44 [0 0 0 0] ------- "
-            f"[2:255 0:255 254 0] 2 {err}\n"
-        )
+        return _error_line("f", t, node, uid, "[2:255 0:255 254 0]")
 
     # Error 12 goes over 3 and 4, and 3 relays it a second time (a copy, or
     # after a salvage); error 13 bounces between 5 and 6, 20 relays in all.
