@@ -71,7 +71,9 @@
 //!   `MAX_SALVAGE_COUNT`); with no cached route it is dropped
 //!   (`retry_limit`). Packets the interface queue held for the broken
 //!   neighbour are taken back (`Reroute`) and salvaged the same way (a
-//!   drop is `no_route`). At the source a packet is simply routed again (or
+//!   drop is `no_route`); the `ns2` preset sends no route error for them,
+//!   as ns-2.35's `xmitFailed` sends none
+//!   ([`DsrConfig::queued_salvaged_without_error`]). At the source a packet is simply routed again (or
 //!   buffered and a new discovery started). The source keeps the last route
 //!   error it received and carries it on its next propagating request (if
 //!   sent within 1 s); every node the request reaches removes the link
@@ -269,6 +271,16 @@ pub struct DsrConfig {
     /// at 0, and each copy of an error that keeps failing may be salvaged
     /// [`DsrConfig::max_salvage`] times afresh.
     pub errors_keep_salvage_count: bool,
+    /// The data packets the interface queue held for a broken neighbour
+    /// (taken back with [`RoutingAction::Reroute`]) are salvaged without a
+    /// route error of their own, as ns-2.35's `xmitFailed` does: it
+    /// reports the break for the packet the MAC failed on alone, and hands
+    /// each packet `prq_get_nexthop` takes out of the queue to
+    /// `undeliverablePkt`, which only salvages. Otherwise each relayed
+    /// packet taken back is handled as the failed one is (RFC 4728
+    /// section 8.3.4): a route error to the node its route started at, one
+    /// per (that node, broken link) at a time, then the salvage.
+    pub queued_salvaged_without_error: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -329,6 +341,7 @@ impl Default for DsrConfig {
             tap_unwraps_errors: false,
             unwrapped_errors_keep_uid: false,
             errors_keep_salvage_count: false,
+            queued_salvaged_without_error: false,
         }
     }
 }
@@ -340,8 +353,9 @@ impl DsrConfig {
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
     /// ([`DsrConfig::ns2_header_sizes`]), request numbers, tap
     /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
-    /// uids and salvage counts of its route errors, everything else as
-    /// [`Default`].
+    /// uids and salvage counts of its route errors, and its salvage of the
+    /// queue's packets for a broken link without route errors, everything
+    /// else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -354,6 +368,7 @@ impl DsrConfig {
             tap_unwraps_errors: true,
             unwrapped_errors_keep_uid: true,
             errors_keep_salvage_count: true,
+            queued_salvaged_without_error: true,
             ..Self::default()
         }
     }
@@ -2250,9 +2265,23 @@ impl RoutingProtocol for Dsr {
             let mut p = packet;
             self.strip(&mut p);
             self.salvage(now, p, 0, DropReason::NoRoute, ctx);
-        } else {
-            self.route_output(now, packet, ctx);
+            return;
         }
+        // A relayed source-routed packet, with ns-2.35's rule: salvaged
+        // alone (`undeliverablePkt`), the failed packet's error being the
+        // only one this break sends.
+        if self.cfg.queued_salvaged_without_error && packet.src != self.me {
+            let relayed = DsrRepr::parse(packet.body())
+                .ok()
+                .as_ref()
+                .and_then(SourceRoute::of)
+                .filter(|sr| sr.already_processed(self.me).is_some());
+            if let Some(sr) = relayed {
+                self.salvage(now, packet, sr.salvage, DropReason::NoRoute, ctx);
+                return;
+            }
+        }
+        self.route_output(now, packet, ctx);
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {

@@ -1609,6 +1609,47 @@ fn queued_flow_packets_for_a_broken_link_are_salvaged_without_an_error() {
     );
 }
 
+#[test]
+fn ns2_a_relayed_packet_queued_for_a_broken_link_is_salvaged_without_an_error() {
+    // 0 -> 1 -> 2 -> 3 -> 4 -> 5: the queue at 2 gives back a relayed
+    // packet for 3 after 2 -> 3 broke. ns-2.35's `xmitFailed` hands it to
+    // `undeliverablePkt`, which salvages it and reports nothing: the
+    // failed packet's error is the break's only one.
+    let queued = || routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_reroute(10, queued(), 3, c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    let s = sent(&out);
+    assert_eq!(s.len(), 1, "{out:?}");
+    let sr = SourceRoute::of(&parse(s[0].0)).unwrap();
+    assert_eq!(
+        (s[0].1, s[0].0.src, sr.salvage, sr.addresses),
+        (7, 0, 1, vec![2, 7])
+    );
+    // With no cached route it waits one cycle in the send buffer.
+    let mut d = dsr_ns2(2);
+    let out = run(&mut d, |d, c| d.on_reroute(10, queued(), 3, c));
+    assert!(originated(&out).is_empty() && sent(&out).is_empty());
+    assert_eq!(d.buffered(), 1);
+    // A packet salvaged as often as allowed is dropped, still quietly.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let spent = routed(0, 5, &[2, 3, 4], 2, 15);
+    let out = run(&mut d, |d, c| d.on_reroute(10, spent, 3, c));
+    assert!(originated(&out).is_empty() && sent(&out).is_empty());
+    assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
+    // The RFC preset reports the break to the route's first node as well
+    // (RFC 4728 section 8.3.4), then salvages.
+    let mut d = dsr(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_reroute(10, queued(), 3, c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    assert_eq!((o[0].0.dst, o[0].1, o[0].2), (0, 1, "rerr"));
+    assert_eq!(sent(&out).len(), 1);
+}
+
 // ---------------------------------------------------------------------
 // ns-2's handling of failed control packets (with its cache)
 // ---------------------------------------------------------------------
