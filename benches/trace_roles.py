@@ -213,7 +213,14 @@ class _Reader:
             ip = _ip(tokens)
             if ip is not None and len(tokens) > ip + 7 and tokens[ip + 7] == "[1":
                 self.reply_sends[(node, tokens[5])] += 1
-            error = ip is not None and len(tokens) > ip + 11 and tokens[ip + 11] == "[1"
+            # A route error, not a request carrying the last one (ns-2's
+            # `propagate_last_error`: the request flag at ip + 5 is set).
+            error = (
+                ip is not None
+                and len(tokens) > ip + 11
+                and tokens[ip + 11] == "[1"
+                and tokens[ip + 5] != "[1"
+            )
             if error and event == "s" and _addr(tokens[ip]) == node:
                 self.dsr_error(tokens, node)
             elif error and event == "f":

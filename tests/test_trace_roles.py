@@ -236,6 +236,10 @@ def test_route_errors_relayed_are_counted_by_error_and_node(tmp_path: Path):
     # A relayed reply is no relayed error.
     reply = "[3:255 0:255 255 1] 7 [0 0] [1 2 4 0->3] [0 0 0 0->0]"
     lines += f"f 3.000000000 _2_ RTR  --- 9 DSR 60 [0 0 0 0] ------- {reply}\n"
+    # Nor is a request carrying the last route error, relayed or started.
+    request = "[2:255 0:255 32 0] 2 [1 7] [0 7 0 0->0] [1 1 0 2->1]"
+    lines += f"f 3.100000000 _3_ RTR  --- 10 DSR 48 [0 0 0 0] ------- {request}\n"
+    lines += f"s 3.200000000 _2_ RTR  --- 11 DSR 48 [0 0 0 0] ------- {request}\n"
     assert counts_of(tmp_path, lines) == {
         "dsr.rerr.relayed": 23,
         "dsr.rerr.relayed, distinct (error, node) pairs": 4,

@@ -277,9 +277,9 @@ pub struct DsrConfig {
     /// reports the break for the packet the MAC failed on alone, and hands
     /// each packet `prq_get_nexthop` takes out of the queue to
     /// `undeliverablePkt`, which only salvages. Otherwise each relayed
-    /// packet taken back is handled as the failed one is (RFC 4728
-    /// section 8.3.4): a route error to the node its route started at, one
-    /// per (that node, broken link) at a time, then the salvage.
+    /// packet taken back is handled as the failed one is: a route error to
+    /// the node its route started at, one per (that node, broken link) at
+    /// a time, then the salvage.
     pub queued_salvaged_without_error: bool,
 }
 

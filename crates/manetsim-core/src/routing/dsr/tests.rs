@@ -1639,8 +1639,8 @@ fn ns2_a_relayed_packet_queued_for_a_broken_link_is_salvaged_without_an_error() 
     let out = run(&mut d, |d, c| d.on_reroute(10, spent, 3, c));
     assert!(originated(&out).is_empty() && sent(&out).is_empty());
     assert_eq!(dropped(&out), vec![DropReason::NoRoute]);
-    // The RFC preset reports the break to the route's first node as well
-    // (RFC 4728 section 8.3.4), then salvages.
+    // The RFC preset handles it as the failed packet: a route error to
+    // the route's first node, then the salvage.
     let mut d = dsr(2);
     d.learn_route(&[2, 7, 5], 0);
     let out = run(&mut d, |d, c| d.on_reroute(10, queued(), 3, c));
