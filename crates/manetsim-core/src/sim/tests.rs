@@ -398,6 +398,46 @@ preset = "ns2"
     assert_eq!(w.routing_stats.by_message.get("rerr").map(|e| e.0), Some(1));
 }
 
+#[test]
+fn dsr_like_ns2_reports_a_break_for_the_failed_packet_alone() {
+    // Node 1's MAC gives up on a packet from 0 for 2 while its queue holds
+    // a relayed packet for 2 from node 3. ns-2.35's `xmitFailed` sends one
+    // route error (to 0, for the failed packet) and salvages the queued
+    // packet without one; the RFC preset reports the break to 3 as well.
+    for (preset, errors) in [("ns2", 1), ("rfc", 2)] {
+        let text = format!(
+            "duration_s = 1.0\n[nodes]\ncount = 4\nplacement = \"chain\"\n\
+             spacing_m = 200.0\n[routing]\nprotocol = \"dsr\"\n\
+             [routing.dsr]\npreset = \"{preset}\"\n"
+        );
+        let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
+        let mut w = build::build(&s).expect("builds");
+        let data = |src: NodeId, dst: NodeId, uid: u64| {
+            let mut p = Packet::control(src, dst, 32, 8, Vec::new());
+            p.kind = PacketKind::Data { flow: 0, seq: 0 };
+            p.body = None;
+            p.payload_bytes = 512;
+            p.size_bytes = 20 + 8 + 512;
+            p.uid = uid;
+            crate::routing::dsr::Dsr::with_source_route(p, &[1], 0)
+        };
+        assert!(matches!(
+            w.nodes[1].ifq.enqueue(data(3, 2, 7), 2),
+            Enqueued::Accepted
+        ));
+        let gave_up = crate::mac::GaveUp {
+            duration_ns: 314_000,
+            rts_duration_ns: Some(1_222_000),
+        };
+        w.on_mac_done(0, 1, data(0, 2, 8), 2, TxOutcome::Failed(gave_up));
+        assert_eq!(
+            w.routing_stats.by_message.get("rerr").map(|e| e.0),
+            Some(errors),
+            "{preset}"
+        );
+    }
+}
+
 /// A 1 s world of three nodes 200 m apart in a chain, over AODV with
 /// `preset`, not yet run.
 fn aodv_chain3(preset: &str) -> World {
