@@ -346,6 +346,18 @@ fn prefetching_listeners_changes_nothing() {
     assert_same(&runs[0], &runs[1]);
 }
 
+/// A 512-byte data packet from `src` to `dst` with `uid`, as a transport
+/// hands it to routing (no routing header yet).
+fn data_packet(src: NodeId, dst: NodeId, uid: u64) -> Packet {
+    let mut p = Packet::control(src, dst, 32, 8, Vec::new());
+    p.kind = PacketKind::Data { flow: 0, seq: 0 };
+    p.body = None;
+    p.payload_bytes = 512;
+    p.size_bytes = 20 + 8 + 512;
+    p.uid = uid;
+    p
+}
+
 #[test]
 fn what_routing_sends_on_a_mac_failure_queues_after_the_macs_next_packet() {
     // Node 1 of a DSR chain fails to forward a source-routed packet to
@@ -366,22 +378,13 @@ preset = "ns2"
 "#;
     let s = crate::scenario::load_str(text, "test.toml", &[]).expect("valid scenario");
     let mut w = build::build(&s).expect("builds");
-    let data = |src: NodeId, dst: NodeId, uid: u64| {
-        let mut p = Packet::control(src, dst, 32, 8, Vec::new());
-        p.kind = PacketKind::Data { flow: 0, seq: 0 };
-        p.body = None;
-        p.payload_bytes = 512;
-        p.size_bytes = 20 + 8 + 512;
-        p.uid = uid;
-        p
-    };
-    let waiting = data(2, 0, 7);
+    let waiting = data_packet(2, 0, 7);
     assert!(matches!(
         w.nodes[1].ifq.enqueue(waiting, 0),
         Enqueued::Accepted
     ));
     assert!(w.nodes[1].mac.ready_for_packet());
-    let failed = crate::routing::dsr::Dsr::with_source_route(data(0, 2, 8), &[1], 0);
+    let failed = crate::routing::dsr::Dsr::with_source_route(data_packet(0, 2, 8), &[1], 0);
     let gave_up = crate::mac::GaveUp {
         duration_ns: 314_000,
         rts_duration_ns: Some(1_222_000),
@@ -413,13 +416,7 @@ fn dsr_like_ns2_reports_a_break_for_the_failed_packet_alone() {
         let s = crate::scenario::load_str(&text, "test.toml", &[]).expect("valid scenario");
         let mut w = build::build(&s).expect("builds");
         let data = |src: NodeId, dst: NodeId, uid: u64| {
-            let mut p = Packet::control(src, dst, 32, 8, Vec::new());
-            p.kind = PacketKind::Data { flow: 0, seq: 0 };
-            p.body = None;
-            p.payload_bytes = 512;
-            p.size_bytes = 20 + 8 + 512;
-            p.uid = uid;
-            crate::routing::dsr::Dsr::with_source_route(p, &[1], 0)
+            crate::routing::dsr::Dsr::with_source_route(data_packet(src, dst, uid), &[1], 0)
         };
         assert!(matches!(
             w.nodes[1].ifq.enqueue(data(3, 2, 7), 2),
