@@ -73,8 +73,9 @@
 //!   neighbour are taken back (`Reroute`) and salvaged the same way (a
 //!   drop is `no_route`); the `ns2` preset sends no route error for them,
 //!   as ns-2.35's `xmitFailed` sends none
-//!   ([`DsrConfig::queued_salvaged_without_error`]). At the source a packet is simply routed again (or
-//!   buffered and a new discovery started). The source keeps the last route
+//!   ([`DsrConfig::queued_salvaged_without_error`]). At the source a
+//!   packet is simply routed again (or buffered and a new discovery
+//!   started). The source keeps the last route
 //!   error it received and carries it on its next propagating request (if
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
