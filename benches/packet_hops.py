@@ -1,6 +1,6 @@
 """Where delivered packets spend their time, read from the traces a crosscheck kept.
 
-Usage: python benches/packet_hops.py DIR/seed-N [--kind cbr]
+Usage: python benches/packet_hops.py DIR/seed-N [--kind cbr] [--window-s 25]
 
 ``manetsim crosscheck SCENARIO --keep-traces DIR`` leaves, for each seed,
 ns-2.35's trace (``ns2.tr``) and manetsim's in ns-2's format
@@ -27,6 +27,12 @@ prints, side by side:
   put on the air in between (frames queued ahead: its ``s … MAC`` lines of
   anything but RTS, CTS and ACK) and how long a packet waited that found
   nothing ahead and got its CTS at the first RTS.
+
+With ``--window-s W`` it then prints, for each W seconds of the run by
+the time a packet was sent, how many of those sent were delivered and
+their mean delay on each side, and which windows hold most of the
+difference between the two sides' summed delays (does one episode, a
+route-error storm say, make the gap, or every minute a little of it?).
 
 These are the readings behind docs/fidelity.md's "Where DSR's packets wait
 longer in ns-2.35".
@@ -69,6 +75,8 @@ class Hops:
     mac_after_s: list[float] = field(default_factory=list)
     mac_ahead: list[int] = field(default_factory=list)
     mac_rts: list[int] = field(default_factory=list)
+    # Every packet sent: when, and its delay if it was delivered.
+    sends: list[tuple[float, float | None]] = field(default_factory=list)
 
     def clean_waits_s(self) -> list[float]:
         """The waits of links that found no frame ahead and needed one RTS."""
@@ -123,6 +131,13 @@ def read(path: Path, kind: str) -> Hops:
     out.requests = len(originated)
     out.requests_relayed = sum(1 for k in originated if relayed.get(k))
     out.request_relay_lines = sum(n for k, n in relayed.items() if k in originated)
+    out.sends = sorted(
+        (
+            (start, delivered[uid] - start if uid in delivered else None)
+            for uid, (start, _) in sent.items()
+        ),
+        key=lambda s: s[0],
+    )
     for uid, got in delivered.items():
         if uid not in sent:
             continue
@@ -214,6 +229,69 @@ def rows(h: Hops) -> list[tuple[str, str]]:
     return out
 
 
+@dataclass
+class Window:
+    """The packets sent in ``[start_s, start_s + width)``."""
+
+    start_s: float
+    sent: int = 0
+    delivered: int = 0
+    delay_sum_s: float = 0.0
+
+    def mean_delay_ms(self) -> float:
+        return 1000.0 * self.delay_sum_s / self.delivered if self.delivered else float("nan")
+
+
+def windows(h: Hops, width_s: float) -> dict[int, Window]:
+    """The packets of ``h`` by the window of ``width_s`` they were sent in."""
+    out: dict[int, Window] = {}
+    for start, delay in h.sends:
+        k = int(start // width_s)
+        w = out.setdefault(k, Window(k * width_s))
+        w.sent += 1
+        if delay is not None:
+            w.delivered += 1
+            w.delay_sum_s += delay
+    return out
+
+
+def largest_gaps(
+    ours: dict[int, Window], theirs: dict[int, Window], n: int = 3
+) -> tuple[float, list[tuple[float, float]]]:
+    """Where the two sides' summed delays differ: over the run (theirs less
+    ours, in seconds), and the ``n`` windows that differ most either way
+    (their starts and differences, largest first)."""
+    gaps = {
+        k: theirs.get(k, Window(0)).delay_sum_s - ours.get(k, Window(0)).delay_sum_s
+        for k in set(ours) | set(theirs)
+    }
+    top = sorted(gaps, key=lambda k: (-abs(gaps[k]), k))[:n]
+    starts = {k: (ours.get(k) or theirs[k]).start_s for k in top}
+    return sum(gaps.values()), [(starts[k], gaps[k]) for k in top]
+
+
+def _window_table(ours: Hops, theirs: Hops, width_s: float) -> list[str]:
+    """The ``--window-s`` table's lines."""
+    a, b = windows(ours, width_s), windows(theirs, width_s)
+    lines = [
+        f"{'sent from, s':>12} {'manetsim delivered':>20} {'delay, ms':>10} "
+        f"{'ns-2.35 delivered':>20} {'delay, ms':>10}"
+    ]
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k, Window(k * width_s)), b.get(k, Window(k * width_s))
+        lines.append(
+            f"{x.start_s:>12g} {f'{x.delivered:,}/{x.sent:,}':>20} {x.mean_delay_ms():>10.0f} "
+            f"{f'{y.delivered:,}/{y.sent:,}':>20} {y.mean_delay_ms():>10.0f}"
+        )
+    total, top = largest_gaps(a, b)
+    where = "; ".join(f"from {start:g} s {gap:+,.0f} s" for start, gap in top)
+    lines.append(
+        f"summed delay, ns-2.35 less manetsim: {total:+,.0f} s; "
+        f"the windows that differ most: {where}"
+    )
+    return lines
+
+
 def _mac_rows(h: Hops) -> list[tuple[str, str]]:
     """The rows of the MAC's split; dashes without MAC lines."""
     ms = 1000.0
@@ -243,16 +321,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seed_dir", type=Path, help="DIR/seed-N from --keep-traces")
     parser.add_argument("--kind", default="cbr", help="packet kind to follow (default cbr)")
+    parser.add_argument(
+        "--window-s",
+        type=float,
+        help="also print delivery and delay by the window (this many seconds) a packet was sent in",
+    )
     args = parser.parse_args(argv)
+    if args.window_s is not None and not args.window_s > 0:
+        parser.error(f"--window-s must be a positive number of seconds, not {args.window_s:g}")
     try:
         traces = ns2.kept_traces(args.seed_dir)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    ours, theirs = (rows(read(p, args.kind)) for p in traces)
+    ours, theirs = (read(p, args.kind) for p in traces)
     print(f"{'':<72} {'manetsim':>22} {'ns-2.35':>22}")
-    for (label, a), (_, b) in zip(ours, theirs):
+    for (label, a), (_, b) in zip(rows(ours), rows(theirs)):
         print(f"{label:<72} {a:>22} {b:>22}")
+    if args.window_s is not None:
+        print()
+        print("\n".join(_window_table(ours, theirs, args.window_s)))
     return 0
 
 

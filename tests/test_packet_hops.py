@@ -124,3 +124,60 @@ def test_without_the_macs_lines_the_split_is_dashes(tmp_path: Path):
     assert h.links_s == [pytest.approx(0.1)]
     assert h.mac_waits_s == []
     assert [v for label, v in packet_hops.rows(h) if label.startswith("of a link")] == ["-", "-"]
+
+
+def test_packets_fall_in_windows_by_the_time_they_were_sent(tmp_path: Path):
+    # Packet 7 sent at 1.0 and delivered at 1.7; packet 8 sent at 2.0 and
+    # lost; packet 9 sent at 2.5 and delivered at 2.6.
+    lines = [
+        _line("s", 1.0, 0, "AGT", 7),
+        _line("r", 1.7, 3, "AGT", 7),
+        _line("s", 2.0, 0, "AGT", 8),
+        _line("s", 2.5, 0, "AGT", 9),
+        _line("r", 2.6, 3, "AGT", 9),
+    ]
+    h = _hops(tmp_path, lines)
+    assert h.sends == [(1.0, pytest.approx(0.7)), (2.0, None), (2.5, pytest.approx(0.1))]
+    w = packet_hops.windows(h, 1.0)
+    assert sorted(w) == [1, 2]
+    assert (w[1].start_s, w[1].sent, w[1].delivered) == (1.0, 1, 1)
+    assert w[1].mean_delay_ms() == pytest.approx(700.0)
+    assert (w[2].start_s, w[2].sent, w[2].delivered) == (2.0, 2, 1)
+    assert w[2].mean_delay_ms() == pytest.approx(100.0)
+    # Three seconds a window: all three in the first.
+    assert [(x.sent, x.delivered) for x in packet_hops.windows(h, 3.0).values()] == [(3, 2)]
+
+
+def test_the_windows_that_differ_most_either_way_come_first():
+    ours = packet_hops.Hops(sends=[(0.5, 0.1), (1.5, 2.0), (2.5, 0.2), (3.5, 0.3)])
+    # ns-2.35: 4 s more summed delay from 0 s, 1.5 s less from 1 s, and a
+    # window (4 s) manetsim never sent in.
+    theirs = packet_hops.Hops(sends=[(0.5, 4.1), (1.5, 0.5), (2.5, 0.2), (4.5, 0.25)])
+    total, top = packet_hops.largest_gaps(
+        packet_hops.windows(ours, 1.0), packet_hops.windows(theirs, 1.0)
+    )
+    assert total == pytest.approx(4.0 - 1.5 - 0.3 + 0.25)
+    assert [start for start, _ in top] == [0.0, 1.0, 3.0]
+    assert [gap for _, gap in top] == [pytest.approx(4.0), pytest.approx(-1.5), pytest.approx(-0.3)]
+
+
+def test_the_window_table_is_printed_after_the_rows(tmp_path: Path, capsys):
+    for name, delivered_at in (("manetsim.tr", 1.2), ("ns2.tr", 1.5)):
+        (tmp_path / name).write_text(
+            "\n".join([_line("s", 1.0, 0, "AGT", 7), _line("r", delivered_at, 3, "AGT", 7)]) + "\n",
+            encoding="utf-8",
+        )
+    assert packet_hops.main([str(tmp_path), "--window-s", "10"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3].split()[:3] == ["sent", "from,", "s"]
+    assert out[-2].split() == ["0", "1/1", "200", "1/1", "500"]
+    assert out[-1] == (
+        "summed delay, ns-2.35 less manetsim: +0 s; the windows that differ most: from 0 s +0 s"
+    )
+
+
+def test_a_window_that_is_not_positive_is_refused(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit) as e:
+        packet_hops.main([str(tmp_path), "--window-s", "0"])
+    assert e.value.code == 2
+    assert "--window-s must be a positive number of seconds, not 0" in capsys.readouterr().err
