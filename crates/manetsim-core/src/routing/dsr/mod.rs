@@ -75,7 +75,11 @@
 //!   as ns-2.35's `xmitFailed` sends none
 //!   ([`DsrConfig::queued_salvaged_without_error`]). At the source a
 //!   packet is simply routed again (or buffered and a new discovery
-//!   started). The source keeps the last route
+//!   started); in the `ns2` preset, a packet another node salvaged back
+//!   through its source first draws a route error to that node, as
+//!   ns-2.35's `xmitFailed` does for any packet whose source route starts
+//!   elsewhere ([`DsrConfig::returned_packets_tell_salvager`]). The
+//!   source keeps the last route
 //!   error it received and carries it on its next propagating request (if
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
@@ -282,6 +286,14 @@ pub struct DsrConfig {
     /// the node its route started at, one per (that node, broken link) at
     /// a time, then the salvage.
     pub queued_salvaged_without_error: bool,
+    /// This node's own packet, salvaged by another node along a route back
+    /// through this one, that this node's MAC then fails to deliver draws a
+    /// route error to that salvager (the first node of its source route)
+    /// before it is routed again as this node's own. ns-2.35's `xmitFailed`
+    /// tells the source route's first node whoever the packet's IP source
+    /// is, unless that node is itself. Otherwise this node's own packets
+    /// draw no route error.
+    pub returned_packets_tell_salvager: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -343,6 +355,7 @@ impl Default for DsrConfig {
             unwrapped_errors_keep_uid: false,
             errors_keep_salvage_count: false,
             queued_salvaged_without_error: false,
+            returned_packets_tell_salvager: false,
         }
     }
 }
@@ -354,9 +367,10 @@ impl DsrConfig {
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
     /// ([`DsrConfig::ns2_header_sizes`]), request numbers, tap
     /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
-    /// uids and salvage counts of its route errors, and its salvage of the
-    /// queue's packets for a broken link without route errors, everything
-    /// else as [`Default`].
+    /// uids and salvage counts of its route errors, its salvage of the
+    /// queue's packets for a broken link without route errors, and its
+    /// route errors for a node's own packets that come back through it
+    /// salvaged, everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -370,6 +384,7 @@ impl DsrConfig {
             unwrapped_errors_keep_uid: true,
             errors_keep_salvage_count: true,
             queued_salvaged_without_error: true,
+            returned_packets_tell_salvager: true,
             ..Self::default()
         }
     }
@@ -1354,7 +1369,7 @@ impl Dsr {
             return;
         };
         let salvage = self.carried_salvage(&repr, sr.salvage);
-        if p.src != self.me {
+        if p.src != self.me || self.cfg.returned_packets_tell_salvager {
             let travelled = self.travelled(&p, &sr);
             let nested: Vec<DsrOption> = repr
                 .options
@@ -1467,6 +1482,18 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         if p.src == self.me {
+            if self.cfg.returned_packets_tell_salvager {
+                // Salvaged back through this node: its salvager hears of
+                // the break (no one does if the route starts here).
+                let sr = DsrRepr::parse(p.body())
+                    .ok()
+                    .as_ref()
+                    .and_then(SourceRoute::of);
+                if let Some(sr) = sr {
+                    let travelled = self.travelled(&p, &sr);
+                    self.send_error(now, broken, sr.salvage, &travelled, ctx);
+                }
+            }
             self.originate_data(now, p, ctx);
             return;
         }

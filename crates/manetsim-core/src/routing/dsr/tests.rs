@@ -1650,6 +1650,57 @@ fn ns2_a_relayed_packet_queued_for_a_broken_link_is_salvaged_without_an_error() 
     assert_eq!(sent(&out).len(), 1);
 }
 
+/// Route error `o` with a salvage count of 1.
+fn salvaged_once(mut o: DsrOption) -> DsrOption {
+    if let DsrOption::RouteError { salvage, .. } = &mut o {
+        *salvage = 1;
+    }
+    o
+}
+
+#[test]
+fn ns2_an_own_packet_salvaged_back_through_its_source_tells_the_salvager() {
+    // 2's packet for 5, salvaged by 6 on its route 6 -> 2 -> 3 -> 5 (6
+    // first, salvage count 1), back at 2, which forwarded it to 3; the MAC
+    // gives up on 3. ns-2.35's `xmitFailed` tells the source route's first
+    // node, 6, though the packet is 2's own; then the packet goes again as
+    // 2's own.
+    let back = || routed(2, 5, &[6, 2, 3], 1, 1);
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(back()), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (2, 6, 6, "rerr"));
+    // The error keeps the packet's salvage count, as a relay's does.
+    assert_eq!(parse(e).options[0], salvaged_once(rerr_opt(2, 3, 6)));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1, "{out:?}");
+    assert_eq!((s[0].0.src, s[0].1), (2, 7));
+    assert_eq!(SourceRoute::of(&parse(s[0].0)).unwrap().salvage, 0);
+    // A packet whose route starts at 2 tells no one.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let fresh = routed(2, 5, &[3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(fresh), c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    assert_eq!(sent(&out).len(), 1);
+    // Nor does the RFC preset, for any packet of its own.
+    let mut d = dsr(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(back()), c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    assert_eq!(sent(&out).len(), 1);
+    // With the rule off, the ns2 preset neither.
+    let mut cfg = DsrConfig::ns2();
+    cfg.returned_packets_tell_salvager = false;
+    let mut d = Dsr::new(2, cfg);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(back()), c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+}
+
 // ---------------------------------------------------------------------
 // ns-2's handling of failed control packets (with its cache)
 // ---------------------------------------------------------------------
@@ -1673,6 +1724,46 @@ fn resent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str, bool)> {
 /// A route error from 4 to 0 about 4 -> 5, on its way 4-3-2-1-0, at relay 2.
 fn rerr_4_to_0() -> Packet {
     control(4, 0, 64, vec![rerr_opt(4, 5, 0), sr_opt(&[3, 2, 1], 1)])
+}
+
+#[test]
+fn ns2_an_own_route_error_salvaged_back_through_its_source_tells_the_salvager_nested() {
+    // 2's route error for 0 (about 2 -> 9), salvaged by 6 along 6 -> 2 ->
+    // 1 -> 0, back at 2, which forwarded it to 1; the MAC gives up on 1.
+    let back = || {
+        let sr = DsrOption::SourceRoute {
+            first_hop_external: false,
+            last_hop_external: false,
+            salvage: 1,
+            segments_left: 1,
+            addresses: vec![6, 2, 1],
+        };
+        control(2, 0, 64, vec![rerr_opt(2, 9, 0), sr])
+    };
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(back()), c));
+    // 6 hears of 2 -> 1 in an error that carries 2's own first.
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (2, 6, 6, "rerr"));
+    assert_eq!(
+        parse(e).options[..2],
+        [rerr_opt(2, 9, 0), salvaged_once(rerr_opt(2, 1, 6))]
+    );
+    // The error itself goes again on 2's route to 0.
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert_eq!((r[0].0.src, r[0].0.dst, r[0].1), (2, 0, 7));
+    // With the rule off, no one hears of it.
+    let mut cfg = DsrConfig::ns2();
+    cfg.returned_packets_tell_salvager = false;
+    let mut d = Dsr::new(2, cfg);
+    d.learn_route(&[2, 7, 0], 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(back()), c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    assert_eq!(resent(&out).len(), 1);
 }
 
 #[test]
