@@ -1532,6 +1532,9 @@ impl Dsr {
             Err(_) => self.flows.default_flow(p.src, p.dst),
         };
         let Some(id) = id else {
+            // A default flow this relay does not know: counted as ns-2.35's
+            // `sendUnknownFlow` traces it (`SFErr`), as for a packet received.
+            self.flow_counts.unknown += 1;
             self.send_flow_error(now, &p, None, ctx);
             self.strip(&mut p);
             self.salvage(now, p, 0, reason, ctx);

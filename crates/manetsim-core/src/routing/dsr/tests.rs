@@ -1590,6 +1590,36 @@ fn a_relayed_flow_packet_that_fails_is_reported_along_the_flows_route() {
 }
 
 #[test]
+fn a_failed_default_flow_packet_of_a_flow_the_relay_does_not_know_counts_as_unknown() {
+    // Relay 1 knows no flow of 0's, yet its MAC fails on a default-flow
+    // packet from 0 (ns-2.35's `xmitFlowFailed` then calls
+    // `sendUnknownFlow`, which writes `SFErr`).
+    let mut d = dsr_ns2(1);
+    d.learn_route(&[1, 0], 0);
+    d.learn_route(&[1, 4, 3], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(1, 2, Some(by_flow(None, 31)), c)
+    });
+    let (e, ..) = originated(&out)[0];
+    assert!(matches!(
+        &parse(e).options[0],
+        DsrOption::RouteError {
+            error_type: ERROR_DEFAULT_FLOW_UNKNOWN,
+            ..
+        }
+    ));
+    assert_eq!(sent(&out).len(), 1, "salvaged: {out:?}");
+    assert_eq!(d.flow_state_counts().unknown, 1);
+    // A relay that knows the flow reports the break, not an unknown flow.
+    let mut d = relay_with_flow();
+    d.learn_route(&[1, 4, 3], 0);
+    run(&mut d, |d, c| {
+        d.on_link_failure(1, 2, Some(by_flow(None, 31)), c)
+    });
+    assert_eq!(d.flow_state_counts().unknown, 0);
+}
+
+#[test]
 fn queued_flow_packets_for_a_broken_link_are_salvaged_without_an_error() {
     let mut d = relay_with_flow();
     d.learn_route(&[1, 4, 3], 0);
