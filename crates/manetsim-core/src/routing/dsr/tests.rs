@@ -1680,6 +1680,13 @@ fn ns2_a_relayed_packet_queued_for_a_broken_link_is_salvaged_without_an_error() 
     assert_eq!(sent(&out).len(), 1);
 }
 
+/// The `ns2` preset without `returned_packets_tell_salvager`.
+fn ns2_without_the_salvager_rule(me: NodeId) -> Dsr {
+    let mut cfg = DsrConfig::ns2();
+    cfg.returned_packets_tell_salvager = false;
+    Dsr::new(me, cfg)
+}
+
 /// Route error `o` with a salvage count of 1.
 fn salvaged_once(mut o: DsrOption) -> DsrOption {
     if let DsrOption::RouteError { salvage, .. } = &mut o {
@@ -1723,9 +1730,7 @@ fn ns2_an_own_packet_salvaged_back_through_its_source_tells_the_salvager() {
     assert!(originated(&out).is_empty(), "{out:?}");
     assert_eq!(sent(&out).len(), 1);
     // With the rule off, the ns2 preset neither.
-    let mut cfg = DsrConfig::ns2();
-    cfg.returned_packets_tell_salvager = false;
-    let mut d = Dsr::new(2, cfg);
+    let mut d = ns2_without_the_salvager_rule(2);
     d.learn_route(&[2, 7, 5], 0);
     let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(back()), c));
     assert!(originated(&out).is_empty(), "{out:?}");
@@ -1787,9 +1792,7 @@ fn ns2_an_own_route_error_salvaged_back_through_its_source_tells_the_salvager_ne
     assert_eq!(r.len(), 1, "{out:?}");
     assert_eq!((r[0].0.src, r[0].0.dst, r[0].1), (2, 0, 7));
     // With the rule off, no one hears of it.
-    let mut cfg = DsrConfig::ns2();
-    cfg.returned_packets_tell_salvager = false;
-    let mut d = Dsr::new(2, cfg);
+    let mut d = ns2_without_the_salvager_rule(2);
     d.learn_route(&[2, 7, 0], 0);
     let out = run(&mut d, |d, c| d.on_link_failure(0, 1, Some(back()), c));
     assert!(originated(&out).is_empty(), "{out:?}");
