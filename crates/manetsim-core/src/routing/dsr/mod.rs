@@ -2298,17 +2298,22 @@ impl RoutingProtocol for Dsr {
             self.salvage(now, p, 0, DropReason::NoRoute, ctx);
             return;
         }
-        // A relayed source-routed packet, with ns-2.35's rule: salvaged
-        // alone (`undeliverablePkt`), the failed packet's error being the
-        // only one this break sends.
-        if self.cfg.queued_salvaged_without_error && packet.src != self.me {
-            let relayed = DsrRepr::parse(packet.body())
+        // A source-routed packet this node passed on, with ns-2.35's rule:
+        // salvaged alone (`undeliverablePkt`), or, if it is this node's own
+        // come back through it, routed again; the failed packet's error is
+        // the only one this break sends.
+        if self.cfg.queued_salvaged_without_error {
+            let passed_on = DsrRepr::parse(packet.body())
                 .ok()
                 .as_ref()
                 .and_then(SourceRoute::of)
                 .filter(|sr| sr.already_processed(self.me).is_some());
-            if let Some(sr) = relayed {
-                self.salvage(now, packet, sr.salvage, DropReason::NoRoute, ctx);
+            if let Some(sr) = passed_on {
+                if packet.src == self.me {
+                    self.originate_data(now, packet, ctx);
+                } else {
+                    self.salvage(now, packet, sr.salvage, DropReason::NoRoute, ctx);
+                }
                 return;
             }
         }

@@ -1723,6 +1723,13 @@ fn ns2_an_own_packet_salvaged_back_through_its_source_tells_the_salvager() {
     let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(fresh), c));
     assert!(originated(&out).is_empty(), "{out:?}");
     assert_eq!(sent(&out).len(), 1);
+    // Taken back from the queue for the broken link, it goes again quietly
+    // (ns-2.35's `undeliverablePkt`): only the failed packet is reported.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let out = run(&mut d, |d, c| d.on_reroute(0, back(), 3, c));
+    assert!(originated(&out).is_empty(), "{out:?}");
+    assert_eq!(sent(&out).len(), 1);
     // Nor does the RFC preset, for any packet of its own.
     let mut d = dsr(2);
     d.learn_route(&[2, 7, 5], 0);
