@@ -1228,7 +1228,7 @@ fn ns2_a_reply_the_mac_fails_to_deliver_becomes_a_route_error_to_its_source() {
 // ---------------------------------------------------------------------
 
 /// The DSR header a data packet carries, by kind.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Header {
     /// Source route with a flow's Timeout and id: (flow id, route).
     Establishes(u16, Vec<NodeId>),
@@ -1566,6 +1566,42 @@ fn an_unknown_flow_error_makes_the_source_advertise_again() {
     }
     assert_eq!(send_from_0(&mut d, 8).0, Header::None);
     assert_eq!(d.route_to(3, 8), Some(vec![0, 1, 2, 3]), "no link removed");
+}
+
+#[test]
+fn ns2_a_default_flow_unknown_error_changes_nothing_at_the_source() {
+    // ns-2.35's `processUnknownFlowError` looks the default flow up by an
+    // id it never sets and finds none: the source goes on without a header.
+    let err = DsrOption::RouteError {
+        error_type: ERROR_DEFAULT_FLOW_UNKNOWN,
+        salvage: 0,
+        source: 2,
+        destination: 0,
+        type_specific: vec![0, 0, 0, 3],
+    };
+    let headers = |cfg: DsrConfig| {
+        let mut d = Dsr::new(0, cfg);
+        d.learn_route(&[0, 1, 2, 3], 0);
+        for t in 0..4 {
+            send_from_0(&mut d, t);
+        }
+        let e = err.clone();
+        let out = run(&mut d, |d, c| {
+            d.on_control(4, 1, control(2, 0, 64, vec![e, sr_opt(&[1], 0)]), c)
+        });
+        assert!(out.is_empty(), "{out:?}");
+        (5..9).map(|t| send_from_0(&mut d, t).0).collect::<Vec<_>>()
+    };
+    assert_eq!(headers(DsrConfig::ns2()), vec![Header::None; 4]);
+    let est = Header::Establishes(1, vec![1, 2]);
+    assert_eq!(
+        headers(DsrConfig {
+            default_flow_errors_ignored: false,
+            ..DsrConfig::ns2()
+        }),
+        vec![est.clone(), est.clone(), est, Header::None],
+        "without the rule the default flow is advertised again"
+    );
 }
 
 #[test]
