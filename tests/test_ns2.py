@@ -377,9 +377,19 @@ def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path)
         "SFErr 1.4 _2_ 0 -> 5 : 3\n"
         "SFEr 1.5 _0_ from 2 re 5 : 3 [0]\n"
         "Ssalv 1.6 _2_ salvaging 0 -> 5 --- 9 with [2 4 5]\n"
+        # Flow 1 advertised again; node 0's flow 3 and node 4's flow 1 new.
+        "SFESTs 6.0 _0_ 20 [0 -> 5] 1(1) to 1 [0 |1 2 3 4 5 ]\n"
+        "SFESTs 6.1 _0_ 21 [0 -> 5] 3(1) to 4 [0 |4 5 ]\n"
+        "SFESTs 6.2 _4_ 22 [4 -> 0] 1(1) to 0 [4 |0 ]\n"
     )
     stats = ns2.parse_trace(trace)
-    assert stats.flow_state == {"established": 1, "by_flow": 2, "forwarded": 1, "unknown": 1}
+    assert stats.flow_state == {
+        "established": 4,
+        "by_flow": 2,
+        "forwarded": 1,
+        "unknown": 1,
+        "opened": 3,
+    }
     assert stats.routing_packets == 0
     figures = ns2._ns2_figures(stats, "")
     assert figures["flow_state.by_flow"] == 2.0
@@ -389,7 +399,13 @@ def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path)
                 "protocol": "dsr",
                 "packets_sent": 0,
                 "by_message": {},
-                "flow_state": {"established": 3, "by_flow": 4, "forwarded": 5, "unknown": 0},
+                "flow_state": {
+                    "established": 3,
+                    "by_flow": 4,
+                    "forwarded": 5,
+                    "unknown": 0,
+                    "opened": 1,
+                },
             },
             "drops": {},
             "flows": [],
@@ -397,6 +413,10 @@ def test_dsr_flow_state_lines_are_counted_as_manetsim_names_them(tmp_path: Path)
     )
     assert ours["flow_state.forwarded"] == 5.0
     assert ours["flow_state.unknown"] == 0.0
+    assert ours["flow_state.opened"] == 1.0
+    trace.write_text("SFESTs 1.0 _0_ 7 [0 -> 5]\n")
+    with pytest.raises(ValueError, match=r"flows.tr:1: an SFESTs line has too few fields"):
+        ns2.parse_trace(trace)
 
 
 def test_crosscheck_compares_messages_and_drops_as_named_alike():

@@ -942,6 +942,8 @@ def parse_trace(path: str | Path) -> TraceStats:
     forwarded: dict[str, float] = {}
     drops: dict[str, int] = {}
     flow_state: dict[str, int] = {}
+    # The flows sources opened: each (node, flow id) an `SFESTs` line names.
+    opened: set[tuple[str, str]] = set()
     # AODV's and AOMDV's route errors sent, by agent, and the instants of
     # drops, by node: a route error sent at the instant of a drop at its
     # node was originated there (see `_rerrs_relayed`).
@@ -954,6 +956,12 @@ def parse_trace(path: str | Path) -> TraceStats:
                 name = _FLOW_STATE_LINES.get(line.split(" ", 1)[0])
                 if name is not None:
                     flow_state[name] = flow_state.get(name, 0) + 1
+                if name == "established":
+                    # `SFESTs time _node_ uid [src -> dst] id(header) to ...`
+                    fields = line.split()
+                    if len(fields) < 8:
+                        raise ValueError(f"{path}:{count}: an SFESTs line has too few fields")
+                    opened.add((fields[2], fields[7].split("(", 1)[0]))
                 continue
             if not line or line[0] not in "srfDd":
                 continue
@@ -1040,7 +1048,7 @@ def parse_trace(path: str | Path) -> TraceStats:
         drops=drops,
         routing_by_message=by_message,
         routing_forwarded_by_message=forwarded,
-        flow_state=flow_state,
+        flow_state={**flow_state, "opened": len(opened)} if opened else flow_state,
     )
 
 

@@ -387,6 +387,7 @@ fn ns2_flow_state_sends_most_packets_of_the_cbr_chain_without_a_route() {
     assert!((18..=24).contains(&fs.established), "{fs:?}");
     assert_eq!(fs.forwarded, 4 * fs.by_flow);
     assert_eq!(fs.unknown, 0);
+    assert_eq!(fs.opened, 1, "one route, one flow: {fs:?}");
     assert_eq!(off.routing.flow_state, Default::default());
 }
 

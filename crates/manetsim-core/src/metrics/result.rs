@@ -164,6 +164,11 @@ pub struct FlowStateCounts {
     pub forwarded: u64,
     /// Packets of a flow a relay did not know (salvaged, the source told).
     pub unknown: u64,
+    /// Added: flows sources opened (a new flow id each: a first route to a
+    /// destination, or a route change). ns-2.35's trace has no line of its
+    /// own for it; its `SFESTs` lines name each flow's id.
+    #[serde(default)]
+    pub opened: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

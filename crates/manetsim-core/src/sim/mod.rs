@@ -2066,6 +2066,7 @@ impl World {
                         t.by_flow += c.by_flow;
                         t.forwarded += c.forwarded;
                         t.unknown += c.unknown;
+                        t.opened += c.opened;
                         t
                     },
                 ),

@@ -1080,6 +1080,7 @@ impl Dsr {
                 e.last_adv = now;
                 e.allow_default = true;
                 self.flows.create(me, dst, id, e);
+                self.flow_counts.opened += 1;
                 (id, true)
             }
         };

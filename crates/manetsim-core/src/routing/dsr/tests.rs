@@ -1344,9 +1344,12 @@ fn the_source_keeps_to_its_default_flow_unless_the_cache_is_shorter() {
     d.cache = RouteCache::ns2(0);
     d.learn_route(&[0, 5, 6, 7, 3], 0);
     assert_eq!(send_from_0(&mut d, 4), (Header::None, 1, 540));
+    assert_eq!(d.flow_state_counts().opened, 1);
     // A shorter one wins and opens a flow of its own.
     d.learn_route(&[0, 8, 3], 0);
     assert_eq!(send_from_0(&mut d, 5).0, Header::Establishes(3, vec![8]));
+    let c = d.flow_state_counts();
+    assert_eq!((c.opened, c.established, c.by_flow), (2, 4, 2));
 }
 
 /// Relay 1 of route 0-1-2-3 after it forwarded flow 1's first packet.
