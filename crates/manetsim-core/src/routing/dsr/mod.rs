@@ -121,7 +121,9 @@
 //!   by it; only packets with a route teach caches or prompt gratuitous
 //!   replies. A relay that gets a packet of a flow it does not know
 //!   salvages it and sends the source an unknown-flow error, after which
-//!   the source advertises the route three times again. A flow packet the
+//!   the source advertises the route three times again (with the `ns2`
+//!   preset, not for an error about its default flow, which ns-2.35's
+//!   source fails to find: `default_flow_errors_ignored`). A flow packet the
 //!   MAC fails is reported along the flow's route and salvaged; one the
 //!   queue held for the broken link is only salvaged. An unknown-flow
 //!   error with no cached route back to the source waits in the send
