@@ -111,6 +111,34 @@ def test_the_trace_parsed_as_ns2s_gives_the_results_figures(tmp_path: Path, rout
         assert told["rrep"] > 0
 
 
+def test_dsr_flow_state_lines_in_the_trace_give_the_results_counts(tmp_path: Path):
+    # With the ns2 preset, DSR writes ns-2.35's flow-state lines (`SFESTs`,
+    # `SFs`, `SFf`, `SFErr`, `SFEr`); read as ns-2's, they give the result's
+    # counts, relays that did not know a flow and flows opened included.
+    path = tmp_path / "flows.tr"
+    overrides = {
+        "routing.protocol": "dsr",
+        "routing.dsr.preset": "ns2",
+        "duration_s": 150.0,
+        "output.ns2_trace": True,
+    }
+    rwp50 = REPO / "python/manetsim/benchmarks/rwp50.toml"
+    result = manetsim.run(rwp50, overrides=overrides, ns2_trace=path)
+    del overrides["output.ns2_trace"]
+    plain = manetsim.run(rwp50, overrides=overrides)
+    for part in ("flows", "routing", "mac", "drops"):
+        assert plain.json[part] == result.json[part], f"the trace changed {part}"
+    counts = result.json["routing"]["flow_state"]
+    assert all(counts[k] > 0 for k in ("established", "by_flow", "forwarded", "unknown", "opened"))
+    assert ns2.parse_trace(path).flow_state == counts
+    heard = [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("SFEr ")
+    ]
+    # A source told of an unknown flow: `from relay re dst : id [count]`.
+    assert heard
+    assert all(line.split()[3] == "from" for line in heard)
+
+
 @pytest.mark.parametrize("protocol", ["aodv", "dsr", "aomdv"])
 def test_a_relayed_request_and_reply_keep_their_uid_from_hop_to_hop(tmp_path: Path, protocol: str):
     # ns-2.35 forwards the packet it received, so its trace follows one

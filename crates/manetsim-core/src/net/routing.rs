@@ -67,6 +67,10 @@ pub enum RoutingAction {
     /// packets too) and hand each to [`RoutingProtocol::on_reroute`] (after
     /// a link break).
     Reroute { next_hop: NodeId },
+    /// A line of the agent's own for the ns-2 trace, written as it is
+    /// (ns-2.35's DSR writes its flow state so: `SFESTs`, `SFs`, `SFf`,
+    /// `SFErr`, `SFEr`). Pushed only when [`RoutingCtx::tracing`].
+    Note(String),
 }
 
 /// What the world lends a protocol for one call.
@@ -77,6 +81,9 @@ pub struct RoutingCtx<'a> {
     pub rng: &'a mut Rng,
     /// Where the protocol pushes its actions.
     pub out: &'a mut Vec<RoutingAction>,
+    /// Whether the run writes an ns-2 trace, which takes the agent's
+    /// [`RoutingAction::Note`]s.
+    pub tracing: bool,
 }
 
 impl RoutingCtx<'_> {
@@ -176,6 +183,13 @@ impl RoutingCtx<'_> {
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
         self.out.push(RoutingAction::Drop { packet, reason });
+    }
+
+    /// A line for the ns-2 trace, made only when the run writes one.
+    pub fn note(&mut self, line: impl FnOnce() -> String) {
+        if self.tracing {
+            self.out.push(RoutingAction::Note(line()));
+        }
     }
 }
 

@@ -30,6 +30,7 @@ impl<P: RoutingProtocol> Agent<P> {
             me: self.me,
             rng: &mut self.rng,
             out: &mut self.out,
+            tracing: false,
         };
         f(&mut self.a, &mut ctx);
         std::mem::take(&mut self.out)

@@ -1086,6 +1086,7 @@ impl World {
                 me: n,
                 rng: &mut node.routing_rng,
                 out: &mut out,
+                tracing: false,
             };
             f(&mut node.router, now, &mut ctx);
             for action in out.drain(..) {
@@ -1098,7 +1099,8 @@ impl World {
                     }
                     RoutingAction::Originate { .. }
                     | RoutingAction::Create { .. }
-                    | RoutingAction::Reroute { .. } => {}
+                    | RoutingAction::Reroute { .. }
+                    | RoutingAction::Note(_) => {}
                 }
             }
             self.routing_out = out;
@@ -1111,6 +1113,7 @@ impl World {
                 me: n,
                 rng: &mut node.routing_rng,
                 out: &mut out,
+                tracing: self.trace.is_some(),
             };
             f(&mut node.router, now, &mut ctx);
         }
@@ -1207,6 +1210,11 @@ impl World {
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
             }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
+            RoutingAction::Note(line) => {
+                if let Some(t) = &mut self.trace {
+                    t.note(&line);
+                }
+            }
             RoutingAction::Reroute { next_hop } => {
                 let node = &mut self.nodes[n as usize];
                 let control = node.router.reroutes_control();

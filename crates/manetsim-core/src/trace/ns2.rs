@@ -389,6 +389,13 @@ impl Ns2Trace {
         self.line = line;
     }
 
+    /// A routing agent's line of its own, written as it is
+    /// ([`crate::net::RoutingAction::Note`]).
+    pub fn note(&mut self, line: &str) {
+        self.write(line);
+        self.write("\n");
+    }
+
     /// Flushes the trace and moves it to its destination.
     pub fn finish(mut self) -> io::Result<PathBuf> {
         let done = self.complete();
@@ -602,6 +609,20 @@ fn addr(a: NodeId) -> i64 {
     }
 }
 
+/// `now` in seconds with `decimals` digits (at most 9), rounded as C's
+/// `printf("%.*f")` rounds a time of whole nanoseconds.
+pub fn seconds(now: SimTime, decimals: u32) -> String {
+    let decimals = decimals.min(9);
+    let unit = 10u64.pow(9 - decimals);
+    let scaled = (now + unit / 2) / unit;
+    let per_s = 10u64.pow(decimals);
+    if decimals == 0 {
+        return scaled.to_string();
+    }
+    let (s, frac) = (scaled / per_s, scaled % per_s);
+    format!("{s}.{frac:0width$}", width = decimals as usize)
+}
+
 /// `op time _node_ layer reason uid type size`.
 #[allow(clippy::too_many_arguments)]
 fn head(
@@ -747,6 +768,23 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn seconds_are_written_as_printf_writes_them() {
+        assert_eq!(seconds(34_593_870_506, 9), "34.593870506");
+        assert_eq!(seconds(34_593_870_506, 5), "34.59387");
+        assert_eq!(seconds(34_593_875_000, 5), "34.59388", "half rounds up");
+        assert_eq!(seconds(999_996_000, 5), "1.00000");
+        assert_eq!(seconds(1_500_000_000, 0), "2");
+    }
+
+    #[test]
+    fn an_agents_note_is_written_as_it_is() {
+        let path = dir().join("note.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
+        t.note("SFErr 1.00000 _2_ 0 -> 5 : 3");
+        assert_eq!(lines(t), ["SFErr 1.00000 _2_ 0 -> 5 : 3"]);
     }
 
     #[test]

@@ -138,6 +138,7 @@
 //!   feedback).
 
 pub mod flow_table;
+mod notes;
 pub mod request_table;
 pub mod route_cache;
 pub mod send_buffer;
@@ -1090,10 +1091,15 @@ impl Dsr {
         let e = self.flows.get_mut(me, dst, id).expect("just found or made");
         e.timeout = timeout;
         let next = e.next_hop;
+        let header =
+            establish || default != Some(id) || p.ttl != e.expected_ttl || !e.allow_default;
         if establish {
             self.flow_counts.established += 1;
+            let route = &e.route;
+            ctx.note(|| notes::established(now, me, p.uid, dst, id, next, route));
         } else {
             self.flow_counts.by_flow += 1;
+            ctx.note(|| notes::sent(now, me, p.uid, dst, id, header, next));
         }
         if establish {
             let sr = SourceRoute::along(&e.route);
@@ -1110,7 +1116,7 @@ impl Dsr {
                     sr.option(),
                 ],
             );
-        } else if default != Some(id) || p.ttl != e.expected_ttl || !e.allow_default {
+        } else if header {
             let h = FlowHeader {
                 next_header: NEXT_HEADER_UDP,
                 hop_count: 1,
@@ -1190,6 +1196,8 @@ impl Dsr {
         e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
         let next = e.next_hop;
         self.flow_counts.forwarded += 1;
+        let me = self.me;
+        ctx.note(|| notes::forwarded(now, me, p.uid, p.src, p.dst, id, next));
         if let Ok(mut h) = FlowHeader::parse(p.body()) {
             h.hop_count = h.hop_count.saturating_add(1);
             self.attach_flow_header(&mut p, &h);
@@ -1209,6 +1217,8 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         let tell = p.src;
+        let me = self.me;
+        ctx.note(|| notes::unknown(now, me, tell, p.dst, unknown));
         let route = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec);
         let mut type_specific = p.dst.to_be_bytes().to_vec();
         let error_type = match unknown {
@@ -1241,9 +1251,10 @@ impl Dsr {
     /// uninitialised id there and finds nothing
     /// ([`DsrConfig::default_flow_errors_ignored`]); otherwise manetsim
     /// takes the default flow's id.
-    fn on_flow_error(&mut self, o: &DsrOption) {
+    fn on_flow_error(&mut self, now: SimTime, o: &DsrOption, ctx: &mut RoutingCtx) {
         let DsrOption::RouteError {
             error_type,
+            source: relay,
             type_specific,
             ..
         } = o
@@ -1257,21 +1268,29 @@ impl Dsr {
         else {
             return;
         };
-        let Some(default) = self.flows.default_flow(self.me, dst) else {
-            return;
-        };
-        let id = match *error_type {
+        // The flow named (`None`: the default flow) and the one looked up.
+        let (named, id) = match *error_type {
             ERROR_UNKNOWN_FLOW => match type_specific.get(4..6) {
-                Some(b) => u16::from_be_bytes([b[0], b[1]]),
+                Some(b) => {
+                    let id = u16::from_be_bytes([b[0], b[1]]);
+                    // ns-2 gives up on a pair with no default flow.
+                    let known = self.flows.default_flow(self.me, dst).map(|_| id);
+                    (Some(id), known)
+                }
                 None => return,
             },
-            ERROR_DEFAULT_FLOW_UNKNOWN if self.cfg.default_flow_errors_ignored => return,
-            ERROR_DEFAULT_FLOW_UNKNOWN => default,
+            ERROR_DEFAULT_FLOW_UNKNOWN if self.cfg.default_flow_errors_ignored => (None, None),
+            ERROR_DEFAULT_FLOW_UNKNOWN => (None, self.flows.default_flow(self.me, dst)),
             _ => return,
         };
-        if let Some(e) = self.flows.get_mut(self.me, dst, id) {
-            e.count = 0;
-        }
+        let count = id
+            .and_then(|id| self.flows.get_mut(self.me, dst, id))
+            .map(|e| {
+                e.count = 0;
+                e.count
+            });
+        let (me, relay) = (self.me, *relay);
+        ctx.note(|| notes::heard(now, me, relay, dst, named, count));
     }
 
     /// A link of this node's routes is broken: out of the cache, and the
@@ -2202,7 +2221,7 @@ impl RoutingProtocol for Dsr {
                     }
                     errors.push(o.clone());
                 } else if packet.dst == self.me && self.cfg.flow_state {
-                    self.on_flow_error(o);
+                    self.on_flow_error(now, o, ctx);
                 }
                 forward = Some("rerr");
             }

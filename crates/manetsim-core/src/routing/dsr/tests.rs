@@ -5,12 +5,22 @@ use crate::engine::Rng;
 use crate::net::PacketKind;
 
 fn run(d: &mut Dsr, f: impl FnOnce(&mut Dsr, &mut RoutingCtx)) -> Vec<RoutingAction> {
+    run_traced(d, false, f)
+}
+
+/// [`run`], for a run that writes an ns-2 trace when `tracing`.
+fn run_traced(
+    d: &mut Dsr,
+    tracing: bool,
+    f: impl FnOnce(&mut Dsr, &mut RoutingCtx),
+) -> Vec<RoutingAction> {
     let mut rng = Rng::from_seed(7);
     let mut out = Vec::new();
     let mut ctx = RoutingCtx {
         me: d.me,
         rng: &mut rng,
         out: &mut out,
+        tracing,
     };
     f(d, &mut ctx);
     out
@@ -1398,6 +1408,83 @@ fn a_relay_forwards_by_its_flow_table() {
     assert_eq!((header(s[0].0), s[0].1), (Header::Flow(1, 2), 2));
     assert_eq!(s[0].0.size_bytes, 544);
     assert!(originated(&out).is_empty());
+}
+
+/// The trace lines among `out`.
+fn notes(out: &[RoutingAction]) -> Vec<&str> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Note(line) => Some(line.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_traced_run_writes_the_flow_state_lines_ns2_writes() {
+    // The source: three packets with the route, then one without a header.
+    let mut d = dsr_ns2(0);
+    d.learn_route(&[0, 1, 2, 3], 0);
+    let mut lines = Vec::new();
+    for t in 0..4u64 {
+        let mut p = data(0, 3);
+        p.uid = 10 + t;
+        let out = run_traced(&mut d, true, |d, c| d.route_output(t * NS_PER_S, p, c));
+        lines.extend(notes(&out).iter().map(|l| l.to_string()));
+    }
+    assert_eq!(
+        lines,
+        [
+            "SFESTs 0.000000000 _0_ 10 [0 -> 3] 1(1) to 1 [0 |1 2 3 ]",
+            "SFESTs 1.000000000 _0_ 11 [0 -> 3] 1(1) to 1 [0 |1 2 3 ]",
+            "SFESTs 2.000000000 _0_ 12 [0 -> 3] 1(1) to 1 [0 |1 2 3 ]",
+            "SFs 3.000000000 _0_ 13 [0 -> 3] 1(0) to 1 ",
+        ]
+    );
+    // It hears of a relay that does not know its default flow: no flow
+    // found, as ns-2.35 traces it; of one that does not know flow 1: the
+    // count reset.
+    let heard = |d: &mut Dsr, error_type: u8, type_specific: Vec<u8>| {
+        let err = DsrOption::RouteError {
+            error_type,
+            salvage: 0,
+            source: 2,
+            destination: 0,
+            type_specific,
+        };
+        let c = control(2, 0, 64, vec![err, sr_opt(&[1], 0)]);
+        let out = run_traced(d, true, |d, ctx| d.on_control(4 * NS_PER_S, 1, c, ctx));
+        notes(&out)
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        heard(&mut d, ERROR_DEFAULT_FLOW_UNKNOWN, vec![0, 0, 0, 3]),
+        ["SFEr 4.000000000 _0_ from 2 re 3 : -1 [-1]"]
+    );
+    assert_eq!(
+        heard(&mut d, ERROR_UNKNOWN_FLOW, vec![0, 0, 0, 3, 0, 1]),
+        ["SFEr 4.000000000 _0_ from 2 re 3 : 1 [0]"]
+    );
+    // A relay forwards by flow; one without the flow reports it.
+    let mut r = relay_with_flow();
+    let mut p = by_flow(None, 31);
+    p.uid = 13;
+    let out = run_traced(&mut r, true, |r, c| r.route_output(5 * NS_PER_S, p, c));
+    assert_eq!(notes(&out), ["SFf 5.000000000 _1_ 13 [0 -> 3] 1 to 2"]);
+    let mut r = dsr_ns2(1);
+    r.learn_route(&[1, 0], 0);
+    r.learn_route(&[1, 4, 3], 0);
+    let out = run_traced(&mut r, true, |r, c| {
+        r.route_output(6 * NS_PER_S, by_flow(Some(5), 31), c)
+    });
+    assert_eq!(notes(&out), ["SFErr 6.00000 _1_ 0 -> 3 : 5"]);
+    // Untraced, no line is made.
+    let out = run(&mut r, |r, c| {
+        r.route_output(7 * NS_PER_S, by_flow(Some(5), 31), c)
+    });
+    assert!(notes(&out).is_empty());
 }
 
 #[test]

@@ -26,6 +26,7 @@ fn act(
         me: ME,
         rng,
         out: &mut out,
+        tracing: false,
     };
     f(o, &mut ctx);
     out
@@ -751,6 +752,7 @@ impl IdealNet {
             me: i as NodeId,
             rng: &mut self.rngs[i],
             out: &mut out,
+            tracing: false,
         };
         f(&mut self.agents[i], &mut ctx);
         for a in out {
