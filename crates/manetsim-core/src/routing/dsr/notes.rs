@@ -18,7 +18,6 @@ use crate::trace::ns2::seconds;
 use std::fmt::Write as _;
 
 /// `SFESTs`: `route` is the flow's whole route, source first.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn established(
     now: SimTime,
     me: NodeId,
