@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import manetsim
 from manetsim import bench
 
 from helpers import assert_clean_error, cli
@@ -29,6 +30,8 @@ def test_bench_chain6_reports_events_time_and_memory():
     assert row["events_per_s"] == pytest.approx(row["events"] / row["core_s"])
     assert row["maxrss_mib"] > 1
     assert row["idle_bytes_per_node"] >= 0
+    # How the measured core was compiled, read in the measured process.
+    assert row["build"] == manetsim._core.build()
 
 
 def test_bench_overrides_apply_to_every_scenario():

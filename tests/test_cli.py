@@ -52,7 +52,11 @@ def test_version():
 
     proc = cli("--version")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"manetsim {manetsim.__version__}"
+    build = manetsim._core.build()
+    # `pip install .` builds in cargo's release profile; scripts/install_pgo.sh
+    # with a profile.
+    assert build in ("release", "pgo")
+    assert proc.stdout.strip() == f"manetsim {manetsim.__version__} ({build} build)"
 
 
 def test_python_dash_m_manetsim():

@@ -46,6 +46,7 @@ AGAINST = ("ns2", "ns3")
 _CHILD = """
 import json, resource, sys
 import manetsim
+from manetsim import _core
 result = manetsim.run(sys.argv[1])
 peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 try:
@@ -57,6 +58,7 @@ except OSError:
     pass
 json.dump({
     "events": result.events,
+    "build": _core.build(),
     "core_s": result.wall_s,
     "nodes": len(result.json["nodes"]),
     "maxrss_kib": peak_kib,
@@ -95,6 +97,9 @@ class BenchRow:
     #: The ns-3 version the program was built against (e.g. "3.44").
     ns3_version: str | None = None
     ns3_result: dict[str, Any] | None = None
+    #: How manetsim's core was compiled (``manetsim._core.build()``):
+    #: ``release`` from ``pip install .``, ``pgo`` from ``scripts/install_pgo.sh``.
+    build: str = "release"
 
     @property
     def events_per_s(self) -> float:
@@ -244,6 +249,7 @@ def run_bench(
                 cpu_s=cpu,
                 maxrss_mib=info["maxrss_kib"] / 1024,
                 bytes_per_node=max(0, info["maxrss_kib"] - baseline_kib) * 1024 / info["nodes"],
+                build=info["build"],
             )
             step(f"{name}: manetsim, idle memory")
             idle_kib = _manetsim(path, idle=True)[0]["maxrss_kib"]

@@ -84,7 +84,7 @@ SeedOption = Annotated[
 
 def _version_callback(value: bool) -> None:
     if value:
-        sys.stdout.write(f"manetsim {_core.__version__}\n")
+        sys.stdout.write(f"manetsim {_core.__version__} ({_core.build()} build)\n")
         raise typer.Exit()
 
 
@@ -668,7 +668,8 @@ def bench_command(
         for row in rows:
             sys.stdout.write(json.dumps(row.as_dict()) + "\n")
         return
-    table = Table(title="manetsim benchmark (whole processes, best of --repeat)")
+    build = rows[0].build if rows else _core.build()
+    table = Table(title=f"manetsim benchmark ({build} build; whole processes, best of --repeat)")
     for column in ("scenario", "nodes", "events", "core s", "wall s", "events/s", "peak MiB"):
         table.add_column(column, justify="right")
     table.add_column("B/node", justify="right")

@@ -86,6 +86,13 @@ fn version() -> &'static str {
     manetsim_core::VERSION
 }
 
+/// How this extension was compiled: `release`, `debug`, `pgo` (with a
+/// profile, `scripts/install_pgo.sh`) or `instrumented` (writing one).
+#[pyfunction]
+fn build() -> &'static str {
+    env!("MANETSIM_BUILD")
+}
+
 /// Loads and validates a scenario; returns the fully resolved scenario as TOML.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides=Vec::new()))]
@@ -156,6 +163,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", py.get_type_bound::<SimulationError>())?;
     m.add("__version__", manetsim_core::VERSION)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
