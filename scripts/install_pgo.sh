@@ -80,7 +80,7 @@ echo "install_pgo.sh: rustc's LLVM $llvm, $profdata" >&2
 
 echo "install_pgo.sh: 1/3 building the instrumented package" >&2
 instrumented=1
-RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR=target/pgo-generate \
+RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR="$PWD/target/pgo-generate" \
     "$python" -m pip install --quiet "$requirement"
 build=$("$python" -c 'from manetsim import _core; print(_core.build())')
 [ "$build" = "instrumented" ] || fail "the package installed reports a '$build' build, not 'instrumented'"
@@ -111,7 +111,7 @@ train examples/single_hop_saturation.toml --seed 2
 "$profdata" merge -o "$work/manetsim.profdata" "$work"/raw/*.profraw
 
 echo "install_pgo.sh: 3/3 building the package with the profile" >&2
-RUSTFLAGS="-Cprofile-use=$work/manetsim.profdata" CARGO_TARGET_DIR=target/pgo-use \
+RUSTFLAGS="-Cprofile-use=$work/manetsim.profdata" CARGO_TARGET_DIR="$PWD/target/pgo-use" \
     "$python" -m pip install --quiet --no-deps --force-reinstall "$requirement"
 build=$("$python" -c 'from manetsim import _core; print(_core.build())')
 [ "$build" = "pgo" ] || fail "the package installed reports a '$build' build, not 'pgo'"
