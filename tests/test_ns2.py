@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import manetsim
 from manetsim import ns2
 
 from helpers import EXAMPLES, REPO, assert_clean_error, cli
@@ -1046,10 +1047,13 @@ def test_crosscheck_side_by_side_reports_cpu_times(tmp_path: Path):
     # The stand-in ns-2 finishes at once: manetsim, starting Python, is slower.
     assert re.search(r"\d\.\dx (faster|slower) than ns-2.35 here in CPU time", text)
     assert "2 seeds ran side by side" in text
+    # The speed line names how manetsim's core was compiled.
+    assert f"manetsim's core, a {manetsim._core.build()} build" in text
     proc = cli("crosscheck", fixture, "--ns", fake)
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
     assert re.search(r"\d\.\dx (faster|slower) than ns-2.35 here in wall time", text)
+    assert f"a {manetsim._core.build()} build)" in text
     proc = cli("crosscheck", fixture, "--jobs", "0", "--ns", fake)
     assert "--jobs" in assert_clean_error(proc)
 

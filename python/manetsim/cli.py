@@ -592,13 +592,14 @@ def crosscheck_command(
         out.print(
             f"speed: manetsim is {times_faster(wall_speed)} than ns-2.35 here in wall time "
             f"({times_faster(cpu_speed)} in CPU time), whole process against whole process "
-            f"in the same run ({core:.3f} s of it in manetsim's core)"
+            f"in the same run ({core:.3f} s of it in manetsim's core, a {_core.build()} build)"
         )
     else:
         out.print(
             f"speed: manetsim is {times_faster(cpu_speed)} than ns-2.35 here in CPU time, "
             f"whole process against whole process in the same run ({core:.3f} s of it in "
-            f"manetsim's core); {jobs} seeds ran side by side, so the wall times include "
+            f"manetsim's core, a {_core.build()} build); {jobs} seeds ran side by side, so "
+            "the wall times include "
             "waiting for the machine"
         )
     for note in notes:
