@@ -123,7 +123,11 @@
 //!   salvages it and sends the source an unknown-flow error, after which
 //!   the source advertises the route three times again (with the `ns2`
 //!   preset, not for an error about its default flow, which ns-2.35's
-//!   source fails to find: `default_flow_errors_ignored`). A flow packet the
+//!   source fails to find: `default_flow_errors_ignored`). With the `ns2`
+//!   preset the relay sends that error under flow state as well, as
+//!   ns-2.35 does (`flow_errors_by_flow`): a flow of its own to the
+//!   source, advertised by the first three errors, the later ones bare or
+//!   with the flow's id, forwarded by flow. A flow packet the
 //!   MAC fails is reported along the flow's route and salvaged; one the
 //!   queue held for the broken link is only salvaged. An unknown-flow
 //!   error with no cached route back to the source waits in the send
@@ -306,6 +310,16 @@ pub struct DsrConfig {
     /// 5-second re-advertisement. Otherwise the default flow's route goes
     /// with its next three packets again, as for an Unknown Flow error.
     pub default_flow_errors_ignored: bool,
+    /// With [`DsrConfig::flow_state`]: this node's unknown-flow errors go
+    /// under flow state too, as ns-2.35's do. Its `sendUnknownFlow` hands
+    /// the error to `handlePktWithoutSR`, and `sendOutPacketWithRoute`
+    /// applies flow state to every packet its node originates but
+    /// requests, replies and broken-link errors: the relay opens a flow to
+    /// the source it tells, the error's first three packets carry the
+    /// route, later ones the flow's id or, on the default flow, no more
+    /// than the error, and the nodes between forward them by their flow
+    /// tables. Otherwise each error carries its source route.
+    pub flow_errors_by_flow: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -369,6 +383,7 @@ impl Default for DsrConfig {
             queued_salvaged_without_error: false,
             returned_packets_tell_salvager: false,
             default_flow_errors_ignored: false,
+            flow_errors_by_flow: false,
         }
     }
 }
@@ -384,8 +399,9 @@ impl DsrConfig {
     /// queue's packets for a broken link without route errors, and its
     /// route errors for a node's own packets that come back through it
     /// salvaged, and its sources' deafness to Default Flow Unknown errors
-    /// ([`DsrConfig::default_flow_errors_ignored`]), everything else as
-    /// [`Default`].
+    /// ([`DsrConfig::default_flow_errors_ignored`]), and its unknown-flow
+    /// errors sent under flow state ([`DsrConfig::flow_errors_by_flow`]),
+    /// everything else as [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -401,6 +417,7 @@ impl DsrConfig {
             queued_salvaged_without_error: true,
             returned_packets_tell_salvager: true,
             default_flow_errors_ignored: true,
+            flow_errors_by_flow: true,
             ..Self::default()
         }
     }
@@ -614,6 +631,77 @@ impl Out {
     }
 }
 
+/// How this node's own packet goes by flow state ([`Dsr::own_flow`]).
+struct OwnFlow {
+    id: u16,
+    next: NodeId,
+    /// The flow's whole route, if the packet advertises it.
+    establishes: Option<Vec<NodeId>>,
+    /// Whether a packet that does not advertise the route needs the flow's
+    /// id (ns-2's flow header); without, it is on the default flow.
+    header: bool,
+}
+
+impl OwnFlow {
+    /// The options a packet that advertises the flow's `route` to `dst`
+    /// carries: a Timeout, the Destination and Flow ID, the route.
+    fn establishing_options(&self, dst: NodeId, route: &[NodeId]) -> Vec<DsrOption> {
+        vec![
+            DsrOption::Timeout {
+                timeout_s: FLOW_TIMEOUT_S,
+            },
+            DsrOption::DestFlowId {
+                flow_id: self.id,
+                destination: dst,
+            },
+            SourceRoute::along(route).option(),
+        ]
+    }
+}
+
+/// Whether a control packet's options are unknown-flow errors and nothing
+/// else of substance (a route, a flow's options), the packets
+/// ns-2.35 sends under flow state when its node originates them
+/// ([`DsrConfig::flow_errors_by_flow`]).
+fn flow_errors_only(repr: &DsrRepr) -> bool {
+    let mut any = false;
+    for o in &repr.options {
+        match o {
+            DsrOption::RouteError {
+                error_type: ERROR_UNKNOWN_FLOW | ERROR_DEFAULT_FLOW_UNKNOWN,
+                ..
+            } => any = true,
+            DsrOption::RouteError { .. }
+            | DsrOption::RouteRequest { .. }
+            | DsrOption::RouteReply { .. } => return false,
+            _ => {}
+        }
+    }
+    any
+}
+
+/// The flow a control packet names in its Destination and Flow ID option.
+fn named_flow(repr: &DsrRepr) -> Option<u16> {
+    repr.options.iter().find_map(|o| match o {
+        DsrOption::DestFlowId { flow_id, .. } => Some(*flow_id),
+        _ => None,
+    })
+}
+
+/// `repr` without its route and its flow's options (Source Route, Timeout,
+/// Destination and Flow ID).
+fn without_route(mut repr: DsrRepr) -> DsrRepr {
+    repr.options.retain(|o| {
+        !matches!(
+            o,
+            DsrOption::SourceRoute { .. }
+                | DsrOption::Timeout { .. }
+                | DsrOption::DestFlowId { .. }
+        )
+    });
+    repr
+}
+
 /// The routing message a DSR control packet counts as: a reply if it
 /// carries one, else an error; `None` if it carries neither.
 fn control_message(repr: &DsrRepr) -> Option<&'static str> {
@@ -704,6 +792,12 @@ impl Dsr {
 
     fn ns2_cache(&self) -> bool {
         self.cfg.cache == CacheModel::Ns2
+    }
+
+    /// Whether this node sends its control packet with options `repr` by
+    /// flow state ([`DsrConfig::flow_errors_by_flow`]).
+    fn sends_by_flow(&self, repr: &DsrRepr) -> bool {
+        self.cfg.flow_state && self.cfg.flow_errors_by_flow && flow_errors_only(repr)
     }
 
     /// The shortest cached route to `dst` (this node first).
@@ -903,6 +997,14 @@ impl Dsr {
             return;
         };
         let old = SourceRoute::of(&repr);
+        if p.src == self.me && self.sends_by_flow(&repr) {
+            let out = Out::Held {
+                message,
+                forwarded: old.is_some(),
+            };
+            self.send_own_control(now, p, route, delay, out, ctx);
+            return;
+        }
         let sr = if p.src == self.me {
             SourceRoute::along(route)
         } else {
@@ -1044,6 +1146,68 @@ impl Dsr {
             self.send_later(now, delay, p, route[1], Out::Data, ctx);
             return;
         }
+        let f = self.own_flow(now, &p, route, ctx);
+        if let Some(route) = &f.establishes {
+            let options = f.establishing_options(p.dst, route);
+            self.attach_options(&mut p, options);
+        } else if f.header {
+            let h = FlowHeader {
+                next_header: NEXT_HEADER_UDP,
+                hop_count: 1,
+                flow_id: f.id,
+            };
+            self.attach_flow_header(&mut p, &h);
+        }
+        self.send_later(now, delay, p, f.next, Out::Data, ctx);
+    }
+
+    /// Sends this node's own control packet `p` (unknown-flow errors)
+    /// along `route` (this node first) by flow state
+    /// ([`DsrConfig::flow_errors_by_flow`]), `delay` from now, as `out`
+    /// says: its errors with the flow's route, Timeout and Destination and
+    /// Flow ID options while the flow is advertised; then with the
+    /// Destination and Flow ID option alone (ns-2's flow header), or, on
+    /// the default flow, with nothing more. Whatever route or flow options
+    /// it had are replaced.
+    fn send_own_control(
+        &mut self,
+        now: SimTime,
+        mut p: Packet,
+        route: &[NodeId],
+        delay: SimTime,
+        out: Out,
+        ctx: &mut RoutingCtx,
+    ) {
+        let Ok(repr) = DsrRepr::parse(p.body()) else {
+            ctx.drop_packet(p, DropReason::NoRoute);
+            return;
+        };
+        let mut repr = without_route(repr);
+        let f = self.own_flow(now, &p, route, ctx);
+        if let Some(route) = &f.establishes {
+            repr.options.extend(f.establishing_options(p.dst, route));
+        } else if f.header {
+            repr.options.push(DsrOption::DestFlowId {
+                flow_id: f.id,
+                destination: p.dst,
+            });
+        }
+        self.attach_repr(&mut p, &repr);
+        self.send_later(now, delay, p, f.next, out, ctx);
+    }
+
+    /// The flow this node's own packet `p` goes by along `route` (this node
+    /// first), by ns-2.35's rules (`sendOutPacketWithRoute`): the pair's
+    /// default flow's route unless `route` is shorter, a live flow on that
+    /// route or a new one, and whether the packet advertises the route
+    /// (then counted and traced as establishing) or needs a flow header.
+    fn own_flow(
+        &mut self,
+        now: SimTime,
+        p: &Packet,
+        route: &[NodeId],
+        ctx: &mut RoutingCtx,
+    ) -> OwnFlow {
         let (me, dst) = (self.me, p.dst);
         let mut route = route;
         // Keep to the default flow's route unless the cache offers a
@@ -1093,38 +1257,21 @@ impl Dsr {
         let next = e.next_hop;
         let header =
             establish || default != Some(id) || p.ttl != e.expected_ttl || !e.allow_default;
+        let uid = p.uid;
         if establish {
             self.flow_counts.established += 1;
             let route = &e.route;
-            ctx.note(|| notes::established(now, me, p.uid, dst, id, next, route));
+            ctx.note(|| notes::established(now, me, uid, dst, id, next, route));
         } else {
             self.flow_counts.by_flow += 1;
-            ctx.note(|| notes::sent(now, me, p.uid, dst, id, header, next));
+            ctx.note(|| notes::sent(now, me, uid, dst, id, header, next));
         }
-        if establish {
-            let sr = SourceRoute::along(&e.route);
-            self.attach_options(
-                &mut p,
-                vec![
-                    DsrOption::Timeout {
-                        timeout_s: FLOW_TIMEOUT_S,
-                    },
-                    DsrOption::DestFlowId {
-                        flow_id: id,
-                        destination: dst,
-                    },
-                    sr.option(),
-                ],
-            );
-        } else if header {
-            let h = FlowHeader {
-                next_header: NEXT_HEADER_UDP,
-                hop_count: 1,
-                flow_id: id,
-            };
-            self.attach_flow_header(&mut p, &h);
+        OwnFlow {
+            id,
+            next,
+            establishes: establish.then(|| e.route.clone()),
+            header,
         }
-        self.send_later(now, delay, p, next, Out::Data, ctx);
     }
 
     /// A relay's part for a packet establishing a flow: the flow's entry,
@@ -1159,12 +1306,18 @@ impl Dsr {
     /// flow of its source and destination. `Err` holds the unknown flow
     /// (`None`: no default flow, or a TTL the default flow does not have).
     fn flow_of(&self, p: &Packet) -> Result<u16, Option<u16>> {
-        match FlowHeader::parse(p.body()) {
-            Ok(h) => match self.flows.get(p.src, p.dst, h.flow_id) {
-                Some(_) => Ok(h.flow_id),
-                None => Err(Some(h.flow_id)),
+        self.flow_named(p, FlowHeader::parse(p.body()).ok().map(|h| h.flow_id))
+    }
+
+    /// [`Self::flow_of`] for a packet that names flow `named` (`None`: on
+    /// the default flow).
+    fn flow_named(&self, p: &Packet, named: Option<u16>) -> Result<u16, Option<u16>> {
+        match named {
+            Some(id) => match self.flows.get(p.src, p.dst, id) {
+                Some(_) => Ok(id),
+                None => Err(Some(id)),
             },
-            Err(_) => {
+            None => {
                 let id = self.flows.default_flow(p.src, p.dst).ok_or(None)?;
                 match self.flows.get(p.src, p.dst, id) {
                     None => Err(Some(id)),
@@ -1208,7 +1361,9 @@ impl Dsr {
     /// An unknown-flow Route Error (RFC 4728 section 7.2.3) to the source
     /// of `p`, along a cached route. With none, the error is created
     /// without one and waits in the send buffer while a route is found, as
-    /// ns-2.35's `sendUnknownFlow` has `handlePktWithoutSR` do.
+    /// ns-2.35's `sendUnknownFlow` has `handlePktWithoutSR` do. With
+    /// [`DsrConfig::flow_errors_by_flow`] it is always created so, and
+    /// goes by flow once it has a route ([`Self::release_control`]).
     fn send_flow_error(
         &mut self,
         now: SimTime,
@@ -1219,7 +1374,6 @@ impl Dsr {
         let tell = p.src;
         let me = self.me;
         ctx.note(|| notes::unknown(now, me, tell, p.dst, unknown));
-        let route = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec);
         let mut type_specific = p.dst.to_be_bytes().to_vec();
         let error_type = match unknown {
             Some(id) => {
@@ -1235,6 +1389,14 @@ impl Dsr {
             destination: tell,
             type_specific,
         }];
+        if self.cfg.flow_errors_by_flow {
+            // Back through `route_output` with its uid, to go by flow
+            // ([`Self::release_control`]) or wait for a route.
+            let e = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(options));
+            ctx.create(e);
+            return;
+        }
+        let route = self.cache.find_for_use(tell, now).map(<[NodeId]>::to_vec);
         if let Some(route) = &route {
             options.push(SourceRoute::along(route).option());
         }
@@ -1401,6 +1563,7 @@ impl Dsr {
     fn control_broken(&mut self, now: SimTime, p: Packet, broken: NodeId, ctx: &mut RoutingCtx) {
         let parsed = DsrRepr::parse(p.body())
             .ok()
+            .and_then(|r| self.with_route_back(now, &p, r))
             .and_then(|r| SourceRoute::of(&r).map(|sr| (r, sr)));
         let Some((repr, sr)) = parsed.filter(|_| self.ns2_cache()) else {
             ctx.drop_packet(p, DropReason::RetryLimit);
@@ -1499,6 +1662,17 @@ impl Dsr {
             ctx.drop_packet(p, DropReason::RetryLimit);
             return;
         };
+        if own && self.sends_by_flow(&repr) {
+            // ns-2's `undeliverablePkt` sends this node's own packet out
+            // afresh, so under flow state again.
+            let out = Out::Held {
+                message,
+                forwarded: true,
+            };
+            self.attach_repr(&mut p, &repr);
+            self.send_own_control(now, p, &route, 0, out, ctx);
+            return;
+        }
         let sr = if own {
             SourceRoute::along(&route)
         } else {
@@ -2124,11 +2298,17 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) {
         let Some(mut sr) = SourceRoute::of(&repr) else {
+            if self.cfg.flow_state {
+                self.forward_control_by_flow(now, packet, repr, message, ctx);
+            }
             return;
         };
         let Some(i) = sr.my_turn(self.me) else {
             return;
         };
+        if self.cfg.flow_state {
+            self.learn_flow(now, packet, &repr, &sr, i);
+        }
         let next = sr.addresses.get(i + 1).copied().unwrap_or(packet.dst);
         if self.ns2_cache() {
             // ns-2 notices the source route of every packet it forwards.
@@ -2143,6 +2323,80 @@ impl Dsr {
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
         p.uid = packet.uid;
         ctx.relay(p, next, message);
+    }
+
+    /// A control packet with no route that another node sent by flow (an
+    /// unknown-flow error, [`DsrConfig::flow_errors_by_flow`]), passed on
+    /// by this relay's flow table as data is ([`Self::forward_by_flow`]).
+    /// For a flow this relay does not know it tells the packet's source,
+    /// as ns-2.35's `handleForwarding` does for any packet, and salvages
+    /// the packet on a cached route; with none the packet is lost (ns-2.35
+    /// would hold it for one discovery cycle; neither simulator's rwp50
+    /// traces hold such an error about an error).
+    fn forward_control_by_flow(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        repr: DsrRepr,
+        message: &'static str,
+        ctx: &mut RoutingCtx,
+    ) {
+        let id = match self.flow_named(packet, named_flow(&repr)) {
+            Ok(id) => id,
+            Err(unknown) => {
+                self.flow_counts.unknown += 1;
+                self.send_flow_error(now, packet, unknown, ctx);
+                let Some(route) = self.cache.find(packet.dst, now).map(<[NodeId]>::to_vec) else {
+                    return;
+                };
+                let mut repr = without_route(repr);
+                repr.options
+                    .push(SourceRoute::salvaged(self.me, &route, 0).option());
+                let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
+                p.uid = packet.uid;
+                ctx.relay(p, route[1], message);
+                return;
+            }
+        };
+        let e = self
+            .flows
+            .get_mut(packet.src, packet.dst, id)
+            .expect("flow_named found it");
+        e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
+        let next = e.next_hop;
+        self.flow_counts.forwarded += 1;
+        let (me, uid, src, dst) = (self.me, packet.uid, packet.src, packet.dst);
+        ctx.note(|| notes::forwarded(now, me, uid, src, dst, id, next));
+        let mut p = self.control(src, dst, packet.ttl, &repr);
+        p.uid = uid;
+        ctx.relay(p, next, message);
+    }
+
+    /// `repr`, the options of control packet `p` given back to this node
+    /// (its link broke, or the queue was emptied for it), with a source
+    /// route: its own, or for a packet that went by flow the flow's, as
+    /// ns-2.35's `xmitFlowFailed` fills it in from its flow table (this
+    /// node at the flow's hop count), the flow's options taken off.
+    /// `None` if it went by flow and this node no longer knows the flow
+    /// (another node's: alive), which loses the packet, as in ns-2.35.
+    fn with_route_back(&self, now: SimTime, p: &Packet, repr: DsrRepr) -> Option<DsrRepr> {
+        if SourceRoute::of(&repr).is_some() || !self.cfg.flow_state || !flow_errors_only(&repr) {
+            return Some(repr);
+        }
+        let id = named_flow(&repr).or_else(|| self.flows.default_flow(p.src, p.dst))?;
+        let e = self
+            .flows
+            .get(p.src, p.dst, id)
+            .filter(|e| p.src == self.me || e.alive(now))?;
+        let n = e.route.len() - 2;
+        let sr = SourceRoute {
+            salvage: 0,
+            segments_left: (n - usize::from(e.hop_count)) as u8,
+            addresses: e.route[1..=n].to_vec(),
+        };
+        let mut repr = without_route(repr);
+        repr.options.push(sr.option());
+        Some(repr)
     }
 }
 
@@ -2319,6 +2573,7 @@ impl RoutingProtocol for Dsr {
         if packet.is_control() {
             let parsed = DsrRepr::parse(packet.body())
                 .ok()
+                .and_then(|r| self.with_route_back(now, &packet, r))
                 .and_then(|r| SourceRoute::of(&r).map(|sr| (r, sr.salvage)));
             match parsed {
                 Some((repr, salvage)) => {

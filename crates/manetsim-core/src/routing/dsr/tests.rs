@@ -1491,6 +1491,7 @@ fn a_traced_run_writes_the_flow_state_lines_ns2_writes() {
 fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
     // Relay 1 knows no flow, but has routes to 3 and back to 0.
     let mut d = dsr_ns2(1);
+    d.cfg.flow_errors_by_flow = false; // errors with their route, to read them
     d.learn_route(&[1, 4, 3], 0);
     d.learn_route(&[1, 0], 0);
     let out = run(&mut d, |d, c| d.route_output(0, by_flow(Some(5), 31), c));
@@ -1528,6 +1529,7 @@ fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
     ));
     // A default-flow packet whose TTL is not the flow's is not on it.
     let mut d = relay_with_flow();
+    d.cfg.flow_errors_by_flow = false;
     d.learn_route(&[1, 0], 0);
     let out = run(&mut d, |d, c| d.route_output(1, by_flow(None, 29), c));
     assert_eq!(originated(&out).len(), 1, "{out:?}");
@@ -1721,6 +1723,7 @@ fn a_failed_default_flow_packet_of_a_flow_the_relay_does_not_know_counts_as_unkn
     // packet from 0 (ns-2.35's `xmitFlowFailed` then calls
     // `sendUnknownFlow`, which writes `SFErr`).
     let mut d = dsr_ns2(1);
+    d.cfg.flow_errors_by_flow = false; // the error with its route, to read it
     d.learn_route(&[1, 0], 0);
     d.learn_route(&[1, 4, 3], 0);
     let out = run(&mut d, |d, c| {
@@ -1867,6 +1870,237 @@ fn ns2_an_own_packet_salvaged_back_through_its_source_tells_the_salvager() {
     d.learn_route(&[2, 7, 5], 0);
     let out = run(&mut d, |d, c| d.on_link_failure(0, 3, Some(back()), c));
     assert!(originated(&out).is_empty(), "{out:?}");
+}
+
+/// [`run_traced`] (traced), then what the world does with each
+/// [`RoutingAction::Create`]: a uid (from 1000 on) and the packet back
+/// through `route_output` at `now`. The actions of both, Creates left out.
+fn run_world(
+    d: &mut Dsr,
+    now: SimTime,
+    f: impl FnOnce(&mut Dsr, &mut RoutingCtx),
+) -> Vec<RoutingAction> {
+    let mut out = run_traced(d, true, f);
+    let mut all = Vec::new();
+    let mut uid = 1000;
+    while !out.is_empty() {
+        let mut next = Vec::new();
+        for a in out {
+            match a {
+                RoutingAction::Create {
+                    mut packet,
+                    keep_uid,
+                } => {
+                    if !keep_uid {
+                        packet.uid = uid;
+                        uid += 1;
+                    }
+                    next.extend(run_traced(d, true, |d, c| d.route_output(now, packet, c)));
+                }
+                a => all.push(a),
+            }
+        }
+        out = next;
+    }
+    all
+}
+
+/// An unknown-flow error's options, read: the flow it names (Destination
+/// and Flow ID), its source route's addresses, whether it has a Timeout.
+fn error_header(p: &Packet) -> (Option<u16>, Option<Vec<NodeId>>, bool) {
+    let r = parse(p);
+    assert!(flow_errors_only(&r), "{r:?}");
+    let timeout = r
+        .options
+        .iter()
+        .any(|o| matches!(o, DsrOption::Timeout { .. }));
+    (
+        named_flow(&r),
+        SourceRoute::of(&r).map(|sr| sr.addresses),
+        timeout,
+    )
+}
+
+/// Relay 1 (routes 1-4-3 and back 1-5-0) gets a packet of 0's flow 5 to
+/// 3, which it does not know, at `t`: the actions, the created error
+/// already sent on by flow.
+fn unknown_flow_at_1(d: &mut Dsr, t: SimTime) -> Vec<RoutingAction> {
+    run_world(d, t, |d, c| d.route_output(t, by_flow(Some(5), 31), c))
+}
+
+fn relay_1_without_flows() -> Dsr {
+    let mut d = dsr_ns2(1);
+    d.learn_route(&[1, 4, 3], 0);
+    d.learn_route(&[1, 5, 0], 0);
+    d
+}
+
+#[test]
+fn ns2_unknown_flow_errors_go_by_flow_as_ns2s_do() {
+    let mut d = relay_1_without_flows();
+    let mut errors = Vec::new();
+    let mut lines = Vec::new();
+    for t in 0..4 {
+        let out = unknown_flow_at_1(&mut d, t);
+        assert_eq!(sent(&out).len(), 1, "the packet is salvaged: {out:?}");
+        assert!(originated(&out).is_empty(), "{out:?}");
+        let r = resent(&out);
+        assert_eq!(r.len(), 1, "{out:?}");
+        let (e, nh, msg, forwarded) = r[0];
+        assert_eq!((e.src, e.dst, nh, msg, forwarded), (1, 0, 5, "rerr", false));
+        errors.push((error_header(e), e.size_bytes));
+        lines.extend(notes(&out).iter().map(|l| l.to_string()));
+    }
+    // A flow of its own to 0: the route, a Timeout and the flow's id with
+    // the first three errors (ns-2.35's sizes: 4 fixed, 4 per hop, 14 for
+    // the error, 4 for the timeout, 4 for the flow header, rounded up to
+    // 36), then the error alone on the default flow (4 + 14, 20).
+    let est = ((Some(1), Some(vec![5]), true), 20 + 36);
+    assert_eq!(
+        errors,
+        vec![
+            est.clone(),
+            est.clone(),
+            est,
+            ((None, None, false), 20 + 20)
+        ]
+    );
+    assert_eq!(
+        lines,
+        [
+            "SFErr 0.00000 _1_ 0 -> 3 : 5",
+            "SFESTs 0.000000000 _1_ 1000 [1 -> 0] 1(1) to 5 [1 |5 0 ]",
+            "SFErr 0.00000 _1_ 0 -> 3 : 5",
+            "SFESTs 0.000000001 _1_ 1000 [1 -> 0] 1(1) to 5 [1 |5 0 ]",
+            "SFErr 0.00000 _1_ 0 -> 3 : 5",
+            "SFESTs 0.000000002 _1_ 1000 [1 -> 0] 1(1) to 5 [1 |5 0 ]",
+            "SFErr 0.00000 _1_ 0 -> 3 : 5",
+            "SFs 0.000000003 _1_ 1000 [1 -> 0] 1(0) to 5 ",
+        ]
+    );
+    let n = d.flow_state_counts();
+    assert_eq!(
+        (n.opened, n.established, n.by_flow, n.unknown),
+        (1, 3, 1, 4)
+    );
+    // Without the rule each error carries its route alone.
+    let mut d = relay_1_without_flows();
+    d.cfg.flow_errors_by_flow = false;
+    for t in 0..4 {
+        let out = unknown_flow_at_1(&mut d, t);
+        let o = originated(&out);
+        assert_eq!(o.len(), 1, "{out:?}");
+        assert_eq!(error_header(o[0].0), (None, Some(vec![5]), false));
+    }
+    assert_eq!(d.flow_state_counts().opened, 0);
+}
+
+/// Relay 5 after it passed on node 1's first three errors to 0, each
+/// advertising 1's flow 1-5-0; and node 1 with its fourth error, bare.
+fn relay_5_with_an_error_flow() -> (Dsr, Dsr, Packet) {
+    let mut src = relay_1_without_flows();
+    let mut d = dsr_ns2(5);
+    for t in 0..3 {
+        let out = unknown_flow_at_1(&mut src, t);
+        let e = resent(&out)[0].0.clone();
+        let out = run_traced(&mut d, true, |d, c| d.on_control(t, 1, e.clone(), c));
+        let o = originated(&out);
+        assert_eq!(o.len(), 1, "{out:?}");
+        let (p, nh, msg, forwarded) = o[0];
+        assert_eq!(
+            (p.src, p.dst, nh, msg, forwarded, p.uid),
+            (1, 0, 0, "rerr", true, e.uid)
+        );
+        assert_eq!(error_header(p), (Some(1), Some(vec![5]), true));
+        assert!(notes(&out).is_empty(), "passed on by its route: {out:?}");
+    }
+    let out = unknown_flow_at_1(&mut src, 3);
+    let bare = resent(&out)[0].0.clone();
+    (d, src, bare)
+}
+
+#[test]
+fn a_relay_learns_an_error_flow_from_its_first_packets_and_forwards_the_rest_by_it() {
+    let (mut d, _, bare) = relay_5_with_an_error_flow();
+    let out = run_traced(&mut d, true, |d, c| d.on_control(3, 1, bare.clone(), c));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = o[0];
+    assert_eq!((p.dst, nh, msg, forwarded), (0, 0, "rerr", true));
+    assert_eq!((p.uid, p.size_bytes), (bare.uid, bare.size_bytes));
+    assert_eq!(error_header(p), (None, None, false));
+    assert_eq!(notes(&out), ["SFf 0.000000003 _5_ 1000 [1 -> 0] 1 to 0"]);
+    assert_eq!(d.flow_state_counts().forwarded, 1);
+    // A flow it does not know: node 1 hears of it, and the error is
+    // salvaged on a cached route (the link to 0 it learned from the
+    // routes it passed on).
+    d.learn_route(&[5, 1], 0);
+    let mut other = parse(&bare);
+    other.options.push(DsrOption::DestFlowId {
+        flow_id: 9,
+        destination: 0,
+    });
+    let other = control(1, 0, bare.ttl, other.options);
+    let out = run(&mut d, |d, c| d.on_control(4, 1, other, c));
+    assert_eq!(d.flow_state_counts().unknown, 1);
+    let c = created(&out);
+    assert_eq!(c.len(), 1, "{out:?}");
+    assert_eq!((c[0].src, c[0].dst), (5, 1));
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let sr = SourceRoute::of(&parse(o[0].0)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses, o[0].1), (1, vec![5], 0));
+}
+
+#[test]
+fn an_error_sent_by_flow_that_fails_is_reported_along_the_flows_route_or_sent_afresh() {
+    let (mut d, mut src, bare) = relay_5_with_an_error_flow();
+    // Relay 5's MAC fails on the bare error (ns-2's `xmitFlowFailed`): the
+    // route comes from its flow table, node 1 hears of the break, and the
+    // error is salvaged.
+    d.learn_route(&[5, 6, 0], 0);
+    let out = run(&mut d, |d, c| {
+        d.on_link_failure(3, 0, Some(bare.clone()), c)
+    });
+    let o = originated(&out);
+    assert_eq!(o.len(), 1, "{out:?}");
+    let (e, nh, msg, _) = o[0];
+    assert_eq!((e.src, e.dst, nh, msg), (5, 1, 1, "rerr"));
+    assert_eq!(parse(e).options[0], rerr_opt(5, 0, 1));
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!((p.uid, nh, msg, forwarded), (bare.uid, 6, "rerr", true));
+    let sr = SourceRoute::of(&parse(p)).unwrap();
+    assert_eq!((sr.salvage, sr.addresses), (1, vec![5, 6]));
+    assert_eq!(named_flow(&parse(p)), None, "the flow's options are off");
+    // A relay without the flow loses it (ns-2.35's `xmitFlowFailed` returns).
+    let mut fresh = dsr_ns2(5);
+    fresh.learn_route(&[5, 6, 0], 0);
+    let out = run(&mut fresh, |d, c| {
+        d.on_link_failure(3, 0, Some(bare.clone()), c)
+    });
+    assert_eq!(dropped(&out), [DropReason::RetryLimit]);
+    // Node 1's own fails on its first link: it goes again, afresh, by a
+    // new flow on its other route.
+    src.learn_route(&[1, 7, 0], 0);
+    let out = run(&mut src, |s, c| {
+        s.on_link_failure(3, 5, Some(bare.clone()), c)
+    });
+    assert!(originated(&out).is_empty(), "no error to itself: {out:?}");
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    let (p, nh, msg, forwarded) = r[0];
+    assert_eq!((p.uid, nh, msg, forwarded), (bare.uid, 7, "rerr", true));
+    assert_eq!(error_header(p), (Some(3), Some(vec![7]), true));
+    // And one the queue held for the broken link too.
+    let out = run(&mut src, |s, c| s.on_reroute(3, bare.clone(), 5, c));
+    let r = resent(&out);
+    assert_eq!(r.len(), 1, "{out:?}");
+    assert_eq!(
+        (r[0].1, error_header(r[0].0)),
+        (7, (Some(3), Some(vec![7]), true))
+    );
 }
 
 // ---------------------------------------------------------------------
