@@ -1342,20 +1342,28 @@ impl Dsr {
                 return;
             }
         };
-        let e = self
-            .flows
-            .get_mut(p.src, p.dst, id)
-            .expect("flow_of found it");
-        e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
-        let next = e.next_hop;
-        self.flow_counts.forwarded += 1;
-        let me = self.me;
-        ctx.note(|| notes::forwarded(now, me, p.uid, p.src, p.dst, id, next));
+        let next = self.pass_on_flow(now, &p, id, ctx);
         if let Ok(mut h) = FlowHeader::parse(p.body()) {
             h.hop_count = h.hop_count.saturating_add(1);
             self.attach_flow_header(&mut p, &h);
         }
         ctx.send(p, next);
+    }
+
+    /// A relay's bookkeeping for packet `p` it passes on by its known flow
+    /// `id`: the flow's lifetime renewed, the packet counted and traced
+    /// (`SFf`). Returns the flow's next hop.
+    fn pass_on_flow(&mut self, now: SimTime, p: &Packet, id: u16, ctx: &mut RoutingCtx) -> NodeId {
+        let e = self
+            .flows
+            .get_mut(p.src, p.dst, id)
+            .expect("the flow is known");
+        e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
+        let next = e.next_hop;
+        self.flow_counts.forwarded += 1;
+        let (me, uid, src, dst) = (self.me, p.uid, p.src, p.dst);
+        ctx.note(|| notes::forwarded(now, me, uid, src, dst, id, next));
+        next
     }
 
     /// An unknown-flow Route Error (RFC 4728 section 7.2.3) to the source
@@ -2358,17 +2366,9 @@ impl Dsr {
                 return;
             }
         };
-        let e = self
-            .flows
-            .get_mut(packet.src, packet.dst, id)
-            .expect("flow_named found it");
-        e.timeout = now + SimTime::from(FLOW_TIMEOUT_S) * NS_PER_S;
-        let next = e.next_hop;
-        self.flow_counts.forwarded += 1;
-        let (me, uid, src, dst) = (self.me, packet.uid, packet.src, packet.dst);
-        ctx.note(|| notes::forwarded(now, me, uid, src, dst, id, next));
-        let mut p = self.control(src, dst, packet.ttl, &repr);
-        p.uid = uid;
+        let next = self.pass_on_flow(now, packet, id, ctx);
+        let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
+        p.uid = packet.uid;
         ctx.relay(p, next, message);
     }
 
