@@ -2351,6 +2351,8 @@ impl Dsr {
     ) {
         let id = match self.flow_named(packet, named_flow(&repr)) {
             Ok(id) => id,
+            // ns-2.35's `sendUnknownFlow` lets a node's own packet go.
+            Err(_) if packet.src == self.me => return,
             Err(unknown) => {
                 self.flow_counts.unknown += 1;
                 self.send_flow_error(now, packet, unknown, ctx);

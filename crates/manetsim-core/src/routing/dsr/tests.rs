@@ -2050,6 +2050,17 @@ fn a_relay_learns_an_error_flow_from_its_first_packets_and_forwards_the_rest_by_
     assert_eq!(o.len(), 1, "{out:?}");
     let sr = SourceRoute::of(&parse(o[0].0)).unwrap();
     assert_eq!((sr.salvage, sr.addresses, o[0].1), (1, vec![5], 0));
+    // Its own error come back to it: no error about it (ns-2.35's
+    // `sendUnknownFlow` lets a node's own packet go).
+    let mut own = parse(&bare);
+    own.options.push(DsrOption::DestFlowId {
+        flow_id: 9,
+        destination: 0,
+    });
+    let own = control(5, 0, bare.ttl, own.options);
+    let out = run(&mut d, |d, c| d.on_control(5, 1, own, c));
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(d.flow_state_counts().unknown, 1);
 }
 
 #[test]
