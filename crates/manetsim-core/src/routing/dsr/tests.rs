@@ -2035,13 +2035,16 @@ fn a_relay_learns_an_error_flow_from_its_first_packets_and_forwards_the_rest_by_
     // salvaged on a cached route (the link to 0 it learned from the
     // routes it passed on).
     d.learn_route(&[5, 1], 0);
-    let mut other = parse(&bare);
-    other.options.push(DsrOption::DestFlowId {
-        flow_id: 9,
-        destination: 0,
-    });
-    let other = control(1, 0, bare.ttl, other.options);
-    let out = run(&mut d, |d, c| d.on_control(4, 1, other, c));
+    // The bare error from `src`, naming a flow 9 relay 5 never learned.
+    let naming_flow_9 = |src: NodeId| {
+        let mut r = parse(&bare);
+        r.options.push(DsrOption::DestFlowId {
+            flow_id: 9,
+            destination: 0,
+        });
+        control(src, 0, bare.ttl, r.options)
+    };
+    let out = run(&mut d, |d, c| d.on_control(4, 1, naming_flow_9(1), c));
     assert_eq!(d.flow_state_counts().unknown, 1);
     let c = created(&out);
     assert_eq!(c.len(), 1, "{out:?}");
@@ -2052,13 +2055,7 @@ fn a_relay_learns_an_error_flow_from_its_first_packets_and_forwards_the_rest_by_
     assert_eq!((sr.salvage, sr.addresses, o[0].1), (1, vec![5], 0));
     // Its own error come back to it: no error about it (ns-2.35's
     // `sendUnknownFlow` lets a node's own packet go).
-    let mut own = parse(&bare);
-    own.options.push(DsrOption::DestFlowId {
-        flow_id: 9,
-        destination: 0,
-    });
-    let own = control(5, 0, bare.ttl, own.options);
-    let out = run(&mut d, |d, c| d.on_control(5, 1, own, c));
+    let out = run(&mut d, |d, c| d.on_control(5, 1, naming_flow_9(5), c));
     assert!(out.is_empty(), "{out:?}");
     assert_eq!(d.flow_state_counts().unknown, 1);
 }
