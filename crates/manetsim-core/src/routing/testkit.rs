@@ -2,8 +2,8 @@
 //! driven directly with hand-built packets, its actions collected.
 
 use super::RoutingProtocol;
-use crate::engine::{Rng, SimTime};
-use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx};
+use crate::engine::{Rng, SimTime, NS_PER_MS};
+use crate::net::{NodeId, Packet, PacketKind, RoutingAction, RoutingCtx, DEFAULT_TTL};
 
 /// One agent with its random stream and the actions it pushed.
 pub(crate) struct Agent<P> {
@@ -71,4 +71,40 @@ pub(crate) fn sent_data(out: &[RoutingAction]) -> Vec<(u64, NodeId)> {
             _ => None,
         })
         .collect()
+}
+
+/// A 540-byte data packet of flow 0 (512 bytes of payload) from `src` to
+/// `dst`, numbered `uid`. Built from `Packet::control`, so that a test does
+/// not depend on every field.
+pub(crate) fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
+    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
+    p.uid = uid;
+    p.kind = PacketKind::Data { flow: 0, seq: uid };
+    p.body = None;
+    p.size_bytes = 540;
+    p.payload_bytes = 512;
+    p
+}
+
+/// The control messages the agent originated, each as (message, next hop,
+/// body read by `parse`, IP TTL).
+pub(crate) fn originated_by<M>(
+    out: &[RoutingAction],
+    parse: impl Fn(&[u8]) -> M,
+) -> Vec<(&'static str, NodeId, M, u8)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Originate {
+                packet,
+                next_hop,
+                message,
+                ..
+            } => Some((*message, *next_hop, parse(packet.body()), packet.ttl)),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn ms(x: u64) -> SimTime {
+    x * NS_PER_MS
 }

@@ -97,6 +97,30 @@ pub struct RreqRepr {
 impl RreqRepr {
     pub const LEN: usize = 24;
 
+    /// The request an originator sends: no flag set but U when it knows no
+    /// sequence number for `dst` (`dst_seqno` is `None`), hop count 0.
+    pub fn request(
+        rreq_id: u32,
+        dst: NodeId,
+        dst_seqno: Option<u32>,
+        orig: NodeId,
+        orig_seqno: u32,
+    ) -> Self {
+        Self {
+            join: false,
+            repair: false,
+            gratuitous: false,
+            dest_only: false,
+            unknown_seqno: dst_seqno.is_none(),
+            hop_count: 0,
+            rreq_id,
+            dst,
+            dst_seqno: dst_seqno.unwrap_or(0),
+            orig,
+            orig_seqno,
+        }
+    }
+
     pub fn buffer_len(&self) -> usize {
         Self::LEN
     }
@@ -179,6 +203,20 @@ pub struct RrepRepr {
 
 impl RrepRepr {
     pub const LEN: usize = 20;
+
+    /// A reply (or HELLO) with no flag set and prefix size 0.
+    pub fn new(hop_count: u8, dst: NodeId, dst_seqno: u32, orig: NodeId, lifetime_ms: u32) -> Self {
+        Self {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count,
+            dst,
+            dst_seqno,
+            orig,
+            lifetime_ms,
+        }
+    }
 
     pub fn buffer_len(&self) -> usize {
         Self::LEN

@@ -193,7 +193,9 @@
 
 pub mod id_cache;
 pub mod neighbors;
+pub mod rebroadcast;
 pub mod request_queue;
+pub mod rerr_limit;
 pub mod route_table;
 
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
@@ -205,9 +207,11 @@ use crate::wire::aodv::{
 };
 use id_cache::IdCache;
 use neighbors::Neighbors;
+use rebroadcast::Rebroadcast;
 use request_queue::RequestQueue;
+use rerr_limit::RerrLimit;
 use route_table::{seq_newer, RouteState, RouteTable};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// How broken links are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -544,14 +548,8 @@ struct Discovery {
 
 #[derive(Debug, Clone)]
 enum Timer {
-    /// A jittered broadcast of a message another node originated, waiting
-    /// to go; `keep_uid`: the packet keeps the uid of the one it passes on
-    /// (`RoutingCtx::relay`), else it is new.
-    Send {
-        packet: Packet,
-        message: &'static str,
-        keep_uid: bool,
-    },
+    /// A jittered broadcast of a message another node originated.
+    Send(Rebroadcast),
     /// A discovery's wait for a RREP ended.
     Discovery {
         dst: NodeId,
@@ -604,8 +602,8 @@ pub struct Aodv {
     /// Packets waiting in a `Timer::Release` (held, for the ledger).
     releasing: u64,
     timers: TimerQueue<Timer>,
-    /// Send times of recent RERRs (rate limit).
-    rerr_times: VecDeque<SimTime>,
+    /// Recent RERRs (RERR_RATELIMIT).
+    rerr_limit: RerrLimit,
     /// The latest time the agent was called at (for `hop_count`).
     now: SimTime,
     /// When the armed purge tick fires, if one is armed.
@@ -634,7 +632,7 @@ impl Aodv {
             discoveries_started: 0,
             releasing: 0,
             timers: TimerQueue::default(),
-            rerr_times: VecDeque::new(),
+            rerr_limit: RerrLimit::default(),
             now: 0,
             purge_at: None,
         }
@@ -665,30 +663,11 @@ impl Aodv {
         Packet::control(self.me, dst, ttl, 0, msg)
     }
 
-    /// Broadcasts a message another node originated after a uniform
-    /// 0..broadcast_jitter delay, keeping the uid of the packet it passes
-    /// on if `keep_uid` (see [`Timer::Send`]).
-    fn broadcast_jittered(
-        &mut self,
-        now: SimTime,
-        packet: Packet,
-        message: &'static str,
-        keep_uid: bool,
-        ctx: &mut RoutingCtx,
-    ) {
-        let jitter = if self.cfg.broadcast_jitter > 0 {
-            ctx.rng.below(self.cfg.broadcast_jitter)
-        } else {
-            0
-        };
-        self.timers.push(
-            now + jitter,
-            Timer::Send {
-                packet,
-                message,
-                keep_uid,
-            },
-        );
+    /// Broadcasts a message another node originated after its jitter
+    /// (see [`Rebroadcast`]).
+    fn broadcast_jittered(&mut self, now: SimTime, r: Rebroadcast, ctx: &mut RoutingCtx) {
+        let at = Rebroadcast::due(now, self.cfg.broadcast_jitter, ctx.rng);
+        self.timers.push(at, Timer::Send(r));
     }
 
     // ---- Route discovery -------------------------------------------------
@@ -792,17 +771,15 @@ impl Aodv {
         }
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = RreqRepr {
-            join: false,
-            repair: false,
             gratuitous: self.cfg.gratuitous_rrep,
             dest_only: self.cfg.destination_only,
-            unknown_seqno: known.is_none(),
-            hop_count: 0,
-            rreq_id: self.rreq_id,
-            dst,
-            dst_seqno: known.map_or(0, |e| e.seqno),
-            orig: self.me,
-            orig_seqno: self.seqno,
+            ..RreqRepr::request(
+                self.rreq_id,
+                dst,
+                known.map(|e| e.seqno),
+                self.me,
+                self.seqno,
+            )
         };
         let p = self.control(BROADCAST, ttl, rq.to_bytes(), Some(stamp_us(now)));
         ctx.originate(p, BROADCAST, "rreq", false);
@@ -842,7 +819,7 @@ impl Aodv {
             if self.cfg.rerr_after_failed_repair {
                 let s = e.seqno;
                 self.send_rerr(now, vec![(dst, s)], false, ctx);
-                self.drop_buffered(dst, DropReason::NoRoute, ctx);
+                self.queue.drop_for(dst, DropReason::NoRoute, ctx);
             } else if self.queue.has_packets_for(dst) {
                 // ns-2: its packets wait; the next RREQ goes at the tick.
                 self.discoveries.insert(
@@ -875,7 +852,7 @@ impl Aodv {
         } else if d.network_wide <= self.cfg.rreq_retries {
             self.run_discovery(now, dst, d.ttl, d.network_wide, false, ctx);
         } else {
-            self.drop_buffered(dst, DropReason::NoRoute, ctx);
+            self.queue.drop_for(dst, DropReason::NoRoute, ctx);
             if self.cfg.give_up_hold > 0 {
                 self.generation += 1;
                 let generation = self.generation;
@@ -893,12 +870,6 @@ impl Aodv {
                     Timer::Discovery { dst, generation },
                 );
             }
-        }
-    }
-
-    fn drop_buffered(&mut self, dst: NodeId, reason: DropReason, ctx: &mut RoutingCtx) {
-        for p in self.queue.take_for(dst) {
-            ctx.drop_packet(p, reason);
         }
     }
 
@@ -925,14 +896,8 @@ impl Aodv {
                         },
                     );
                 }
-                None => self.buffer(now, p, ctx),
+                None => self.queue.hold(now, p, ctx),
             }
-        }
-    }
-
-    fn buffer(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
-        if let Some(old) = self.queue.enqueue(now, p) {
-            ctx.drop_packet(old, DropReason::RouteBufferFull);
         }
     }
 
@@ -940,7 +905,7 @@ impl Aodv {
     fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
         match self.use_route(now, p.dst) {
             Some(h) => ctx.send(p, h),
-            None => self.buffer(now, p, ctx),
+            None => self.queue.hold(now, p, ctx),
         }
     }
 
@@ -966,17 +931,9 @@ impl Aodv {
         ctx: &mut RoutingCtx,
     ) {
         for chunk in unreachable.chunks(RerrRepr::MAX_DESTS) {
-            while self
-                .rerr_times
-                .front()
-                .is_some_and(|&t| t + NS_PER_S <= now)
-            {
-                self.rerr_times.pop_front();
-            }
-            if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
+            if !self.rerr_limit.admit(now, self.cfg.rerr_rate_limit) {
                 return;
             }
-            self.rerr_times.push_back(now);
             for &(d, _) in chunk {
                 self.routes.entry(d).set_last_rerr(now);
             }
@@ -987,7 +944,7 @@ impl Aodv {
             let p = self.control(BROADCAST, 1, re.to_bytes(), None);
             if forwarded {
                 // ns-2.35's `sendError` builds a new packet.
-                self.broadcast_jittered(now, p, "rerr", false, ctx);
+                self.broadcast_jittered(now, Rebroadcast::new(p, "rerr", false), ctx);
             } else {
                 ctx.originate(p, BROADCAST, "rerr", false);
             }
@@ -1085,16 +1042,8 @@ impl Aodv {
                 // ns-2.35's recvRequest: `if (seqno%2) seqno++`.
                 self.seqno = self.seqno.wrapping_add(1);
             }
-            let rp = RrepRepr {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: 0,
-                dst: self.me,
-                dst_seqno: self.seqno,
-                orig: rq.orig,
-                lifetime_ms: (self.cfg.my_route_timeout / NS_PER_MS) as u32,
-            };
+            let life_ms = (self.cfg.my_route_timeout / NS_PER_MS) as u32;
+            let rp = RrepRepr::new(0, self.me, self.seqno, rq.orig, life_ms);
             self.send_rrep(rq.orig, rp, stamp, ctx);
             return;
         }
@@ -1108,35 +1057,19 @@ impl Aodv {
             });
         if let (Some(fwd), false) = (fresh.cloned(), rq.dest_only) {
             // An intermediate reply from a fresh-enough route.
-            let rp = RrepRepr {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: fwd.hops,
-                dst: rq.dst,
-                dst_seqno: fwd.seqno,
-                orig: rq.orig,
-                lifetime_ms: if ns2_life {
-                    ns2_reply_lifetime_ms(fwd.expire, now)
-                } else {
-                    (fwd.remaining(now) / NS_PER_MS) as u32
-                },
+            let life_ms = if ns2_life {
+                ns2_reply_lifetime_ms(fwd.expire, now)
+            } else {
+                (fwd.remaining(now) / NS_PER_MS) as u32
             };
+            let rp = RrepRepr::new(fwd.hops, rq.dst, fwd.seqno, rq.orig, life_ms);
             self.routes.entry(rq.dst).add_precursor(from);
             self.routes.entry(rq.orig).add_precursor(fwd.next_hop);
             self.send_rrep(rq.orig, rp, stamp, ctx);
             if rq.gratuitous {
                 let rev = self.routes.entry(rq.orig).clone();
-                let g = RrepRepr {
-                    repair: false,
-                    ack_required: false,
-                    prefix_size: 0,
-                    hop_count: rev.hops,
-                    dst: rq.orig,
-                    dst_seqno: rq.orig_seqno,
-                    orig: rq.dst,
-                    lifetime_ms: (rev.expire.saturating_sub(now) / NS_PER_MS) as u32,
-                };
+                let life_ms = (rev.expire.saturating_sub(now) / NS_PER_MS) as u32;
+                let g = RrepRepr::new(rev.hops, rq.orig, rq.orig_seqno, rq.dst, life_ms);
                 self.send_rrep(rq.dst, g, stamp, ctx);
             }
             return;
@@ -1158,7 +1091,7 @@ impl Aodv {
         let mut p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes(), stamp);
         // The same packet goes on, as ns-2.35's `forward` sends it.
         p.uid = packet.uid;
-        self.broadcast_jittered(now, p, "rreq", true, ctx);
+        self.broadcast_jittered(now, Rebroadcast::new(p, "rreq", true), ctx);
     }
 
     /// Unicasts a RREP towards `to` along the route to it.
@@ -1272,21 +1205,12 @@ impl Aodv {
     }
 
     fn send_hello(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
-        let rp = RrepRepr {
-            repair: false,
-            ack_required: false,
-            prefix_size: 0,
-            hop_count: 0,
-            dst: self.me,
-            dst_seqno: self.seqno,
-            orig: self.me,
-            lifetime_ms: (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval
-                / NS_PER_MS) as u32,
-        };
+        let life_ms =
+            (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval / NS_PER_MS) as u32;
+        let rp = RrepRepr::new(0, self.me, self.seqno, self.me, life_ms);
         let p = self.control(BROADCAST, 1, rp.to_bytes(), None);
         ctx.originate(p, BROADCAST, "hello", false);
-        let i = self.cfg.hello_interval;
-        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
+        let next = neighbors::next_hello_check(now, self.cfg.hello_interval, ctx.rng);
         self.timers.push(next, Timer::Hello);
     }
 }
@@ -1315,9 +1239,9 @@ impl RoutingProtocol for Aodv {
         let state = self.routes.get(dst).map(|e| (e.is_valid(now), e.state));
         match state {
             Some((true, _)) => self.forward_data(now, packet, ctx),
-            Some((_, RouteState::InRepair)) => self.buffer(now, packet, ctx),
+            Some((_, RouteState::InRepair)) => self.queue.hold(now, packet, ctx),
             _ if packet.src == self.me => {
-                self.buffer(now, packet, ctx);
+                self.queue.hold(now, packet, ctx);
                 self.start_discovery(now, dst, ctx);
             }
             _ => {
@@ -1553,11 +1477,7 @@ impl RoutingProtocol for Aodv {
         self.now = now;
         while let Some((_, t)) = self.timers.pop_due(now) {
             match t {
-                Timer::Send {
-                    packet,
-                    message,
-                    keep_uid,
-                } => ctx.pass_on(packet, BROADCAST, message, keep_uid),
+                Timer::Send(r) => r.send(ctx),
                 Timer::Discovery { dst, generation } => {
                     let Some(d) = self
                         .discoveries
@@ -1600,9 +1520,7 @@ impl RoutingProtocol for Aodv {
                 }
             }
         }
-        for p in self.queue.expire(now) {
-            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
-        }
+        self.queue.drop_expired(now, ctx);
         for nb in self.neighbors.expire(now) {
             self.link_broken(now, nb, None, ctx);
         }

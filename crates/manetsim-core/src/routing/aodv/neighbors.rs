@@ -2,9 +2,16 @@
 //! section 6.9): a neighbour is lost when nothing was heard from it for
 //! ALLOWED_HELLO_LOSS * HELLO_INTERVAL.
 
-use crate::engine::SimTime;
+use crate::engine::{Rng, SimTime};
 use crate::net::NodeId;
 use std::collections::BTreeMap;
+
+/// When a node checks again whether to say HELLO: 0.75 to 1.25 HELLO
+/// intervals after `now`, uniformly (ns-2.35's `HelloTimer`, which AODV and
+/// AOMDV share).
+pub fn next_hello_check(now: SimTime, interval: SimTime, rng: &mut Rng) -> SimTime {
+    now + interval * 3 / 4 + rng.below(interval / 2 + 1)
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Neighbors {
@@ -53,5 +60,21 @@ mod tests {
         assert_eq!(n.next_expiry(), Some(10));
         assert_eq!(n.expire(10), vec![3]);
         assert!(n.contains(4) && !n.contains(3));
+    }
+
+    #[test]
+    fn hello_checks_come_three_quarters_to_five_quarters_apart() {
+        let mut rng = Rng::new(5, crate::engine::Stream::Routing, 2);
+        let (mut lo, mut hi) = (SimTime::MAX, 0);
+        for _ in 0..2000 {
+            let t = next_hello_check(1000, 400, &mut rng);
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+        assert!(lo >= 1300 && hi <= 1500, "{lo}..{hi}");
+        assert!(
+            lo < 1310 && hi > 1490,
+            "the whole range is drawn: {lo}..{hi}"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! to make room ("drop-front", as ns-2 does).
 
 use crate::engine::SimTime;
-use crate::net::{NodeId, Packet};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, RoutingCtx};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone)]
@@ -42,6 +43,29 @@ impl RequestQueue {
             dropped
         } else {
             Some(p)
+        }
+    }
+
+    /// Buffers `p`; the packet pushed out when full is dropped
+    /// (`route_buffer_full`).
+    pub fn hold(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
+        if let Some(old) = self.enqueue(now, p) {
+            ctx.drop_packet(old, DropReason::RouteBufferFull);
+        }
+    }
+
+    /// Drops every packet for `dst` with `reason`.
+    pub fn drop_for(&mut self, dst: NodeId, reason: DropReason, ctx: &mut RoutingCtx) {
+        for p in self.take_for(dst) {
+            ctx.drop_packet(p, reason);
+        }
+    }
+
+    /// Drops the packets that have waited `timeout` by `now`
+    /// (`route_buffer_timeout`).
+    pub fn drop_expired(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        for p in self.expire(now) {
+            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
     }
 

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::engine::Rng;
-use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::{sent_data, Agent};
+use crate::net::{RoutingAction, DEFAULT_TTL};
+use crate::routing::testkit::{data, ms, originated_by, sent_data, Agent};
 
 type Node = Agent<Aodv>;
 
@@ -18,30 +18,10 @@ impl Node {
     }
 }
 
-fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
-    // Built from `control` so the test does not depend on every field.
-    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
-    p.uid = uid;
-    p.kind = PacketKind::Data { flow: 0, seq: uid };
-    p.body = None;
-    p.size_bytes = 540;
-    p.payload_bytes = 512;
-    p
-}
-
 fn rreq(orig: NodeId, id: u32, dst: NodeId, dst_seqno: Option<u32>, hops: u8) -> RreqRepr {
     RreqRepr {
-        join: false,
-        repair: false,
-        gratuitous: false,
-        dest_only: false,
-        unknown_seqno: dst_seqno.is_none(),
         hop_count: hops,
-        rreq_id: id,
-        dst,
-        dst_seqno: dst_seqno.unwrap_or(0),
-        orig,
-        orig_seqno: 1,
+        ..RreqRepr::request(id, dst, dst_seqno, orig, 1)
     }
 }
 
@@ -50,31 +30,13 @@ fn rreq_packet(sender: NodeId, ttl: u8, rq: RreqRepr) -> Packet {
 }
 
 fn rrep_packet(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, hops: u8) -> Packet {
-    let rp = RrepRepr {
-        repair: false,
-        ack_required: false,
-        prefix_size: 0,
-        hop_count: hops,
-        dst,
-        dst_seqno: seq,
-        orig: to,
-        lifetime_ms: 10_000,
-    };
+    let rp = RrepRepr::new(hops, dst, seq, to, 10_000);
     Packet::control(sender, to, 30, 8, rp.to_bytes())
 }
 
 /// A RREP as [`rrep_packet`]'s with lifetime `lifetime_ms`.
 fn rrep_living(sender: NodeId, to: NodeId, dst: NodeId, seq: u32, lifetime_ms: u32) -> Packet {
-    let rp = RrepRepr {
-        repair: false,
-        ack_required: false,
-        prefix_size: 0,
-        hop_count: 1,
-        dst,
-        dst_seqno: seq,
-        orig: to,
-        lifetime_ms,
-    };
+    let rp = RrepRepr::new(1, dst, seq, to, lifetime_ms);
     Packet::control(sender, to, 30, 8, rp.to_bytes())
 }
 
@@ -89,22 +51,7 @@ fn rerr_packet(sender: NodeId, unreachable: Vec<(NodeId, u32)>) -> Packet {
 
 /// The originated control messages: (message, next hop, parsed, IP ttl).
 fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Originate {
-                packet,
-                next_hop,
-                message,
-                ..
-            } => Some((
-                *message,
-                *next_hop,
-                Message::parse(packet.body()).unwrap(),
-                packet.ttl,
-            )),
-            _ => None,
-        })
-        .collect()
+    originated_by(out, |b| Message::parse(b).unwrap())
 }
 
 /// The destinations (and numbers) each RERR in `out` reports.
@@ -116,10 +63,6 @@ fn rerrs_sent(out: &[RoutingAction]) -> Vec<Vec<(NodeId, u32)>> {
             _ => None,
         })
         .collect()
-}
-
-fn ms(x: u64) -> SimTime {
-    x * NS_PER_MS
 }
 
 #[test]

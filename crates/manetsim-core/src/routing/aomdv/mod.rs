@@ -123,15 +123,17 @@ pub mod rreq_cache;
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
-use crate::routing::aodv::neighbors::Neighbors;
+use crate::routing::aodv::neighbors::{self, Neighbors};
+use crate::routing::aodv::rebroadcast::Rebroadcast;
 use crate::routing::aodv::request_queue::RequestQueue;
+use crate::routing::aodv::rerr_limit::RerrLimit;
 pub use crate::routing::aodv::LinkDetection;
 use crate::routing::timers::TimerQueue;
 use crate::wire::aodv::{RerrRepr, RrepRepr, RreqRepr};
 use crate::wire::aomdv::{AomdvRrep, AomdvRreq, Message};
 use route_table::{seq_newer, Limits, Offer, Reject, RouteTable};
 use rreq_cache::RreqCache;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// Protocol parameters; `Default` is ns-2.35's AOMDV (see the module doc
 /// for where detection differs).
@@ -250,14 +252,8 @@ struct Discovery {
 
 #[derive(Debug, Clone)]
 enum Timer {
-    /// A jittered broadcast of a message another node originated, waiting
-    /// to go; `keep_uid`: the packet keeps the uid of the one it passes on
-    /// (`RoutingCtx::relay`), else it is new.
-    Send {
-        packet: Packet,
-        message: &'static str,
-        keep_uid: bool,
-    },
+    /// A jittered broadcast of a message another node originated.
+    Send(Rebroadcast),
     /// A discovery's wait for a RREP ended.
     Discovery {
         dst: NodeId,
@@ -280,8 +276,8 @@ pub struct Aomdv {
     discoveries: BTreeMap<NodeId, Discovery>,
     generation: u64,
     timers: TimerQueue<Timer>,
-    /// Send times of recent RERRs (rate limit).
-    rerr_times: VecDeque<SimTime>,
+    /// Recent RERRs (RERR_RATELIMIT).
+    rerr_limit: RerrLimit,
     /// Route discoveries started (first RREQs, not retries).
     discoveries_started: u64,
     /// The latest time the agent was called at (for `hop_count`).
@@ -306,7 +302,7 @@ impl Aomdv {
             discoveries: BTreeMap::new(),
             generation: 0,
             timers: TimerQueue::default(),
-            rerr_times: VecDeque::new(),
+            rerr_limit: RerrLimit::default(),
             discoveries_started: 0,
             now: 0,
             started: 0,
@@ -331,30 +327,11 @@ impl Aomdv {
         Packet::control(self.me, dst, ttl, UDP_HEADER_BYTES, msg)
     }
 
-    /// Broadcasts a message another node originated after a uniform
-    /// 0..broadcast_jitter delay, keeping the uid of the packet it passes
-    /// on if `keep_uid` (see [`Timer::Send`]).
-    fn broadcast_jittered(
-        &mut self,
-        now: SimTime,
-        packet: Packet,
-        message: &'static str,
-        keep_uid: bool,
-        ctx: &mut RoutingCtx,
-    ) {
-        let jitter = if self.cfg.broadcast_jitter > 0 {
-            ctx.rng.below(self.cfg.broadcast_jitter)
-        } else {
-            0
-        };
-        self.timers.push(
-            now + jitter,
-            Timer::Send {
-                packet,
-                message,
-                keep_uid,
-            },
-        );
+    /// Broadcasts a message another node originated after its jitter
+    /// (see [`Rebroadcast`]).
+    fn broadcast_jittered(&mut self, now: SimTime, r: Rebroadcast, ctx: &mut RoutingCtx) {
+        let at = Rebroadcast::due(now, self.cfg.broadcast_jitter, ctx.rng);
+        self.timers.push(at, Timer::Send(r));
     }
 
     // ---- Route discovery -------------------------------------------------
@@ -417,19 +394,13 @@ impl Aomdv {
         self.rreqs.check_and_insert(self.me, self.rreq_id, now);
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = AomdvRreq {
-            base: RreqRepr {
-                join: false,
-                repair: false,
-                gratuitous: false,
-                dest_only: false,
-                unknown_seqno: known.is_none(),
-                hop_count: 0,
-                rreq_id: self.rreq_id,
+            base: RreqRepr::request(
+                self.rreq_id,
                 dst,
-                dst_seqno: known.map_or(0, |e| e.seqno),
-                orig: self.me,
-                orig_seqno: self.seqno,
-            },
+                known.map(|e| e.seqno),
+                self.me,
+                self.seqno,
+            ),
             first_hop: self.me,
         };
         let p = self.control(BROADCAST, ttl, rq.to_bytes());
@@ -449,9 +420,7 @@ impl Aomdv {
         } else if d.network_wide <= self.cfg.rreq_retries {
             self.run_discovery(now, dst, d.ttl, d.network_wide, ctx);
         } else {
-            for p in self.queue.take_for(dst) {
-                ctx.drop_packet(p, DropReason::NoRoute);
-            }
+            self.queue.drop_for(dst, DropReason::NoRoute, ctx);
         }
     }
 
@@ -466,18 +435,12 @@ impl Aomdv {
         }
     }
 
-    fn buffer(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
-        if let Some(old) = self.queue.enqueue(now, p) {
-            ctx.drop_packet(old, DropReason::RouteBufferFull);
-        }
-    }
-
     /// Sends `p` over the primary path, extending it; buffers otherwise.
     fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
         let timeout = self.cfg.active_route_timeout;
         let relayed = p.src != self.me;
         let Some(e) = self.routes.up_mut(p.dst, now) else {
-            self.buffer(now, p, ctx);
+            self.queue.hold(now, p, ctx);
             return;
         };
         if relayed {
@@ -501,18 +464,8 @@ impl Aomdv {
         ctx: &mut RoutingCtx,
     ) {
         for chunk in unreachable.chunks(RerrRepr::MAX_DESTS) {
-            while self
-                .rerr_times
-                .front()
-                .is_some_and(|&t| t + NS_PER_S <= now)
-            {
-                self.rerr_times.pop_front();
-            }
-            if self.cfg.rerr_limits {
-                if self.rerr_times.len() >= self.cfg.rerr_rate_limit {
-                    return;
-                }
-                self.rerr_times.push_back(now);
+            if self.cfg.rerr_limits && !self.rerr_limit.admit(now, self.cfg.rerr_rate_limit) {
+                return;
             }
             for &(d, _) in chunk {
                 self.routes.entry(d, now).last_rerr = Some(now);
@@ -524,7 +477,7 @@ impl Aomdv {
             let p = self.control(BROADCAST, 1, re.to_bytes());
             if forwarded {
                 // ns-2.35's `sendError` builds a new packet.
-                self.broadcast_jittered(now, p, "rerr", false, ctx);
+                self.broadcast_jittered(now, Rebroadcast::new(p, "rerr", false), ctx);
             } else {
                 ctx.originate(p, BROADCAST, "rerr", false);
             }
@@ -608,17 +561,9 @@ impl Aomdv {
             if !self.seqno.is_multiple_of(2) {
                 self.seqno = self.seqno.wrapping_add(1);
             }
+            let life_ms = (self.cfg.my_route_timeout / NS_PER_MS) as u32;
             let rp = AomdvRrep {
-                base: RrepRepr {
-                    repair: false,
-                    ack_required: false,
-                    prefix_size: 0,
-                    hop_count: 0,
-                    dst: self.me,
-                    dst_seqno: self.seqno,
-                    orig: base.orig,
-                    lifetime_ms: (self.cfg.my_route_timeout / NS_PER_MS) as u32,
-                },
+                base: RrepRepr::new(0, self.me, self.seqno, base.orig, life_ms),
                 rreq_id: base.rreq_id,
                 first_hop: from,
             };
@@ -668,7 +613,7 @@ impl Aomdv {
         let mut p = self.control(BROADCAST, ip_ttl - 1, out.to_bytes());
         // The same packet goes on, as ns-2.35's `forward` sends it.
         p.uid = packet.uid;
-        self.broadcast_jittered(now, p, "rreq", true, ctx);
+        self.broadcast_jittered(now, Rebroadcast::new(p, "rreq", true), ctx);
     }
 
     /// Answers `rq` from this node's route to its destination, over the
@@ -713,17 +658,9 @@ impl Aomdv {
             }
         };
         e.report_break = true;
+        let life_ms = (fwd.expire.saturating_sub(now) / NS_PER_MS) as u32;
         let rp = AomdvRrep {
-            base: RrepRepr {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: e.advertise(),
-                dst: rq.dst,
-                dst_seqno: e.seqno,
-                orig: rq.orig,
-                lifetime_ms: (fwd.expire.saturating_sub(now) / NS_PER_MS) as u32,
-            },
+            base: RrepRepr::new(e.advertise(), rq.dst, e.seqno, rq.orig, life_ms),
             rreq_id: rq.rreq_id,
             first_hop: fwd.last_hop,
         };
@@ -875,26 +812,16 @@ impl Aomdv {
         if self.routes.any_up(now) {
             self.send_hello(ctx);
         }
-        let i = self.cfg.hello_interval;
-        let next = now + i * 3 / 4 + ctx.rng.below(i / 2 + 1);
+        let next = neighbors::next_hello_check(now, self.cfg.hello_interval, ctx.rng);
         self.timers.push(next, Timer::Hello);
     }
 
     fn send_hello(&mut self, ctx: &mut RoutingCtx) {
+        // (1 + ALLOWED_HELLO_LOSS) intervals, as ns-2.35.
+        let life_ms = ((1 + self.cfg.allowed_hello_loss as SimTime) * self.cfg.hello_interval
+            / NS_PER_MS) as u32;
         let rp = AomdvRrep {
-            base: RrepRepr {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: 0,
-                dst: self.me,
-                dst_seqno: self.seqno,
-                orig: self.me,
-                // (1 + ALLOWED_HELLO_LOSS) intervals, as ns-2.35.
-                lifetime_ms: ((1 + self.cfg.allowed_hello_loss as SimTime)
-                    * self.cfg.hello_interval
-                    / NS_PER_MS) as u32,
-            },
+            base: RrepRepr::new(0, self.me, self.seqno, self.me, life_ms),
             rreq_id: 0,
             first_hop: self.me,
         };
@@ -924,7 +851,7 @@ impl RoutingProtocol for Aomdv {
         if self.routes.up_mut(dst, now).is_some() {
             self.forward_data(now, packet, ctx);
         } else if packet.src == self.me {
-            self.buffer(now, packet, ctx);
+            self.queue.hold(now, packet, ctx);
             self.start_discovery(now, dst, ctx);
         } else {
             // A relay without a route: tell the upstream nodes, at most
@@ -1020,11 +947,7 @@ impl RoutingProtocol for Aomdv {
         self.now = now;
         while let Some((_, t)) = self.timers.pop_due(now) {
             match t {
-                Timer::Send {
-                    packet,
-                    message,
-                    keep_uid,
-                } => ctx.pass_on(packet, BROADCAST, message, keep_uid),
+                Timer::Send(r) => r.send(ctx),
                 Timer::Discovery { dst, generation } => {
                     if self.discoveries.get(&dst).map(|d| d.generation) == Some(generation) {
                         self.on_discovery_timeout(now, dst, ctx);
@@ -1033,9 +956,7 @@ impl RoutingProtocol for Aomdv {
                 Timer::Hello => self.hello_tick(now, ctx),
             }
         }
-        for p in self.queue.expire(now) {
-            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
-        }
+        self.queue.drop_expired(now, ctx);
         for nb in self.neighbors.expire(now) {
             // The set of neighbours changed (ns-2.35's `nb_delete`).
             self.seqno = self.seqno.wrapping_add(2);

@@ -2,8 +2,8 @@
 //! directly and inspects the actions it pushes.
 
 use super::*;
-use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::{sent_data, Agent};
+use crate::net::RoutingAction;
+use crate::routing::testkit::{data, ms, originated_by, sent_data, Agent};
 
 type Node = Agent<Aomdv>;
 
@@ -27,30 +27,11 @@ impl Node {
     }
 }
 
-fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
-    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
-    p.uid = uid;
-    p.kind = PacketKind::Data { flow: 0, seq: uid };
-    p.body = None;
-    p.size_bytes = 540;
-    p.payload_bytes = 512;
-    p
-}
-
 fn rreq(orig: NodeId, id: u32, dst: NodeId, hops: u8, first_hop: NodeId) -> AomdvRreq {
     AomdvRreq {
         base: RreqRepr {
-            join: false,
-            repair: false,
-            gratuitous: false,
-            dest_only: false,
-            unknown_seqno: true,
             hop_count: hops,
-            rreq_id: id,
-            dst,
-            dst_seqno: 0,
-            orig,
-            orig_seqno: 2,
+            ..RreqRepr::request(id, dst, None, orig, 2)
         },
         first_hop,
     }
@@ -71,16 +52,7 @@ fn rrep_packet(
     first_hop: NodeId,
 ) -> Packet {
     let rp = AomdvRrep {
-        base: RrepRepr {
-            repair: false,
-            ack_required: false,
-            prefix_size: 0,
-            hop_count: hops,
-            dst,
-            dst_seqno: seq,
-            orig,
-            lifetime_ms: 10_000,
-        },
+        base: RrepRepr::new(hops, dst, seq, orig, 10_000),
         rreq_id,
         first_hop,
     };
@@ -89,26 +61,7 @@ fn rrep_packet(
 
 /// The originated control messages: (message, next hop, parsed, IP ttl).
 fn originated(out: &[RoutingAction]) -> Vec<(&'static str, NodeId, Message, u8)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Originate {
-                packet,
-                next_hop,
-                message,
-                ..
-            } => Some((
-                *message,
-                *next_hop,
-                Message::parse(packet.body()).unwrap(),
-                packet.ttl,
-            )),
-            _ => None,
-        })
-        .collect()
-}
-
-fn ms(x: u64) -> SimTime {
-    x * NS_PER_MS
+    originated_by(out, |b| Message::parse(b).unwrap())
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! directly and inspects its route table and the actions it pushes.
 
 use super::*;
-use crate::net::{PacketKind, RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::Agent;
+use crate::net::RoutingAction;
+use crate::routing::testkit::{data, Agent};
 use crate::wire::dsdv::{Entry, INFINITY};
 
 const S: SimTime = NS_PER_S;
@@ -52,16 +52,6 @@ impl Node {
         let r = self.a.routes().get(dst).expect("a route entry");
         (r.metric, r.seqno, r.next_hop)
     }
-}
-
-fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
-    let mut p = Packet::control(src, dst, DEFAULT_TTL, 8, Vec::new());
-    p.uid = uid;
-    p.kind = PacketKind::Data { flow: 0, seq: uid };
-    p.body = None;
-    p.size_bytes = 540;
-    p.payload_bytes = 512;
-    p
 }
 
 /// The updates originated among `actions`: (message, routes, IP size).
