@@ -11,6 +11,7 @@
 //! an ordinary RREP.
 
 use super::WireError;
+use super::{be32, put32};
 use crate::net::NodeId;
 
 /// AODV's UDP port.
@@ -21,14 +22,6 @@ pub const TYPE_RREQ: u8 = 1;
 pub const TYPE_RREP: u8 = 2;
 pub const TYPE_RERR: u8 = 3;
 pub const TYPE_RREP_ACK: u8 = 4;
-
-fn be32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
-}
 
 /// Length of the timestamp that ns-2.35's AODV puts in its RREQ and RREP
 /// headers (`rq_timestamp`, `rp_timestamp`), which RFC 3561 has not: the

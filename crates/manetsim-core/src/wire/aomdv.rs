@@ -18,15 +18,8 @@
 
 use super::aodv::{self, RerrRepr, RrepRepr, RreqRepr};
 use super::WireError;
+use super::{be32, put32};
 use crate::net::NodeId;
-
-fn be32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
-}
 
 /// AOMDV Route Request: AODV's 24-byte RREQ plus the first hop, 28 bytes.
 ///

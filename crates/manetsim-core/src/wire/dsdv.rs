@@ -36,6 +36,7 @@
 //! [`UpdateRepr::parse`] checks a byte string and never panics;
 //! [`UpdateRepr::emit`] writes exactly `buffer_len()` bytes.
 
+use super::be32;
 use super::WireError;
 use crate::net::NodeId;
 
@@ -57,10 +58,6 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdateRepr {
     pub entries: Vec<Entry>,
-}
-
-fn be32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
 impl UpdateRepr {

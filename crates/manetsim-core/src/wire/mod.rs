@@ -17,6 +17,26 @@ pub enum WireError {
     Malformed,
 }
 
+/// The big-endian `u16` at `b[at..at + 2]`.
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// The big-endian `u32` at `b[at..at + 4]`.
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Writes `v` big-endian into `b[at..at + 2]`.
+fn put16(b: &mut [u8], at: usize, v: u16) {
+    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
+}
+
+/// Writes `v` big-endian into `b[at..at + 4]`.
+fn put32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
+}
+
 pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;

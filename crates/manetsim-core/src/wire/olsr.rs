@@ -16,6 +16,7 @@
 //! nibble and `b` the low one; see [`encode_time`] and [`decode_time`].
 
 use super::WireError;
+use super::{be16, be32, put16, put32};
 use crate::engine::{SimTime, NS_PER_S};
 use crate::net::NodeId;
 
@@ -30,22 +31,6 @@ pub const TYPE_HNA: u8 = 4;
 
 /// The scaling constant C of the time code: 1/16 s, in ns.
 const TIME_C_NS: SimTime = NS_PER_S / 16;
-
-fn be16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-
-fn be32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn put16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_be_bytes());
-}
-
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_be_bytes());
-}
 
 /// Decodes an 8-bit time code (RFC 3626 section 18.3) into ns.
 pub fn decode_time(code: u8) -> SimTime {

@@ -28,6 +28,7 @@
 //! pseudo-header and never corrupts bits. [`TcpRepr::parse`] never panics.
 
 use super::WireError;
+use super::{be16, be32};
 
 /// Fixed header length without options.
 pub const HEADER_LEN: usize = 20;
@@ -63,14 +64,6 @@ pub struct TcpRepr {
     pub sack: Vec<(u32, u32)>,
     /// `(TSval, TSecr)` (RFC 7323 section 3).
     pub timestamp: Option<(u32, u32)>,
-}
-
-fn be16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-
-fn be32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
 impl TcpRepr {
