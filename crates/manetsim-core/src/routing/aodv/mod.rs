@@ -3,9 +3,12 @@
 //! The agent is split by concern as ns-3 does: this file is the agent;
 //! [`route_table`] holds routes with sequence numbers and precursors,
 //! [`request_queue`] the data waiting for a route, [`id_cache`] the RREQ
-//! duplicate cache, [`neighbors`] the HELLO neighbour set and
-//! [`crate::routing::timers`] the timer queue. The messages are in [`crate::wire::aodv`], carried over UDP
-//! (8 header bytes) to port 654.
+//! duplicate cache, [`neighbors`] the HELLO neighbour set,
+//! [`rebroadcast`] the jittered broadcast of another node's message,
+//! [`rerr_limit`] RERR_RATELIMIT and [`crate::routing::timers`] the timer
+//! queue; AOMDV uses all but the first and the duplicate cache too. The
+//! messages are in [`crate::wire::aodv`], carried over UDP (8 header bytes)
+//! to port 654.
 //!
 //! # Behaviour, and where RFC 3561 leaves room
 //!
