@@ -6,9 +6,9 @@
 //! duplicate cache, [`neighbors`] the HELLO neighbour set,
 //! [`rebroadcast`] the jittered broadcast of another node's message,
 //! [`rerr_limit`] RERR_RATELIMIT and [`crate::routing::timers`] the timer
-//! queue; AOMDV uses all but the first and the duplicate cache too. The
-//! messages are in [`crate::wire::aodv`], carried over UDP (8 header bytes)
-//! to port 654.
+//! queue; AOMDV shares all of them but the route table and the duplicate
+//! cache. The messages are in [`crate::wire::aodv`], carried over UDP (8
+//! header bytes) to port 654.
 //!
 //! # Behaviour, and where RFC 3561 leaves room
 //!
