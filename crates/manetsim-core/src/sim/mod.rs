@@ -703,6 +703,24 @@ pub(crate) struct RoutingStats {
     by_message: BTreeMap<&'static str, (u64, u64, u64)>,
 }
 
+impl RoutingStats {
+    /// One routing packet of `size_bytes` handed to the MAC, of type
+    /// `message`, which the node `forwarded` or originated.
+    fn count(&mut self, message: &'static str, size_bytes: u32, forwarded: bool) {
+        self.packets += 1;
+        self.bytes += size_bytes as u64;
+        if forwarded {
+            self.forwarded += 1;
+        } else {
+            self.originated += 1;
+        }
+        let e = self.by_message.entry(message).or_default();
+        e.0 += 1;
+        e.1 += size_bytes as u64;
+        e.2 += u64::from(forwarded);
+    }
+}
+
 /// A listener within carrier-sense range of a frame: its distance (for
 /// the propagation delay) and the power it receives.
 #[derive(Debug, Clone, Copy)]
@@ -1163,18 +1181,8 @@ impl World {
                 }
                 packet.created_at = now;
                 self.ledger.create();
-                let st = &mut self.routing_stats;
-                st.packets += 1;
-                st.bytes += packet.size_bytes as u64;
-                if forwarded {
-                    st.forwarded += 1;
-                } else {
-                    st.originated += 1;
-                }
-                let e = st.by_message.entry(message).or_default();
-                e.0 += 1;
-                e.1 += packet.size_bytes as u64;
-                e.2 += u64::from(forwarded);
+                self.routing_stats
+                    .count(message, packet.size_bytes, forwarded);
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Resend {
@@ -1183,18 +1191,8 @@ impl World {
                 message,
                 forwarded,
             } => {
-                let st = &mut self.routing_stats;
-                st.packets += 1;
-                st.bytes += packet.size_bytes as u64;
-                if forwarded {
-                    st.forwarded += 1;
-                } else {
-                    st.originated += 1;
-                }
-                let e = st.by_message.entry(message).or_default();
-                e.0 += 1;
-                e.1 += packet.size_bytes as u64;
-                e.2 += u64::from(forwarded);
+                self.routing_stats
+                    .count(message, packet.size_bytes, forwarded);
                 self.enqueue(now, n, packet, next_hop);
             }
             RoutingAction::Create {
