@@ -83,28 +83,9 @@ fn a_relay_walking_away_triggers_a_rerr_and_a_rediscovery_over_the_detour() {
 #[test]
 fn a_five_by_five_grid_carries_two_crossing_flows() {
     let mut s = aodv(60.0, 3);
-    place(
-        &mut s,
-        (0..25)
-            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
-            .collect(),
-    );
-    s.area.width_m = 800.0;
-    s.area.height_m = 800.0;
-    s.flows.push(cbr(0, 24, 512, CBR_BPS, 1.0, 59.0));
-    s.flows.push(cbr(4, 20, 512, CBR_BPS, 1.5, 59.0));
-    let r = run_checked(&s);
-    for (i, f) in r.flows.iter().enumerate() {
-        println!(
-            "flow {i}: sent {} received {} hops {:.2} delay {:.1} ms",
-            f.sent, f.received, f.hops_mean, f.delay_ms
-        );
-    }
-    println!("routing {:?} drops {:?}", r.routing.by_message, r.drops);
-    for i in 0..2 {
-        assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
-        assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
-    }
+    grid5x5_topology(&mut s);
+    grid5x5_crossing_flows(&mut s, CBR_BPS, 59.0);
+    assert_crossing_flows_delivered(&run_checked(&s));
 }
 
 /// `[routing.aodv] preset = "ns2"`: the first RREQ floods the network, as

@@ -105,16 +105,8 @@ fn a_six_node_chain_converges_in_four_settling_times_and_delivers_cbr() {
 
 fn grid5x5(seed: u64, duration_s: f64) -> RunResult {
     let mut s = dsdv(duration_s, seed);
-    place(
-        &mut s,
-        (0..25)
-            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
-            .collect(),
-    );
-    s.area.width_m = 800.0;
-    s.area.height_m = 800.0;
-    s.flows.push(cbr(0, 24, 512, CBR_BPS, 1.0, duration_s));
-    s.flows.push(cbr(4, 20, 512, CBR_BPS, 1.5, duration_s));
+    grid5x5_topology(&mut s);
+    grid5x5_crossing_flows(&mut s, CBR_BPS, duration_s);
     run_checked(&s)
 }
 

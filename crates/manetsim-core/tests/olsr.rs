@@ -174,14 +174,7 @@ fn tcp_over_olsr_waits_for_the_routes_and_tcp_ap_reads_the_hop_count() {
 
 fn grid(seed: u64) -> Scenario {
     let mut s = olsr(60.0, seed);
-    place(
-        &mut s,
-        (0..25)
-            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
-            .collect(),
-    );
-    s.area.width_m = 800.0;
-    s.area.height_m = 800.0;
+    grid5x5_topology(&mut s);
     s
 }
 
@@ -264,20 +257,8 @@ fn a_five_by_five_grid_converges_from_a_corner_to_every_node() {
 #[test]
 fn a_five_by_five_grid_carries_two_crossing_flows() {
     let mut s = grid(3);
-    s.flows.push(cbr(0, 24, 512, CBR_BPS, 1.0, 59.0));
-    s.flows.push(cbr(4, 20, 512, CBR_BPS, 1.5, 59.0));
-    let r = run_checked(&s);
-    for (i, f) in r.flows.iter().enumerate() {
-        println!(
-            "flow {i}: sent {} received {} hops {:.2} delay {:.1} ms",
-            f.sent, f.received, f.hops_mean, f.delay_ms
-        );
-    }
-    println!("routing {:?} drops {:?}", r.routing.by_message, r.drops);
-    for i in 0..2 {
-        assert!(delivery(&r, i) > 0.9, "flow {i}: {}", delivery(&r, i));
-        assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
-    }
+    grid5x5_crossing_flows(&mut s, CBR_BPS, 59.0);
+    assert_crossing_flows_delivered(&run_checked(&s));
 }
 
 /// 0 - 1 - 2 in a line 200 m apart, with a detour 0 - 3 - 4 - 2 below.

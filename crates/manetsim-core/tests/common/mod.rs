@@ -51,6 +51,44 @@ pub fn chain6_topology(s: &mut Scenario) {
     s.area.height_m = 10.0;
 }
 
+/// The 5 x 5 grid the routing tests share: nodes 200 m apart, node `i` in
+/// column `i % 5` and row `i / 5`.
+pub fn grid5x5_topology(s: &mut Scenario) {
+    place(
+        s,
+        (0..25)
+            .map(|i| [200.0 * (i % 5) as f64, 200.0 * (i / 5) as f64])
+            .collect(),
+    );
+    s.area.width_m = 800.0;
+    s.area.height_m = 800.0;
+}
+
+/// The grid's two crossing flows, corner to opposite corner, 8 hops each:
+/// 0 to 24 from 1 s and 4 to 20 from 1.5 s, 512-byte CBR at `rate_bps`,
+/// until `stop_s`.
+pub fn grid5x5_crossing_flows(s: &mut Scenario, rate_bps: f64, stop_s: f64) {
+    s.flows.push(cbr(0, 24, 512, rate_bps, 1.0, stop_s));
+    s.flows.push(cbr(4, 20, 512, rate_bps, 1.5, stop_s));
+}
+
+/// Prints each flow's figures and the routing and drop counts; asserts that
+/// both crossing flows deliver over 90 % of their packets over at least
+/// the 8 hops of the shortest path.
+pub fn assert_crossing_flows_delivered(r: &RunResult) {
+    for (i, f) in r.flows.iter().enumerate() {
+        println!(
+            "flow {i}: sent {} received {} hops {:.2} delay {:.1} ms",
+            f.sent, f.received, f.hops_mean, f.delay_ms
+        );
+    }
+    println!("routing {:?} drops {:?}", r.routing.by_message, r.drops);
+    for i in 0..2 {
+        assert!(delivery(r, i) > 0.9, "flow {i}: {}", delivery(r, i));
+        assert!(r.flows[i].hops_mean >= 8.0, "flow {i}: shortest is 8 hops");
+    }
+}
+
 /// The detour topology the routing tests share: 0 - 1 - 2 in a line 200 m
 /// apart, with a detour 0 - 3 - 4 - 2 below; relay 1 walks away at
 /// `leave_s` (never, if None) at 20 m/s, far out of range.
