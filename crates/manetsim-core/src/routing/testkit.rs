@@ -86,22 +86,34 @@ pub(crate) fn data(src: NodeId, dst: NodeId, uid: u64) -> Packet {
     p
 }
 
-/// The control messages the agent originated, each as (message, next hop,
-/// body read by `parse`, IP TTL).
-pub(crate) fn originated_by<M>(
+/// The packets the agent originated (`RoutingAction::Originate`), each as
+/// (packet, next hop, message, forwarded), in order.
+pub(crate) fn originated_packets(
     out: &[RoutingAction],
-    parse: impl Fn(&[u8]) -> M,
-) -> Vec<(&'static str, NodeId, M, u8)> {
+) -> Vec<(&Packet, NodeId, &'static str, bool)> {
     out.iter()
         .filter_map(|a| match a {
             RoutingAction::Originate {
                 packet,
                 next_hop,
                 message,
+                forwarded,
                 ..
-            } => Some((*message, *next_hop, parse(packet.body()), packet.ttl)),
+            } => Some((packet, *next_hop, *message, *forwarded)),
             _ => None,
         })
+        .collect()
+}
+
+/// The control messages the agent originated, each as (message, next hop,
+/// body read by `parse`, IP TTL).
+pub(crate) fn originated_by<M>(
+    out: &[RoutingAction],
+    parse: impl Fn(&[u8]) -> M,
+) -> Vec<(&'static str, NodeId, M, u8)> {
+    originated_packets(out)
+        .into_iter()
+        .map(|(packet, next_hop, message, _)| (message, next_hop, parse(packet.body()), packet.ttl))
         .collect()
 }
 

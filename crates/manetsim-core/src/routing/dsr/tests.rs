@@ -3,6 +3,7 @@
 use super::*;
 use crate::engine::Rng;
 use crate::net::PacketKind;
+use crate::routing::testkit::originated_packets as originated;
 
 fn run(d: &mut Dsr, f: impl FnOnce(&mut Dsr, &mut RoutingCtx)) -> Vec<RoutingAction> {
     run_traced(d, false, f)
@@ -87,21 +88,6 @@ fn sr_opt(addrs: &[NodeId], segs: u8) -> DsrOption {
 
 fn parse(p: &Packet) -> DsrRepr {
     DsrRepr::parse(p.body()).expect("valid DSR header")
-}
-
-fn originated(out: &[RoutingAction]) -> Vec<(&Packet, NodeId, &'static str, bool)> {
-    out.iter()
-        .filter_map(|a| match a {
-            RoutingAction::Originate {
-                packet,
-                next_hop,
-                message,
-                forwarded,
-                ..
-            } => Some((packet, *next_hop, *message, *forwarded)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn sent(out: &[RoutingAction]) -> Vec<(&Packet, NodeId)> {
