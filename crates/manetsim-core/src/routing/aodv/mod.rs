@@ -120,7 +120,7 @@
 //!   destination arrives after it, or at its 0.5 s route-purge tick
 //!   (`RouteCacheTimer`, phase 0), so this agent does the same
 //!   ([`AodvConfig::retry_when_prompted`]; the RFC allows it, 6.3: the
-//!   originator "MAY try again"). On the 6-node TCP chain (`tests/aodv_tcp.rs`)
+//!   originator "MAY try again"). On the 6-node TCP chain (`tests/integration/aodv_tcp.rs`)
 //!   the RFC wait (2 × 30 ms × (7 + 2) = 540 ms for the usual TTL-7 ring
 //!   after a break) was the main cause of TCP stalling longer than in
 //!   ns-2: about half the TTL-7 discoveries right after a break get no

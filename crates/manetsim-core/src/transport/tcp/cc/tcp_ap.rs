@@ -28,7 +28,7 @@
 //! samples (segments held for seconds while a route is repaired) raise both
 //! the FHD and the coefficient of variation, so the gap grows to seconds;
 //! samples then come one per gap, and the 50-sample history keeps the
-//! outliers for 50 of them. Over the OLSR chain of `tests/olsr.rs`, where
+//! outliers for 50 of them. Over the OLSR chain of `tests/integration/olsr.rs`, where
 //! such outages happen, one 60 s run gets anywhere from 34 to 145 kbit/s.
 //! (An ACK that fills a hole is not such a sample: the sender takes none
 //! from an ACK covering retransmitted data.)

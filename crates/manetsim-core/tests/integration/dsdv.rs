@@ -8,9 +8,7 @@
 //! later. A destination `h` hops away is therefore known after about
 //! 2 s + 12 (h − 1) s: 50 s for the chain's 5 hops, 86 s for the grid's 8.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{
     AppKind, DsdvOptions, RoutingProtocol, Scenario, TcpConfig, TcpVariant, Transport,
 };

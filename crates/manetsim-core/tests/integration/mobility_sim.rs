@@ -1,9 +1,7 @@
 //! Mobility inside the simulation: the channel sees nodes where their
 //! trajectories put them, and trajectories depend only on the mobility config.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{MobilityModel, Move};
 
 /// Node 1 starts 100 m from node 0, leaves at 5 s at 50 m/s for (3000, 0),

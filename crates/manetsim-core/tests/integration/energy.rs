@@ -1,8 +1,6 @@
 //! The linear battery: each radio state is charged for its airtime.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::Energy;
 
 /// Node 0 sends 100 CBR packets of 1000 B to node 1 (50 m away) with RTS/CTS.

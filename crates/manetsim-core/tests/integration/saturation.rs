@@ -1,9 +1,7 @@
 //! One-hop saturation throughput against Bianchi's model.
 
-mod common;
-
-use common::bianchi::{saturation_bps, Dsss};
-use common::*;
+use crate::common::bianchi::{saturation_bps, Dsss};
+use crate::common::*;
 use std::f64::consts::PI;
 
 /// UDP 8 + IP 20 + MAC header and FCS 28.

@@ -1,8 +1,6 @@
 //! Hidden terminals and multi-hop chains.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// A and B both 240 m from R and 480 m apart, with carrier sense limited to
 /// the 250 m receive range, so A and B cannot hear each other.

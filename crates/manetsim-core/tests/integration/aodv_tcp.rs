@@ -2,9 +2,7 @@
 //! finding): NewReno FTP from node 0 to node 5, 512-byte segments, one-way
 //! agents, 360 s, with the `ns2` AODV preset. Every run's ledger must balance.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::Scenario;
 use manetsim_core::RunResult;
 

@@ -1,9 +1,7 @@
 //! AODV end to end: route discovery over several hops, repair after a relay
 //! leaves, and a grid with crossing flows. Every run's ledger must balance.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{
     AodvLinkDetection, AodvOptions, AodvPreset, RoutingProtocol, Scenario,
 };

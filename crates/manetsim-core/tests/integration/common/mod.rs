@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: scenario builders and
 //! analytical models.
-#![allow(dead_code)]
 
 pub mod bianchi;
 

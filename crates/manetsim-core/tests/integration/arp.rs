@@ -2,9 +2,7 @@
 //! resolved once, by the request of whichever end first sends a unicast
 //! packet, and the opposite direction learns from that request.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::net::arp::ArpModel;
 use manetsim_core::scenario::RoutingProtocol;
 

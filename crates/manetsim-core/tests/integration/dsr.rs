@@ -2,9 +2,7 @@
 //! relay walks away, a grid with two flows, route shortening when the
 //! destination comes closer. Every run balances its ledger (`run_checked`).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{
     AppKind, DsrOptions, DsrPreset, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig,
     Transport,

@@ -1,8 +1,6 @@
 //! Same scenario and seed → identical results; another seed → different ones.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{Placement, Propagation};
 
 fn busy_grid(seed: u64) -> manetsim_core::Scenario {

@@ -1,9 +1,7 @@
 //! Injected loss: where it sits relative to the 802.11 MAC decides whether
 //! retries hide it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{Loss, LossModelKind, LossPackets, LossWhere};
 
 /// A 0 → 1 → 2 chain, CBR 512 B at `pps` packets/s to the end of the run,

@@ -4,9 +4,7 @@
 //! detection; and a 5x5 grid with two crossing flows.
 //! Every run's ledger must balance.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
 use manetsim_core::RunResult;
 

@@ -1,9 +1,7 @@
 //! TCP through the simulated network: every variant delivers every byte in
 //! order exactly once, and a one-hop bulk flow approaches the 802.11 ceiling.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{
     AppKind, Flow, Loss, LossModelKind, LossPackets, LossWhere, TcpConfig, TcpVariant, Transport,
 };

@@ -13,9 +13,7 @@
 //! collision costs one more H: the tests allow J + 4H + T + D·J, 16 s for
 //! the 5-hop chain and 17.5 s for the 8-hop grid.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use manetsim_core::scenario::{
     AppKind, MobilityModel, OlsrOptions, RoutingProtocol, Scenario, TcpConfig, TcpVariant,
     Transport,
