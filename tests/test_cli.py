@@ -232,6 +232,15 @@ def test_run_writes_results(small_chain_file: Path, tmp_path: Path):
     assert load_toml((out / "scenario.toml").read_text())["nodes"]["count"] == 3
 
 
+def test_a_long_path_is_printed_on_one_line(small_chain_file: Path, tmp_path: Path):
+    # stderr is a pipe here: no terminal width may break the path in two.
+    out = tmp_path / ("a-folder-whose-name-alone-is-longer-than-a-line-" * 3) / "one"
+    proc = cli("run", small_chain_file, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert len(str(out)) > 120
+    assert f"wrote results to {out}" in proc.stderr.splitlines()
+
+
 def test_a_flow_without_a_route_warns_on_stderr_and_keeps_stdout_json(tmp_path: Path):
     doc = {
         "duration_s": 3.0,

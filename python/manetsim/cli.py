@@ -826,7 +826,10 @@ def _stdout() -> Console:
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False)
+    # soft_wrap: a long line (a path, a warning) is printed whole and left to
+    # the terminal to wrap, not broken with newlines at 80 columns when
+    # stderr is a pipe, where a path split in two cannot be copied.
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 # -- errors --------------------------------------------------------------------
