@@ -15,4 +15,6 @@ ruff check python tests
 echo "== ruff format"
 ruff format --check python tests
 echo "== pytest"
-python -m pytest -q
+# One worker per core (pytest-xdist): the tests are independent, each in its
+# own temporary folder.
+python -m pytest -q -n auto
