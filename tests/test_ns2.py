@@ -1146,6 +1146,19 @@ def test_dsdv_options_become_the_agents_class_variables():
     assert lines.index("Agent/DSDV set use_mac_ 1") < lines.index("set ns_ [new Simulator]")
 
 
+def test_crosscheck_prints_a_long_scenario_path_on_one_line(tmp_path: Path):
+    folder = tmp_path / ("a-folder-whose-name-alone-is-longer-than-a-line-" * 3)
+    folder.mkdir()
+    scenario = folder / "chain3.toml"
+    shutil.copy(FIXTURES / "ns2_chain3_aodv.toml", scenario)
+    fake = str(_stand_in_ns(tmp_path))
+    proc = cli("crosscheck", scenario, "--ns", fake, "--totals-only")
+    assert proc.returncode == 0, proc.stderr
+    assert len(str(scenario)) > 120
+    assert f"{scenario}:" in proc.stdout.splitlines()
+    assert "manetsim vs ns-2.35, mean of 1 seed(s)" in proc.stdout
+
+
 def _stand_in_ns(tmp_path: Path) -> Path:
     """An `ns` that 'runs' any script by leaving the committed trace behind."""
     fake = tmp_path / "fake-ns"

@@ -558,7 +558,7 @@ def crosscheck_command(
         print(json.dumps(out))
         return
     spread = seeds > 1
-    title = f"{file}: manetsim vs ns-2.35, mean of {seeds} seed(s)"
+    title = f"manetsim vs ns-2.35, mean of {seeds} seed(s)"
     if first != 1:
         title += f" ({first} to {first + seeds - 1})"
     if spread:
@@ -584,6 +584,9 @@ def crosscheck_command(
     table.add_row("wall time, process (s)", f"{wall_ours:.3f}", f"{wall_theirs:.3f}", *blank)
     table.add_row("CPU time, process (s)", f"{cpu_ours:.3f}", f"{cpu_theirs:.3f}", *blank)
     out = _stdout()
+    # The scenario's path on a line of its own, whole: a table's title
+    # breaks anywhere to fit the table's width.
+    out.print(f"{escape(str(file))}:", soft_wrap=True)
     out.print(table)
     core = sum(ours.core_s)
     wall_speed = wall_theirs / wall_ours if wall_ours > 0 else float("inf")
