@@ -98,11 +98,15 @@ def main(argv: list[str]) -> int:
             f"| {name} | {ma:.1f} ± {ha:.1f} | {mb:.1f} ± {hb:.1f} | {'yes' if overlap else 'no'} |"
         )
     print()
+    summary = ns2.summarize_sides(ours, theirs)
+    told, apart = ns2.overlap_tally(ours, theirs, [row[0] for row in summary])
+    print(f"Every metric `manetsim crosscheck` compares: {ns2.overlap_line(told, apart)}.")
+    print()
     print("Routing packets by message, drops by reason and DSR flow state, mean per seed:")
     print()
     print("| count | manetsim | ns-2.35 | ratio |")
     print("|---|---|---|---|")
-    for key, a, b, ratio in ns2.summarize_sides(ours, theirs):
+    for key, a, b, ratio in summary:
         if key.startswith(("routing", "drops.", "flow_state.")):
             print(f"| {key} | {a:.0f} | {b:.0f} | {ratio:.2f} |")
     print()

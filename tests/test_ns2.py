@@ -605,6 +605,17 @@ def test_crosscheck_gives_95_percent_intervals_across_seeds():
     assert out["summary"][0]["ns2_ci95"] == pytest.approx(ns2.intervals(ours, theirs, "d")[1])
 
 
+def test_overlap_tally_counts_the_metrics_both_intervals_tell():
+    ours = ns2.Side(per_seed=[{"a": 10.0, "b": 1.0, "c": 5.0}, {"a": 10.2, "b": 3.0}])
+    theirs = ns2.Side(per_seed=[{"a": 20.0, "b": 2.0}, {"a": 20.1, "b": 2.5}])
+    # "a": tight and apart; "b": overlapping; "c": one seed on one side and
+    # none on the other, so no interval: not counted.
+    assert ns2.overlap_tally(ours, theirs, ["a", "b", "c"]) == (2, ["a"])
+    assert ns2.overlap_line(2, ["a"]) == "95 % intervals overlap for 1 of 2 metrics; apart: a"
+    assert ns2.overlap_tally(ours, theirs, ["b"]) == (1, [])
+    assert ns2.overlap_line(1, []) == "95 % intervals overlap for 1 of 1 metrics"
+
+
 def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
     fake = str(_stand_in_ns(tmp_path))
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
@@ -616,6 +627,11 @@ def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
     # The stand-in leaves the same trace for both seeds: ns-2's side is
     # exact, a half-width of 0.
     assert re.search(r"flows\.sent │ [\d.]+ ± [\d.]+ │ [\d.]+ ± 0 │", text)
+    # Below the table, the tally of its overlap column.
+    cells = [line.split("│")[-2].strip() for line in proc.stdout.splitlines() if "│" in line]
+    yes, no = cells.count("yes"), cells.count("no")
+    assert yes + no > 5
+    assert f"95 % intervals overlap for {yes} of {yes + no} metrics" in proc.stdout
     one = cli("crosscheck", fixture, "--ns", fake, "--totals-only")
     assert "overlap" not in one.stdout
     assert "±" not in one.stdout

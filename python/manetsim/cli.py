@@ -588,6 +588,9 @@ def crosscheck_command(
     # breaks anywhere to fit the table's width.
     out.print(f"{escape(str(file))}:", soft_wrap=True)
     out.print(table)
+    if spread:
+        told, apart = ns2_mod.overlap_tally(ours, theirs, [row[0] for row in rows])
+        out.print(ns2_mod.overlap_line(told, apart), soft_wrap=True)
     core = sum(ours.core_s)
     wall_speed = wall_theirs / wall_ours if wall_ours > 0 else float("inf")
     cpu_speed = cpu_theirs / cpu_ours if cpu_ours > 0 else float("nan")

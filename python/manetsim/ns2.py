@@ -1612,6 +1612,27 @@ def intervals(ours: Side, theirs: Side, key: str) -> tuple[float, float, bool | 
     return ha, hb, intervals_overlap((ma, ha), (mb, hb))
 
 
+def overlap_tally(ours: Side, theirs: Side, keys: Iterable[str]) -> tuple[int, list[str]]:
+    """Of ``keys``, how many metrics both simulators' 95 % intervals tell
+    (:func:`intervals`: two seeds or more, a value on each side), and those
+    of them whose intervals do not overlap, in ``keys``' order."""
+    told, apart = 0, []
+    for key in keys:
+        overlap = intervals(ours, theirs, key)[2]
+        if overlap is None:
+            continue
+        told += 1
+        if not overlap:
+            apart.append(key)
+    return told, apart
+
+
+def overlap_line(told: int, apart: list[str]) -> str:
+    """:func:`overlap_tally`'s count in words, for a report."""
+    line = f"95 % intervals overlap for {told - len(apart)} of {told} metrics"
+    return line + (f"; apart: {', '.join(apart)}" if apart else "")
+
+
 def is_per_flow_metric(key: str) -> bool:
     """Whether a cross-check metric is one flow's (``flow3.delay_ms``), not all
     flows' together (``flows.delay_ms``) or a count."""
