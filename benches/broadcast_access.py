@@ -23,7 +23,7 @@ this prints, side by side, for every node that relays or originates one:
 The airtime is what showed that manetsim sent broadcast frames at the data
 rate, where ns-2.35 (and IEEE 802.11) send them at the basic rate; the
 access, that its floods therefore found the medium idle more often. See
-docs/fidelity.md, "Broadcast frames at the basic rate".
+docs/fidelity-record.md, "Broadcast frames at the basic rate".
 """
 
 from __future__ import annotations

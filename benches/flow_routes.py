@@ -21,7 +21,7 @@ only with ``--mac-trace``, else the count shows as ``-``).
 With ``--flow SRC DST`` it prints each trace's timeline for that flow: the
 moment a packet first took each new route, and the route.
 
-These are the readings behind docs/fidelity.md's grid50 route changes
+These are the readings behind docs/fidelity-record.md's grid50 route changes
 (2026-11-30).
 """
 

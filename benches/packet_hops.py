@@ -34,7 +34,7 @@ their mean delay on each side, and which windows hold most of the
 difference between the two sides' summed delays (does one episode, a
 route-error storm say, make the gap, or every minute a little of it?).
 
-These are the readings behind docs/fidelity.md's "Where DSR's packets wait
+These are the readings behind docs/fidelity-record.md's "Where DSR's packets wait
 longer in ns-2.35".
 """
 

@@ -44,7 +44,7 @@ sent the routing packets and why:
   movements of ``ns2.tcl`` (which both simulators follow), and for the
   next hops out of range by how long before they had left it.
 
-These are the readings behind docs/fidelity.md's "Relayed and originated
+These are the readings behind docs/fidelity-record.md's "Relayed and originated
 messages" (rwp1000), "Relayed packets by message" (rwp50 over DSR) and the
 link breaks under "AODV's relayed route errors, told from ns-2.35's trace".
 """

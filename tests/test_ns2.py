@@ -1096,7 +1096,7 @@ def test_each_ns2_routing_agent_is_exported(routing: str, agent: str, queue: str
     "probe", sorted((Path(__file__).parent.parent / "benches" / "scenarios").glob("*.toml"))
 )
 def test_the_committed_crosscheck_scenarios_export(probe: Path):
-    # docs/fidelity.md re-runs each with `manetsim crosscheck` (grid50, of
+    # docs/fidelity-record.md re-runs each with `manetsim crosscheck` (grid50, of
     # static routes, with --set routing.protocol=X).
     static = 'protocol = "static"' in probe.read_text(encoding="utf-8")
     tcl = _export(str(probe), *(["--set", "routing.protocol=aodv"] if static else []))

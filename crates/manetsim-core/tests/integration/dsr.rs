@@ -424,7 +424,7 @@ fn ns2_pacing_stalls_bulk_tcp_longer_after_breaks_than_the_rfc_pacing() {
     // hold the packets they cannot salvage; with the RFC's the next
     // propagating request follows 0.5 s later. ns-2.35 over seeds 1-3:
     // 88.6 kbit/s over 360 s, against the RFC pacing's 143.9 (1.62x) and
-    // ns-2 pacing's 110.0 (1.24x) in manetsim (docs/fidelity.md).
+    // ns-2 pacing's 110.0 (1.24x) in manetsim (docs/fidelity-record.md).
     for seed in 1..=2 {
         let rfc = tcp_chain6(DsrPreset::Rfc, seed);
         let ns2 = tcp_chain6(DsrPreset::Ns2, seed);
