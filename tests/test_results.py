@@ -182,6 +182,33 @@ def test_unknown_fields_are_kept():
     assert list(frame["new_metric"]) == [1.5, 1.5]
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        SAMPLE,
+        {},
+        [],
+        {"a": [], "b": {}, "c": [[], [{}]], "d": None, "e": True, "f": False},
+        {'quote"s,:{[': "back\\slash \u00e9 \u2192 \n\t", "": ""},
+        [0, -1, 1.5, -2.5e-07, 1e300, 12345678901234567890, float("nan"), float("-inf")],
+        "a string alone",
+        3.25,
+        None,
+    ],
+)
+def test_json_text_is_pythons_indented_json(value: Any):
+    assert Result({"v": value}).json_text() == json.dumps({"v": value}, indent=2)
+
+
+def test_json_text_of_a_run_is_pythons_indented_json(small_chain_file: Path):
+    import manetsim
+
+    ran = manetsim.run(small_chain_file)
+    assert ran.json["flows"]
+    assert ran.json["nodes"]
+    assert ran.json_text() == json.dumps(ran.json, indent=2)
+
+
 def test_write(result: Result, tmp_path: Path):
     out = result.write(tmp_path / "a" / "b")
     names = sorted(path.name for path in out.iterdir())
@@ -197,7 +224,7 @@ def test_write(result: Result, tmp_path: Path):
     ]
     assert pq.read_table(out / "flows.parquet").equals(result.tables()["flows"])
     assert pq.read_table(out / "run.parquet").column("seed").to_pylist() == [7]
-    assert json.loads((out / "result.json").read_text()) == SAMPLE
+    assert (out / "result.json").read_text() == json.dumps(SAMPLE, indent=2) + "\n"
     assert load_toml((out / "scenario.toml").read_text())["seed"] == 7
 
 

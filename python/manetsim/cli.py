@@ -156,7 +156,7 @@ def run_command(
         result.write(out)
         notices.print(f"wrote results to {escape(str(out))}", highlight=False)
     if json_output:
-        sys.stdout.write(json.dumps(result.json, indent=2) + "\n")
+        sys.stdout.write(result.json_text() + "\n")
     else:
         _print_report(result, _stdout())
 

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from manetsim import _core
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
@@ -125,6 +127,17 @@ class Result:
     def json(self) -> dict[str, Any]:
         """The result as the JSON object of ``SCENARIO.md``."""
         return self._data
+
+    def json_text(self) -> str:
+        """The result as JSON text indented by two spaces, without a final newline.
+
+        The same text as ``json.dumps(result.json, indent=2)``, in about half
+        the time: Python's encoder indents in pure Python (0.097 s for
+        chain6's 1.8 MB), so this encodes compactly in C (0.037 s) and the
+        core indents (0.016 s). ``manetsim run --json`` prints it and
+        ``result.json`` holds it.
+        """
+        return _core.indent_json(json.dumps(self._data, separators=(",", ":")), 2)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -308,7 +321,7 @@ class Result:
         for name, table in tables.items():
             _write_atomic(out / f"{name}.parquet", lambda path, t=table: pq.write_table(t, path))
         _write_atomic(out / "scenario.toml", _text_writer(self._scenario_toml))
-        _write_atomic(out / "result.json", _text_writer(json.dumps(self._data, indent=2) + "\n"))
+        _write_atomic(out / "result.json", _text_writer(self.json_text() + "\n"))
         _sync_directory(out)
         return out
 

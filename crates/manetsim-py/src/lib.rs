@@ -155,6 +155,14 @@ fn parse_override(arg: &str) -> Result<(String, String), CoreError> {
     Ok(scenario::parse_override(arg)?)
 }
 
+/// Lays out compact JSON text as Python's `json.dumps(obj, indent=indent)`
+/// would, without Python's slow pure-Python indenting encoder.
+#[pyfunction]
+#[pyo3(signature = (text, indent=2))]
+fn indent_json(py: Python<'_>, text: &str, indent: usize) -> String {
+    py.allow_threads(|| manetsim_core::metrics::json_text::indent_json(text, indent))
+}
+
 /// The extension module `manetsim._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -168,5 +176,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(movements_ns2, m)?)?;
+    m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     Ok(())
 }
