@@ -185,6 +185,58 @@ def test_negative_seed_fails_cleanly():
 def test_unknown_option_fails_cleanly():
     line = assert_clean_error(cli("run", "examples/quickstart.toml", "--frobnicate"))
     assert "--frobnicate" in line
+    # Named by the command that was given it.
+    assert line.startswith("error: manetsim run: "), line
+
+
+def test_a_bad_option_value_is_named_with_its_command():
+    line = assert_clean_error(cli("sweep", "examples/quickstart.toml", "-j", "0"))
+    assert line.startswith("error: manetsim sweep: --workers/-j: "), line
+    assert "at least 1, got 0" in line
+    line = assert_clean_error(cli("run", "examples/quickstart.toml", "--out", "README.md"))
+    assert "--out/-o: README.md is a file, not a folder" in line
+    line = assert_clean_error(cli("convert", "examples/quickstart.toml", "-o", "examples"))
+    assert "--output/-o: examples is a folder, not a file" in line
+
+
+def test_unknown_command_fails_cleanly():
+    line = assert_clean_error(cli("frobnicate"))
+    assert "'frobnicate'" in line
+
+
+@pytest.mark.parametrize("command", [[], ["study"], ["export"]])
+def test_a_command_without_its_subcommand_prints_its_help_on_stderr(command: list[str]):
+    proc = cli(*command)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"usage: {' '.join(['manetsim', *command])} ")
+    assert "COMMAND" in proc.stderr
+
+
+def test_validate_and_run_json_import_no_table_or_dataframe_library(small_chain_file: Path):
+    # `manetsim validate` and `run --json` start as fast as `import manetsim`:
+    # rich, pandas and pyarrow are imported by the commands that print tables
+    # or write Parquet, not by the command line itself.
+    probe = (
+        "import sys\n"
+        "from manetsim.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit as stop:\n"
+        "    assert stop.code == 0, stop.code\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'pandas', 'pyarrow'})\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    for command in (["validate", "examples/quickstart.toml"], ["run", small_chain_file, "--json"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, *map(str, command)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == "[]"
 
 
 def test_missing_argument_fails_cleanly():

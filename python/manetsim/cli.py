@@ -5,8 +5,17 @@ stdout carries only what was asked for (tables, one JSON object, TOML or
 ``error: <message>``, with exit status 2 for a bad command line or scenario and
 1 for a simulation that failed. Set ``MANETSIM_TRACEBACK=1`` to see the Python
 traceback of an unexpected error instead.
+
+The command line is parsed with the standard library's argparse, and the
+modules a command alone needs (rich's tables, the sweep, study, ns-2 and
+benchmark code) are imported by that command: ``manetsim validate`` or
+``manetsim run --json`` start in the time Python takes to import manetsim.
 """
 
+from __future__ import annotations
+
+import argparse
+import inspect
 import json
 import math
 import os
@@ -14,127 +23,411 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.9 and 3.10
     import tomli as tomllib
 
-import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from manetsim import _core
-from manetsim import bench as bench_mod
-from manetsim import ns2 as ns2_mod
-from manetsim import study as study_mod
-from manetsim import sweep as sweep_mod
-from manetsim.results import Result, write_text_atomic
+from manetsim.results import write_text_atomic
 from manetsim.run import MAX_SEED, movements_ns2, override_pairs, resolved_toml
 from manetsim.run import run as run_scenario
 
-__all__ = ["app", "main"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from manetsim import sweep as sweep_mod
+    from manetsim.results import Result
+
+__all__ = ["build_parser", "main"]
 
 EXIT_SIMULATION = 1
 EXIT_USAGE = 2
 
-app = typer.Typer(
-    name="manetsim",
-    help="Simulate mobile ad hoc networks from TOML scenario files.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
-ScenarioFile = Annotated[
-    Path,
-    typer.Argument(metavar="FILE", help="Scenario file (TOML).", show_default=False),
-]
-SetOption = Annotated[
-    Optional[list[str]],
-    typer.Option(
+# -- the command line ----------------------------------------------------------
+
+
+class UsageError(Exception):
+    """A command line argparse refused; the message names the command."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised (not printed with the usage) and
+    without prefix matching of long options (``--se`` is not ``--seed``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument "):
+            # "argument --seed: ..." -> "--seed: ..."; "argument command: ..."
+            # names a subcommand.
+            message = message[len("argument ") :]
+        raise UsageError(f"{self.prog}: {message} (see `{self.prog} --help`)")
+
+
+def _whole_number(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number of at least {least}, got {value}"
+            )
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+
+
+def _folder(text: str) -> Path:
+    """A folder to write into: it may not exist yet, but may not be a file."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return path
+
+
+def _file(text: str) -> Path:
+    """A file to write: it may not exist yet, but may not be a folder."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    return path
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().splitlines()[0] if doc else ""
+
+
+def _command(
+    commands: argparse._SubParsersAction[_Parser],
+    name: str,
+    handler: Callable[[argparse.Namespace], None],
+) -> _Parser:
+    """A subcommand whose help is ``handler``'s docstring."""
+    doc = inspect.cleandoc(handler.__doc__ or "")
+    parser = commands.add_parser(name, help=_first_line(doc), description=doc)
+    parser.set_defaults(handler=handler, parser=parser)
+    return parser
+
+
+def _scenario_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="Scenario file (TOML).")
+
+
+def _set_option(parser: argparse.ArgumentParser, dest: str = "set_") -> None:
+    parser.add_argument(
         "--set",
         "-s",
+        dest=dest,
+        action="append",
         metavar="KEY=VALUE",
         help="Override a scenario key, e.g. --set routing.protocol=static "
         "--set flows.0.rate_bps=50000 (repeatable).",
-        show_default=False,
-    ),
-]
-WorkersOption = Annotated[
-    Optional[int],
-    typer.Option("--workers", "-j", min=1, help="Local runs at once (default: every core)."),
-]
-ExecutorOption = Annotated[
-    str,
-    typer.Option("--executor", metavar="local|dask", help="Where the runs execute."),
-]
-SchedulerOption = Annotated[
-    Optional[str],
-    typer.Option("--scheduler", metavar="ADDRESS", help="Dask scheduler address."),
-]
-SeedOption = Annotated[
-    Optional[int],
-    typer.Option("--seed", min=0, help="Master seed (replaces the scenario's `seed`)."),
-]
+    )
 
 
-def _version_callback(value: bool) -> None:
-    if value:
-        sys.stdout.write(f"manetsim {_core.__version__} ({_core.build()} build)\n")
-        raise typer.Exit()
+def _seed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed",
+        type=_whole_number(0),
+        metavar="N",
+        help="Master seed (replaces the scenario's `seed`).",
+    )
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            help="Print the version and exit.",
-            callback=_version_callback,
-            is_eager=True,
-        ),
-    ] = False,
-) -> None:
-    """Simulate mobile ad hoc networks from TOML scenario files."""
+def _executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        "-j",
+        type=_whole_number(1),
+        metavar="N",
+        help="Local runs at once (default: every core).",
+    )
+    parser.add_argument(
+        "--executor",
+        metavar="local|dask",
+        default="local",
+        help="Where the runs execute (default: local).",
+    )
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address.")
 
 
-@app.command("run")
-def run_command(
-    file: ScenarioFile,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the result as one JSON object on stdout.")
-    ] = False,
-    out: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help=(
-                "Also write Parquet tables, result.json and scenario.toml to DIR "
-                "(and trace.tr, with [output] ns2_trace = true)."
-            ),
-            file_okay=False,
-        ),
-    ] = None,
-    seed: SeedOption = None,
-    set_: SetOption = None,
-) -> None:
+def _group(
+    commands: argparse._SubParsersAction[_Parser], name: str, help_text: str
+) -> argparse._SubParsersAction[_Parser]:
+    """A command with subcommands of its own (``study``, ``export``)."""
+    parser = commands.add_parser(name, help=help_text, description=help_text)
+    parser.set_defaults(handler=None, parser=parser)
+    return parser.add_subparsers(title="commands", metavar="COMMAND")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``manetsim`` command line."""
+    root = _Parser(
+        prog="manetsim",
+        description="Simulate mobile ad hoc networks from TOML scenario files.",
+    )
+    root.add_argument(
+        "--version",
+        action="version",
+        version=f"manetsim {_core.__version__} ({_core.build()} build)",
+        help="Print the version and exit.",
+    )
+    root.set_defaults(handler=None, parser=root)
+    commands = root.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = _command(commands, "run", run_command)
+    _scenario_file(run)
+    run.add_argument(
+        "--json",
+        dest="json_output",
+        action="store_true",
+        help="Print the result as one JSON object on stdout.",
+    )
+    run.add_argument(
+        "--out",
+        "-o",
+        type=_folder,
+        metavar="DIR",
+        help="Also write Parquet tables, result.json and scenario.toml to DIR "
+        "(and trace.tr, with [output] ns2_trace = true).",
+    )
+    _seed_option(run)
+    _set_option(run)
+
+    validate = _command(commands, "validate", validate_command)
+    _scenario_file(validate)
+    _set_option(validate)
+
+    show = _command(commands, "show-config", show_config_command)
+    _scenario_file(show)
+    _set_option(show)
+    _seed_option(show)
+
+    convert = _command(commands, "convert", convert_command)
+    _scenario_file(convert)
+    convert.add_argument(
+        "--output",
+        "-o",
+        type=_file,
+        metavar="OUT",
+        help="Write the ns-2 movement file here (default: stdout).",
+    )
+    _seed_option(convert)
+    _set_option(convert)
+
+    sweep = _command(commands, "sweep", sweep_command)
+    sweep.add_argument("file", type=Path, metavar="FILE", help="Sweep file (TOML).")
+    sweep.add_argument(
+        "--out",
+        "-o",
+        type=_folder,
+        metavar="DIR",
+        help="Dataset directory (default: results/NAME).",
+    )
+    _executor_options(sweep)
+
+    studies = _group(
+        commands, "study", "Re-run a published study: sweeps, tables, figures and findings."
+    )
+    _command(studies, "list", study_list_command)
+    study_run = _command(studies, "run", study_run_command)
+    study_run.add_argument(
+        "name", metavar="NAME", help="A study name (see `study list`) or folder."
+    )
+    study_run.add_argument(
+        "--seeds",
+        type=_whole_number(1),
+        metavar="N",
+        help="Seeds per point (default: the study's).",
+    )
+    study_run.add_argument(
+        "--quick", action="store_true", help="The reduced version (under a minute)."
+    )
+    study_run.add_argument(
+        "--only", action="append", metavar="SWEEP", help="Run only this sweep (repeatable)."
+    )
+    study_run.add_argument(
+        "--out",
+        "-o",
+        type=_folder,
+        metavar="DIR",
+        help="Where data/ and report/ go (default: results/NAME).",
+    )
+    _executor_options(study_run)
+
+    exports = _group(commands, "export", "Write a scenario for another simulator.")
+    export_ns2 = _command(exports, "ns2", export_ns2_command)
+    _scenario_file(export_ns2)
+    export_ns2.add_argument(
+        "--output",
+        "-o",
+        type=_file,
+        metavar="OUT",
+        help="Write the Tcl script here (default: stdout).",
+    )
+    export_ns2.add_argument(
+        "--trace",
+        metavar="FILE",
+        default="trace.tr",
+        help="Trace file the script writes (default: trace.tr).",
+    )
+    export_ns2.add_argument(
+        "--mac-trace",
+        action="store_true",
+        help="Trace ns-2's MAC too (every frame, and D … MAC RET for each it "
+        "gives up on, as manetsim's trace has them).",
+    )
+    _seed_option(export_ns2)
+    _set_option(export_ns2)
+
+    cross = _command(commands, "crosscheck", crosscheck_command)
+    _scenario_file(cross)
+    cross.add_argument(
+        "--seeds",
+        type=_whole_number(1),
+        metavar="N",
+        default=1,
+        help="How many seeds both simulators run: the scenario's seed (1 unless the "
+        "file or --set gives another) and the next ones (default: 1).",
+    )
+    cross.add_argument(
+        "--ns",
+        dest="ns_command",
+        metavar="COMMAND",
+        default="ns",
+        help="The ns-2 executable (default: ns).",
+    )
+    cross.add_argument(
+        "--ns-timeout-s",
+        type=_seconds,
+        metavar="SECONDS",
+        help="Stop an ns-2 run after this many seconds (default: wait for it).",
+    )
+    cross.add_argument(
+        "--like-ns2",
+        action="store_true",
+        help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
+        "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response, "
+        "limited transmit and Vegas rule); --set still applies after.",
+    )
+    cross.add_argument(
+        "--keep-traces",
+        type=_folder,
+        metavar="DIR",
+        help="Keep each seed's traces in DIR/seed-N: ns2.tcl, ns2.tr and manetsim.tr "
+        "(manetsim's trace in ns-2's format), to compare hop by hop.",
+    )
+    cross.add_argument(
+        "--mac-trace",
+        action="store_true",
+        help="With --keep-traces: ns-2.35's kept trace has its MAC lines too (every "
+        "frame, and D … MAC RET for each its MAC gives up on), as manetsim's has; "
+        "both traces' MAC lines are counted side by side (mac.* rows).",
+    )
+    cross.add_argument(
+        "--jobs",
+        "-j",
+        type=_whole_number(1),
+        metavar="N",
+        default=1,
+        help="Run this many seeds side by side (each runs manetsim, then ns-2). The "
+        "figures do not change; the speed ratio then comes from each process's CPU "
+        "time, which leaves out its waits for a core (shared caches still slow runs "
+        "side by side a little).",
+    )
+    per_flow = cross.add_mutually_exclusive_group()
+    per_flow.add_argument(
+        "--per-flow",
+        dest="per_flow",
+        action="store_true",
+        default=True,
+        help="Print each flow's metrics (the default).",
+    )
+    per_flow.add_argument(
+        "--totals-only",
+        dest="per_flow",
+        action="store_false",
+        help="Print only all flows added together (flows.*).",
+    )
+    cross.add_argument(
+        "--json",
+        dest="json_out",
+        action="store_true",
+        help="Print one JSON object instead of the table: each seed's figures and "
+        "times from both simulators (NaN as null), and the means and ratios.",
+    )
+    _set_option(cross)
+
+    bench = _command(commands, "bench", bench_command)
+    bench.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        help="Reference scenarios (chain6, rwp50, rwp1000, rwp10000) or files "
+        "(default: chain6 and rwp50).",
+    )
+    bench.add_argument(
+        "--against",
+        action="append",
+        metavar="ns2|ns3",
+        help="Also run ns-2.35 (ns2) or the ns-3 program in benches/ns3 (ns3), in the "
+        "same run (repeatable, or ns2,ns3). ns3 builds against $MANETSIM_NS3_PREFIX, "
+        "else PyPI's ns3 package (ns-3.44), else Debian's libns3-dev (ns-3.37).",
+    )
+    bench.add_argument(
+        "--repeat",
+        type=_whole_number(1),
+        metavar="N",
+        default=1,
+        help="Best of N runs per simulator (default: 1).",
+    )
+    bench.add_argument(
+        "--json",
+        dest="json_output",
+        action="store_true",
+        help="Print the rows as JSON lines.",
+    )
+    _set_option(bench, dest="overrides")
+    return root
+
+
+# -- the commands --------------------------------------------------------------
+
+
+def run_command(args: argparse.Namespace) -> None:
     """Run a scenario and report per-flow, drop and MAC figures.
 
     With [output] ns2_trace = true it also writes an ns-2 trace: DIR/trace.tr
     with --out, NAME.tr in the current directory without.
     """
-    overrides = override_pairs(set_ or [])
-    notices = _stderr()
+    file: Path = args.file
+    out: Path | None = args.out
+    seed: int | None = args.seed
+    overrides = override_pairs(args.set_ or [])
     resolved = tomllib.loads(resolved_toml(file, overrides, seed))
-    trace: Optional[Path] = None
+    trace: Path | None = None
     if resolved.get("output", {}).get("ns2_trace", False):
+        from manetsim import sweep as sweep_mod
+
         if out is None and not sweep_mod.is_plain_file_name(str(resolved["name"])):
             _fail(
                 f"{file}: key `name`: {resolved['name']!r} names the ns-2 trace (NAME.tr in "
@@ -143,117 +436,80 @@ def run_command(
             )
         trace = out / "trace.tr" if out is not None else Path(f"{resolved['name']}.tr")
         trace.parent.mkdir(parents=True, exist_ok=True)
-    if notices.is_terminal:
-        with notices.status(f"running {escape(str(file))}", spinner="dots"):
+    if sys.stderr.isatty():
+        with _stderr().status(f"running {_escape(str(file))}", spinner="dots"):
             result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
     else:
         result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
     for warning in result.warnings:
-        notices.print(f"warning: {escape(warning)}", highlight=False)
+        _notice(f"warning: {warning}")
     if trace is not None:
-        notices.print(f"wrote the ns-2 trace to {escape(str(trace))}", highlight=False)
+        _notice(f"wrote the ns-2 trace to {trace}")
     if out is not None:
         result.write(out)
-        notices.print(f"wrote results to {escape(str(out))}", highlight=False)
-    if json_output:
+        _notice(f"wrote results to {out}")
+    if args.json_output:
         sys.stdout.write(result.json_text() + "\n")
     else:
         _print_report(result, _stdout())
 
 
-@app.command("validate")
-def validate_command(file: ScenarioFile, set_: SetOption = None) -> None:
+def validate_command(args: argparse.Namespace) -> None:
     """Check a scenario without running it: prints "FILE: ok" or the error."""
-    resolved_toml(file, override_pairs(set_ or []))
-    sys.stdout.write(f"{file}: ok\n")
+    resolved_toml(args.file, override_pairs(args.set_ or []))
+    sys.stdout.write(f"{args.file}: ok\n")
 
 
-@app.command("show-config")
-def show_config_command(
-    file: ScenarioFile,
-    set_: SetOption = None,
-    seed: SeedOption = None,
-) -> None:
+def show_config_command(args: argparse.Namespace) -> None:
     """Print the fully resolved scenario (every default filled in) as TOML."""
-    sys.stdout.write(resolved_toml(file, override_pairs(set_ or []), seed))
+    sys.stdout.write(resolved_toml(args.file, override_pairs(args.set_ or []), args.seed))
 
 
-@app.command("convert")
-def convert_command(
-    file: ScenarioFile,
-    output: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="Write the ns-2 movement file here (default: stdout).",
-            dir_okay=False,
-        ),
-    ] = None,
-    seed: SeedOption = None,
-    set_: SetOption = None,
-) -> None:
+def convert_command(args: argparse.Namespace) -> None:
     """Write the scenario's node movements as an ns-2 movement file.
 
     Works for every mobility model (random waypoint, scripted waypoints, ns-2 and
     BonnMotion files), so the same motion can be run in ns-2 for comparison.
     """
-    text = movements_ns2(file, override_pairs(set_ or []), seed)
-    if output is None:
+    text = movements_ns2(args.file, override_pairs(args.set_ or []), args.seed)
+    if args.output is None:
         sys.stdout.write(text)
     else:
-        write_text_atomic(output, text)
-        _stderr().print(f"wrote {escape(str(output))}", highlight=False)
+        write_text_atomic(args.output, text)
+        _notice(f"wrote {args.output}")
 
 
-@app.command("sweep")
-def sweep_command(
-    file: Annotated[
-        Path,
-        typer.Argument(metavar="FILE", help="Sweep file (TOML).", show_default=False),
-    ],
-    out: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Dataset directory (default: results/NAME).",
-            file_okay=False,
-        ),
-    ] = None,
-    workers: WorkersOption = None,
-    executor: ExecutorOption = "local",
-    scheduler: SchedulerOption = None,
-) -> None:
+def sweep_command(args: argparse.Namespace) -> None:
     """Run a parameter sweep (scenario x axes x seeds) into a Parquet dataset.
 
     Finished runs are kept: re-running the same command resumes an interrupted
     sweep and skips what is done.
     """
-    _check_executor(executor)
-    definition = sweep_mod.parse(file)
-    target = out if out is not None else Path("results") / definition.name
-    summary = _run_with_progress(definition, target, workers, executor, scheduler)
-    _stderr().print(
+    from manetsim import sweep as sweep_mod
+
+    _check_executor(args.executor)
+    definition = sweep_mod.parse(args.file)
+    target = args.out if args.out is not None else Path("results") / definition.name
+    summary = _run_with_progress(definition, target, args.workers, args.executor, args.scheduler)
+    _notice(
         f"{definition.name}: {summary.ran} runs done, {summary.skipped} already finished, "
-        f"{summary.total} in all, in {summary.wall_s:.1f} s",
-        highlight=False,
+        f"{summary.total} in all, in {summary.wall_s:.1f} s"
     )
     sys.stdout.write(f"{summary.out}\n")
 
 
 def _run_with_progress(
-    definition: "sweep_mod.Sweep",
+    definition: sweep_mod.Sweep,
     target: Path,
-    workers: Optional[int],
+    workers: int | None,
     executor: str,
-    scheduler: Optional[str],
-) -> "sweep_mod.SweepSummary":
+    scheduler: str | None,
+) -> sweep_mod.SweepSummary:
+    from manetsim import sweep as sweep_mod
+
     console = _stderr()
     with _progress_bar(console) as bar:
-        task = bar.add_task(escape(definition.name), total=None)
+        task = bar.add_task(_escape(definition.name), total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -268,59 +524,28 @@ def _run_with_progress(
         )
 
 
-study_app = typer.Typer(
-    help="Re-run a published study: sweeps, tables, figures and findings.",
-    no_args_is_help=True,
-)
-app.add_typer(study_app, name="study")
-
-
-@study_app.command("list")
-def study_list_command() -> None:
+def study_list_command(args: argparse.Namespace) -> None:
     """List the studies shipped with manetsim."""
+    from manetsim import study as study_mod
+
     for name in study_mod.available():
         definition = study_mod.Study.load(study_mod.find(name))
         sys.stdout.write(f"{name}\t{definition.title}\n")
 
 
-@study_app.command("run")
-def study_run_command(
-    name: Annotated[
-        str,
-        typer.Argument(metavar="NAME", help="A study name (see `study list`) or folder."),
-    ],
-    seeds: Annotated[
-        Optional[int],
-        typer.Option("--seeds", min=1, help="Seeds per point (default: the study's)."),
-    ] = None,
-    quick: Annotated[
-        bool, typer.Option("--quick", help="The reduced version (under a minute).")
-    ] = False,
-    only: Annotated[
-        Optional[list[str]],
-        typer.Option("--only", metavar="SWEEP", help="Run only this sweep (repeatable)."),
-    ] = None,
-    out: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Where data/ and report/ go (default: results/NAME).",
-            file_okay=False,
-        ),
-    ] = None,
-    workers: WorkersOption = None,
-    executor: ExecutorOption = "local",
-    scheduler: SchedulerOption = None,
-) -> None:
+def study_run_command(args: argparse.Namespace) -> None:
     """Run a study's sweeps and write its report (tables, figures, findings)."""
-    _check_executor(executor)
-    folder = study_mod.find(name)
-    definition = study_mod.Study.load(folder, quick=quick, seeds=seeds, only=only)
+    from rich.table import Table
+
+    from manetsim import study as study_mod
+
+    _check_executor(args.executor)
+    quick: bool = args.quick
+    folder = study_mod.find(args.name)
+    definition = study_mod.Study.load(folder, quick=quick, seeds=args.seeds, only=args.only)
     target = (
-        out
-        if out is not None
+        args.out
+        if args.out is not None
         else Path("results") / (definition.name + ("-quick" if quick else ""))
     )
     console = _stderr()
@@ -330,11 +555,11 @@ def study_run_command(
 
         def progress(sweep_name: str, done: int, total: int) -> None:
             if sweep_name not in tasks:
-                tasks[sweep_name] = bar.add_task(escape(sweep_name), total=total)
+                tasks[sweep_name] = bar.add_task(_escape(sweep_name), total=total)
             bar.update(tasks[sweep_name], completed=done, total=total)
 
         findings = study_mod.run_study(
-            definition, target, workers, executor, scheduler, progress=progress
+            definition, target, args.workers, args.executor, args.scheduler, progress=progress
         )
     table = Table(title=f"{definition.title}: findings", title_justify="left")
     table.add_column("the paper says")
@@ -342,12 +567,9 @@ def study_run_command(
     table.add_column("holds")
     for finding in findings:
         verdict = "n/a" if finding.holds is None else ("yes" if finding.holds else "no")
-        table.add_row(escape(finding.paper), escape(finding.ours), verdict)
+        table.add_row(_escape(finding.paper), _escape(finding.ours), verdict)
     _stdout().print(table)
-    console.print(
-        f"report in {escape(str(target / 'report'))} ({time.perf_counter() - start:.1f} s)",
-        highlight=False,
-    )
+    _notice(f"report in {target / 'report'} ({time.perf_counter() - start:.1f} s)")
 
 
 def _check_executor(executor: str) -> None:
@@ -377,143 +599,46 @@ def _progress_bar(console: Console) -> Any:
     )
 
 
-export_app = typer.Typer(
-    help="Write a scenario for another simulator.",
-    no_args_is_help=True,
-)
-app.add_typer(export_app, name="export")
-
-
-@export_app.command("ns2")
-def export_ns2_command(
-    file: ScenarioFile,
-    output: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="Write the Tcl script here (default: stdout).",
-            dir_okay=False,
-        ),
-    ] = None,
-    trace: Annotated[
-        str,
-        typer.Option("--trace", metavar="FILE", help="Trace file the script writes."),
-    ] = "trace.tr",
-    mac_trace: Annotated[
-        bool,
-        typer.Option(
-            "--mac-trace",
-            help="Trace ns-2's MAC too (every frame, and D … MAC RET for each it "
-            "gives up on, as manetsim's trace has them).",
-        ),
-    ] = False,
-    seed: SeedOption = None,
-    set_: SetOption = None,
-) -> None:
+def export_ns2_command(args: argparse.Namespace) -> None:
     """Write an ns-2.35 Tcl script for the same scenario (refuses what ns-2 lacks)."""
+    from manetsim import ns2 as ns2_mod
+
     try:
         script = ns2_mod.export_tcl(
-            file, override_pairs(set_ or []), seed, trace, mac_trace=mac_trace
+            args.file,
+            override_pairs(args.set_ or []),
+            args.seed,
+            args.trace,
+            mac_trace=args.mac_trace,
         )
     except ns2_mod.ExportError as err:
-        _fail(f"{file}: {err}", EXIT_USAGE)
-    if output is None:
+        _fail(f"{args.file}: {err}", EXIT_USAGE)
+    if args.output is None:
         sys.stdout.write(script)
     else:
-        write_text_atomic(output, script)
-        _stderr().print(f"wrote {escape(str(output))}", highlight=False)
+        write_text_atomic(args.output, script)
+        _notice(f"wrote {args.output}")
 
 
-@app.command("crosscheck")
-def crosscheck_command(
-    file: ScenarioFile,
-    seeds: Annotated[
-        int,
-        typer.Option(
-            "--seeds",
-            min=1,
-            help="How many seeds both simulators run: the scenario's seed (1 unless the "
-            "file or --set gives another) and the next ones.",
-        ),
-    ] = 1,
-    ns_command: Annotated[
-        str, typer.Option("--ns", metavar="COMMAND", help="The ns-2 executable.")
-    ] = "ns",
-    ns_timeout_s: Annotated[
-        Optional[float],
-        typer.Option(
-            "--ns-timeout-s",
-            help="Stop an ns-2 run after this many seconds (default: wait for it).",
-        ),
-    ] = None,
-    like_ns2: Annotated[
-        bool,
-        typer.Option(
-            "--like-ns2",
-            help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
-            "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response, "
-            "limited transmit and Vegas rule); --set still applies after.",
-        ),
-    ] = False,
-    keep_traces: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--keep-traces",
-            metavar="DIR",
-            help="Keep each seed's traces in DIR/seed-N: ns2.tcl, ns2.tr and manetsim.tr "
-            "(manetsim's trace in ns-2's format), to compare hop by hop.",
-            file_okay=False,
-        ),
-    ] = None,
-    mac_trace: Annotated[
-        bool,
-        typer.Option(
-            "--mac-trace",
-            help="With --keep-traces: ns-2.35's kept trace has its MAC lines too (every "
-            "frame, and D … MAC RET for each its MAC gives up on), as manetsim's has; "
-            "both traces' MAC lines are counted side by side (mac.* rows).",
-        ),
-    ] = False,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Run this many seeds side by side (each runs manetsim, then ns-2). The "
-            "figures do not change; the speed ratio then comes from each process's CPU "
-            "time, which leaves out its waits for a core (shared caches still slow runs "
-            "side by side a little).",
-        ),
-    ] = 1,
-    per_flow: Annotated[
-        bool,
-        typer.Option(
-            "--per-flow/--totals-only",
-            help="Print each flow's metrics, or only all flows added together (flows.*).",
-        ),
-    ] = True,
-    json_out: Annotated[
-        bool,
-        typer.Option(
-            "--json",
-            help="Print one JSON object instead of the table: each seed's figures and "
-            "times from both simulators (NaN as null), and the means and ratios.",
-        ),
-    ] = False,
-    set_: SetOption = None,
-) -> None:
+def crosscheck_command(args: argparse.Namespace) -> None:
     """Run manetsim and ns-2.35 on the same scenario; print both, ratios and speed."""
+    from rich.table import Table
+
+    from manetsim import ns2 as ns2_mod
+
+    file: Path = args.file
+    seeds: int = args.seeds
+    jobs: int = args.jobs
+    ns_command: str = args.ns_command
+    keep_traces: Path | None = args.keep_traces
     try:
-        ns2_mod.check_ns_timeout(ns_timeout_s)
+        ns2_mod.check_ns_timeout(args.ns_timeout_s)
     except ValueError as err:
         _fail(f"--ns-timeout-s: {err}", EXIT_USAGE)
-    if mac_trace and keep_traces is None:
+    if args.mac_trace and keep_traces is None:
         _fail("--mac-trace: only with --keep-traces DIR (its lines are for reading)", EXIT_USAGE)
-    overrides = override_pairs(set_ or [])
-    if like_ns2:
+    overrides = override_pairs(args.set_ or [])
+    if args.like_ns2:
         # Later pairs win: the caller's --set over ns-2.35's models.
         overrides = override_pairs(ns2_mod.like_ns2_overrides(file, overrides)) + overrides
     try:
@@ -531,7 +656,7 @@ def crosscheck_command(
         _fail(ns2_mod.missing_ns_message(ns_command), EXIT_USAGE)
     try:
         with _progress_bar(_stderr()) as bar:
-            task = bar.add_task(f"{escape(str(file))}: seeds", total=seeds)
+            task = bar.add_task(f"{_escape(str(file))}: seeds", total=seeds)
 
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
@@ -541,19 +666,19 @@ def crosscheck_command(
                 run_seeds,
                 overrides,
                 ns_command,
-                ns_timeout_s,
+                args.ns_timeout_s,
                 keep_traces,
                 jobs,
                 progress=progress,
-                mac_trace=mac_trace,
+                mac_trace=args.mac_trace,
             )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)
     rows = ns2_mod.summarize_sides(ours, theirs)
-    if not per_flow:
+    if not args.per_flow:
         rows = [row for row in rows if not ns2_mod.is_per_flow_metric(row[0])]
     notes = ns2_mod.known_differences(file, overrides)
-    if json_out:
+    if args.json_out:
         out = ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes, first)
         print(json.dumps(out))
         return
@@ -586,7 +711,7 @@ def crosscheck_command(
     out = _stdout()
     # The scenario's path on a line of its own, whole: a table's title
     # breaks anywhere to fit the table's width.
-    out.print(f"{escape(str(file))}:", soft_wrap=True)
+    out.print(f"{_escape(str(file))}:", soft_wrap=True)
     out.print(table)
     if spread:
         told, apart = ns2_mod.overlap_tally(ours, theirs, [row[0] for row in rows])
@@ -626,52 +751,28 @@ def times_faster(speed: float) -> str:
     return f"{speed:.1f}x faster"
 
 
-@app.command("bench")
-def bench_command(
-    scenarios: Annotated[
-        Optional[list[str]],
-        typer.Argument(
-            metavar="[SCENARIO]...",
-            help="Reference scenarios (chain6, rwp50, rwp1000, rwp10000) or files "
-            "(default: chain6 and rwp50).",
-            show_default=False,
-        ),
-    ] = None,
-    against: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--against",
-            metavar="ns2|ns3",
-            help="Also run ns-2.35 (ns2) or the ns-3 program in benches/ns3 (ns3), in the "
-            "same run (repeatable, or ns2,ns3). ns3 builds against $MANETSIM_NS3_PREFIX, "
-            "else PyPI's ns3 package (ns-3.44), else Debian's libns3-dev (ns-3.37).",
-        ),
-    ] = None,
-    repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Best of N runs per simulator.")
-    ] = 1,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the rows as JSON lines.")
-    ] = False,
-    overrides: SetOption = None,
-) -> None:
+def bench_command(args: argparse.Namespace) -> None:
     """Time manetsim on reference scenarios: wall, events/s, memory, speed vs ns-2/ns-3."""
-    names = scenarios or ["chain6", "rwp50"]
+    from rich.table import Table
+
+    from manetsim import bench as bench_mod
+
+    names = args.scenarios or ["chain6", "rwp50"]
     try:
-        others = bench_mod.parse_against(against)
+        others = bench_mod.parse_against(args.against)
         console = _stderr()
         with console.status("benchmarking") as shown:
 
             def status(what: str) -> None:
                 if console.is_terminal:
-                    shown.update(escape(what))
+                    shown.update(_escape(what))
 
-            rows = bench_mod.run_bench(names, others, repeat, overrides or None, status)
+            rows = bench_mod.run_bench(names, others, args.repeat, args.overrides or None, status)
     except (ValueError, FileNotFoundError) as err:
         _fail(str(err), EXIT_USAGE)
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)
-    if json_output:
+    if args.json_output:
         for row in rows:
             sys.stdout.write(json.dumps(row.as_dict()) + "\n")
         return
@@ -723,9 +824,11 @@ def bench_command(
 
 
 def _print_report(result: Result, console: Console) -> None:
+    from rich.table import Table
+
     data = result.json
     console.print(
-        f"[bold]{escape(result.scenario)}[/bold]  manetsim {escape(result.version)}, "
+        f"[bold]{_escape(result.scenario)}[/bold]  manetsim {_escape(result.version)}, "
         f"seed {result.seed}, {result.duration_s:g} s simulated",
         highlight=False,
     )
@@ -736,7 +839,7 @@ def _print_report(result: Result, console: Console) -> None:
         table.add_column("reason")
         table.add_column("packets", justify="right")
         for reason, count in drops.items():
-            table.add_row(escape(reason.replace("_", " ")), f"{count:,}")
+            table.add_row(_escape(reason.replace("_", " ")), f"{count:,}")
         console.print(table)
     else:
         console.print("Drops: none", highlight=False)
@@ -751,12 +854,12 @@ def _print_report(result: Result, console: Console) -> None:
 
 
 def _routing_line(routing: dict[str, Any]) -> str:
-    protocol = escape(str(routing.get("protocol", "?")))
+    protocol = _escape(str(routing.get("protocol", "?")))
     packets = routing.get("packets_sent", 0)
     if not packets:
         return f"Routing ({protocol}): no control packets"
     parts = ", ".join(
-        f"{escape(name)} {counts.get('packets', 0):,}"
+        f"{_escape(name)} {counts.get('packets', 0):,}"
         for name, counts in sorted(routing.get("by_message", {}).items())
     )
     return (
@@ -766,6 +869,8 @@ def _routing_line(routing: dict[str, Any]) -> str:
 
 
 def _flows_table(flows: list[dict[str, Any]]) -> Table:
+    from rich.table import Table
+
     table = Table(title="Flows", title_justify="left")
     for name in ("id", "src→dst", "transport"):
         table.add_column(name)
@@ -786,7 +891,7 @@ def _flows_table(flows: list[dict[str, Any]]) -> Table:
         table.add_row(
             str(flow.get("id", "")),
             f"{flow.get('src')}→{flow.get('dst')}",
-            escape(transport),
+            _escape(transport),
             f"{flow.get('sent', 0):,}",
             f"{flow.get('received', 0):,}",
             f"{flow.get('throughput_kbps', 0.0):.1f}",
@@ -799,6 +904,8 @@ def _flows_table(flows: list[dict[str, Any]]) -> Table:
 
 
 def _mac_table(mac: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     table = Table(title="MAC (all nodes)", title_justify="left")
     names = {
         "retries": "retries",
@@ -824,7 +931,23 @@ def _ledger_line(ledger: dict[str, Any]) -> str:
     )
 
 
+def _escape(text: str) -> str:
+    """``text`` printed as it is by rich, whatever brackets it holds."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _notice(text: str) -> None:
+    """One line on stderr, printed whole: a long path is left to the terminal
+    to wrap, not broken in two where it could not be copied."""
+    sys.stderr.write(f"{text}\n")
+    sys.stderr.flush()
+
+
 def _stdout() -> Console:
+    from rich.console import Console
+
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(highlight=False, width=120)
@@ -832,9 +955,9 @@ def _stdout() -> Console:
 
 
 def _stderr() -> Console:
-    # soft_wrap: a long line (a path, a warning) is printed whole and left to
-    # the terminal to wrap, not broken with newlines at 80 columns when
-    # stderr is a pipe, where a path split in two cannot be copied.
+    from rich.console import Console
+
+    # soft_wrap: as in _notice.
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -857,16 +980,26 @@ def _describe_os_error(err: OSError) -> str:
     return reason
 
 
-def main(argv: Optional[list[str]] = None) -> NoReturn:
+def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Entry point of the ``manetsim`` console script."""
-    command = typer.main.get_command(app)
+    parser = build_parser()
     try:
-        status = command.main(args=argv, prog_name="manetsim", standalone_mode=False)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # Named by the (sub)command that was given them, not by `manetsim`.
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        if args.handler is None:
+            # `manetsim`, `manetsim study` or `manetsim export` alone: the help.
+            args.parser.print_help(sys.stderr)
+            raise SystemExit(EXIT_USAGE)
+        args.handler(args)
+    except UsageError as err:
+        _fail(str(err), EXIT_USAGE)
     except _core.ScenarioError as err:
         _fail(str(err), EXIT_USAGE)
     except _core.SimulationError as err:
         _fail(f"simulation failed: {err}", EXIT_SIMULATION)
-    except (typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         _fail("interrupted", 130)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): not worth a message.
@@ -875,27 +1008,10 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
     except OSError as err:
         _fail(_describe_os_error(err), EXIT_USAGE)
     except Exception as err:
-        if _is_usage_error(err):
-            if type(err).__name__ == "NoArgsIsHelpError":
-                # `manetsim` alone: the help, as click would show it.
-                sys.stderr.write(err.format_message() + "\n")
-                raise SystemExit(EXIT_USAGE) from None
-            _fail(err.format_message(), err.exit_code)
         if os.environ.get("MANETSIM_TRACEBACK"):
             raise
         _fail(f"internal error ({type(err).__name__}): {err}", EXIT_SIMULATION)
-    raise SystemExit(status if isinstance(status, int) else 0)
-
-
-def _is_usage_error(err: Exception) -> bool:
-    """Whether ``err`` is a command-line error from typer's click layer.
-
-    Duck-typed: typer re-exports click's exceptions in some versions and vendors
-    its own copy of click in others.
-    """
-    return callable(getattr(err, "format_message", None)) and isinstance(
-        getattr(err, "exit_code", None), int
-    )
+    raise SystemExit(0)
 
 
 if __name__ == "__main__":
