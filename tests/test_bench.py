@@ -84,6 +84,10 @@ def test_bench_refuses_what_it_cannot_compare():
     assert "unknown simulator" in line
     line = assert_clean_error(cli("bench", "nosuch"))
     assert "no such reference scenario" in line
+    # A scenario after an option is a scenario too (all are checked before
+    # anything runs).
+    line = assert_clean_error(cli("bench", "chain6", "--repeat", "1", "nosuch"))
+    assert line.startswith("error: nosuch: no such reference scenario"), line
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")

@@ -1063,6 +1063,10 @@ def test_crosscheck_side_by_side_reports_cpu_times(tmp_path: Path):
     # The stand-in ns-2 finishes at once: manetsim, starting Python, is slower.
     assert re.search(r"\d\.\dx (faster|slower) than ns-2.35 here in CPU time", text)
     assert "2 seeds ran side by side" in text
+    # The speed line is printed whole, not broken at the pipe's 120 columns.
+    speed = [line for line in proc.stdout.splitlines() if line.startswith("speed: ")]
+    assert len(speed) == 1
+    assert speed[0].endswith("waiting for the machine"), speed
     # The speed line names how manetsim's core was compiled.
     assert f"manetsim's core, a {manetsim._core.build()} build" in text
     proc = cli("crosscheck", fixture, "--ns", fake)
@@ -1070,6 +1074,9 @@ def test_crosscheck_side_by_side_reports_cpu_times(tmp_path: Path):
     text = " ".join(proc.stdout.split())
     assert re.search(r"\d\.\dx (faster|slower) than ns-2.35 here in wall time", text)
     assert f"a {manetsim._core.build()} build)" in text
+    assert any(
+        line.startswith("speed: ") and line.endswith(" build)") for line in proc.stdout.splitlines()
+    )
     proc = cli("crosscheck", fixture, "--jobs", "0", "--ns", fake)
     assert "--jobs" in assert_clean_error(proc)
 

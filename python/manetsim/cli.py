@@ -153,6 +153,14 @@ def _seed_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _out_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--out", "-o", type=_folder, metavar="DIR", help=help_text)
+
+
+def _output_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--output", "-o", type=_file, metavar="OUT", help=help_text)
+
+
 def _executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
@@ -202,12 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="Print the result as one JSON object on stdout.",
     )
-    run.add_argument(
-        "--out",
-        "-o",
-        type=_folder,
-        metavar="DIR",
-        help="Also write Parquet tables, result.json and scenario.toml to DIR "
+    _out_option(
+        run,
+        "Also write Parquet tables, result.json and scenario.toml to DIR "
         "(and trace.tr, with [output] ns2_trace = true).",
     )
     _seed_option(run)
@@ -224,24 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     convert = _command(commands, "convert", convert_command)
     _scenario_file(convert)
-    convert.add_argument(
-        "--output",
-        "-o",
-        type=_file,
-        metavar="OUT",
-        help="Write the ns-2 movement file here (default: stdout).",
-    )
+    _output_option(convert, "Write the ns-2 movement file here (default: stdout).")
     _seed_option(convert)
     _set_option(convert)
 
     sweep = _command(commands, "sweep", sweep_command)
     sweep.add_argument("file", type=Path, metavar="FILE", help="Sweep file (TOML).")
-    sweep.add_argument(
-        "--out",
-        "-o",
-        type=_folder,
-        metavar="DIR",
-        help="Dataset directory (default: results/NAME).",
+    _out_option(
+        sweep,
+        "Dataset directory (default: results/NAME).",
     )
     _executor_options(sweep)
 
@@ -265,25 +261,16 @@ def build_parser() -> argparse.ArgumentParser:
     study_run.add_argument(
         "--only", action="append", metavar="SWEEP", help="Run only this sweep (repeatable)."
     )
-    study_run.add_argument(
-        "--out",
-        "-o",
-        type=_folder,
-        metavar="DIR",
-        help="Where data/ and report/ go (default: results/NAME).",
+    _out_option(
+        study_run,
+        "Where data/ and report/ go (default: results/NAME).",
     )
     _executor_options(study_run)
 
     exports = _group(commands, "export", "Write a scenario for another simulator.")
     export_ns2 = _command(exports, "ns2", export_ns2_command)
     _scenario_file(export_ns2)
-    export_ns2.add_argument(
-        "--output",
-        "-o",
-        type=_file,
-        metavar="OUT",
-        help="Write the Tcl script here (default: stdout).",
-    )
+    _output_option(export_ns2, "Write the Tcl script here (default: stdout).")
     export_ns2.add_argument(
         "--trace",
         metavar="FILE",
@@ -723,15 +710,16 @@ def crosscheck_command(args: argparse.Namespace) -> None:
         out.print(
             f"speed: manetsim is {times_faster(wall_speed)} than ns-2.35 here in wall time "
             f"({times_faster(cpu_speed)} in CPU time), whole process against whole process "
-            f"in the same run ({core:.3f} s of it in manetsim's core, a {_core.build()} build)"
+            f"in the same run ({core:.3f} s of it in manetsim's core, a {_core.build()} build)",
+            soft_wrap=True,
         )
     else:
         out.print(
             f"speed: manetsim is {times_faster(cpu_speed)} than ns-2.35 here in CPU time, "
             f"whole process against whole process in the same run ({core:.3f} s of it in "
             f"manetsim's core, a {_core.build()} build); {jobs} seeds ran side by side, so "
-            "the wall times include "
-            "waiting for the machine"
+            "the wall times include waiting for the machine",
+            soft_wrap=True,
         )
     for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
@@ -985,6 +973,11 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
+        if extra and isinstance(getattr(args, "scenarios", None), list):
+            # `bench chain6 --against ns2 rwp50`: argparse takes one run of
+            # positionals; the scenarios after an option are scenarios too.
+            args.scenarios += [arg for arg in extra if not arg.startswith("-")]
+            extra = [arg for arg in extra if arg.startswith("-")]
         if extra:
             # Named by the (sub)command that was given them, not by `manetsim`.
             args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
