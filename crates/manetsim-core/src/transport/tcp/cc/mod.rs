@@ -291,6 +291,24 @@ pub enum AnyCc {
     TcpAp(tcp_ap::TcpAp),
 }
 
+/// `$body` with `$c` bound to the algorithm inside any [`AnyCc`] variant
+/// (shared or mutable, as `$value` is).
+macro_rules! each_variant {
+    ($value:expr, $c:ident => $body:expr) => {
+        match $value {
+            AnyCc::Tahoe($c) => $body,
+            AnyCc::Reno($c) => $body,
+            AnyCc::NewReno($c) => $body,
+            AnyCc::Sack($c) => $body,
+            AnyCc::Vegas($c) => $body,
+            AnyCc::Westwood($c) => $body,
+            AnyCc::Veno($c) => $body,
+            AnyCc::NewVeno($c) => $body,
+            AnyCc::TcpAp($c) => $body,
+        }
+    };
+}
+
 impl AnyCc {
     pub fn new(kind: CcKind) -> Self {
         match kind {
@@ -312,31 +330,11 @@ impl AnyCc {
     }
 
     fn inner(&self) -> &dyn CongestionControl {
-        match self {
-            AnyCc::Tahoe(c) => c,
-            AnyCc::Reno(c) => c,
-            AnyCc::NewReno(c) => c,
-            AnyCc::Sack(c) => c,
-            AnyCc::Vegas(c) => c,
-            AnyCc::Westwood(c) => c,
-            AnyCc::Veno(c) => c,
-            AnyCc::NewVeno(c) => c,
-            AnyCc::TcpAp(c) => c,
-        }
+        each_variant!(self, c => c)
     }
 
     fn inner_mut(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            AnyCc::Tahoe(c) => c,
-            AnyCc::Reno(c) => c,
-            AnyCc::NewReno(c) => c,
-            AnyCc::Sack(c) => c,
-            AnyCc::Vegas(c) => c,
-            AnyCc::Westwood(c) => c,
-            AnyCc::Veno(c) => c,
-            AnyCc::NewVeno(c) => c,
-            AnyCc::TcpAp(c) => c,
-        }
+        each_variant!(self, c => c)
     }
 }
 
