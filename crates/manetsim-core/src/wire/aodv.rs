@@ -10,8 +10,8 @@
 //! is its sender, sent with IP TTL 1 (RFC 3561 section 6.9); on the wire it is
 //! an ordinary RREP.
 
-use super::WireError;
 use super::{be32, put32};
+use super::{emitted, WireError};
 use crate::net::NodeId;
 
 /// AODV's UDP port.
@@ -156,9 +156,7 @@ impl RreqRepr {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; Self::LEN];
-        self.emit(&mut v);
-        v
+        emitted(Self::LEN, |b| self.emit(b))
     }
 }
 
@@ -243,9 +241,7 @@ impl RrepRepr {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; Self::LEN];
-        self.emit(&mut v);
-        v
+        emitted(Self::LEN, |b| self.emit(b))
     }
 }
 
@@ -324,9 +320,7 @@ impl RerrRepr {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 }
 
@@ -387,9 +381,7 @@ impl Message {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 }
 

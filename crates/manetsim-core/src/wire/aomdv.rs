@@ -17,8 +17,8 @@
 //! `buffer_len()` bytes.
 
 use super::aodv::{self, RerrRepr, RrepRepr, RreqRepr};
-use super::WireError;
 use super::{be32, put32};
+use super::{emitted, WireError};
 use crate::net::NodeId;
 
 /// AOMDV Route Request: AODV's 24-byte RREQ plus the first hop, 28 bytes.
@@ -78,9 +78,7 @@ impl AomdvRreq {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; Self::LEN];
-        self.emit(&mut v);
-        v
+        emitted(Self::LEN, |b| self.emit(b))
     }
 }
 
@@ -145,9 +143,7 @@ impl AomdvRrep {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; Self::LEN];
-        self.emit(&mut v);
-        v
+        emitted(Self::LEN, |b| self.emit(b))
     }
 }
 
@@ -191,9 +187,7 @@ impl Message {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 }
 

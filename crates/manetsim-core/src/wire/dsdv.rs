@@ -37,7 +37,7 @@
 //! [`UpdateRepr::emit`] writes exactly `buffer_len()` bytes.
 
 use super::be32;
-use super::WireError;
+use super::{emitted, WireError};
 use crate::net::NodeId;
 
 /// Bytes per advertised route (ns-2's accounting).
@@ -100,9 +100,7 @@ impl UpdateRepr {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = vec![0; self.buffer_len()];
-        self.emit(&mut b);
-        b
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 }
 

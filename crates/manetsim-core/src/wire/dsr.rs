@@ -39,7 +39,7 @@
 //! on a buffer of exactly `buffer_len()` bytes for a repr that
 //! [`DsrRepr::check`] accepts.
 
-use super::WireError;
+use super::{emitted, WireError};
 
 /// IP protocol number of DSR.
 pub const IP_PROTOCOL: u8 = 48;
@@ -588,9 +588,7 @@ impl DsrRepr {
 
     /// The header as a new byte vector.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 
     /// The Source Route option, if any.

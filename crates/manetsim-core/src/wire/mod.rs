@@ -37,6 +37,13 @@ fn put32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_be_bytes());
 }
 
+/// A new buffer of `len` bytes, filled by `emit`: each message's `to_bytes`.
+fn emitted(len: usize, emit: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut v = vec![0; len];
+    emit(&mut v);
+    v
+}
+
 pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;

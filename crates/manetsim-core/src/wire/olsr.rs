@@ -15,8 +15,8 @@
 //! 18.3): value = C × (1 + a/16) × 2^b seconds with C = 1/16 s, `a` the high
 //! nibble and `b` the low one; see [`encode_time`] and [`decode_time`].
 
-use super::WireError;
 use super::{be16, be32, put16, put32};
+use super::{emitted, WireError};
 use crate::engine::{SimTime, NS_PER_S};
 use crate::net::NodeId;
 
@@ -464,9 +464,7 @@ impl PacketRepr {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 }
 

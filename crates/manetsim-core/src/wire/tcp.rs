@@ -27,8 +27,8 @@
 //! emitted (4 without). The checksum is left 0: the simulator has no
 //! pseudo-header and never corrupts bits. [`TcpRepr::parse`] never panics.
 
-use super::WireError;
 use super::{be16, be32};
+use super::{emitted, WireError};
 
 /// Fixed header length without options.
 pub const HEADER_LEN: usize = 20;
@@ -162,9 +162,7 @@ impl TcpRepr {
 
     /// The header as a fresh byte vector.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        emitted(self.buffer_len(), |b| self.emit(b))
     }
 
     /// Parses a header (the payload, if any, follows at the returned
