@@ -1379,6 +1379,22 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         assert ns2.known_differences(fixture, {**sets, **like}) == []
 
 
+def test_like_ns2_takes_the_handshake_off_as_ns2s_one_way_agents_have_none():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    with_handshake = ["flows.0.tcp.handshake=true"]
+    with pytest.raises(ns2.ExportError, match=r"flows\.0\.tcp\.handshake"):
+        ns2.export_tcl(fixture, with_handshake, 1)
+    like = ns2.like_ns2_overrides(fixture, with_handshake)
+    assert like["flows.0.tcp.handshake"] is False
+    # Then the flow starts as ns-2.35's agents do, with a 40-byte SYN.
+    assert like["flows.0.tcp.start_rule"] == "ns2"
+    # Flow 1 is UDP: nothing of TCP's is set for it.
+    assert not [key for key in like if key.startswith("flows.1.")]
+    assert "$agent_(0) set syn_ true" in ns2.export_tcl(fixture, [*with_handshake, *like.items()])
+    # A flow already without the handshake is left alone.
+    assert "flows.0.tcp.handshake" not in ns2.like_ns2_overrides(fixture)
+
+
 def test_kept_traces_are_found_and_a_missing_one_is_named(tmp_path: Path):
     (tmp_path / "manetsim.tr").write_text("", encoding="utf-8")
     with pytest.raises(FileNotFoundError) as e:

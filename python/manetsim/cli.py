@@ -313,8 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--like-ns2",
         action="store_true",
         help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
-        "ns2 preset, ARP, frame sizes, backoff slots, link layer, TCP loss response, "
-        "limited transmit and Vegas rule); --set still applies after.",
+        "ns2 preset, ARP, frame sizes, backoff slots, link layer, one-way TCP without "
+        "the handshake, TCP loss response, limited transmit and Vegas rule); --set "
+        "still applies after.",
     )
     cross.add_argument(
         "--keep-traces",

@@ -298,8 +298,10 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     has one for what ``scenario`` (after ``overrides``) uses:
     :func:`routing_overrides` (AODV's or DSR's ``preset = "ns2"``, AOMDV's
     HELLOs), :func:`mac_overrides` (ARP, frame sizes, backoff slots, link
-    layer) and :func:`tcp_overrides` (loss response, limited transmit). With
-    them :func:`known_differences` has nothing to say but about an energy
+    layer) and :func:`tcp_overrides` (loss response, limited transmit), and
+    a TCP flow with the handshake goes without it, as ns-2.35's one-way
+    agents do (then a 40-byte SYN first: ``start_rule = "ns2"``). With them
+    :func:`known_differences` has nothing to say but about an energy
     model's idle power, which ns-2.35 charges lazily (the scenario's own
     setting, left as it is); apply ``overrides`` after them to keep the
     caller's own settings."""
@@ -308,7 +310,11 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     routing = c["routing"]["protocol"]
     out.update(routing_overrides(routing))
     out.update(mac_overrides())
-    out.update(tcp_overrides(scenario, overrides))
+    for i, flow in enumerate(c.get("flows", [])):
+        if flow.get("transport") == "tcp" and (flow.get("tcp") or {}).get("handshake", True):
+            out[f"flows.{i}.tcp.handshake"] = False
+    one_way = {key: value for key, value in out.items() if key.endswith(".tcp.handshake")}
+    out.update(tcp_overrides(scenario, override_pairs(overrides) + override_pairs(one_way)))
     return out
 
 
