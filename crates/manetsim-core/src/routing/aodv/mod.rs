@@ -1218,6 +1218,23 @@ impl Aodv {
     }
 }
 
+/// When AODV's or AOMDV's agent next has work: the earliest of its timers',
+/// its request queue's and its neighbour table's next deadlines.
+pub(crate) fn next_wakeup<T>(
+    timers: &TimerQueue<T>,
+    queue: &RequestQueue,
+    neighbors: &Neighbors,
+) -> Option<SimTime> {
+    [
+        timers.next_deadline(),
+        queue.next_expiry(),
+        neighbors.next_expiry(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+}
+
 impl RoutingProtocol for Aodv {
     fn name(&self) -> &'static str {
         "aodv"
@@ -1466,14 +1483,7 @@ impl RoutingProtocol for Aodv {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        [
-            self.timers.next_deadline(),
-            self.queue.next_expiry(),
-            self.neighbors.next_expiry(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        next_wakeup(&self.timers, &self.queue, &self.neighbors)
     }
 
     fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {

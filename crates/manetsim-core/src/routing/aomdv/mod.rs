@@ -124,6 +124,7 @@ use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
 use crate::routing::aodv::neighbors::{self, Neighbors};
+use crate::routing::aodv::next_wakeup;
 use crate::routing::aodv::rebroadcast::Rebroadcast;
 use crate::routing::aodv::request_queue::RequestQueue;
 use crate::routing::aodv::rerr_limit::RerrLimit;
@@ -933,14 +934,7 @@ impl RoutingProtocol for Aomdv {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        [
-            self.timers.next_deadline(),
-            self.queue.next_expiry(),
-            self.neighbors.next_expiry(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        next_wakeup(&self.timers, &self.queue, &self.neighbors)
     }
 
     fn on_timeout(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
