@@ -201,7 +201,9 @@ def test_a_bad_option_value_is_named_with_its_command():
 
 def test_unknown_command_fails_cleanly():
     line = assert_clean_error(cli("frobnicate"))
-    assert "'frobnicate'" in line
+    assert line.startswith("error: manetsim: unknown command 'frobnicate' (commands: run, "), line
+    line = assert_clean_error(cli("export", "ns3"))
+    assert line.startswith("error: manetsim export: unknown command 'ns3' (commands: ns2)"), line
 
 
 @pytest.mark.parametrize("command", [[], ["study"], ["export"]])

@@ -19,6 +19,7 @@ import inspect
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -67,6 +68,15 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        commands = [
+            name
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for name in action.choices
+        ]
+        unknown = re.search(r"invalid choice: '([^']*)'", message)
+        if commands and unknown is not None:
+            message = f"unknown command '{unknown.group(1)}' (commands: {', '.join(commands)})"
         if message.startswith("argument "):
             # "argument --seed: ..." -> "--seed: ..."; "argument command: ..."
             # names a subcommand.
