@@ -78,8 +78,7 @@ class _Parser(argparse.ArgumentParser):
         if commands and unknown is not None:
             message = f"unknown command '{unknown.group(1)}' (commands: {', '.join(commands)})"
         if message.startswith("argument "):
-            # "argument --seed: ..." -> "--seed: ..."; "argument command: ..."
-            # names a subcommand.
+            # "argument --seed: ..." -> "--seed: ...".
             message = message[len("argument ") :]
         raise UsageError(f"{self.prog}: {message} (see `{self.prog} --help`)")
 
@@ -122,8 +121,9 @@ def _file(text: str) -> Path:
     return path
 
 
-def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().splitlines()[0] if doc else ""
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _command(
