@@ -310,10 +310,12 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     routing = c["routing"]["protocol"]
     out.update(routing_overrides(routing))
     out.update(mac_overrides())
-    for i, flow in enumerate(c.get("flows", [])):
-        if flow.get("transport") == "tcp" and (flow.get("tcp") or {}).get("handshake", True):
-            out[f"flows.{i}.tcp.handshake"] = False
-    one_way = {key: value for key, value in out.items() if key.endswith(".tcp.handshake")}
+    one_way = {
+        f"flows.{i}.tcp.handshake": False
+        for i, flow in enumerate(c.get("flows", []))
+        if flow.get("transport") == "tcp" and (flow.get("tcp") or {}).get("handshake", True)
+    }
+    out.update(one_way)
     out.update(tcp_overrides(scenario, override_pairs(overrides) + override_pairs(one_way)))
     return out
 
