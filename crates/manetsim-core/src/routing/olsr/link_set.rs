@@ -126,27 +126,25 @@ impl LinkSet {
         self.links.iter().map(|(n, l)| (*n, l))
     }
 
-    /// Removes the tuples whose L_time has passed; returns their neighbours.
-    pub fn expire(&mut self, now: SimTime) -> Vec<NodeId> {
-        let gone: Vec<NodeId> = self
-            .links
-            .iter()
-            .filter(|(_, l)| l.until <= now)
-            .map(|(n, _)| *n)
-            .collect();
-        for n in &gone {
-            self.links.remove(n);
+    /// Removes the tuples whose L_time has passed.
+    pub fn expire(&mut self, now: SimTime) {
+        // Called on every control packet; a tuple goes far more rarely.
+        if self.links.values().any(|l| l.until <= now) {
+            self.links.retain(|_, l| l.until > now);
         }
-        gone
     }
 
     /// The next instant after `now` at which a link changes type or goes.
     pub fn next_change(&self, now: SimTime) -> Option<SimTime> {
-        self.links
-            .values()
-            .flat_map(|l| [l.sym_until, l.asym_until, l.until, l.lost_until])
-            .filter(|&t| t > now)
-            .min()
+        let mut soonest: Option<SimTime> = None;
+        for l in self.links.values() {
+            for t in [l.sym_until, l.asym_until, l.until, l.lost_until] {
+                if t > now && soonest.is_none_or(|s| t < s) {
+                    soonest = Some(t);
+                }
+            }
+        }
+        soonest
     }
 
     pub fn len(&self) -> usize {

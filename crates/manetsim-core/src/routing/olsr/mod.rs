@@ -25,7 +25,8 @@
 //!   by symmetric neighbours; a NOT_NEIGH entry removes the pair.
 //! * **MPR selection** by the section 8.3.1 heuristic with willingness,
 //!   reachability and degree tie-breaks and the optional redundancy pass
-//!   (see [`mpr`]), recomputed after every change.
+//!   (see [`mpr`]), from the neighbourhood as it is when a HELLO is
+//!   built (computed then, and only when the neighbourhood changed).
 //! * **MPR selector set** (section 8.4.1) from HELLOs that list this node
 //!   as MPR_NEIGH. A HELLO listing this node with another neighbour type
 //!   removes the selector at once (the RFC lets it time out; the newer
@@ -190,7 +191,10 @@ pub struct Olsr {
     me: NodeId,
     links: LinkSet,
     two_hop: TwoHopSet,
-    mprs: BTreeSet<NodeId>,
+    /// The MPR set, computed from `sym` and `pairs` when first read after
+    /// they change: only a HELLO reads it, every HELLO_INTERVAL, while the
+    /// neighbourhood may change with every HELLO heard.
+    mprs: OnceCell<BTreeSet<NodeId>>,
     selectors: MprSelectorSet,
     topology: TopologySet,
     dups: DuplicateSet,
@@ -206,9 +210,11 @@ pub struct Olsr {
     /// set is computed from, so a refresh that finds both unchanged (a
     /// HELLO that only renews times) keeps it as it is.
     pairs: Vec<(NodeId, NodeId)>,
-    /// The 2-hop and topology sets' generations at the last refresh.
+    /// The 2-hop, topology and MPR selector sets' generations at the last
+    /// refresh.
     pairs_gen: u64,
     topo_gen: u64,
+    selectors_gen: u64,
     /// The selectors the current ANSN stands for.
     advertised: Vec<NodeId>,
     ansn: u16,
@@ -230,7 +236,7 @@ impl Olsr {
             me,
             links: LinkSet::default(),
             two_hop: TwoHopSet::default(),
-            mprs: BTreeSet::new(),
+            mprs: OnceCell::new(),
             selectors: MprSelectorSet::default(),
             topology: TopologySet::default(),
             dups: DuplicateSet::default(),
@@ -240,6 +246,7 @@ impl Olsr {
             pairs: Vec::new(),
             pairs_gen: 0,
             topo_gen: 0,
+            selectors_gen: 0,
             advertised: Vec::new(),
             ansn: 0,
             packet_seq: 0,
@@ -265,7 +272,8 @@ impl Olsr {
     }
 
     pub fn mprs(&self) -> &BTreeSet<NodeId> {
-        &self.mprs
+        self.mprs
+            .get_or_init(|| mpr::select_mprs(self.me, &self.sym, &self.pairs))
     }
 
     pub fn selectors(&self) -> &MprSelectorSet {
@@ -315,12 +323,13 @@ impl Olsr {
     /// message sequence number.
     pub fn hello(&mut self, now: SimTime) -> MessageRepr {
         let mut blocks: BTreeMap<u8, Vec<NodeId>> = BTreeMap::new();
+        let mprs = self.mprs();
         for (nb, l) in self.links.iter() {
             if l.until <= now {
                 continue;
             }
             let link = l.link_type(now);
-            let neighbor = if self.mprs.contains(&nb) {
+            let neighbor = if mprs.contains(&nb) {
                 NeighborType::MprNeigh
             } else if link == LinkType::Sym {
                 NeighborType::SymNeigh
@@ -394,6 +403,12 @@ impl Olsr {
 
     /// The MPR selector set changed: new ANSN, and an early TC.
     fn selectors_changed(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        // `advertised` holds the selectors as they were at the last call:
+        // while no selector came or went since, they are the same.
+        if self.selectors.generation() == self.selectors_gen {
+            return;
+        }
+        self.selectors_gen = self.selectors.generation();
         let now_adv = self.selectors.addrs();
         if now_adv == self.advertised {
             return;
@@ -537,9 +552,12 @@ impl Olsr {
             self.pairs.extend(self.two_hop.iter());
         }
         if sym_same && pairs_same {
-            debug_assert_eq!(self.mprs, mpr::select_mprs(self.me, &self.sym, &self.pairs));
+            debug_assert!(self
+                .mprs
+                .get()
+                .is_none_or(|m| *m == mpr::select_mprs(self.me, &self.sym, &self.pairs)));
         } else {
-            self.mprs = mpr::select_mprs(self.me, &self.sym, &self.pairs);
+            self.mprs = OnceCell::new();
         }
         self.selectors_changed(now, ctx);
         let topo_same = self.topo_gen == self.topology.generation();

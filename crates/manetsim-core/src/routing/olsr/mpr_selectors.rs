@@ -36,6 +36,11 @@ impl MprSelectorSet {
         self.selectors.next_expiry()
     }
 
+    /// Changes whenever a selector comes or goes.
+    pub fn generation(&self) -> u64 {
+        self.selectors.generation()
+    }
+
     /// The selectors' addresses, sorted.
     pub fn addrs(&self) -> Vec<NodeId> {
         self.selectors.keys().copied().collect()

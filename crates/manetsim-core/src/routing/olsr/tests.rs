@@ -409,6 +409,43 @@ fn the_chosen_mpr_is_advertised_as_mpr_neigh_in_our_hello() {
     assert_eq!(o.two_hop().len(), 2, "(1, 10) and (2, 10)");
 }
 
+#[test]
+fn each_hello_advertises_the_mprs_of_the_neighbourhood_as_it_is_then() {
+    let (mut o, mut rng) = agent();
+    sym_neighbor(&mut o, &mut rng, S, 1, WILL_DEFAULT, &[10, 11]);
+    sym_neighbor(&mut o, &mut rng, S, 2, WILL_DEFAULT, &[10]);
+    let b = hello_blocks(&o.hello(S));
+    assert_eq!(b[&1], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));
+    assert_eq!(b[&2], LinkCode::new(LinkType::Sym, NeighborType::SymNeigh));
+    // 2 now also reaches 12, which only it covers: the next HELLO names
+    // both as MPRs, though nothing read the MPR set in between.
+    sym_neighbor(&mut o, &mut rng, 2 * S, 2, WILL_DEFAULT, &[10, 12]);
+    let b = hello_blocks(&o.hello(2 * S));
+    assert_eq!(b[&1], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));
+    assert_eq!(b[&2], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));
+    // 1 renews its times with the same neighbours: the set stays.
+    sym_neighbor(&mut o, &mut rng, 3 * S, 1, WILL_DEFAULT, &[10, 11]);
+    assert_eq!(o.mprs(), &BTreeSet::from([1, 2]));
+    // 1 stops reaching 11 and 2 reaches 10 too: 1 is no longer needed.
+    receive(
+        &mut o,
+        &mut rng,
+        4 * S,
+        1,
+        hello(
+            1,
+            WILL_DEFAULT,
+            &[
+                (LinkType::Sym, NeighborType::SymNeigh, &[ME, 10]),
+                (LinkType::Lost, NeighborType::NotNeigh, &[11]),
+            ],
+        ),
+    );
+    let b = hello_blocks(&o.hello(4 * S));
+    assert_eq!(b[&1], LinkCode::new(LinkType::Sym, NeighborType::SymNeigh));
+    assert_eq!(b[&2], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));
+}
+
 // ---- MPR selectors and TC generation ------------------------------------------
 
 #[test]
