@@ -8,6 +8,7 @@
 use crate::engine::SimTime;
 use crate::net::NodeId;
 use crate::wire::olsr::LinkType;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 /// Willingness to carry traffic for others (RFC 3626 section 18.8).
@@ -56,6 +57,10 @@ impl LinkTuple {
 #[derive(Debug, Clone, Default)]
 pub struct LinkSet {
     links: BTreeMap<NodeId, LinkTuple>,
+    /// Every time of every tuple, sorted, built when first needed after a
+    /// change: [`Self::next_change`] is asked after every event the agent
+    /// handles, ten times as often as a HELLO changes the set.
+    times: OnceCell<Vec<SimTime>>,
 }
 
 impl LinkSet {
@@ -72,6 +77,7 @@ impl LinkSet {
         willingness: u8,
         hold: SimTime,
     ) {
+        self.times.take();
         let l = self.links.entry(from).or_insert(LinkTuple {
             sym_until: 0,
             asym_until: 0,
@@ -99,6 +105,7 @@ impl LinkSet {
         let Some(l) = self.links.get_mut(&nb) else {
             return false;
         };
+        self.times.take();
         let was_sym = l.is_sym(now);
         l.lost_until = now + lost_hold;
         l.sym_until = 0;
@@ -131,20 +138,22 @@ impl LinkSet {
         // Called on every control packet; a tuple goes far more rarely.
         if self.links.values().any(|l| l.until <= now) {
             self.links.retain(|_, l| l.until > now);
+            self.times.take();
         }
     }
 
     /// The next instant after `now` at which a link changes type or goes.
     pub fn next_change(&self, now: SimTime) -> Option<SimTime> {
-        let mut soonest: Option<SimTime> = None;
-        for l in self.links.values() {
-            for t in [l.sym_until, l.asym_until, l.until, l.lost_until] {
-                if t > now && soonest.is_none_or(|s| t < s) {
-                    soonest = Some(t);
-                }
-            }
-        }
-        soonest
+        let times = self.times.get_or_init(|| {
+            let mut v: Vec<SimTime> = self
+                .links
+                .values()
+                .flat_map(|l| [l.sym_until, l.asym_until, l.until, l.lost_until])
+                .collect();
+            v.sort_unstable();
+            v
+        });
+        times.get(times.partition_point(|&t| t <= now)).copied()
     }
 
     pub fn len(&self) -> usize {
@@ -153,5 +162,38 @@ impl LinkSet {
 
     pub fn is_empty(&self) -> bool {
         self.links.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_next_change_follows_every_hello_loss_and_expiry() {
+        let mut s = LinkSet::default();
+        assert_eq!(s.next_change(0), None);
+        // Heard at 10 with Vtime 6, not listing us: asymmetric until 16.
+        s.on_hello(10, 1, 6, None, WILL_DEFAULT, 6);
+        assert_eq!(s.next_change(10), Some(16));
+        // Listed as SYM at 12: symmetric until 18, kept until 24.
+        s.on_hello(12, 1, 6, Some(LinkType::Sym), WILL_DEFAULT, 6);
+        assert_eq!(s.next_change(12), Some(18));
+        assert_eq!(s.next_change(18), Some(24));
+        assert_eq!(s.next_change(24), None);
+        // A second neighbour changes sooner.
+        s.on_hello(13, 2, 2, None, WILL_DEFAULT, 6);
+        assert_eq!(s.next_change(13), Some(15));
+        // A link-layer loss of 1 at 14, held 3: LOST until 17.
+        assert!(s.link_lost(14, 1, 3));
+        assert_eq!(s.next_change(15), Some(17));
+        assert_eq!(s.next_change(17), Some(18));
+        // 2's tuple goes at 15; 1's at 24.
+        s.expire(15);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.next_change(17), Some(18));
+        s.expire(24);
+        assert!(s.is_empty());
+        assert_eq!(s.next_change(0), None);
     }
 }
