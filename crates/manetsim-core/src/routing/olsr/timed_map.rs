@@ -70,23 +70,6 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
         Some(old)
     }
 
-    /// Keeps the entries for which `keep` is true.
-    pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
-        let by_time = &mut self.by_time;
-        let mut gone = 0;
-        self.map.retain(|k, v| {
-            let kept = keep(k, v);
-            if !kept {
-                by_time.remove(&(v.until(), *k));
-                gone += 1;
-            }
-            kept
-        });
-        if gone > 0 {
-            self.generation += 1;
-        }
-    }
-
     /// Removes the entries whose time has come (`until <= now`); returns
     /// whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
@@ -155,7 +138,7 @@ mod tests {
         assert!(m.generation() > g);
         assert_eq!(m.keys().copied().collect::<Vec<_>>(), vec![1, 2]);
         assert_eq!(m.next_expiry(), Some(30));
-        m.retain(|&k, _| k != 1);
+        m.remove(&1);
         assert_eq!(m.next_expiry(), Some(40));
         assert_eq!(m.remove(&2), Some(40));
         assert_eq!(m.remove(&2), None);
