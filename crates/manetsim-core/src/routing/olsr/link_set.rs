@@ -57,10 +57,19 @@ impl LinkTuple {
 #[derive(Debug, Clone, Default)]
 pub struct LinkSet {
     links: BTreeMap<NodeId, LinkTuple>,
-    /// Every time of every tuple, sorted, built when first needed after a
-    /// change: [`Self::next_change`] is asked after every event the agent
-    /// handles, ten times as often as a HELLO changes the set.
-    times: OnceCell<Vec<SimTime>>,
+    /// Every time of every tuple, built when first needed after a change:
+    /// [`Self::next_change`] and [`Self::expire`] are asked after every
+    /// event the agent handles, ten times as often as a HELLO changes the
+    /// set.
+    times: OnceCell<Times>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Times {
+    /// Every time of every tuple, sorted.
+    sorted: Vec<SimTime>,
+    /// The soonest L_time.
+    soonest_until: SimTime,
 }
 
 impl LinkSet {
@@ -136,23 +145,31 @@ impl LinkSet {
     /// Removes the tuples whose L_time has passed.
     pub fn expire(&mut self, now: SimTime) {
         // Called on every control packet; a tuple goes far more rarely.
-        if self.links.values().any(|l| l.until <= now) {
+        if self.times().soonest_until <= now {
             self.links.retain(|_, l| l.until > now);
             self.times.take();
         }
     }
 
-    /// The next instant after `now` at which a link changes type or goes.
-    pub fn next_change(&self, now: SimTime) -> Option<SimTime> {
-        let times = self.times.get_or_init(|| {
-            let mut v: Vec<SimTime> = self
+    fn times(&self) -> &Times {
+        self.times.get_or_init(|| {
+            let mut sorted: Vec<SimTime> = self
                 .links
                 .values()
                 .flat_map(|l| [l.sym_until, l.asym_until, l.until, l.lost_until])
                 .collect();
-            v.sort_unstable();
-            v
-        });
+            sorted.sort_unstable();
+            let soonest_until = self.links.values().map(|l| l.until).min();
+            Times {
+                sorted,
+                soonest_until: soonest_until.unwrap_or(SimTime::MAX),
+            }
+        })
+    }
+
+    /// The next instant after `now` at which a link changes type or goes.
+    pub fn next_change(&self, now: SimTime) -> Option<SimTime> {
+        let times = &self.times().sorted;
         times.get(times.partition_point(|&t| t <= now)).copied()
     }
 
