@@ -89,33 +89,30 @@ impl TopologySet {
         if stale {
             return TcOutcome::Stale;
         }
-        let live = |links: &[(NodeId, TopologyTuple)]| -> Vec<NodeId> {
-            links
-                .iter()
-                .filter(|(_, t)| t.until > now)
-                .map(|&(d, _)| d)
-                .collect()
-        };
-        let before = live(&entry.links);
         let old_soonest = (!entry.links.is_empty()).then_some(entry.soonest);
         let count_before = entry.links.len();
+        // Whether a live link (`until > now`) went or a link became live.
+        let mut changed = false;
         // Step 3: links advertised under an older ANSN go (those the TC
         // advertises again are updated below, so they stay).
-        entry
-            .links
-            .retain(|&(d, t)| !seq_newer(ansn, t.seq) || advertised.contains(&d));
+        entry.links.retain(|&(d, t)| {
+            let keep = !seq_newer(ansn, t.seq) || advertised.contains(&d);
+            changed |= !keep && t.until > now;
+            keep
+        });
         let mut changed_keys = entry.links.len() != count_before;
         for &d in advertised {
             let tuple = TopologyTuple { seq: ansn, until };
-            match entry.links.binary_search_by_key(&d, |&(x, _)| x) {
-                Ok(i) => entry.links[i].1 = tuple,
+            let was_live = match entry.links.binary_search_by_key(&d, |&(x, _)| x) {
+                Ok(i) => std::mem::replace(&mut entry.links[i].1, tuple).until > now,
                 Err(i) => {
                     entry.links.insert(i, (d, tuple));
                     changed_keys = true;
+                    false
                 }
-            }
+            };
+            changed |= was_live != (until > now);
         }
-        let after = live(&entry.links);
         self.len = self.len + entry.links.len() - count_before;
         if changed_keys {
             self.generation += 1;
@@ -129,9 +126,7 @@ impl TopologySet {
             entry.soonest = entry.soonest();
             self.by_time.insert((entry.soonest, last));
         }
-        TcOutcome::Applied {
-            changed: before != after,
-        }
+        TcOutcome::Applied { changed }
     }
 
     /// The live destinations `last` advertises, sorted.
@@ -325,6 +320,15 @@ mod tests {
             self.tuples.retain(|_, t| t.until > now);
         }
 
+        /// The destinations `last` advertises that hold at `now`.
+        fn live(&self, last: NodeId, now: SimTime) -> Vec<NodeId> {
+            self.tuples
+                .iter()
+                .filter(|(k, t)| k.0 == last && t.until > now)
+                .map(|(k, _)| k.1)
+                .collect()
+        }
+
         fn next_expiry(&self) -> Option<SimTime> {
             self.tuples.values().map(|t| t.until).min()
         }
@@ -356,9 +360,14 @@ mod tests {
                     let until = now + 1 + (rng.uniform() * 20.0) as SimTime;
                     let g = set.generation();
                     let keys: Vec<_> = set.iter().collect();
+                    let live_before = reference.live(last, now);
                     let applied = reference.on_tc(last, a, &adv, until, now);
                     let out = set.on_tc(last, a, &adv, until, now);
                     assert_eq!(applied, out != TcOutcome::Stale, "round {round}");
+                    if applied {
+                        let changed = live_before != reference.live(last, now);
+                        assert_eq!(out, TcOutcome::Applied { changed }, "round {round}");
+                    }
                     let keys_after: Vec<_> = set.iter().collect();
                     assert_eq!(
                         keys != keys_after,
