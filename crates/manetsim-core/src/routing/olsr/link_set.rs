@@ -62,6 +62,8 @@ pub struct LinkSet {
     /// event the agent handles, ten times as often as a HELLO changes the
     /// set.
     times: OnceCell<Times>,
+    /// Bumped by every change of a tuple.
+    generation: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -86,7 +88,7 @@ impl LinkSet {
         willingness: u8,
         hold: SimTime,
     ) {
-        self.times.take();
+        self.changed();
         let l = self.links.entry(from).or_insert(LinkTuple {
             sym_until: 0,
             asym_until: 0,
@@ -114,11 +116,11 @@ impl LinkSet {
         let Some(l) = self.links.get_mut(&nb) else {
             return false;
         };
-        self.times.take();
         let was_sym = l.is_sym(now);
         l.lost_until = now + lost_hold;
         l.sym_until = 0;
         l.until = l.until.max(l.lost_until);
+        self.changed();
         was_sym
     }
 
@@ -147,8 +149,20 @@ impl LinkSet {
         // Called on every control packet; a tuple goes far more rarely.
         if self.times().soonest_until <= now {
             self.links.retain(|_, l| l.until > now);
-            self.times.take();
+            self.changed();
         }
+    }
+
+    fn changed(&mut self) {
+        self.times.take();
+        self.generation += 1;
+    }
+
+    /// Changes whenever a tuple comes, goes or changes; between two changes,
+    /// a link's type changes only at one of the times [`Self::next_change`]
+    /// gives.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     fn times(&self) -> &Times {
@@ -202,11 +216,18 @@ mod tests {
         s.on_hello(13, 2, 2, None, WILL_DEFAULT, 6);
         assert_eq!(s.next_change(13), Some(15));
         // A link-layer loss of 1 at 14, held 3: LOST until 17.
+        let g = s.generation();
         assert!(s.link_lost(14, 1, 3));
+        assert_ne!(s.generation(), g);
         assert_eq!(s.next_change(15), Some(17));
         assert_eq!(s.next_change(17), Some(18));
-        // 2's tuple goes at 15; 1's at 24.
+        // 2's tuple goes at 15; 1's at 24. Only a change moves the
+        // generation.
+        let g = s.generation();
+        s.expire(14);
+        assert_eq!(s.generation(), g);
         s.expire(15);
+        assert_ne!(s.generation(), g);
         assert_eq!(s.len(), 1);
         assert_eq!(s.next_change(17), Some(18));
         s.expire(24);

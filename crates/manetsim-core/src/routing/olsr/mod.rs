@@ -215,6 +215,9 @@ pub struct Olsr {
     pairs_gen: u64,
     topo_gen: u64,
     selectors_gen: u64,
+    /// The link set's generation and the time at the last refresh.
+    links_gen: u64,
+    refreshed_at: SimTime,
     /// The selectors the current ANSN stands for.
     advertised: Vec<NodeId>,
     ansn: u16,
@@ -247,6 +250,8 @@ impl Olsr {
             pairs_gen: 0,
             topo_gen: 0,
             selectors_gen: 0,
+            links_gen: 0,
+            refreshed_at: 0,
             advertised: Vec::new(),
             ansn: 0,
             packet_seq: 0,
@@ -521,10 +526,28 @@ impl Olsr {
     fn refresh(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
         self.now = now;
         self.links.expire(now);
-        let sym_same = self
-            .links
-            .sym_neighbors(now)
-            .eq(self.sym.iter().map(|(&n, &w)| (n, w)));
+        // `sym` holds the symmetric neighbours at the last refresh. With no
+        // change of the link set since, and no link time passed in between,
+        // every link has the type it had then.
+        let untouched = self.links.generation() == self.links_gen
+            && self
+                .links
+                .next_change(self.refreshed_at)
+                .is_none_or(|t| t > now);
+        self.links_gen = self.links.generation();
+        self.refreshed_at = now;
+        let sym_same = untouched
+            || self
+                .links
+                .sym_neighbors(now)
+                .eq(self.sym.iter().map(|(&n, &w)| (n, w)));
+        debug_assert!(
+            !untouched
+                || self
+                    .links
+                    .sym_neighbors(now)
+                    .eq(self.sym.iter().map(|(&n, &w)| (n, w)))
+        );
         if !sym_same {
             let sym: BTreeMap<NodeId, u8> = self.links.sym_neighbors(now).collect();
             for nb in self.sym.keys() {
