@@ -29,6 +29,9 @@ pub struct TimedMap<K, V> {
     map: BTreeMap<K, V>,
     /// (until, key) of every entry.
     by_time: BTreeSet<(SimTime, K)>,
+    /// The first `until` of `by_time`: the agent asks for it after every
+    /// event, and most often nothing has changed.
+    soonest: Option<SimTime>,
     /// Bumped whenever a key appears or goes.
     generation: u64,
 }
@@ -38,6 +41,7 @@ impl<K, V> Default for TimedMap<K, V> {
         Self {
             map: BTreeMap::new(),
             by_time: BTreeSet::new(),
+            soonest: None,
             generation: 0,
         }
     }
@@ -53,19 +57,26 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
                 if o.until() != until {
                     self.by_time.remove(&(o.until(), key));
                     self.by_time.insert((until, key));
+                    self.reindexed();
                 }
             }
             None => {
                 self.by_time.insert((until, key));
+                self.reindexed();
                 self.generation += 1;
             }
         }
         old
     }
 
+    fn reindexed(&mut self) {
+        self.soonest = self.by_time.first().map(|&(t, _)| t);
+    }
+
     pub fn remove(&mut self, key: &K) -> Option<V> {
         let old = self.map.remove(key)?;
         self.by_time.remove(&(old.until(), *key));
+        self.reindexed();
         self.generation += 1;
         Some(old)
     }
@@ -73,6 +84,9 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
     /// Removes the entries whose time has come (`until <= now`); returns
     /// whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
+        if self.soonest.is_none_or(|t| t > now) {
+            return false;
+        }
         let mut any = false;
         while let Some(&(until, key)) = self.by_time.first() {
             if until > now {
@@ -82,6 +96,7 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
             self.map.remove(&key);
             any = true;
         }
+        self.reindexed();
         if any {
             self.generation += 1;
         }
@@ -90,7 +105,7 @@ impl<K: Ord + Copy, V: Expiring> TimedMap<K, V> {
 
     /// The soonest time at which an entry expires.
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.by_time.first().map(|&(t, _)| t)
+        self.soonest
     }
 
     /// Changes whenever a key appears or goes.
