@@ -452,18 +452,14 @@ impl Olsr {
         if !self.links.is_sym(from, now) {
             return;
         }
+        let me = self.me;
         for b in h.links.iter().filter(|b| b.code.is_valid()) {
-            let nt = b.code.neighbor_type();
-            for &a in &b.addrs {
-                if a == self.me {
-                    continue;
+            let addrs = b.addrs.iter().copied().filter(|&a| a != me);
+            match b.code.neighbor_type() {
+                Some(NeighborType::SymNeigh | NeighborType::MprNeigh) => {
+                    self.two_hop.insert_all(from, addrs, now + vtime)
                 }
-                match nt {
-                    Some(NeighborType::SymNeigh | NeighborType::MprNeigh) => {
-                        self.two_hop.insert(from, a, now + vtime)
-                    }
-                    _ => self.two_hop.remove(from, a),
-                }
+                _ => self.two_hop.remove_all(from, addrs),
             }
         }
         match listed.and_then(|c| c.neighbor_type()) {

@@ -46,21 +46,66 @@ impl Tuples {
 impl TwoHopSet {
     /// Records that `nb` has `two_hop` as a symmetric neighbour until `until`.
     pub fn insert(&mut self, nb: NodeId, two_hop: NodeId, until: SimTime) {
+        self.insert_all(nb, [two_hop], until);
+    }
+
+    /// Records that `nb` has each of `two_hops` as a symmetric neighbour
+    /// until `until`: one HELLO block.
+    pub fn insert_all(
+        &mut self,
+        nb: NodeId,
+        two_hops: impl IntoIterator<Item = NodeId>,
+        until: SimTime,
+    ) {
         let t = self.by_nb.entry(nb).or_default();
         let old_soonest = (!t.list.is_empty()).then_some(t.soonest);
-        match t.list.binary_search_by_key(&two_hop, |&(a, _)| a) {
-            Ok(i) => {
-                let old = std::mem::replace(&mut t.list[i].1, until);
-                if old != t.soonest && until >= t.soonest {
-                    return; // the neighbour's soonest time stays
+        for a in two_hops {
+            match t.list.binary_search_by_key(&a, |&(x, _)| x) {
+                Ok(i) => t.list[i].1 = until,
+                Err(i) => {
+                    t.list.insert(i, (a, until));
+                    self.len += 1;
+                    self.generation += 1;
                 }
             }
-            Err(i) => {
-                t.list.insert(i, (two_hop, until));
-                self.len += 1;
+        }
+        if t.list.is_empty() {
+            self.by_nb.remove(&nb);
+            return;
+        }
+        self.reindex(nb, old_soonest);
+    }
+
+    /// `nb` no longer lists `two_hop` as a symmetric neighbour.
+    pub fn remove(&mut self, nb: NodeId, two_hop: NodeId) {
+        self.remove_all(nb, [two_hop]);
+    }
+
+    /// `nb` no longer lists any of `two_hops` as a symmetric neighbour.
+    pub fn remove_all(&mut self, nb: NodeId, two_hops: impl IntoIterator<Item = NodeId>) {
+        let Some(t) = self.by_nb.get_mut(&nb) else {
+            return;
+        };
+        let old_soonest = t.soonest;
+        for a in two_hops {
+            if let Ok(i) = t.list.binary_search_by_key(&a, |&(x, _)| x) {
+                t.list.remove(i);
+                self.len -= 1;
                 self.generation += 1;
             }
         }
+        if t.list.is_empty() {
+            self.by_nb.remove(&nb);
+            self.by_time.remove(&(old_soonest, nb));
+            return;
+        }
+        self.reindex(nb, Some(old_soonest));
+    }
+
+    /// `nb`'s tuples changed, and their soonest time was `old_soonest`
+    /// (`None`: `nb` was not indexed): its index entry follows.
+    fn reindex(&mut self, nb: NodeId, old_soonest: Option<SimTime>) {
+        let t = self.by_nb.get_mut(&nb).expect("non-empty");
         let soonest = t.soonest();
         if old_soonest != Some(soonest) {
             if let Some(s) = old_soonest {
@@ -68,31 +113,6 @@ impl TwoHopSet {
             }
             self.by_time.insert((soonest, nb));
             t.soonest = soonest;
-        }
-    }
-
-    /// `nb` no longer lists `two_hop` as a symmetric neighbour.
-    pub fn remove(&mut self, nb: NodeId, two_hop: NodeId) {
-        let Some(t) = self.by_nb.get_mut(&nb) else {
-            return;
-        };
-        let Ok(i) = t.list.binary_search_by_key(&two_hop, |&(a, _)| a) else {
-            return;
-        };
-        t.list.remove(i);
-        self.len -= 1;
-        self.generation += 1;
-        let old_soonest = t.soonest;
-        if t.list.is_empty() {
-            self.by_nb.remove(&nb);
-            self.by_time.remove(&(old_soonest, nb));
-            return;
-        }
-        let soonest = t.soonest();
-        if soonest != old_soonest {
-            t.soonest = soonest;
-            self.by_time.remove(&(old_soonest, nb));
-            self.by_time.insert((soonest, nb));
         }
     }
 
@@ -201,9 +221,26 @@ mod tests {
                             reference.remove(&k);
                         }
                     }
-                    2 | 3 => {
+                    2 => {
                         set.remove(nb, a);
                         reference.remove(&(nb, a));
+                    }
+                    3 => {
+                        // One block of a HELLO: several addresses, maybe
+                        // one twice, maybe none.
+                        let addrs: Vec<NodeId> = (0..pick(4.0)).map(|_| pick(10.0)).collect();
+                        set.remove_all(nb, addrs.iter().copied());
+                        for x in addrs {
+                            reference.remove(&(nb, x));
+                        }
+                    }
+                    4 | 5 => {
+                        let addrs: Vec<NodeId> = (0..pick(5.0)).map(|_| pick(10.0)).collect();
+                        let until = now + 1 + SimTime::from(pick(20.0));
+                        set.insert_all(nb, addrs.iter().copied(), until);
+                        for x in addrs {
+                            reference.insert((nb, x), until);
+                        }
                     }
                     _ => {
                         let until = now + 1 + SimTime::from(pick(20.0));
