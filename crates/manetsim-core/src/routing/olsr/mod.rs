@@ -91,6 +91,7 @@
 
 pub mod data_buffer;
 pub mod duplicate_set;
+mod grouped;
 pub mod link_set;
 pub mod mpr;
 pub mod mpr_selectors;

@@ -378,6 +378,15 @@ fn neighbours_and_ourselves_are_not_two_hop_nodes() {
     assert!(select_mprs(ME, &n, &two).is_empty());
 }
 
+/// Neighbour 1's HELLO at `now`: still symmetric with ME and 10, 11 lost.
+fn one_drops_eleven(o: &mut Olsr, rng: &mut Rng, now: SimTime) {
+    let blocks: &[(LinkType, NeighborType, &[NodeId])] = &[
+        (LinkType::Sym, NeighborType::SymNeigh, &[ME, 10]),
+        (LinkType::Lost, NeighborType::NotNeigh, &[11]),
+    ];
+    receive(o, rng, now, 1, hello(1, WILL_DEFAULT, blocks));
+}
+
 #[test]
 fn the_chosen_mpr_is_advertised_as_mpr_neigh_in_our_hello() {
     let (mut o, mut rng) = agent();
@@ -391,20 +400,7 @@ fn the_chosen_mpr_is_advertised_as_mpr_neigh_in_our_hello() {
     assert_eq!(o.hop_count(10, 0), Some(2));
     assert_eq!(o.table().get(11).unwrap().next_hop, 1);
     // 1 stops listing 11 as a neighbour: the pair goes, so does the route.
-    receive(
-        &mut o,
-        &mut rng,
-        2 * S,
-        1,
-        hello(
-            1,
-            WILL_DEFAULT,
-            &[
-                (LinkType::Sym, NeighborType::SymNeigh, &[ME, 10]),
-                (LinkType::Lost, NeighborType::NotNeigh, &[11]),
-            ],
-        ),
-    );
+    one_drops_eleven(&mut o, &mut rng, 2 * S);
     assert_eq!(o.hop_count(11, 0), None);
     assert_eq!(o.two_hop().len(), 2, "(1, 10) and (2, 10)");
 }
@@ -427,20 +423,7 @@ fn each_hello_advertises_the_mprs_of_the_neighbourhood_as_it_is_then() {
     sym_neighbor(&mut o, &mut rng, 3 * S, 1, WILL_DEFAULT, &[10, 11]);
     assert_eq!(o.mprs(), &BTreeSet::from([1, 2]));
     // 1 stops reaching 11 and 2 reaches 10 too: 1 is no longer needed.
-    receive(
-        &mut o,
-        &mut rng,
-        4 * S,
-        1,
-        hello(
-            1,
-            WILL_DEFAULT,
-            &[
-                (LinkType::Sym, NeighborType::SymNeigh, &[ME, 10]),
-                (LinkType::Lost, NeighborType::NotNeigh, &[11]),
-            ],
-        ),
-    );
+    one_drops_eleven(&mut o, &mut rng, 4 * S);
     let b = hello_blocks(&o.hello(4 * S));
     assert_eq!(b[&1], LinkCode::new(LinkType::Sym, NeighborType::SymNeigh));
     assert_eq!(b[&2], LinkCode::new(LinkType::Sym, NeighborType::MprNeigh));

@@ -1,10 +1,10 @@
 //! The topology set (RFC 3626 sections 4.4 and 9.5): links (last → dest)
 //! advertised in other nodes' TCs, each with the advertiser's ANSN.
 
+use super::grouped::Grouped;
 use super::timed_map::Expiring;
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether sequence number `a` is newer than `b` (RFC 3626 section 19,
 /// wrap-around comparison of 16-bit numbers).
@@ -20,39 +20,13 @@ pub struct TopologyTuple {
     pub until: SimTime,
 }
 
-/// The topology set, kept per originator (T_last_addr): the links of one
-/// originator come from its TCs together, so they are stored together,
-/// sorted by destination, and the expiry index has one entry per
-/// originator (the soonest of its links' times), not one per link. At 1,000
-/// nodes every node holds thousands of links; a map keyed by link, with an
-/// index entry per link, cost a tree entry and an index entry per link, and
-/// a tree descent per originator in each route computation.
+/// The topology set, kept per originator (T_last_addr, [`Grouped`]): the
+/// links of one originator come from its TCs together. At 1,000 nodes every
+/// node holds thousands of links.
 #[derive(Debug, Clone, Default)]
 pub struct TopologySet {
-    /// T_last_addr → its links.
-    by_last: BTreeMap<NodeId, Links>,
-    /// (soonest `until` of the originator's links, originator).
-    by_time: BTreeSet<(SimTime, NodeId)>,
-    /// Bumped whenever a link appears or goes.
-    generation: u64,
-    len: usize,
-}
-
-/// One originator's links, sorted by T_dest_addr, never empty.
-#[derive(Debug, Clone, Default)]
-struct Links {
-    soonest: SimTime,
-    links: Vec<(NodeId, TopologyTuple)>,
-}
-
-impl Links {
-    fn soonest(&self) -> SimTime {
-        self.links
-            .iter()
-            .map(|(_, t)| t.until)
-            .min()
-            .unwrap_or(SimTime::MAX)
-    }
+    /// T_last_addr → (T_dest_addr, tuple).
+    links: Grouped<TopologyTuple>,
 }
 
 impl Expiring for TopologyTuple {
@@ -81,136 +55,86 @@ impl TopologySet {
         until: SimTime,
         now: SimTime,
     ) -> TcOutcome {
-        let entry = self.by_last.entry(last).or_default();
-        let stale = entry
+        let stale = self
             .links
+            .members(last)
             .iter()
             .any(|(_, t)| t.until > now && seq_newer(t.seq, ansn));
         if stale {
             return TcOutcome::Stale;
         }
-        let old_soonest = (!entry.links.is_empty()).then_some(entry.soonest);
-        let count_before = entry.links.len();
-        // Whether a live link (`until > now`) went or a link became live.
-        let mut changed = false;
-        // Step 3: links advertised under an older ANSN go (those the TC
-        // advertises again are updated below, so they stay).
-        entry.links.retain(|&(d, t)| {
-            let keep = !seq_newer(ansn, t.seq) || advertised.contains(&d);
-            changed |= !keep && t.until > now;
-            keep
-        });
-        let mut changed_keys = entry.links.len() != count_before;
-        for &d in advertised {
-            let tuple = TopologyTuple { seq: ansn, until };
-            let was_live = match entry.links.binary_search_by_key(&d, |&(x, _)| x) {
-                Ok(i) => std::mem::replace(&mut entry.links[i].1, tuple).until > now,
-                Err(i) => {
-                    entry.links.insert(i, (d, tuple));
-                    changed_keys = true;
-                    false
-                }
-            };
-            changed |= was_live != (until > now);
-        }
-        self.len = self.len + entry.links.len() - count_before;
-        if changed_keys {
-            self.generation += 1;
-        }
-        if let Some(t) = old_soonest {
-            self.by_time.remove(&(t, last));
-        }
-        if entry.links.is_empty() {
-            self.by_last.remove(&last);
-        } else {
-            entry.soonest = entry.soonest();
-            self.by_time.insert((entry.soonest, last));
-        }
-        TcOutcome::Applied { changed }
+        self.links.update(last, |links| {
+            // Whether a live link (`until > now`) went or a link became live.
+            let mut changed = false;
+            // Step 3: links advertised under an older ANSN go (those the TC
+            // advertises again are updated below, so they stay).
+            links.retain(|d, t| {
+                let keep = !seq_newer(ansn, t.seq) || advertised.contains(&d);
+                changed |= !keep && t.until > now;
+                keep
+            });
+            for &d in advertised {
+                let old = links.upsert(d, TopologyTuple { seq: ansn, until });
+                let was_live = old.is_some_and(|t| t.until > now);
+                changed |= was_live != (until > now);
+            }
+            TcOutcome::Applied { changed }
+        })
     }
 
     /// The live destinations `last` advertises, sorted.
     pub fn dests_of(&self, last: NodeId, now: SimTime) -> Vec<NodeId> {
-        self.links_of(last)
+        self.links
+            .members(last)
             .iter()
             .filter(|(_, t)| t.until > now)
             .map(|&(d, _)| d)
             .collect()
     }
 
-    fn links_of(&self, last: NodeId) -> &[(NodeId, TopologyTuple)] {
-        self.by_last.get(&last).map_or(&[], |l| &l.links)
-    }
-
     /// Every destination `last` advertises, sorted, live or not yet
     /// expired by [`Self::expire`].
     pub fn advertised_by(&self, last: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.links_of(last).iter().map(|&(d, _)| d)
+        self.links.members(last).iter().map(|&(d, _)| d)
     }
 
     /// Removes the links whose time has come (`until <= now`); returns
     /// whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
-        let mut any = false;
-        while let Some(&(soonest, last)) = self.by_time.first() {
-            if soonest > now {
-                break;
-            }
-            self.by_time.pop_first();
-            let entry = self.by_last.get_mut(&last).expect("indexed");
-            let count = entry.links.len();
-            entry.links.retain(|(_, t)| t.until > now);
-            self.len -= count - entry.links.len();
-            any = true;
-            if entry.links.is_empty() {
-                self.by_last.remove(&last);
-            } else {
-                entry.soonest = entry.soonest();
-                self.by_time.insert((entry.soonest, last));
-            }
-        }
-        if any {
-            self.generation += 1;
-        }
-        any
+        self.links.expire(now)
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.by_time.first().map(|&(t, _)| t)
+        self.links.next_expiry()
     }
 
     /// Changes whenever a link appears or goes.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.links.generation()
     }
 
     /// (last, dest) pairs, sorted.
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.by_last
-            .iter()
-            .flat_map(|(&last, l)| l.links.iter().map(move |&(d, _)| (last, d)))
+        self.links.iter()
     }
 
     pub fn get(&self, last: NodeId, dest: NodeId) -> Option<&TopologyTuple> {
-        let links = self.links_of(last);
-        links
-            .binary_search_by_key(&dest, |&(d, _)| d)
-            .ok()
-            .map(|i| &links[i].1)
+        self.links.get(last, dest)
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.links.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.links.is_empty()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn ansn_comparison_wraps() {

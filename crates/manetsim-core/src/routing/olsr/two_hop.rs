@@ -1,46 +1,16 @@
 //! The 2-hop neighbour set (RFC 3626 sections 4.3.2 and 8.2): which
 //! symmetric neighbour reaches which node two hops away, learnt from the
-//! neighbours' HELLOs.
-//!
-//! Kept per neighbour, as the topology set is per originator: a HELLO
-//! renews all of its sender's tuples at once, so they are stored together,
-//! sorted by 2-hop address, and the expiry index has one entry per
-//! neighbour (the soonest of its tuples' times). A map keyed by pair with
-//! an index entry per pair cost three tree operations for each address of
-//! each HELLO heard.
+//! neighbours' HELLOs. Kept per neighbour ([`Grouped`]): a HELLO renews all
+//! of its sender's tuples at once.
 
+use super::grouped::Grouped;
 use crate::engine::SimTime;
 use crate::net::NodeId;
-use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, Default)]
 pub struct TwoHopSet {
-    /// N_neighbor_main_addr → its tuples.
-    by_nb: BTreeMap<NodeId, Tuples>,
-    /// (soonest N_time of the neighbour's tuples, neighbour).
-    by_time: BTreeSet<(SimTime, NodeId)>,
-    /// Bumped whenever a pair appears or goes.
-    generation: u64,
-    len: usize,
-}
-
-/// One neighbour's tuples: (N_2hop_addr, N_time), sorted by address, never
-/// empty while in the set.
-#[derive(Debug, Clone, Default)]
-struct Tuples {
-    list: Vec<(NodeId, SimTime)>,
-    /// The soonest N_time of `list`: the neighbour's key in `by_time`.
-    soonest: SimTime,
-}
-
-impl Tuples {
-    fn soonest(&self) -> SimTime {
-        self.list
-            .iter()
-            .map(|&(_, t)| t)
-            .min()
-            .unwrap_or(SimTime::MAX)
-    }
+    /// N_neighbor_main_addr → (N_2hop_addr, N_time).
+    tuples: Grouped<SimTime>,
 }
 
 impl TwoHopSet {
@@ -57,23 +27,11 @@ impl TwoHopSet {
         two_hops: impl IntoIterator<Item = NodeId>,
         until: SimTime,
     ) {
-        let t = self.by_nb.entry(nb).or_default();
-        let old_soonest = (!t.list.is_empty()).then_some(t.soonest);
-        for a in two_hops {
-            match t.list.binary_search_by_key(&a, |&(x, _)| x) {
-                Ok(i) => t.list[i].1 = until,
-                Err(i) => {
-                    t.list.insert(i, (a, until));
-                    self.len += 1;
-                    self.generation += 1;
-                }
+        self.tuples.update(nb, |m| {
+            for a in two_hops {
+                m.upsert(a, until);
             }
-        }
-        if t.list.is_empty() {
-            self.by_nb.remove(&nb);
-            return;
-        }
-        self.reindex(nb, old_soonest);
+        });
     }
 
     /// `nb` no longer lists `two_hop` as a symmetric neighbour.
@@ -83,106 +41,53 @@ impl TwoHopSet {
 
     /// `nb` no longer lists any of `two_hops` as a symmetric neighbour.
     pub fn remove_all(&mut self, nb: NodeId, two_hops: impl IntoIterator<Item = NodeId>) {
-        let Some(t) = self.by_nb.get_mut(&nb) else {
-            return;
-        };
-        let old_soonest = t.soonest;
-        for a in two_hops {
-            if let Ok(i) = t.list.binary_search_by_key(&a, |&(x, _)| x) {
-                t.list.remove(i);
-                self.len -= 1;
-                self.generation += 1;
-            }
-        }
-        if t.list.is_empty() {
-            self.by_nb.remove(&nb);
-            self.by_time.remove(&(old_soonest, nb));
+        if self.tuples.members(nb).is_empty() {
             return;
         }
-        self.reindex(nb, Some(old_soonest));
-    }
-
-    /// `nb`'s tuples changed, and their soonest time was `old_soonest`
-    /// (`None`: `nb` was not indexed): its index entry follows.
-    fn reindex(&mut self, nb: NodeId, old_soonest: Option<SimTime>) {
-        let t = self.by_nb.get_mut(&nb).expect("non-empty");
-        let soonest = t.soonest();
-        if old_soonest != Some(soonest) {
-            if let Some(s) = old_soonest {
-                self.by_time.remove(&(s, nb));
+        self.tuples.update(nb, |m| {
+            for a in two_hops {
+                m.remove(a);
             }
-            self.by_time.insert((soonest, nb));
-            t.soonest = soonest;
-        }
+        });
     }
 
     /// Forgets everything learnt through `nb` (its link went away or is no
     /// longer symmetric).
     pub fn remove_neighbor(&mut self, nb: NodeId) {
-        if let Some(t) = self.by_nb.remove(&nb) {
-            self.by_time.remove(&(t.soonest, nb));
-            self.len -= t.list.len();
-            self.generation += 1;
-        }
+        self.tuples.remove_group(nb);
     }
 
     /// Removes the tuples whose time has come (`N_time <= now`); returns
     /// whether any went.
     pub fn expire(&mut self, now: SimTime) -> bool {
-        let mut any = false;
-        while let Some(&(soonest, nb)) = self.by_time.first() {
-            if soonest > now {
-                break;
-            }
-            self.by_time.pop_first();
-            let t = self.by_nb.get_mut(&nb).expect("indexed");
-            let count = t.list.len();
-            t.list.retain(|&(_, until)| until > now);
-            self.len -= count - t.list.len();
-            any = true;
-            if t.list.is_empty() {
-                self.by_nb.remove(&nb);
-            } else {
-                t.soonest = t.soonest();
-                self.by_time.insert((t.soonest, nb));
-            }
-        }
-        if any {
-            self.generation += 1;
-        }
-        any
+        self.tuples.expire(now)
     }
 
     pub fn next_expiry(&self) -> Option<SimTime> {
-        self.by_time.first().map(|&(t, _)| t)
+        self.tuples.next_expiry()
     }
 
     /// Changes whenever a pair appears or goes.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.tuples.generation()
     }
 
     /// (neighbour, 2-hop node) pairs, sorted.
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.by_nb
-            .iter()
-            .flat_map(|(&nb, t)| t.list.iter().map(move |&(a, _)| (nb, a)))
+        self.tuples.iter()
     }
 
     /// N_time of the pair, if held.
     pub fn get(&self, nb: NodeId, two_hop: NodeId) -> Option<SimTime> {
-        let list = &self.by_nb.get(&nb)?.list;
-        list.binary_search_by_key(&two_hop, |&(a, _)| a)
-            .ok()
-            .map(|i| list[i].1)
+        self.tuples.get(nb, two_hop).copied()
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.tuples.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.tuples.is_empty()
     }
 }
 
