@@ -533,18 +533,14 @@ impl Olsr {
                 .is_none_or(|t| t > now);
         self.links_gen = self.links.generation();
         self.refreshed_at = now;
-        let sym_same = untouched
-            || self
-                .links
+        let (links, sym) = (&self.links, &self.sym);
+        let compared = || {
+            links
                 .sym_neighbors(now)
-                .eq(self.sym.iter().map(|(&n, &w)| (n, w)));
-        debug_assert!(
-            !untouched
-                || self
-                    .links
-                    .sym_neighbors(now)
-                    .eq(self.sym.iter().map(|(&n, &w)| (n, w)))
-        );
+                .eq(sym.iter().map(|(&n, &w)| (n, w)))
+        };
+        debug_assert!(!untouched || compared());
+        let sym_same = untouched || compared();
         if !sym_same {
             let sym: BTreeMap<NodeId, u8> = self.links.sym_neighbors(now).collect();
             for nb in self.sym.keys() {
