@@ -41,7 +41,7 @@ impl NodeBits {
 
 impl RoutingTable {
     /// RFC 3626 section 10. `neighbors`: symmetric neighbours with their
-    /// willingness; `two_hop`: (neighbour, node) pairs; `topology`:
+    /// willingness; `two_hop`: (neighbour, node) pairs, by neighbour; `topology`:
     /// (last, dest) pairs. Ties go to the lowest address (inputs sorted).
     pub fn compute(
         me: NodeId,
@@ -82,9 +82,15 @@ impl RoutingTable {
         }
         // Step 3: 2-hop neighbours through a neighbour that forwards; the
         // pairs come sorted, so the lowest such neighbour wins.
+        // Both sorted by neighbour: walked side by side.
+        debug_assert!(two_hop.is_sorted_by_key(|&(nb, _)| nb));
         let mut frontier: Vec<(NodeId, NodeId)> = Vec::new();
+        let mut nbs = neighbors.iter().peekable();
         for &(nb, th) in two_hop {
-            let forwards = neighbors.get(&nb).is_some_and(|&w| w != WILL_NEVER);
+            while nbs.next_if(|&(&n, _)| n < nb).is_some() {}
+            let forwards = nbs
+                .peek()
+                .is_some_and(|&(&n, &w)| n == nb && w != WILL_NEVER);
             if forwards && known.insert(th) {
                 frontier.push((th, nb));
             }
