@@ -126,14 +126,10 @@ impl<E: Copy> QuadHeap<E> {
             if first >= n {
                 break;
             }
-            let kids = &self.places[first..(first + 4).min(n)];
-            let mut least = 0;
-            for (i, &k) in kids.iter().enumerate().skip(1) {
-                if k < kids[least] {
-                    least = i;
-                }
-            }
-            let least_at = kids[least];
+            let (least, least_at) = match self.places.get(first..first + 4) {
+                Some(kids) => least_of_four(kids),
+                None => least_of(&self.places[first..n]),
+            };
             if least_at >= last_at {
                 break;
             }
@@ -146,6 +142,31 @@ impl<E: Copy> QuadHeap<E> {
         self.events[hole] = last;
         Some(top)
     }
+}
+
+/// The index and place of the least of four children, as a tournament of
+/// selects the compiler makes branch-free: which child is least is random,
+/// so a branch per comparison would be mispredicted half the time.
+#[inline(always)]
+fn least_of_four(kids: &[Place]) -> (usize, Place) {
+    let pick = |(i, a): (usize, Place), (j, b): (usize, Place)| {
+        let right = b < a;
+        (if right { j } else { i }, if right { b } else { a })
+    };
+    let left = pick((0, kids[0]), (1, kids[1]));
+    let right = pick((2, kids[2]), (3, kids[3]));
+    pick(left, right)
+}
+
+/// The index and place of the least of the last, fewer than four, children.
+fn least_of(kids: &[Place]) -> (usize, Place) {
+    let mut least = (0, kids[0]);
+    for (i, &k) in kids.iter().enumerate().skip(1) {
+        if k < least.1 {
+            least = (i, k);
+        }
+    }
+    least
 }
 
 /// A priority queue of events ordered by (time, class, insertion sequence).
@@ -280,6 +301,32 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn least_of_four_finds_the_least_child_in_every_order() {
+        let values: [Place; 4] = [7, 3 << 64, 5, u128::MAX];
+        let mut seen = 0;
+        for a in 0..4 {
+            for b in 0..4 {
+                for c in 0..4 {
+                    for d in 0..4 {
+                        let ix = [a, b, c, d];
+                        if (1..4).any(|i| ix[..i].contains(&ix[i])) {
+                            continue;
+                        }
+                        let kids = ix.map(|i| values[i]);
+                        let least = kids.iter().position(|&k| k == 5).unwrap();
+                        assert_eq!(least_of_four(&kids), (least, 5), "{kids:?}");
+                        assert_eq!(least_of(&kids), (least, 5), "{kids:?}");
+                        seen += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, 24);
+        assert_eq!(least_of(&[9, 2, 4]), (1, 2));
+        assert_eq!(least_of(&[9]), (0, 9));
+    }
 
     #[test]
     fn pops_in_time_order() {
