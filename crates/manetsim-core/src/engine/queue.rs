@@ -126,7 +126,11 @@ impl<E: Copy> QuadHeap<E> {
             if first >= n {
                 break;
             }
-            let (least, least_at) = match self.places.get(first..first + 4) {
+            let four = self
+                .places
+                .get(first..first + 4)
+                .and_then(|k| k.try_into().ok());
+            let (least, least_at) = match four {
                 Some(kids) => least_of_four(kids),
                 None => least_of(&self.places[first..n]),
             };
@@ -148,7 +152,7 @@ impl<E: Copy> QuadHeap<E> {
 /// selects the compiler makes branch-free: which child is least is random,
 /// so a branch per comparison would be mispredicted half the time.
 #[inline(always)]
-fn least_of_four(kids: &[Place]) -> (usize, Place) {
+fn least_of_four(kids: &[Place; 4]) -> (usize, Place) {
     let pick = |(i, a): (usize, Place), (j, b): (usize, Place)| {
         let right = b < a;
         (if right { j } else { i }, if right { b } else { a })
