@@ -60,30 +60,56 @@ pub fn place(time: SimTime, key: TieKey) -> Place {
     (Place::from(time) << 64) | Place::from(key)
 }
 
-/// A 4-ary min-heap with the places apart from the events: a sift reads
-/// the four children's places from one or two cache lines, and a level
-/// fewer than a binary heap's every second step.
+/// A 4-ary min-heap with the places apart from the events, laid out so
+/// that the four children of an entry fill one cache line: a sift reads
+/// one line of places a level, and a level fewer than a binary heap's
+/// every second step.
+///
+/// Entry `i` (the root is 0, the children of `i` are `4i + 1` to `4i + 4`)
+/// sits at `i + 3` in the lines of places, so the children of `i` are
+/// exactly line `i + 1`. Places past the last entry are [`Place::MAX`],
+/// which no event has (a sift compares four children always), and line 0
+/// begins with three of them.
 struct QuadHeap<E> {
-    places: Vec<Place>,
+    lines: Vec<Line>,
     events: Vec<E>,
 }
+
+/// Four places in one cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([Place; 4]);
+
+const EMPTY: Line = Line([Place::MAX; 4]);
 
 impl<E: Copy> QuadHeap<E> {
     fn with_capacity(n: usize) -> Self {
         Self {
-            places: Vec::with_capacity(n),
+            lines: vec![EMPTY],
             events: Vec::with_capacity(n),
         }
     }
 
     #[inline]
     fn len(&self) -> usize {
-        self.places.len()
+        self.events.len()
+    }
+
+    #[inline]
+    fn at(&self, i: usize) -> Place {
+        let s = i + 3;
+        self.lines[s / 4].0[s % 4]
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, at: Place) {
+        let s = i + 3;
+        self.lines[s / 4].0[s % 4] = at;
     }
 
     #[inline]
     fn top_place(&self) -> Option<Place> {
-        self.places.first().copied()
+        (!self.events.is_empty()).then(|| self.lines[0].0[3])
     }
 
     #[inline]
@@ -92,57 +118,54 @@ impl<E: Copy> QuadHeap<E> {
     }
 
     fn push(&mut self, at: Place, event: E) {
-        let mut hole = self.places.len();
-        self.places.push(at);
+        debug_assert!(at < Place::MAX, "the place past the last entry");
+        let mut hole = self.events.len();
+        // Its line: entry `i` sits at `i + 3`.
+        if hole.div_ceil(4) == self.lines.len() {
+            self.lines.push(EMPTY);
+        }
         self.events.push(event);
         while hole > 0 {
             let parent = (hole - 1) / 4;
-            let p = self.places[parent];
+            let p = self.at(parent);
             if p <= at {
                 break;
             }
-            self.places[hole] = p;
+            self.set(hole, p);
             self.events[hole] = self.events[parent];
             hole = parent;
         }
-        self.places[hole] = at;
+        self.set(hole, at);
         self.events[hole] = event;
     }
 
     fn pop(&mut self) -> Option<(Place, E)> {
-        let top = (*self.places.first()?, self.events[0]);
-        let (last_at, last) = match (self.places.pop(), self.events.pop()) {
-            (Some(a), Some(e)) => (a, e),
-            _ => unreachable!("places and events have one length"),
+        let top = (self.top_place()?, self.events[0]);
+        let last = match self.events.pop() {
+            Some(e) => e,
+            None => unreachable!("the heap has a top"),
         };
-        let n = self.places.len();
+        let n = self.events.len();
+        let last_at = self.at(n);
+        self.set(n, Place::MAX);
         if n == 0 {
             return Some(top);
         }
         // Move the hole at the root down to where the last entry belongs.
         let mut hole = 0;
-        loop {
-            let first = 4 * hole + 1;
-            if first >= n {
-                break;
-            }
-            let four = self
-                .places
-                .get(first..first + 4)
-                .and_then(|k| k.try_into().ok());
-            let (least, least_at) = match four {
-                Some(kids) => least_of_four(kids),
-                None => least_of(&self.places[first..n]),
-            };
+        while 4 * hole + 1 < n {
+            // Children past the last entry are `Place::MAX`: never least
+            // while one is an entry.
+            let (least, least_at) = least_of_four(&self.lines[hole + 1].0);
             if least_at >= last_at {
                 break;
             }
-            let child = first + least;
-            self.places[hole] = least_at;
+            let child = 4 * hole + 1 + least;
+            self.set(hole, least_at);
             self.events[hole] = self.events[child];
             hole = child;
         }
-        self.places[hole] = last_at;
+        self.set(hole, last_at);
         self.events[hole] = last;
         Some(top)
     }
@@ -160,17 +183,6 @@ fn least_of_four(kids: &[Place; 4]) -> (usize, Place) {
     let left = pick((0, kids[0]), (1, kids[1]));
     let right = pick((2, kids[2]), (3, kids[3]));
     pick(left, right)
-}
-
-/// The index and place of the least of the last, fewer than four, children.
-fn least_of(kids: &[Place]) -> (usize, Place) {
-    let mut least = (0, kids[0]);
-    for (i, &k) in kids.iter().enumerate().skip(1) {
-        if k < least.1 {
-            least = (i, k);
-        }
-    }
-    least
 }
 
 /// A priority queue of events ordered by (time, class, insertion sequence).
@@ -321,15 +333,12 @@ mod tests {
                         let kids = ix.map(|i| values[i]);
                         let least = kids.iter().position(|&k| k == 5).unwrap();
                         assert_eq!(least_of_four(&kids), (least, 5), "{kids:?}");
-                        assert_eq!(least_of(&kids), (least, 5), "{kids:?}");
                         seen += 1;
                     }
                 }
             }
         }
         assert_eq!(seen, 24);
-        assert_eq!(least_of(&[9, 2, 4]), (1, 2));
-        assert_eq!(least_of(&[9]), (0, 9));
     }
 
     #[test]
