@@ -862,6 +862,12 @@ mod tests {
         &mut s.flows[0]
     }
 
+    /// Makes the first flow a TCP flow with `config`.
+    fn tcp(s: &mut Scenario, config: TcpConfig) {
+        flow(s).transport = Transport::Tcp;
+        flow(s).tcp = Some(config);
+    }
+
     #[test]
     fn top_level_and_area() {
         refused(
@@ -1443,33 +1449,39 @@ mod tests {
         );
         refused(
             |s| {
-                flow(s).transport = Transport::Tcp;
-                flow(s).tcp = Some(TcpConfig {
-                    window_packets: 0,
-                    ..TcpConfig::default()
-                });
+                tcp(
+                    s,
+                    TcpConfig {
+                        window_packets: 0,
+                        ..TcpConfig::default()
+                    },
+                )
             },
             "flows[0].tcp.window_packets",
             "≥ 1",
         );
         refused(
             |s| {
-                flow(s).transport = Transport::Tcp;
-                flow(s).tcp = Some(TcpConfig {
-                    min_rto_s: 0.0,
-                    ..TcpConfig::default()
-                });
+                tcp(
+                    s,
+                    TcpConfig {
+                        min_rto_s: 0.0,
+                        ..TcpConfig::default()
+                    },
+                )
             },
             "flows[0].tcp.min_rto_s",
             "got 0.0",
         );
         refused(
             |s| {
-                flow(s).transport = Transport::Tcp;
-                flow(s).tcp = Some(TcpConfig {
-                    vegas_alpha: 4.0,
-                    ..TcpConfig::default()
-                });
+                tcp(
+                    s,
+                    TcpConfig {
+                        vegas_alpha: 4.0,
+                        ..TcpConfig::default()
+                    },
+                )
             },
             "flows[0].tcp.vegas_alpha",
             "vegas_alpha ≤ vegas_beta",
@@ -1478,21 +1490,12 @@ mod tests {
 
     #[test]
     fn energy_and_loss_values() {
-        let e = Energy {
-            initial_j: 1.0,
-            tx_w: 0.6,
-            rx_w: 0.3,
-            idle_w: 0.0,
-            sleep_w: 0.0,
-        };
+        let e = an_energy();
         refused(
             |s| {
                 s.energy = Some(Energy {
                     initial_j: 0.0,
-                    tx_w: 0.6,
-                    rx_w: 0.3,
-                    idle_w: 0.0,
-                    sleep_w: 0.0,
+                    ..an_energy()
                 })
             },
             "energy.initial_j",
@@ -1501,11 +1504,8 @@ mod tests {
         refused(
             |s| {
                 s.energy = Some(Energy {
-                    initial_j: 1.0,
                     tx_w: -0.6,
-                    rx_w: 0.3,
-                    idle_w: 0.0,
-                    sleep_w: 0.0,
+                    ..an_energy()
                 })
             },
             "energy.tx_w",
@@ -1514,11 +1514,8 @@ mod tests {
         refused(
             |s| {
                 s.energy = Some(Energy {
-                    initial_j: 1.0,
-                    tx_w: 0.6,
                     rx_w: f64::NAN,
-                    idle_w: 0.0,
-                    sleep_w: 0.0,
+                    ..an_energy()
                 })
             },
             "energy.rx_w",
@@ -1527,11 +1524,8 @@ mod tests {
         refused(
             |s| {
                 s.energy = Some(Energy {
-                    initial_j: 1.0,
-                    tx_w: 0.6,
-                    rx_w: 0.3,
                     idle_w: -1.0,
-                    sleep_w: 0.0,
+                    ..an_energy()
                 })
             },
             "energy.idle_w",
@@ -1540,11 +1534,8 @@ mod tests {
         refused(
             |s| {
                 s.energy = Some(Energy {
-                    initial_j: 1.0,
-                    tx_w: 0.6,
-                    rx_w: 0.3,
-                    idle_w: 0.0,
                     sleep_w: -1.0,
+                    ..an_energy()
                 })
             },
             "energy.sleep_w",
@@ -1575,6 +1566,16 @@ mod tests {
             "loss[1].rate",
             "0..=1",
         );
+    }
+
+    fn an_energy() -> Energy {
+        Energy {
+            initial_j: 1.0,
+            tx_w: 0.6,
+            rx_w: 0.3,
+            idle_w: 0.0,
+            sleep_w: 0.0,
+        }
     }
 
     fn a_gilbert(rate: f64, mean_burst_packets: f64) -> Loss {
