@@ -152,20 +152,23 @@ impl<E: Copy> QuadHeap<E> {
             return Some(top);
         }
         // Move the hole at the root down to where the last entry belongs.
-        let mut hole = 0;
+        // The hole's place is `slot` of line `line` (the root's: 3 of 0; a
+        // child's: its rank among the four of line `hole + 1`).
+        let (mut hole, mut line, mut slot) = (0, 0, 3);
         while 4 * hole + 1 < n {
             // Children past the last entry are `Place::MAX`: never least
             // while one is an entry.
-            let (least, least_at) = least_of_four(&self.lines[hole + 1].0);
+            let kids = &self.lines[hole + 1].0;
+            let (least, least_at) = least_of_four(kids);
             if least_at >= last_at {
                 break;
             }
+            self.lines[line].0[slot & 3] = least_at;
             let child = 4 * hole + 1 + least;
-            self.set(hole, least_at);
             self.events[hole] = self.events[child];
-            hole = child;
+            (hole, line, slot) = (child, hole + 1, least);
         }
-        self.set(hole, last_at);
+        self.lines[line].0[slot & 3] = last_at;
         self.events[hole] = last;
         Some(top)
     }
