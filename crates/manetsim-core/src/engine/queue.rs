@@ -68,8 +68,8 @@ pub fn place(time: SimTime, key: TieKey) -> Place {
 /// Entry `i` (the root is 0, the children of `i` are `4i + 1` to `4i + 4`)
 /// sits at `i + 3` in the lines of places, so the children of `i` are
 /// exactly line `i + 1`. Places past the last entry are [`Place::MAX`],
-/// which no event has (a sift compares four children always), and line 0
-/// begins with three of them.
+/// which no event has (no [`Class`] sets both top bits of a tie key), so a
+/// sift compares four children always; line 0 begins with three of them.
 struct QuadHeap<E> {
     lines: Vec<Line>,
     events: Vec<E>,
