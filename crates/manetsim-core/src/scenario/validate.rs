@@ -862,8 +862,11 @@ mod tests {
         &mut s.flows[0]
     }
 
-    /// Makes the first flow a TCP flow with `config`.
-    fn tcp(s: &mut Scenario, config: TcpConfig) {
+    /// Makes the first flow a TCP flow with the default TCP settings as
+    /// `edit` leaves them.
+    fn tcp(s: &mut Scenario, edit: impl FnOnce(&mut TcpConfig)) {
+        let mut config = TcpConfig::default();
+        edit(&mut config);
         flow(s).transport = Transport::Tcp;
         flow(s).tcp = Some(config);
     }
@@ -1448,41 +1451,17 @@ mod tests {
             "[flows.tcp] is only used with transport = \"tcp\" (this flow's transport is \"udp\")",
         );
         refused(
-            |s| {
-                tcp(
-                    s,
-                    TcpConfig {
-                        window_packets: 0,
-                        ..TcpConfig::default()
-                    },
-                )
-            },
+            |s| tcp(s, |t| t.window_packets = 0),
             "flows[0].tcp.window_packets",
             "≥ 1",
         );
         refused(
-            |s| {
-                tcp(
-                    s,
-                    TcpConfig {
-                        min_rto_s: 0.0,
-                        ..TcpConfig::default()
-                    },
-                )
-            },
+            |s| tcp(s, |t| t.min_rto_s = 0.0),
             "flows[0].tcp.min_rto_s",
             "got 0.0",
         );
         refused(
-            |s| {
-                tcp(
-                    s,
-                    TcpConfig {
-                        vegas_alpha: 4.0,
-                        ..TcpConfig::default()
-                    },
-                )
-            },
+            |s| tcp(s, |t| t.vegas_alpha = 4.0),
             "flows[0].tcp.vegas_alpha",
             "vegas_alpha ≤ vegas_beta",
         );
@@ -1492,52 +1471,27 @@ mod tests {
     fn energy_and_loss_values() {
         let e = an_energy();
         refused(
-            |s| {
-                s.energy = Some(Energy {
-                    initial_j: 0.0,
-                    ..an_energy()
-                })
-            },
+            |s| s.energy = Some(an_energy_with(|e| e.initial_j = 0.0)),
             "energy.initial_j",
             "> 0",
         );
         refused(
-            |s| {
-                s.energy = Some(Energy {
-                    tx_w: -0.6,
-                    ..an_energy()
-                })
-            },
+            |s| s.energy = Some(an_energy_with(|e| e.tx_w = -0.6)),
             "energy.tx_w",
             "≥ 0",
         );
         refused(
-            |s| {
-                s.energy = Some(Energy {
-                    rx_w: f64::NAN,
-                    ..an_energy()
-                })
-            },
+            |s| s.energy = Some(an_energy_with(|e| e.rx_w = f64::NAN)),
             "energy.rx_w",
             "got nan",
         );
         refused(
-            |s| {
-                s.energy = Some(Energy {
-                    idle_w: -1.0,
-                    ..an_energy()
-                })
-            },
+            |s| s.energy = Some(an_energy_with(|e| e.idle_w = -1.0)),
             "energy.idle_w",
             "≥ 0",
         );
         refused(
-            |s| {
-                s.energy = Some(Energy {
-                    sleep_w: -1.0,
-                    ..an_energy()
-                })
-            },
+            |s| s.energy = Some(an_energy_with(|e| e.sleep_w = -1.0)),
             "energy.sleep_w",
             "≥ 0",
         );
@@ -1566,6 +1520,12 @@ mod tests {
             "loss[1].rate",
             "0..=1",
         );
+    }
+
+    fn an_energy_with(edit: impl FnOnce(&mut Energy)) -> Energy {
+        let mut e = an_energy();
+        edit(&mut e);
+        e
     }
 
     fn an_energy() -> Energy {
