@@ -345,6 +345,30 @@ mod tests {
     }
 
     #[test]
+    fn a_last_parent_with_fewer_than_four_children_sifts_right() {
+        // Every size up to three levels, so that the last parent has one,
+        // two, three or four children (the rest of its line `Place::MAX`),
+        // filled in rising, falling and interleaved order.
+        for n in 1..=21u32 {
+            let orders: [Vec<u32>; 3] = [
+                (0..n).collect(),
+                (0..n).rev().collect(),
+                // 23 is prime and above 21: a permutation.
+                (0..n).map(|i| (i * 23) % n).collect(),
+            ];
+            for order in orders {
+                let mut h = QuadHeap::with_capacity(4);
+                for &v in &order {
+                    h.push(Place::from(v) << 64, v);
+                }
+                let popped: Vec<u32> = std::iter::from_fn(|| h.pop().map(|(_, v)| v)).collect();
+                assert_eq!(popped, (0..n).collect::<Vec<_>>(), "{order:?}");
+                assert!(h.lines.iter().all(|l| l.0 == [Place::MAX; 4]));
+            }
+        }
+    }
+
+    #[test]
     fn pops_in_time_order() {
         let mut q = EventQueue::new();
         q.schedule(30, 'c');
