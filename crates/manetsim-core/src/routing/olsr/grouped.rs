@@ -193,3 +193,68 @@ impl<T: Expiring> Grouped<T> {
         self.len == 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Rng, Stream};
+    use std::collections::BTreeMap;
+
+    /// Random upserts, removals, retains, group removals and expiries,
+    /// against a plain map of (group, member) to expiry time.
+    #[test]
+    fn agrees_with_a_map_of_pairs() {
+        let mut set: Grouped<SimTime> = Grouped::default();
+        let mut model: BTreeMap<(NodeId, NodeId), SimTime> = BTreeMap::new();
+        let mut rng = Rng::new(11, Stream::Test, 0);
+        let mut now: SimTime = 0;
+        for _ in 0..20_000 {
+            let before: Vec<_> = model.keys().copied().collect();
+            let generation = set.generation();
+            let group = rng.below(8) as NodeId;
+            let member = rng.below(8) as NodeId;
+            match rng.below(10) {
+                0..=4 => {
+                    let until = now + 1 + rng.below(100);
+                    let old = set.update(group, |m| m.upsert(member, until));
+                    assert_eq!(old, model.insert((group, member), until));
+                }
+                5 | 6 => {
+                    let old = set.update(group, |m| m.remove(member));
+                    assert_eq!(old, model.remove(&(group, member)));
+                }
+                7 => {
+                    set.update(group, |m| m.retain(|x, _| x % 2 == 0));
+                    model.retain(|&(g, x), _| g != group || x % 2 == 0);
+                }
+                8 => {
+                    set.remove_group(group);
+                    model.retain(|&(g, _), _| g != group);
+                }
+                _ => {
+                    now += rng.below(20);
+                    let due = model.values().any(|&t| t <= now);
+                    assert_eq!(set.expire(now), due);
+                    model.retain(|_, &mut t| t > now);
+                }
+            }
+            let pairs: Vec<_> = model.keys().copied().collect();
+            assert_eq!(set.iter().collect::<Vec<_>>(), pairs);
+            assert_eq!(set.len(), model.len());
+            assert_eq!(set.is_empty(), model.is_empty());
+            assert_eq!(set.next_expiry(), model.values().min().copied());
+            assert_eq!(set.get(group, member), model.get(&(group, member)));
+            assert_eq!(
+                set.generation() != generation,
+                pairs != before,
+                "the generation moves exactly when a pair appears or goes"
+            );
+            let members: Vec<_> = set.members(group).iter().map(|&(m, t)| (m, t)).collect();
+            let want: Vec<_> = model
+                .range((group, 0)..=(group, NodeId::MAX))
+                .map(|(&(_, m), &t)| (m, t))
+                .collect();
+            assert_eq!(members, want);
+        }
+    }
+}
