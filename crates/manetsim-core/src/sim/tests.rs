@@ -6,13 +6,38 @@ use super::*;
 /// Runs `text` twice, with overheard frames as events and lazily, and
 /// returns both results (wall time zeroed) and the lazy run's count of
 /// receptions that skipped the queue.
-fn both_ways(text: &str) -> (RunResult, RunResult, u64) {
+/// Runs `text` with every reception an event and with lazy receptions,
+/// checks that both give the same result and that more than `min_lazy`
+/// receptions were lazy, and returns the lazy run's result.
+fn lazy_as_eager(text: &str, min_lazy: u64) -> RunResult {
     let (eager, lazy, lazy_count, _) = both_ways_counting_floods(text);
-    (eager, lazy, lazy_count)
+    assert_same(&eager, &lazy);
+    assert!(lazy_count > min_lazy, "{lazy_count} lazy receptions");
+    lazy
 }
 
-/// [`both_ways`], also returning how many of the lazy receptions were
-/// copies of floods their node had seen.
+/// [`lazy_as_eager`] on a run in which every flow delivers and every
+/// packet is accounted for.
+fn lazy_as_eager_delivering(text: &str, min_lazy: u64) -> RunResult {
+    let lazy = lazy_as_eager(text, min_lazy);
+    assert!(
+        lazy.flows.iter().all(|f| f.received > 0),
+        "{:?}",
+        lazy.flows
+    );
+    assert!(lazy.ledger.balanced, "{:?}", lazy.ledger);
+    lazy
+}
+
+/// [`MOBILE_AODV`] over `protocol`, with `seed`.
+fn mobile(protocol: &str, seed: u64) -> String {
+    MOBILE_AODV
+        .replace("protocol = \"aodv\"", &format!("protocol = \"{protocol}\""))
+        .replace("seed = 3", &format!("seed = {seed}"))
+}
+
+/// Both runs of [`lazy_as_eager`], unchecked, with the count of lazy
+/// receptions and of those that were copies of floods their node had seen.
 fn both_ways_counting_floods(text: &str) -> (RunResult, RunResult, u64, u64) {
     let s = crate::scenario::load_str(text, "test.toml", &[]).expect("valid scenario");
     let mut runs = Vec::new();
@@ -179,31 +204,27 @@ packet_size_bytes = 512
 rate_bps = 400000
 start_s = 1.2
 "#;
-    let (eager, lazy, lazy_count) = both_ways(text);
-    assert_same(&eager, &lazy);
+    let lazy = lazy_as_eager(text, 1000);
     assert!(lazy.mac.collisions > 10, "{:?}", lazy.mac);
     assert!(lazy.mac.rts_failures > 0, "{:?}", lazy.mac);
-    assert!(lazy_count > 1000, "{lazy_count}");
 }
 
 #[test]
 fn lazy_overhearing_changes_nothing_with_loss_models_drawing_per_frame() {
     // A loss model before the MAC draws for every frame addressed to its
     // node, decodable or not: those frames must stay in step.
-    let mut text = MOBILE_AODV.replace("seed = 3", "seed = 11");
+    let mut text = mobile("aodv", 11);
     for node in [1, 3, 5, 9] {
         text.push_str(&format!(
             "\n[[loss]]\nnode = {node}\nmodel = \"uniform\"\nrate = 0.1\npackets = \"all\"\nwhere = \"before_mac\"\n"
         ));
     }
-    let (eager, lazy, lazy_count) = both_ways(&text);
-    assert_same(&eager, &lazy);
+    let lazy = lazy_as_eager(&text, 10_000);
     assert!(
         lazy.drops["loss_model"] == 0,
         "before_mac losses are MAC retries"
     );
     assert!(lazy.mac.retries > 0, "{:?}", lazy.mac);
-    assert!(lazy_count > 10_000, "{lazy_count}");
 }
 
 #[test]
@@ -211,34 +232,20 @@ fn lazy_overhearing_changes_nothing_with_dsr_overhearing_promiscuously() {
     // DSR's gratuitous replies need every decodable data frame for another
     // node handed to its agent: those receptions stay events, the rest
     // may still be lazy.
-    let text = MOBILE_AODV
-        .replace("protocol = \"aodv\"", "protocol = \"dsr\"")
-        .replace("seed = 3", "seed = 4");
-    let (eager, lazy, lazy_count) = both_ways(&text);
-    assert_same(&eager, &lazy);
+    let lazy = lazy_as_eager_delivering(&mobile("dsr", 4), 10_000);
     let grat = lazy
         .routing
         .by_message
         .get("grat_rrep")
         .map_or(0, |m| m.packets);
     assert!(grat > 0, "{:?}", lazy.routing.by_message);
-    assert!(lazy.flows.iter().all(|f| f.received > 0));
-    assert!(lazy.ledger.balanced);
-    assert!(lazy_count > 10_000, "{lazy_count}");
 }
 
 #[test]
 fn lazy_overhearing_changes_nothing_with_dsr_overhearing_control_too() {
     // DSR's ns2 preset also overhears unicast replies and route errors.
-    let text = MOBILE_AODV
-        .replace("protocol = \"aodv\"", "protocol = \"dsr\"")
-        .replace("seed = 3", "seed = 4")
-        + "\n[routing.dsr]\npreset = \"ns2\"\n";
-    let (eager, lazy, lazy_count) = both_ways(&text);
-    assert_same(&eager, &lazy);
-    assert!(lazy.flows.iter().all(|f| f.received > 0));
-    assert!(lazy.ledger.balanced);
-    assert!(lazy_count > 10_000, "{lazy_count}");
+    let text = mobile("dsr", 4) + "\n[routing.dsr]\npreset = \"ns2\"\n";
+    lazy_as_eager_delivering(&text, 10_000);
 }
 
 #[test]
@@ -246,23 +253,17 @@ fn lazy_overhearing_changes_nothing_with_arp() {
     // ARP requests are broadcasts every neighbour learns from, replies
     // unicast frames a promiscuous MAC must not hand to routing.
     for protocol in ["aodv", "dsr"] {
-        let text = MOBILE_AODV
-            .replace("protocol = \"aodv\"", &format!("protocol = \"{protocol}\""))
-            .replace("seed = 3", "seed = 4")
+        let text = mobile(protocol, 4)
             + &format!("\n[mac]\narp = \"ns2\"\n\n[routing.{protocol}]\npreset = \"ns2\"\n");
-        let (eager, lazy, lazy_count) = both_ways(&text);
-        assert_same(&eager, &lazy);
+        let lazy = lazy_as_eager_delivering(&text, 10_000);
         assert!(lazy.mac.arp_requests > 50, "{protocol}: {:?}", lazy.mac);
         assert!(lazy.mac.arp_replies > 0, "{protocol}: {:?}", lazy.mac);
-        assert!(lazy.flows.iter().all(|f| f.received > 0));
-        assert!(lazy.ledger.balanced);
-        assert!(lazy_count > 10_000, "{lazy_count}");
     }
 }
 
 #[test]
 fn only_a_promiscuous_agent_makes_the_macs_promiscuous() {
-    let on = MOBILE_AODV.replace("protocol = \"aodv\"", "protocol = \"dsr\"");
+    let on = mobile("dsr", 3);
     let off = format!("{on}\n[routing.dsr]\ngratuitous_replies = false\n");
     let ns2 = format!("{off}preset = \"ns2\"\n");
     for (text, want, control) in [
@@ -312,11 +313,9 @@ packet_size_bytes = 512
 variant = "newreno"
 handshake = false
 "#;
-    let (eager, lazy, lazy_count) = both_ways(text);
-    assert_same(&eager, &lazy);
+    let lazy = lazy_as_eager(text, 10_000);
     assert!(lazy.flows[0].received > 500, "{:?}", lazy.flows[0]);
     assert!(lazy.mac.collisions > 10, "{:?}", lazy.mac);
-    assert!(lazy_count > 10_000, "{lazy_count}");
 }
 
 #[test]
@@ -619,14 +618,9 @@ fn packets_inside_the_link_layer_count_as_in_flight_when_the_run_ends() {
 #[test]
 fn lazy_overhearing_changes_nothing_with_a_link_layer_delay() {
     for protocol in ["aodv", "dsr"] {
-        let text = MOBILE_AODV
-            .replace("protocol = \"aodv\"", &format!("protocol = \"{protocol}\""))
+        let text = mobile(protocol, 3)
             + "\n[mac]\nll_delay_s = 25e-6\nframes = \"ns2\"\nbackoff_draw = \"ns2\"\n";
-        let (eager, lazy, lazy_count) = both_ways(&text);
-        assert_same(&eager, &lazy);
-        assert!(lazy.flows.iter().all(|f| f.received > 0), "{protocol}");
-        assert!(lazy.ledger.balanced);
-        assert!(lazy_count > 10_000, "{lazy_count}");
+        lazy_as_eager_delivering(&text, 10_000);
     }
 }
 
