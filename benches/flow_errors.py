@@ -7,10 +7,14 @@ Usage: python benches/flow_errors.py DIR [--seeds 1-10]
 manetsim's (``manetsim.tr``). With flow state both write DSR's flow-state
 lines (``SFESTs``, ``SFs``, ``SFf``, ``SFErr``, ``SFEr``; manetsim since
 ``ec6b38a``). This reads both the same way. A relay learns a flow from the
-first packet establishing it that it receives (an ``r … RTR`` line of a
-uid a source's ``SFESTs`` line names, at a node of the route that line
-gives: elsewhere the packet was salvaged, without its flow options), with
-that line's TTL. Each
+first packet establishing it that it receives on the flow's route (an
+``r … RTR`` line of a uid a source's ``SFESTs`` line names, at a node of
+the route that line gives, with the TTL the packet has there), with that
+line's TTL. A copy of the packet received elsewhere, or on the route with
+another TTL, was salvaged without its flow options and teaches nothing:
+the TTL falls by one a hop, so a copy that came the route's way has the
+TTL plus the node's place on the route of the packet's first reception
+on it, and a salvaged copy that comes back onto the route has less. Each
 ``SFErr`` (a relay that did not know a packet's flow) is then matched with
 the packet the relay received at that instant, whose flow its source's
 ``SFs`` or ``SFESTs`` line names, and sorted by cause:
@@ -20,11 +24,7 @@ the packet the relay received at that instant, whose flow its source's
   flow of the pair, or had learned a newer flow of it (the default moved
   on: the packet's TTL is not the new flow's), or had learned only older
   ones (it missed the packet's flow), or knew the packet's flow as its
-  default but with another TTL (mostly a misreading: a salvaged copy of an
-  establishing packet that comes back onto the flow's route teaches the
-  relay nothing, yet is read as teaching it; over rwp50's 10 seeds over
-  DSR at ``6220a53``, 43 of manetsim's 44 packets in this row and all 11 of
-  ns-2.35's came to a relay that had never forwarded by that flow);
+  default but with another TTL;
 - an error at no reception (the MAC gave up on a packet of a flow the relay
   did not know), or for a packet no source line names.
 
@@ -67,7 +67,8 @@ def _flow_of(field: str) -> tuple[int, bool]:
 def causes(path: Path) -> Counter[str]:
     """The causes of the `SFErr` lines of one trace."""
     sent: dict[str, tuple[Pair, int, bool]] = {}  # uid -> (pair, flow, header)
-    establishing: dict[str, set[str]] = {}  # uid -> the nodes of its route
+    establishing: dict[str, dict[str, int]] = {}  # uid -> {node: its place on the route}
+    on_route: dict[str, int] = {}  # uid -> TTL + place of its first reception on its route
     learned: dict[tuple[str, str, str], dict[int, int]] = {}  # (node, src, dst) -> {flow: ttl}
     received: dict[str, tuple[str, str, int]] = {}  # node -> (time, uid, ttl)
     out: Counter[str] = Counter()
@@ -81,7 +82,8 @@ def causes(path: Path) -> Counter[str]:
                 sent[t[3]] = ((t[4].lstrip("["), t[6].rstrip("]")), flow, header)
                 if t[0] == "SFESTs":
                     # `… to next [src |a b … dst ]`
-                    establishing[t[3]] = {n.strip("[|]") for n in t[10:]} - {""}
+                    route = [n for n in (f.strip("[|]") for f in t[10:]) if n]
+                    establishing[t[3]] = {n: place for place, n in enumerate(route)}
             elif line.startswith("SFErr "):
                 t = line.split()
                 if len(t) < 8:
@@ -94,9 +96,10 @@ def causes(path: Path) -> Counter[str]:
                     continue
                 node, uid, ttl = t[2].strip("_"), t[5], int(ip.group(3))
                 received[node] = (t[1], uid, ttl)
-                # Not on the flow's route: the packet was salvaged, its
-                # flow options stripped.
-                if node in establishing.get(uid, ()):
+                # Off the flow's route, or on it with less TTL than the
+                # route gives: a salvaged copy, its flow options stripped.
+                place = establishing.get(uid, {}).get(node)
+                if place is not None and on_route.setdefault(uid, ttl + place) == ttl + place:
                     pair, flow, _ = sent[uid]
                     if node != pair[1]:
                         learned.setdefault((node, *pair), {}).setdefault(flow, ttl)

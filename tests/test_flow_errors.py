@@ -68,6 +68,27 @@ def test_a_relay_off_the_route_learns_nothing_from_a_salvaged_packet(tmp_path: P
     assert counts == {"default: the relay learned no flow of the pair": 1}
 
 
+def test_a_salvaged_copy_back_on_the_route_teaches_the_relay_nothing(tmp_path: Path):
+    # Packet 1 reaches relay 2 only as a copy relay 1 salvaged over node 7
+    # (TTL 30, where the route 0-1-2-3 brings it with 31): relay 2 has no
+    # flow of the pair when packet 2 (default flow) reaches it.
+    lines = [
+        LINES[0],
+        _r(1.01, 1, 1, 32),
+        _r(1.02, 7, 1, 31),
+        _r(1.03, 2, 1, 30),
+        LINES[3],
+        _r(2.5, 2, 2, 31),
+        "SFErr 2.50000 _2_ 0 -> 3 : 0",
+    ]
+    counts = flow_errors.causes(_trace(tmp_path / "t.tr", lines))
+    assert counts == {"default: the relay learned no flow of the pair": 1}
+    # Brought by the route, the same packet teaches it flow 1.
+    lines[3] = _r(1.03, 2, 1, 31)
+    counts = flow_errors.causes(_trace(tmp_path / "t.tr", lines))
+    assert counts == {"default: the relay's default flow, the same TTL": 1}
+
+
 def test_the_command_prints_both_traces_side_by_side(tmp_path: Path, capsys):
     for side in ("manetsim", "ns2"):
         (tmp_path / "seed-1").mkdir(exist_ok=True)
