@@ -194,7 +194,6 @@ impl Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Rng;
 
     fn rreq() -> AomdvRreq {
         AomdvRreq {
@@ -276,7 +275,6 @@ mod tests {
 
     #[test]
     fn fuzz_random_and_truncated_bytes_never_panic() {
-        let mut rng = Rng::from_seed(6540);
         let valid = [
             Message::Rreq(rreq()).to_bytes(),
             Message::Rrep(rrep()).to_bytes(),
@@ -287,29 +285,23 @@ mod tests {
             .to_bytes(),
         ];
         let mut parsed = 0;
-        for i in 0..20_000u64 {
-            let mut b: Vec<u8> = if i % 2 == 0 {
-                let len = rng.below(64) as usize;
-                (0..len).map(|_| rng.below(256) as u8).collect()
-            } else {
-                let v = &valid[(i / 2 % valid.len() as u64) as usize];
-                let mut b = v[..rng.below(v.len() as u64 + 1) as usize].to_vec();
-                if !b.is_empty() {
-                    let k = rng.below(b.len() as u64) as usize;
-                    b[k] = rng.below(256) as u8;
+        super::super::fuzz(
+            6540,
+            20_000,
+            &valid,
+            |rng, _| rng.below(64) as usize,
+            |rng, i, mut b| {
+                if i % 5 == 0 && !b.is_empty() {
+                    b[0] = 1 + rng.below(3) as u8;
                 }
-                b
-            };
-            if i % 5 == 0 && !b.is_empty() {
-                b[0] = 1 + rng.below(3) as u8;
-            }
-            if let Ok(m) = Message::parse(&b) {
-                parsed += 1;
-                let out = m.to_bytes();
-                assert_eq!(out.len(), m.buffer_len());
-                assert_eq!(Message::parse(&out), Ok(m));
-            }
-        }
+                if let Ok(m) = Message::parse(&b) {
+                    parsed += 1;
+                    let out = m.to_bytes();
+                    assert_eq!(out.len(), m.buffer_len());
+                    assert_eq!(Message::parse(&out), Ok(m));
+                }
+            },
+        );
         assert!(parsed > 1000, "the fuzz reaches the parsers: {parsed}");
     }
 }

@@ -44,6 +44,37 @@ fn emitted(len: usize, emit: impl FnOnce(&mut [u8])) -> Vec<u8> {
     v
 }
 
+/// A parser's fuzz test: `count` inputs drawn from `seed`, each handed to
+/// `check` with its number and the generator. The even ones are random
+/// bytes (`random_len` draws their length), the odd ones one of the
+/// `valid` messages in turn, cut at a random length with one random byte
+/// changed.
+#[cfg(test)]
+fn fuzz(
+    seed: u64,
+    count: u64,
+    valid: &[Vec<u8>],
+    mut random_len: impl FnMut(&mut crate::engine::Rng, u64) -> usize,
+    mut check: impl FnMut(&mut crate::engine::Rng, u64, Vec<u8>),
+) {
+    let mut rng = crate::engine::Rng::from_seed(seed);
+    for i in 0..count {
+        let b = if i % 2 == 0 {
+            let len = random_len(&mut rng, i);
+            (0..len).map(|_| rng.below(256) as u8).collect()
+        } else {
+            let v = &valid[(i / 2 % valid.len() as u64) as usize];
+            let mut b = v[..rng.below(v.len() as u64 + 1) as usize].to_vec();
+            if !b.is_empty() {
+                let k = rng.below(b.len() as u64) as usize;
+                b[k] = rng.below(256) as u8;
+            }
+            b
+        };
+        check(&mut rng, i, b);
+    }
+}
+
 pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;

@@ -471,7 +471,7 @@ impl PacketRepr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Rng, NS_PER_MS};
+    use crate::engine::NS_PER_MS;
 
     fn hello() -> MessageRepr {
         MessageRepr {
@@ -617,7 +617,6 @@ mod tests {
 
     #[test]
     fn fuzz_random_and_truncated_bytes_never_panic() {
-        let mut rng = Rng::from_seed(698);
         let valid = [
             PacketRepr {
                 seq: 1,
@@ -631,33 +630,27 @@ mod tests {
             .to_bytes(),
         ];
         let mut parsed = 0;
-        for i in 0..20_000u64 {
-            let mut b: Vec<u8> = if i % 2 == 0 {
-                let len = rng.below(80) as usize;
-                (0..len).map(|_| rng.below(256) as u8).collect()
-            } else {
-                let v = &valid[(i / 2 % valid.len() as u64) as usize];
-                let mut b = v[..rng.below(v.len() as u64 + 1) as usize].to_vec();
-                if !b.is_empty() {
-                    let k = rng.below(b.len() as u64) as usize;
-                    b[k] = rng.below(256) as u8;
+        super::super::fuzz(
+            698,
+            20_000,
+            &valid,
+            |rng, _| rng.below(80) as usize,
+            |_, i, mut b| {
+                if i % 5 == 0 && b.len() >= 2 {
+                    // A plausible packet length, so messages get parsed.
+                    let n = b.len() as u16;
+                    b[..2].copy_from_slice(&n.to_be_bytes());
                 }
-                b
-            };
-            if i % 5 == 0 && b.len() >= 2 {
-                // A plausible packet length, so messages get parsed.
-                let n = b.len() as u16;
-                b[..2].copy_from_slice(&n.to_be_bytes());
-            }
-            if let Ok(p) = PacketRepr::parse(&b) {
-                parsed += 1;
-                // Whatever parses re-emits into its stated length and
-                // parses back to itself.
-                let out = p.to_bytes();
-                assert_eq!(out.len(), p.buffer_len());
-                assert_eq!(PacketRepr::parse(&out), Ok(p));
-            }
-        }
+                if let Ok(p) = PacketRepr::parse(&b) {
+                    parsed += 1;
+                    // Whatever parses re-emits into its stated length and
+                    // parses back to itself.
+                    let out = p.to_bytes();
+                    assert_eq!(out.len(), p.buffer_len());
+                    assert_eq!(PacketRepr::parse(&out), Ok(p));
+                }
+            },
+        );
         assert!(parsed > 100, "only {parsed} inputs parsed");
     }
 }
