@@ -5,7 +5,7 @@
 //! Every run's ledger must balance.
 
 use crate::common::*;
-use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol, Scenario};
+use manetsim_core::scenario::{RoutingProtocol, Scenario};
 use manetsim_core::RunResult;
 
 const CBR_BPS: f64 = 4.0 * 512.0 * 8.0;
@@ -61,13 +61,7 @@ fn ring_scenario(protocol: RoutingProtocol, leave_s: Option<f64>, seed: u64) -> 
     s.area.width_m = 400.0;
     s.area.height_m = 3000.0;
     if let Some(at_s) = leave_s {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s,
-            to: [200.0, 3000.0],
-            speed_mps: 50.0,
-        }];
+        script(&mut s, &[(1, at_s, [200.0, 3000.0], 50.0)]);
     }
     s.flows.push(cbr(0, 2, 512, CBR_BPS, 1.0, 39.0));
     s
@@ -239,13 +233,7 @@ fn grid3(protocol: RoutingProtocol, leave: bool, seed: u64) -> RunResult {
     s.area.width_m = 400.0;
     s.area.height_m = 3000.0;
     if leave {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s: 3.0,
-            to: [200.0, 0.0],
-            speed_mps: 50.0,
-        }];
+        script(&mut s, &[(1, 3.0, [200.0, 0.0], 50.0)]);
     }
     s.flows.push(cbr(0, 4, 512, CBR_BPS, 1.0, 39.0));
     run_checked(&s)

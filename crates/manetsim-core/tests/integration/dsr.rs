@@ -4,8 +4,7 @@
 
 use crate::common::*;
 use manetsim_core::scenario::{
-    AppKind, DsrOptions, DsrPreset, MobilityModel, Move, RoutingProtocol, Scenario, TcpConfig,
-    Transport,
+    AppKind, DsrOptions, DsrPreset, MobilityModel, RoutingProtocol, Scenario, TcpConfig, Transport,
 };
 
 const CBR_4PPS_512B: f64 = 4.0 * 512.0 * 8.0;
@@ -79,21 +78,13 @@ fn relay_walks_away(seed: u64) -> manetsim_core::RunResult {
     );
     s.area.width_m = 700.0;
     s.area.height_m = 2000.0;
-    s.mobility.model = MobilityModel::Waypoints;
-    s.mobility.moves = vec![
-        Move {
-            node: 4,
-            at_s: 0.0,
-            to: [400.0, 1100.0],
-            speed_mps: 50.0,
-        },
-        Move {
-            node: 2,
-            at_s: 20.0,
-            to: [400.0, 0.0],
-            speed_mps: 10.0,
-        },
-    ];
+    script(
+        &mut s,
+        &[
+            (4, 0.0, [400.0, 1100.0], 50.0),
+            (2, 20.0, [400.0, 0.0], 10.0),
+        ],
+    );
     s.flows.push(cbr(0, 3, 512, CBR_4PPS_512B, 1.0, 80.0));
     run_checked(&s)
 }
@@ -230,13 +221,7 @@ fn destination_comes_closer(gratuitous: bool) -> manetsim_core::RunResult {
         gratuitous_replies: gratuitous,
         ..DsrOptions::default()
     });
-    s.mobility.model = MobilityModel::Waypoints;
-    s.mobility.moves = vec![Move {
-        node: 4,
-        at_s: 10.0,
-        to: [430.0, 0.0],
-        speed_mps: 10.0,
-    }];
+    script(&mut s, &[(4, 10.0, [430.0, 0.0], 10.0)]);
     s.flows.push(cbr(0, 4, 512, CBR_4PPS_512B, 1.0, 60.0));
     run_checked(&s)
 }

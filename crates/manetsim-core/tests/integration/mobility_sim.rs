@@ -2,7 +2,7 @@
 //! trajectories put them, and trajectories depend only on the mobility config.
 
 use crate::common::*;
-use manetsim_core::scenario::{MobilityModel, Move};
+use manetsim_core::scenario::MobilityModel;
 
 /// Node 1 starts 100 m from node 0, leaves at 5 s at 50 m/s for (3000, 0),
 /// and comes back at 70 s. Node 0 sends 4 packets/s to node 1 throughout.
@@ -11,21 +11,10 @@ fn away_and_back(seed: u64) -> manetsim_core::RunResult {
     place(&mut s, vec![[0.0, 0.0], [100.0, 0.0]]);
     s.area.width_m = 3100.0;
     s.area.height_m = 100.0;
-    s.mobility.model = MobilityModel::Waypoints;
-    s.mobility.moves = vec![
-        Move {
-            node: 1,
-            at_s: 5.0,
-            to: [3000.0, 0.0],
-            speed_mps: 50.0,
-        },
-        Move {
-            node: 1,
-            at_s: 70.0,
-            to: [100.0, 0.0],
-            speed_mps: 50.0,
-        },
-    ];
+    script(
+        &mut s,
+        &[(1, 5.0, [3000.0, 0.0], 50.0), (1, 70.0, [100.0, 0.0], 50.0)],
+    );
     s.flows.push(cbr(0, 1, 512, 4.0 * 512.0 * 8.0, 1.0, 140.0));
     run_checked(&s)
 }

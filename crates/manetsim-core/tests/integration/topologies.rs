@@ -105,7 +105,7 @@ fn a_flow_without_a_route_is_reported_loudly() {
 /// protocol finds.
 #[test]
 fn a_flow_is_reported_routeless_only_when_no_route_can_appear() {
-    use manetsim_core::scenario::{MobilityModel, Move, RoutingProtocol};
+    use manetsim_core::scenario::RoutingProtocol;
     let scenario = |moves: bool| {
         let mut s = base(20.0, 1);
         s.routing.protocol = RoutingProtocol::Aodv;
@@ -113,13 +113,7 @@ fn a_flow_is_reported_routeless_only_when_no_route_can_appear() {
         s.flows.push(cbr(0, 2, 512, 10_000.0, 1.0, 20.0));
         if moves {
             // Node 2 walks to 400 m (within node 1's range) by 6 s.
-            s.mobility.model = MobilityModel::Waypoints;
-            s.mobility.moves = vec![Move {
-                node: 2,
-                at_s: 1.0,
-                to: [400.0, 0.0],
-                speed_mps: 100.0,
-            }];
+            script(&mut s, &[(2, 1.0, [400.0, 0.0], 100.0)]);
         }
         s
     };

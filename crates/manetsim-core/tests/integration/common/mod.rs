@@ -105,14 +105,23 @@ pub fn detour_topology(s: &mut Scenario, leave_s: Option<f64>) {
     s.area.width_m = 400.0;
     s.area.height_m = 3000.0;
     if let Some(at_s) = leave_s {
-        s.mobility.model = MobilityModel::Waypoints;
-        s.mobility.moves = vec![Move {
-            node: 1,
-            at_s,
-            to: [200.0, 3000.0],
-            speed_mps: 20.0,
-        }];
+        script(s, &[(1, at_s, [200.0, 3000.0], 20.0)]);
     }
+}
+
+/// Scripted mobility: each `(node, at_s, to, speed_mps)` sends `node`
+/// from where it is at `at_s` straight to `to` at `speed_mps`.
+pub fn script(s: &mut Scenario, moves: &[(u32, f64, [f64; 2], f64)]) {
+    s.mobility.model = MobilityModel::Waypoints;
+    s.mobility.moves = moves
+        .iter()
+        .map(|&(node, at_s, to, speed_mps)| Move {
+            node,
+            at_s,
+            to,
+            speed_mps,
+        })
+        .collect();
 }
 
 /// Runs and checks the invariants every run must keep.
