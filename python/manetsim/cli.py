@@ -470,11 +470,7 @@ def convert_command(args: argparse.Namespace) -> None:
     BonnMotion files), so the same motion can be run in ns-2 for comparison.
     """
     text = movements_ns2(args.file, override_pairs(args.set_ or []), args.seed)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write_text_atomic(args.output, text)
-        _notice(f"wrote {args.output}")
+    _write_or_print(args.output, text)
 
 
 def sweep_command(args: argparse.Namespace) -> None:
@@ -611,11 +607,7 @@ def export_ns2_command(args: argparse.Namespace) -> None:
         )
     except ns2_mod.ExportError as err:
         _fail(f"{args.file}: {err}", EXIT_USAGE)
-    if args.output is None:
-        sys.stdout.write(script)
-    else:
-        write_text_atomic(args.output, script)
-        _notice(f"wrote {args.output}")
+    _write_or_print(args.output, script)
 
 
 def crosscheck_command(args: argparse.Namespace) -> None:
@@ -935,6 +927,15 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def _write_or_print(output: Path | None, text: str) -> None:
+    """`text` to `output` (whole or not at all), or to stdout without one."""
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(output, text)
+        _notice(f"wrote {output}")
 
 
 def _notice(text: str) -> None:
