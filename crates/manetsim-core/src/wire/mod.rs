@@ -75,6 +75,23 @@ fn fuzz(
     }
 }
 
+/// Whether `$bytes` parse as a `$format`; whatever parses must re-emit into
+/// its stated length and parse back to itself.
+#[cfg(test)]
+macro_rules! round_trips {
+    ($format:ty, $bytes:expr) => {
+        match <$format>::parse($bytes) {
+            Ok(m) => {
+                let out = m.to_bytes();
+                assert_eq!(out.len(), m.buffer_len());
+                assert_eq!(<$format>::parse(&out), Ok(m));
+                true
+            }
+            Err(_) => false,
+        }
+    };
+}
+
 pub mod aodv;
 pub mod aomdv;
 pub mod dsdv;
