@@ -1175,12 +1175,7 @@ impl World {
                 forwarded,
                 keep_uid,
             } => {
-                if !keep_uid {
-                    packet.uid = self.next_uid;
-                    self.next_uid += 1;
-                }
-                packet.created_at = now;
-                self.ledger.create();
+                self.create(now, &mut packet, keep_uid);
                 self.routing_stats
                     .count(message, packet.size_bytes, forwarded);
                 self.enqueue(now, n, packet, next_hop);
@@ -1199,12 +1194,7 @@ impl World {
                 mut packet,
                 keep_uid,
             } => {
-                if !keep_uid {
-                    packet.uid = self.next_uid;
-                    self.next_uid += 1;
-                }
-                packet.created_at = now;
-                self.ledger.create();
+                self.create(now, &mut packet, keep_uid);
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
             }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
@@ -1345,12 +1335,20 @@ impl World {
         self.queue(now, n, packet, next_hop);
     }
 
-    /// Originates an ARP message and queues it.
-    fn send_arp(&mut self, now: SimTime, n: u32, mut packet: Packet, next_hop: NodeId) {
-        packet.uid = self.next_uid;
-        self.next_uid += 1;
+    /// Gives a packet created at `now` its place in the ledger and, unless
+    /// it `keep_uid`s (a packet that goes on as the same one), the next uid.
+    fn create(&mut self, now: SimTime, packet: &mut Packet, keep_uid: bool) {
+        if !keep_uid {
+            packet.uid = self.next_uid;
+            self.next_uid += 1;
+        }
         packet.created_at = now;
         self.ledger.create();
+    }
+
+    /// Originates an ARP message and queues it.
+    fn send_arp(&mut self, now: SimTime, n: u32, mut packet: Packet, next_hop: NodeId) {
+        self.create(now, &mut packet, false);
         if next_hop == BROADCAST {
             self.arp_sent.0 += 1;
         } else {
@@ -1892,7 +1890,7 @@ impl World {
             return;
         }
         let mut packet = Packet {
-            uid: self.next_uid,
+            uid: 0,
             kind: PacketKind::Data { flow: f, seq },
             src,
             dst,
@@ -1906,8 +1904,7 @@ impl World {
             tcp: None,
         };
         packet.visit(src);
-        self.next_uid += 1;
-        self.ledger.create();
+        self.create(now, &mut packet, false);
         if let Some(t) = &mut self.trace {
             t.agent_sent(now, src, &packet);
         }

@@ -273,7 +273,7 @@ impl World {
             PacketKind::TcpAck { flow: f }
         };
         let mut packet = Packet {
-            uid: self.next_uid,
+            uid: 0,
             kind,
             src: from,
             dst: to,
@@ -287,8 +287,7 @@ impl World {
             tcp: Some(Rc::new(seg)),
         };
         packet.visit(from);
-        self.next_uid += 1;
-        self.ledger.create();
+        self.create(now, &mut packet, false);
         if let Some(t) = &mut self.trace {
             t.agent_sent(now, from, &packet);
         }
