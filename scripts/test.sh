@@ -8,6 +8,8 @@ echo "== cargo fmt"
 cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
+# The core's optional parallel probe (sim::parallel), which its tests build too.
+cargo clippy -p manetsim-core --all-targets --features parallel-probe -- -D warnings
 echo "== cargo test"
 cargo test --workspace
 echo "== ruff check"

@@ -6,14 +6,22 @@
 //! cargo run --release -p manetsim-core --example run_scenario -- SCENARIO.toml [key=value ...]
 //! ```
 //!
-//! Each `key=value` is a `--set` override, e.g. `duration_s=60`.
+//! Each `key=value` is a `--set` override, e.g. `duration_s=60`. With
+//! `--parallel-probe` first (in a build with the feature `parallel-probe`),
+//! the run also counts what two cores could gain at most
+//! (`manetsim_core::sim::parallel`) and prints it after the summary.
 
 use std::path::Path;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let parallel_probe = args.next_if_eq("--parallel-probe").is_some();
+    if parallel_probe && !cfg!(feature = "parallel-probe") {
+        eprintln!("--parallel-probe: build with `--features parallel-probe`");
+        std::process::exit(2);
+    }
     let Some(file) = args.next() else {
-        eprintln!("usage: run_scenario SCENARIO.toml [key=value ...]");
+        eprintln!("usage: run_scenario [--parallel-probe] SCENARIO.toml [key=value ...]");
         std::process::exit(2);
     };
     let overrides: Vec<(String, String)> = args
@@ -32,7 +40,8 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let result = match manetsim_core::run(&scenario) {
+    let run = run(&scenario, parallel_probe);
+    let (result, probe) = match run {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
@@ -62,4 +71,29 @@ fn main() {
         result.mac.frames_sent,
         result.ledger.balanced
     );
+    if let Some(probe) = probe {
+        print!("{probe}");
+    }
+}
+
+/// Runs `scenario`, with the parallel probe's report when `probe`.
+#[cfg(feature = "parallel-probe")]
+fn run(
+    scenario: &manetsim_core::Scenario,
+    probe: bool,
+) -> Result<(manetsim_core::RunResult, Option<String>), manetsim_core::SimError> {
+    if probe {
+        manetsim_core::sim::parallel::probe(scenario).map(|(r, p)| (r, Some(p.to_string())))
+    } else {
+        manetsim_core::run(scenario).map(|r| (r, None))
+    }
+}
+
+/// Runs `scenario` (a build without the probe).
+#[cfg(not(feature = "parallel-probe"))]
+fn run(
+    scenario: &manetsim_core::Scenario,
+    _probe: bool,
+) -> Result<(manetsim_core::RunResult, Option<String>), manetsim_core::SimError> {
+    manetsim_core::run(scenario).map(|r| (r, None))
 }

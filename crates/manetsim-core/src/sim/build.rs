@@ -397,6 +397,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         air_free: Vec::new(),
         next_serial: 0,
         overhear_lazily: true,
+        #[cfg(any(test, feature = "parallel-probe"))]
+        parallel: None,
         trace: None,
         promiscuous,
         tap_control,

@@ -56,6 +56,8 @@
 
 mod build;
 mod floods;
+#[cfg(any(test, feature = "parallel-probe"))]
+pub mod parallel;
 mod tcp;
 
 use crate::app::Cbr;
@@ -614,6 +616,9 @@ pub(crate) struct World {
     /// lists (always, except in the test that compares both ways, and with
     /// a trace, whose lines must come in time order).
     overhear_lazily: bool,
+    /// [`parallel::probe`]'s counts, when it runs the world.
+    #[cfg(any(test, feature = "parallel-probe"))]
+    parallel: Option<Box<parallel::Probe>>,
     /// The ns-2 trace being written (`[output] ns2_trace`).
     trace: Option<Box<Ns2Trace>>,
     /// Receptions that went to an `overheard` list (for that test).
@@ -752,6 +757,10 @@ impl World {
             if self.prefetch_listeners {
                 self.prefetch_events(&ev);
             }
+            #[cfg(any(test, feature = "parallel-probe"))]
+            if self.parallel.is_some() {
+                self.probe_event(now, ev);
+            }
             match ev {
                 Event::Mac { node, timer, gen } => self.on_mac_timer(now, node, timer, gen),
                 Event::RxStart { node, tx, power } => {
@@ -794,6 +803,42 @@ impl World {
             out.clear();
         }
         self.out = out;
+    }
+
+    /// Hands an event to [`parallel::probe`]'s counts: it belongs to the
+    /// half its node is in (an event of no node to the left), and the
+    /// nearest pair across the boundary is sampled when due.
+    #[cfg(any(test, feature = "parallel-probe"))]
+    fn probe_event(&mut self, now: SimTime, ev: Event) {
+        let node = match ev {
+            Event::Mac { node, .. }
+            | Event::RxStart { node, .. }
+            | Event::RxEnd { node, .. }
+            | Event::Sync { node }
+            | Event::Routing { node, .. } => Some(node),
+            Event::App { flow }
+            | Event::Tcp {
+                flow,
+                receiver: false,
+                ..
+            } => Some(self.flows[flow as usize].src),
+            Event::Tcp {
+                flow,
+                receiver: true,
+                ..
+            } => Some(self.flows[flow as usize].dst),
+            Event::EnergySample | Event::Link { .. } => None,
+        };
+        let x_m = node.map(|n| self.mobility.position(n, now).x);
+        let Some(probe) = self.parallel.as_mut() else {
+            return;
+        };
+        probe.event(now, x_m.is_some_and(|x| probe.right_of_boundary(x)));
+        if probe.sample_due(now) {
+            let mobility = &mut self.mobility;
+            let n = self.nodes.len() as u32;
+            probe.sample(now, (0..n).map(|i| mobility.position(i, now)));
+        }
     }
 
     /// In a large network, where a node's state is seldom in cache when

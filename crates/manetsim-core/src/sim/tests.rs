@@ -783,3 +783,30 @@ ns2_trace = true
     assert_eq!(left, vec![std::ffi::OsString::from("taken.tr")]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_parallel_probe_counts_every_event_and_changes_no_result() {
+    let s = crate::scenario::load_str(MOBILE_AODV, "test.toml", &[]).expect("valid scenario");
+    let (probed, report) = parallel::probe(&s).expect("runs");
+    let mut w = build::build(&s).expect("builds");
+    w.run();
+    assert_same(&w.result(&s, 0.0), &probed);
+    // The same counts again, to the bit.
+    assert_eq!(parallel::probe(&s).expect("runs").1, report);
+    assert!(report.events > 100_000, "{}", report.events);
+    // Longer windows are fewer, and two halves gain between nothing and 2x.
+    let counts: Vec<u64> = report.windows.iter().map(|w| w.windows).collect();
+    assert!(counts.windows(2).all(|c| c[0] > c[1]), "{counts:?}");
+    assert!(
+        report
+            .windows
+            .iter()
+            .all(|w| (1.0..=2.0).contains(&w.speedup_bound)),
+        "{report}"
+    );
+    // One sample each simulated second from the first event, at 1 s (the
+    // first flow's start); 30 moving nodes in 1000 m x 700 m: a pair
+    // across x = 500 m is near.
+    assert_eq!(report.nearest_across_m.len(), 39, "{report}");
+    assert!(report.nearest_across_m[0] < 100.0, "{report}");
+}
