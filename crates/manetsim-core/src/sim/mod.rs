@@ -807,7 +807,8 @@ impl World {
 
     /// Hands an event to [`parallel::probe`]'s counts: it belongs to the
     /// half its node is in (an event of no node to the left), and the
-    /// nearest pair across the boundary is sampled when due.
+    /// nearest pair across the boundary is sampled when due. The time the
+    /// probe takes here is not counted as the events'.
     #[cfg(any(test, feature = "parallel-probe"))]
     fn probe_event(&mut self, now: SimTime, ev: Event) {
         let node = match ev {
@@ -829,16 +830,19 @@ impl World {
             } => Some(self.flows[flow as usize].dst),
             Event::EnergySample | Event::Link { .. } => None,
         };
-        let x_m = node.map(|n| self.mobility.position(n, now).x);
         let Some(probe) = self.parallel.as_mut() else {
             return;
         };
+        probe.handled();
+        let x_m = node.map(|n| self.mobility.position(n, now).x);
+        let probe = self.parallel.as_mut().expect("tested above");
         probe.event(now, x_m.is_some_and(|x| probe.right_of_boundary(x)));
         if probe.sample_due(now) {
             let mobility = &mut self.mobility;
             let n = self.nodes.len() as u32;
             probe.sample(now, (0..n).map(|i| mobility.position(i, now)));
         }
+        probe.handling();
     }
 
     /// In a large network, where a node's state is seldom in cache when

@@ -5,11 +5,14 @@
 //! per core. Both may process the events of a window `[t0, t0 + L)` at the
 //! same time, where `t0` is the earliest pending event and `L` the
 //! lookahead: the least time in which an event in one half can affect the
-//! other. The window ends at a barrier. With every event costing alike, a
-//! window takes as long as its busier half, so the events of the whole run
-//! over the sum, across windows, of each window's busier half bound the
-//! speed-up from above (the barriers and the work of frames that cross the
-//! boundary are extra).
+//! other. The window ends at a barrier. A window takes as long as its
+//! busier half, so the work of the whole run over the sum, across windows,
+//! of each window's busier half bounds the speed-up from above (the
+//! barriers and the work of frames that cross the boundary are extra). The
+//! probe weighs the work two ways: each event alike (a count, the same in
+//! every run), and by the time the event loop spent on it in this run
+//! (measured from one event to the next, leaving out the probe's own work
+//! but for one clock reading).
 //!
 //! The lookahead of a radio whose carrier sense reacts as a frame arrives
 //! (ns-2.35's, and manetsim's) is the propagation delay between the two
@@ -31,6 +34,7 @@ use crate::metrics::result::RunResult;
 use crate::phy::Pos;
 use crate::scenario::Scenario;
 use std::fmt;
+use std::time::Instant;
 
 /// The window lengths the probe measures, ns: from ns-2.35's lookahead
 /// (nodes metres apart across the boundary) to 802.11b's clear-channel
@@ -45,20 +49,28 @@ const NEAR_BOUNDARY_M: f64 = 200.0;
 #[derive(Debug, Clone, Copy, Default)]
 struct Windows {
     lookahead_ns: SimTime,
-    /// The current window's end (exclusive) and its events in each half.
+    /// The current window's end (exclusive), and its events and their
+    /// time, ns, in each half.
     end: SimTime,
     left: u64,
     right: u64,
-    /// Windows closed or open, and the busier halves of those closed.
+    left_ns: u64,
+    right_ns: u64,
+    /// Windows closed or open, and the busier halves of those closed, by
+    /// count and by time.
     count: u64,
     busier_sum: u64,
+    busier_ns_sum: u64,
 }
 
 impl Windows {
     fn close(&mut self) {
         self.busier_sum += self.left.max(self.right);
+        self.busier_ns_sum += self.left_ns.max(self.right_ns);
         self.left = 0;
         self.right = 0;
+        self.left_ns = 0;
+        self.right_ns = 0;
     }
 }
 
@@ -70,6 +82,9 @@ pub(crate) struct Probe {
     windows: Vec<Windows>,
     next_sample: SimTime,
     nearest_m: Vec<f64>,
+    /// The half of the event being handled, and when its handling began.
+    current: Option<(bool, Instant)>,
+    total_ns: u64,
 }
 
 impl Probe {
@@ -87,6 +102,32 @@ impl Probe {
                 .collect(),
             next_sample: 0,
             nearest_m: Vec::new(),
+            current: None,
+            total_ns: 0,
+        }
+    }
+
+    /// The event loop begins handling the event just counted.
+    pub(crate) fn handling(&mut self) {
+        if let Some((_, began)) = &mut self.current {
+            *began = Instant::now();
+        }
+    }
+
+    /// The event being handled, if any, is over: its time goes to its half
+    /// of the windows it was counted in.
+    pub(crate) fn handled(&mut self) {
+        let Some((right, began)) = self.current.take() else {
+            return;
+        };
+        let ns = began.elapsed().as_nanos() as u64;
+        self.total_ns += ns;
+        for w in &mut self.windows {
+            if right {
+                w.right_ns += ns;
+            } else {
+                w.left_ns += ns;
+            }
         }
     }
 
@@ -139,8 +180,11 @@ impl Probe {
         x_m >= self.boundary_x_m
     }
 
-    /// One event at `now` (non-decreasing), in the right half or the left.
+    /// One event at `now` (non-decreasing), in the right half or the left;
+    /// the one before it is over.
     pub(crate) fn event(&mut self, now: SimTime, right: bool) {
+        self.handled();
+        self.current = Some((right, Instant::now()));
         self.events += 1;
         for w in &mut self.windows {
             if w.count == 0 || now >= w.end {
@@ -158,6 +202,7 @@ impl Probe {
 
     /// What the counts say.
     pub(crate) fn report(mut self) -> ParallelReport {
+        self.handled();
         for w in &mut self.windows {
             w.close();
         }
@@ -170,11 +215,8 @@ impl Probe {
                 .map(|w| WindowRow {
                     lookahead_ns: w.lookahead_ns,
                     windows: w.count,
-                    speedup_bound: if w.busier_sum == 0 {
-                        1.0
-                    } else {
-                        self.events as f64 / w.busier_sum as f64
-                    },
+                    speedup_bound: ratio(self.events, w.busier_sum),
+                    timed_speedup_bound: ratio(self.total_ns, w.busier_ns_sum),
                 })
                 .collect(),
             nearest_across_m: self.nearest_m,
@@ -189,6 +231,17 @@ pub struct WindowRow {
     pub windows: u64,
     /// The run's events over the sum of each window's busier half.
     pub speedup_bound: f64,
+    /// The same with each event weighed by its time in this run.
+    pub timed_speedup_bound: f64,
+}
+
+/// `whole / busier`; 1 when there was no work.
+fn ratio(whole: u64, busier: u64) -> f64 {
+    if busier == 0 {
+        1.0
+    } else {
+        whole as f64 / busier as f64
+    }
 }
 
 /// What [`probe`] measured.
@@ -207,17 +260,18 @@ impl fmt::Display for ParallelReport {
         writeln!(f, "events taken from the queue: {}", self.events)?;
         writeln!(
             f,
-            "{:>14} {:>14} {:>18} {:>14}",
-            "lookahead_ns", "windows", "events_per_window", "speedup_bound"
+            "{:>14} {:>14} {:>18} {:>14} {:>20}",
+            "lookahead_ns", "windows", "events_per_window", "speedup_bound", "timed_speedup_bound"
         )?;
         for w in &self.windows {
             writeln!(
                 f,
-                "{:>14} {:>14} {:>18.2} {:>14.3}",
+                "{:>14} {:>14} {:>18.2} {:>14.3} {:>20.3}",
                 w.lookahead_ns,
                 w.windows,
                 self.events as f64 / w.windows.max(1) as f64,
-                w.speedup_bound
+                w.speedup_bound,
+                w.timed_speedup_bound
             )?;
         }
         let d = &self.nearest_across_m;
@@ -291,6 +345,23 @@ mod tests {
         let r = p.report();
         assert_eq!(row(&r, 10).windows, 2);
         assert_eq!(row(&r, 10).speedup_bound, 3.0 / 2.0);
+    }
+
+    #[test]
+    fn the_timed_bound_weighs_each_event_by_its_time() {
+        // Two events in one window, one per half: by count, 2x. The left
+        // one takes 20 ms, the right one next to nothing: by time, about 1.
+        let mut p = Probe::new(0.0);
+        p.event(0, false);
+        p.handling();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        p.event(0, true);
+        p.handling();
+        let r = p.report();
+        for w in &r.windows {
+            assert_eq!(w.speedup_bound, 2.0);
+            assert!(w.timed_speedup_bound < 1.1, "{r}");
+        }
     }
 
     #[test]
