@@ -399,6 +399,19 @@ fn example(name: &str) -> Scenario {
     crate::scenario::load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The positions `[nodes] positions` places the nodes at.
+fn placed(s: &Scenario) -> Vec<Pos> {
+    let positions = s.nodes.positions.as_ref().expect("[nodes] positions");
+    positions.iter().map(|p| Pos::new(p[0], p[1])).collect()
+}
+
+/// The scenario's movements from `placed`, which it loads without a warning.
+fn without_warnings(s: &Scenario, placed: &[Pos]) -> Mobility {
+    let warnings = scenario_warnings(s);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    Mobility::from_scenario(s, placed).unwrap()
+}
+
 /// Hops from `from` to `to` over links of at most `range_m` (BFS).
 fn hops(pos: &[Pos], from: usize, to: usize, range_m: f64) -> Option<usize> {
     let mut dist = vec![usize::MAX; pos.len()];
@@ -452,20 +465,8 @@ fn the_chain5p1_example_reproduces_the_papers_hop_counts() {
         (817.3, 2),
     ];
     let s = example("karlssonkassler_chain5p1.toml");
-    let placed: Vec<Pos> = s
-        .nodes
-        .positions
-        .as_ref()
-        .unwrap()
-        .iter()
-        .map(|p| Pos::new(p[0], p[1]))
-        .collect();
-    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
-    assert!(
-        scenario_warnings(&s).is_empty(),
-        "{:?}",
-        scenario_warnings(&s)
-    );
+    let placed = placed(&s);
+    let mut m = without_warnings(&s, &placed);
     for (t, expected) in TABLE_2 {
         let pos = metrics::positions_at(&mut m, from_secs(t));
         assert_eq!(
@@ -493,20 +494,8 @@ fn the_chain5p1_example_reproduces_the_papers_hop_counts() {
 #[test]
 fn the_oozothman_examples_move_as_their_comments_say() {
     let s = example("oozothman_chain_mobile.toml");
-    let placed: Vec<Pos> = s
-        .nodes
-        .positions
-        .as_ref()
-        .unwrap()
-        .iter()
-        .map(|p| Pos::new(p[0], p[1]))
-        .collect();
-    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
-    assert!(
-        scenario_warnings(&s).is_empty(),
-        "{:?}",
-        scenario_warnings(&s)
-    );
+    let placed = placed(&s);
+    let mut m = without_warnings(&s, &placed);
     assert_eq!(m.position(2, 200 * S), Pos::new(575.0, 800.0));
     assert_eq!(m.position(3, 200 * S), Pos::new(725.0, 200.0));
     assert_eq!(m.position(2, 280 * S), placed[2]);
@@ -521,12 +510,7 @@ fn the_oozothman_examples_move_as_their_comments_say() {
     let placed: Vec<Pos> = (0..25)
         .map(|i| Pos::new(f64::from(i % 5) * 150.0, f64::from(i / 5) * 150.0))
         .collect();
-    let mut m = Mobility::from_scenario(&s, &placed).unwrap();
-    assert!(
-        scenario_warnings(&s).is_empty(),
-        "{:?}",
-        scenario_warnings(&s)
-    );
+    let mut m = without_warnings(&s, &placed);
     assert_eq!(m.position(8, 100 * S), Pos::new(750.0, 150.0));
     assert_eq!(m.position(19, 150 * S), Pos::new(375.0, 450.0));
     for node in [8, 9, 18, 19] {
