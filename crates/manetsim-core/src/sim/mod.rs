@@ -830,19 +830,18 @@ impl World {
             } => Some(self.flows[flow as usize].dst),
             Event::EnergySample | Event::Link { .. } => None,
         };
-        let Some(probe) = self.parallel.as_mut() else {
+        let Some(mut probe) = self.parallel.take() else {
             return;
         };
         probe.handled();
         let x_m = node.map(|n| self.mobility.position(n, now).x);
-        let probe = self.parallel.as_mut().expect("tested above");
         probe.event(now, x_m.is_some_and(|x| probe.right_of_boundary(x)));
         if probe.sample_due(now) {
-            let mobility = &mut self.mobility;
             let n = self.nodes.len() as u32;
-            probe.sample(now, (0..n).map(|i| mobility.position(i, now)));
+            probe.sample(now, (0..n).map(|i| self.mobility.position(i, now)));
         }
         probe.handling();
+        self.parallel = Some(probe);
     }
 
     /// In a large network, where a node's state is seldom in cache when
