@@ -2,8 +2,8 @@
 //!
 //! A DSR header follows the IP header. It is a 4-byte fixed portion followed
 //! by options; a control-only packet carries "No Next Header" (59), a data
-//! packet carries its transport protocol (17 for UDP) and a Source Route
-//! option.
+//! packet carries its transport protocol (6 for TCP, 17 for UDP) and a
+//! Source Route option.
 //!
 //! ```text
 //!     0                   1                   2                   3
@@ -47,6 +47,8 @@ pub const IP_PROTOCOL: u8 = 48;
 pub const NEXT_HEADER_NONE: u8 = 59;
 /// Next Header value for UDP.
 pub const NEXT_HEADER_UDP: u8 = 17;
+/// Next Header value for TCP.
+pub const NEXT_HEADER_TCP: u8 = 6;
 /// Length of the fixed portion.
 pub const FIXED_LEN: usize = 4;
 

@@ -153,7 +153,7 @@ use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST};
 use crate::wire::dsr::{
     DsrOption, DsrRepr, FlowHeader, ERROR_DEFAULT_FLOW_UNKNOWN, ERROR_NODE_UNREACHABLE,
-    ERROR_UNKNOWN_FLOW, NEXT_HEADER_UDP,
+    ERROR_UNKNOWN_FLOW, NEXT_HEADER_TCP, NEXT_HEADER_UDP,
 };
 use flow_table::{FlowEntry, FlowTable};
 use request_table::{backoff, Discovery, RequestTable};
@@ -162,6 +162,15 @@ use route_cache::RouteCache;
 use send_buffer::SendBuffer;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+
+/// The Next Header of a DSR header on data packet `p`: its transport's.
+fn next_header(p: &Packet) -> u8 {
+    if p.tcp.is_some() {
+        NEXT_HEADER_TCP
+    } else {
+        NEXT_HEADER_UDP
+    }
+}
 
 /// TTL of unicast DSR control packets (replies, errors).
 const CONTROL_TTL: u8 = 64;
@@ -874,7 +883,7 @@ impl Dsr {
             addresses: addresses.to_vec(),
         };
         let bytes = DsrRepr {
-            next_header: NEXT_HEADER_UDP,
+            next_header: next_header(&p),
             options: vec![sr.option()],
         }
         .to_bytes();
@@ -891,7 +900,7 @@ impl Dsr {
     /// Attaches a DSR options header with `options` to a data packet.
     fn attach_options(&self, p: &mut Packet, options: Vec<DsrOption>) {
         let repr = DsrRepr {
-            next_header: NEXT_HEADER_UDP,
+            next_header: next_header(p),
             options,
         };
         self.attach_repr(p, &repr);
@@ -1152,7 +1161,7 @@ impl Dsr {
             self.attach_options(&mut p, options);
         } else if f.header {
             let h = FlowHeader {
-                next_header: NEXT_HEADER_UDP,
+                next_header: next_header(&p),
                 hop_count: 1,
                 flow_id: f.id,
             };
