@@ -223,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     _out_option(
         run,
         "Also write Parquet tables, result.json and scenario.toml to DIR "
-        "(and trace.tr, with [output] ns2_trace = true).",
+        "(and trace.tr, with [output] ns2_trace = true; NAME-N.pcap for each "
+        "node N, with [output] pcap = true).",
     )
     _seed_option(run)
     _set_option(run)
@@ -415,7 +416,9 @@ def run_command(args: argparse.Namespace) -> None:
     """Run a scenario and report per-flow, drop and MAC figures.
 
     With [output] ns2_trace = true it also writes an ns-2 trace: DIR/trace.tr
-    with --out, NAME.tr in the current directory without.
+    with --out, NAME.tr in the current directory without. With [output] pcap =
+    true it writes a packet capture per node N, NAME-N.pcap, in DIR with --out
+    and in the current directory without.
     """
     file: Path = args.file
     out: Path | None = args.out
@@ -434,15 +437,31 @@ def run_command(args: argparse.Namespace) -> None:
             )
         trace = out / "trace.tr" if out is not None else Path(f"{resolved['name']}.tr")
         trace.parent.mkdir(parents=True, exist_ok=True)
+    pcap: Path | None = None
+    nodes = int(resolved.get("nodes", {}).get("count", 0))
+    if resolved.get("output", {}).get("pcap", False):
+        from manetsim import sweep as sweep_mod
+
+        name = str(resolved["name"])
+        if not sweep_mod.is_plain_file_name(name):
+            _fail(
+                f"{file}: key `name`: {name!r} names the packet captures (NAME-N.pcap): "
+                "no path separators, and not . or ..",
+                EXIT_USAGE,
+            )
+        pcap = (out if out is not None else Path()) / name
+        pcap.parent.mkdir(parents=True, exist_ok=True)
     if sys.stderr.isatty():
         with _stderr().status(f"running {_escape(str(file))}", spinner="dots"):
-            result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
+            result = run_scenario(file, seed, overrides, ns2_trace=trace, pcap=pcap)
     else:
-        result = run_scenario(file, seed=seed, overrides=overrides, ns2_trace=trace)
+        result = run_scenario(file, seed, overrides, ns2_trace=trace, pcap=pcap)
     for warning in result.warnings:
         _notice(f"warning: {warning}")
     if trace is not None:
         _notice(f"wrote the ns-2 trace to {trace}")
+    if pcap is not None:
+        _notice(f"wrote {nodes} packet captures, {pcap}-0.pcap to {pcap}-{nodes - 1}.pcap")
     if out is not None:
         result.write(out)
         _notice(f"wrote results to {out}")

@@ -49,6 +49,7 @@ def run(
     seed: int | None = None,
     overrides: Overrides = None,
     ns2_trace: str | os.PathLike[str] | None = None,
+    pcap: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Runs one scenario to completion and returns its :class:`Result`.
 
@@ -56,7 +57,10 @@ def run(
     simulation runs, so runs in several threads proceed in parallel.
     ``ns2_trace`` is where a scenario with ``[output] ns2_trace = true``
     writes its ns-2 trace (default: ``NAME.tr`` in the current directory);
-    the file appears only once the run is complete.
+    the file appears only once the run is complete. ``pcap`` is the prefix
+    of the packet captures a scenario with ``[output] pcap = true`` writes,
+    ``PREFIX-N.pcap`` for node ``N`` (default: ``NAME``, in the current
+    directory); they too appear only once the run is complete.
 
     Raises :class:`manetsim.ScenarioError` (a ``ValueError``) for a scenario that
     cannot be run, :class:`manetsim.SimulationError` (a ``RuntimeError``) for a run
@@ -66,7 +70,7 @@ def run(
     pairs = override_pairs(overrides)
     _check_seed(seed)
     resolved = _core.load(text, source, _with_seed(pairs, seed))
-    result_json = _core.run(text, source, pairs, seed, ns2_trace)
+    result_json = _core.run(text, source, pairs, seed, ns2_trace, pcap)
     return Result.from_json(result_json, scenario_toml=resolved)
 
 

@@ -819,6 +819,13 @@ def _resolve(
             "set output.ns2_trace = false, and trace single runs with `manetsim run`",
             "output.ns2_trace",
         )
+    if tomllib.loads(resolved).get("output", {}).get("pcap", False):
+        raise scenario_error(
+            str(sweep_file),
+            "a sweep does not write packet captures (every run would write the same files); "
+            "set output.pcap = false, and capture single runs with `manetsim run`",
+            "output.pcap",
+        )
     return resolved
 
 

@@ -55,7 +55,7 @@ pub mod wire;
 
 pub use metrics::result::RunResult;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{movements_as_ns2, run, run_traced, SimError};
+pub use sim::{movements_as_ns2, run, run_traced, run_with, Outputs, SimError};
 
 /// The manetsim version, recorded in every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -112,9 +112,10 @@ fn load(
 ///
 /// `seed`, when given, is applied as the last override (`seed=N`).
 /// `ns2_trace` is where `[output] ns2_trace` writes its trace (default:
-/// `NAME.tr` in the current directory).
+/// `NAME.tr` in the current directory), `pcap` the prefix of `[output]
+/// pcap`'s captures, `PREFIX-N.pcap` for node `N` (default: `NAME`).
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, ns2_trace=None))]
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, ns2_trace=None, pcap=None))]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -122,13 +123,18 @@ fn run(
     mut overrides: Overrides,
     seed: Option<u64>,
     ns2_trace: Option<std::path::PathBuf>,
+    pcap: Option<std::path::PathBuf>,
 ) -> Result<String, CoreError> {
     if let Some(seed) = seed {
         overrides.push(("seed".to_string(), seed.to_string()));
     }
     py.allow_threads(|| {
         let scenario = scenario::load_str(text, source, &overrides)?;
-        let result = manetsim_core::run_traced(&scenario, ns2_trace.as_deref())?;
+        let outputs = manetsim_core::Outputs {
+            ns2_trace: ns2_trace.as_deref(),
+            pcap_prefix: pcap.as_deref(),
+        };
+        let result = manetsim_core::run_with(&scenario, &outputs)?;
         serde_json::to_string(&result)
             .map_err(|e| CoreError::Simulation(format!("cannot encode the result: {e}")))
     })

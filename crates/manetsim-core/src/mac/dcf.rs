@@ -119,14 +119,15 @@ pub enum MacAction {
     /// Start transmitting `frame` now; it lasts `airtime_ns`.
     Transmit { frame: Frame, airtime_ns: SimTime },
     /// A data frame for this node arrived intact (not a duplicate); `ra`
-    /// (this node, or broadcast) and `duration_ns` are its header's, for
-    /// the trace.
+    /// (this node, or broadcast), `duration_ns` and `retry` are its
+    /// header's, for the trace and the capture.
     DeliverUp {
         packet: Packet,
         from: NodeId,
         seq: u16,
         ra: NodeId,
         duration_ns: SimTime,
+        retry: bool,
     },
     /// An RTS, CTS or ACK for this node that the MAC accepted (only with
     /// [`Dcf::report_to_trace`]).
@@ -1423,6 +1424,7 @@ impl Dcf {
                 seq: f.seq,
                 ra: f.ra,
                 duration_ns: f.duration_ns,
+                retry: f.retry,
             });
         }
     }

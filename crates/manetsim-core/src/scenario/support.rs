@@ -31,7 +31,6 @@ pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
     Feature::Transport(Transport::Tfrc),
     Feature::Transport(Transport::Sctp),
     Feature::App(AppKind::Onoff),
-    Feature::Pcap,
 ];
 
 /// The `mac.standard` values a run supports (the key is free text).

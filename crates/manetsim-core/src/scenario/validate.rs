@@ -1616,11 +1616,7 @@ mod tests {
                 ..a_loss(1, 0.1)
             }]
         });
-        refused(
-            |s| s.output.pcap = true,
-            "output.pcap",
-            "pcap output is not yet supported",
-        );
+        accepted(|s| s.output.pcap = true);
         accepted(|s| s.output.ns2_trace = true);
         // Value errors come before not-yet-supported ones.
         refused(

@@ -400,6 +400,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         #[cfg(any(test, feature = "parallel-probe"))]
         parallel: None,
         trace: None,
+        pcap: None,
         promiscuous,
         tap_control,
         lazy_receptions: 0,

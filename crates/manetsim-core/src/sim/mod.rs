@@ -85,7 +85,8 @@ use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
 use crate::scenario::{LossWhere, Scenario};
 use crate::trace::ns2::{drop_code, MacFields};
-use crate::trace::{Layer, Ns2Trace};
+use crate::trace::pcap::{self, DataHeader};
+use crate::trace::{Layer, Ns2Trace, PcapTrace};
 use floods::{FloodLog, Known};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -98,13 +99,17 @@ pub enum SimError {
     /// The trace file could not be written.
     #[error("cannot write the ns-2 trace {0}: {1}")]
     Trace(String, String),
+    /// A packet capture could not be written.
+    #[error("cannot write the packet capture {0}: {1}")]
+    Pcap(String, String),
 }
 
 /// Runs one scenario to completion and reports its results. With
 /// `[output] ns2_trace`, the trace goes to `<name>.tr` in the current
-/// directory (see [`run_traced`]).
+/// directory, and with `[output] pcap` the captures to `<name>-N.pcap`
+/// (see [`run_with`]).
 pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
-    run_traced(scenario, None)
+    run_with(scenario, &Outputs::default())
 }
 
 /// [`run`], with `[output] ns2_trace`'s trace written to `trace_path`
@@ -112,24 +117,50 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
 /// directory). The trace appears under its name only once the run is
 /// complete.
 pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunResult, SimError> {
+    run_with(
+        scenario,
+        &Outputs {
+            ns2_trace: trace_path,
+            pcap_prefix: None,
+        },
+    )
+}
+
+/// Where the files `[output]` asks for go. `None` puts each in the current
+/// directory, named after the scenario.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Outputs<'a> {
+    /// The ns-2 trace (default `<name>.tr`).
+    pub ns2_trace: Option<&'a Path>,
+    /// The captures' prefix: node `N`'s is `PREFIX-N.pcap` (default
+    /// `<name>`).
+    pub pcap_prefix: Option<&'a Path>,
+}
+
+/// `<name><suffix>` in the current directory, for a scenario whose name is
+/// a plain file name.
+fn named_after(scenario: &Scenario, suffix: &str, what: &str) -> Result<PathBuf, String> {
+    let name = &scenario.name;
+    let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0']);
+    if plain {
+        Ok(PathBuf::from(format!("{name}{suffix}")))
+    } else {
+        Err(format!(
+            "the scenario's name is the {what}'s file name in the current directory: \
+             no path separators, and not hidden"
+        ))
+    }
+}
+
+/// [`run`], writing the files `[output]` asks for where `outputs` says.
+/// Each appears under its name only once the run is complete.
+pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, SimError> {
     let mut world = build::build(scenario)?;
     if scenario.output.ns2_trace {
-        let path = match trace_path {
+        let path = match outputs.ns2_trace {
             Some(p) => p.to_path_buf(),
-            None => {
-                let name = &scenario.name;
-                let plain =
-                    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0']);
-                if !plain {
-                    return Err(SimError::Trace(
-                        format!("{name}.tr"),
-                        "the scenario's name is the trace's file name in the current \
-                         directory: no path separators, and not hidden"
-                            .into(),
-                    ));
-                }
-                PathBuf::from(format!("{name}.tr"))
-            }
+            None => named_after(scenario, ".tr", "trace")
+                .map_err(|why| SimError::Trace(format!("{}.tr", scenario.name), why))?,
         };
         let mss = world
             .tcp
@@ -139,10 +170,36 @@ pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunR
         let trace = Ns2Trace::create(&path, scenario.routing.protocol, mss)
             .map_err(|e| SimError::Trace(path.display().to_string(), e.to_string()))?;
         world.trace = Some(Box::new(trace));
-        // Every reception an event of its own, so that lines come in order.
+    }
+    if scenario.output.pcap {
+        let prefix = match outputs.pcap_prefix {
+            Some(p) => p.to_path_buf(),
+            None => named_after(scenario, "", "capture")
+                .map_err(|why| SimError::Pcap(format!("{}-0.pcap", scenario.name), why))?,
+        };
+        let nodes = world.nodes.len() as u32;
+        let pcap = PcapTrace::create(&prefix, nodes, scenario.routing.protocol).map_err(|e| {
+            SimError::Pcap(
+                pcap::capture_path(&prefix, 0).display().to_string(),
+                e.to_string(),
+            )
+        });
+        match pcap {
+            Ok(p) => world.pcap = Some(Box::new(p)),
+            Err(e) => {
+                if let Some(t) = world.trace.take() {
+                    t.abandon();
+                }
+                return Err(e);
+            }
+        }
+    }
+    if world.trace.is_some() || world.pcap.is_some() {
+        // Every reception an event of its own, so that lines and records
+        // come in order.
         world.overhear_lazily = false;
-        // The RTS, CTS and ACK each MAC accepts get `r` lines too, and the
-        // frames lost to collisions and the duplicates `D` lines.
+        // The RTS, CTS and ACK each MAC accepts are reported too, and the
+        // frames lost to collisions, refused, and the duplicates.
         for node in &mut world.nodes {
             node.mac.report_to_trace(true);
         }
@@ -150,11 +207,23 @@ pub fn run_traced(scenario: &Scenario, trace_path: Option<&Path>) -> Result<RunR
     let started = std::time::Instant::now();
     world.run();
     let wall_s = started.elapsed().as_secs_f64();
+    let pcap = world.pcap.take();
     if let Some(trace) = world.trace.take() {
         let path = trace.dest().to_path_buf();
-        trace
-            .finish()
-            .map_err(|e| SimError::Trace(path.display().to_string(), e.to_string()))?;
+        if let Err(e) = trace.finish() {
+            if let Some(p) = pcap {
+                p.abandon();
+            }
+            return Err(SimError::Trace(path.display().to_string(), e.to_string()));
+        }
+    }
+    if let Some(p) = pcap {
+        let first = p
+            .first()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        p.finish()
+            .map_err(|e| SimError::Pcap(first, e.to_string()))?;
     }
     let mut result = world.result(scenario, wall_s);
     let range_m = world.receive_range_m();
@@ -621,6 +690,8 @@ pub(crate) struct World {
     parallel: Option<Box<parallel::Probe>>,
     /// The ns-2 trace being written (`[output] ns2_trace`).
     trace: Option<Box<Ns2Trace>>,
+    /// The nodes' packet captures being written (`[output] pcap`).
+    pcap: Option<Box<PcapTrace>>,
     /// Receptions that went to an `overheard` list (for that test).
     lazy_receptions: u64,
     /// Of those, decodable copies of floods their node had seen (for that
@@ -995,10 +1066,21 @@ impl World {
                     seq,
                     ra,
                     duration_ns,
+                    retry,
                 } => {
                     let mac = MacFields::received(ra, from, packet.is_arp(), duration_ns);
                     if let Some(t) = &mut self.trace {
                         t.packet('r', now, n, Layer::Mac, "---", &packet, mac, n);
+                    }
+                    if let Some(p) = &mut self.pcap {
+                        let h = DataHeader {
+                            ta: from,
+                            ra,
+                            duration_ns,
+                            seq,
+                            retry,
+                        };
+                        p.received_data(now, n, &h, &packet);
                     }
                     let sender = &mut self.nodes[from as usize];
                     if sender.mac.pending_seq() == Some((seq, n)) {
@@ -1033,6 +1115,9 @@ impl World {
                     if let Some(t) = &mut self.trace {
                         t.frame_received(now, n, &frame);
                     }
+                    if let Some(p) = &mut self.pcap {
+                        p.received(now, n, &frame);
+                    }
                 }
                 MacAction::Collided { tx_id } => {
                     if let Some(t) = &mut self.trace {
@@ -1049,10 +1134,16 @@ impl World {
                     if let Some(t) = &mut self.trace {
                         t.frame_refused(now, n, &frame, why);
                     }
+                    if let Some(p) = &mut self.pcap {
+                        p.received(now, n, &frame);
+                    }
                 }
                 MacAction::Duplicate { frame } => {
                     if let Some(t) = &mut self.trace {
                         t.frame_duplicate(now, n, &frame);
+                    }
+                    if let Some(p) = &mut self.pcap {
+                        p.received(now, n, &frame);
                     }
                 }
             }
@@ -1504,6 +1595,9 @@ impl World {
         }
         if let Some(t) = &mut self.trace {
             t.frame(now, n, &frame);
+        }
+        if let Some(p) = &mut self.pcap {
+            p.sent(now, n, &frame);
         }
         let mut emptied = std::mem::take(&mut self.emptied);
         let serial = self.next_serial;

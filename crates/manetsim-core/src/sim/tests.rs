@@ -784,6 +784,155 @@ ns2_trace = true
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The records of a pcap file: each one's time (ns) and frame.
+fn pcap_records(bytes: &[u8]) -> Vec<(SimTime, Vec<u8>)> {
+    assert_eq!(&bytes[..24], &crate::trace::pcap::file_header());
+    let mut out = Vec::new();
+    let mut at = 24;
+    let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+    while at < bytes.len() {
+        let t = word(at) as u64 * 1_000_000_000 + word(at + 4) as u64;
+        let (incl, orig) = (word(at + 8) as usize, word(at + 12) as usize);
+        assert_eq!(incl, orig);
+        out.push((t, bytes[at + 16..at + 16 + incl].to_vec()));
+        at += 16 + incl;
+    }
+    assert_eq!(at, bytes.len(), "no record cut short");
+    out
+}
+
+#[test]
+fn captures_change_nothing_and_hold_every_frame_each_node_sent_or_was_sent() {
+    use crate::trace::pcap::{mac_address, FLOW_PORT_BASE};
+    let text = MOBILE_AODV
+        .replace("duration_s = 40.0", "duration_s = 12.0")
+        .replace("[routing]", "[mac]\narp = \"ns2\"\n\n[routing]");
+    let dir = std::env::temp_dir().join(format!("manetsim-sim-pcap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = crate::scenario::load_str(&text, "test.toml", &[]).unwrap();
+    let captured = crate::scenario::load_str(
+        &text,
+        "test.toml",
+        &[
+            ("output.pcap".into(), "true".into()),
+            ("output.ns2_trace".into(), "true".into()),
+        ],
+    )
+    .unwrap();
+    let mut a = run(&plain).unwrap();
+    let outputs = Outputs {
+        ns2_trace: Some(&dir.join("run.tr")),
+        pcap_prefix: Some(&dir.join("run")),
+    };
+    let mut b = run_with(&captured, &outputs).unwrap();
+    for r in [&mut a, &mut b] {
+        r.wall_s = 0.0;
+        r.events_per_s = 0.0;
+    }
+    assert_same(&a, &b);
+    assert_eq!(a.timeseries, b.timeseries);
+    assert!(a.ledger.created < 1 << 16, "IP ids are uids' low 16 bits");
+
+    let (mut sent, mut arp, mut to_sink) = (0, 0, std::collections::BTreeSet::new());
+    for n in 0..30u32 {
+        let path = dir.join(format!("run-{n}.pcap"));
+        let records = pcap_records(&std::fs::read(&path).unwrap());
+        let me = mac_address(n);
+        let mut last = 0;
+        for (t, f) in &records {
+            assert!(*t >= last, "node {n}: out of order at {t}");
+            last = *t;
+            let (fc, ra) = (f[0], &f[4..10]);
+            let by_me = match fc {
+                // RTS and data frames name their transmitter.
+                0xb4 | 0x08 => f[10..16] == me,
+                // A CTS or ACK only its receiver.
+                0xc4 | 0xd4 => *ra != me,
+                _ => panic!("node {n}: frame control {fc:#x}"),
+            };
+            if by_me {
+                sent += 1;
+                continue;
+            }
+            assert!(
+                *ra == me || *ra == [0xff; 6],
+                "node {n} got another's frame"
+            );
+            if fc == 0x08 && f[30..32] == [0x08, 0x06] {
+                arp += 1;
+            }
+            // Flow 1's datagrams at its sink, node 3: UDP to its port.
+            if n == 3 && fc == 0x08 && f[30..32] == [0x08, 0x00] && f[32 + 9] == 17 {
+                let ip = &f[32..];
+                let port = u16::from_be_bytes([ip[22], ip[23]]);
+                if ip[16..20] == [0, 0, 0, 3] && port == FLOW_PORT_BASE + 1 {
+                    to_sink.insert(u16::from_be_bytes([ip[4], ip[5]]));
+                }
+            }
+        }
+    }
+    assert_eq!(sent, a.mac.frames_sent);
+    assert!(arp > 0, "ARP requests and replies are captured");
+    // Each datagram the sink's MAC decoded, once whatever its retries.
+    assert_eq!(to_sink.len() as u64, a.flows[1].received);
+    assert!(a.flows[1].received > 100, "{}", a.flows[1].received);
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 31, "30 captures and the trace: {names:?}");
+    assert!(names.iter().all(|n| !n.ends_with(".partial")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn captures_that_cannot_be_written_stop_the_run_and_leave_no_trace_behind() {
+    let text = r#"
+name = "../escaped"
+duration_s = 2.0
+
+[nodes]
+count = 2
+placement = "chain"
+spacing_m = 100.0
+
+[routing]
+protocol = "static"
+
+[output]
+pcap = true
+ns2_trace = true
+"#;
+    let s = crate::scenario::load_str(text, "test.toml", &[]).unwrap();
+    let dir = std::env::temp_dir().join(format!("manetsim-pcap-fail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The name would put `NAME-0.pcap` outside the current directory.
+    let trace = dir.join("run.tr");
+    let only_trace = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: None,
+    };
+    let err = run_with(&s, &only_trace).unwrap_err();
+    assert!(
+        matches!(&err, SimError::Pcap(path, why) if path == "../escaped-0.pcap" && why.contains("name")),
+        "{err}"
+    );
+    // A capture in a folder that does not exist: the trace begun beside
+    // it is removed too.
+    let missing = dir.join("missing").join("run");
+    let outputs = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: Some(&missing),
+    };
+    let err = run_with(&s, &outputs).unwrap_err();
+    assert!(err.to_string().contains("missing/run-0.pcap"), "{err}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn the_parallel_probe_counts_every_event_and_changes_no_result() {
     let s = crate::scenario::load_str(MOBILE_AODV, "test.toml", &[]).expect("valid scenario");

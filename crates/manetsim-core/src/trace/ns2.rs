@@ -406,6 +406,12 @@ impl Ns2Trace {
         done
     }
 
+    /// Gives the trace up: its temporary file is removed.
+    pub fn abandon(mut self) {
+        self.out = None;
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+
     fn complete(&mut self) -> io::Result<PathBuf> {
         let out = self.out.take().expect("finished once");
         if let Some(e) = self.error.take() {

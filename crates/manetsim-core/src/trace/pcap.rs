@@ -1,0 +1,520 @@
+//! pcap capture files, one per node (`[output] pcap = true`).
+//!
+//! Each node's file holds what a capture on its wireless interface would
+//! show: every frame the node puts on the air, at the instant its first bit
+//! leaves, and every frame addressed to the node (or broadcast) that its MAC
+//! decodes, at the instant its last bit arrives. That includes the RTS, CTS
+//! and ACK frames, frames the MAC refuses (an RTS it is too busy to answer,
+//! a CTS or ACK it was not waiting for) and duplicates; it leaves out frames
+//! lost to collisions or too weak to decode, and frames for other nodes
+//! that the node overhears. Files are named as ns-3 names its own:
+//! `PREFIX-N.pcap` for node `N`, counted from 0.
+//!
+//! The files are classic pcap (`tcpdump`'s format) with nanosecond
+//! timestamps, so every record carries manetsim's time exactly, and link
+//! type 105 (`LINKTYPE_IEEE802_11`): each record is an 802.11 frame as sent,
+//! without its FCS. Data frames carry an LLC/SNAP header, then an IPv4
+//! datagram or an ARP message. The bytes are real:
+//!
+//! - **Addresses.** Node `N`'s IPv4 address is `N` as a 32-bit number
+//!   (node 5 is `0.0.0.5`), as in every routing message manetsim encodes;
+//!   its MAC address is `02:00` followed by the same four bytes (a locally
+//!   administered address). Broadcast is `255.255.255.255` and
+//!   `ff:ff:ff:ff:ff:ff`. All nodes share one IBSS, whose BSSID is
+//!   [`BSSID`].
+//! - **Transport.** A flow's TCP segments and UDP datagrams use port
+//!   [`FLOW_PORT_BASE`] (49152) plus the flow's index at both ends, so
+//!   that Wireshark follows each flow as one conversation. TCP segments
+//!   carry their real options (timestamps, SACK) and the receiver's window
+//!   (at most 65,535 bytes: there is no window scaling); a sender's
+//!   segments advertise 65,535, as its one-way TCP (ns-2's) keeps no
+//!   receive window. Payloads are zeros. The IPv4 header, TCP and UDP
+//!   checksums are computed.
+//! - **Routing.** AODV and AOMDV messages go in UDP to port 654, OLSR
+//!   messages to port 698 (their RFCs' ports; Wireshark dissects AODV and
+//!   OLSR, and shows AOMDV's extended messages as AODV's). DSR's options
+//!   header is IP protocol 48, as RFC 4728 has it, before a data packet's
+//!   transport header. DSDV has no assigned number: its advertisements are
+//!   IP protocol [`DSDV_IP_PROTOCOL`] (253, for experiments, RFC 3692).
+//!
+//! Lengths are those of the bytes written. They can differ from the sizes
+//! the simulation charged for airtime: those leave out the 8 bytes of
+//! LLC/SNAP, as ns-2 does, and where a protocol charges ns-2.35's sizes
+//! (DSR) the bytes written are still the real encoding.
+//!
+//! Each file is written under a temporary name beside its destination and
+//! renamed into place when the run ends, so a failed run leaves no
+//! half-written capture. Each node's records wait in a buffer of its own
+//! until it holds [`FLUSH_BYTES`], so a run with many nodes keeps no file
+//! open between flushes.
+
+use crate::engine::SimTime;
+use crate::mac::{Frame, FrameKind};
+use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
+use crate::scenario::RoutingProtocol;
+use crate::transport::tcp::TcpSegment;
+use crate::wire::dsr;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// pcap's link type for 802.11 frames without a radio header.
+pub const LINKTYPE_IEEE802_11: u32 = 105;
+/// The magic number of a pcap file with nanosecond timestamps.
+pub const MAGIC_NANOSECONDS: u32 = 0xa1b2_3c4d;
+/// The longest record a reader is told to expect.
+pub const SNAPLEN: u32 = 65_535;
+/// The first flow's port; flow `i` uses `FLOW_PORT_BASE + i`. The first
+/// of the dynamic ports (RFC 6335), so that no dissector claims them.
+pub const FLOW_PORT_BASE: u16 = 49_152;
+/// AODV's (and AOMDV's) UDP port (RFC 3561).
+pub const AODV_PORT: u16 = 654;
+/// OLSR's UDP port (RFC 3626).
+pub const OLSR_PORT: u16 = 698;
+/// The IP protocol number DSDV's advertisements are written with.
+pub const DSDV_IP_PROTOCOL: u8 = 253;
+/// The IBSS every node belongs to.
+pub const BSSID: [u8; 6] = [0x02, 0xff, 0x00, 0x00, 0x00, 0x00];
+/// A node's records are written to its file once its buffer holds this much.
+pub const FLUSH_BYTES: usize = 32 * 1024;
+
+const IP_PROTOCOL_TCP: u8 = 6;
+const IP_PROTOCOL_UDP: u8 = 17;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+const IPV4_HEADER_LEN: usize = 20;
+const UDP_HEADER_LEN: usize = 8;
+const ARP_LEN: usize = 28;
+
+/// Node `n`'s IPv4 address.
+pub fn ip_address(n: NodeId) -> [u8; 4] {
+    n.to_be_bytes()
+}
+
+/// Node `n`'s MAC address (`BROADCAST`'s is all ones).
+pub fn mac_address(n: NodeId) -> [u8; 6] {
+    if n == BROADCAST {
+        return [0xff; 6];
+    }
+    let [a, b, c, d] = n.to_be_bytes();
+    [0x02, 0x00, a, b, c, d]
+}
+
+/// A data frame's header fields, apart from the packet it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataHeader {
+    pub ta: NodeId,
+    pub ra: NodeId,
+    pub duration_ns: SimTime,
+    pub seq: u16,
+    pub retry: bool,
+}
+
+/// Encodes frames as bytes for one routing protocol's messages.
+#[derive(Debug, Clone, Copy)]
+pub struct Encoder {
+    protocol: RoutingProtocol,
+}
+
+impl Encoder {
+    pub fn new(protocol: RoutingProtocol) -> Self {
+        Self { protocol }
+    }
+
+    /// Appends frame `f` to `out`, as sent and without its FCS.
+    pub fn frame(&self, f: &Frame, out: &mut Vec<u8>) {
+        let subtype = match f.kind {
+            FrameKind::Rts => 0xb4,
+            FrameKind::Cts => 0xc4,
+            FrameKind::Ack => 0xd4,
+            FrameKind::Data => {
+                let h = DataHeader {
+                    ta: f.ta,
+                    ra: f.ra,
+                    duration_ns: f.duration_ns,
+                    seq: f.seq,
+                    retry: f.retry,
+                };
+                match &f.packet {
+                    Some(p) => self.data(&h, p, out),
+                    None => mac_data_header(&h, out),
+                }
+                return;
+            }
+        };
+        out.push(subtype);
+        out.push(if f.retry { 0x08 } else { 0 });
+        out.extend_from_slice(&duration_field(f.duration_ns).to_le_bytes());
+        out.extend_from_slice(&mac_address(f.ra));
+        if f.kind == FrameKind::Rts {
+            out.extend_from_slice(&mac_address(f.ta));
+        }
+    }
+
+    /// Appends a data frame with header `h` carrying `p` to `out`.
+    pub fn data(&self, h: &DataHeader, p: &Packet, out: &mut Vec<u8>) {
+        mac_data_header(h, out);
+        match p.kind {
+            PacketKind::Arp { target, reply } => {
+                snap(ETHERTYPE_ARP, out);
+                arp(p.src, target, reply, out);
+            }
+            _ => {
+                snap(ETHERTYPE_IPV4, out);
+                self.ipv4(p, out);
+            }
+        }
+    }
+
+    /// Appends `p` as an IPv4 datagram.
+    fn ipv4(&self, p: &Packet, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.resize(start + IPV4_HEADER_LEN, 0);
+        let (src, dst) = (ip_address(p.src), ip_address(p.dst));
+        let protocol = match p.kind {
+            PacketKind::Control => self.control(p, src, dst, out),
+            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => {
+                let port = FLOW_PORT_BASE.wrapping_add(flow as u16);
+                let transport = if p.tcp.is_some() {
+                    IP_PROTOCOL_TCP
+                } else {
+                    IP_PROTOCOL_UDP
+                };
+                let body = p.body();
+                if body.is_empty() {
+                    flow_transport(p, port, src, dst, out);
+                    transport
+                } else {
+                    // A routing header before the transport's (DSR's).
+                    out.extend_from_slice(body);
+                    flow_transport(p, port, src, dst, out);
+                    dsr::IP_PROTOCOL
+                }
+            }
+            PacketKind::Arp { .. } => unreachable!("ARP is not an IP datagram"),
+        };
+        let total = (out.len() - start).min(u16::MAX as usize) as u16;
+        let h = &mut out[start..start + IPV4_HEADER_LEN];
+        h[0] = 0x45;
+        h[2..4].copy_from_slice(&total.to_be_bytes());
+        h[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
+        h[8] = p.ttl;
+        h[9] = protocol;
+        h[12..16].copy_from_slice(&src);
+        h[16..20].copy_from_slice(&dst);
+        let sum = checksum(0, h);
+        h[10..12].copy_from_slice(&sum.to_be_bytes());
+    }
+
+    /// Appends a routing-control message; returns its IP protocol.
+    fn control(&self, p: &Packet, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) -> u8 {
+        let body = p.body();
+        match self.protocol {
+            RoutingProtocol::Aodv | RoutingProtocol::Aomdv => {
+                udp(AODV_PORT, src, dst, body, 0, out);
+                IP_PROTOCOL_UDP
+            }
+            RoutingProtocol::Olsr => {
+                udp(OLSR_PORT, src, dst, body, 0, out);
+                IP_PROTOCOL_UDP
+            }
+            RoutingProtocol::Dsr => {
+                out.extend_from_slice(body);
+                dsr::IP_PROTOCOL
+            }
+            RoutingProtocol::Dsdv | RoutingProtocol::Static => {
+                out.extend_from_slice(body);
+                DSDV_IP_PROTOCOL
+            }
+        }
+    }
+}
+
+/// A duration field: microseconds, rounded up, at most 32,767 (the
+/// largest value that means a duration).
+fn duration_field(ns: SimTime) -> u16 {
+    ns.div_ceil(1_000).min(0x7fff) as u16
+}
+
+fn mac_data_header(h: &DataHeader, out: &mut Vec<u8>) {
+    out.push(0x08);
+    out.push(if h.retry { 0x08 } else { 0 });
+    out.extend_from_slice(&duration_field(h.duration_ns).to_le_bytes());
+    out.extend_from_slice(&mac_address(h.ra));
+    out.extend_from_slice(&mac_address(h.ta));
+    out.extend_from_slice(&BSSID);
+    out.extend_from_slice(&((h.seq & 0x0fff) << 4).to_le_bytes());
+}
+
+/// The LLC/SNAP header for `ethertype` (RFC 1042).
+fn snap(ethertype: u16, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0]);
+    out.extend_from_slice(&ethertype.to_be_bytes());
+}
+
+/// An ARP message (RFC 826): a request from `me` for `other`'s address, or
+/// `me`'s reply to `other`.
+fn arp(me: NodeId, other: NodeId, reply: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4, 0, if reply { 2 } else { 1 }]);
+    out.extend_from_slice(&mac_address(me));
+    out.extend_from_slice(&ip_address(me));
+    // A request does not know the target's hardware address yet.
+    out.extend_from_slice(&if reply { mac_address(other) } else { [0; 6] });
+    out.extend_from_slice(&ip_address(other));
+    debug_assert_eq!(ARP_LEN, 28);
+}
+
+/// Appends a flow's transport header and payload (zeros).
+fn flow_transport(p: &Packet, port: u16, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) {
+    match &p.tcp {
+        Some(seg) => tcp(seg, port, src, dst, out),
+        None => udp(port, src, dst, &[], p.payload_bytes as usize, out),
+    }
+}
+
+/// A UDP datagram from and to `port` carrying `data` then `zeros` zero bytes.
+fn udp(port: u16, src: [u8; 4], dst: [u8; 4], data: &[u8], zeros: usize, out: &mut Vec<u8>) {
+    let start = out.len();
+    let len = (UDP_HEADER_LEN + data.len() + zeros).min(u16::MAX as usize) as u16;
+    out.extend_from_slice(&port.to_be_bytes());
+    out.extend_from_slice(&port.to_be_bytes());
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(data);
+    out.resize(out.len() + zeros, 0);
+    let sum = match checksum(pseudo_header(src, dst, IP_PROTOCOL_UDP, len), &out[start..]) {
+        // UDP sends a computed zero as all ones (RFC 768).
+        0 => 0xffff,
+        s => s,
+    };
+    out[start + 6..start + 8].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// A TCP segment from and to `port`, its payload zeros.
+fn tcp(seg: &TcpSegment, port: u16, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) {
+    let start = out.len();
+    let mut repr = seg.repr();
+    repr.src_port = port;
+    repr.dst_port = port;
+    if repr.window == 0 {
+        // A sender's segments: its one-way TCP (ns-2's) receives no data
+        // and keeps no window to advertise.
+        repr.window = u16::MAX;
+    }
+    out.extend_from_slice(&repr.to_bytes());
+    out.resize(out.len() + seg.len as usize, 0);
+    let len = (out.len() - start).min(u16::MAX as usize) as u16;
+    let sum = checksum(pseudo_header(src, dst, IP_PROTOCOL_TCP, len), &out[start..]);
+    out[start + 16..start + 18].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// The one's-complement sum of the pseudo-header TCP and UDP checksums
+/// cover (RFC 9293 section 3.1), unfolded.
+fn pseudo_header(src: [u8; 4], dst: [u8; 4], protocol: u8, len: u16) -> u32 {
+    let words = [
+        u16::from_be_bytes([src[0], src[1]]),
+        u16::from_be_bytes([src[2], src[3]]),
+        u16::from_be_bytes([dst[0], dst[1]]),
+        u16::from_be_bytes([dst[2], dst[3]]),
+        protocol as u16,
+        len,
+    ];
+    words.iter().map(|&w| w as u32).sum()
+}
+
+/// The Internet checksum (RFC 1071) of `bytes`, with `initial` (an
+/// unfolded sum) added.
+fn checksum(initial: u32, bytes: &[u8]) -> u16 {
+    let mut sum = initial as u64;
+    let mut words = bytes.chunks_exact(2);
+    for w in &mut words {
+        sum += u16::from_be_bytes([w[0], w[1]]) as u64;
+    }
+    if let [last] = words.remainder() {
+        sum += (*last as u64) << 8;
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// The 24 bytes that open a pcap file.
+pub fn file_header() -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[0..4].copy_from_slice(&MAGIC_NANOSECONDS.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
+    h[20..24].copy_from_slice(&LINKTYPE_IEEE802_11.to_le_bytes());
+    h
+}
+
+/// Appends a record holding `frame`, captured at `now`, to `out`.
+pub fn record(now: SimTime, frame: &[u8], out: &mut Vec<u8>) {
+    let len = frame.len() as u32;
+    out.extend_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&((now % 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(frame);
+}
+
+/// One node's capture: where it goes, and what waits to be written.
+struct Capture {
+    tmp: PathBuf,
+    dest: PathBuf,
+    pending: Vec<u8>,
+}
+
+/// The captures of every node of a run.
+pub struct PcapTrace {
+    encoder: Encoder,
+    captures: Vec<Capture>,
+    /// Scratch: the frame being encoded.
+    frame: Vec<u8>,
+    /// The first write that failed, reported by [`Self::finish`].
+    error: Option<io::Error>,
+}
+
+impl PcapTrace {
+    /// Starts one capture per node, `PREFIX-N.pcap` for node `N` (`prefix`
+    /// may name a folder: `out/run` gives `out/run-0.pcap`, …), each under
+    /// a temporary name until [`Self::finish`]. Fails, leaving nothing
+    /// behind, when a capture cannot be created.
+    pub fn create(prefix: &Path, nodes: u32, protocol: RoutingProtocol) -> io::Result<Self> {
+        let mut trace = Self {
+            encoder: Encoder::new(protocol),
+            captures: Vec::with_capacity(nodes as usize),
+            frame: Vec::with_capacity(2_048),
+            error: None,
+        };
+        for n in 0..nodes {
+            let dest = capture_path(prefix, n);
+            let name = dest
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let tmp = dest.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+            let made = if dest.is_dir() {
+                Err(io::Error::other(format!("{} is a folder", dest.display())))
+            } else {
+                File::create(&tmp).and_then(|mut f| f.write_all(&file_header()))
+            };
+            if let Err(e) = made {
+                trace.remove_partial();
+                return Err(io::Error::new(e.kind(), format!("{}: {e}", dest.display())));
+            }
+            trace.captures.push(Capture {
+                tmp,
+                dest,
+                pending: Vec::new(),
+            });
+        }
+        Ok(trace)
+    }
+
+    /// A frame node `node` puts on the air at `now`.
+    pub fn sent(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        let mut frame = std::mem::take(&mut self.frame);
+        frame.clear();
+        self.encoder.frame(f, &mut frame);
+        self.push(now, node, &frame);
+        self.frame = frame;
+    }
+
+    /// A frame for node `node` (or broadcast) that its MAC decoded at `now`.
+    pub fn received(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        self.sent(now, node, f);
+    }
+
+    /// A data frame with header `h` carrying `p`, decoded by node `node`'s
+    /// MAC at `now`.
+    pub fn received_data(&mut self, now: SimTime, node: NodeId, h: &DataHeader, p: &Packet) {
+        let mut frame = std::mem::take(&mut self.frame);
+        frame.clear();
+        self.encoder.data(h, p, &mut frame);
+        self.push(now, node, &frame);
+        self.frame = frame;
+    }
+
+    fn push(&mut self, now: SimTime, node: NodeId, frame: &[u8]) {
+        let c = &mut self.captures[node as usize];
+        record(now, frame, &mut c.pending);
+        if c.pending.len() >= FLUSH_BYTES {
+            Self::flush(c, &mut self.error);
+        }
+    }
+
+    fn flush(c: &mut Capture, error: &mut Option<io::Error>) {
+        if c.pending.is_empty() || error.is_some() {
+            c.pending.clear();
+            return;
+        }
+        let written = OpenOptions::new()
+            .append(true)
+            .open(&c.tmp)
+            .and_then(|mut f| f.write_all(&c.pending));
+        if let Err(e) = written {
+            *error = Some(io::Error::new(
+                e.kind(),
+                format!("{}: {e}", c.dest.display()),
+            ));
+        }
+        c.pending.clear();
+    }
+
+    /// The capture of node 0 (the others follow its name).
+    pub fn first(&self) -> Option<&Path> {
+        self.captures.first().map(|c| c.dest.as_path())
+    }
+
+    /// Writes what waits and moves every capture to its name; on any
+    /// failure, removes them all.
+    pub fn finish(mut self) -> io::Result<usize> {
+        let done = self.complete();
+        if done.is_err() {
+            self.remove_partial();
+        }
+        done
+    }
+
+    /// Gives the captures up: their temporary files are removed.
+    pub fn abandon(self) {
+        self.remove_partial();
+    }
+
+    fn complete(&mut self) -> io::Result<usize> {
+        for c in &mut self.captures {
+            Self::flush(c, &mut self.error);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        for c in &self.captures {
+            File::open(&c.tmp)?.sync_all()?;
+        }
+        for c in &self.captures {
+            std::fs::rename(&c.tmp, &c.dest)?;
+        }
+        Ok(self.captures.len())
+    }
+
+    fn remove_partial(&self) {
+        for c in &self.captures {
+            let _ = std::fs::remove_file(&c.tmp);
+        }
+    }
+}
+
+/// Where node `n`'s capture goes: `PREFIX-N.pcap`.
+pub fn capture_path(prefix: &Path, n: NodeId) -> PathBuf {
+    let name = prefix
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    prefix.with_file_name(format!("{name}-{n}.pcap"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,346 @@
+use super::*;
+use crate::transport::tcp::TcpFlags;
+use crate::wire::aodv::{Message, RreqRepr};
+use crate::wire::tcp::TcpRepr;
+use std::rc::Rc;
+
+/// A UDP data packet of flow `flow` from `src` to `dst`.
+fn udp_packet(flow: u32, src: NodeId, dst: NodeId, payload_bytes: u32) -> Packet {
+    Packet {
+        uid: 0x1_2345,
+        kind: PacketKind::Data { flow, seq: 7 },
+        src,
+        dst,
+        ttl: 31,
+        size_bytes: 28 + payload_bytes,
+        payload_bytes,
+        created_at: 0,
+        hops: 0,
+        path: 0,
+        body: None,
+        tcp: None,
+    }
+}
+
+fn header(ta: NodeId, ra: NodeId) -> DataHeader {
+    DataHeader {
+        ta,
+        ra,
+        duration_ns: 314_000,
+        seq: 0x0abc,
+        retry: true,
+    }
+}
+
+/// Whether the Internet checksum over `bytes` (plus `pseudo`) verifies.
+fn verifies(pseudo: u32, bytes: &[u8]) -> bool {
+    checksum(pseudo, bytes) == 0
+}
+
+/// The IPv4 datagram of an encoded data frame: after 24 bytes of 802.11
+/// header and 8 of LLC/SNAP.
+fn datagram(frame: &[u8]) -> &[u8] {
+    assert_eq!(&frame[24..30], &[0xaa, 0xaa, 0x03, 0, 0, 0]);
+    assert_eq!(&frame[30..32], &[0x08, 0x00], "IPv4");
+    &frame[32..]
+}
+
+#[test]
+fn the_internet_checksum_matches_rfc_1071s_example() {
+    // RFC 1071 section 3: the sum of these bytes is ddf2.
+    let bytes = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+    assert_eq!(checksum(0, &bytes), !0xddf2);
+    // An odd length pads with a zero byte.
+    assert_eq!(checksum(0, &[0x01]), !0x0100);
+    // Carries fold back in.
+    assert_eq!(checksum(0xffff + 0x0002, &[]), !0x0002);
+}
+
+#[test]
+fn addresses_are_node_ids() {
+    assert_eq!(ip_address(5), [0, 0, 0, 5]);
+    assert_eq!(ip_address(BROADCAST), [255; 4]);
+    assert_eq!(mac_address(0x0102_0304), [0x02, 0, 1, 2, 3, 4]);
+    assert_eq!(mac_address(BROADCAST), [0xff; 6]);
+}
+
+#[test]
+fn the_file_header_and_records_are_little_endian_pcap_in_nanoseconds() {
+    let h = file_header();
+    assert_eq!(&h[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+    assert_eq!(&h[4..8], &[2, 0, 4, 0], "version 2.4");
+    assert_eq!(&h[8..16], &[0; 8], "zone and accuracy");
+    assert_eq!(&h[16..20], &SNAPLEN.to_le_bytes());
+    assert_eq!(&h[20..24], &[105, 0, 0, 0]);
+    let mut out = Vec::new();
+    record(3_000_000_123, &[9, 8, 7], &mut out);
+    assert_eq!(
+        out,
+        [
+            vec![3, 0, 0, 0],
+            123u32.to_le_bytes().to_vec(),
+            vec![3, 0, 0, 0, 3, 0, 0, 0, 9, 8, 7]
+        ]
+        .concat()
+    );
+}
+
+#[test]
+fn control_frames_have_their_802_11_layout_without_fcs() {
+    let e = Encoder::new(RoutingProtocol::Aodv);
+    let mut out = Vec::new();
+    let mut rts = Frame::control(FrameKind::Rts, 1, 2, 1_500_500);
+    rts.retry = true;
+    e.frame(&rts, &mut out);
+    // Frame control (type 1, subtype 11; the retry bit), the duration in
+    // microseconds rounded up, RA, TA.
+    assert_eq!(
+        out,
+        [
+            vec![0xb4, 0x08],
+            1_501u16.to_le_bytes().to_vec(),
+            mac_address(2).to_vec(),
+            mac_address(1).to_vec()
+        ]
+        .concat()
+    );
+    assert_eq!(out.len() as u32, crate::mac::RTS_BYTES - 4);
+    for (kind, fc) in [(FrameKind::Cts, 0xc4), (FrameKind::Ack, 0xd4)] {
+        out.clear();
+        e.frame(&Frame::control(kind, 1, 2, 0), &mut out);
+        assert_eq!(out, [vec![fc, 0, 0, 0], mac_address(2).to_vec()].concat());
+        assert_eq!(out.len() as u32, crate::mac::ACK_BYTES - 4);
+    }
+}
+
+#[test]
+fn a_udp_data_frame_carries_llc_snap_ipv4_and_udp_with_valid_checksums() {
+    let e = Encoder::new(RoutingProtocol::Aodv);
+    let p = udp_packet(3, 4, 9, 512);
+    let mut out = Vec::new();
+    e.data(&header(6, 7), &p, &mut out);
+    assert_eq!(&out[0..2], &[0x08, 0x08], "data, retry");
+    assert_eq!(&out[2..4], &314u16.to_le_bytes());
+    assert_eq!(&out[4..10], &mac_address(7), "RA");
+    assert_eq!(&out[10..16], &mac_address(6), "TA");
+    assert_eq!(&out[16..22], &BSSID);
+    assert_eq!(&out[22..24], &(0x0abcu16 << 4).to_le_bytes());
+    let ip = datagram(&out);
+    assert_eq!(ip.len(), 20 + 8 + 512);
+    assert_eq!(ip[0], 0x45);
+    assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 540);
+    assert_eq!(&ip[4..6], &[0x23, 0x45], "the uid's low 16 bits");
+    assert_eq!((ip[8], ip[9]), (31, 17));
+    assert_eq!(&ip[12..16], &[0, 0, 0, 4]);
+    assert_eq!(&ip[16..20], &[0, 0, 0, 9]);
+    assert!(verifies(0, &ip[..20]));
+    let udp = &ip[20..];
+    assert_eq!(&udp[0..2], &49155u16.to_be_bytes());
+    assert_eq!(&udp[2..4], &49155u16.to_be_bytes());
+    assert_eq!(&udp[4..6], &520u16.to_be_bytes());
+    assert_ne!(&udp[6..8], &[0, 0], "the checksum is computed");
+    let pseudo = pseudo_header([0, 0, 0, 4], [0, 0, 0, 9], 17, 520);
+    assert!(verifies(pseudo, udp));
+    assert!(udp[8..].iter().all(|&b| b == 0));
+}
+
+#[test]
+fn a_tcp_segment_keeps_its_options_and_sequence_numbers() {
+    let e = Encoder::new(RoutingProtocol::Aodv);
+    let seg = TcpSegment {
+        seq: 1_000,
+        len: 100,
+        ack: 1,
+        flags: TcpFlags {
+            ack: true,
+            ..Default::default()
+        },
+        sack: vec![(3_000, 4_000)],
+        ts_val: 2_000_000,
+        ts_ecr: 1_000_000,
+        window: 20_000,
+        ts_option: true,
+        ..Default::default()
+    };
+    let mut p = udp_packet(0, 1, 2, 100);
+    p.tcp = Some(Rc::new(seg.clone()));
+    let mut out = Vec::new();
+    e.data(&header(1, 2), &p, &mut out);
+    let ip = datagram(&out);
+    assert_eq!(ip[9], 6, "TCP");
+    let tcp = &ip[20..];
+    let parsed = TcpRepr::parse(tcp).unwrap();
+    let mut expected = seg.repr();
+    expected.src_port = FLOW_PORT_BASE;
+    expected.dst_port = FLOW_PORT_BASE;
+    assert_eq!(parsed, expected);
+    assert_eq!(parsed.window, 20_000);
+    assert_eq!(tcp.len(), seg.wire_len() as usize + 100);
+    let pseudo = pseudo_header([0, 0, 0, 1], [0, 0, 0, 2], 6, tcp.len() as u16);
+    assert!(verifies(pseudo, tcp));
+    assert!(verifies(0, &ip[..20]));
+}
+
+#[test]
+fn routing_messages_go_to_their_protocols_ports_and_numbers() {
+    let rreq = Message::Rreq(RreqRepr {
+        join: false,
+        repair: false,
+        gratuitous: false,
+        dest_only: false,
+        unknown_seqno: true,
+        hop_count: 2,
+        rreq_id: 77,
+        dst: 9,
+        dst_seqno: 0,
+        orig: 1,
+        orig_seqno: 5,
+    })
+    .to_bytes();
+    let p = Packet::control(1, BROADCAST, 30, 8, rreq.clone());
+    let mut out = Vec::new();
+    let broadcast = DataHeader {
+        ra: BROADCAST,
+        retry: false,
+        ..header(1, 0)
+    };
+    for (protocol, number, port) in [
+        (RoutingProtocol::Aodv, 17, Some(AODV_PORT)),
+        (RoutingProtocol::Aomdv, 17, Some(AODV_PORT)),
+        (RoutingProtocol::Olsr, 17, Some(OLSR_PORT)),
+        (RoutingProtocol::Dsr, 48, None),
+        (RoutingProtocol::Dsdv, DSDV_IP_PROTOCOL, None),
+    ] {
+        out.clear();
+        Encoder::new(protocol).data(&broadcast, &p, &mut out);
+        assert_eq!(&out[4..10], &[0xff; 6], "{protocol:?}");
+        let ip = datagram(&out);
+        assert_eq!(ip[9], number, "{protocol:?}");
+        assert_eq!(&ip[16..20], &[255; 4]);
+        assert!(verifies(0, &ip[..20]));
+        match port {
+            Some(port) => {
+                assert_eq!(&ip[20..22], &port.to_be_bytes());
+                assert_eq!(&ip[22..24], &port.to_be_bytes());
+                assert_eq!(&ip[28..], &rreq[..], "{protocol:?}");
+                let pseudo = pseudo_header([0, 0, 0, 1], [255; 4], 17, ip.len() as u16 - 20);
+                assert!(verifies(pseudo, &ip[20..]));
+            }
+            None => assert_eq!(&ip[20..], &rreq[..], "{protocol:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_dsr_data_packet_carries_its_options_header_before_the_transport() {
+    let dsr_header = dsr::DsrRepr {
+        next_header: dsr::NEXT_HEADER_UDP,
+        options: vec![],
+    }
+    .to_bytes();
+    let mut p = udp_packet(1, 1, 3, 64);
+    p.body = Some(Rc::from(dsr_header.clone()));
+    let mut out = Vec::new();
+    Encoder::new(RoutingProtocol::Dsr).data(&header(1, 2), &p, &mut out);
+    let ip = datagram(&out);
+    assert_eq!(ip[9], 48);
+    let after = 20 + dsr_header.len();
+    assert_eq!(&ip[20..after], &dsr_header[..]);
+    assert_eq!(&ip[after..after + 2], &49153u16.to_be_bytes());
+    assert_eq!(ip.len(), after + 8 + 64);
+    let pseudo = pseudo_header([0, 0, 0, 1], [0, 0, 0, 3], 17, 72);
+    assert!(verifies(pseudo, &ip[after..]));
+}
+
+#[test]
+fn arp_requests_and_replies_follow_rfc_826() {
+    let e = Encoder::new(RoutingProtocol::Aodv);
+    let mut out = Vec::new();
+    let request = crate::net::arp::request(4, 6);
+    e.data(&header(4, BROADCAST), &request, &mut out);
+    assert_eq!(&out[30..32], &[0x08, 0x06], "ARP");
+    let arp = &out[32..];
+    assert_eq!(arp.len(), 28);
+    assert_eq!(&arp[..8], &[0, 1, 8, 0, 6, 4, 0, 1]);
+    assert_eq!(&arp[8..14], &mac_address(4));
+    assert_eq!(&arp[14..18], &[0, 0, 0, 4]);
+    assert_eq!(&arp[18..24], &[0; 6], "not known yet");
+    assert_eq!(&arp[24..28], &[0, 0, 0, 6]);
+    out.clear();
+    let reply = crate::net::arp::reply(6, 4);
+    e.data(&header(6, 4), &reply, &mut out);
+    let arp = &out[32..];
+    assert_eq!(arp[7], 2);
+    assert_eq!(&arp[8..14], &mac_address(6));
+    assert_eq!(&arp[18..24], &mac_address(4));
+    assert_eq!(&arp[24..28], &[0, 0, 0, 4]);
+}
+
+#[test]
+fn durations_round_up_to_microseconds_and_stop_at_32767() {
+    assert_eq!(duration_field(0), 0);
+    assert_eq!(duration_field(1), 1);
+    assert_eq!(duration_field(1_000), 1);
+    assert_eq!(duration_field(1_001), 2);
+    assert_eq!(duration_field(1_000_000_000), 0x7fff);
+}
+
+/// A scratch folder of this test's own.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("manetsim-pcap-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn captures_appear_whole_under_their_names_only_when_finished() {
+    let dir = scratch("finish");
+    let mut t = PcapTrace::create(&dir.join("run"), 2, RoutingProtocol::Aodv).unwrap();
+    let ack = Frame::control(FrameKind::Ack, 0, 1, 0);
+    // Enough records for node 1 to flush its buffer along the way.
+    let many = FLUSH_BYTES / (16 + 10) + 10;
+    for i in 0..many as u64 {
+        t.sent(i, 1, &ack);
+    }
+    t.received(5, 0, &ack);
+    assert!(names(&dir).iter().all(|n| n.ends_with(".partial")));
+    assert_eq!(t.first(), Some(dir.join("run-0.pcap").as_path()));
+    assert_eq!(t.finish().unwrap(), 2);
+    assert_eq!(names(&dir), ["run-0.pcap", "run-1.pcap"]);
+    let zero = std::fs::read(dir.join("run-0.pcap")).unwrap();
+    assert_eq!(zero.len(), 24 + 16 + 10);
+    assert_eq!(&zero[24..28], &[0; 4]);
+    assert_eq!(&zero[28..32], &5u32.to_le_bytes());
+    let one = std::fs::read(dir.join("run-1.pcap")).unwrap();
+    assert_eq!(one.len(), 24 + many * 26);
+    assert_eq!(&one[..24], &file_header());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_capture_that_cannot_be_made_leaves_nothing_behind() {
+    let dir = scratch("folder");
+    std::fs::create_dir(dir.join("run-2.pcap")).unwrap();
+    let err = PcapTrace::create(&dir.join("run"), 3, RoutingProtocol::Aodv)
+        .err()
+        .expect("a folder in the way");
+    assert!(err.to_string().contains("run-2.pcap is a folder"), "{err}");
+    assert_eq!(names(&dir), ["run-2.pcap"]);
+    // Abandoned captures leave nothing either.
+    let t = PcapTrace::create(&dir.join("other"), 2, RoutingProtocol::Aodv).unwrap();
+    t.abandon();
+    assert_eq!(names(&dir), ["run-2.pcap"]);
+    let missing = dir.join("no-such-folder").join("run");
+    assert!(PcapTrace::create(&missing, 1, RoutingProtocol::Aodv).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

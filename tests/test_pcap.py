@@ -1,0 +1,203 @@
+"""Packet captures (`[output] pcap`): one pcap file per node, read back here
+with a small reader of our own and, where tshark is installed, by Wireshark's
+dissectors."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import manetsim
+
+from helpers import EXAMPLES, assert_clean_error, cli
+
+QUICKSTART = EXAMPLES / "quickstart.toml"
+
+CHAIN = {
+    "name": "captured-chain",
+    "duration_s": 20.0,
+    "seed": 3,
+    "nodes": {"count": 4, "placement": "chain", "spacing_m": 200.0},
+    "mac": {"arp": "ns2"},
+    "routing": {"protocol": "aodv"},
+    "flows": [
+        {
+            "src": 0,
+            "dst": 3,
+            "transport": "tcp",
+            "app": "ftp",
+            "start_s": 1.0,
+            "packet_size_bytes": 512,
+        },
+        {
+            "src": 3,
+            "dst": 1,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 2.0,
+            "packet_size_bytes": 256,
+            "rate_bps": 64000,
+        },
+    ],
+    "output": {"pcap": True},
+}
+
+
+def records(path: Path) -> list[tuple[int, bytes]]:
+    """Each record's time in nanoseconds and frame."""
+    data = path.read_bytes()
+    magic, major, minor, _, _, snaplen, linktype = struct.unpack_from("<IHHiIII", data)
+    assert (magic, major, minor, snaplen, linktype) == (0xA1B23C4D, 2, 4, 65535, 105)
+    out = []
+    at = 24
+    while at < len(data):
+        sec, nsec, incl, orig = struct.unpack_from("<IIII", data, at)
+        assert incl == orig
+        out.append((sec * 1_000_000_000 + nsec, data[at + 16 : at + 16 + incl]))
+        at += 16 + incl
+    assert at == len(data)
+    return out
+
+
+def mac(node: int) -> bytes:
+    return bytes([2, 0]) + node.to_bytes(4, "big")
+
+
+def test_each_node_captures_what_it_sent_and_was_sent(tmp_path: Path):
+    result = manetsim.run(CHAIN, pcap=tmp_path / "run")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"run-{n}.pcap" for n in range(4)]
+    sent = 0
+    tcp_at_sink = 0
+    for n in range(4):
+        last = 0
+        for t, frame in records(tmp_path / f"run-{n}.pcap"):
+            assert t >= last
+            last = t
+            fc, ra = frame[0], frame[4:10]
+            by_me = frame[10:16] == mac(n) if fc in (0xB4, 0x08) else ra != mac(n)
+            sent += by_me
+            if not by_me:
+                assert ra in (mac(n), b"\xff" * 6)
+            is_ip = fc == 0x08 and frame[30:32] == b"\x08\x00"
+            if n == 3 and not by_me and is_ip and frame[32 + 9] == 6:
+                ip = frame[32:]
+                tcp = ip[20:]
+                assert struct.unpack_from(">HH", tcp) == (49152, 49152)
+                tcp_at_sink += 1
+    assert sent == result.json["mac"]["frames_sent"]
+    assert tcp_at_sink >= result.json["flows"][0]["received"] > 100
+
+
+def test_a_capture_changes_no_result(tmp_path: Path):
+    plain = dict(CHAIN, output={"pcap": False})
+    a = manetsim.run(plain).json
+    b = manetsim.run(CHAIN, pcap=tmp_path / "run").json
+    for r in (a, b):
+        r.pop("wall_s")
+        r.pop("events_per_s")
+    assert a == b
+
+
+def test_cli_run_writes_the_captures_into_the_output_directory(tmp_path: Path):
+    out = tmp_path / "out"
+    proc = cli("run", QUICKSTART, "--set", "output.pcap=true", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in out.glob("*.pcap"))
+    assert names == sorted(f"quickstart-{n}.pcap" for n in range(6))
+    assert "quickstart-0.pcap to" in proc.stderr
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_cli_run_without_out_writes_name_n_pcap_in_the_current_directory(tmp_path: Path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "manetsim.cli",
+            "run",
+            str(QUICKSTART),
+            *("--set", "output.pcap=true", "--set", "duration_s=5"),
+            *("--set", "flows.0.stop_s=5"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"quickstart-{n}.pcap" for n in range(6)]
+
+
+def test_a_name_that_is_not_a_file_name_is_a_clear_error(tmp_path: Path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        QUICKSTART.read_text(encoding="utf-8").replace(
+            'name = "quickstart"', 'name = "../quickstart"'
+        )
+        + "\n[output]\npcap = true\n",
+        encoding="utf-8",
+    )
+    line = assert_clean_error(cli("run", scenario, "-o", tmp_path / "out"))
+    assert "key `name`" in line
+    assert "NAME-N.pcap" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_captures_that_cannot_be_written_are_a_clear_error(tmp_path: Path):
+    missing = tmp_path / "no" / "such" / "dir" / "x"
+    with pytest.raises(manetsim.SimulationError, match=r"x-0\.pcap"):
+        manetsim.run(QUICKSTART, overrides={"output.pcap": True}, pcap=missing)
+
+
+def test_a_sweep_refuses_captures_naming_the_key(tmp_path: Path):
+    (tmp_path / "base.toml").write_text(
+        QUICKSTART.read_text(encoding="utf-8") + "\n[output]\npcap = true\n",
+        encoding="utf-8",
+    )
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[sweep]\nscenario = "base.toml"\nseeds = 1\n', encoding="utf-8")
+    line = assert_clean_error(cli("sweep", sweep, "-o", tmp_path / "out"))
+    assert "output.pcap" in line
+    assert str(sweep) in line
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+@pytest.mark.parametrize("protocol", ["aodv", "dsr", "olsr"])
+def test_wireshark_dissects_every_frame_with_valid_checksums(tmp_path: Path, protocol: str):
+    overrides = {"routing.protocol": protocol}
+    if protocol == "olsr":
+        overrides["duration_s"] = 30.0
+    manetsim.run(CHAIN, overrides=overrides, pcap=tmp_path / "run")
+    checks = [
+        *("-o", "ip.check_checksum:TRUE"),
+        *("-o", "tcp.check_checksum:TRUE"),
+        *("-o", "udp.check_checksum:TRUE"),
+    ]
+    protocols: set[str] = set()
+    for n in range(4):
+        path = str(tmp_path / f"run-{n}.pcap")
+        fields = subprocess.run(
+            ["tshark", "-r", path, *checks, "-T", "fields", "-e", "frame.protocols"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout.split()
+        protocols.update(fields)
+        errors = subprocess.run(
+            ["tshark", "-r", path, *checks, "-Y", "_ws.expert.severity == error"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        assert errors == "", f"node {n}:\n{errors}"
+    seen = {p for stack in protocols for p in stack.split(":")}
+    routing = {"aodv": "aodv", "dsr": "dsr", "olsr": "olsr"}[protocol]
+    assert {"wlan", "llc", "ip", "tcp", "udp", "arp", routing} <= seen, seen
