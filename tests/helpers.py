@@ -113,6 +113,38 @@ FLOW_KEYS = {
 }
 
 
+#: A 6-node AODV chain with a TCP flow end to end and a UDP flow back
+#: across three hops, traced as ns-2 traces.
+TCP_UDP_CHAIN: dict[str, Any] = {
+    "name": "traced-chain",
+    "duration_s": 40.0,
+    "seed": 3,
+    "nodes": {"count": 6, "placement": "chain", "spacing_m": 200.0},
+    "routing": {"protocol": "aodv"},
+    "flows": [
+        {
+            "src": 0,
+            "dst": 5,
+            "transport": "tcp",
+            "app": "ftp",
+            "start_s": 1.0,
+            "packet_size_bytes": 512,
+            "tcp": {"variant": "newreno", "handshake": False},
+        },
+        {
+            "src": 4,
+            "dst": 1,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 2.0,
+            "packet_size_bytes": 256,
+            "rate_bps": 64000,
+        },
+    ],
+    "output": {"ns2_trace": True},
+}
+
+
 def scenario(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """A deep copy of ``base`` with top-level keys replaced."""
     copied = copy.deepcopy(base)
@@ -131,11 +163,13 @@ def load_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Runs ``python -m manetsim.cli ARGS`` from the repository root."""
+def cli(
+    *args: str | Path, timeout: float = 120, cwd: Path = REPO
+) -> subprocess.CompletedProcess[str]:
+    """Runs ``python -m manetsim.cli ARGS`` in ``cwd`` (the repository root)."""
     return subprocess.run(
         [sys.executable, "-m", "manetsim.cli", *map(str, args)],
-        cwd=REPO,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,

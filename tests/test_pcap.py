@@ -7,45 +7,18 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import manetsim
 
-from helpers import EXAMPLES, assert_clean_error, cli
+from helpers import EXAMPLES, TCP_UDP_CHAIN, assert_clean_error, cli, scenario
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 
-CHAIN = {
-    "name": "captured-chain",
-    "duration_s": 20.0,
-    "seed": 3,
-    "nodes": {"count": 4, "placement": "chain", "spacing_m": 200.0},
-    "mac": {"arp": "ns2"},
-    "routing": {"protocol": "aodv"},
-    "flows": [
-        {
-            "src": 0,
-            "dst": 3,
-            "transport": "tcp",
-            "app": "ftp",
-            "start_s": 1.0,
-            "packet_size_bytes": 512,
-        },
-        {
-            "src": 3,
-            "dst": 1,
-            "transport": "udp",
-            "app": "cbr",
-            "start_s": 2.0,
-            "packet_size_bytes": 256,
-            "rate_bps": 64000,
-        },
-    ],
-    "output": {"pcap": True},
-}
+CHAIN = scenario(TCP_UDP_CHAIN, name="captured-chain", mac={"arp": "ns2"}, output={"pcap": True})
+NODES = TCP_UDP_CHAIN["nodes"]["count"]
 
 
 def records(path: Path) -> list[tuple[int, bytes]]:
@@ -70,10 +43,10 @@ def mac(node: int) -> bytes:
 
 def test_each_node_captures_what_it_sent_and_was_sent(tmp_path: Path):
     result = manetsim.run(CHAIN, pcap=tmp_path / "run")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"run-{n}.pcap" for n in range(4)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"run-{n}.pcap" for n in range(NODES)]
     sent = 0
     tcp_at_sink = 0
-    for n in range(4):
+    for n in range(NODES):
         last = 0
         for t, frame in records(tmp_path / f"run-{n}.pcap"):
             assert t >= last
@@ -84,7 +57,7 @@ def test_each_node_captures_what_it_sent_and_was_sent(tmp_path: Path):
             if not by_me:
                 assert ra in (mac(n), b"\xff" * 6)
             is_ip = fc == 0x08 and frame[30:32] == b"\x08\x00"
-            if n == 3 and not by_me and is_ip and frame[32 + 9] == 6:
+            if n == NODES - 1 and not by_me and is_ip and frame[32 + 9] == 6:
                 ip = frame[32:]
                 tcp = ip[20:]
                 assert struct.unpack_from(">HH", tcp) == (49152, 49152)
@@ -114,36 +87,25 @@ def test_cli_run_writes_the_captures_into_the_output_directory(tmp_path: Path):
 
 
 def test_cli_run_without_out_writes_name_n_pcap_in_the_current_directory(tmp_path: Path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "manetsim.cli",
-            "run",
-            str(QUICKSTART),
-            *("--set", "output.pcap=true", "--set", "duration_s=5"),
-            *("--set", "flows.0.stop_s=5"),
-        ],
+    proc = cli(
+        *("run", QUICKSTART, "--set", "output.pcap=true", "--set", "duration_s=5"),
+        *("--set", "flows.0.stop_s=5"),
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"quickstart-{n}.pcap" for n in range(6)]
 
 
 def test_a_name_that_is_not_a_file_name_is_a_clear_error(tmp_path: Path):
-    scenario = tmp_path / "s.toml"
-    scenario.write_text(
+    path = tmp_path / "s.toml"
+    path.write_text(
         QUICKSTART.read_text(encoding="utf-8").replace(
             'name = "quickstart"', 'name = "../quickstart"'
         )
         + "\n[output]\npcap = true\n",
         encoding="utf-8",
     )
-    line = assert_clean_error(cli("run", scenario, "-o", tmp_path / "out"))
+    line = assert_clean_error(cli("run", path, "-o", tmp_path / "out"))
     assert "key `name`" in line
     assert "NAME-N.pcap" in line
     assert not (tmp_path / "out").exists()
@@ -153,18 +115,6 @@ def test_captures_that_cannot_be_written_are_a_clear_error(tmp_path: Path):
     missing = tmp_path / "no" / "such" / "dir" / "x"
     with pytest.raises(manetsim.SimulationError, match=r"x-0\.pcap"):
         manetsim.run(QUICKSTART, overrides={"output.pcap": True}, pcap=missing)
-
-
-def test_a_sweep_refuses_captures_naming_the_key(tmp_path: Path):
-    (tmp_path / "base.toml").write_text(
-        QUICKSTART.read_text(encoding="utf-8") + "\n[output]\npcap = true\n",
-        encoding="utf-8",
-    )
-    sweep = tmp_path / "sweep.toml"
-    sweep.write_text('[sweep]\nscenario = "base.toml"\nseeds = 1\n', encoding="utf-8")
-    line = assert_clean_error(cli("sweep", sweep, "-o", tmp_path / "out"))
-    assert "output.pcap" in line
-    assert str(sweep) in line
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
@@ -180,7 +130,7 @@ def test_wireshark_dissects_every_frame_with_valid_checksums(tmp_path: Path, pro
         *("-o", "udp.check_checksum:TRUE"),
     ]
     protocols: set[str] = set()
-    for n in range(4):
+    for n in range(NODES):
         path = str(tmp_path / f"run-{n}.pcap")
         fields = subprocess.run(
             ["tshark", "-r", path, *checks, "-T", "fields", "-e", "frame.protocols"],

@@ -16,7 +16,7 @@ import pytest
 import manetsim
 from manetsim import study, sweep
 
-from helpers import REPO, assert_clean_error, cli
+from helpers import EXAMPLES, REPO, assert_clean_error, cli
 
 BASE = """\
 name = "sweep-base"
@@ -482,3 +482,17 @@ def test_every_summary_metric_is_a_column_of_a_run(tmp_path: Path):
     sweep.run_sweep(spec, tmp_path / "out", workers=1)
     frame = sweep.load(tmp_path / "out")
     assert set(sweep.SUMMARY_METRICS) <= set(frame.columns)
+
+
+@pytest.mark.parametrize("key", ["ns2_trace", "pcap"])
+def test_a_sweep_refuses_single_run_outputs_naming_the_key(tmp_path: Path, key: str):
+    quickstart = EXAMPLES / "quickstart.toml"
+    (tmp_path / "base.toml").write_text(
+        quickstart.read_text(encoding="utf-8") + f"\n[output]\n{key} = true\n",
+        encoding="utf-8",
+    )
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[sweep]\nscenario = "base.toml"\nseeds = 1\n', encoding="utf-8")
+    line = assert_clean_error(cli("sweep", sweep, "-o", tmp_path / "out"))
+    assert f"output.{key}" in line
+    assert str(sweep) in line

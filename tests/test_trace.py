@@ -4,8 +4,6 @@ trace parser, it gives the run's own figures."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,38 +11,11 @@ import pytest
 import manetsim
 from manetsim import ns2
 
-from helpers import EXAMPLES, REPO, assert_clean_error, cli
+from helpers import EXAMPLES, REPO, TCP_UDP_CHAIN, cli
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 
-CHAIN = {
-    "name": "traced-chain",
-    "duration_s": 40.0,
-    "seed": 3,
-    "nodes": {"count": 6, "placement": "chain", "spacing_m": 200.0},
-    "routing": {"protocol": "aodv"},
-    "flows": [
-        {
-            "src": 0,
-            "dst": 5,
-            "transport": "tcp",
-            "app": "ftp",
-            "start_s": 1.0,
-            "packet_size_bytes": 512,
-            "tcp": {"variant": "newreno", "handshake": False},
-        },
-        {
-            "src": 4,
-            "dst": 1,
-            "transport": "udp",
-            "app": "cbr",
-            "start_s": 2.0,
-            "packet_size_bytes": 256,
-            "rate_bps": 64000,
-        },
-    ],
-    "output": {"ns2_trace": True},
-}
+CHAIN = TCP_UDP_CHAIN
 
 
 @pytest.mark.parametrize("routing", ["aodv", "aodv/ns2", "dsr", "dsdv", "aomdv", "aomdv/hello"])
@@ -350,21 +321,10 @@ def test_cli_run_writes_the_trace_into_the_output_directory(tmp_path: Path):
 
 
 def test_cli_run_without_out_writes_name_tr_in_the_current_directory(tmp_path: Path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "manetsim.cli",
-            "run",
-            str(QUICKSTART),
-            *("--set", "output.ns2_trace=true", "--set", "duration_s=5"),
-            *("--set", "flows.0.stop_s=5"),
-        ],
+    proc = cli(
+        *("run", QUICKSTART, "--set", "output.ns2_trace=true", "--set", "duration_s=5"),
+        *("--set", "flows.0.stop_s=5"),
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["quickstart.tr"]
@@ -374,16 +334,3 @@ def test_a_trace_that_cannot_be_written_is_a_clear_error(tmp_path: Path):
     missing = tmp_path / "no" / "such" / "dir" / "x.tr"
     with pytest.raises(manetsim.SimulationError, match=r"x\.tr"):
         manetsim.run(QUICKSTART, overrides={"output.ns2_trace": True}, ns2_trace=missing)
-
-
-def test_a_sweep_refuses_ns2_traces_naming_the_key(tmp_path: Path):
-    (tmp_path / "base.toml").write_text(
-        QUICKSTART.read_text(encoding="utf-8") + "\n[output]\nns2_trace = true\n",
-        encoding="utf-8",
-    )
-    sweep = tmp_path / "sweep.toml"
-    sweep.write_text('[sweep]\nscenario = "base.toml"\nseeds = 1\n', encoding="utf-8")
-    line = assert_clean_error(cli("sweep", sweep, "-o", tmp_path / "out"))
-    assert "output.ns2_trace" in line
-    assert str(sweep) in line
-    assert REPO.exists()

@@ -808,24 +808,27 @@ def _list_lengths(text: str, source: str) -> dict[str, int]:
     return {k: len(v) for k, v in data.items() if isinstance(v, list)}
 
 
+#: The ``[output]`` files a sweep refuses: their key, what they are, and
+#: the verb for making one.
+_SINGLE_RUN_OUTPUTS = (
+    ("ns2_trace", "ns-2 traces", "trace"),
+    ("pcap", "packet captures", "capture"),
+)
+
+
 def _resolve(
     text: str, source: str, overrides: Iterable[tuple[str, str]], seed: int, sweep_file: Path
 ) -> str:
     resolved = _core.load(text, source, [*overrides, ("seed", str(seed))])
-    if tomllib.loads(resolved).get("output", {}).get("ns2_trace", False):
-        raise scenario_error(
-            str(sweep_file),
-            "a sweep does not write ns-2 traces (every run would write the same file); "
-            "set output.ns2_trace = false, and trace single runs with `manetsim run`",
-            "output.ns2_trace",
-        )
-    if tomllib.loads(resolved).get("output", {}).get("pcap", False):
-        raise scenario_error(
-            str(sweep_file),
-            "a sweep does not write packet captures (every run would write the same files); "
-            "set output.pcap = false, and capture single runs with `manetsim run`",
-            "output.pcap",
-        )
+    output = tomllib.loads(resolved).get("output", {})
+    for key, what, how in _SINGLE_RUN_OUTPUTS:
+        if output.get(key, False):
+            raise scenario_error(
+                str(sweep_file),
+                f"a sweep does not write {what} (every run would write the same files); "
+                f"set output.{key} = false, and {how} single runs with `manetsim run`",
+                f"output.{key}",
+            )
     return resolved
 
 

@@ -745,9 +745,9 @@ where = "after_mac"
     }
 }
 
-#[test]
-fn a_trace_goes_nowhere_but_where_it_was_asked_and_leaves_nothing_half_written() {
-    let text = r#"
+/// Two static nodes in a scenario whose name, were it a file's, would lead
+/// out of the current directory; its `[output]` table is left open.
+const ESCAPED: &str = r#"
 name = "../escaped"
 duration_s = 2.0
 
@@ -760,9 +760,12 @@ spacing_m = 100.0
 protocol = "static"
 
 [output]
-ns2_trace = true
 "#;
-    let s = crate::scenario::load_str(text, "test.toml", &[]).unwrap();
+
+#[test]
+fn a_trace_goes_nowhere_but_where_it_was_asked_and_leaves_nothing_half_written() {
+    let text = format!("{ESCAPED}ns2_trace = true\n");
+    let s = crate::scenario::load_str(&text, "test.toml", &[]).unwrap();
     // The name would put `NAME.tr` outside the current directory.
     let err = run(&s).unwrap_err();
     assert!(
@@ -889,23 +892,8 @@ fn captures_change_nothing_and_hold_every_frame_each_node_sent_or_was_sent() {
 
 #[test]
 fn captures_that_cannot_be_written_stop_the_run_and_leave_no_trace_behind() {
-    let text = r#"
-name = "../escaped"
-duration_s = 2.0
-
-[nodes]
-count = 2
-placement = "chain"
-spacing_m = 100.0
-
-[routing]
-protocol = "static"
-
-[output]
-pcap = true
-ns2_trace = true
-"#;
-    let s = crate::scenario::load_str(text, "test.toml", &[]).unwrap();
+    let text = format!("{ESCAPED}pcap = true\nns2_trace = true\n");
+    let s = crate::scenario::load_str(&text, "test.toml", &[]).unwrap();
     let dir = std::env::temp_dir().join(format!("manetsim-pcap-fail-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
