@@ -155,6 +155,22 @@ fn movements_ns2(
     })
 }
 
+/// Loads a scenario and returns its receive and carrier-sense ranges in
+/// metres (mean received power, as the radio model has it).
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides=Vec::new()))]
+fn radio_ranges(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Overrides,
+) -> Result<(f64, f64), CoreError> {
+    py.allow_threads(|| {
+        let scenario = scenario::load_str(text, source, &overrides)?;
+        Ok(manetsim_core::phy::RadioParams::from_scenario(&scenario.radio).ranges_m())
+    })
+}
+
 /// Splits one `--set key.path=value` argument into `(key, value)`.
 #[pyfunction]
 fn parse_override(arg: &str) -> Result<(String, String), CoreError> {
@@ -182,6 +198,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(movements_ns2, m)?)?;
+    m.add_function(wrap_pyfunction!(radio_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     Ok(())
 }

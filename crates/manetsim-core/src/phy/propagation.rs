@@ -196,6 +196,15 @@ impl RadioParams {
         }
     }
 
+    /// The receive and carrier-sense ranges: the largest distances at which
+    /// mean power reaches the receive and carrier-sense thresholds.
+    pub fn ranges_m(&self) -> (f64, f64) {
+        (
+            self.range_for_threshold_m(self.rx_threshold_w),
+            self.range_for_threshold_m(self.cs_threshold_w),
+        )
+    }
+
     /// The largest distance at which mean power reaches `threshold_w`
     /// (bisection; every model is monotone in distance).
     pub fn range_for_threshold_m(&self, threshold_w: f64) -> f64 {
@@ -297,8 +306,7 @@ mod tests {
     #[test]
     fn two_ray_ground_gives_ns2_wavelan_ranges() {
         let p = wavelan(scenario::Propagation::TwoRayGround);
-        let rx = p.range_for_threshold_m(p.rx_threshold_w);
-        let cs = p.range_for_threshold_m(p.cs_threshold_w);
+        let (rx, cs) = p.ranges_m();
         assert!((rx - 250.0).abs() < 0.5, "rx range {rx}");
         assert!((cs - 550.0).abs() < 1.0, "cs range {cs}");
         // Crossover ≈ 86.2 m at 914 MHz with 1.5 m antennas.
