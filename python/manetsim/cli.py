@@ -244,6 +244,23 @@ def build_parser() -> argparse.ArgumentParser:
     _seed_option(convert)
     _set_option(convert)
 
+    animate = _command(commands, "animate", animate_command)
+    _scenario_file(animate)
+    _output_option(animate, "Write the page here (default: NAME.html in the current directory).")
+    animate.add_argument(
+        "--until-s",
+        type=_seconds,
+        metavar="S",
+        help="Show the first S seconds of the run only (the page is smaller).",
+    )
+    animate.add_argument(
+        "--no-packets",
+        action="store_true",
+        help="Positions only: do not run the scenario (no frames, drops or deliveries).",
+    )
+    _seed_option(animate)
+    _set_option(animate)
+
     sweep = _command(commands, "sweep", sweep_command)
     sweep.add_argument("file", type=Path, metavar="FILE", help="Sweep file (TOML).")
     _out_option(
@@ -490,6 +507,49 @@ def convert_command(args: argparse.Namespace) -> None:
     """
     text = movements_ns2(args.file, override_pairs(args.set_ or []), args.seed)
     _write_or_print(args.output, text)
+
+
+def animate_command(args: argparse.Namespace) -> None:
+    """Write the run as one self-contained HTML animation.
+
+    The page shows the nodes moving, the links in receive range, every frame
+    put on the air (coloured by what it carries), every drop and each flow's
+    deliveries, from the run's own ns-2 trace; it plays, pauses, seeks and
+    changes speed in any browser, without a network.
+    """
+    from manetsim.animate import AnimationError, animate
+
+    file: Path = args.file
+    overrides = override_pairs(args.set_ or [])
+    resolved = tomllib.loads(resolved_toml(file, overrides, args.seed))
+    until_s: float | None = args.until_s
+    if until_s is not None and not (0 < until_s < math.inf):
+        raise UsageError(f"--until-s: expected seconds above 0, got {until_s:g}")
+    output: Path | None = args.output
+    if output is None:
+        from manetsim import sweep as sweep_mod
+
+        name = str(resolved["name"])
+        if not sweep_mod.is_plain_file_name(name):
+            raise UsageError(
+                f"{file}: key `name`: {name!r} names the page (NAME.html in the current "
+                "directory): no path separators, and not . or .. (or give --output)"
+            )
+        output = Path(f"{name}.html")
+
+    def page() -> str:
+        try:
+            return animate(file, overrides, args.seed, until_s, packets=not args.no_packets)
+        except AnimationError as err:
+            raise UsageError(f"{file}: {err}") from None
+
+    if sys.stderr.isatty() and not args.no_packets:
+        with _stderr().status(f"running {_escape(str(file))}", spinner="dots"):
+            html = page()
+    else:
+        html = page()
+    write_text_atomic(output, html)
+    _notice(f"wrote {output} ({len(html.encode()) / 1e6:.1f} MB)")
 
 
 def sweep_command(args: argparse.Namespace) -> None:
