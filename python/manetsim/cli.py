@@ -261,6 +261,17 @@ def build_parser() -> argparse.ArgumentParser:
     _seed_option(animate)
     _set_option(animate)
 
+    plot = _command(commands, "plot", plot_command)
+    plot.add_argument(
+        "source",
+        type=Path,
+        metavar="SOURCE",
+        help="A scenario file (TOML) to run, or a folder written by `manetsim run --out`.",
+    )
+    _out_option(plot, "Write the figures here (default: the results folder, or NAME-figures).")
+    _seed_option(plot)
+    _set_option(plot)
+
     sweep = _command(commands, "sweep", sweep_command)
     sweep.add_argument("file", type=Path, metavar="FILE", help="Sweep file (TOML).")
     _out_option(
@@ -550,6 +561,48 @@ def animate_command(args: argparse.Namespace) -> None:
         html = page()
     write_text_atomic(output, html)
     _notice(f"wrote {output} ({len(html.encode()) / 1e6:.1f} MB)")
+
+
+def plot_command(args: argparse.Namespace) -> None:
+    """Draw a run's figures as PNG files: delivered data, cwnd, hops, energy, mobility.
+
+    SOURCE is a scenario, run here (--set and --seed apply), or the folder a
+    `manetsim run FILE --out DIR` wrote, read without running anything. Only
+    the figures the run has data for are written (cwnd needs a TCP flow,
+    energy an [energy] table, mobility moving nodes).
+    """
+    from manetsim.plots import write_figures
+    from manetsim.results import Result
+
+    source: Path = args.source
+    out: Path | None = args.out
+    if source.is_dir():
+        if args.set_ or args.seed is not None:
+            raise UsageError("--set and --seed apply to a scenario, not to a results folder")
+        saved = source / "result.json"
+        scenario = source / "scenario.toml"
+        if not saved.is_file():
+            raise UsageError(
+                f"{source}: no result.json (write one with `manetsim run FILE --out DIR`)"
+            )
+        toml = scenario.read_text(encoding="utf-8") if scenario.is_file() else ""
+        result = Result.from_json(saved.read_text(encoding="utf-8"), scenario_toml=toml)
+        target = out if out is not None else source
+    else:
+        overrides = override_pairs(args.set_ or [])
+        name = str(tomllib.loads(resolved_toml(source, overrides, args.seed))["name"])
+        target = out if out is not None else Path(f"{name}-figures")
+        if out is None:
+            from manetsim import sweep as sweep_mod
+
+            if not sweep_mod.is_plain_file_name(name):
+                raise UsageError(
+                    f"{source}: key `name`: {name!r} names the figures' folder "
+                    "(NAME-figures): no path separators, and not . or .. (or give --out)"
+                )
+        result = run_scenario(source, args.seed, overrides)
+    written = write_figures(result, target)
+    _notice(f"wrote {len(written)} figures to {target}: {', '.join(p.name for p in written)}")
 
 
 def sweep_command(args: argparse.Namespace) -> None:
