@@ -145,6 +145,44 @@ TCP_UDP_CHAIN: dict[str, Any] = {
 }
 
 
+#: 15 nodes moving in 800 m by 500 m over AODV with ARP and a short queue, a
+#: UDP and a TCP flow: 30 s with drops of every common kind.
+MOBILE_TCP_UDP: dict[str, Any] = {
+    "name": "mobile-tcp-udp",
+    "duration_s": 30.0,
+    "seed": 4,
+    "area": {"width_m": 800.0, "height_m": 500.0},
+    "nodes": {"count": 15},
+    "mobility": {
+        "model": "random_waypoint",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 15.0,
+        "pause_s": 1.0,
+    },
+    "mac": {"arp": "ns2", "queue_packets": 5},
+    "routing": {"protocol": "aodv"},
+    "flows": [
+        {
+            "src": 0,
+            "dst": 1,
+            "transport": "udp",
+            "app": "cbr",
+            "start_s": 1.0,
+            "rate_bps": 300000.0,
+            "packet_size_bytes": 512,
+        },
+        {
+            "src": 2,
+            "dst": 3,
+            "transport": "tcp",
+            "app": "ftp",
+            "start_s": 2.0,
+            "packet_size_bytes": 512,
+        },
+    ],
+}
+
+
 def scenario(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """A deep copy of ``base`` with top-level keys replaced."""
     copied = copy.deepcopy(base)

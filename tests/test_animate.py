@@ -17,44 +17,11 @@ import pytest
 import manetsim
 from manetsim import animate
 
-from helpers import EXAMPLES, assert_clean_error, cli
+from helpers import EXAMPLES, MOBILE_TCP_UDP, assert_clean_error, cli, scenario
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 
-MOBILE = {
-    "name": "animated",
-    "duration_s": 30.0,
-    "seed": 4,
-    "area": {"width_m": 800.0, "height_m": 500.0},
-    "nodes": {"count": 15},
-    "mobility": {
-        "model": "random_waypoint",
-        "min_speed_mps": 1.0,
-        "max_speed_mps": 15.0,
-        "pause_s": 1.0,
-    },
-    "mac": {"arp": "ns2", "queue_packets": 5},
-    "routing": {"protocol": "aodv"},
-    "flows": [
-        {
-            "src": 0,
-            "dst": 1,
-            "transport": "udp",
-            "app": "cbr",
-            "start_s": 1.0,
-            "rate_bps": 300000.0,
-            "packet_size_bytes": 512,
-        },
-        {
-            "src": 2,
-            "dst": 3,
-            "transport": "tcp",
-            "app": "ftp",
-            "start_s": 2.0,
-            "packet_size_bytes": 512,
-        },
-    ],
-}
+MOBILE = scenario(MOBILE_TCP_UDP, name="animated")
 
 
 def embedded(html: str) -> dict[str, Any]:

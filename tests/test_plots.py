@@ -9,40 +9,12 @@ import pytest
 import manetsim
 from manetsim import plots
 
-from helpers import EXAMPLES, assert_clean_error, cli
+from helpers import EXAMPLES, MOBILE_TCP_UDP, assert_clean_error, cli, scenario
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 PNG = b"\x89PNG\r\n\x1a\n"
 
-MOBILE = {
-    "name": "plotted",
-    "duration_s": 30.0,
-    "seed": 4,
-    "area": {"width_m": 800.0, "height_m": 500.0},
-    "nodes": {"count": 12},
-    "mobility": {"model": "random_waypoint", "max_speed_mps": 10.0, "pause_s": 1.0},
-    "energy": {"initial_j": 20.0},
-    "routing": {"protocol": "aodv"},
-    "flows": [
-        {
-            "src": 0,
-            "dst": 1,
-            "transport": "udp",
-            "app": "cbr",
-            "start_s": 1.0,
-            "rate_bps": 100000.0,
-            "packet_size_bytes": 512,
-        },
-        {
-            "src": 2,
-            "dst": 3,
-            "transport": "tcp",
-            "app": "ftp",
-            "start_s": 2.0,
-            "packet_size_bytes": 512,
-        },
-    ],
-}
+MOBILE = scenario(MOBILE_TCP_UDP, name="plotted", energy={"initial_j": 20.0})
 
 
 @pytest.fixture(scope="module")
