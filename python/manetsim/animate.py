@@ -68,7 +68,9 @@ _KIND_OF_TYPE = {
     "MAC": 2,
     "ARP": 3,
 }
-_AGENT_TYPES = {"tcp", "ack", "cbr"}
+#: Data packets at a flow's sink (a TCP sender's `r … AGT … ack` lines are
+#: its ACKs coming back, not deliveries).
+_DELIVERED_TYPES = {"tcp", "cbr"}
 #: The trace's codes for packets dropped (the result's `drops`). The MAC's
 #: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
 #: routing agent may still save the packet; if not, its `CBK` line is the
@@ -227,7 +229,7 @@ def read_trace(
         elif t[0] == "D" and t[4] in PACKET_DROPS:
             dt.append(us)
             dn.append(node)
-        elif t[0] == "r" and layer == "AGT" and kind in _AGENT_TYPES:
+        elif t[0] == "r" and layer == "AGT" and kind in _DELIVERED_TYPES:
             flow = _flow_of(t)
             if flow is not None:
                 events.delivered.setdefault(flow, []).append(us)
