@@ -79,12 +79,17 @@ def test_cli_plot_runs_a_scenario_or_reads_a_results_folder(tmp_path: Path):
         (("no-such.toml",), "no-such.toml"),
         (("{empty}",), "no result.json"),
         (("{empty}", "--seed", "3"), "not to a results folder"),
+        (("{broken}",), "not a manetsim result"),
+        (("{foreign}",), "not a manetsim result"),
         ((str(QUICKSTART), "--set", "name=../x"), "key `name`"),
     ],
 )
 def test_cli_plot_refuses_bad_sources_clearly(tmp_path: Path, args: tuple[str, ...], message: str):
-    (tmp_path / "empty").mkdir()
-    argv = [a.replace("{empty}", str(tmp_path / "empty")) for a in args]
+    for name, text in [("empty", None), ("broken", "{"), ("foreign", '{"a": 1}')]:
+        (tmp_path / name).mkdir()
+        if text is not None:
+            (tmp_path / name / "result.json").write_text(text, encoding="utf-8")
+    argv = [a.format(**{n: tmp_path / n for n in ("empty", "broken", "foreign")}) for a in args]
     line = assert_clean_error(cli("plot", *argv, cwd=tmp_path))
     assert message in line
     assert list((tmp_path / "empty").iterdir()) == []

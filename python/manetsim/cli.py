@@ -586,7 +586,15 @@ def plot_command(args: argparse.Namespace) -> None:
                 f"{source}: no result.json (write one with `manetsim run FILE --out DIR`)"
             )
         toml = scenario.read_text(encoding="utf-8") if scenario.is_file() else ""
-        result = Result.from_json(saved.read_text(encoding="utf-8"), scenario_toml=toml)
+        try:
+            result = Result.from_json(saved.read_text(encoding="utf-8"), scenario_toml=toml)
+            missing = {"scenario", "seed", "duration_s", "flows", "timeseries"} - set(result.json)
+            if missing:
+                raise KeyError(f"no {', '.join(sorted(missing))}")
+        except (ValueError, KeyError, TypeError) as err:
+            raise UsageError(
+                f"{saved}: not a manetsim result ({type(err).__name__}: {err})"
+            ) from None
         target = out if out is not None else source
     else:
         overrides = override_pairs(args.set_ or [])
@@ -600,7 +608,11 @@ def plot_command(args: argparse.Namespace) -> None:
                     f"{source}: key `name`: {name!r} names the figures' folder "
                     "(NAME-figures): no path separators, and not . or .. (or give --out)"
                 )
-        result = run_scenario(source, args.seed, overrides)
+        if sys.stderr.isatty():
+            with _stderr().status(f"running {_escape(str(source))}", spinner="dots"):
+                result = run_scenario(source, args.seed, overrides)
+        else:
+            result = run_scenario(source, args.seed, overrides)
     written = write_figures(result, target)
     _notice(f"wrote {len(written)} figures to {target}: {', '.join(p.name for p in written)}")
 
