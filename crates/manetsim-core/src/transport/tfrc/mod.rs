@@ -1,0 +1,546 @@
+//! TFRC, TCP-Friendly Rate Control (RFC 5348): a sender ([`TfrcSender`])
+//! and a receiver ([`TfrcReceiver`]) as sans-IO state machines, as TCP's are.
+//!
+//! The sender paces packets at its allowed rate `X`; the receiver measures
+//! the loss event rate `p` and the receive rate `X_recv` and reports them
+//! about once a round-trip time; the sender then sets `X` from the TCP
+//! throughput equation (section 3.1), never above twice `X_recv`, or, before
+//! the first loss, doubles it once per round-trip time (slow start).
+//!
+//! Nothing here reads a clock: every entry point takes `now`, packets leave
+//! through `poll_transmit` / `poll_feedback`, and timers are deadlines from
+//! `poll_timeout` (call `on_timeout` when one passes).
+//!
+//! What is modelled, by section of RFC 5348:
+//! - 3.1: the throughput equation with `b = 1` and `t_RTO = 4 R`;
+//! - 4.2: 1 packet a second until the first feedback, then the initial rate
+//!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))`;
+//! - 4.3: the RTT estimate (`q = 0.9`), the rate update with `recv_limit =
+//!   2 X_recv` and the floor of one packet per `t_mbi` (64 s);
+//! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s before any
+//!   feedback), halving the rate, or `X_recv`, as the section says;
+//! - 4.6: packets spaced `s / X` apart;
+//! - 5.1–5.4: a packet is lost once [`TfrcConfig::ndupack`] later ones have
+//!   arrived; losses within one RTT of a loss event's first (by their
+//!   interpolated send times) belong to it; the average loss interval over
+//!   the last 8 intervals with weights 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2, the
+//!   open interval counted when it raises the average;
+//! - 6: feedback on the first packet, once per RTT while data arrives, and
+//!   at once when a new loss event raises `p`; 6.3.1: the first loss
+//!   interval synthesised from `X_recv` by inverting the equation.
+//!
+//! Not modelled: the data-limited refinements of section 4.3 (the set of
+//! `X_recv` values and the recover rate of an idle sender), oscillation
+//! prevention (4.5), and history discounting (5.5).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::engine::{SimTime, NS_PER_S};
+
+#[cfg(test)]
+mod tests;
+
+/// Parameters of one TFRC flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TfrcConfig {
+    /// `s`: payload bytes per packet (the application's packet size).
+    pub packet_bytes: u32,
+    /// Bytes of IP and transport header in every data and feedback packet
+    /// (40, as ns-2's agents count TCP's).
+    pub header_bytes: u32,
+    /// `t_mbi`: at least one packet in this long (64 s).
+    pub t_mbi: SimTime,
+    /// Later packets that make a missing one lost (3).
+    pub ndupack: u32,
+    /// The no-feedback timer before any feedback (2 s).
+    pub initial_nofeedback: SimTime,
+}
+
+impl Default for TfrcConfig {
+    fn default() -> Self {
+        Self {
+            packet_bytes: 1000,
+            header_bytes: 40,
+            t_mbi: 64 * NS_PER_S,
+            ndupack: 3,
+            initial_nofeedback: 2 * NS_PER_S,
+        }
+    }
+}
+
+/// What a data packet carries (section 3.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TfrcData {
+    /// Sequence number, from 0.
+    pub seq: u64,
+    /// When the sender sent it.
+    pub sent_at: SimTime,
+    /// The sender's RTT estimate (0 before it has one).
+    pub rtt: SimTime,
+    /// Payload bytes.
+    pub bytes: u32,
+}
+
+/// What a feedback packet carries (section 3.2.2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TfrcFeedback {
+    /// `t_recvdata`: the send time of the last data packet received.
+    pub echo: SimTime,
+    /// `t_delay`: how long after that packet arrived this feedback left.
+    pub delay: SimTime,
+    /// `X_recv`: bytes per second received since the last feedback.
+    pub x_recv_bps: f64,
+    /// `p`: the loss event rate.
+    pub p: f64,
+}
+
+/// The TCP throughput equation (section 3.1) in bytes per second, for
+/// packets of `s` bytes, round-trip time `r_s` and loss event rate `p > 0`,
+/// with `b = 1` and `t_RTO = 4 R`.
+pub fn throughput_bps(s: f64, r_s: f64, p: f64) -> f64 {
+    let t_rto = 4.0 * r_s;
+    s / (r_s * (2.0 * p / 3.0).sqrt()
+        + t_rto * (3.0 * (3.0 * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
+}
+
+/// The loss event rate at which [`throughput_bps`] gives `x_bps` (bisection;
+/// the equation falls as `p` grows). 1 when even `p = 1` allows more.
+pub fn loss_rate_for(s: f64, r_s: f64, x_bps: f64) -> f64 {
+    if throughput_bps(s, r_s, 1.0) >= x_bps {
+        return 1.0;
+    }
+    let (mut lo, mut hi) = (1e-12_f64, 1.0_f64);
+    if throughput_bps(s, r_s, lo) <= x_bps {
+        return lo;
+    }
+    for _ in 0..100 {
+        let mid = (lo * hi).sqrt();
+        if throughput_bps(s, r_s, mid) > x_bps {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+fn secs(t: SimTime) -> f64 {
+    t as f64 / NS_PER_S as f64
+}
+
+fn ns(s: f64) -> SimTime {
+    (s * NS_PER_S as f64).round().max(0.0) as SimTime
+}
+
+/// The sending side.
+#[derive(Debug, Clone)]
+pub struct TfrcSender {
+    cfg: TfrcConfig,
+    /// `X`: the allowed rate, bytes per second.
+    x: f64,
+    /// The last `X_recv` reported (or lowered by the no-feedback timer).
+    x_recv: f64,
+    /// `R`, seconds, once a feedback has given a sample.
+    r: Option<f64>,
+    /// The last `p` reported.
+    p: f64,
+    /// When `X` last doubled in slow start.
+    tld: SimTime,
+    /// The earliest time the next packet may leave.
+    next_send: SimTime,
+    /// When the last packet left.
+    last_sent: Option<SimTime>,
+    nofeedback_at: SimTime,
+    /// Whether a packet left since the no-feedback timer was last set.
+    sent_since_timer: bool,
+    /// Packets the application handed over and not yet sent.
+    queued: u64,
+    /// An unlimited source (FTP): always a packet to send.
+    bulk: bool,
+    seq: u64,
+}
+
+impl TfrcSender {
+    /// A sender whose application hands it packets with [`Self::write`], or,
+    /// with `bulk`, always has one.
+    pub fn new(cfg: TfrcConfig, bulk: bool) -> Self {
+        let s = cfg.packet_bytes as f64;
+        Self {
+            nofeedback_at: cfg.initial_nofeedback,
+            cfg,
+            // Section 4.2: one packet a second until the first feedback.
+            x: s,
+            x_recv: 0.0,
+            r: None,
+            p: 0.0,
+            tld: 0,
+            next_send: 0,
+            last_sent: None,
+            sent_since_timer: false,
+            queued: 0,
+            bulk,
+            seq: 0,
+        }
+    }
+
+    /// The application hands over `packets` packets.
+    pub fn write(&mut self, packets: u64) {
+        self.queued += packets;
+    }
+
+    /// `X`, bytes per second.
+    pub fn rate_bps(&self) -> f64 {
+        self.x
+    }
+
+    /// `R`, once known.
+    pub fn rtt(&self) -> Option<SimTime> {
+        self.r.map(ns)
+    }
+
+    /// The `p` the receiver last reported.
+    pub fn loss_event_rate(&self) -> f64 {
+        self.p
+    }
+
+    /// Packets waiting for their turn.
+    pub fn queued(&self) -> u64 {
+        self.queued
+    }
+
+    fn s(&self) -> f64 {
+        self.cfg.packet_bytes as f64
+    }
+
+    fn t_mbi_s(&self) -> f64 {
+        secs(self.cfg.t_mbi)
+    }
+
+    /// The initial rate once `R` is known: `W_init / R` (section 4.2).
+    fn initial_rate(&self, r: f64) -> f64 {
+        let s = self.s();
+        (4.0 * s).min((2.0 * s).max(4380.0)) / r
+    }
+
+    /// Section 4.6: the next packet `s / X` after the last one, at the
+    /// current `X`.
+    fn respace(&mut self) {
+        if let Some(last) = self.last_sent {
+            self.next_send = last + ns(self.s() / self.x).max(1);
+        }
+    }
+
+    fn has_data(&self) -> bool {
+        self.bulk || self.queued > 0
+    }
+
+    /// The next packet, if one is waiting and its time has come.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<TfrcData> {
+        if !self.has_data() || now < self.next_send {
+            return None;
+        }
+        if !self.bulk {
+            self.queued -= 1;
+        }
+        let data = TfrcData {
+            seq: self.seq,
+            sent_at: now,
+            rtt: self.rtt().unwrap_or(0),
+            bytes: self.cfg.packet_bytes,
+        };
+        self.seq += 1;
+        self.sent_since_timer = true;
+        self.last_sent = Some(now);
+        self.respace();
+        Some(data)
+    }
+
+    /// The next deadline: a packet's time (when one waits), or the
+    /// no-feedback timer.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        let send = self.has_data().then_some(self.next_send);
+        Some(send.map_or(self.nofeedback_at, |t| t.min(self.nofeedback_at)))
+    }
+
+    /// A deadline passed. The no-feedback timer acts here; a packet's time
+    /// only lets [`Self::poll_transmit`] give it.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if now < self.nofeedback_at {
+            return;
+        }
+        // Section 4.4. An idle sender (nothing sent since the timer was
+        // set) keeps its rate.
+        if self.sent_since_timer {
+            let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
+            match self.r {
+                Some(r) if self.p > 0.0 => {
+                    let x_calc = throughput_bps(s, r, self.p);
+                    self.x_recv = if x_calc > 2.0 * self.x_recv {
+                        (self.x_recv / 2.0).max(s / (2.0 * self.t_mbi_s()))
+                    } else {
+                        x_calc / 4.0
+                    };
+                    self.x = x_calc.min(2.0 * self.x_recv).max(floor);
+                }
+                _ => self.x = (self.x / 2.0).max(floor),
+            }
+        }
+        self.sent_since_timer = false;
+        self.respace();
+        self.nofeedback_at = now + self.nofeedback_interval();
+    }
+
+    fn nofeedback_interval(&self) -> SimTime {
+        let spacing = 2.0 * self.s() / self.x;
+        match self.r {
+            Some(r) => ns((4.0 * r).max(spacing)),
+            None => self.cfg.initial_nofeedback.max(ns(spacing)),
+        }
+    }
+
+    /// A feedback packet arrived (section 4.3).
+    pub fn on_feedback(&mut self, now: SimTime, fb: &TfrcFeedback) {
+        let sample = secs(now.saturating_sub(fb.echo).saturating_sub(fb.delay)).max(1e-6);
+        let first = self.r.is_none();
+        let r = match self.r {
+            None => sample,
+            Some(r) => 0.9 * r + 0.1 * sample,
+        };
+        self.r = Some(r);
+        self.x_recv = fb.x_recv_bps;
+        self.p = fb.p;
+        let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
+        let recv_limit = 2.0 * self.x_recv;
+        if self.p > 0.0 {
+            self.x = throughput_bps(s, r, self.p).min(recv_limit).max(floor);
+        } else if first {
+            self.x = self.initial_rate(r);
+            self.tld = now;
+        } else if secs(now.saturating_sub(self.tld)) >= r {
+            self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
+            self.tld = now;
+        }
+        self.respace();
+        self.sent_since_timer = false;
+        self.nofeedback_at = now + self.nofeedback_interval();
+    }
+}
+
+/// The receiving side.
+#[derive(Debug, Clone)]
+pub struct TfrcReceiver {
+    cfg: TfrcConfig,
+    /// Every sequence number below this is received or lost.
+    expected: u64,
+    /// Packets at or above `expected` received so far: their send times.
+    ahead: BTreeMap<u64, SimTime>,
+    /// The last packet below `expected` that arrived: sequence, send time.
+    behind: Option<(u64, SimTime)>,
+    highest: Option<u64>,
+    /// Closed loss intervals in packets, the most recent first (`I_1`, …).
+    intervals: VecDeque<u64>,
+    /// The current loss event: its first lost packet and that one's
+    /// (interpolated) send time.
+    event: Option<(u64, SimTime)>,
+    /// The sender's RTT estimate, from the latest data packet.
+    rtt: SimTime,
+    /// The latest data packet: its send time and arrival.
+    last: Option<(SimTime, SimTime)>,
+    bytes_since_feedback: u64,
+    last_feedback_at: SimTime,
+    /// Send a feedback packet now (first packet, new loss event).
+    feedback_due: bool,
+    feedback_timer: Option<SimTime>,
+    /// `p` as last reported.
+    p_reported: f64,
+    /// Packets delivered, and losses detected (statistics).
+    pub received: u64,
+    pub lost: u64,
+}
+
+/// Weights of the last 8 loss intervals (section 5.4).
+const WEIGHTS: [f64; 8] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
+
+impl TfrcReceiver {
+    pub fn new(cfg: TfrcConfig) -> Self {
+        Self {
+            cfg,
+            expected: 0,
+            ahead: BTreeMap::new(),
+            behind: None,
+            highest: None,
+            intervals: VecDeque::with_capacity(WEIGHTS.len() + 1),
+            event: None,
+            rtt: 0,
+            last: None,
+            bytes_since_feedback: 0,
+            last_feedback_at: 0,
+            feedback_due: false,
+            feedback_timer: None,
+            p_reported: 0.0,
+            received: 0,
+            lost: 0,
+        }
+    }
+
+    /// The loss event rate `p` (section 5.4): 0 before any loss.
+    pub fn loss_event_rate(&self) -> f64 {
+        let Some((start, _)) = self.event else {
+            return 0.0;
+        };
+        let n = self.intervals.len().min(WEIGHTS.len());
+        if n == 0 {
+            return 0.0;
+        }
+        let open = (self.highest.unwrap_or(start) + 1).saturating_sub(start) as f64;
+        let w_tot: f64 = WEIGHTS[..n].iter().sum();
+        let closed = |i: usize| self.intervals[i] as f64;
+        // I_0 … I_{n-1} against I_1 … I_n, both with weights w_0 … w_{n-1}.
+        let tot0: f64 = open * WEIGHTS[0] + (1..n).map(|i| closed(i - 1) * WEIGHTS[i]).sum::<f64>();
+        let tot1: f64 = (0..n).map(|i| closed(i) * WEIGHTS[i]).sum();
+        let mean = tot0.max(tot1) / w_tot;
+        if mean <= 0.0 {
+            0.0
+        } else {
+            (1.0 / mean).min(1.0)
+        }
+    }
+
+    /// The closed loss intervals, the most recent first.
+    pub fn intervals(&self) -> impl Iterator<Item = u64> + '_ {
+        self.intervals.iter().copied()
+    }
+
+    /// A data packet arrived.
+    pub fn on_data(&mut self, now: SimTime, d: &TfrcData) {
+        self.received += 1;
+        self.bytes_since_feedback += d.bytes as u64;
+        if d.rtt > 0 {
+            self.rtt = d.rtt;
+        }
+        let first_ever = self.last.is_none();
+        self.last = Some((d.sent_at, now));
+        self.highest = Some(self.highest.map_or(d.seq, |h| h.max(d.seq)));
+        if d.seq >= self.expected {
+            self.ahead.insert(d.seq, d.sent_at);
+        }
+        let p_before = self.loss_event_rate();
+        self.detect_losses(now);
+        if first_ever || self.rtt == 0 {
+            // Section 6.3: the first packet, and every one while the
+            // sender has no RTT yet, is answered at once.
+            self.feedback_due = true;
+        } else if self.loss_event_rate() > p_before {
+            // Section 6.1: a new loss event that raises p.
+            self.feedback_due = true;
+        } else if self.feedback_timer.is_none() {
+            self.feedback_timer = Some(now + self.rtt);
+        }
+    }
+
+    fn detect_losses(&mut self, now: SimTime) {
+        loop {
+            match self.ahead.first_key_value() {
+                Some((&seq, &sent)) if seq == self.expected => {
+                    self.ahead.remove(&seq);
+                    self.behind = Some((seq, sent));
+                    self.expected += 1;
+                }
+                Some((&next, &next_sent)) if self.ahead.len() as u64 >= self.cfg.ndupack as u64 => {
+                    let lost = self.expected;
+                    // Its send time, between its received neighbours'.
+                    let sent = match self.behind {
+                        Some((b, b_sent)) if next > b => {
+                            let f = (lost - b) as f64 / (next - b) as f64;
+                            b_sent + ((next_sent.saturating_sub(b_sent)) as f64 * f) as SimTime
+                        }
+                        _ => next_sent,
+                    };
+                    self.on_loss(now, lost, sent);
+                    self.expected += 1;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn on_loss(&mut self, _now: SimTime, seq: u64, sent: SimTime) {
+        self.lost += 1;
+        match self.event {
+            Some((_, start)) if sent <= start + self.rtt => {} // the same loss event
+            Some((start_seq, _)) => {
+                self.intervals.push_front(seq - start_seq);
+                self.intervals.truncate(WEIGHTS.len() + 1);
+                self.event = Some((seq, sent));
+            }
+            None => {
+                // Section 6.3.1: the first interval is the one the receive
+                // rate would give through the equation.
+                let first = self.synthetic_first_interval(seq);
+                self.intervals.push_front(first);
+                self.event = Some((seq, sent));
+            }
+        }
+    }
+
+    fn synthetic_first_interval(&self, seq: u64) -> u64 {
+        let r = secs(self.rtt);
+        let elapsed = secs(
+            self.last
+                .map_or(0, |(_, at)| at)
+                .saturating_sub(self.last_feedback_at),
+        );
+        let x_recv = if elapsed > 0.0 {
+            self.bytes_since_feedback as f64 / elapsed
+        } else {
+            0.0
+        };
+        if r <= 0.0 || x_recv <= 0.0 {
+            // No rate to invert: the packets before this loss.
+            return seq.max(1);
+        }
+        let p = loss_rate_for(self.cfg.packet_bytes as f64, r, x_recv);
+        (1.0 / p).round().max(1.0) as u64
+    }
+
+    /// A feedback packet, when one is due now.
+    pub fn poll_feedback(&mut self, now: SimTime) -> Option<TfrcFeedback> {
+        if !self.feedback_due {
+            return None;
+        }
+        self.feedback_due = false;
+        let (sent, arrived) = self.last?;
+        let elapsed = secs(now.saturating_sub(self.last_feedback_at)).max(1e-6);
+        let p = self.loss_event_rate();
+        let fb = TfrcFeedback {
+            echo: sent,
+            delay: now.saturating_sub(arrived),
+            x_recv_bps: self.bytes_since_feedback as f64 / elapsed,
+            p,
+        };
+        self.p_reported = p;
+        self.bytes_since_feedback = 0;
+        self.last_feedback_at = now;
+        self.feedback_timer = (self.rtt > 0).then_some(now + self.rtt);
+        Some(fb)
+    }
+
+    /// The feedback timer's deadline.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.feedback_timer
+    }
+
+    /// The feedback timer passed: feedback is due if data arrived since the
+    /// last one (section 6.2); otherwise the timer waits for data.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        match self.feedback_timer {
+            Some(at) if now >= at => {
+                self.feedback_timer = None;
+                if self.bytes_since_feedback > 0 {
+                    self.feedback_due = true;
+                }
+            }
+            _ => {}
+        }
+    }
+}

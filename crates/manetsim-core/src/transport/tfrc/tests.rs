@@ -1,0 +1,277 @@
+use super::*;
+use crate::engine::NS_PER_MS;
+
+fn cfg() -> TfrcConfig {
+    TfrcConfig::default()
+}
+
+fn data(seq: u64, sent_at: SimTime, rtt: SimTime) -> TfrcData {
+    TfrcData {
+        seq,
+        sent_at,
+        rtt,
+        bytes: 1000,
+    }
+}
+
+fn feedback(echo: SimTime, delay: SimTime, x_recv_bps: f64, p: f64) -> TfrcFeedback {
+    TfrcFeedback {
+        echo,
+        delay,
+        x_recv_bps,
+        p,
+    }
+}
+
+#[test]
+fn the_equation_falls_with_loss_and_tends_to_the_square_root_law() {
+    let (s, r) = (1000.0_f64, 0.1_f64);
+    // More loss, less rate.
+    let mut last = f64::INFINITY;
+    for k in (1..=60).rev() {
+        let p = 10f64.powf(-(k as f64) / 10.0);
+        let x = throughput_bps(s, r, p);
+        assert!(x > 0.0 && x < last, "p {p}");
+        last = x;
+    }
+    // At a low loss rate the timeout term vanishes: X = s / (R sqrt(2p/3)).
+    let p = 1e-6_f64;
+    let simple = s / (r * (2.0 * p / 3.0).sqrt());
+    assert!((throughput_bps(s, r, p) / simple - 1.0).abs() < 0.01);
+    // At p = 1 the timeout term dominates: 4R × 3 sqrt(3/8) × 33.
+    let heavy = s / (r * (2.0f64 / 3.0).sqrt() + 4.0 * r * 3.0 * (3.0f64 / 8.0).sqrt() * 33.0);
+    assert!((throughput_bps(s, r, 1.0) - heavy).abs() < 1e-9);
+}
+
+#[test]
+fn the_equation_inverts() {
+    for p in [1e-5, 1e-3, 0.02, 0.3] {
+        let x = throughput_bps(1000.0, 0.05, p);
+        let back = loss_rate_for(1000.0, 0.05, x);
+        assert!((back / p - 1.0).abs() < 1e-6, "{p} -> {back}");
+    }
+    // A rate the equation cannot reach even at p = 1.
+    assert_eq!(loss_rate_for(1000.0, 0.05, 1.0), 1.0);
+}
+
+#[test]
+fn before_any_feedback_a_sender_sends_one_packet_a_second() {
+    let mut s = TfrcSender::new(cfg(), true);
+    assert_eq!(s.poll_transmit(0).map(|d| d.seq), Some(0));
+    assert_eq!(s.poll_transmit(NS_PER_S / 2), None);
+    assert_eq!(s.poll_timeout(), Some(NS_PER_S));
+    let d = s.poll_transmit(NS_PER_S).unwrap();
+    assert_eq!((d.seq, d.sent_at, d.rtt, d.bytes), (1, NS_PER_S, 0, 1000));
+}
+
+#[test]
+fn an_application_limited_sender_sends_only_what_it_was_given() {
+    let mut s = TfrcSender::new(cfg(), false);
+    assert_eq!(s.poll_transmit(0), None);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(2 * NS_PER_S),
+        "only the no-feedback timer"
+    );
+    s.write(2);
+    assert!(s.poll_transmit(0).is_some());
+    assert_eq!(s.queued(), 1);
+    assert!(s.poll_transmit(NS_PER_S).is_some());
+    assert_eq!(s.poll_transmit(5 * NS_PER_S), None);
+}
+
+#[test]
+fn the_first_feedback_gives_the_rtt_and_the_initial_rate() {
+    let mut s = TfrcSender::new(cfg(), true);
+    let d = s.poll_transmit(0).unwrap();
+    // Back after 100 ms, 20 of them spent at the receiver.
+    s.on_feedback(
+        100 * NS_PER_MS,
+        &feedback(d.sent_at, 20 * NS_PER_MS, 1000.0, 0.0),
+    );
+    assert_eq!(s.rtt(), Some(80 * NS_PER_MS));
+    // W_init = min(4 s, max(2 s, 4380)) = 4000 bytes a round trip.
+    assert!((s.rate_bps() - 4000.0 / 0.08).abs() < 1e-6);
+    // The next packet leaves s / X = 20 ms after the last.
+    assert_eq!(s.poll_timeout(), Some(20 * NS_PER_MS));
+    assert_eq!(
+        s.poll_transmit(20 * NS_PER_MS).map(|d| d.rtt),
+        Some(80 * NS_PER_MS)
+    );
+    // The RTT is smoothed with q = 0.9.
+    s.on_feedback(
+        300 * NS_PER_MS,
+        &feedback(100 * NS_PER_MS, 0, 50_000.0, 0.0),
+    );
+    assert_eq!(s.rtt(), Some(92 * NS_PER_MS));
+}
+
+#[test]
+fn slow_start_doubles_once_a_round_trip_up_to_twice_the_receive_rate() {
+    let mut s = TfrcSender::new(cfg(), true);
+    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 1000.0, 0.0));
+    let x0 = s.rate_bps(); // 40,000 B/s
+                           // Within the round trip: no doubling.
+    s.on_feedback(150 * NS_PER_MS, &feedback(50 * NS_PER_MS, 0, 1e9, 0.0));
+    assert_eq!(s.rate_bps(), x0);
+    s.on_feedback(250 * NS_PER_MS, &feedback(150 * NS_PER_MS, 0, 1e9, 0.0));
+    assert_eq!(s.rate_bps(), 2.0 * x0);
+    // The receiver got 30,000 B/s: at most 60,000, not 160,000.
+    s.on_feedback(
+        400 * NS_PER_MS,
+        &feedback(300 * NS_PER_MS, 0, 30_000.0, 0.0),
+    );
+    assert_eq!(s.rate_bps(), 60_000.0);
+    // But never below the initial rate.
+    s.on_feedback(600 * NS_PER_MS, &feedback(500 * NS_PER_MS, 0, 100.0, 0.0));
+    assert!((s.rate_bps() - 4000.0 / s.rtt().map(secs).unwrap()).abs() < 1e-6);
+}
+
+#[test]
+fn with_losses_the_rate_follows_the_equation_within_twice_the_receive_rate() {
+    let mut s = TfrcSender::new(cfg(), true);
+    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 1e9, 0.01));
+    let r = 0.1;
+    assert!((s.rate_bps() - throughput_bps(1000.0, r, 0.01)).abs() < 1e-6);
+    s.on_feedback(
+        200 * NS_PER_MS,
+        &feedback(100 * NS_PER_MS, 0, 5_000.0, 0.01),
+    );
+    assert_eq!(s.rate_bps(), 10_000.0);
+    // At least one packet every t_mbi.
+    s.on_feedback(300 * NS_PER_MS, &feedback(200 * NS_PER_MS, 0, 1.0, 0.9));
+    assert_eq!(s.rate_bps(), 1000.0 / 64.0);
+}
+
+#[test]
+fn without_feedback_the_rate_halves_unless_the_sender_was_idle() {
+    let mut s = TfrcSender::new(cfg(), true);
+    s.poll_transmit(0).unwrap();
+    // Before any feedback: 2 s, then X / 2.
+    assert_eq!(s.poll_timeout(), Some(NS_PER_S), "the next packet first");
+    s.on_timeout(NS_PER_S);
+    assert_eq!(s.rate_bps(), 1000.0);
+    s.on_timeout(2 * NS_PER_S);
+    assert_eq!(s.rate_bps(), 500.0);
+    // The timer restarts at max(2 s, 2 s / X) = 4 s; nothing sent since,
+    // so the idle sender keeps its rate.
+    s.on_timeout(6 * NS_PER_S);
+    assert_eq!(s.rate_bps(), 500.0);
+
+    // After feedback with losses: X_recv halves (X_calc > 2 X_recv) and X
+    // follows it.
+    let mut s = TfrcSender::new(cfg(), true);
+    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 3_000.0, 0.01));
+    assert_eq!(s.rate_bps(), 6_000.0);
+    s.poll_transmit(200 * NS_PER_MS).unwrap();
+    // max(4 R, 2 s / X) = max(400 ms, 333 ms) after the feedback.
+    s.on_timeout(500 * NS_PER_MS);
+    assert_eq!(s.rate_bps(), 3_000.0);
+}
+
+#[test]
+fn a_receiver_answers_the_first_packet_then_once_a_round_trip() {
+    let mut r = TfrcReceiver::new(cfg());
+    r.on_data(10 * NS_PER_MS, &data(0, 0, 0));
+    let fb = r.poll_feedback(12 * NS_PER_MS).unwrap();
+    assert_eq!((fb.echo, fb.delay, fb.p), (0, 2 * NS_PER_MS, 0.0));
+    assert_eq!(r.poll_feedback(12 * NS_PER_MS), None);
+    // With the sender's RTT known (50 ms), the timer paces the feedback.
+    r.on_data(30 * NS_PER_MS, &data(1, 20 * NS_PER_MS, 50 * NS_PER_MS));
+    assert_eq!(r.poll_feedback(30 * NS_PER_MS), None);
+    assert_eq!(r.poll_timeout(), Some(80 * NS_PER_MS));
+    r.on_data(60 * NS_PER_MS, &data(2, 50 * NS_PER_MS, 50 * NS_PER_MS));
+    r.on_timeout(80 * NS_PER_MS);
+    let fb = r.poll_feedback(80 * NS_PER_MS).unwrap();
+    assert_eq!((fb.echo, fb.delay), (50 * NS_PER_MS, 20 * NS_PER_MS));
+    // 2,000 bytes since the feedback at 12 ms.
+    assert!((fb.x_recv_bps - 2000.0 / 0.068).abs() < 1e-6);
+    // Nothing arrives: the timer sends nothing, and waits for data.
+    r.on_timeout(130 * NS_PER_MS);
+    assert_eq!(r.poll_feedback(130 * NS_PER_MS), None);
+    assert_eq!(r.poll_timeout(), None);
+}
+
+/// A receiver fed packets `0..n` sent 10 ms apart (RTT 50 ms), except
+/// those in `lost`.
+fn fed(n: u64, lost: &[u64]) -> TfrcReceiver {
+    let mut r = TfrcReceiver::new(cfg());
+    for seq in (0..n).filter(|s| !lost.contains(s)) {
+        let sent = seq * 10 * NS_PER_MS;
+        r.on_data(sent + 5 * NS_PER_MS, &data(seq, sent, 50 * NS_PER_MS));
+        r.poll_feedback(sent + 5 * NS_PER_MS);
+    }
+    r
+}
+
+#[test]
+fn a_packet_is_lost_once_three_later_ones_arrived() {
+    let mut r = fed(12, &[10]);
+    assert_eq!(r.lost, 0, "only one later packet");
+    r.on_data(125 * NS_PER_MS, &data(12, 120 * NS_PER_MS, 50 * NS_PER_MS));
+    assert_eq!(r.lost, 0);
+    r.on_data(135 * NS_PER_MS, &data(13, 130 * NS_PER_MS, 50 * NS_PER_MS));
+    assert_eq!(r.lost, 1);
+    assert!(r.loss_event_rate() > 0.0);
+    // A new loss event raises p: feedback at once.
+    let fb = r.poll_feedback(135 * NS_PER_MS).unwrap();
+    assert_eq!(fb.p, r.loss_event_rate());
+    // The packet arriving late changes nothing.
+    r.on_data(140 * NS_PER_MS, &data(10, 100 * NS_PER_MS, 50 * NS_PER_MS));
+    assert_eq!((r.lost, r.received), (1, 14));
+}
+
+#[test]
+fn losses_within_a_round_trip_make_one_loss_event() {
+    // 20 and 23 were sent 30 ms apart, within the 50 ms RTT: one event.
+    let one = fed(40, &[20, 23]);
+    assert_eq!(one.lost, 2);
+    assert_eq!(one.intervals().count(), 1);
+    // 20 and 30, 100 ms apart: two events, 10 packets between their starts.
+    let two = fed(40, &[20, 30]);
+    assert_eq!(two.intervals().collect::<Vec<_>>()[0], 10);
+    assert_eq!(two.intervals().count(), 2);
+}
+
+#[test]
+fn the_loss_event_rate_is_the_weighted_mean_of_the_last_eight_intervals() {
+    // A loss every 10th packet (each a new event, 100 ms apart): after the
+    // synthetic first interval has left the last eight, p = 1/10.
+    let lost: Vec<u64> = (1..=12).map(|k| 10 * k).collect();
+    let r = fed(125, &lost);
+    assert_eq!(r.intervals().take(8).collect::<Vec<_>>(), vec![10; 8]);
+    assert!(
+        (r.loss_event_rate() - 0.1).abs() < 1e-12,
+        "{}",
+        r.loss_event_rate()
+    );
+    // A long open interval counts once it raises the mean: 10 packets ago
+    // the last loss, so I_0 = 10 and p stays; 40 packets later it falls.
+    let quiet = fed(165, &lost);
+    let (i0, w) = (165.0 - 120.0, [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]);
+    let tot0 = i0 + 10.0 * w[1..].iter().sum::<f64>();
+    let expected = w.iter().sum::<f64>() / tot0;
+    assert!((quiet.loss_event_rate() - expected).abs() < 1e-12);
+}
+
+#[test]
+fn the_first_loss_interval_comes_from_the_receive_rate() {
+    // 100 packets of 1000 bytes in 1 s (10 ms apart): X_recv = 100 kB/s at
+    // R = 50 ms; the first interval is 1/p for the p that gives that rate.
+    let mut r = TfrcReceiver::new(cfg());
+    for seq in (0..104).filter(|s| *s != 100) {
+        let sent = seq * 10 * NS_PER_MS;
+        r.on_data(sent + 5 * NS_PER_MS, &data(seq, sent, 50 * NS_PER_MS));
+    }
+    assert_eq!(r.lost, 1);
+    let first = r.intervals().next().unwrap();
+    // No feedback was sent: 103 packets arrived in the 1.035 s up to the
+    // one that revealed the loss.
+    let x_recv = 103_000.0 / 1.035;
+    let p = loss_rate_for(1000.0, 0.05, x_recv);
+    assert!(
+        (first as f64 - 1.0 / p).abs() <= 1.0,
+        "{first} against {}",
+        1.0 / p
+    );
+}
