@@ -192,6 +192,7 @@ def test_result_tables_have_expected_columns():
         "hops",
         "energy",
         "tcp",
+        "tfrc",
     }
     assert set(tables["flows"].column_names) >= FLOW_KEYS
     assert tables["drops"].column_names[:2] == ["reason", "packets"]

@@ -57,6 +57,8 @@ _KIND_OF_TYPE = {
     "tcp": 0,
     "ack": 0,
     "cbr": 0,
+    "tcpFriend": 0,
+    "tcpFriendCtl": 0,
     "AODV": 1,
     "AOMDV": 1,
     "DSR": 1,
@@ -69,8 +71,9 @@ _KIND_OF_TYPE = {
     "ARP": 3,
 }
 #: Data packets at a flow's sink (a TCP sender's `r … AGT … ack` lines are
-#: its ACKs coming back, not deliveries).
-_DELIVERED_TYPES = {"tcp", "cbr"}
+#: its ACKs coming back, and TFRC's `tcpFriendCtl` its feedback: not
+#: deliveries).
+_DELIVERED_TYPES = {"tcp", "cbr", "tcpFriend"}
 #: The trace's codes for packets dropped (the result's `drops`). The MAC's
 #: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
 #: routing agent may still save the packet; if not, its `CBK` line is the

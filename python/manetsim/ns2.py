@@ -1000,8 +1000,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                             relayed = _forwarded(event, kind, message, tokens)
                         forwarded[message] = forwarded.get(message, 0.0) + relayed
                 continue
-            if layer != "AGT" or kind == "ack":
-                continue
+            if layer != "AGT" or kind in ("ack", "tcpFriendCtl"):
+                continue  # a TCP ACK, TFRC's feedback: not a flow's data
             if kind == "tcp" and tokens[7] == str(NS2_TCP_HEADER_BYTES):
                 # A one-way agent's SYN (`syn_ true`): its 40 header bytes and
                 # no data, which manetsim's flows do not count either.
@@ -1018,10 +1018,11 @@ def parse_trace(path: str | Path) -> TraceStats:
                 stats.sent += 1
                 if stats.first_send_s is None:
                     stats.first_send_s = now
-                # ns-2's TCP agents count their 40 header bytes; its UDP agent
+                # ns-2's TCP (and TFRC) agents count their 40 header bytes; its UDP agent
                 # sends bare payload, to which routing agents add their
                 # headers (some strip them again on delivery).
-                sent_at[uid] = (now, size if kind == "tcp" else size + _UDP_IP_HEADER_BYTES)
+                headed = kind in ("tcp", "tcpFriend")
+                sent_at[uid] = (now, size if headed else size + _UDP_IP_HEADER_BYTES)
                 if kind == "tcp":
                     seq = _tcp_seq(tokens, ip)
                     if seq is not None:

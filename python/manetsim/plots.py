@@ -7,6 +7,8 @@ has them:
   (from the ``hops`` series: one row per delivered packet);
 - ``cwnd``: each TCP flow's congestion window and slow-start threshold over
   time (the ``tcp`` series);
+- ``rate``: each TFRC flow's allowed sending rate over time, with the loss
+  event rate beside it (the ``tfrc`` series);
 - ``hops``: the hop count of every delivered packet over time;
 - ``energy``: each node's remaining energy (with ``[energy]``);
 - ``mobility``: the mean node degree and the links that appeared or vanished
@@ -27,7 +29,7 @@ from manetsim.results import Result, _write_atomic
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-FIGURES = ("delivered", "cwnd", "hops", "energy", "mobility")
+FIGURES = ("delivered", "cwnd", "rate", "hops", "energy", "mobility")
 
 #: Flows drawn each with a line and a legend entry, at most.
 _LEGEND_MAX = 12
@@ -101,6 +103,23 @@ def figure(result: Result, name: str) -> Figure | None:
         if drawn:
             ax.set_ylim(0, top * 1.25 + 1)
         ax.set_ylabel("cwnd (packets); ssthresh dashed")
+    elif name == "rate":
+        series = result.json["timeseries"].get("tfrc", {})
+        tfrc = result.timeseries("tfrc") if series.get("t_s") else None
+        if tfrc is not None:
+            p_ax = ax.twinx()
+            for flow, part in tfrc.groupby("flow"):
+                line = ax.step(part["t_s"], part["rate_kbps"], where="post", label=label[flow])
+                p_ax.step(
+                    part["t_s"],
+                    part["loss_event_rate"],
+                    where="post",
+                    linestyle=":",
+                    color=line[0].get_color(),
+                )
+                drawn = True
+            p_ax.set_ylabel("loss event rate p (dotted)")
+        ax.set_ylabel("TFRC allowed rate (kbit/s)")
     elif name == "hops":
         hops = result.timeseries("hops")
         for flow, part in hops.groupby("flow"):

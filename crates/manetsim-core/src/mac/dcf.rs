@@ -1450,6 +1450,7 @@ mod tests {
             path: 0,
             body: None,
             tcp: None,
+            tfrc: None,
         }
     }
 

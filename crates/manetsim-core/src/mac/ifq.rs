@@ -165,6 +165,7 @@ mod tests {
             path: 0,
             body: None,
             tcp: None,
+            tfrc: None,
         }
     }
 

@@ -183,6 +183,7 @@ mod tests {
             path: 0,
             body: None,
             tcp: tcp.then(Default::default),
+            tfrc: None,
         }
     }
 

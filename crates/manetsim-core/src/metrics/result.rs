@@ -60,6 +60,24 @@ pub struct TimeSeries {
     pub energy: EnergySeries,
     /// TCP senders' state, one row whenever it changed (empty without TCP).
     pub tcp: TcpSeries,
+    /// TFRC senders' state, one row whenever the rate or `p` changed
+    /// (empty without TFRC).
+    pub tfrc: TfrcSeries,
+}
+
+/// The state of each TFRC sender over time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TfrcSeries {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    /// The allowed sending rate `X`.
+    pub rate_kbps: Vec<f64>,
+    /// The sender's RTT estimate (`null` before the first feedback).
+    pub rtt_ms: Vec<Option<f64>>,
+    /// The loss event rate `p` the receiver last reported.
+    pub loss_event_rate: Vec<f64>,
+    /// Packets the application handed over that wait for their turn.
+    pub queued_packets: Vec<u64>,
 }
 
 /// The state of each TCP sender over time.

@@ -155,6 +155,7 @@ fn arp_packet(src: NodeId, dst: NodeId, kind: PacketKind) -> Packet {
         path: 0,
         body: None,
         tcp: None,
+        tfrc: None,
     }
 }
 

@@ -6,6 +6,7 @@
 
 use crate::engine::SimTime;
 use crate::transport::tcp::TcpSegment;
+use crate::transport::tfrc::TfrcHeader;
 use std::rc::Rc;
 
 /// A node's id, also its address.
@@ -69,6 +70,9 @@ pub struct Packet {
     /// The TCP segment a TCP packet carries (its header length, options
     /// included, is counted in `size_bytes`).
     pub tcp: Option<Rc<TcpSegment>>,
+    /// What a TFRC packet carries (data or feedback; its header is counted
+    /// in `size_bytes`).
+    pub tfrc: Option<Rc<TfrcHeader>>,
 }
 
 impl Packet {
@@ -105,6 +109,7 @@ impl Packet {
             path: 0,
             body: Some(message.into()),
             tcp: None,
+            tfrc: None,
         }
     }
 

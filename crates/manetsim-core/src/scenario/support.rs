@@ -28,7 +28,6 @@ pub(crate) enum Feature {
 
 /// What a scenario may not use yet. Remove a line when its feature lands.
 pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[
-    Feature::Transport(Transport::Tfrc),
     Feature::Transport(Transport::Sctp),
     Feature::App(AppKind::Onoff),
 ];

@@ -752,6 +752,13 @@ impl Checker<'_> {
             }
         }
         if let Some(bytes) = f.transfer_bytes {
+            if f.transport == Transport::Tfrc {
+                return self.fail(
+                    key("transfer_bytes"),
+                    "transfer_bytes ends a TCP transfer; a TFRC flow sends until stop_s                      (remove transfer_bytes, or use transport = \"tcp\")"
+                        .to_string(),
+                );
+            }
             if f.app != AppKind::Ftp {
                 return self.fail(
                     key("transfer_bytes"),
@@ -764,11 +771,11 @@ impl Checker<'_> {
             self.at_least_one(&key("transfer_bytes"), bytes)?;
             self.fits_toml(&key("transfer_bytes"), bytes)?;
         }
-        if f.app == AppKind::Ftp && f.transport != Transport::Tcp {
+        if f.app == AppKind::Ftp && !matches!(f.transport, Transport::Tcp | Transport::Tfrc) {
             return self.fail(
                 key("app"),
                 format!(
-                    "app = \"ftp\" is a TCP bulk transfer: it needs transport = \"tcp\" (this flow's transport is \"{}\")",
+                    "app = \"ftp\" is a bulk transfer: it needs transport = \"tcp\" or \"tfrc\" (this flow's transport is \"{}\")",
                     name_of(&f.transport)
                 ),
             );
@@ -1565,11 +1572,7 @@ mod tests {
             "mac.standard",
             "MAC standard \"802.11b\" is not yet supported; supported: \"802.11\"",
         );
-        refused(
-            |s| flow(s).transport = Transport::Tfrc,
-            "flows[0].transport",
-            nys,
-        );
+        accepted(|s| flow(s).transport = Transport::Tfrc);
         refused(
             |s| flow(s).transport = Transport::Sctp,
             "flows[0].transport",
@@ -1621,7 +1624,7 @@ mod tests {
         // Value errors come before not-yet-supported ones.
         refused(
             |s| {
-                flow(s).transport = Transport::Tfrc;
+                flow(s).transport = Transport::Sctp;
                 flow(s).dst = 7;
             },
             "flows[0].dst",
@@ -1632,7 +1635,8 @@ mod tests {
     #[test]
     fn the_unsupported_list_is_complete_and_readable() {
         let list = not_yet_supported_list();
-        assert!(list.contains(&"flows.transport = \"tfrc\"".to_string()));
+        assert!(list.contains(&"flows.transport = \"sctp\"".to_string()));
+        assert!(!list.contains(&"flows.transport = \"tfrc\"".to_string()));
         // Every routing protocol of the format runs.
         assert!(!list.iter().any(|e| e.contains("routing")), "{list:?}");
         assert!(!list.contains(&"[energy]".to_string()));

@@ -2,6 +2,7 @@
 
 use super::floods::FloodLog;
 use super::tcp::TcpFlow;
+use super::tfrc::TfrcFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
 use crate::app::Cbr;
 use crate::energy::Battery;
@@ -202,11 +203,15 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     for (i, f) in s.flows.iter().enumerate() {
         let supported = matches!(
             (f.transport, f.app),
-            (Transport::Udp, AppKind::Cbr) | (Transport::Tcp, AppKind::Cbr | AppKind::Ftp)
+            (Transport::Udp, AppKind::Cbr)
+                | (
+                    Transport::Tcp | Transport::Tfrc,
+                    AppKind::Cbr | AppKind::Ftp
+                )
         );
         if !supported {
             return Err(SimError::Setup(format!(
-                "flow {i}: only UDP/CBR, TCP/FTP and TCP/CBR are supported"
+                "flow {i}: only UDP/CBR and TCP or TFRC with FTP or CBR are supported"
             )));
         }
         if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
@@ -448,6 +453,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .map(|f| (f.transport == Transport::Tcp).then(|| TcpFlow::from_scenario(f)))
             .collect(),
         tcp_series: Default::default(),
+        tfrc: s
+            .flows
+            .iter()
+            .map(|f| (f.transport == Transport::Tfrc).then(|| TfrcFlow::from_scenario(f)))
+            .collect(),
+        tfrc_series: Default::default(),
         batteries: match &s.energy {
             Some(e) => (0..s.nodes.count).map(|_| Battery::new(e)).collect(),
             None => Vec::new(),

@@ -59,6 +59,7 @@ mod floods;
 #[cfg(any(test, feature = "parallel-probe"))]
 pub mod parallel;
 mod tcp;
+mod tfrc;
 
 use crate::app::Cbr;
 use crate::energy::Battery;
@@ -72,7 +73,8 @@ use crate::mac::{
 };
 use crate::metrics::result::{
     EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
-    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TimeSeries,
+    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TfrcSeries,
+    TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
@@ -316,7 +318,8 @@ pub(crate) enum Event {
     Sync {
         node: u32,
     },
-    Tcp {
+    /// A TCP or TFRC timer of flow `flow` (its sender's or receiver's).
+    Transport {
         flow: u32,
         receiver: bool,
         gen: u32,
@@ -760,6 +763,9 @@ pub(crate) struct World {
     /// TCP endpoints per flow (`None` for UDP flows).
     tcp: Vec<Option<tcp::TcpFlow>>,
     tcp_series: TcpSeries,
+    /// TFRC endpoints per flow (`None` for other transports).
+    tfrc: Vec<Option<tfrc::TfrcFlow>>,
+    tfrc_series: TfrcSeries,
     /// One battery per node, or none without `[energy]`.
     batteries: Vec<Battery>,
     energy_series: EnergySeries,
@@ -852,11 +858,17 @@ impl World {
                         self.finish_mac(now, node, out);
                     }
                 }
-                Event::Tcp {
+                Event::Transport {
                     flow,
                     receiver,
                     gen,
-                } => self.on_tcp_timer(now, flow, receiver, gen),
+                } => {
+                    if self.tfrc[flow as usize].is_some() {
+                        self.on_tfrc_timer(now, flow, receiver, gen)
+                    } else {
+                        self.on_tcp_timer(now, flow, receiver, gen)
+                    }
+                }
                 Event::Link { slot } => self.on_link(now, slot),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
@@ -889,12 +901,12 @@ impl World {
             | Event::Sync { node }
             | Event::Routing { node, .. } => Some(node),
             Event::App { flow }
-            | Event::Tcp {
+            | Event::Transport {
                 flow,
                 receiver: false,
                 ..
             } => Some(self.flows[flow as usize].src),
-            Event::Tcp {
+            Event::Transport {
                 flow,
                 receiver: true,
                 ..
@@ -2017,6 +2029,11 @@ impl World {
         if let Some(flow) = tcp_flow {
             self.on_tcp_delivered(now, flow, &packet);
         }
+        if let (Some(header), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
+            (&packet.tfrc, packet.kind)
+        {
+            self.on_tfrc_delivered(now, flow, header);
+        }
     }
 
     fn on_app(&mut self, now: SimTime, f: u32) {
@@ -2029,6 +2046,10 @@ impl World {
         }
         if self.tcp[f as usize].is_some() {
             self.on_tcp_app(now, f, payload);
+            return;
+        }
+        if self.tfrc[f as usize].is_some() {
+            self.on_tfrc_app(now, f);
             return;
         }
         let mut packet = Packet {
@@ -2044,6 +2065,7 @@ impl World {
             path: 0,
             body: None,
             tcp: None,
+            tfrc: None,
         };
         packet.visit(src);
         self.create(now, &mut packet, false);
@@ -2120,7 +2142,14 @@ impl World {
                 id: i as u32,
                 src: f.src,
                 dst: f.dst,
-                transport: if self.tcp[i].is_some() { "tcp" } else { "udp" }.into(),
+                transport: if self.tcp[i].is_some() {
+                    "tcp"
+                } else if self.tfrc[i].is_some() {
+                    "tfrc"
+                } else {
+                    "udp"
+                }
+                .into(),
                 variant: self.tcp[i].as_ref().map(|t| t.variant.to_string()),
                 sent: st.sent,
                 received: st.received,
@@ -2246,6 +2275,7 @@ impl World {
                 hops: self.hop_series.clone(),
                 energy: self.energy_series.clone(),
                 tcp: self.tcp_series.clone(),
+                tfrc: self.tfrc_series.clone(),
                 ..TimeSeries::default()
             },
             warnings: self.warnings.clone(),
@@ -2255,6 +2285,8 @@ impl World {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tfrc_tests;
 
 #[allow(dead_code)]
 fn _assert_event_is_small() {

@@ -213,7 +213,7 @@ impl World {
                     let gen = flow.send_timer.arm(at);
                     self.q.schedule_far(
                         at,
-                        Event::Tcp {
+                        Event::Transport {
                             flow: f,
                             receiver: false,
                             gen,
@@ -245,7 +245,7 @@ impl World {
                     let gen = flow.recv_timer.arm(at);
                     self.q.schedule_far(
                         at,
-                        Event::Tcp {
+                        Event::Transport {
                             flow: f,
                             receiver: true,
                             gen,
@@ -285,6 +285,7 @@ impl World {
             path: 0,
             body: None,
             tcp: Some(Rc::new(seg)),
+            tfrc: None,
         };
         packet.visit(from);
         self.create(now, &mut packet, false);

@@ -24,10 +24,11 @@
 //!   long for a route), `ERR` (an injected loss model), and `EGY` (a
 //!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
-//!   the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
+//!   `tcpFriend` and `tcpFriendCtl` (TFRC's data and feedback, ns-2's
+//!   names), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
-//!   TCP packet with its headers, never a routing header); at `RTR` and
+//!   TCP or TFRC packet with its headers, never a routing header); at `RTR` and
 //!   `IFQ`, and for `MAC` receptions, the IP datagram (with DSR's header);
 //!   for `MAC` sends the frame's bytes;
 //! - `[mac]`: duration (µs), receiver, transmitter and EtherType, in hex
@@ -198,7 +199,9 @@ impl Ns2Trace {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let size = match (layer, p.kind) {
-            (Layer::Agent, PacketKind::Data { .. }) if p.tcp.is_none() => p.payload_bytes,
+            (Layer::Agent, PacketKind::Data { .. }) if p.tcp.is_none() && p.tfrc.is_none() => {
+                p.payload_bytes
+            }
             // Without a routing header (DSR's), which agents never see.
             (Layer::Agent, _) => p.size_bytes - p.body().len() as u32,
             _ => p.size_bytes,
@@ -436,6 +439,10 @@ impl Ns2Trace {
     fn kind(&self, p: &Packet) -> &'static str {
         match p.kind {
             PacketKind::Data { .. } if p.tcp.is_some() => "tcp",
+            // ns-2's names of TFRC's data and feedback (`PT_TFRC`,
+            // `PT_TFRC_ACK`).
+            PacketKind::Data { .. } if p.tfrc.is_some() => "tcpFriend",
+            PacketKind::TcpAck { .. } if p.tfrc.is_some() => "tcpFriendCtl",
             PacketKind::Data { .. } => "cbr",
             PacketKind::TcpAck { .. } => "ack",
             PacketKind::Arp { .. } => "ARP",

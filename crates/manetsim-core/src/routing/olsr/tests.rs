@@ -170,6 +170,7 @@ fn data(dst: NodeId, uid: u64) -> Packet {
         path: 0,
         body: None,
         tcp: None,
+        tfrc: None,
     }
 }
 

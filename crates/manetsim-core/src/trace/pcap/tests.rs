@@ -19,6 +19,7 @@ fn udp_packet(flow: u32, src: NodeId, dst: NodeId, payload_bytes: u32) -> Packet
         path: 0,
         body: None,
         tcp: None,
+        tfrc: None,
     }
 }
 

@@ -45,8 +45,8 @@ mod tests;
 pub struct TfrcConfig {
     /// `s`: payload bytes per packet (the application's packet size).
     pub packet_bytes: u32,
-    /// Bytes of IP and transport header in every data and feedback packet
-    /// (40, as ns-2's agents count TCP's).
+    /// Bytes of header on every data packet: IP 20, UDP 8 and its three
+    /// fields (sequence number, timestamp, RTT: 12), 40 in all.
     pub header_bytes: u32,
     /// `t_mbi`: at least one packet in this long (64 s).
     pub t_mbi: SimTime,
@@ -93,6 +93,16 @@ pub struct TfrcFeedback {
     /// `p`: the loss event rate.
     pub p: f64,
 }
+
+/// What a TFRC packet carries: data, or the receiver's feedback.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TfrcHeader {
+    Data(TfrcData),
+    Feedback(TfrcFeedback),
+}
+
+/// Bytes of a feedback packet: IP 20, UDP 8 and its four fields (16).
+pub const FEEDBACK_BYTES: u32 = 44;
 
 /// The TCP throughput equation (section 3.1) in bytes per second, for
 /// packets of `s` bytes, round-trip time `r_s` and loss event rate `p > 0`,
