@@ -1449,8 +1449,7 @@ mod tests {
             hops: 0,
             path: 0,
             body: None,
-            tcp: None,
-            tfrc: None,
+            transport: None,
         }
     }
 

@@ -137,8 +137,7 @@ fn take_from(q: &mut Band, next_hop: NodeId, control: bool, taken: &mut Vec<Pack
 
 /// A TCP segment without data, SYN or FIN: what ns-2 types as `PT_ACK`.
 fn is_tcp_ack(p: &Packet) -> bool {
-    p.tcp
-        .as_ref()
+    p.tcp()
         .is_some_and(|s| s.len == 0 && !s.flags.syn && !s.flags.fin)
 }
 
@@ -164,8 +163,7 @@ mod tests {
             hops: 0,
             path: 0,
             body: None,
-            tcp: None,
-            tfrc: None,
+            transport: None,
         }
     }
 
@@ -199,9 +197,8 @@ mod tests {
 
     fn ack(uid: u64) -> Packet {
         let mut p = pkt(uid, false);
-        p.tcp = Some(std::rc::Rc::new(
-            crate::transport::tcp::TcpSegment::default(),
-        ));
+        p.transport =
+            crate::net::TransportHeader::tcp(crate::transport::tcp::TcpSegment::default());
         p
     }
 

@@ -109,7 +109,7 @@ impl MacParams {
         match self.frames {
             FrameSizes::Standard => size + super::DATA_HEADER_BYTES,
             FrameSizes::Ns2 => {
-                let body = if packet.tcp.is_some() {
+                let body = if packet.tcp().is_some() {
                     size + self.ns2_tcp_extra_bytes
                 } else if matches!(packet.kind, PacketKind::Data { .. }) {
                     // A UDP datagram: ns-2 sends no UDP header.
@@ -182,8 +182,11 @@ mod tests {
             hops: 0,
             path: 0,
             body: None,
-            tcp: tcp.then(Default::default),
-            tfrc: None,
+            transport: if tcp {
+                crate::net::TransportHeader::tcp(Default::default())
+            } else {
+                None
+            },
         }
     }
 

@@ -154,8 +154,7 @@ fn arp_packet(src: NodeId, dst: NodeId, kind: PacketKind) -> Packet {
         hops: 0,
         path: 0,
         body: None,
-        tcp: None,
-        tfrc: None,
+        transport: None,
     }
 }
 

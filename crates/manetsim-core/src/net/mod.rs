@@ -5,6 +5,7 @@ mod packet;
 pub mod routing;
 
 pub use packet::{
-    NodeId, Packet, PacketKind, BROADCAST, DEFAULT_TTL, IP_HEADER_BYTES, UDP_HEADER_BYTES,
+    NodeId, Packet, PacketKind, TransportHeader, BROADCAST, DEFAULT_TTL, IP_HEADER_BYTES,
+    UDP_HEADER_BYTES,
 };
 pub use routing::{RoutingAction, RoutingCtx, RoutingProtocol};

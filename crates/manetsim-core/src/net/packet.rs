@@ -67,12 +67,31 @@ pub struct Packet {
     /// or as the protocol counts them (DSR with ns-2.35's header sizes;
     /// [`RoutingProtocol::header_bytes`](crate::net::routing::RoutingProtocol::header_bytes)).
     pub body: Option<Rc<[u8]>>,
-    /// The TCP segment a TCP packet carries (its header length, options
-    /// included, is counted in `size_bytes`).
-    pub tcp: Option<Rc<TcpSegment>>,
-    /// What a TFRC packet carries (data or feedback; its header is counted
-    /// in `size_bytes`).
-    pub tfrc: Option<Rc<TfrcHeader>>,
+    /// The transport header a TCP or TFRC packet carries, shared between
+    /// copies (its length is counted in `size_bytes`): see [`Self::tcp`]
+    /// and [`Self::tfrc`]. One field for both keeps the packet small.
+    pub transport: Option<Rc<TransportHeader>>,
+}
+
+/// A transport protocol's header, as a packet carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransportHeader {
+    /// A TCP segment (header and options; its payload is `payload_bytes`).
+    Tcp(TcpSegment),
+    /// TFRC's data or feedback.
+    Tfrc(TfrcHeader),
+}
+
+impl TransportHeader {
+    /// A shared TCP header.
+    pub fn tcp(seg: TcpSegment) -> Option<Rc<Self>> {
+        Some(Rc::new(Self::Tcp(seg)))
+    }
+
+    /// A shared TFRC header.
+    pub fn tfrc(h: TfrcHeader) -> Option<Rc<Self>> {
+        Some(Rc::new(Self::Tfrc(h)))
+    }
 }
 
 impl Packet {
@@ -108,8 +127,7 @@ impl Packet {
             hops: 0,
             path: 0,
             body: Some(message.into()),
-            tcp: None,
-            tfrc: None,
+            transport: None,
         }
     }
 
@@ -119,6 +137,22 @@ impl Packet {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         self.path = z ^ (z >> 31);
+    }
+
+    /// The TCP segment a TCP packet carries.
+    pub fn tcp(&self) -> Option<&TcpSegment> {
+        match self.transport.as_deref() {
+            Some(TransportHeader::Tcp(seg)) => Some(seg),
+            _ => None,
+        }
+    }
+
+    /// What a TFRC packet carries.
+    pub fn tfrc(&self) -> Option<&TfrcHeader> {
+        match self.transport.as_deref() {
+            Some(TransportHeader::Tfrc(h)) => Some(h),
+            _ => None,
+        }
     }
 
     /// The routing bytes, or an empty slice.

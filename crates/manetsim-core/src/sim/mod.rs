@@ -2021,7 +2021,9 @@ impl World {
         }
         self.ledger.deliver();
         let tcp_flow = match packet.kind {
-            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } if packet.tcp.is_some() => {
+            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }
+                if packet.tcp().is_some() =>
+            {
                 Some(flow)
             }
             _ => None,
@@ -2030,7 +2032,7 @@ impl World {
             self.on_tcp_delivered(now, flow, &packet);
         }
         if let (Some(header), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
-            (&packet.tfrc, packet.kind)
+            (packet.tfrc(), packet.kind)
         {
             self.on_tfrc_delivered(now, flow, header);
         }
@@ -2064,8 +2066,7 @@ impl World {
             hops: 0,
             path: 0,
             body: None,
-            tcp: None,
-            tfrc: None,
+            transport: None,
         };
         packet.visit(src);
         self.create(now, &mut packet, false);

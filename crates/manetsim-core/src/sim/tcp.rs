@@ -21,10 +21,11 @@
 use super::{Event, World};
 use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
 use crate::metrics::result::TcpSeries;
-use crate::net::{Packet, PacketKind, RoutingProtocol, DEFAULT_TTL, IP_HEADER_BYTES};
+use crate::net::{
+    Packet, PacketKind, RoutingProtocol, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES,
+};
 use crate::scenario::{self, AppKind, TcpVariant};
 use crate::transport::tcp::{CcKind, TcpConfig, TcpMetrics, TcpReceiver, TcpSegment, TcpSender};
-use std::rc::Rc;
 
 pub(crate) struct TcpFlow {
     pub sender: TcpSender,
@@ -159,13 +160,13 @@ impl World {
 
     /// A TCP packet of flow `f` reached its destination node.
     pub(super) fn on_tcp_delivered(&mut self, now: SimTime, f: u32, packet: &Packet) {
-        let Some(seg) = packet.tcp.clone() else {
+        let Some(seg) = packet.tcp() else {
             return;
         };
         let to_receiver = packet.dst == self.flows[f as usize].dst;
         let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
         if to_receiver {
-            flow.receiver.on_segment(now, &seg);
+            flow.receiver.on_segment(now, seg);
             flow.delivered_bytes += flow.receiver.take_delivered();
             if flow.completed_at.is_none()
                 && flow
@@ -176,7 +177,7 @@ impl World {
             }
             self.pump_tcp_receiver(now, f);
         } else {
-            flow.sender.on_segment(now, &seg);
+            flow.sender.on_segment(now, seg);
             self.pump_tcp_sender(now, f);
         }
     }
@@ -284,8 +285,7 @@ impl World {
             hops: 0,
             path: 0,
             body: None,
-            tcp: Some(Rc::new(seg)),
-            tfrc: None,
+            transport: TransportHeader::tcp(seg),
         };
         packet.visit(from);
         self.create(now, &mut packet, false);

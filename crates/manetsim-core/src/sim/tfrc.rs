@@ -18,12 +18,11 @@
 use super::{Event, World};
 use crate::engine::{SimTime, TimerSlot};
 use crate::metrics::result::TfrcSeries;
-use crate::net::{Packet, PacketKind, RoutingProtocol, DEFAULT_TTL};
+use crate::net::{Packet, PacketKind, RoutingProtocol, TransportHeader, DEFAULT_TTL};
 use crate::scenario::{self, AppKind};
 use crate::transport::tfrc::{
     TfrcConfig, TfrcData, TfrcFeedback, TfrcHeader, TfrcReceiver, TfrcSender, FEEDBACK_BYTES,
 };
-use std::rc::Rc;
 
 pub(crate) struct TfrcFlow {
     pub sender: TfrcSender,
@@ -182,8 +181,7 @@ impl World {
             hops: 0,
             path: 0,
             body: None,
-            tcp: None,
-            tfrc: Some(Rc::new(TfrcHeader::Data(d))),
+            transport: TransportHeader::tfrc(TfrcHeader::Data(d)),
         };
         self.flow_stats[f as usize].on_send(now, d.bytes);
         self.originate_transport(now, src, packet);
@@ -203,8 +201,7 @@ impl World {
             hops: 0,
             path: 0,
             body: None,
-            tcp: None,
-            tfrc: Some(Rc::new(TfrcHeader::Feedback(fb))),
+            transport: TransportHeader::tfrc(TfrcHeader::Feedback(fb)),
         };
         self.originate_transport(now, dst, packet);
     }

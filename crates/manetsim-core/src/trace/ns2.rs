@@ -199,9 +199,7 @@ impl Ns2Trace {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let size = match (layer, p.kind) {
-            (Layer::Agent, PacketKind::Data { .. }) if p.tcp.is_none() && p.tfrc.is_none() => {
-                p.payload_bytes
-            }
+            (Layer::Agent, PacketKind::Data { .. }) if p.transport.is_none() => p.payload_bytes,
             // Without a routing header (DSR's), which agents never see.
             (Layer::Agent, _) => p.size_bytes - p.body().len() as u32,
             _ => p.size_bytes,
@@ -438,11 +436,11 @@ impl Ns2Trace {
 
     fn kind(&self, p: &Packet) -> &'static str {
         match p.kind {
-            PacketKind::Data { .. } if p.tcp.is_some() => "tcp",
+            PacketKind::Data { .. } if p.tcp().is_some() => "tcp",
             // ns-2's names of TFRC's data and feedback (`PT_TFRC`,
             // `PT_TFRC_ACK`).
-            PacketKind::Data { .. } if p.tfrc.is_some() => "tcpFriend",
-            PacketKind::TcpAck { .. } if p.tfrc.is_some() => "tcpFriendCtl",
+            PacketKind::Data { .. } if p.tfrc().is_some() => "tcpFriend",
+            PacketKind::TcpAck { .. } if p.tfrc().is_some() => "tcpFriendCtl",
             PacketKind::Data { .. } => "cbr",
             PacketKind::TcpAck { .. } => "ack",
             PacketKind::Arp { .. } => "ARP",
@@ -497,7 +495,7 @@ impl Ns2Trace {
             addr(next_hop)
         );
         match p.kind {
-            PacketKind::Data { seq, .. } if p.tcp.is_some() => {
+            PacketKind::Data { seq, .. } if p.tcp().is_some() => {
                 let _ = write!(line, " [{seq} 0] {} 0", p.hops);
             }
             PacketKind::Data { seq, .. } => {
@@ -507,7 +505,7 @@ impl Ns2Trace {
                 let mss = self.mss.get(flow as usize).copied().unwrap_or(0).max(1);
                 // As the data's numbers (`seq.div_ceil(mss)`): after a SYN,
                 // which takes number 0, data is numbered from 1.
-                let acked = p.tcp.as_ref().map_or(0, |s| s.ack.div_ceil(mss)) as i64 - 1;
+                let acked = p.tcp().map_or(0, |s| s.ack.div_ceil(mss)) as i64 - 1;
                 let _ = write!(line, " [{acked} 0] {} 0", p.hops);
             }
             PacketKind::Control => self.control_tail(line, p),
@@ -743,8 +741,8 @@ fn rerr_fields(line: &mut String, r: &aodv::RerrRepr) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::TransportHeader;
     use crate::transport::tcp::TcpSegment;
-    use std::rc::Rc;
 
     fn dir() -> PathBuf {
         let d = std::env::temp_dir().join(format!(
@@ -764,11 +762,11 @@ mod tests {
         if tcp {
             p.size_bytes = 552;
             p.payload_bytes = 512;
-            p.tcp = Some(Rc::new(TcpSegment {
+            p.transport = TransportHeader::tcp(TcpSegment {
                 seq: seq * 512,
                 len: 512,
                 ..TcpSegment::default()
-            }));
+            });
         } else {
             p.size_bytes = 540;
             p.payload_bytes = 512;
@@ -857,10 +855,10 @@ mod tests {
         ack.dst = 0;
         ack.payload_bytes = 0;
         ack.size_bytes = 40;
-        ack.tcp = Some(Rc::new(TcpSegment {
+        ack.transport = TransportHeader::tcp(TcpSegment {
             ack: 4 * 512,
             ..TcpSegment::default()
-        }));
+        });
         t.packet(
             'D',
             4_000_000_000,

@@ -175,7 +175,7 @@ impl Encoder {
             PacketKind::Control => self.control(p, src, dst, out),
             PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => {
                 let port = FLOW_PORT_BASE.wrapping_add(flow as u16);
-                let transport = if p.tcp.is_some() {
+                let transport = if p.tcp().is_some() {
                     IP_PROTOCOL_TCP
                 } else {
                     IP_PROTOCOL_UDP
@@ -266,7 +266,7 @@ fn arp(me: NodeId, other: NodeId, reply: bool, out: &mut Vec<u8>) {
 
 /// Appends a flow's transport header and payload (zeros).
 fn flow_transport(p: &Packet, port: u16, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) {
-    match &p.tcp {
+    match p.tcp() {
         Some(seg) => tcp(seg, port, src, dst, out),
         None => udp(port, src, dst, &[], p.payload_bytes as usize, out),
     }

@@ -165,7 +165,7 @@ use std::rc::Rc;
 
 /// The Next Header of a DSR header on data packet `p`: its transport's.
 fn next_header(p: &Packet) -> u8 {
-    if p.tcp.is_some() {
+    if p.tcp().is_some() {
         NEXT_HEADER_TCP
     } else {
         NEXT_HEADER_UDP

@@ -169,8 +169,7 @@ fn data(dst: NodeId, uid: u64) -> Packet {
         hops: 0,
         path: 0,
         body: None,
-        tcp: None,
-        tfrc: None,
+        transport: None,
     }
 }
 

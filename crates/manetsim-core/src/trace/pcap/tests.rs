@@ -18,8 +18,7 @@ fn udp_packet(flow: u32, src: NodeId, dst: NodeId, payload_bytes: u32) -> Packet
         hops: 0,
         path: 0,
         body: None,
-        tcp: None,
-        tfrc: None,
+        transport: None,
     }
 }
 
@@ -164,7 +163,7 @@ fn a_tcp_segment_keeps_its_options_and_sequence_numbers() {
         ..Default::default()
     };
     let mut p = udp_packet(0, 1, 2, 100);
-    p.tcp = Some(Rc::new(seg.clone()));
+    p.transport = crate::net::TransportHeader::tcp(seg.clone());
     let mut out = Vec::new();
     e.data(&header(1, 2), &p, &mut out);
     let ip = datagram(&out);
