@@ -331,6 +331,34 @@ pub(crate) enum Event {
     },
 }
 
+/// Re-arms a TCP or TFRC timer of flow `flow` for `wanted` (cancels it for
+/// `None`), unless it is already set for then.
+fn rearm_transport(
+    q: &mut EventQueue<Event>,
+    slot: &mut TimerSlot,
+    wanted: Option<SimTime>,
+    flow: u32,
+    receiver: bool,
+) {
+    if wanted == slot.deadline() {
+        return;
+    }
+    match wanted {
+        Some(at) => {
+            let gen = slot.arm(at);
+            q.schedule_far(
+                at,
+                Event::Transport {
+                    flow,
+                    receiver,
+                    gen,
+                },
+            );
+        }
+        None => slot.cancel(),
+    }
+}
+
 /// A packet inside the link layer for `[mac] ll_delay_s` (ns-2.35's `LL`
 /// schedules every packet `delay_` later, up to routing and down to the
 /// interface queue).

@@ -18,7 +18,7 @@
 //! `syn_`), which is its packet 0 of no payload, left out of the flow's
 //! counts.
 
-use super::{Event, World};
+use super::{rearm_transport, World};
 use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
 use crate::metrics::result::TcpSeries;
 use crate::net::{
@@ -208,22 +208,7 @@ impl World {
         self.record_tcp(now, f);
         let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
         let wanted = flow.sender.poll_timeout().map(|t| t.max(now));
-        if wanted != flow.send_timer.deadline() {
-            match wanted {
-                Some(at) => {
-                    let gen = flow.send_timer.arm(at);
-                    self.q.schedule_far(
-                        at,
-                        Event::Transport {
-                            flow: f,
-                            receiver: false,
-                            gen,
-                        },
-                    );
-                }
-                None => flow.send_timer.cancel(),
-            }
-        }
+        rearm_transport(&mut self.q, &mut flow.send_timer, wanted, f, false);
     }
 
     fn pump_tcp_receiver(&mut self, now: SimTime, f: u32) {
@@ -240,22 +225,7 @@ impl World {
         }
         let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");
         let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
-        if wanted != flow.recv_timer.deadline() {
-            match wanted {
-                Some(at) => {
-                    let gen = flow.recv_timer.arm(at);
-                    self.q.schedule_far(
-                        at,
-                        Event::Transport {
-                            flow: f,
-                            receiver: true,
-                            gen,
-                        },
-                    );
-                }
-                None => flow.recv_timer.cancel(),
-            }
-        }
+        rearm_transport(&mut self.q, &mut flow.recv_timer, wanted, f, true);
     }
 
     /// Wraps a segment in a packet and hands it to `from`'s routing agent.

@@ -15,7 +15,7 @@
 //! flow's control packets) of [`FEEDBACK_BYTES`]. At `stop_s` the sender
 //! stops; the receiver keeps answering what still arrives.
 
-use super::{Event, World};
+use super::{rearm_transport, World};
 use crate::engine::{SimTime, TimerSlot};
 use crate::metrics::result::TfrcSeries;
 use crate::net::{Packet, PacketKind, RoutingProtocol, TransportHeader, DEFAULT_TTL};
@@ -118,24 +118,9 @@ impl World {
             self.send_tfrc_data(now, f, d);
         }
         self.record_tfrc(now, f);
-        let flow = self.tfrc_flow(f);
+        let flow = self.tfrc[f as usize].as_mut().expect("a TFRC flow");
         let wanted = flow.sender.poll_timeout().map(|t| t.max(now));
-        if wanted != flow.send_timer.deadline() {
-            match wanted {
-                Some(at) => {
-                    let gen = flow.send_timer.arm(at);
-                    self.q.schedule_far(
-                        at,
-                        Event::Transport {
-                            flow: f,
-                            receiver: false,
-                            gen,
-                        },
-                    );
-                }
-                None => flow.send_timer.cancel(),
-            }
-        }
+        rearm_transport(&mut self.q, &mut flow.send_timer, wanted, f, false);
     }
 
     fn pump_tfrc_receiver(&mut self, now: SimTime, f: u32) {
@@ -143,24 +128,9 @@ impl World {
         if let Some(fb) = feedback {
             self.send_tfrc_feedback(now, f, fb);
         }
-        let flow = self.tfrc_flow(f);
+        let flow = self.tfrc[f as usize].as_mut().expect("a TFRC flow");
         let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
-        if wanted != flow.recv_timer.deadline() {
-            match wanted {
-                Some(at) => {
-                    let gen = flow.recv_timer.arm(at);
-                    self.q.schedule_far(
-                        at,
-                        Event::Transport {
-                            flow: f,
-                            receiver: true,
-                            gen,
-                        },
-                    );
-                }
-                None => flow.recv_timer.cancel(),
-            }
-        }
+        rearm_transport(&mut self.q, &mut flow.recv_timer, wanted, f, true);
     }
 
     fn send_tfrc_data(&mut self, now: SimTime, f: u32, d: TfrcData) {
