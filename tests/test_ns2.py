@@ -1403,3 +1403,24 @@ def test_kept_traces_are_found_and_a_missing_one_is_named(tmp_path: Path):
     assert "manetsim.tr" not in str(e.value)
     (tmp_path / "ns2.tr").write_text("", encoding="utf-8")
     assert ns2.kept_traces(tmp_path) == (tmp_path / "manetsim.tr", tmp_path / "ns2.tr")
+
+
+def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(tmp_path: Path):
+    text = (FIXTURES / "ns2_chain3_aodv.toml").read_text(encoding="utf-8")
+    bulk = text.replace('transport = "udp"\napp = "cbr"', 'transport = "tfrc"\napp = "ftp"')
+    bulk = bulk.replace("rate_bps = 20480\n", "")
+    assert bulk.count("tfrc") == 1
+    (tmp_path / "tfrc.toml").write_text(bulk, encoding="utf-8")
+    tcl = _export(str(tmp_path / "tfrc.toml"))
+    assert "set agent_(1) [new Agent/TFRC]\n$agent_(1) set packetSize_ 256\n" in tcl
+    assert "set sink_(1) [new Agent/TFRCSink]" in tcl
+    assert "set app_(1) [new Application/FTP]" in tcl
+    # FTP's own stop asks Agent/TFRC for `advance 0`, which it does not know.
+    assert '"$agent_(1) stop"' in tcl
+    assert '"$app_(1) stop"' not in tcl
+
+
+def test_cbr_over_tfrc_is_refused_as_ns2s_tfrc_ignores_the_applications_rate():
+    line = _refused_chain3("flows.1.transport=tfrc")
+    assert "flows.1.app" in line
+    assert "bulk source" in line

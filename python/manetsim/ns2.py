@@ -505,6 +505,19 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     "ns-2's one-way TCP agents have no handshake: "
                     f"set {key}.tcp.handshake=false for a like-for-like run",
                 )
+        elif transport == "tfrc":
+            if app == "cbr":
+                # Measured with Debian's ns-2.35: CBR at 100 kbit/s over
+                # Agent/TFRC sent 80 packets a second, the TFRC rate, not
+                # the application's 24.
+                raise ExportError(
+                    f"{key}.app",
+                    "ns-2.35's Agent/TFRC does not follow a CBR application's rate: once "
+                    "started it sends at its TFRC rate, as a bulk source. For a "
+                    f'like-for-like run set {key}.app="ftp" (and remove rate_bps)',
+                )
+            if app != "ftp":
+                raise ExportError(f"{key}.app", f'"{app}" over TFRC is not exported')
         else:
             raise ExportError(f"{key}.transport", f'"{transport}" is not exported yet')
     for i, loss in enumerate(c.get("loss", [])):
@@ -793,6 +806,14 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"set agent_({i}) [new Agent/UDP]",
             f"set sink_({i}) [new Agent/LossMonitor]",
         ]
+    elif flow["transport"] == "tfrc":
+        # ns-2.35's TFRC: the application's bytes become packets of
+        # packetSize_ (tfrc.cc's sendmsg), so it is the flow's packet size.
+        lines += [
+            f"set agent_({i}) [new Agent/TFRC]",
+            f"$agent_({i}) set packetSize_ {size}",
+            f"set sink_({i}) [new Agent/TFRCSink]",
+        ]
     else:
         tcp = flow["tcp"]
         agent, sink = _TCP[tcp["variant"]]
@@ -847,12 +868,15 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$app_({i}) set random_ 0",
         ]
     begin = "start"
+    stopper = f"$agent_({i})" if flow["transport"] == "tfrc" else f"$app_({i})"
     if flow.get("transfer_bytes") is not None:
         begin = f"producemore {_ns2_advance(flow)}"
     lines += [
         f"$app_({i}) attach-agent $agent_({i})",
         f'$ns_ at {start} "$app_({i}) {begin}"',
-        f'$ns_ at {stop} "$app_({i}) stop"',
+        # FTP's stop asks its agent to `advance 0`, which Agent/TFRC does not
+        # know: a TFRC flow is stopped at its agent.
+        f'$ns_ at {stop} "{stopper} stop"',
         f'puts "manetsim-flow {i} [$agent_({i}) set agent_addr_] [$agent_({i}) set agent_port_]"',
     ]
     return lines
