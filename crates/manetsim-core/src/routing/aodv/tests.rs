@@ -590,6 +590,38 @@ fn ns2_a_failed_control_packet_or_unknown_destination_breaks_no_link() {
 }
 
 #[test]
+fn ns2_a_failed_tfrc_packet_breaks_no_link_where_a_failed_udp_packet_does() {
+    use crate::net::TransportHeader;
+    use crate::transport::tfrc::{TfrcData, TfrcHeader};
+    // ns-2.35's rt_ll_failed breaks links only for its data packet types,
+    // which leave TFRC's out (see `on_link_failure`).
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let mut tfrc = data(0, 9, 3);
+    tfrc.transport = TransportHeader::tfrc(TfrcHeader::Data(TfrcData {
+        seq: 3,
+        sent_at: ms(900),
+        rtt: ms(40),
+        bytes: 512,
+    }));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(tfrc.clone()), ctx));
+    assert_eq!(
+        out,
+        vec![RoutingAction::Drop {
+            packet: tfrc,
+            reason: DropReason::RetryLimit
+        }]
+    );
+    assert_eq!(n.a.hop_count(9, ms(1000)), Some(5), "the route stays up");
+    // The same packet without TFRC's header breaks the link.
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(data(0, 9, 3)), ctx));
+    assert!(
+        out.contains(&RoutingAction::Reroute { next_hop: 1 }),
+        "{out:?}"
+    );
+    assert_eq!(n.a.hop_count(9, ms(1000)), None);
+}
+
+#[test]
 fn a_rerr_takes_back_the_queued_data_for_its_sender_only_when_it_breaks_a_route() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
     let rerr = |d: NodeId, seq: u32| rerr_packet(1, vec![(d, seq)]);
