@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{SimTime, NS_PER_US};
 use crate::net::{Packet, PacketKind};
+use crate::transport::tfrc::TfrcHeader;
 use crate::scenario;
 
 /// How many bytes a data frame puts on the air for the packet it carries
@@ -22,7 +23,8 @@ pub enum FrameSizes {
     /// segment is 572 bytes at the MAC, a bare ACK 60), except AODV's,
     /// which leaves TCP packets alone (552 and 40; see
     /// [`MacParams::ns2_tcp_extra_bytes`]), and its UDP agent sends no UDP
-    /// header (a 512-byte CBR packet is 532).
+    /// header (a 512-byte CBR packet is 532); a TFRC data packet counts 52
+    /// bytes of headers beyond its payload, its feedback 60.
     Ns2,
 }
 
@@ -33,6 +35,12 @@ pub const NS2_DATA_HEADER_BYTES: u32 = 34;
 pub const NS2_TCP_EXTRA_BYTES: u32 = 20;
 /// The UDP header, which ns-2.35's UDP agent does not send.
 const UDP_HEADER_BYTES: u32 = 8;
+/// What ns-2.35's TFRC packets weigh beyond manetsim's: over AODV its trace
+/// shows a data packet of 512 bytes of payload as 544 at the agent and 564
+/// at the receiving agent (manetsim: 552), a feedback packet as 40 and 60
+/// (manetsim: 44).
+const NS2_TFRC_DATA_EXTRA_BYTES: u32 = 12;
+const NS2_TFRC_FEEDBACK_EXTRA_BYTES: u32 = 16;
 
 /// How a backoff draws its slots (`[mac] backoff_draw`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -111,6 +119,11 @@ impl MacParams {
             FrameSizes::Ns2 => {
                 let body = if packet.tcp().is_some() {
                     size + self.ns2_tcp_extra_bytes
+                } else if let Some(h) = packet.tfrc() {
+                    size + match h {
+                        TfrcHeader::Data(_) => NS2_TFRC_DATA_EXTRA_BYTES,
+                        TfrcHeader::Feedback(_) => NS2_TFRC_FEEDBACK_EXTRA_BYTES,
+                    }
                 } else if matches!(packet.kind, PacketKind::Data { .. }) {
                     // A UDP datagram: ns-2 sends no UDP header.
                     size.saturating_sub(UDP_HEADER_BYTES)
