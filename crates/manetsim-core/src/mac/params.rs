@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{SimTime, NS_PER_US};
 use crate::net::{Packet, PacketKind};
-use crate::transport::tfrc::TfrcHeader;
 use crate::scenario;
+use crate::transport::tfrc::TfrcHeader;
 
 /// How many bytes a data frame puts on the air for the packet it carries
 /// (`[mac] frames`).
@@ -201,6 +201,36 @@ mod tests {
                 None
             },
         }
+    }
+
+    #[test]
+    fn ns2_frame_sizes_give_tfrc_packets_ns2s_sizes() {
+        use crate::net::TransportHeader;
+        use crate::transport::tfrc::{TfrcData, TfrcFeedback};
+        let ns2 = MacParams {
+            frames: FrameSizes::Ns2,
+            ..MacParams::default()
+        };
+        let mut data = packet(552, PacketKind::Data { flow: 0, seq: 0 }, false);
+        data.transport = TransportHeader::tfrc(TfrcHeader::Data(TfrcData {
+            seq: 0,
+            sent_at: 0,
+            rtt: 0,
+            bytes: 512,
+        }));
+        let mut feedback = packet(44, PacketKind::TcpAck { flow: 0 }, false);
+        feedback.transport = TransportHeader::tfrc(TfrcHeader::Feedback(TfrcFeedback {
+            echo: 0,
+            delay: 0,
+            x_recv_bps: 0.0,
+            p: 0.0,
+        }));
+        // ns-2.35's trace over AODV: `tcpFriend 564` and `tcpFriendCtl 60`
+        // at the receiving agent, the MAC's 34 bytes on top.
+        assert_eq!(ns2.data_frame_bytes(&data), 564 + 34);
+        assert_eq!(ns2.data_frame_bytes(&feedback), 60 + 34);
+        // The standard frames: datagram + 28.
+        assert_eq!(MacParams::default().data_frame_bytes(&data), 552 + 28);
     }
 
     #[test]
