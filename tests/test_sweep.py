@@ -320,7 +320,7 @@ def test_study_list_names_the_shipped_studies():
     proc = cli("study", "list")
     assert proc.returncode == 0, proc.stderr
     names = [line.split("\t")[0] for line in proc.stdout.splitlines()]
-    assert {"chocheung2006", "oozothman2011"} <= set(names)
+    assert {"chocheung2006", "oozothman2011", "zaini2012"} <= set(names)
 
 
 def test_unknown_study_is_a_clean_error():
@@ -340,6 +340,11 @@ def test_unknown_study_is_a_clean_error():
             "oozothman2011",
             ["table1_loss_chain.csv", "table1_loss_chain.md", "table3_throughput_chain.md",
              "fig11_throughput_random.png", "findings.md"],
+        ),
+        (
+            "zaini2012",
+            ["table2_throughput_tfrc.csv", "table2_throughput_tfrc.md", "table7_delay_tcp.md",
+             "fig1_throughput.png", "findings.md"],
         ),
     ],
 )  # fmt: skip

@@ -434,6 +434,10 @@ SUMMARY_METRICS = (
     "created",
     "energy_consumed_j",
     "efficiency_kbps_per_j",
+    "flow0_throughput_kbps",
+    "flow0_delay_ms",
+    "flow0_jitter_ms",
+    "flow0_loss_pct",
     "flows",
     "events",
     "wall_s",
@@ -451,6 +455,8 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
     ``packet_loss_pct`` is every dropped packet (data, ACK and routing) over
     every packet created, the definition of oozothman2011 (dropped / (highest
     packet id + 1), ns-2 giving every packet a new id).
+    ``flow0_*`` are the first flow's own figures (NaN without flows): the
+    measured pair of a study whose other flows are background traffic.
     """
     flows = result["flows"]
     sent = sum(f["sent"] for f in flows)
@@ -493,6 +499,10 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
         "balanced": bool(ledger["balanced"]),
         "energy_consumed_j": float(sum(consumed)),
         "efficiency_kbps_per_j": float(energy.get("efficiency_kbps_per_j", 0.0)),
+        **{
+            f"flow0_{name}": float(flows[0][name]) if flows else float("nan")
+            for name in ("throughput_kbps", "delay_ms", "jitter_ms", "loss_pct")
+        },
         "events": result["events"],
         "wall_s": result["wall_s"],
         "version": result["version"],
