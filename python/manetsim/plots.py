@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -89,15 +89,7 @@ def figure(result: Result, name: str) -> Figure | None:
         tcp = result.timeseries("tcp")
         top = 0.0
         for flow, part in tcp.groupby("flow"):
-            line = ax.step(part["t_s"], part["cwnd_packets"], where="post", label=label[flow])
-            ax.step(
-                part["t_s"],
-                part["ssthresh_packets"],
-                where="post",
-                linestyle="--",
-                color=line[0].get_color(),
-                alpha=0.6,
-            )
+            _paired_steps(ax, ax, part, "cwnd_packets", "ssthresh_packets", label[flow], "--")
             top = max(top, float(part["cwnd_packets"].max()))
             drawn = True
         if drawn:
@@ -109,14 +101,7 @@ def figure(result: Result, name: str) -> Figure | None:
         if tfrc is not None:
             p_ax = ax.twinx()
             for flow, part in tfrc.groupby("flow"):
-                line = ax.step(part["t_s"], part["rate_kbps"], where="post", label=label[flow])
-                p_ax.step(
-                    part["t_s"],
-                    part["loss_event_rate"],
-                    where="post",
-                    linestyle=":",
-                    color=line[0].get_color(),
-                )
+                _paired_steps(ax, p_ax, part, "rate_kbps", "loss_event_rate", label[flow], ":")
                 drawn = True
             p_ax.set_ylabel("loss event rate p (dotted)")
         ax.set_ylabel("TFRC allowed rate (kbit/s)")
@@ -158,6 +143,23 @@ def figure(result: Result, name: str) -> Figure | None:
     fig.suptitle(f"{result.scenario} (seed {result.seed}): {name}")
     fig.tight_layout()
     return fig
+
+
+def _paired_steps(
+    ax: Any, other: Any, part: pd.DataFrame, main: str, companion: str, label: str, style: str
+) -> None:
+    """``main`` over time as a step line on ``ax``, and ``companion`` in the
+    same colour with line style ``style`` on ``other`` (the same axes or a
+    twin)."""
+    line = ax.step(part["t_s"], part[main], where="post", label=label)
+    other.step(
+        part["t_s"],
+        part[companion],
+        where="post",
+        linestyle=style,
+        color=line[0].get_color(),
+        alpha=0.7,
+    )
 
 
 def write_figures(result: Result, out: str | Path, names: tuple[str, ...] = FIGURES) -> list[Path]:
