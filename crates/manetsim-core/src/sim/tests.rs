@@ -554,7 +554,8 @@ rate_bps = 8192
 packet_size_bytes = 512
 "#;
 
-fn run_text(text: &str, overrides: &[&str]) -> RunResult {
+/// The scenario `text` with `key=value` overrides.
+pub(super) fn scenario_with(text: &str, overrides: &[&str]) -> crate::scenario::Scenario {
     let overrides: Vec<(String, String)> = overrides
         .iter()
         .map(|o| {
@@ -562,7 +563,11 @@ fn run_text(text: &str, overrides: &[&str]) -> RunResult {
             (k.to_string(), v.to_string())
         })
         .collect();
-    let s = crate::scenario::load_str(text, "test.toml", &overrides).expect("valid scenario");
+    crate::scenario::load_str(text, "test.toml", &overrides).expect("valid scenario")
+}
+
+fn run_text(text: &str, overrides: &[&str]) -> RunResult {
+    let s = scenario_with(text, overrides);
     let mut w = build::build(&s).expect("builds");
     w.run();
     w.result(&s, 0.0)

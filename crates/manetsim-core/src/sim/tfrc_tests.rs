@@ -3,13 +3,11 @@
 use super::*;
 use crate::transport::tfrc::throughput_bps;
 
-fn run_tfrc(text: &str, overrides: &[(&str, &str)]) -> RunResult {
-    let overrides: Vec<(String, String)> = overrides
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let s = crate::scenario::load_str(text, "test.toml", &overrides).expect("valid scenario");
-    run(&s).expect("runs")
+use super::tests::scenario_with;
+
+/// The whole run of `text` with `key=value` overrides, as `run` gives it.
+fn run_tfrc(text: &str, overrides: &[&str]) -> RunResult {
+    run(&scenario_with(text, overrides)).expect("runs")
 }
 
 /// A 6-node static chain, 5 hops, one CBR flow of 512-byte packets at
@@ -71,7 +69,7 @@ where = "after_mac"
 #[test]
 fn tfrc_carries_a_cbr_flow_over_five_hops_as_udp_does() {
     let tfrc = run_tfrc(CBR_CHAIN, &[]);
-    let udp = run_tfrc(CBR_CHAIN, &[("flows.0.transport", "udp")]);
+    let udp = run_tfrc(CBR_CHAIN, &["flows.0.transport=udp"]);
     let (t, u) = (&tfrc.flows[0], &udp.flows[0]);
     assert_eq!(t.transport, "tfrc");
     // 24.4 packets a second for 59 s; the application's rate is far below
@@ -105,7 +103,7 @@ fn tfrc_carries_a_cbr_flow_over_five_hops_as_udp_does() {
 #[test]
 fn the_loss_event_rate_measures_random_loss_and_the_rate_obeys_the_equation() {
     for (loss, p_low, p_high) in [(0.01, 0.005, 0.011), (0.2, 0.15, 0.22)] {
-        let r = run_tfrc(LOSSY_HOP, &[("loss.0.rate", &loss.to_string())]);
+        let r = run_tfrc(LOSSY_HOP, &[&format!("loss.0.rate={loss}")]);
         let s = &r.timeseries.tfrc;
         let f = &r.flows[0];
         // The data lost is what the model drew.
@@ -133,8 +131,8 @@ fn the_loss_event_rate_measures_random_loss_and_the_rate_obeys_the_equation() {
     // 1 % loss: the hop's capacity (about 1.4 Mbit/s of 1000-byte packets
     // with RTS/CTS) is below the equation's rate, and TFRC fills it; 20 %:
     // far less.
-    let light = run_tfrc(LOSSY_HOP, &[("loss.0.rate", "0.01")]);
-    let heavy = run_tfrc(LOSSY_HOP, &[("loss.0.rate", "0.2")]);
+    let light = run_tfrc(LOSSY_HOP, &["loss.0.rate=0.01"]);
+    let heavy = run_tfrc(LOSSY_HOP, &["loss.0.rate=0.2"]);
     assert!(light.flows[0].throughput_kbps > 1200.0);
     assert!(heavy.flows[0].throughput_kbps < 0.5 * light.flows[0].throughput_kbps);
 }
@@ -168,18 +166,16 @@ fn a_trace_and_captures_change_nothing_in_a_tfrc_run() {
     let dir = std::env::temp_dir().join(format!("manetsim-tfrc-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let plain = run_tfrc(CBR_CHAIN, &[("duration_s", "20"), ("flows.0.stop_s", "20")]);
-    let s = crate::scenario::load_str(
+    let plain = run_tfrc(CBR_CHAIN, &["duration_s=20", "flows.0.stop_s=20"]);
+    let s = scenario_with(
         CBR_CHAIN,
-        "test.toml",
         &[
-            ("duration_s".into(), "20".into()),
-            ("flows.0.stop_s".into(), "20".into()),
-            ("output.ns2_trace".into(), "true".into()),
-            ("output.pcap".into(), "true".into()),
+            "duration_s=20",
+            "flows.0.stop_s=20",
+            "output.ns2_trace=true",
+            "output.pcap=true",
         ],
-    )
-    .unwrap();
+    );
     let trace = dir.join("run.tr");
     let outputs = Outputs {
         ns2_trace: Some(&trace),
