@@ -1,0 +1,781 @@
+//! SCTP (RFC 4960): one association's sending end ([`SctpSender`]) and
+//! receiving end ([`SctpReceiver`]) as sans-IO state machines, as TCP's and
+//! TFRC's are.
+//!
+//! Nothing here reads a clock: every entry point takes `now`, chunks leave
+//! through `poll_transmit`, and timers are deadlines from `poll_timeout`
+//! (call `on_timeout` when one passes).
+//!
+//! What is modelled, by section of RFC 4960:
+//! - 5.1: the four-way handshake (INIT, INIT ACK, COOKIE ECHO, COOKIE ACK)
+//!   with the T1-init and T1-cookie timers, doubled on each expiry, and
+//!   `Max.Init.Retransmits` (8) before the association fails;
+//! - 6.1: sending within `cwnd` (one chunk may overrun it, as rule B
+//!   allows), the peer's receive window, retransmissions first, and at most
+//!   `Max.Burst` (4) packets per event, the second of 6.1's two ways;
+//! - 6.2, 6.7: the receiver's SACK with gap-ack blocks and duplicate TSNs,
+//!   delayed up to 200 ms or every second packet, and at once while there
+//!   are gaps, when a gap is filled, or for a duplicate;
+//! - 6.3: the RTO (RTO.Initial 3 s, RTO.Min 1 s, RTO.Max 60 s, α = 1/8,
+//!   β = 1/4), one RTT measurement at a time and none from a retransmitted
+//!   chunk (Karn), the T3-rtx timer rules R1–R3, and on its expiry E1–E3:
+//!   RTO doubled, every outstanding chunk marked for retransmission;
+//! - 7.2.1–7.2.3: the initial `cwnd` of `min(4 MTU, max(2 MTU, 4380))`,
+//!   slow start by at most one MTU per SACK that advances the cumulative TSN
+//!   while `cwnd` is fully used, congestion avoidance by
+//!   `partial_bytes_acked`, and after a T3 expiry `ssthresh = max(cwnd / 2,
+//!   4 MTU)`, `cwnd = 1 MTU`;
+//! - 7.2.4: fast retransmit after three miss indications counted by the
+//!   HTNA rule, fast recovery until the cumulative TSN passes the highest
+//!   TSN outstanding when it began, each chunk fast-retransmitted once (RFC
+//!   9260's clarification), the first packet sent regardless of `cwnd`;
+//! - 8.1: the association fails after `Association.Max.Retrans` (10)
+//!   consecutive T3 expiries without new data acknowledged.
+//!
+//! Simplifications, each stated where it matters: one stream, ordered; one
+//! DATA chunk per packet (no bundling, so no fragmentation: a message fits
+//! in one chunk); one destination address (no multihoming, so no path
+//! failover and no heartbeats, §8.3); no shutdown (the sender stops at the
+//! flow's end); TSNs count from 0.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+
+#[cfg(test)]
+mod tests;
+
+/// The common header of every SCTP packet (§3.1).
+pub const COMMON_HEADER_BYTES: u32 = 12;
+/// A DATA chunk's header (§3.3.1).
+pub const DATA_CHUNK_HEADER_BYTES: u32 = 16;
+/// A SACK chunk without gap-ack blocks or duplicate TSNs (§3.3.4).
+pub const SACK_CHUNK_BYTES: u32 = 16;
+/// INIT and INIT ACK chunks with their fixed parameters only (§3.3.2).
+pub const INIT_CHUNK_BYTES: u32 = 20;
+/// The state cookie manetsim's INIT ACK carries and COOKIE ECHO returns.
+pub const COOKIE_BYTES: u32 = 32;
+
+/// Parameters of one association.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SctpConfig {
+    /// User data per DATA chunk: the application's packet size.
+    pub chunk_bytes: u32,
+    /// The path MTU, IP datagram bytes (1500).
+    pub mtu_bytes: u32,
+    /// The receiver's window (`a_rwnd` with nothing held), and the initial
+    /// `ssthresh` (§7.2.1: "e.g., the size of the receiver's window").
+    pub rwnd_bytes: u32,
+    pub rto_initial: SimTime,
+    pub rto_min: SimTime,
+    pub rto_max: SimTime,
+    /// Packets sent at most per event (`Max.Burst`).
+    pub max_burst: u32,
+    /// Miss indications that trigger a fast retransmit (3).
+    pub fast_rtx_trigger: u32,
+    /// Delayed SACK: at most this long, and every second packet.
+    pub sack_delay: SimTime,
+    pub delayed_sack: bool,
+    /// `Association.Max.Retrans` (10).
+    pub assoc_max_retrans: u32,
+    /// `Max.Init.Retransmits` (8).
+    pub max_init_retrans: u32,
+}
+
+impl Default for SctpConfig {
+    fn default() -> Self {
+        Self {
+            chunk_bytes: 1000,
+            mtu_bytes: 1500,
+            rwnd_bytes: 65_536,
+            rto_initial: 3 * NS_PER_S,
+            rto_min: NS_PER_S,
+            rto_max: 60 * NS_PER_S,
+            max_burst: 4,
+            fast_rtx_trigger: 3,
+            sack_delay: 200 * NS_PER_MS,
+            delayed_sack: true,
+            assoc_max_retrans: 10,
+            max_init_retrans: 8,
+        }
+    }
+}
+
+impl SctpConfig {
+    /// The largest message one DATA chunk carries within the MTU: 1452
+    /// bytes for an MTU of 1500 (IP 20, common header 12, chunk header 16).
+    pub fn max_chunk_bytes(mtu_bytes: u32) -> u32 {
+        mtu_bytes.saturating_sub(20 + COMMON_HEADER_BYTES + DATA_CHUNK_HEADER_BYTES) & !3
+    }
+
+    /// §7.2.1: `min(4 MTU, max(2 MTU, 4380))`.
+    pub fn initial_cwnd_bytes(&self) -> u32 {
+        (4 * self.mtu_bytes).min((2 * self.mtu_bytes).max(4380))
+    }
+}
+
+/// One DATA chunk (§3.3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SctpData {
+    /// Transmission sequence number, from 0; also the stream sequence
+    /// number, as there is one ordered stream.
+    pub tsn: u64,
+    /// User data bytes.
+    pub bytes: u32,
+}
+
+/// A SACK chunk (§3.3.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SctpSack {
+    /// The lowest TSN not yet received: the cumulative TSN ack plus one.
+    pub cum_next: u64,
+    /// The receiver's window (`a_rwnd`).
+    pub a_rwnd: u32,
+    /// Blocks of TSNs received above the cumulative ack, inclusive, in order.
+    pub gaps: Vec<(u64, u64)>,
+    /// TSNs received more than once since the last SACK.
+    pub dups: Vec<u64>,
+}
+
+/// The one chunk an SCTP packet carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SctpChunk {
+    Init,
+    InitAck,
+    CookieEcho,
+    CookieAck,
+    Data(SctpData),
+    Sack(SctpSack),
+}
+
+impl SctpChunk {
+    /// Bytes of the SCTP packet carrying this chunk (common header, chunk,
+    /// user data padded to 4 bytes), without IP's.
+    pub fn wire_len(&self) -> u32 {
+        COMMON_HEADER_BYTES
+            + match self {
+                Self::Init => INIT_CHUNK_BYTES,
+                Self::InitAck => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
+                Self::CookieEcho => 4 + COOKIE_BYTES,
+                Self::CookieAck => 4,
+                Self::Data(d) => DATA_CHUNK_HEADER_BYTES + d.bytes.next_multiple_of(4),
+                Self::Sack(s) => SACK_CHUNK_BYTES + 4 * (s.gaps.len() + s.dups.len()) as u32,
+            }
+    }
+
+    /// Whether the chunk travels from the sending end to the receiving end.
+    pub fn to_receiver(&self) -> bool {
+        matches!(self, Self::Init | Self::CookieEcho | Self::Data(_))
+    }
+}
+
+/// The association as the sending end sees it (§4, without shutdown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SctpState {
+    Closed,
+    CookieWait,
+    CookieEchoed,
+    Established,
+    /// Too many retransmissions (§8.1, or of INIT / COOKIE ECHO).
+    Failed,
+}
+
+/// A chunk sent and not yet acknowledged cumulatively.
+#[derive(Debug, Clone)]
+struct Outstanding {
+    bytes: u32,
+    sent_at: SimTime,
+    transmissions: u32,
+    /// Acknowledged by a gap-ack block.
+    gap_acked: bool,
+    /// Counted in the flight size.
+    in_flight: bool,
+    /// Marked for retransmission.
+    marked: bool,
+    misses: u32,
+    fast_retransmitted: bool,
+}
+
+/// The sender's state, for time series and results.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SctpMetrics {
+    pub cwnd_bytes: u32,
+    pub ssthresh_bytes: u32,
+    pub flight_bytes: u32,
+    pub srtt: Option<SimTime>,
+    pub rto: SimTime,
+    /// DATA chunks sent again (by T3 expiry or fast retransmit).
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub state: SctpState,
+}
+
+/// The sending end of an association.
+#[derive(Debug, Clone)]
+pub struct SctpSender {
+    cfg: SctpConfig,
+    state: SctpState,
+    /// FTP: always a message to send.
+    bulk: bool,
+    /// Messages the application handed over, not yet sent.
+    waiting: u64,
+    next_tsn: u64,
+    /// The lowest TSN not acknowledged cumulatively; `out[0]`'s TSN.
+    cum_next: u64,
+    out: VecDeque<Outstanding>,
+    cwnd: u32,
+    ssthresh: u32,
+    partial_bytes_acked: u32,
+    flight: u32,
+    peer_rwnd: u32,
+    srtt: Option<SimTime>,
+    rttvar: SimTime,
+    rto: SimTime,
+    /// The chunk timed for an RTT measurement: TSN and send time.
+    probe: Option<(u64, SimTime)>,
+    t3: Option<SimTime>,
+    /// T1-init or T1-cookie, with its current value and expiries so far.
+    t1: Option<SimTime>,
+    t1_value: SimTime,
+    init_retrans: u32,
+    /// A handshake chunk to send.
+    control: Option<SctpChunk>,
+    error_count: u32,
+    /// In fast recovery until the cumulative TSN passes this one.
+    recovery_exit: Option<u64>,
+    /// One fast retransmission may leave regardless of `cwnd`.
+    fast_rtx_due: bool,
+    burst_left: u32,
+    retransmissions: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+}
+
+impl SctpSender {
+    /// A sender; `bulk` always has data (FTP), otherwise it sends what
+    /// [`Self::write`] hands it.
+    pub fn new(cfg: SctpConfig, bulk: bool) -> Self {
+        let cwnd = cfg.initial_cwnd_bytes();
+        Self {
+            state: SctpState::Closed,
+            bulk,
+            waiting: 0,
+            next_tsn: 0,
+            cum_next: 0,
+            out: VecDeque::new(),
+            cwnd,
+            ssthresh: cfg.rwnd_bytes,
+            partial_bytes_acked: 0,
+            flight: 0,
+            peer_rwnd: cfg.rwnd_bytes,
+            srtt: None,
+            rttvar: 0,
+            rto: cfg.rto_initial,
+            probe: None,
+            t3: None,
+            t1: None,
+            t1_value: cfg.rto_initial,
+            init_retrans: 0,
+            control: None,
+            error_count: 0,
+            recovery_exit: None,
+            fast_rtx_due: false,
+            burst_left: cfg.max_burst,
+            retransmissions: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            cfg,
+        }
+    }
+
+    /// Opens the association: INIT leaves at the next poll.
+    pub fn start(&mut self, now: SimTime) {
+        if self.state != SctpState::Closed {
+            return;
+        }
+        self.state = SctpState::CookieWait;
+        self.control = Some(SctpChunk::Init);
+        self.t1 = Some(now + self.t1_value);
+    }
+
+    /// The application hands over `messages` messages.
+    pub fn write(&mut self, messages: u64) {
+        self.waiting += messages;
+        self.burst_left = self.cfg.max_burst;
+    }
+
+    pub fn state(&self) -> SctpState {
+        self.state
+    }
+
+    /// Messages waiting to be sent for the first time.
+    pub fn waiting(&self) -> u64 {
+        self.waiting
+    }
+
+    pub fn metrics(&self) -> SctpMetrics {
+        SctpMetrics {
+            cwnd_bytes: self.cwnd,
+            ssthresh_bytes: self.ssthresh,
+            flight_bytes: self.flight,
+            srtt: self.srtt,
+            rto: self.rto,
+            retransmissions: self.retransmissions,
+            timeouts: self.timeouts,
+            fast_retransmits: self.fast_retransmits,
+            state: self.state,
+        }
+    }
+
+    /// A chunk from the receiving end arrived.
+    pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
+        match chunk {
+            SctpChunk::InitAck if self.state == SctpState::CookieWait => {
+                self.state = SctpState::CookieEchoed;
+                self.control = Some(SctpChunk::CookieEcho);
+                self.t1 = Some(now + self.t1_value);
+            }
+            SctpChunk::CookieAck if self.state == SctpState::CookieEchoed => {
+                self.state = SctpState::Established;
+                self.t1 = None;
+                self.burst_left = self.cfg.max_burst;
+            }
+            SctpChunk::Sack(s) if self.state == SctpState::Established => self.on_sack(now, s),
+            _ => {}
+        }
+    }
+
+    fn on_sack(&mut self, now: SimTime, sack: &SctpSack) {
+        // §6.2.1 D i): a SACK older than the cumulative ack point is stale.
+        if sack.cum_next < self.cum_next {
+            return;
+        }
+        let cum_next = sack.cum_next.min(self.next_tsn);
+        self.burst_left = self.cfg.max_burst;
+        let flight_before = self.flight;
+        let advanced = cum_next > self.cum_next;
+        let mut newly_acked: u32 = 0;
+        let mut htna: Option<u64> = None;
+        while self.cum_next < cum_next {
+            let c = self.out.pop_front().expect("an outstanding chunk per TSN");
+            let tsn = self.cum_next;
+            self.cum_next += 1;
+            if !c.gap_acked {
+                newly_acked += c.bytes;
+                htna = Some(tsn);
+                self.measure(now, tsn, &c);
+            }
+            if c.in_flight {
+                self.flight -= c.bytes;
+            }
+        }
+        let mut highest_gap = None;
+        for &(lo, hi) in &sack.gaps {
+            let (lo, hi) = (
+                lo.max(self.cum_next),
+                hi.min(self.next_tsn.saturating_sub(1)),
+            );
+            if lo > hi {
+                continue;
+            }
+            highest_gap = Some(hi);
+            for tsn in lo..=hi {
+                let i = (tsn - self.cum_next) as usize;
+                let c = &mut self.out[i];
+                if c.gap_acked {
+                    continue;
+                }
+                c.gap_acked = true;
+                c.marked = false;
+                if c.in_flight {
+                    c.in_flight = false;
+                    self.flight -= c.bytes;
+                }
+                newly_acked += c.bytes;
+                htna = Some(tsn);
+                let c = c.clone();
+                self.measure(now, tsn, &c);
+            }
+        }
+        if newly_acked > 0 {
+            self.error_count = 0;
+        }
+        self.count_misses(advanced, htna, highest_gap);
+        // §7.2.4: leave fast recovery once the cumulative ack passes its
+        // exit point; no cwnd growth on that SACK or within recovery.
+        let in_recovery = self.recovery_exit.is_some();
+        if let Some(exit) = self.recovery_exit {
+            if self.cum_next > exit {
+                self.recovery_exit = None;
+            }
+        }
+        if advanced && !in_recovery {
+            let fully_used = flight_before >= self.cwnd;
+            let mtu = self.cfg.mtu_bytes;
+            if self.cwnd <= self.ssthresh {
+                if fully_used {
+                    self.cwnd += newly_acked.min(mtu);
+                }
+            } else {
+                self.partial_bytes_acked += newly_acked;
+                if self.partial_bytes_acked >= self.cwnd && fully_used {
+                    self.partial_bytes_acked -= self.cwnd;
+                    self.cwnd += mtu;
+                }
+            }
+        }
+        if self.flight == 0 {
+            self.partial_bytes_acked = 0;
+        }
+        self.peer_rwnd = sack.a_rwnd.saturating_sub(self.flight);
+        // §6.3.2 R2, R3.
+        if self.flight == 0 {
+            self.t3 = None;
+        } else if advanced {
+            self.t3 = Some(now + self.rto);
+        }
+    }
+
+    /// §7.2.4: miss indications by the HTNA rule; a chunk with
+    /// `fast_rtx_trigger` of them is marked for fast retransmission.
+    fn count_misses(&mut self, advanced: bool, htna: Option<u64>, highest_gap: Option<u64>) {
+        let Some(highest) = highest_gap else {
+            return;
+        };
+        // In fast recovery, a SACK that advances the cumulative ack counts
+        // every TSN it reports missing; otherwise those below the highest
+        // TSN it newly acknowledges.
+        let limit = if self.recovery_exit.is_some() && advanced {
+            highest
+        } else {
+            match htna {
+                Some(h) => h,
+                None => return,
+            }
+        };
+        let mut marked_any = false;
+        for (i, c) in self.out.iter_mut().enumerate() {
+            let tsn = self.cum_next + i as u64;
+            if tsn >= limit {
+                break;
+            }
+            if c.gap_acked || c.marked || c.fast_retransmitted {
+                continue;
+            }
+            c.misses += 1;
+            if c.misses >= self.cfg.fast_rtx_trigger {
+                c.marked = true;
+                if c.in_flight {
+                    c.in_flight = false;
+                    self.flight -= c.bytes;
+                }
+                marked_any = true;
+            }
+        }
+        if !marked_any {
+            return;
+        }
+        self.fast_retransmits += 1;
+        if self.recovery_exit.is_none() {
+            let mtu = self.cfg.mtu_bytes;
+            self.ssthresh = (self.cwnd / 2).max(4 * mtu);
+            self.cwnd = self.ssthresh;
+            self.partial_bytes_acked = 0;
+            self.recovery_exit = Some(self.next_tsn - 1);
+        }
+        self.fast_rtx_due = true;
+    }
+
+    /// §6.3.1: an RTT sample from the chunk `tsn` if it is the one timed
+    /// and was sent once.
+    fn measure(&mut self, now: SimTime, tsn: u64, c: &Outstanding) {
+        let Some((probe, sent_at)) = self.probe else {
+            return;
+        };
+        if probe != tsn {
+            return;
+        }
+        self.probe = None;
+        if c.transmissions != 1 {
+            return;
+        }
+        let r = now.saturating_sub(sent_at);
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
+                self.srtt = Some((7 * srtt + r) / 8);
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        self.rto = (srtt + 4 * self.rttvar).clamp(self.cfg.rto_min, self.cfg.rto_max);
+    }
+
+    /// The next chunk to send, if any may leave now.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<SctpChunk> {
+        if let Some(c) = self.control.take() {
+            return Some(c);
+        }
+        if self.state != SctpState::Established || self.burst_left == 0 {
+            return None;
+        }
+        let first_marked = self.out.iter().position(|c| c.marked);
+        if self.fast_rtx_due {
+            self.fast_rtx_due = false;
+            if let Some(i) = first_marked {
+                self.out[i].fast_retransmitted = true;
+                self.out[i].misses = 0;
+                let tsn = self.cum_next + i as u64;
+                // §6.3.2 R4-like: retransmitting the earliest outstanding
+                // chunk restarts T3.
+                if i == 0 {
+                    self.t3 = Some(now + self.rto);
+                }
+                return Some(self.transmit(now, i, tsn));
+            }
+        }
+        if self.flight >= self.cwnd {
+            return None;
+        }
+        if let Some(i) = first_marked {
+            let tsn = self.cum_next + i as u64;
+            return Some(self.transmit(now, i, tsn));
+        }
+        let has_data = self.bulk || self.waiting > 0;
+        let bytes = self.cfg.chunk_bytes;
+        // §6.1 A: nothing new into a closed window, except one chunk when
+        // nothing is in flight.
+        if !has_data || (self.peer_rwnd < bytes && self.flight > 0) {
+            return None;
+        }
+        if !self.bulk {
+            self.waiting -= 1;
+        }
+        let tsn = self.next_tsn;
+        self.next_tsn += 1;
+        self.out.push_back(Outstanding {
+            bytes,
+            sent_at: now,
+            transmissions: 0,
+            gap_acked: false,
+            in_flight: false,
+            marked: false,
+            misses: 0,
+            fast_retransmitted: false,
+        });
+        let i = (tsn - self.cum_next) as usize;
+        Some(self.transmit(now, i, tsn))
+    }
+
+    fn transmit(&mut self, now: SimTime, i: usize, tsn: u64) -> SctpChunk {
+        let c = &mut self.out[i];
+        c.marked = false;
+        c.in_flight = true;
+        c.sent_at = now;
+        c.transmissions += 1;
+        let (bytes, again) = (c.bytes, c.transmissions > 1);
+        self.flight += bytes;
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(bytes);
+        self.burst_left -= 1;
+        if again {
+            self.retransmissions += 1;
+            if self.probe.is_some_and(|(t, _)| t == tsn) {
+                self.probe = None;
+            }
+        } else if self.probe.is_none() {
+            self.probe = Some((tsn, now));
+        }
+        // §6.3.2 R1.
+        if self.t3.is_none() {
+            self.t3 = Some(now + self.rto);
+        }
+        SctpChunk::Data(SctpData { tsn, bytes })
+    }
+
+    /// The earliest timer deadline (T1 or T3-rtx).
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match (self.t1, self.t3) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Timers whose deadline passed expire.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.t1.is_some_and(|t| t <= now) {
+            self.on_t1(now);
+        }
+        if self.t3.is_some_and(|t| t <= now) {
+            self.on_t3();
+        }
+    }
+
+    fn on_t1(&mut self, now: SimTime) {
+        self.init_retrans += 1;
+        if self.init_retrans > self.cfg.max_init_retrans {
+            self.fail();
+            return;
+        }
+        self.t1_value = (2 * self.t1_value).min(self.cfg.rto_max);
+        self.control = Some(match self.state {
+            SctpState::CookieEchoed => SctpChunk::CookieEcho,
+            _ => SctpChunk::Init,
+        });
+        self.t1 = Some(now + self.t1_value);
+    }
+
+    /// §6.3.3 E1–E3 and §8.1.
+    fn on_t3(&mut self) {
+        self.t3 = None;
+        self.timeouts += 1;
+        self.error_count += 1;
+        if self.error_count > self.cfg.assoc_max_retrans {
+            self.fail();
+            return;
+        }
+        let mtu = self.cfg.mtu_bytes;
+        self.ssthresh = (self.cwnd / 2).max(4 * mtu);
+        self.cwnd = mtu;
+        self.partial_bytes_acked = 0;
+        self.rto = (2 * self.rto).min(self.cfg.rto_max);
+        for c in self.out.iter_mut().filter(|c| !c.gap_acked) {
+            c.marked = true;
+            if c.in_flight {
+                c.in_flight = false;
+                self.flight -= c.bytes;
+            }
+        }
+        self.recovery_exit = None;
+        self.fast_rtx_due = false;
+        self.probe = None;
+        self.burst_left = self.cfg.max_burst;
+    }
+
+    fn fail(&mut self) {
+        self.state = SctpState::Failed;
+        self.t1 = None;
+        self.t3 = None;
+        self.control = None;
+        self.fast_rtx_due = false;
+    }
+}
+
+/// The receiving end of an association.
+#[derive(Debug, Clone)]
+pub struct SctpReceiver {
+    cfg: SctpConfig,
+    /// Handshake answers to send.
+    control: VecDeque<SctpChunk>,
+    /// The lowest TSN not yet received.
+    cum_next: u64,
+    /// Chunks received above `cum_next`: TSN and user bytes.
+    held: BTreeMap<u64, u32>,
+    dups: Vec<u64>,
+    /// Packets with DATA since the last SACK.
+    unacked: u32,
+    sack_now: bool,
+    sack_due: Option<SimTime>,
+    /// User bytes delivered in order and not yet taken.
+    delivered: u64,
+}
+
+impl SctpReceiver {
+    pub fn new(cfg: SctpConfig) -> Self {
+        Self {
+            cfg,
+            control: VecDeque::new(),
+            cum_next: 0,
+            held: BTreeMap::new(),
+            dups: Vec::new(),
+            unacked: 0,
+            sack_now: false,
+            sack_due: None,
+            delivered: 0,
+        }
+    }
+
+    /// A chunk from the sending end arrived.
+    pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
+        match chunk {
+            SctpChunk::Init => self.control.push_back(SctpChunk::InitAck),
+            SctpChunk::CookieEcho => self.control.push_back(SctpChunk::CookieAck),
+            SctpChunk::Data(d) => self.on_data(now, d),
+            _ => {}
+        }
+    }
+
+    fn on_data(&mut self, now: SimTime, d: &SctpData) {
+        if d.tsn < self.cum_next || self.held.contains_key(&d.tsn) {
+            // §6.2: a duplicate is acknowledged at once.
+            self.dups.push(d.tsn);
+            self.sack_now = true;
+            return;
+        }
+        let had_gaps = !self.held.is_empty();
+        self.held.insert(d.tsn, d.bytes);
+        while let Some(bytes) = self.held.remove(&self.cum_next) {
+            self.delivered += bytes as u64;
+            self.cum_next += 1;
+        }
+        self.unacked += 1;
+        if had_gaps || !self.held.is_empty() || !self.cfg.delayed_sack || self.unacked >= 2 {
+            self.sack_now = true;
+        } else if self.sack_due.is_none() {
+            self.sack_due = Some(now + self.cfg.sack_delay);
+        }
+    }
+
+    /// User bytes delivered in order since the last call.
+    pub fn take_delivered(&mut self) -> u64 {
+        std::mem::take(&mut self.delivered)
+    }
+
+    /// The next chunk to send.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<SctpChunk> {
+        if let Some(c) = self.control.pop_front() {
+            return Some(c);
+        }
+        if !(self.sack_now || self.sack_due.is_some_and(|t| t <= now)) {
+            return None;
+        }
+        self.sack_now = false;
+        self.sack_due = None;
+        self.unacked = 0;
+        let sack = self.sack();
+        self.dups.clear();
+        Some(SctpChunk::Sack(sack))
+    }
+
+    /// The SACK that would leave now.
+    pub fn sack(&self) -> SctpSack {
+        let mut gaps: Vec<(u64, u64)> = Vec::new();
+        for &tsn in self.held.keys() {
+            match gaps.last_mut() {
+                Some((_, hi)) if *hi + 1 == tsn => *hi = tsn,
+                _ => gaps.push((tsn, tsn)),
+            }
+        }
+        let held: u32 = self.held.values().sum();
+        SctpSack {
+            cum_next: self.cum_next,
+            a_rwnd: self.cfg.rwnd_bytes.saturating_sub(held),
+            gaps,
+            dups: self.dups.clone(),
+        }
+    }
+
+    /// The delayed-SACK deadline.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.sack_due
+    }
+
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.sack_due.is_some_and(|t| t <= now) {
+            self.sack_now = true;
+        }
+    }
+}

@@ -1,0 +1,465 @@
+use super::*;
+
+const MS: SimTime = NS_PER_MS;
+
+fn cfg() -> SctpConfig {
+    SctpConfig::default()
+}
+
+/// A sender past its handshake, at `now`.
+fn established(bulk: bool, now: SimTime) -> SctpSender {
+    let mut s = SctpSender::new(cfg(), bulk);
+    s.start(now);
+    assert_eq!(s.poll_transmit(now), Some(SctpChunk::Init));
+    s.on_chunk(now, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(now), Some(SctpChunk::CookieEcho));
+    s.on_chunk(now, &SctpChunk::CookieAck);
+    assert_eq!(s.state(), SctpState::Established);
+    s
+}
+
+fn drain(s: &mut SctpSender, now: SimTime) -> Vec<u64> {
+    let mut tsns = Vec::new();
+    while let Some(c) = s.poll_transmit(now) {
+        match c {
+            SctpChunk::Data(d) => tsns.push(d.tsn),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    tsns
+}
+
+/// Sends all that cwnd allows, over as many events as Max.Burst needs.
+fn fill(s: &mut SctpSender, now: SimTime) -> Vec<u64> {
+    let mut all = Vec::new();
+    loop {
+        s.write(0);
+        let sent = drain(s, now);
+        if sent.is_empty() {
+            return all;
+        }
+        all.extend(sent);
+    }
+}
+
+fn sack(cum_next: u64, gaps: &[(u64, u64)]) -> SctpChunk {
+    SctpChunk::Sack(SctpSack {
+        cum_next,
+        a_rwnd: 65_536,
+        gaps: gaps.to_vec(),
+        dups: vec![],
+    })
+}
+
+#[test]
+fn sizes_follow_the_chunk_layouts() {
+    let data = SctpChunk::Data(SctpData {
+        tsn: 0,
+        bytes: 1000,
+    });
+    assert_eq!(data.wire_len(), 12 + 16 + 1000);
+    // User data is padded to a multiple of 4.
+    let odd = SctpChunk::Data(SctpData { tsn: 0, bytes: 101 });
+    assert_eq!(odd.wire_len(), 12 + 16 + 104);
+    let s = SctpChunk::Sack(SctpSack {
+        cum_next: 3,
+        a_rwnd: 1,
+        gaps: vec![(5, 6), (9, 9)],
+        dups: vec![1],
+    });
+    assert_eq!(s.wire_len(), 12 + 16 + 3 * 4);
+    assert_eq!(SctpChunk::Init.wire_len(), 32);
+    assert_eq!(SctpChunk::CookieAck.wire_len(), 16);
+    assert_eq!(SctpConfig::max_chunk_bytes(1500), 1452);
+    assert_eq!(cfg().initial_cwnd_bytes(), 4380);
+    assert_eq!(
+        SctpConfig {
+            mtu_bytes: 576,
+            ..cfg()
+        }
+        .initial_cwnd_bytes(),
+        2304
+    );
+}
+
+#[test]
+fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
+    let mut s = SctpSender::new(cfg(), true);
+    s.start(0);
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init));
+    assert_eq!(s.poll_transmit(0), None, "no data before the handshake");
+    let mut t = 0;
+    let mut waits = Vec::new();
+    for _ in 0..8 {
+        let next = s.poll_timeout().unwrap();
+        waits.push((next - t) / NS_PER_S);
+        t = next;
+        s.on_timeout(t);
+        assert_eq!(s.poll_transmit(t), Some(SctpChunk::Init));
+    }
+    assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60]);
+    s.on_timeout(s.poll_timeout().unwrap());
+    assert_eq!(s.state(), SctpState::Failed);
+    assert_eq!(s.poll_timeout(), None);
+    assert_eq!(s.poll_transmit(t), None);
+}
+
+#[test]
+fn a_lost_cookie_echo_is_sent_again() {
+    let mut s = SctpSender::new(cfg(), true);
+    s.start(0);
+    s.poll_transmit(0);
+    s.on_chunk(MS, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
+    assert_eq!(s.poll_timeout(), Some(MS + 3 * NS_PER_S));
+    s.on_timeout(MS + 3 * NS_PER_S);
+    assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
+    // A second INIT ACK changes nothing.
+    s.on_chunk(MS, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(MS), None);
+}
+
+#[test]
+fn the_first_flight_is_max_burst_packets_within_the_initial_cwnd() {
+    let mut s = established(true, 0);
+    // cwnd 4380 would allow 5 chunks of 1000; Max.Burst stops at 4.
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3]);
+    assert_eq!(s.metrics().flight_bytes, 4000);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(3 * NS_PER_S),
+        "T3 runs at RTO.Initial"
+    );
+}
+
+#[test]
+fn slow_start_grows_by_at_most_one_mtu_per_sack_while_cwnd_is_full() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0);
+    s.write(0); // a new event: the burst allowance renews
+    assert_eq!(drain(&mut s, 0), [4], "one chunk overruns cwnd (rule B)");
+    // The SACK acks 2000 bytes with 5000 in flight against 4380: full.
+    s.on_chunk(100 * MS, &sack(2, &[]));
+    assert_eq!(s.metrics().cwnd_bytes, 4380 + 1500);
+    // RTT 100 ms: SRTT 100, RTTVAR 50, RTO max(300 ms, RTO.Min) = 1 s.
+    let m = s.metrics();
+    assert_eq!(m.srtt, Some(100 * MS));
+    assert_eq!(m.rto, NS_PER_S);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(100 * MS + NS_PER_S),
+        "R3 restarts T3"
+    );
+}
+
+#[test]
+fn an_application_limited_sender_does_not_grow_cwnd() {
+    let mut s = established(false, 0);
+    s.write(1);
+    assert_eq!(drain(&mut s, 0), [0]);
+    assert_eq!(s.waiting(), 0);
+    s.on_chunk(50 * MS, &sack(1, &[]));
+    assert_eq!(s.metrics().cwnd_bytes, 4380, "cwnd was not fully used");
+    assert_eq!(s.poll_timeout(), None, "R2: nothing outstanding, no T3");
+}
+
+#[test]
+fn congestion_avoidance_adds_one_mtu_per_cwnd_of_acked_bytes() {
+    let mut s = established(true, 0);
+    // Leave slow start: a T3 expiry sets ssthresh to max(cwnd / 2, 4 MTU).
+    drain(&mut s, 0);
+    s.on_timeout(3 * NS_PER_S);
+    let m = s.metrics();
+    assert_eq!((m.cwnd_bytes, m.ssthresh_bytes), (1500, 6000));
+    assert_eq!(m.rto, 6 * NS_PER_S);
+    s.on_chunk(3 * NS_PER_S, &sack(4, &[]));
+    // Slow start from 1500 to above ssthresh, fully used each time.
+    let mut t = 3 * NS_PER_S;
+    let mut next_ack = 4;
+    while s.metrics().cwnd_bytes <= s.metrics().ssthresh_bytes {
+        t += 100 * MS;
+        let sent = fill(&mut s, t);
+        next_ack = *sent.last().unwrap() + 1;
+        s.on_chunk(t + 50 * MS, &sack(next_ack, &[]));
+    }
+    let cwnd = s.metrics().cwnd_bytes;
+    assert!(cwnd > 6000 && cwnd <= 7500, "{cwnd}");
+    // Now each SACK adds to partial_bytes_acked; cwnd grows by one MTU
+    // once a cwnd's worth is acked while cwnd was full.
+    let mut acked = 0;
+    while s.metrics().cwnd_bytes == cwnd {
+        t += 100 * MS;
+        let sent = fill(&mut s, t);
+        assert!(!sent.is_empty());
+        let up_to = *sent.last().unwrap() + 1;
+        acked += (up_to - next_ack) * 1000;
+        next_ack = up_to;
+        s.on_chunk(t + 50 * MS, &sack(next_ack, &[]));
+    }
+    assert_eq!(s.metrics().cwnd_bytes, cwnd + 1500);
+    assert!(
+        acked >= cwnd as u64 && acked < cwnd as u64 + 5000,
+        "{acked}"
+    );
+}
+
+#[test]
+fn three_miss_indications_fast_retransmit_once_and_halve_cwnd_once() {
+    let mut s = established(true, 0);
+    assert_eq!(fill(&mut s, 0), [0, 1, 2, 3, 4]);
+    let cwnd = s.metrics().cwnd_bytes;
+    // TSN 0 is lost: SACKs with gap blocks 1..=1, 1..=2, 1..=3.
+    s.on_chunk(10 * MS, &sack(0, &[(1, 1)]));
+    s.on_chunk(11 * MS, &sack(0, &[(1, 2)]));
+    assert_eq!(s.metrics().fast_retransmits, 0);
+    s.on_chunk(12 * MS, &sack(0, &[(1, 3)]));
+    let m = s.metrics();
+    assert_eq!(m.fast_retransmits, 1);
+    assert_eq!(m.ssthresh_bytes, (cwnd / 2).max(6000));
+    assert_eq!(m.cwnd_bytes, m.ssthresh_bytes);
+    // The first packet leaves regardless of cwnd: TSN 0 again.
+    let first = s.poll_transmit(12 * MS);
+    assert_eq!(
+        first,
+        Some(SctpChunk::Data(SctpData {
+            tsn: 0,
+            bytes: 1000
+        }))
+    );
+    assert_eq!(s.metrics().retransmissions, 1);
+    // More miss reports for TSN 0 do not retransmit it again, nor cut cwnd.
+    fill(&mut s, 12 * MS);
+    for k in 4..8 {
+        s.on_chunk((13 + k) * MS, &sack(0, &[(1, k)]));
+        let again = fill(&mut s, (13 + k) * MS);
+        assert!(!again.contains(&0), "{again:?}");
+    }
+    assert_eq!(s.metrics().cwnd_bytes, m.cwnd_bytes);
+    assert_eq!(s.metrics().retransmissions, 1);
+    // Once the cumulative ack passes the exit point, recovery ends and
+    // cwnd may grow again.
+    let all = s.next_tsn;
+    s.on_chunk(40 * MS, &sack(all, &[]));
+    assert_eq!(s.recovery_exit, None);
+    assert_eq!(s.metrics().flight_bytes, 0);
+}
+
+#[test]
+fn misses_count_only_below_the_highest_newly_acked_tsn() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0); // 0..=3
+                      // TSNs 0 and 2 missing; the gap block 3..=3 newly acks TSN 3 only.
+    s.on_chunk(MS, &sack(0, &[(1, 1), (3, 3)]));
+    // A repeat of the same SACK acks nothing new: no further misses.
+    s.on_chunk(2 * MS, &sack(0, &[(1, 1), (3, 3)]));
+    s.on_chunk(3 * MS, &sack(0, &[(1, 1), (3, 3)]));
+    assert_eq!(s.metrics().fast_retransmits, 0);
+    let misses: Vec<u32> = s.out.iter().map(|c| c.misses).collect();
+    assert_eq!(misses, [1, 0, 1, 0]);
+}
+
+#[test]
+fn a_t3_expiry_resends_the_earliest_chunk_with_cwnd_one_mtu() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0);
+    s.on_timeout(3 * NS_PER_S);
+    let m = s.metrics();
+    assert_eq!((m.cwnd_bytes, m.flight_bytes, m.timeouts), (1500, 0, 1));
+    // 1000 in flight is below 1500: the second chunk also leaves (rule B).
+    assert_eq!(drain(&mut s, 3 * NS_PER_S), [0, 1]);
+    assert_eq!(s.metrics().retransmissions, 2);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(9 * NS_PER_S),
+        "R1 with the doubled RTO"
+    );
+    // Karn: the retransmitted chunk gives no RTT sample.
+    s.on_chunk(3 * NS_PER_S + 100 * MS, &sack(2, &[]));
+    assert_eq!(s.metrics().srtt, None);
+    assert_eq!(s.metrics().rto, 6 * NS_PER_S);
+}
+
+#[test]
+fn ten_expiries_in_a_row_keep_the_association_eleven_fail_it() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0);
+    for k in 0..10 {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        assert_eq!(s.state(), SctpState::Established, "expiry {k}");
+        s.write(0);
+        assert!(!drain(&mut s, t).is_empty());
+    }
+    assert_eq!(s.metrics().rto, 60 * NS_PER_S);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    assert_eq!(s.state(), SctpState::Failed);
+    assert_eq!(s.poll_transmit(t), None);
+    assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn new_acknowledged_data_resets_the_error_count() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0);
+    for _ in 0..10 {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        s.write(0);
+        drain(&mut s, t);
+    }
+    let t = s.poll_timeout().unwrap() - MS;
+    s.on_chunk(t, &sack(1, &[]));
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    assert_eq!(s.state(), SctpState::Established);
+}
+
+#[test]
+fn the_peer_window_limits_new_data() {
+    let mut s = established(true, 0);
+    drain(&mut s, 0);
+    s.on_chunk(
+        MS,
+        &SctpChunk::Sack(SctpSack {
+            cum_next: 1,
+            a_rwnd: 3500,
+            gaps: vec![],
+            dups: vec![],
+        }),
+    );
+    // 3000 in flight leaves 500 of window: nothing new fits.
+    assert_eq!(drain(&mut s, MS), Vec::<u64>::new());
+    // With nothing in flight one chunk may probe a closed window.
+    s.on_chunk(
+        2 * MS,
+        &SctpChunk::Sack(SctpSack {
+            cum_next: 4,
+            a_rwnd: 0,
+            gaps: vec![],
+            dups: vec![],
+        }),
+    );
+    assert_eq!(drain(&mut s, 2 * MS), [4]);
+}
+
+#[test]
+fn the_receiver_answers_the_handshake_and_delays_sacks() {
+    let mut r = SctpReceiver::new(cfg());
+    r.on_chunk(0, &SctpChunk::Init);
+    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck));
+    r.on_chunk(MS, &SctpChunk::CookieEcho);
+    assert_eq!(r.poll_transmit(MS), Some(SctpChunk::CookieAck));
+    let d = |tsn| SctpChunk::Data(SctpData { tsn, bytes: 1000 });
+    // One packet: the SACK waits up to 200 ms.
+    r.on_chunk(10 * MS, &d(0));
+    assert_eq!(r.poll_transmit(10 * MS), None);
+    assert_eq!(r.poll_timeout(), Some(210 * MS));
+    r.on_timeout(210 * MS);
+    assert_eq!(r.poll_transmit(210 * MS), Some(sack(1, &[])));
+    // Every second packet is acknowledged at once.
+    r.on_chunk(300 * MS, &d(1));
+    assert_eq!(r.poll_transmit(300 * MS), None);
+    r.on_chunk(301 * MS, &d(2));
+    assert_eq!(r.poll_transmit(301 * MS), Some(sack(3, &[])));
+    assert_eq!(r.poll_timeout(), None);
+    assert_eq!(r.take_delivered(), 3000);
+}
+
+#[test]
+fn the_receiver_reports_gaps_and_duplicates_at_once() {
+    let mut r = SctpReceiver::new(cfg());
+    let d = |tsn| SctpChunk::Data(SctpData { tsn, bytes: 1000 });
+    r.on_chunk(0, &d(0));
+    r.on_chunk(0, &d(2));
+    r.on_chunk(0, &d(3));
+    r.on_chunk(0, &d(5));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(0) else {
+        panic!("a SACK");
+    };
+    assert_eq!(s.cum_next, 1);
+    assert_eq!(s.gaps, [(2, 3), (5, 5)]);
+    assert_eq!(s.a_rwnd, 65_536 - 3000, "held out of order");
+    assert_eq!(r.take_delivered(), 1000, "only in-order data is delivered");
+    // A duplicate is reported once, at once.
+    r.on_chunk(MS, &d(2));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!(s.dups, [2]);
+    // Filling the first gap acks at once and delivers what was held.
+    r.on_chunk(2 * MS, &d(1));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(2 * MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!((s.cum_next, s.gaps, s.dups), (4, vec![(5, 5)], vec![]));
+    assert_eq!(r.take_delivered(), 3000);
+}
+
+/// Sender and receiver over a link that loses chosen packets each way and
+/// delays the rest by `delay`: every byte arrives, in order, and the sender
+/// ends with nothing outstanding.
+fn run_lossy_link(loss_data: impl Fn(u64) -> bool, loss_sack: impl Fn(u64) -> bool) -> SctpMetrics {
+    let delay = 20 * MS;
+    let mut s = SctpSender::new(cfg(), false);
+    let mut r = SctpReceiver::new(cfg());
+    s.write(500);
+    s.start(0);
+    // In-flight packets: (arrival, to receiver?, chunk).
+    let mut wire: Vec<(SimTime, bool, SctpChunk)> = Vec::new();
+    let (mut n_data, mut n_back) = (0u64, 0u64);
+    let mut now = 0;
+    let mut delivered = 0;
+    for _ in 0..200_000 {
+        while let Some(c) = s.poll_transmit(now) {
+            n_data += 1;
+            if !(matches!(c, SctpChunk::Data(_)) && loss_data(n_data)) {
+                wire.push((now + delay, true, c));
+            }
+        }
+        while let Some(c) = r.poll_transmit(now) {
+            n_back += 1;
+            if !loss_sack(n_back) {
+                wire.push((now + delay, false, c));
+            }
+        }
+        delivered += r.take_delivered();
+        let next_wire = wire.iter().map(|w| w.0).min();
+        let next = [next_wire, s.poll_timeout(), r.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(next) = next else { break };
+        now = next;
+        if let Some(i) = wire.iter().position(|w| w.0 == now) {
+            let (_, to_r, c) = wire.remove(i);
+            if to_r {
+                r.on_chunk(now, &c);
+            } else {
+                s.on_chunk(now, &c);
+            }
+        }
+        s.on_timeout(now);
+        r.on_timeout(now);
+        s.write(0);
+    }
+    assert_eq!(delivered, 500 * 1000);
+    let m = s.metrics();
+    assert_eq!((m.flight_bytes, s.waiting()), (0, 0));
+    assert_eq!(m.state, SctpState::Established);
+    m
+}
+
+#[test]
+fn every_byte_arrives_in_order_over_a_lossy_link() {
+    // No loss: no retransmission.
+    let m = run_lossy_link(|_| false, |_| false);
+    assert_eq!(m.retransmissions, 0);
+    // Every 7th DATA packet lost: fast retransmits repair most.
+    let m = run_lossy_link(|n| n % 7 == 0, |_| false);
+    assert!(m.fast_retransmits > 10, "{m:?}");
+    assert!(m.retransmissions >= 70, "{m:?}");
+    // Losses both ways, including retransmissions and SACKs.
+    let m = run_lossy_link(|n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
+    assert!(m.retransmissions > 100, "{m:?}");
+}
