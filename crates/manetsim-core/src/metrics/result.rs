@@ -63,6 +63,24 @@ pub struct TimeSeries {
     /// TFRC senders' state, one row whenever the rate or `p` changed
     /// (empty without TFRC).
     pub tfrc: TfrcSeries,
+    /// SCTP senders' state, one row whenever it changed (empty without
+    /// SCTP).
+    pub sctp: SctpSeries,
+}
+
+/// The state of each SCTP association's sending end over time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SctpSeries {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub cwnd_bytes: Vec<u32>,
+    pub ssthresh_bytes: Vec<u32>,
+    /// Bytes of DATA outstanding (sent, not acknowledged, not marked lost).
+    pub flight_bytes: Vec<u32>,
+    /// `null` before the first RTT measurement.
+    pub srtt_ms: Vec<Option<f64>>,
+    pub rto_ms: Vec<f64>,
+    pub retransmissions: Vec<u64>,
 }
 
 /// The state of each TFRC sender over time.

@@ -5,6 +5,7 @@
 //! handing a copy to each receiver of a broadcast costs a memcpy.
 
 use crate::engine::SimTime;
+use crate::transport::sctp::SctpChunk;
 use crate::transport::tcp::TcpSegment;
 use crate::transport::tfrc::TfrcHeader;
 use std::rc::Rc;
@@ -67,9 +68,10 @@ pub struct Packet {
     /// or as the protocol counts them (DSR with ns-2.35's header sizes;
     /// [`RoutingProtocol::header_bytes`](crate::net::routing::RoutingProtocol::header_bytes)).
     pub body: Option<Rc<[u8]>>,
-    /// The transport header a TCP or TFRC packet carries, shared between
-    /// copies (its length is counted in `size_bytes`): see [`Self::tcp`]
-    /// and [`Self::tfrc`]. One field for both keeps the packet small.
+    /// The transport header a TCP, TFRC or SCTP packet carries, shared
+    /// between copies (its length is counted in `size_bytes`): see
+    /// [`Self::tcp`], [`Self::tfrc`] and [`Self::sctp`]. One field for all
+    /// keeps the packet small.
     pub transport: Option<Rc<TransportHeader>>,
 }
 
@@ -80,6 +82,8 @@ pub enum TransportHeader {
     Tcp(TcpSegment),
     /// TFRC's data or feedback.
     Tfrc(TfrcHeader),
+    /// SCTP's one chunk (see [`crate::transport::sctp`]).
+    Sctp(SctpChunk),
 }
 
 impl TransportHeader {
@@ -91,6 +95,11 @@ impl TransportHeader {
     /// A shared TFRC header.
     pub fn tfrc(h: TfrcHeader) -> Option<Rc<Self>> {
         Some(Rc::new(Self::Tfrc(h)))
+    }
+
+    /// A shared SCTP chunk.
+    pub fn sctp(c: SctpChunk) -> Option<Rc<Self>> {
+        Some(Rc::new(Self::Sctp(c)))
     }
 }
 
@@ -151,6 +160,14 @@ impl Packet {
     pub fn tfrc(&self) -> Option<&TfrcHeader> {
         match self.transport.as_deref() {
             Some(TransportHeader::Tfrc(h)) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The chunk an SCTP packet carries.
+    pub fn sctp(&self) -> Option<&SctpChunk> {
+        match self.transport.as_deref() {
+            Some(TransportHeader::Sctp(c)) => Some(c),
             _ => None,
         }
     }

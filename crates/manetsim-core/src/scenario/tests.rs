@@ -585,8 +585,8 @@ fn override_validation_errors_name_the_override() {
     );
     // An unsupported feature set from the command line names the override.
     assert!(load_with(BASE, &["flows.0.transport=udp"]).is_ok());
-    let e = err(load_with(BASE, &["flows.0.transport=sctp"]));
-    assert_eq!(e.file, "--set flows.0.transport=sctp");
+    let e = err(load_with(BASE, &["flows.0.app=onoff"]));
+    assert_eq!(e.file, "--set flows.0.app=onoff");
 }
 
 #[test]

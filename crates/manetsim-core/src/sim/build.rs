@@ -1,6 +1,7 @@
 //! Builds a [`World`] from a validated scenario.
 
 use super::floods::FloodLog;
+use super::sctp::SctpFlow;
 use super::tcp::TcpFlow;
 use super::tfrc::TfrcFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
@@ -205,13 +206,13 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             (f.transport, f.app),
             (Transport::Udp, AppKind::Cbr)
                 | (
-                    Transport::Tcp | Transport::Tfrc,
+                    Transport::Tcp | Transport::Tfrc | Transport::Sctp,
                     AppKind::Cbr | AppKind::Ftp
                 )
         );
         if !supported {
             return Err(SimError::Setup(format!(
-                "flow {i}: only UDP/CBR and TCP or TFRC with FTP or CBR are supported"
+                "flow {i}: only UDP/CBR and TCP, TFRC or SCTP with FTP or CBR are supported"
             )));
         }
         if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
@@ -459,6 +460,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .map(|f| (f.transport == Transport::Tfrc).then(|| TfrcFlow::from_scenario(f)))
             .collect(),
         tfrc_series: Default::default(),
+        sctp: s
+            .flows
+            .iter()
+            .map(|f| (f.transport == Transport::Sctp).then(|| SctpFlow::from_scenario(f)))
+            .collect(),
+        sctp_series: Default::default(),
         batteries: match &s.energy {
             Some(e) => (0..s.nodes.count).map(|_| Battery::new(e)).collect(),
             None => Vec::new(),

@@ -58,6 +58,7 @@ mod build;
 mod floods;
 #[cfg(any(test, feature = "parallel-probe"))]
 pub mod parallel;
+mod sctp;
 mod tcp;
 mod tfrc;
 
@@ -73,8 +74,8 @@ use crate::mac::{
 };
 use crate::metrics::result::{
     EnergyResult, EnergySeries, FlowResult, HopSeries, Ledger, MacResult, MessageCount,
-    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, TcpSeries, TfrcSeries,
-    TimeSeries,
+    MobilityResult, MobilitySeries, NodeResult, RoutingResult, RunResult, SctpSeries, TcpSeries,
+    TfrcSeries, TimeSeries,
 };
 use crate::metrics::{DropReason, FlowStats, PacketLedger};
 use crate::mobility::{self, Mobility};
@@ -794,6 +795,9 @@ pub(crate) struct World {
     /// TFRC endpoints per flow (`None` for other transports).
     tfrc: Vec<Option<tfrc::TfrcFlow>>,
     tfrc_series: TfrcSeries,
+    /// SCTP associations per flow (`None` for other transports).
+    sctp: Vec<Option<sctp::SctpFlow>>,
+    sctp_series: SctpSeries,
     /// One battery per node, or none without `[energy]`.
     batteries: Vec<Battery>,
     energy_series: EnergySeries,
@@ -893,6 +897,8 @@ impl World {
                 } => {
                     if self.tfrc[flow as usize].is_some() {
                         self.on_tfrc_timer(now, flow, receiver, gen)
+                    } else if self.sctp[flow as usize].is_some() {
+                        self.on_sctp_timer(now, flow, receiver, gen)
                     } else {
                         self.on_tcp_timer(now, flow, receiver, gen)
                     }
@@ -2064,6 +2070,11 @@ impl World {
         {
             self.on_tfrc_delivered(now, flow, header);
         }
+        if let (Some(chunk), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
+            (packet.sctp(), packet.kind)
+        {
+            self.on_sctp_delivered(now, flow, chunk);
+        }
     }
 
     fn on_app(&mut self, now: SimTime, f: u32) {
@@ -2080,6 +2091,10 @@ impl World {
         }
         if self.tfrc[f as usize].is_some() {
             self.on_tfrc_app(now, f);
+            return;
+        }
+        if self.sctp[f as usize].is_some() {
+            self.on_sctp_app(now, f);
             return;
         }
         let mut packet = Packet {
@@ -2175,6 +2190,8 @@ impl World {
                     "tcp"
                 } else if self.tfrc[i].is_some() {
                     "tfrc"
+                } else if self.sctp[i].is_some() {
+                    "sctp"
                 } else {
                     "udp"
                 }
@@ -2187,16 +2204,20 @@ impl World {
                 delay_ms: st.delay_ms(),
                 jitter_ms: st.jitter_ms(),
                 loss_pct: st.loss_pct(),
-                retransmissions: self.tcp[i]
-                    .as_ref()
-                    .map_or(0, |t| t.sender.metrics().retransmissions),
+                retransmissions: match (&self.tcp[i], &self.sctp[i]) {
+                    (Some(t), _) => t.sender.metrics().retransmissions,
+                    (_, Some(a)) => a.sender.metrics().retransmissions,
+                    _ => 0,
+                },
                 sent_bytes: st.sent_payload_bytes,
                 received_bytes: st.received_payload_bytes,
                 hops_mean: st.hops_mean(),
                 route_changes: st.route_changes,
-                delivered_in_order_bytes: self.tcp[i]
-                    .as_ref()
-                    .map_or(st.received_payload_bytes, |t| t.delivered_bytes),
+                delivered_in_order_bytes: match (&self.tcp[i], &self.sctp[i]) {
+                    (Some(t), _) => t.delivered_bytes,
+                    (_, Some(a)) => a.delivered_bytes,
+                    _ => st.received_payload_bytes,
+                },
                 completion_s: self.tcp[i]
                     .as_ref()
                     .and_then(|t| t.completed_at)
@@ -2305,6 +2326,7 @@ impl World {
                 energy: self.energy_series.clone(),
                 tcp: self.tcp_series.clone(),
                 tfrc: self.tfrc_series.clone(),
+                sctp: self.sctp_series.clone(),
                 ..TimeSeries::default()
             },
             warnings: self.warnings.clone(),
@@ -2312,6 +2334,8 @@ impl World {
     }
 }
 
+#[cfg(test)]
+mod sctp_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

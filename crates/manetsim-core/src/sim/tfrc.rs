@@ -177,7 +177,7 @@ impl World {
     }
 
     /// A transport packet leaves node `from`: numbered, traced, routed.
-    fn originate_transport(&mut self, now: SimTime, from: u32, mut packet: Packet) {
+    pub(super) fn originate_transport(&mut self, now: SimTime, from: u32, mut packet: Packet) {
         packet.visit(from);
         self.create(now, &mut packet, false);
         if let Some(t) = &mut self.trace {

@@ -25,7 +25,7 @@
 //!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
 //!   `tcpFriend` and `tcpFriendCtl` (TFRC's data and feedback, ns-2's
-//!   names), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
+//!   names), `sctp` (every SCTP packet, as in ns-2), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
 //!   TCP or TFRC packet with its headers, never a routing header); at `RTR` and
@@ -441,6 +441,8 @@ impl Ns2Trace {
             // `PT_TFRC_ACK`).
             PacketKind::Data { .. } if p.tfrc().is_some() => "tcpFriend",
             PacketKind::TcpAck { .. } if p.tfrc().is_some() => "tcpFriendCtl",
+            // ns-2 names every SCTP packet `sctp` (`PT_SCTP`).
+            _ if p.sctp().is_some() => "sctp",
             PacketKind::Data { .. } => "cbr",
             PacketKind::TcpAck { .. } => "ack",
             PacketKind::Arp { .. } => "ARP",

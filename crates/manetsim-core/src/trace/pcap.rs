@@ -28,8 +28,13 @@
 //!   carry their real options (timestamps, SACK) and the receiver's window
 //!   (at most 65,535 bytes: there is no window scaling); a sender's
 //!   segments advertise 65,535, as its one-way TCP (ns-2's) keeps no
-//!   receive window. Payloads are zeros. The IPv4 header, TCP and UDP
-//!   checksums are computed.
+//!   receive window. SCTP packets (IP protocol 132) carry their one chunk:
+//!   DATA, SACK with its gap-ack blocks and duplicate TSNs, or a handshake
+//!   chunk; TSNs start at 0, the receiving end's verification tag is
+//!   `0x5C000000` plus the flow's index and the sending end's the flow's
+//!   index plus 1, and the state cookie is 32 zero bytes. Payloads are
+//!   zeros. The IPv4 header, TCP and UDP checksums and SCTP's CRC32c
+//!   (RFC 4960, appendix B) are computed.
 //! - **Routing.** AODV and AOMDV messages go in UDP to port 654, OLSR
 //!   messages to port 698 (their RFCs' ports; Wireshark dissects AODV and
 //!   OLSR, and shows AOMDV's extended messages as AODV's). DSR's options
@@ -52,6 +57,9 @@ use crate::engine::SimTime;
 use crate::mac::{Frame, FrameKind};
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
+use crate::transport::sctp::{
+    SctpChunk, SctpConfig, COOKIE_BYTES, DATA_CHUNK_HEADER_BYTES, SACK_CHUNK_BYTES,
+};
 use crate::transport::tcp::TcpSegment;
 use crate::wire::dsr;
 use std::fs::{File, OpenOptions};
@@ -79,6 +87,8 @@ pub const BSSID: [u8; 6] = [0x02, 0xff, 0x00, 0x00, 0x00, 0x00];
 pub const FLUSH_BYTES: usize = 32 * 1024;
 
 const IP_PROTOCOL_TCP: u8 = 6;
+/// SCTP's IP protocol number (RFC 4960).
+pub const IP_PROTOCOL_SCTP: u8 = 132;
 const IP_PROTOCOL_UDP: u8 = 17;
 const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_ARP: u16 = 0x0806;
@@ -177,6 +187,8 @@ impl Encoder {
                 let port = FLOW_PORT_BASE.wrapping_add(flow as u16);
                 let transport = if p.tcp().is_some() {
                     IP_PROTOCOL_TCP
+                } else if p.sctp().is_some() {
+                    IP_PROTOCOL_SCTP
                 } else {
                     IP_PROTOCOL_UDP
                 };
@@ -266,10 +278,105 @@ fn arp(me: NodeId, other: NodeId, reply: bool, out: &mut Vec<u8>) {
 
 /// Appends a flow's transport header and payload (zeros).
 fn flow_transport(p: &Packet, port: u16, src: [u8; 4], dst: [u8; 4], out: &mut Vec<u8>) {
-    match p.tcp() {
-        Some(seg) => tcp(seg, port, src, dst, out),
-        None => udp(port, src, dst, &[], p.payload_bytes as usize, out),
+    if let Some(seg) = p.tcp() {
+        return tcp(seg, port, src, dst, out);
     }
+    if let (Some(chunk), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
+        (p.sctp(), p.kind)
+    {
+        return sctp(chunk, flow, port, out);
+    }
+    udp(port, src, dst, &[], p.payload_bytes as usize, out)
+}
+
+/// An SCTP packet of flow `flow` from and to `port` carrying `chunk`, its
+/// user data zeros.
+fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
+    let start = out.len();
+    let receiver_tag = 0x5C00_0000u32.wrapping_add(flow);
+    let sender_tag = flow.wrapping_add(1);
+    let tag = match chunk {
+        SctpChunk::Init => 0,
+        c if c.to_receiver() => receiver_tag,
+        _ => sender_tag,
+    };
+    out.extend_from_slice(&port.to_be_bytes());
+    out.extend_from_slice(&port.to_be_bytes());
+    out.extend_from_slice(&tag.to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let init = |kind: u8, own_tag: u32, extra: u16, out: &mut Vec<u8>| {
+        out.extend_from_slice(&[kind, 0]);
+        out.extend_from_slice(&(20 + extra).to_be_bytes());
+        out.extend_from_slice(&own_tag.to_be_bytes());
+        out.extend_from_slice(&SctpConfig::default().rwnd_bytes.to_be_bytes());
+        out.extend_from_slice(&1u16.to_be_bytes()); // outbound streams
+        out.extend_from_slice(&1u16.to_be_bytes()); // inbound streams
+        out.extend_from_slice(&0u32.to_be_bytes()); // initial TSN
+    };
+    let cookie = [0u8; COOKIE_BYTES as usize];
+    match chunk {
+        SctpChunk::Init => init(1, sender_tag, 0, out),
+        SctpChunk::InitAck => {
+            init(2, receiver_tag, 4 + COOKIE_BYTES as u16, out);
+            out.extend_from_slice(&7u16.to_be_bytes()); // State Cookie
+            out.extend_from_slice(&(4 + COOKIE_BYTES as u16).to_be_bytes());
+            out.extend_from_slice(&cookie);
+        }
+        SctpChunk::CookieEcho => {
+            out.extend_from_slice(&[10, 0]);
+            out.extend_from_slice(&(4 + COOKIE_BYTES as u16).to_be_bytes());
+            out.extend_from_slice(&cookie);
+        }
+        SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
+        SctpChunk::Data(d) => {
+            // Unfragmented (B and E), ordered, stream 0.
+            out.extend_from_slice(&[0, 0x03]);
+            let len = (DATA_CHUNK_HEADER_BYTES + d.bytes).min(u16::MAX as u32) as u16;
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(&(d.tsn as u32).to_be_bytes());
+            out.extend_from_slice(&0u16.to_be_bytes());
+            out.extend_from_slice(&(d.tsn as u16).to_be_bytes());
+            out.extend_from_slice(&0u32.to_be_bytes()); // payload protocol
+            let padded = d.bytes.next_multiple_of(4) as usize;
+            out.resize(out.len() + padded, 0);
+        }
+        SctpChunk::Sack(s) => {
+            out.extend_from_slice(&[3, 0]);
+            let n = (s.gaps.len() + s.dups.len()) as u32;
+            out.extend_from_slice(&((SACK_CHUNK_BYTES + 4 * n) as u16).to_be_bytes());
+            let cum = s.cum_next.wrapping_sub(1);
+            out.extend_from_slice(&(cum as u32).to_be_bytes());
+            out.extend_from_slice(&s.a_rwnd.to_be_bytes());
+            out.extend_from_slice(&(s.gaps.len() as u16).to_be_bytes());
+            out.extend_from_slice(&(s.dups.len() as u16).to_be_bytes());
+            for &(lo, hi) in &s.gaps {
+                out.extend_from_slice(&(lo.wrapping_sub(cum) as u16).to_be_bytes());
+                out.extend_from_slice(&(hi.wrapping_sub(cum) as u16).to_be_bytes());
+            }
+            for &d in &s.dups {
+                out.extend_from_slice(&(d as u32).to_be_bytes());
+            }
+        }
+    }
+    let sum = crc32c(&out[start..]);
+    out[start + 8..start + 12].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// CRC32c (Castagnoli, reflected, as SCTP computes it), bit by bit: the
+/// captures are not the fast path.
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
 
 /// A UDP datagram from and to `port` carrying `data` then `zeros` zero bytes.

@@ -167,6 +167,8 @@ use std::rc::Rc;
 fn next_header(p: &Packet) -> u8 {
     if p.tcp().is_some() {
         NEXT_HEADER_TCP
+    } else if p.sctp().is_some() {
+        crate::trace::pcap::IP_PROTOCOL_SCTP
     } else {
         NEXT_HEADER_UDP
     }

@@ -182,6 +182,93 @@ fn a_tcp_segment_keeps_its_options_and_sequence_numbers() {
 }
 
 #[test]
+fn crc32c_matches_the_check_value_and_rfc_3720s_vectors() {
+    // The CRC-32C check value of "123456789".
+    assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+    // RFC 3720 B.4: 32 bytes of zeros, and of ones.
+    assert_eq!(crc32c(&[0; 32]), 0x8A91_36AA);
+    assert_eq!(crc32c(&[0xff; 32]), 0x62A8_AB43);
+}
+
+/// The SCTP packet of an encoded frame of flow 0 carrying `chunk`, with its
+/// CRC32c verified.
+fn sctp_packet(chunk: SctpChunk, payload: u32) -> Vec<u8> {
+    let mut p = udp_packet(0, 1, 2, payload);
+    let wire = chunk.wire_len();
+    p.transport = crate::net::TransportHeader::sctp(chunk);
+    let mut out = Vec::new();
+    Encoder::new(RoutingProtocol::Aodv).data(&header(1, 2), &p, &mut out);
+    let ip = datagram(&out);
+    assert_eq!(ip[9], 132, "SCTP");
+    assert!(verifies(0, &ip[..20]));
+    let sctp = ip[20..].to_vec();
+    assert_eq!(
+        sctp.len(),
+        wire as usize,
+        "the bytes the simulation charges"
+    );
+    assert_eq!(
+        &sctp[..4],
+        &[0xc0, 0x00, 0xc0, 0x00],
+        "port 49152 both ends"
+    );
+    let mut zeroed = sctp.clone();
+    zeroed[8..12].fill(0);
+    assert_eq!(&sctp[8..12], &crc32c(&zeroed).to_le_bytes());
+    sctp
+}
+
+#[test]
+fn sctp_chunks_have_rfc_4960s_layouts() {
+    use crate::transport::sctp::{SctpData, SctpSack};
+    let init = sctp_packet(SctpChunk::Init, 0);
+    assert_eq!(&init[4..8], &[0; 4], "INIT carries verification tag 0");
+    assert_eq!(&init[12..16], &[1, 0, 0, 20]);
+    assert_eq!(&init[16..20], &1u32.to_be_bytes(), "the sender's tag");
+    let init_ack = sctp_packet(SctpChunk::InitAck, 0);
+    assert_eq!(&init_ack[4..8], &1u32.to_be_bytes());
+    assert_eq!(&init_ack[12..16], &[2, 0, 0, 56]);
+    assert_eq!(&init_ack[32..36], &[0, 7, 0, 36], "a state cookie");
+    let echo = sctp_packet(SctpChunk::CookieEcho, 0);
+    assert_eq!(&echo[4..8], &0x5C00_0000u32.to_be_bytes());
+    assert_eq!(&echo[12..16], &[10, 0, 0, 36]);
+    assert_eq!(
+        &sctp_packet(SctpChunk::CookieAck, 0)[12..16],
+        &[11, 0, 0, 4]
+    );
+    let data = sctp_packet(SctpChunk::Data(SctpData { tsn: 7, bytes: 101 }), 101);
+    assert_eq!(&data[12..16], &[0, 3, 0, 117], "B and E, length unpadded");
+    assert_eq!(&data[16..20], &7u32.to_be_bytes());
+    assert_eq!(&data[22..24], &7u16.to_be_bytes(), "stream sequence number");
+    let sack = sctp_packet(
+        SctpChunk::Sack(SctpSack {
+            cum_next: 3,
+            a_rwnd: 60_000,
+            gaps: vec![(5, 6)],
+            dups: vec![1],
+        }),
+        0,
+    );
+    assert_eq!(&sack[12..16], &[3, 0, 0, 24]);
+    assert_eq!(&sack[16..20], &2u32.to_be_bytes(), "cumulative TSN ack");
+    assert_eq!(&sack[20..24], &60_000u32.to_be_bytes());
+    assert_eq!(&sack[24..28], &[0, 1, 0, 1]);
+    assert_eq!(&sack[28..32], &[0, 3, 0, 4], "gap offsets from the ack");
+    assert_eq!(&sack[32..36], &1u32.to_be_bytes());
+    // Nothing received yet: the ack is the initial TSN minus one.
+    let none = sctp_packet(
+        SctpChunk::Sack(SctpSack {
+            cum_next: 0,
+            a_rwnd: 1,
+            gaps: vec![],
+            dups: vec![],
+        }),
+        0,
+    );
+    assert_eq!(&none[16..20], &u32::MAX.to_be_bytes());
+}
+
+#[test]
 fn routing_messages_go_to_their_protocols_ports_and_numbers() {
     let rreq = Message::Rreq(RreqRepr {
         join: false,

@@ -1,0 +1,216 @@
+//! SCTP flows in the world: the association's sending end at the flow's
+//! source and its receiving end at the destination, sans-IO state machines
+//! from `transport::sctp`; this file moves their chunks through the network
+//! and drives their timers, as `sim/tcp.rs` does for TCP.
+//!
+//! - The association opens when the application starts: INIT, INIT ACK,
+//!   COOKIE ECHO, COOKIE ACK, then data.
+//! - CBR over SCTP (`app = "cbr"`): the application hands the sender one
+//!   message of `packet_size_bytes` every interval; messages wait in the
+//!   sender while `cwnd` allows no more.
+//! - FTP over SCTP (`app = "ftp"`): always a message to send.
+//!
+//! Each packet carries one chunk: `IP 20 + SCTP` ([`SctpChunk::wire_len`]).
+//! DATA packets are `PacketKind::Data` numbered by TSN, so flow statistics
+//! count each chunk once; the others (handshake, SACK) are the flow's
+//! control packets, `PacketKind::TcpAck`. A packet's `created_at` is when it
+//! was sent. At `stop_s` the sender stops (nothing more is sent, not even
+//! retransmissions); the receiver keeps acknowledging what still arrives.
+
+use super::{rearm_transport, World};
+use crate::engine::{to_secs, SimTime, TimerSlot};
+use crate::metrics::result::SctpSeries;
+use crate::net::{Packet, PacketKind, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES};
+use crate::scenario::{self, AppKind};
+use crate::transport::sctp::{
+    SctpChunk, SctpConfig, SctpMetrics, SctpReceiver, SctpSender, SctpState,
+};
+
+pub(crate) struct SctpFlow {
+    pub sender: SctpSender,
+    pub receiver: SctpReceiver,
+    pub send_timer: TimerSlot,
+    pub recv_timer: TimerSlot,
+    pub started: bool,
+    /// User bytes the receiver delivered to the application, in order.
+    pub delivered_bytes: u64,
+    /// The last metrics recorded in the time series.
+    last: Option<SctpMetrics>,
+}
+
+impl SctpFlow {
+    pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+        let cfg = SctpConfig {
+            chunk_bytes: f.packet_size_bytes,
+            ..SctpConfig::default()
+        };
+        Self {
+            sender: SctpSender::new(cfg.clone(), f.app == AppKind::Ftp),
+            receiver: SctpReceiver::new(cfg),
+            send_timer: TimerSlot::default(),
+            recv_timer: TimerSlot::default(),
+            started: false,
+            delivered_bytes: 0,
+            last: None,
+        }
+    }
+}
+
+impl World {
+    fn sctp_flow(&mut self, f: u32) -> &mut SctpFlow {
+        self.sctp[f as usize].as_mut().expect("an SCTP flow")
+    }
+
+    /// The application of SCTP flow `f` starts, or (CBR) hands over a
+    /// message.
+    pub(super) fn on_sctp_app(&mut self, now: SimTime, f: u32) {
+        let bulk = self.flows[f as usize].interval_ns >= SimTime::MAX / 4;
+        let flow = self.sctp_flow(f);
+        if !flow.started {
+            flow.started = true;
+            flow.sender.start(now);
+        }
+        if !bulk {
+            flow.sender.write(1);
+        }
+        self.pump_sctp_sender(now, f);
+    }
+
+    /// An SCTP timer fired.
+    pub(super) fn on_sctp_timer(&mut self, now: SimTime, f: u32, receiver: bool, gen: u32) {
+        let Some(flow) = self.sctp[f as usize].as_mut() else {
+            return;
+        };
+        if receiver {
+            if flow.recv_timer.fire(gen) {
+                flow.receiver.on_timeout(now);
+                self.events += 1;
+                self.pump_sctp_receiver(now, f);
+            }
+        } else if flow.send_timer.fire(gen) {
+            flow.sender.on_timeout(now);
+            self.events += 1;
+            self.pump_sctp_sender(now, f);
+        }
+    }
+
+    /// An SCTP packet of flow `f` reached its destination node.
+    pub(super) fn on_sctp_delivered(&mut self, now: SimTime, f: u32, chunk: &SctpChunk) {
+        let flow = self.sctp_flow(f);
+        if chunk.to_receiver() {
+            flow.receiver.on_chunk(now, chunk);
+            flow.delivered_bytes += flow.receiver.take_delivered();
+            self.pump_sctp_receiver(now, f);
+        } else {
+            flow.sender.on_chunk(now, chunk);
+            self.pump_sctp_sender(now, f);
+        }
+    }
+
+    fn pump_sctp_sender(&mut self, now: SimTime, f: u32) {
+        let (src, dst, stop) = {
+            let c = &self.flows[f as usize];
+            (c.src, c.dst, c.stop_ns)
+        };
+        let mut out = Vec::new();
+        {
+            let flow = self.sctp_flow(f);
+            if !flow.started || now >= stop {
+                flow.send_timer.cancel();
+                return;
+            }
+            while let Some(c) = flow.sender.poll_transmit(now) {
+                out.push(c);
+            }
+        }
+        for c in out {
+            self.send_sctp(now, f, src, dst, c);
+        }
+        self.record_sctp(now, f);
+        let flow = self.sctp[f as usize].as_mut().expect("an SCTP flow");
+        let wanted = flow.sender.poll_timeout().map(|t| t.max(now));
+        rearm_transport(&mut self.q, &mut flow.send_timer, wanted, f, false);
+    }
+
+    fn pump_sctp_receiver(&mut self, now: SimTime, f: u32) {
+        let (src, dst) = (self.flows[f as usize].src, self.flows[f as usize].dst);
+        let mut out = Vec::new();
+        {
+            let flow = self.sctp_flow(f);
+            while let Some(c) = flow.receiver.poll_transmit(now) {
+                out.push(c);
+            }
+        }
+        for c in out {
+            self.send_sctp(now, f, dst, src, c);
+        }
+        let flow = self.sctp[f as usize].as_mut().expect("an SCTP flow");
+        let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
+        rearm_transport(&mut self.q, &mut flow.recv_timer, wanted, f, true);
+    }
+
+    /// Wraps a chunk in a packet and hands it to `from`'s routing agent.
+    fn send_sctp(&mut self, now: SimTime, f: u32, from: u32, to: u32, chunk: SctpChunk) {
+        let (kind, payload) = match &chunk {
+            SctpChunk::Data(d) => (
+                PacketKind::Data {
+                    flow: f,
+                    seq: d.tsn,
+                },
+                d.bytes,
+            ),
+            _ => (PacketKind::TcpAck { flow: f }, 0),
+        };
+        let packet = Packet {
+            uid: 0,
+            kind,
+            src: from,
+            dst: to,
+            ttl: DEFAULT_TTL,
+            size_bytes: IP_HEADER_BYTES + chunk.wire_len(),
+            payload_bytes: payload,
+            created_at: now,
+            hops: 0,
+            path: 0,
+            body: None,
+            transport: TransportHeader::sctp(chunk),
+        };
+        if payload > 0 {
+            self.flow_stats[f as usize].on_send(now, payload);
+        }
+        self.originate_transport(now, from, packet);
+    }
+
+    /// Appends the sender's state to the SCTP time series when it changed;
+    /// warns once if the association failed.
+    fn record_sctp(&mut self, now: SimTime, f: u32) {
+        let flow = self.sctp[f as usize].as_mut().expect("an SCTP flow");
+        let m = flow.sender.metrics();
+        if flow.last == Some(m) {
+            return;
+        }
+        let failed_now =
+            m.state == SctpState::Failed && flow.last.is_none_or(|l| l.state != SctpState::Failed);
+        flow.last = Some(m);
+        if failed_now {
+            let why = if m.timeouts > 0 {
+                "Association.Max.Retrans (10) retransmission timeouts in a row"
+            } else {
+                "Max.Init.Retransmits (8) unanswered INIT or COOKIE ECHO retransmissions"
+            };
+            self.warnings.push(format!(
+                "flow {f}: the SCTP association failed at {:.3} s after {why}; the flow sends nothing more",
+                to_secs(now)
+            ));
+        }
+        let s: &mut SctpSeries = &mut self.sctp_series;
+        s.flow.push(f);
+        s.t_s.push(to_secs(now));
+        s.cwnd_bytes.push(m.cwnd_bytes);
+        s.ssthresh_bytes.push(m.ssthresh_bytes);
+        s.flight_bytes.push(m.flight_bytes);
+        s.srtt_ms.push(m.srtt.map(|t| t as f64 / 1e6));
+        s.rto_ms.push(m.rto as f64 / 1e6);
+        s.retransmissions.push(m.retransmissions);
+    }
+}

@@ -1,0 +1,232 @@
+//! SCTP flows end to end: small scenarios with asserted numbers.
+
+use super::*;
+
+use super::tests::scenario_with;
+
+fn run_sctp(text: &str, overrides: &[&str]) -> RunResult {
+    run(&scenario_with(text, overrides)).expect("runs")
+}
+
+/// A 6-node static chain, 5 hops, one CBR flow of 1000-byte messages at
+/// 80 kbit/s from end to end over AODV.
+const CBR_CHAIN: &str = r#"
+name = "sctp-cbr-chain"
+duration_s = 60.0
+seed = 1
+
+[nodes]
+count = 6
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "aodv"
+
+[[flows]]
+src = 0
+dst = 5
+transport = "sctp"
+app = "cbr"
+start_s = 1.0
+packet_size_bytes = 1000
+rate_bps = 80000
+"#;
+
+/// Two nodes 100 m apart, a bulk SCTP flow of 1000-byte chunks, and data
+/// packets lost at the receiver after its MAC acknowledged them.
+const LOSSY_HOP: &str = r#"
+name = "sctp-lossy-hop"
+duration_s = 100.0
+seed = 3
+
+[nodes]
+count = 2
+placement = "chain"
+spacing_m = 100.0
+
+[routing]
+protocol = "static"
+
+[[flows]]
+src = 0
+dst = 1
+transport = "sctp"
+app = "ftp"
+start_s = 1.0
+packet_size_bytes = 1000
+
+[[loss]]
+node = 1
+model = "uniform"
+rate = 0.05
+packets = "data"
+where = "after_mac"
+"#;
+
+#[test]
+fn sctp_carries_a_cbr_flow_over_five_hops_as_udp_does() {
+    let sctp = run_sctp(CBR_CHAIN, &[]);
+    let udp = run_sctp(CBR_CHAIN, &["flows.0.transport=udp"]);
+    let (a, u) = (&sctp.flows[0], &udp.flows[0]);
+    assert_eq!(a.transport, "sctp");
+    // 10 messages a second for 59 s, far below what the chain carries:
+    // every one arrives, in order, none sent twice.
+    assert_eq!(u.received, 590);
+    assert_eq!(a.received, u.received);
+    assert_eq!(a.retransmissions, 0);
+    assert_eq!(a.delivered_in_order_bytes, 590 * 1000);
+    assert!(
+        (a.delay_ms - u.delay_ms).abs() < 10.0,
+        "{} against {}",
+        a.delay_ms,
+        u.delay_ms
+    );
+    assert!(sctp.ledger.balanced);
+    assert!(sctp.warnings.is_empty(), "{:?}", sctp.warnings);
+    // The sender's series: RTO.Initial until the first measurement, then
+    // RTO.Min over this short path. The messages written during the
+    // handshake leave in a burst that fills cwnd and grows it; after that
+    // cwnd is never fully used, so it stays put.
+    let s = &sctp.timeseries.sctp;
+    assert!(s.t_s.len() > 100);
+    assert_eq!((s.rto_ms[0], s.srtt_ms[0]), (3000.0, None));
+    let last = s.t_s.len() - 1;
+    assert_eq!(s.rto_ms[last], 1000.0);
+    assert!(s.srtt_ms[last].is_some_and(|r| r > 10.0 && r < 200.0));
+    let late: Vec<u32> = (0..s.t_s.len())
+        .filter(|&i| s.t_s[i] > 5.0)
+        .map(|i| s.cwnd_bytes[i])
+        .collect();
+    assert!(late.windows(2).all(|w| w[0] == w[1]), "{late:?}");
+    // SACKs and the handshake flow back: more frames than UDP's.
+    assert!(sctp.mac.frames_sent > udp.mac.frames_sent);
+}
+
+#[test]
+fn every_lost_chunk_is_sent_again_and_delivered_in_order() {
+    for (loss, min_kbps, max_kbps) in [(0.05, 800.0, 1200.0), (0.3, 80.0, 300.0)] {
+        let r = run_sctp(
+            LOSSY_HOP,
+            &[&format!("loss.0.rate={loss}"), "flows.0.stop_s=80"],
+        );
+        let f = &r.flows[0];
+        // The data lost is what the model drew.
+        assert!(
+            (f.loss_pct / 100.0 - loss).abs() < 0.15 * loss,
+            "{}",
+            f.loss_pct
+        );
+        // Lost chunks are sent again about once each: the retransmissions
+        // equal the packets lost, up to those the run's end cut off.
+        let lost = f.sent - f.received;
+        assert!(
+            f.retransmissions <= lost && f.retransmissions + 30 >= lost,
+            "{} retransmissions, {lost} lost",
+            f.retransmissions
+        );
+        // In order: the application got a prefix of whole messages, all but
+        // the few held behind a hole when the sender stopped.
+        assert_eq!(f.delivered_in_order_bytes % 1000, 0);
+        assert!(f.delivered_in_order_bytes <= f.received_bytes);
+        assert!(
+            f.received_bytes - f.delivered_in_order_bytes <= 20 * 1000,
+            "loss {loss}: {} {}",
+            f.received_bytes,
+            f.delivered_in_order_bytes
+        );
+        assert!(
+            (min_kbps..max_kbps).contains(&f.goodput_kbps),
+            "loss {loss}: {}",
+            f.goodput_kbps
+        );
+        // cwnd fell again and again.
+        let c = &r.timeseries.sctp.cwnd_bytes;
+        let cuts = c.windows(2).filter(|w| w[1] < w[0]).count();
+        assert!(cuts > 20, "{cuts}");
+        assert!(r.ledger.balanced);
+    }
+}
+
+#[test]
+fn sctp_and_tcp_sharing_two_hops_get_comparable_shares() {
+    let text = LOSSY_HOP
+        .replace("count = 2", "count = 3")
+        .replace("spacing_m = 100.0", "spacing_m = 200.0")
+        .replace("protocol = \"static\"", "protocol = \"aodv\"")
+        .replace("dst = 1", "dst = 2")
+        .split("[[loss]]")
+        .next()
+        .unwrap()
+        .to_string()
+        + "\n[[flows]]\nsrc = 0\ndst = 2\ntransport = \"tcp\"\napp = \"ftp\"\nstart_s = 1.0\npacket_size_bytes = 1000\n";
+    let r = run_sctp(&text, &[]);
+    let (sctp, tcp) = (&r.flows[0], &r.flows[1]);
+    assert_eq!(
+        (sctp.transport.as_str(), tcp.transport.as_str()),
+        ("sctp", "tcp")
+    );
+    let ratio = sctp.throughput_kbps / tcp.throughput_kbps;
+    assert!((0.5..2.0).contains(&ratio), "{ratio}");
+    assert!(sctp.throughput_kbps + tcp.throughput_kbps > 500.0);
+}
+
+#[test]
+fn an_unreachable_peer_fails_the_association_after_eight_init_retransmissions() {
+    // 1000 m apart: no route. INIT leaves at 1 s and again after 3, 6, 12,
+    // 24, 48 and 60 s three times: the ninth expiry, at 334 s, fails it.
+    let r = run_sctp(
+        CBR_CHAIN,
+        &[
+            "duration_s=400",
+            "nodes.spacing_m=1000",
+            "area.width_m=6000",
+        ],
+    );
+    let f = &r.flows[0];
+    assert_eq!((f.sent, f.received), (0, 0));
+    // The run's own warning about the route comes first.
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("no route"));
+    let w = &r.warnings[1];
+    assert!(
+        w.contains("flow 0: the SCTP association failed at 334.000 s"),
+        "{w}"
+    );
+    assert!(w.contains("Max.Init.Retransmits"), "{w}");
+}
+
+#[test]
+fn a_trace_and_captures_change_nothing_in_an_sctp_run() {
+    let dir = std::env::temp_dir().join(format!("manetsim-sctp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let short = ["duration_s=20", "flows.0.stop_s=20", "loss.0.rate=0.1"];
+    let plain = run_sctp(LOSSY_HOP, &short);
+    let mut with_outputs = short.to_vec();
+    with_outputs.extend(["output.ns2_trace=true", "output.pcap=true"]);
+    let s = scenario_with(LOSSY_HOP, &with_outputs);
+    let trace = dir.join("run.tr");
+    let outputs = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: Some(&dir.join("run")),
+    };
+    let mut traced = run_with(&s, &outputs).unwrap();
+    let mut plain = plain;
+    for r in [&mut plain, &mut traced] {
+        r.wall_s = 0.0;
+        r.events_per_s = 0.0;
+    }
+    assert_eq!(plain.flows, traced.flows);
+    assert_eq!(plain.timeseries, traced.timeseries);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    // Every packet is `sctp`: the DATA the flow counts plus 2 handshake
+    // packets from the source.
+    let sent = text
+        .lines()
+        .filter(|l| l.starts_with("s ") && l.contains(" AGT ") && l.contains(" sctp "))
+        .filter(|l| l.contains("_0_"))
+        .count() as u64;
+    assert_eq!(sent, plain.flows[0].sent + 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
