@@ -52,8 +52,8 @@ def test_export_to_ns2_refuses_cbr_over_tfrc_naming_the_key(tmp_path: Path):
 @pytest.mark.parametrize(
     ("sets", "message"),
     [
-        (("flows.0.transport=tfrc", "flows.0.transfer_bytes=5120"), "a TFRC flow sends until"),
-        (("flows.0.transport=udp",), '"tcp" or "tfrc"'),
+        (("flows.0.transport=tfrc", "flows.0.transfer_bytes=5120"), "TFRC flows send until"),
+        (("flows.0.transport=udp",), '"tcp", "tfrc" or "sctp"'),
     ],
 )
 def test_what_tfrc_cannot_do_is_refused_clearly(

@@ -59,6 +59,7 @@ _KIND_OF_TYPE = {
     "cbr": 0,
     "tcpFriend": 0,
     "tcpFriendCtl": 0,
+    "sctp": 0,
     "AODV": 1,
     "AOMDV": 1,
     "DSR": 1,
@@ -72,8 +73,10 @@ _KIND_OF_TYPE = {
 }
 #: Data packets at a flow's sink (a TCP sender's `r … AGT … ack` lines are
 #: its ACKs coming back, and TFRC's `tcpFriendCtl` its feedback: not
-#: deliveries).
+#: deliveries). Every SCTP packet is `sctp`; its DATA chunks' tails begin
+#: `[D` (:data:`_SCTP_DATA`).
 _DELIVERED_TYPES = {"tcp", "cbr", "tcpFriend"}
+_SCTP_DATA = "[D"
 #: The trace's codes for packets dropped (the result's `drops`). The MAC's
 #: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
 #: routing agent may still save the packet; if not, its `CBK` line is the
@@ -232,7 +235,11 @@ def read_trace(
         elif t[0] == "D" and t[4] in PACKET_DROPS:
             dt.append(us)
             dn.append(node)
-        elif t[0] == "r" and layer == "AGT" and kind in _DELIVERED_TYPES:
+        elif (
+            t[0] == "r"
+            and layer == "AGT"
+            and (kind in _DELIVERED_TYPES or kind == "sctp" and _SCTP_DATA in t)
+        ):
             flow = _flow_of(t)
             if flow is not None:
                 events.delivered.setdefault(flow, []).append(us)

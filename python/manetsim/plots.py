@@ -7,6 +7,8 @@ has them:
   (from the ``hops`` series: one row per delivered packet);
 - ``cwnd``: each TCP flow's congestion window and slow-start threshold over
   time (the ``tcp`` series);
+- ``sctp_cwnd``: each SCTP association's congestion window and slow-start
+  threshold in bytes over time (the ``sctp`` series);
 - ``rate``: each TFRC flow's allowed sending rate over time, with the loss
   event rate beside it (the ``tfrc`` series);
 - ``hops``: the hop count of every delivered packet over time;
@@ -29,7 +31,7 @@ from manetsim.results import Result, _write_atomic
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-FIGURES = ("delivered", "cwnd", "rate", "hops", "energy", "mobility")
+FIGURES = ("delivered", "cwnd", "sctp_cwnd", "rate", "hops", "energy", "mobility")
 
 #: Flows drawn each with a line and a legend entry, at most.
 _LEGEND_MAX = 12
@@ -95,6 +97,18 @@ def figure(result: Result, name: str) -> Figure | None:
         if drawn:
             ax.set_ylim(0, top * 1.25 + 1)
         ax.set_ylabel("cwnd (packets); ssthresh dashed")
+    elif name == "sctp_cwnd":
+        series = result.json["timeseries"].get("sctp", {})
+        sctp = result.timeseries("sctp") if series.get("t_s") else None
+        top = 0.0
+        if sctp is not None:
+            for flow, part in sctp.groupby("flow"):
+                _paired_steps(ax, ax, part, "cwnd_bytes", "ssthresh_bytes", label[flow], "--")
+                top = max(top, float(part["cwnd_bytes"].max()))
+                drawn = True
+        if drawn:
+            ax.set_ylim(0, top * 1.25 + 1)
+        ax.set_ylabel("SCTP cwnd (bytes); ssthresh dashed")
     elif name == "rate":
         series = result.json["timeseries"].get("tfrc", {})
         tfrc = result.timeseries("tfrc") if series.get("t_s") else None

@@ -228,5 +228,12 @@ fn a_trace_and_captures_change_nothing_in_an_sctp_run() {
         .filter(|l| l.contains("_0_"))
         .count() as u64;
     assert_eq!(sent, plain.flows[0].sent + 2);
+    // The sink's agent receives each DATA chunk the flow counts, at least.
+    let data_received = text
+        .lines()
+        .filter(|l| l.starts_with("r ") && l.contains(" AGT ") && l.contains(" [D "))
+        .count() as u64;
+    assert!(data_received >= plain.flows[0].received);
+    assert!(text.contains(" [S "), "SACKs are traced");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -25,7 +25,10 @@
 //!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
 //!   `tcpFriend` and `tcpFriendCtl` (TFRC's data and feedback, ns-2's
-//!   names), `sctp` (every SCTP packet, as in ns-2), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
+//!   names), `sctp` (every SCTP packet, as in ns-2; its tail is `[C N]`, C
+//!   the chunk, `I` INIT, `i` INIT ACK, `E` COOKIE ECHO, `e` COOKIE ACK,
+//!   `D` DATA with N its TSN, `S` SACK with N its cumulative TSN ack, -1
+//!   before any), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
 //!   TCP or TFRC packet with its headers, never a routing header); at `RTR` and
@@ -74,6 +77,7 @@ use crate::mac::{Frame, FrameKind, GaveUp, Refusal, RTS_BYTES};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
+use crate::transport::sctp::SctpChunk;
 use crate::wire::{aodv, aomdv, dsr, olsr};
 use std::fmt::Write as _;
 use std::fs::File;
@@ -496,6 +500,18 @@ impl Ns2Trace {
             p.ttl,
             addr(next_hop)
         );
+        if let Some(chunk) = p.sctp() {
+            let (c, n) = match chunk {
+                SctpChunk::Init => ('I', 0),
+                SctpChunk::InitAck => ('i', 0),
+                SctpChunk::CookieEcho => ('E', 0),
+                SctpChunk::CookieAck => ('e', 0),
+                SctpChunk::Data(d) => ('D', d.tsn as i64),
+                SctpChunk::Sack(s) => ('S', s.cum_next as i64 - 1),
+            };
+            let _ = writeln!(line, " [{c} {n}] {} 0", p.hops);
+            return;
+        }
         match p.kind {
             PacketKind::Data { seq, .. } if p.tcp().is_some() => {
                 let _ = write!(line, " [{seq} 0] {} 0", p.hops);
