@@ -67,7 +67,7 @@ def test_the_cli_runs_sctp_and_export_refuses_it_naming_the_key(tmp_path: Path):
         (("flows.0.transport=sctp", "flows.0.transfer_bytes=5120"), "SCTP flows send until"),
     ],
 )
-def test_what_sctp_cannot_do_is_refused_clearly(tmp_path: Path, sets: tuple[str, ...], message: str):
+def test_what_sctp_cannot_do_is_refused_clearly(sets: tuple[str, ...], message: str):
     args = [a for s in sets for a in ("--set", s)]
     line = assert_clean_error(cli("run", QUICKSTART, *args))
     assert message in line

@@ -238,7 +238,7 @@ def read_trace(
         elif (
             t[0] == "r"
             and layer == "AGT"
-            and (kind in _DELIVERED_TYPES or kind == "sctp" and _SCTP_DATA in t)
+            and (kind in _DELIVERED_TYPES or (kind == "sctp" and _SCTP_DATA in t))
         ):
             flow = _flow_of(t)
             if flow is not None:
