@@ -320,7 +320,7 @@ def test_study_list_names_the_shipped_studies():
     proc = cli("study", "list")
     assert proc.returncode == 0, proc.stderr
     names = [line.split("\t")[0] for line in proc.stdout.splitlines()]
-    assert {"chocheung2006", "oozothman2011", "zaini2012"} <= set(names)
+    assert {"chocheung2006", "oozothman2011", "zaini2012", "nordakkak2014"} <= set(names)
 
 
 def test_unknown_study_is_a_clean_error():
@@ -346,6 +346,11 @@ def test_unknown_study_is_a_clean_error():
             ["table2_throughput_tfrc.csv", "table2_throughput_tfrc.md", "table7_delay_tcp.md",
              "fig1_throughput.png", "findings.md"],
         ),
+        (
+            "nordakkak2014",
+            ["table2a_throughput.csv", "table2b_throughput_background.md",
+             "table3b_delay_background.md", "fig5_delay_background.png", "findings.md"],
+        ),
     ],
 )  # fmt: skip
 def test_quick_study_writes_its_report(tmp_path: Path, name: str, reports: list[str]):
@@ -357,6 +362,15 @@ def test_quick_study_writes_its_report(tmp_path: Path, name: str, reports: list[
     assert (report / reports[-1]).read_text().count("|") > 6
     assert "every ledger balanced: yes" in (report / "README.md").read_text()
     assert "the paper says" in proc.stdout
+
+
+def test_study_figures_draw_case_labels_in_numeric_order():
+    import pandas as pd
+
+    summary = pd.DataFrame({"speed": ["10", "20", "5"], "mean": [2.0, 3.0, 1.0]})
+    drawn = study._by_x(summary, "speed", 2.0)
+    assert list(drawn["__x"]) == [10.0, 20.0, 40.0]
+    assert list(drawn["mean"]) == [1.0, 2.0, 3.0]
 
 
 def test_study_csv_has_mean_ci_and_n(tmp_path: Path):

@@ -359,6 +359,12 @@ def _in_axis_order(frame: pd.DataFrame, sweep: sweep_mod.Sweep, by: list[str]) -
     return frame
 
 
+def _by_x(group: pd.DataFrame, x: str, x_scale: float) -> pd.DataFrame:
+    """``group`` with the plotted x (``__x``: the axis value as a number, times
+    ``x_scale``), sorted by it: case labels are strings, and "10" < "5"."""
+    return group.assign(__x=[float(v) * x_scale for v in group[x]]).sort_values("__x")
+
+
 def json_key(value: Any) -> str:
     """A hashable, type-insensitive key for an axis value (1 and 1.0 agree)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -470,9 +476,9 @@ def _write_figure(
         by = [series, x] if series else [x]
         summary = _summary(part, by, metric, scale, sweep)
         for label, group in summary.groupby(series, sort=False) if series else [("", summary)]:
-            group = group.sort_values(x)
+            group = _by_x(group, x, x_scale)
             ax.errorbar(
-                [float(v) * x_scale for v in group[x]],
+                group["__x"],
                 group["mean"],
                 yerr=group["ci95"].fillna(0.0),
                 marker="o",
