@@ -622,6 +622,22 @@ fn ns2_a_failed_tfrc_packet_breaks_no_link_where_a_failed_udp_packet_does() {
 }
 
 #[test]
+fn ns2_a_failed_sctp_packet_breaks_the_link_as_a_tcp_packet_does() {
+    use crate::net::TransportHeader;
+    use crate::transport::sctp::{SctpChunk, SctpData};
+    // ns-2.35's data packet types include PT_SCTP (unlike TFRC's).
+    let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
+    let mut sctp = data(0, 9, 3);
+    sctp.transport = TransportHeader::sctp(SctpChunk::Data(SctpData { tsn: 3, bytes: 512 }));
+    let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(sctp), ctx));
+    assert!(
+        out.contains(&RoutingAction::Reroute { next_hop: 1 }),
+        "{out:?}"
+    );
+    assert_eq!(n.a.hop_count(9, ms(1000)), None);
+}
+
+#[test]
 fn a_rerr_takes_back_the_queued_data_for_its_sender_only_when_it_breaks_a_route() {
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
     let rerr = |d: NodeId, seq: u32| rerr_packet(1, vec![(d, seq)]);
