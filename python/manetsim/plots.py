@@ -88,30 +88,13 @@ def figure(result: Result, name: str) -> Figure | None:
             drawn = True
         ax.set_ylabel("delivered (kbit/s, 1 s bins)")
     elif name == "cwnd":
-        tcp = result.timeseries("tcp")
-        top = 0.0
-        for flow, part in tcp.groupby("flow"):
-            _paired_steps(ax, ax, part, "cwnd_packets", "ssthresh_packets", label[flow], "--")
-            top = max(top, float(part["cwnd_packets"].max()))
-            drawn = True
-        if drawn:
-            ax.set_ylim(0, top * 1.25 + 1)
+        drawn = _windows(ax, _series(result, "tcp"), "packets", label)
         ax.set_ylabel("cwnd (packets); ssthresh dashed")
     elif name == "sctp_cwnd":
-        series = result.json["timeseries"].get("sctp", {})
-        sctp = result.timeseries("sctp") if series.get("t_s") else None
-        top = 0.0
-        if sctp is not None:
-            for flow, part in sctp.groupby("flow"):
-                _paired_steps(ax, ax, part, "cwnd_bytes", "ssthresh_bytes", label[flow], "--")
-                top = max(top, float(part["cwnd_bytes"].max()))
-                drawn = True
-        if drawn:
-            ax.set_ylim(0, top * 1.25 + 1)
+        drawn = _windows(ax, _series(result, "sctp"), "bytes", label)
         ax.set_ylabel("SCTP cwnd (bytes); ssthresh dashed")
     elif name == "rate":
-        series = result.json["timeseries"].get("tfrc", {})
-        tfrc = result.timeseries("tfrc") if series.get("t_s") else None
+        tfrc = _series(result, "tfrc")
         if tfrc is not None:
             p_ax = ax.twinx()
             for flow, part in tfrc.groupby("flow"):
@@ -157,6 +140,26 @@ def figure(result: Result, name: str) -> Figure | None:
     fig.suptitle(f"{result.scenario} (seed {result.seed}): {name}")
     fig.tight_layout()
     return fig
+
+
+def _series(result: Result, name: str) -> pd.DataFrame | None:
+    """``timeseries.NAME`` as a frame, or ``None`` when it has no rows (or a
+    result from before it existed lacks it)."""
+    series = result.json["timeseries"].get(name, {})
+    return result.timeseries(name) if series.get("t_s") else None
+
+
+def _windows(ax: Any, frame: pd.DataFrame | None, unit: str, label: dict[int, str]) -> bool:
+    """Each flow's ``cwnd_UNIT`` with its ``ssthresh_UNIT`` dashed; whether
+    anything was drawn."""
+    if frame is None:
+        return False
+    top = 0.0
+    for flow, part in frame.groupby("flow"):
+        _paired_steps(ax, ax, part, f"cwnd_{unit}", f"ssthresh_{unit}", label[flow], "--")
+        top = max(top, float(part[f"cwnd_{unit}"].max()))
+    ax.set_ylim(0, top * 1.25 + 1)
+    return True
 
 
 def _paired_steps(
