@@ -193,6 +193,7 @@ def test_result_tables_have_expected_columns():
         "energy",
         "tcp",
         "tfrc",
+        "sctp",
     }
     assert set(tables["flows"].column_names) >= FLOW_KEYS
     assert tables["drops"].column_names[:2] == ["reason", "packets"]

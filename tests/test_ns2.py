@@ -311,6 +311,35 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     assert stats.routing_forwarded_by_message == {"rreq": 1, "rrep": 0, "rerr": 0, "update": 0}
 
 
+def test_the_parser_counts_sctp_data_chunks_only(tmp_path: Path):
+    # Lines as Debian's ns-2.35 writes them for Agent/SCTP: the handshake
+    # (`I`), heartbeats (`H`, `B`), DATA (`D`: chunks, type, TSN, stream,
+    # SSN) and SACKs (`S`); TSN 3 is sent twice and delivered twice.
+    fwd, back = "[0:0 3:0 32 0]", "[3:0 0:0 32 0]"
+    mac = "[13a 3 2 800] -------"
+    trace = tmp_path / "sctp.tr"
+    trace.write_text(
+        f"s 1.0 _0_ AGT  --- 1 sctp 56 [0 0 0 0] ------- {fwd} [1 I -1 65535 65535] 0 0\n"
+        f"r 1.1 _3_ AGT  --- 1 sctp 76 {mac} {fwd} [1 I -1 65535 65535] 3 0\n"
+        f"s 1.1 _3_ AGT  --- 2 sctp 56 [0 0 0 0] ------- {back} [1 I -1 65535 65535] 0 0\n"
+        f"s 1.2 _0_ AGT  --- 3 sctp 56 [0 0 0 0] ------- {fwd} [1 H -1 65535 65535] 0 0\n"
+        f"s 1.3 _0_ AGT  --- 4 sctp 1048 [0 0 0 0] ------- {fwd} [1 D 2 0 1] 0 0\n"
+        f"s 1.3 _0_ AGT  --- 5 sctp 1048 [0 0 0 0] ------- {fwd} [1 D 3 0 2] 0 0\n"
+        f"r 1.4 _3_ AGT  --- 4 sctp 1068 {mac} {fwd} [1 D 2 0 1] 3 0\n"
+        f"r 1.5 _3_ AGT  --- 5 sctp 1068 {mac} {fwd} [1 D 3 0 2] 3 0\n"
+        f"s 1.5 _3_ AGT  --- 6 sctp 48 [0 0 0 0] ------- {back} [1 S 3 65535 65535] 0 0\n"
+        f"s 4.5 _0_ AGT  --- 7 sctp 1048 [0 0 0 0] ------- {fwd} [1 D 3 0 2] 0 0\n"
+        f"r 4.6 _3_ AGT  --- 7 sctp 1068 {mac} {fwd} [1 D 3 0 2] 3 0\n"
+    )
+    stats = ns2.parse_trace(trace)
+    flow = stats.flows[(0, 0)]
+    assert (flow.sent, flow.received, flow.retransmissions) == (3, 2, 1)
+    # The agent's sizes count IP's and SCTP's headers, as manetsim's do.
+    assert flow.received_bytes == 2 * 1048
+    assert flow.delays_s == pytest.approx([0.1, 0.2])
+    assert (3, 0) not in stats.flows, "SACKs are not a flow's data"
+
+
 def test_aodv_route_errors_sent_at_a_drops_instant_are_originated(tmp_path: Path):
     # ns-2.35's AODV originates a route error unjittered, at the instant of the
     # drop that caused it (`RTR CBK` after a failure, `RTR NRTE` with no

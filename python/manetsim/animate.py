@@ -73,10 +73,9 @@ _KIND_OF_TYPE = {
 }
 #: Data packets at a flow's sink (a TCP sender's `r … AGT … ack` lines are
 #: its ACKs coming back, and TFRC's `tcpFriendCtl` its feedback: not
-#: deliveries). Every SCTP packet is `sctp`; its DATA chunks' tails begin
-#: `[D` (:data:`_SCTP_DATA`).
+#: deliveries). Every SCTP packet is `sctp`; a DATA chunk's tail is
+#: `[1 D TSN 0 SSN]`, as ns-2 writes it.
 _DELIVERED_TYPES = {"tcp", "cbr", "tcpFriend"}
-_SCTP_DATA = "[D"
 #: The trace's codes for packets dropped (the result's `drops`). The MAC's
 #: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
 #: routing agent may still save the packet; if not, its `CBK` line is the
@@ -238,7 +237,7 @@ def read_trace(
         elif (
             t[0] == "r"
             and layer == "AGT"
-            and (kind in _DELIVERED_TYPES or (kind == "sctp" and _SCTP_DATA in t))
+            and (kind in _DELIVERED_TYPES or (kind == "sctp" and "D" in t[7:]))
         ):
             flow = _flow_of(t)
             if flow is not None:

@@ -518,6 +518,8 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                 )
             if app != "ftp":
                 raise ExportError(f"{key}.app", f'"{app}" over TFRC is not exported')
+        elif transport == "sctp":
+            _check_sctp_exportable(key, flow)
         else:
             raise ExportError(f"{key}.transport", f'"{transport}" is not exported yet')
     for i, loss in enumerate(c.get("loss", [])):
@@ -795,6 +797,42 @@ def _cbr_rate(flow: Mapping[str, Any], size: int) -> str:
     return str(int(bps)) if bps.is_integer() else repr(bps)
 
 
+#: IPv4's header, SCTP's common header and a DATA chunk's header (RFC 4960).
+_IP_HEADER_BYTES = 20
+_SCTP_COMMON_BYTES = 12
+_SCTP_DATA_HEADER_BYTES = 16
+#: The path MTU both simulators use (ns-2.35's `mtu_` default).
+_SCTP_MTU_BYTES = 1500
+
+
+def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
+    """Refuses an SCTP flow ns-2.35 would run differently."""
+    app, size = flow["app"], int(flow["packet_size_bytes"])
+    if app not in ("cbr", "ftp"):
+        raise ExportError(f"{key}.app", f'"{app}" over SCTP is not exported')
+    chunk = _SCTP_DATA_HEADER_BYTES + -(-size // 4) * 4
+    if _IP_HEADER_BYTES + _SCTP_COMMON_BYTES + 2 * chunk <= _SCTP_MTU_BYTES:
+        # Measured with Debian's ns-2.35: CBR of 512-byte messages over
+        # SCTP sent 194 of its 268 packets with two DATA chunks.
+        raise ExportError(
+            f"{key}.packet_size_bytes",
+            f"ns-2.35's Agent/SCTP bundles two {size}-byte messages in one packet "
+            "when both wait, and manetsim sends one DATA chunk a packet: for a "
+            f"like-for-like run use messages of at least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
+        )
+    if app == "ftp" and size % 4:
+        raise ExportError(
+            f"{key}.packet_size_bytes",
+            "ns-2.35's Agent/SCTP cuts a bulk transfer into chunks of dataChunkSize_, "
+            f"a multiple of 4 bytes: use a multiple of 4 (got {size})",
+        )
+
+
+#: The smallest message two of which do not fit one 1500-byte packet:
+#: 20 + 12 + 2 * (16 + 720) = 1504 (a message is padded to 4 bytes).
+_SCTP_MIN_UNBUNDLED_BYTES = 717
+
+
 def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     src, dst = int(flow["src"]), int(flow["dst"])
     size = int(flow["packet_size_bytes"])
@@ -805,6 +843,22 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         lines += [
             f"set agent_({i}) [new Agent/UDP]",
             f"set sink_({i}) [new Agent/LossMonitor]",
+        ]
+    elif flow["transport"] == "sctp":
+        # ns-2.35's dataChunkSize_ counts the chunk's 16-byte header: a bulk
+        # transfer's messages are the flow's size; a CBR message is its
+        # packetSize_, in one chunk of up to the default 1468. manetsim
+        # models no heartbeats: ns-2's interval 0 leaves only the one it
+        # sends as the association opens.
+        chunk = size + _SCTP_DATA_HEADER_BYTES if flow["app"] == "ftp" else 1468
+        lines += [
+            f"set agent_({i}) [new Agent/SCTP]",
+            f"$agent_({i}) set mtu_ {_SCTP_MTU_BYTES}",
+            f"$agent_({i}) set dataChunkSize_ {chunk}",
+            f"$agent_({i}) set heartbeatInterval_ 0",
+            f"set sink_({i}) [new Agent/SCTP]",
+            f"$sink_({i}) set mtu_ {_SCTP_MTU_BYTES}",
+            f"$sink_({i}) set heartbeatInterval_ 0",
         ]
     elif flow["transport"] == "tfrc":
         # ns-2.35's TFRC: the application's bytes become packets of
@@ -1026,6 +1080,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                 continue
             if layer != "AGT" or kind in ("ack", "tcpFriendCtl"):
                 continue  # a TCP ACK, TFRC's feedback: not a flow's data
+            if kind == "sctp" and "D" not in tokens[8:]:
+                continue  # a SACK or a handshake chunk: not a flow's data
             if kind == "tcp" and tokens[7] == str(NS2_TCP_HEADER_BYTES):
                 # A one-way agent's SYN (`syn_ true`): its 40 header bytes and
                 # no data, which manetsim's flows do not count either.
@@ -1045,19 +1101,19 @@ def parse_trace(path: str | Path) -> TraceStats:
                 # ns-2's TCP (and TFRC) agents count their 40 header bytes; its UDP agent
                 # sends bare payload, to which routing agents add their
                 # headers (some strip them again on delivery).
-                headed = kind in ("tcp", "tcpFriend")
+                headed = kind in ("tcp", "tcpFriend", "sctp")
                 sent_at[uid] = (now, size if headed else size + _UDP_IP_HEADER_BYTES)
-                if kind == "tcp":
-                    seq = _tcp_seq(tokens, ip)
+                if kind in ("tcp", "sctp"):
+                    seq = _seq(kind, tokens, ip)
                     if seq is not None:
                         if seq in stats.seqs_sent:
                             stats.retransmissions += 1
                         stats.seqs_sent.add(seq)
             elif event == "r":
-                if kind == "tcp":
+                if kind in ("tcp", "sctp"):
                     # manetsim counts a segment once: a duplicate delivery is
                     # neither received nor timed (SCENARIO.md's definitions).
-                    seq = _tcp_seq(tokens, ip)
+                    seq = _seq(kind, tokens, ip)
                     if seq is not None:
                         if seq in stats.seqs_received:
                             stats.duplicates += 1
@@ -1219,8 +1275,12 @@ def _ip_field(tokens: list[str]) -> int | None:
     return None
 
 
-def _tcp_seq(tokens: list[str], ip: int) -> int | None:
+def _seq(kind: str, tokens: list[str], ip: int) -> int | None:
+    """A TCP segment's number (`[seq ack]`), or an SCTP packet's TSN (`[1 D
+    TSN stream SSN]`; a bundle's last chunk's)."""
     try:
+        if kind == "sctp":
+            return int(tokens[ip + 6])
         return int(tokens[ip + 4].lstrip("["))
     except (IndexError, ValueError):
         return None

@@ -25,10 +25,10 @@
 //!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),
 //!   `tcpFriend` and `tcpFriendCtl` (TFRC's data and feedback, ns-2's
-//!   names), `sctp` (every SCTP packet, as in ns-2; its tail is `[C N]`, C
-//!   the chunk, `I` INIT, `i` INIT ACK, `E` COOKIE ECHO, `e` COOKIE ACK,
-//!   `D` DATA with N its TSN, `S` SACK with N its cumulative TSN ack, -1
-//!   before any), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
+//!   names), `sctp` (every SCTP packet, as in ns-2, with ns-2.35's tail
+//!   `[chunks type TSN stream SSN]`: `[1 D 5 0 4]` for the DATA chunk of
+//!   manetsim's TSN 4, as ns-2 numbers TSNs from 1; `[1 S 5 65535 65535]` a
+//!   SACK acknowledging it; `[1 I -1 65535 65535]` a handshake chunk), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
 //!   TCP or TFRC packet with its headers, never a routing header); at `RTR` and
@@ -501,15 +501,13 @@ impl Ns2Trace {
             addr(next_hop)
         );
         if let Some(chunk) = p.sctp() {
-            let (c, n) = match chunk {
-                SctpChunk::Init => ('I', 0),
-                SctpChunk::InitAck => ('i', 0),
-                SctpChunk::CookieEcho => ('E', 0),
-                SctpChunk::CookieAck => ('e', 0),
-                SctpChunk::Data(d) => ('D', d.tsn as i64),
-                SctpChunk::Sack(s) => ('S', s.cum_next as i64 - 1),
+            // ns-2.35's shape: chunks, type, TSN (from 1), stream, SSN.
+            let _ = match chunk {
+                SctpChunk::Data(d) => write!(line, " [1 D {} 0 {}]", d.tsn + 1, d.tsn),
+                SctpChunk::Sack(s) => write!(line, " [1 S {} 65535 65535]", s.cum_next),
+                _ => write!(line, " [1 I -1 65535 65535]"),
             };
-            let _ = writeln!(line, " [{c} {n}] {} 0", p.hops);
+            let _ = writeln!(line, " {} 0", p.hops);
             return;
         }
         match p.kind {
