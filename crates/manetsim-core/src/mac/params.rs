@@ -24,7 +24,8 @@ pub enum FrameSizes {
     /// which leaves TCP packets alone (552 and 40; see
     /// [`MacParams::ns2_tcp_extra_bytes`]), and its UDP agent sends no UDP
     /// header (a 512-byte CBR packet is 532); a TFRC data packet counts 52
-    /// bytes of headers beyond its payload, its feedback 60.
+    /// bytes of headers beyond its payload, its feedback 60; an SCTP packet
+    /// 20 bytes beyond its SCTP/IP bytes.
     Ns2,
 }
 
@@ -41,6 +42,10 @@ const UDP_HEADER_BYTES: u32 = 8;
 /// (manetsim: 44).
 const NS2_TFRC_DATA_EXTRA_BYTES: u32 = 12;
 const NS2_TFRC_FEEDBACK_EXTRA_BYTES: u32 = 16;
+/// What ns-2.35's SCTP packets weigh beyond manetsim's: the same bytes at
+/// the sending agent (a 1000-byte DATA chunk is 1048, a SACK 48), and 20
+/// more at the receiving agent over AODV (1068, 68), as TFRC's.
+const NS2_SCTP_EXTRA_BYTES: u32 = 20;
 
 /// How a backoff draws its slots (`[mac] backoff_draw`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -124,6 +129,8 @@ impl MacParams {
                         TfrcHeader::Data(_) => NS2_TFRC_DATA_EXTRA_BYTES,
                         TfrcHeader::Feedback(_) => NS2_TFRC_FEEDBACK_EXTRA_BYTES,
                     }
+                } else if packet.sctp().is_some() {
+                    size + NS2_SCTP_EXTRA_BYTES
                 } else if matches!(packet.kind, PacketKind::Data { .. }) {
                     // A UDP datagram: ns-2 sends no UDP header.
                     size.saturating_sub(UDP_HEADER_BYTES)
@@ -231,6 +238,39 @@ mod tests {
         assert_eq!(ns2.data_frame_bytes(&feedback), 60 + 34);
         // The standard frames: datagram + 28.
         assert_eq!(MacParams::default().data_frame_bytes(&data), 552 + 28);
+    }
+
+    #[test]
+    fn ns2_frame_sizes_give_sctp_packets_ns2s_sizes() {
+        use crate::net::TransportHeader;
+        use crate::transport::sctp::{SctpChunk, SctpData, SctpSack};
+        let ns2 = MacParams {
+            frames: FrameSizes::Ns2,
+            ..MacParams::default()
+        };
+        let chunk = SctpChunk::Data(SctpData {
+            tsn: 0,
+            bytes: 1000,
+        });
+        let mut data = packet(
+            20 + chunk.wire_len(),
+            PacketKind::Data { flow: 0, seq: 0 },
+            false,
+        );
+        data.transport = TransportHeader::sctp(chunk);
+        let sack = SctpChunk::Sack(SctpSack {
+            cum_next: 1,
+            a_rwnd: 65_536,
+            gaps: vec![],
+            dups: vec![],
+        });
+        let mut ack = packet(20 + sack.wire_len(), PacketKind::TcpAck { flow: 0 }, false);
+        ack.transport = TransportHeader::sctp(sack);
+        // ns-2.35's trace over AODV: `sctp 1068` and `sctp 68` at the
+        // receiving agent, the MAC's 34 bytes on top; no UDP header is
+        // taken off a DATA packet.
+        assert_eq!(ns2.data_frame_bytes(&data), 1068 + 34);
+        assert_eq!(ns2.data_frame_bytes(&ack), 68 + 34);
     }
 
     #[test]
