@@ -215,6 +215,17 @@ def cli(
     )
 
 
+def tshark(capture: Path, *args: str) -> str:
+    """What ``tshark -r CAPTURE ARGS`` prints (it must succeed)."""
+    return subprocess.run(
+        ["tshark", "-r", str(capture), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+
+
 def assert_clean_error(proc: subprocess.CompletedProcess[str], status: int = 2) -> str:
     """A failed command: given status, nothing on stdout, one `error:` line on stderr."""
     assert proc.returncode == status, (proc.returncode, proc.stderr)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import manetsim
 
-from helpers import EXAMPLES, TCP_UDP_CHAIN, assert_clean_error, cli, scenario
+from helpers import EXAMPLES, TCP_UDP_CHAIN, assert_clean_error, cli, scenario, tshark
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 
@@ -131,22 +130,9 @@ def test_wireshark_dissects_every_frame_with_valid_checksums(tmp_path: Path, pro
     ]
     protocols: set[str] = set()
     for n in range(NODES):
-        path = str(tmp_path / f"run-{n}.pcap")
-        fields = subprocess.run(
-            ["tshark", "-r", path, *checks, "-T", "fields", "-e", "frame.protocols"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        ).stdout.split()
-        protocols.update(fields)
-        errors = subprocess.run(
-            ["tshark", "-r", path, *checks, "-Y", "_ws.expert.severity == error"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        ).stdout
+        path = tmp_path / f"run-{n}.pcap"
+        protocols.update(tshark(path, *checks, "-T", "fields", "-e", "frame.protocols").split())
+        errors = tshark(path, *checks, "-Y", "_ws.expert.severity == error")
         assert errors == "", f"node {n}:\n{errors}"
     seen = {p for stack in protocols for p in stack.split(":")}
     routing = {"aodv": "aodv", "dsr": "dsr", "olsr": "olsr"}[protocol]

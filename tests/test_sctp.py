@@ -4,7 +4,6 @@ the animation."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 import manetsim
 from manetsim import animate, plots
 
-from helpers import EXAMPLES, assert_clean_error, cli, load_toml, write_toml
+from helpers import EXAMPLES, assert_clean_error, cli, load_toml, tshark, write_toml
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 OVER_SCTP = {"flows.0.transport": "sctp", "routing.protocol": "aodv"}
@@ -109,22 +108,10 @@ def test_the_animation_counts_sctp_data_as_deliveries():
 def test_wireshark_dissects_sctp_with_valid_crc32c(tmp_path: Path):
     manetsim.run(QUICKSTART, overrides={**SHORT, "output.pcap": True}, pcap=tmp_path / "run")
     checks = ["-o", "ip.check_checksum:TRUE", "-o", "sctp.checksum:CRC 32c"]
-    sink = str(tmp_path / "run-5.pcap")
-    errors = subprocess.run(
-        ["tshark", "-r", sink, *checks, "-Y", "_ws.expert.severity >= warning"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    assert errors == ""
-    chunks = subprocess.run(
-        ["tshark", "-r", sink, *checks, "-Y", "sctp", "-T", "fields", "-e", "sctp.chunk_type"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout.split()
+    sink = tmp_path / "run-5.pcap"
+    assert tshark(sink, *checks, "-Y", "_ws.expert.severity >= warning") == ""
+    fields = ("-T", "fields", "-e", "sctp.chunk_type")
+    chunks = tshark(sink, *checks, "-Y", "sctp", *fields).split()
     # The sink receives INIT (1), answers INIT ACK (2), receives COOKIE
     # ECHO (10), answers COOKIE ACK (11); then DATA (0) in, SACKs (3) out.
     assert chunks[:4] == ["1", "2", "10", "11"]
