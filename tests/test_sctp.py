@@ -82,6 +82,36 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     odd = ("--set", "flows.0.packet_size_bytes=1001", "--set", "routing.protocol=aodv")
     line = assert_clean_error(cli("export", "ns2", bulk, *odd, "-o", tmp_path / "g.tcl"))
     assert "a multiple of 4" in line
+    # ns-2.35's Max.Burst is compiled in as 4: another value is refused.
+    burst = ("--set", "routing.protocol=aodv", "--set", "flows.0.sctp.max_burst=2")
+    line = assert_clean_error(cli("export", "ns2", bulk, *burst, "-o", tmp_path / "h.tcl"))
+    assert "flows.0.sctp.max_burst" in line
+    assert "as 4" in line
+    assert not (tmp_path / "h.tcl").exists()
+
+
+def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
+    from manetsim import ns2
+
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000)
+    scenario["routing"]["protocol"] = "aodv"
+    del scenario["flows"][0]["rate_bps"]
+    assert ns2.like_ns2_overrides(scenario)["flows.0.sctp.max_burst_rule"] == "ns2"
+    notes = [n for n in ns2.known_differences(scenario) if "max_burst_rule" in n]
+    assert len(notes) == 1
+    assert "--set flows.0.sctp.max_burst_rule=ns2" in notes[0]
+    like = ns2.like_ns2_overrides(scenario)
+    assert not [n for n in ns2.known_differences(scenario, like) if "max_burst_rule" in n]
+    # The rule changes the run: with ns-2.35's, the first flight fills the
+    # initial cwnd (5 chunks of 1000 bytes) instead of Max.Burst's 4.
+    over = {"flows.0.app": "ftp", "duration_s": 5, "flows.0.stop_s": 5}
+    rfc = manetsim.run(scenario, overrides=over)
+    fast = manetsim.run(scenario, overrides={**over, "flows.0.sctp.max_burst_rule": "ns2"})
+    first = [
+        r.timeseries("sctp").query("flight_bytes > 0")["flight_bytes"].iloc[0] for r in (rfc, fast)
+    ]
+    assert first == [4000, 5000]
 
 
 @pytest.mark.parametrize(
@@ -89,6 +119,9 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     [
         (("flows.0.transport=sctp", "flows.0.packet_size_bytes=1453"), "at most 1452 bytes"),
         (("flows.0.transport=sctp", "flows.0.transfer_bytes=5120"), "SCTP flows send until"),
+        (("flows.0.sctp.max_burst=4",), 'only used with transport = "sctp"'),
+        (("flows.0.transport=sctp", "flows.0.sctp.max_burst=0"), "flows[0].sctp.max_burst"),
+        (("flows.0.transport=sctp", "flows.0.sctp.max_burst_rule=x"), "`rfc` or `ns2`"),
     ],
 )
 def test_what_sctp_cannot_do_is_refused_clearly(sets: tuple[str, ...], message: str):

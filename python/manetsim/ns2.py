@@ -298,9 +298,11 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     has one for what ``scenario`` (after ``overrides``) uses:
     :func:`routing_overrides` (AODV's or DSR's ``preset = "ns2"``, AOMDV's
     HELLOs), :func:`mac_overrides` (ARP, frame sizes, backoff slots, link
-    layer) and :func:`tcp_overrides` (loss response, limited transmit), and
-    a TCP flow with the handshake goes without it, as ns-2.35's one-way
-    agents do (then a 40-byte SYN first: ``start_rule = "ns2"``). With them
+    layer) and :func:`tcp_overrides` (loss response, limited transmit), a
+    TCP flow with the handshake goes without it, as ns-2.35's one-way
+    agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), and an
+    SCTP flow applies ``Max.Burst`` as ns-2.35's agent does
+    (``max_burst_rule = "ns2"``). With them
     :func:`known_differences` has nothing to say but about an energy
     model's idle power, which ns-2.35 charges lazily (the scenario's own
     setting, left as it is); apply ``overrides`` after them to keep the
@@ -317,6 +319,13 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     }
     out.update(one_way)
     out.update(tcp_overrides(scenario, override_pairs(overrides) + override_pairs(one_way)))
+    out.update(
+        {
+            f"flows.{i}.sctp.max_burst_rule": "ns2"
+            for i, flow in enumerate(c.get("flows", []))
+            if flow.get("transport") == "sctp"
+        }
+    )
     return out
 
 
@@ -411,6 +420,16 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
                 "rounds Diff to whole segments and grows by 1/cwnd per ACK; "
                 f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
+        sctp = flow.get("sctp") or {}
+        if flow.get("transport") == "sctp" and sctp.get("max_burst_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.max_burst_rule is "{sctp.get("max_burst_rule", "rfc")}": '
+                "manetsim sends at most Max.Burst packets at every sending opportunity "
+                "(RFC 4960), ns-2.35's agent only after a SACK of a chunk sent again, "
+                "otherwise filling its window at once; "
+                f"--set flows.{i}.sctp.max_burst_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
     energy = c.get("energy")
@@ -820,6 +839,13 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
             "when both wait, and manetsim sends one DATA chunk a packet: for a "
             f"like-for-like run use messages of at least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
         )
+    max_burst = int((flow.get("sctp") or {}).get("max_burst", _NS2_SCTP_MAX_BURST))
+    if max_burst != _NS2_SCTP_MAX_BURST:
+        raise ExportError(
+            f"{key}.sctp.max_burst",
+            f"ns-2.35's Agent/SCTP compiles Max.Burst in as {_NS2_SCTP_MAX_BURST} "
+            f"(got {max_burst}): remove the key for a like-for-like run",
+        )
     if app == "ftp" and size % 4:
         raise ExportError(
             f"{key}.packet_size_bytes",
@@ -827,6 +853,9 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
             f"a multiple of 4 bytes: use a multiple of 4 (got {size})",
         )
 
+
+#: ns-2.35's `MAX_BURST` (sctp.h), RFC 4960's recommended value.
+_NS2_SCTP_MAX_BURST = 4
 
 #: The smallest message two of which do not fit one 1500-byte packet:
 #: 20 + 12 + 2 * (16 + 720) = 1504 (a message is padded to 4 bytes).
@@ -856,6 +885,7 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$agent_({i}) set mtu_ {_SCTP_MTU_BYTES}",
             f"$agent_({i}) set dataChunkSize_ {chunk}",
             f"$agent_({i}) set heartbeatInterval_ 0",
+            f"$agent_({i}) set useMaxBurst_ 1",
             f"set sink_({i}) [new Agent/SCTP]",
             f"$sink_({i}) set mtu_ {_SCTP_MTU_BYTES}",
             f"$sink_({i}) set heartbeatInterval_ 0",

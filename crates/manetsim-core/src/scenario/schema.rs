@@ -731,6 +731,32 @@ impl Default for TcpConfig {
     }
 }
 
+/// `[flows.sctp]` (added table): how an SCTP association paces its sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SctpFlowConfig {
+    /// `Max.Burst` (RFC 4960 §15: 4): packets one sending opportunity sends
+    /// at most.
+    #[serde(default = "default_max_burst")]
+    pub max_burst: u32,
+    /// When `max_burst` applies: `rfc` (every sending opportunity) or `ns2`
+    /// (ns-2.35's: only after a SACK of a chunk sent again, see
+    /// [`crate::transport::sctp::MaxBurstRule`]).
+    #[serde(default)]
+    pub max_burst_rule: crate::transport::sctp::MaxBurstRule,
+}
+fn default_max_burst() -> u32 {
+    4
+}
+impl Default for SctpFlowConfig {
+    fn default() -> Self {
+        Self {
+            max_burst: default_max_burst(),
+            max_burst_rule: Default::default(),
+        }
+    }
+}
+
 /// One `[[flows]]` entry: an application on `src` sending to `dst`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -761,6 +787,9 @@ pub struct Flow {
     pub start_jitter_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
+    /// Added table `[flows.sctp]`, with SCTP only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sctp: Option<SctpFlowConfig>,
     /// Added key: an FTP flow transfers this many bytes, then stops sending;
     /// absent = an unlimited transfer (ns-2's `$ftp start`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -464,6 +464,41 @@ fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
 }
 
 #[test]
+fn sctp_max_burst_and_its_rule_are_flow_keys() {
+    use crate::transport::sctp::MaxBurstRule;
+    let sctp = "flows=[{src = 0, dst = 1, transport = \"sctp\", app = \"ftp\"}]";
+    let s = load_with(BASE, &[sctp]).unwrap();
+    let t = s.flows[0].sctp.clone().unwrap();
+    assert_eq!((t.max_burst, t.max_burst_rule), (4, MaxBurstRule::Rfc));
+    let s = load_with(
+        BASE,
+        &[
+            sctp,
+            "flows.0.sctp.max_burst=2",
+            "flows.0.sctp.max_burst_rule=ns2",
+        ],
+    )
+    .unwrap();
+    let t = s.flows[0].sctp.clone().unwrap();
+    assert_eq!((t.max_burst, t.max_burst_rule), (2, MaxBurstRule::Ns2));
+    let e = err(load_with(
+        BASE,
+        &[sctp, "flows.0.sctp.max_burst_rule=never"],
+    ));
+    assert!(
+        e.message.contains("`rfc`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+    assert_eq!(e.key.as_deref(), Some("flows[0].sctp.max_burst_rule"));
+    let e = err(load_with(BASE, &[sctp, "flows.0.sctp.max_burst=0"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].sctp.max_burst"));
+    let udp = "flows=[{src = 0, dst = 1, sctp = {max_burst = 4}}]";
+    let e = err(load_with(BASE, &[udp]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].sctp"));
+    assert!(e.message.contains("transport = \"sctp\""), "{e}");
+}
+
+#[test]
 fn tcp_start_rule_is_a_flow_key_for_flows_without_the_handshake() {
     use crate::transport::tcp::StartRule;
     let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\"}]";

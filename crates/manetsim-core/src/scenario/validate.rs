@@ -724,6 +724,18 @@ impl Checker<'_> {
                 format!("only used with app = \"cbr\" or \"onoff\" (this flow's app is \"{app}\")"),
             );
         }
+        if let Some(sctp) = &f.sctp {
+            if f.transport != Transport::Sctp {
+                return self.fail(
+                    key("sctp"),
+                    format!(
+                        "[flows.sctp] is only used with transport = \"sctp\" (this flow's transport is \"{}\")",
+                        name_of(&f.transport)
+                    ),
+                );
+            }
+            self.at_least_one(&key("sctp.max_burst"), sctp.max_burst.into())?;
+        }
         if let Some(tcp) = &f.tcp {
             if f.transport != Transport::Tcp {
                 return self.fail(

@@ -40,8 +40,11 @@ pub(crate) struct SctpFlow {
 
 impl SctpFlow {
     pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+        let table = f.sctp.clone().unwrap_or_default();
         let cfg = SctpConfig {
             chunk_bytes: f.packet_size_bytes,
+            max_burst: table.max_burst,
+            max_burst_rule: table.max_burst_rule,
             ..SctpConfig::default()
         };
         Self {

@@ -12,7 +12,9 @@
 //!   `Max.Init.Retransmits` (8) before the association fails;
 //! - 6.1: sending within `cwnd` (one chunk may overrun it, as rule B
 //!   allows), the peer's receive window, retransmissions first, and at most
-//!   `Max.Burst` (4) packets per event, the second of 6.1's two ways;
+//!   `Max.Burst` (4) packets per event, the second of 6.1's two ways
+//!   ([`MaxBurstRule::Rfc`]; [`MaxBurstRule::Ns2`] is ns-2.35's narrower
+//!   use of the limit);
 //! - 6.2, 6.7: the receiver's SACK with gap-ack blocks and duplicate TSNs,
 //!   delayed up to 200 ms or every second packet, and at once while there
 //!   are gaps, when a gap is filled, or for a duplicate;
@@ -40,6 +42,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 
 #[cfg(test)]
@@ -56,6 +60,24 @@ pub const INIT_CHUNK_BYTES: u32 = 20;
 /// The state cookie manetsim's INIT ACK carries and COOKIE ECHO returns.
 pub const COOKIE_BYTES: u32 = 32;
 
+/// When `Max.Burst` limits a sending opportunity (`[flows.sctp]
+/// max_burst_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxBurstRule {
+    /// RFC 4960 §6.1 D, its second way: every sending opportunity (a SACK,
+    /// a T3 expiry, the application's write) sends at most `max_burst`
+    /// packets.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP` (`useMaxBurst_`, a change proposed to RFC
+    /// 2960's §7.2.4): the limit applies only once a SACK has cumulatively
+    /// acknowledged a chunk that was sent again (fast-retransmitted, or
+    /// marked by a T3 expiry), and stays pending until a sending opportunity
+    /// is cut short by it; otherwise the sender fills `cwnd` at once.
+    Ns2,
+}
+
 /// Parameters of one association.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SctpConfig {
@@ -71,6 +93,8 @@ pub struct SctpConfig {
     pub rto_max: SimTime,
     /// Packets sent at most per event (`Max.Burst`).
     pub max_burst: u32,
+    /// When `max_burst` applies.
+    pub max_burst_rule: MaxBurstRule,
     /// Miss indications that trigger a fast retransmit (3).
     pub fast_rtx_trigger: u32,
     /// Delayed SACK: at most this long, and every second packet.
@@ -92,6 +116,7 @@ impl Default for SctpConfig {
             rto_min: NS_PER_S,
             rto_max: 60 * NS_PER_S,
             max_burst: 4,
+            max_burst_rule: MaxBurstRule::Rfc,
             fast_rtx_trigger: 3,
             sack_delay: 200 * NS_PER_MS,
             delayed_sack: true,
@@ -247,6 +272,9 @@ pub struct SctpSender {
     /// One fast retransmission may leave regardless of `cwnd`.
     fast_rtx_due: bool,
     burst_left: u32,
+    /// [`MaxBurstRule::Ns2`]: a SACK acknowledged a chunk sent again, so
+    /// the limit applies until a sending opportunity reaches it.
+    apply_max_burst: bool,
     retransmissions: u64,
     timeouts: u64,
     fast_retransmits: u64,
@@ -282,6 +310,7 @@ impl SctpSender {
             recovery_exit: None,
             fast_rtx_due: false,
             burst_left: cfg.max_burst,
+            apply_max_burst: false,
             retransmissions: 0,
             timeouts: 0,
             fast_retransmits: 0,
@@ -302,7 +331,7 @@ impl SctpSender {
     /// The application hands over `messages` messages.
     pub fn write(&mut self, messages: u64) {
         self.waiting += messages;
-        self.burst_left = self.cfg.max_burst;
+        self.refill_burst();
     }
 
     pub fn state(&self) -> SctpState {
@@ -339,7 +368,7 @@ impl SctpSender {
             SctpChunk::CookieAck if self.state == SctpState::CookieEchoed => {
                 self.state = SctpState::Established;
                 self.t1 = None;
-                self.burst_left = self.cfg.max_burst;
+                self.refill_burst();
             }
             SctpChunk::Sack(s) if self.state == SctpState::Established => self.on_sack(now, s),
             _ => {}
@@ -352,7 +381,6 @@ impl SctpSender {
             return;
         }
         let cum_next = sack.cum_next.min(self.next_tsn);
-        self.burst_left = self.cfg.max_burst;
         let flight_before = self.flight;
         let advanced = cum_next > self.cum_next;
         let mut newly_acked: u32 = 0;
@@ -369,7 +397,11 @@ impl SctpSender {
             if c.in_flight {
                 self.flight -= c.bytes;
             }
+            if c.transmissions > 1 || c.marked || c.fast_retransmitted {
+                self.apply_max_burst = true;
+            }
         }
+        self.refill_burst();
         let mut highest_gap = None;
         for &(lo, hi) in &sack.gaps {
             let (lo, hi) = (
@@ -515,15 +547,37 @@ impl SctpSender {
         self.rto = (srtt + 4 * self.rttvar).clamp(self.cfg.rto_min, self.cfg.rto_max);
     }
 
+    /// A new sending opportunity: `max_burst` packets, or without a limit
+    /// under ns-2.35's rule until a retransmitted chunk is acknowledged.
+    fn refill_burst(&mut self) {
+        self.burst_left = match self.cfg.max_burst_rule {
+            MaxBurstRule::Ns2 if !self.apply_max_burst => u32::MAX,
+            _ => self.cfg.max_burst,
+        };
+    }
+
+    /// Whether `Max.Burst` stops a packet that could otherwise leave now.
+    fn burst_spent(&mut self) -> bool {
+        if self.burst_left > 0 {
+            return false;
+        }
+        // ns-2.35 clears its flag when the limit cuts a burst short.
+        self.apply_max_burst = false;
+        true
+    }
+
     /// The next chunk to send, if any may leave now.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<SctpChunk> {
         if let Some(c) = self.control.take() {
             return Some(c);
         }
-        if self.state != SctpState::Established || self.burst_left == 0 {
+        if self.state != SctpState::Established {
             return None;
         }
         let first_marked = self.out.iter().position(|c| c.marked);
+        if self.fast_rtx_due && first_marked.is_some() && self.burst_spent() {
+            return None;
+        }
         if self.fast_rtx_due {
             self.fast_rtx_due = false;
             if let Some(i) = first_marked {
@@ -542,6 +596,9 @@ impl SctpSender {
             return None;
         }
         if let Some(i) = first_marked {
+            if self.burst_spent() {
+                return None;
+            }
             let tsn = self.cum_next + i as u64;
             return Some(self.transmit(now, i, tsn));
         }
@@ -549,7 +606,7 @@ impl SctpSender {
         let bytes = self.cfg.chunk_bytes;
         // §6.1 A: nothing new into a closed window, except one chunk when
         // nothing is in flight.
-        if !has_data || (self.peer_rwnd < bytes && self.flight > 0) {
+        if !has_data || (self.peer_rwnd < bytes && self.flight > 0) || self.burst_spent() {
             return None;
         }
         if !self.bulk {
@@ -652,7 +709,7 @@ impl SctpSender {
         self.recovery_exit = None;
         self.fast_rtx_due = false;
         self.probe = None;
-        self.burst_left = self.cfg.max_burst;
+        self.refill_burst();
     }
 
     fn fail(&mut self) {

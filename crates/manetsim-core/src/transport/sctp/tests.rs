@@ -132,6 +132,78 @@ fn the_first_flight_is_max_burst_packets_within_the_initial_cwnd() {
     );
 }
 
+/// A sender past its handshake under ns-2.35's Max.Burst rule.
+fn established_ns2(now: SimTime) -> SctpSender {
+    let mut s = SctpSender::new(
+        SctpConfig {
+            max_burst_rule: MaxBurstRule::Ns2,
+            ..cfg()
+        },
+        true,
+    );
+    s.start(now);
+    s.poll_transmit(now);
+    s.on_chunk(now, &SctpChunk::InitAck);
+    s.poll_transmit(now);
+    s.on_chunk(now, &SctpChunk::CookieAck);
+    s
+}
+
+#[test]
+fn under_ns2_rule_the_first_flight_fills_the_initial_cwnd() {
+    let mut s = established_ns2(0);
+    // No retransmitted chunk acknowledged yet: no limit, 5 chunks fill
+    // 4380 bytes (the fifth overruns it, as §6.1 B allows).
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn under_ns2_rule_a_sack_of_a_retransmitted_chunk_limits_one_burst() {
+    let mut s = established_ns2(0);
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4]);
+    // TSN 0 lost; three miss indications fast-retransmit it.
+    s.on_chunk(10 * MS, &sack(0, &[(1, 1)]));
+    s.on_chunk(11 * MS, &sack(0, &[(1, 2)]));
+    s.on_chunk(12 * MS, &sack(0, &[(1, 3)]));
+    assert_eq!(s.metrics().fast_retransmits, 1);
+    let sent = drain(&mut s, 12 * MS);
+    assert_eq!(sent[0], 0, "the fast retransmission first: {sent:?}");
+    // A SACK acknowledging TSN 0 (sent twice) arms the limit: with a large
+    // window open, one burst of 4 leaves, then the opportunity ends.
+    s.cwnd = 40_000;
+    s.on_chunk(20 * MS, &sack(5, &[]));
+    let burst = drain(&mut s, 20 * MS);
+    assert_eq!(burst.len(), 4, "{burst:?}");
+    // The limit was used up: the next SACK, of chunks sent once, lets the
+    // sender fill the window.
+    s.on_chunk(21 * MS, &sack(6, &[]));
+    let after = drain(&mut s, 21 * MS);
+    assert!(after.len() > 4, "{after:?}");
+    assert_eq!(
+        s.metrics().flight_bytes,
+        s.metrics().cwnd_bytes.div_ceil(1000) * 1000
+    );
+}
+
+#[test]
+fn under_ns2_rule_the_limit_waits_for_a_burst_it_cuts_short() {
+    let mut s = established_ns2(0);
+    drain(&mut s, 0); // 0..=4
+    s.on_timeout(3 * NS_PER_S); // T3: every chunk marked, cwnd 1 MTU
+    assert_eq!(drain(&mut s, 3 * NS_PER_S), [0, 1]);
+    // TSN 0 (sent twice) acknowledged: the limit applies, but cwnd allows
+    // fewer than 4 packets, so it stays armed for the next opportunity.
+    s.on_chunk(3 * NS_PER_S + 10 * MS, &sack(1, &[]));
+    assert!(s.apply_max_burst);
+    let few = drain(&mut s, 3 * NS_PER_S + 10 * MS);
+    assert!(few.len() < 4, "{few:?}");
+    assert!(s.apply_max_burst);
+    s.cwnd = 40_000;
+    s.on_chunk(3 * NS_PER_S + 20 * MS, &sack(2, &[]));
+    assert_eq!(drain(&mut s, 3 * NS_PER_S + 20 * MS).len(), 4);
+    assert!(!s.apply_max_burst);
+}
+
 #[test]
 fn slow_start_grows_by_at_most_one_mtu_per_sack_while_cwnd_is_full() {
     let mut s = established(true, 0);
