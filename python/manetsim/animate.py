@@ -57,6 +57,8 @@ _KIND_OF_TYPE = {
     "tcp": 0,
     "ack": 0,
     "cbr": 0,
+    "exp": 0,
+    "pareto": 0,
     "tcpFriend": 0,
     "tcpFriendCtl": 0,
     "sctp": 0,
@@ -74,8 +76,9 @@ _KIND_OF_TYPE = {
 #: Data packets at a flow's sink (a TCP sender's `r … AGT … ack` lines are
 #: its ACKs coming back, and TFRC's `tcpFriendCtl` its feedback: not
 #: deliveries). Every SCTP packet is `sctp`; a DATA chunk's tail is
-#: `[1 D TSN 0 SSN]`, as ns-2 writes it.
-_DELIVERED_TYPES = {"tcp", "cbr", "tcpFriend"}
+#: `[1 D TSN 0 SSN]`, as ns-2 writes it. On-off sources' UDP packets are
+#: `exp` or `pareto`, after ns-2's traffic generators.
+_DELIVERED_TYPES = {"tcp", "cbr", "exp", "pareto", "tcpFriend"}
 #: The trace's codes for packets dropped (the result's `drops`). The MAC's
 #: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
 #: routing agent may still save the packet; if not, its `CBK` line is the

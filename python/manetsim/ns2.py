@@ -490,10 +490,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             raise ExportError(f"{key}.start_jitter_s", "ns-2 starts flows at exact times")
         transport, app = flow["transport"], flow["app"]
         if transport == "udp":
-            if app != "cbr":
-                raise ExportError(f"{key}.app", f'"{app}" over UDP is not exported (only cbr)')
+            if app not in ("cbr", "onoff"):
+                raise ExportError(
+                    f"{key}.app", f'"{app}" over UDP is not exported (only cbr and onoff)'
+                )
         elif transport == "tcp":
-            if app not in ("ftp", "cbr"):
+            if app not in ("ftp", "cbr", "onoff"):
                 raise ExportError(f"{key}.app", f'"{app}" over TCP is not exported')
             tcp = flow["tcp"]
             if tcp["variant"] in _TCP_LINUX_ONLY:
@@ -525,15 +527,17 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     f"set {key}.tcp.handshake=false for a like-for-like run",
                 )
         elif transport == "tfrc":
-            if app == "cbr":
+            if app in ("cbr", "onoff"):
                 # Measured with Debian's ns-2.35: CBR at 100 kbit/s over
                 # Agent/TFRC sent 80 packets a second, the TFRC rate, not
                 # the application's 24.
+                what = "a CBR" if app == "cbr" else "an on-off"
                 raise ExportError(
                     f"{key}.app",
-                    "ns-2.35's Agent/TFRC does not follow a CBR application's rate: once "
+                    f"ns-2.35's Agent/TFRC does not follow {what} application's rate: once "
                     "started it sends at its TFRC rate, as a bulk source. For a "
-                    f'like-for-like run set {key}.app="ftp" (and remove rate_bps)',
+                    f'like-for-like run set {key}.app="ftp" (and remove rate_bps'
+                    + (" and [flows.onoff])" if app == "onoff" else ")"),
                 )
             if app != "ftp":
                 raise ExportError(f"{key}.app", f'"{app}" over TFRC is not exported')
@@ -827,7 +831,7 @@ _SCTP_MTU_BYTES = 1500
 def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
     """Refuses an SCTP flow ns-2.35 would run differently."""
     app, size = flow["app"], int(flow["packet_size_bytes"])
-    if app not in ("cbr", "ftp"):
+    if app not in ("cbr", "ftp", "onoff"):
         raise ExportError(f"{key}.app", f'"{app}" over SCTP is not exported')
     chunk = _SCTP_DATA_HEADER_BYTES + -(-size // 4) * 4
     if _IP_HEADER_BYTES + _SCTP_COMMON_BYTES + 2 * chunk <= _SCTP_MTU_BYTES:
@@ -944,6 +948,20 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     ]
     if flow["app"] == "ftp":
         lines += [f"set app_({i}) [new Application/FTP]"]
+    elif flow["app"] == "onoff":
+        # ns-2.35's exponential and Pareto generators draw bursts of whole
+        # packets at rate_ and idle times as manetsim's on-off sources do.
+        onoff = flow.get("onoff") or {}
+        pareto = onoff.get("distribution", "exponential") == "pareto"
+        lines += [
+            f"set app_({i}) [new Application/Traffic/{'Pareto' if pareto else 'Exponential'}]",
+            f"$app_({i}) set packetSize_ {size}",
+            f"$app_({i}) set rate_ {_cbr_rate(flow, size)}",
+            f"$app_({i}) set burst_time_ {float(onoff.get('on_s', 0.5))!r}",
+            f"$app_({i}) set idle_time_ {float(onoff.get('off_s', 0.5))!r}",
+        ]
+        if pareto:
+            lines.append(f"$app_({i}) set shape_ {float(onoff.get('shape', 1.5))!r}")
     else:
         lines += [
             f"set app_({i}) [new Application/Traffic/CBR]",

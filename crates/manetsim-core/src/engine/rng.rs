@@ -25,6 +25,8 @@ pub enum Stream {
     Routing = 6,
     /// Per-loss-model draws.
     Loss = 7,
+    /// Per-flow on-off source draws (burst lengths and idle times).
+    OnOff = 8,
     /// Tests only.
     Test = 999,
 }
@@ -108,6 +110,18 @@ impl Rng {
             }
         }
         (m >> 64) as u64
+    }
+
+    /// Exponential draw with the given mean (inversion).
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * (1.0 - self.uniform()).ln()
+    }
+
+    /// Pareto draw with the given scale (the smallest value) and shape:
+    /// `scale / U^(1/shape)`, whose mean is `scale × shape / (shape − 1)`
+    /// for a shape above 1.
+    pub fn pareto(&mut self, scale: f64, shape: f64) -> f64 {
+        scale / (1.0 - self.uniform()).powf(1.0 / shape)
     }
 
     /// Standard normal draw (Box–Muller; one value per call, for simplicity).

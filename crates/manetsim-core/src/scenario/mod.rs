@@ -301,6 +301,9 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         if f.transport == Transport::Sctp && f.sctp.is_none() {
             f.sctp = Some(SctpFlowConfig::default());
         }
+        if f.app == AppKind::Onoff && f.onoff.is_none() {
+            f.onoff = Some(OnOffConfig::default());
+        }
     }
 }
 

@@ -757,6 +757,52 @@ impl Default for SctpFlowConfig {
     }
 }
 
+/// How an on-off source draws its bursts and idle times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOffDistribution {
+    /// ns-2's `Application/Traffic/Exponential`.
+    #[default]
+    Exponential,
+    /// ns-2's `Application/Traffic/Pareto`.
+    Pareto,
+}
+
+/// `[flows.onoff]` (added table): an on-off source's bursts, as ns-2's
+/// exponential and Pareto traffic generators draw them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffConfig {
+    /// Mean burst ("on") time, during which packets leave at `rate_bps`
+    /// (ns-2 `burst_time_`, 0.5 s).
+    #[serde(default = "default_half_s")]
+    pub on_s: f64,
+    /// Mean idle ("off") time (ns-2 `idle_time_`, 0.5 s).
+    #[serde(default = "default_half_s")]
+    pub off_s: f64,
+    #[serde(default)]
+    pub distribution: OnOffDistribution,
+    /// The Pareto distribution's shape (ns-2 `shape_`, 1.5); above 1.
+    #[serde(default = "default_pareto_shape")]
+    pub shape: f64,
+}
+fn default_half_s() -> f64 {
+    0.5
+}
+fn default_pareto_shape() -> f64 {
+    1.5
+}
+impl Default for OnOffConfig {
+    fn default() -> Self {
+        Self {
+            on_s: default_half_s(),
+            off_s: default_half_s(),
+            distribution: OnOffDistribution::default(),
+            shape: default_pareto_shape(),
+        }
+    }
+}
+
 /// One `[[flows]]` entry: an application on `src` sending to `dst`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -790,6 +836,9 @@ pub struct Flow {
     /// Added table `[flows.sctp]`, with SCTP only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sctp: Option<SctpFlowConfig>,
+    /// Added table `[flows.onoff]`, with `app = "onoff"` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onoff: Option<OnOffConfig>,
     /// Added key: an FTP flow transfers this many bytes, then stops sending;
     /// absent = an unlimited transfer (ns-2's `$ftp start`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

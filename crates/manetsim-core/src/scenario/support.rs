@@ -27,7 +27,7 @@ pub(crate) enum Feature {
 }
 
 /// What a scenario may not use yet. Remove a line when its feature lands.
-pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[Feature::App(AppKind::Onoff)];
+pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[];
 
 /// The `mac.standard` values a run supports (the key is free text).
 pub(crate) const MAC_STANDARDS: &[&str] = &["802.11"];

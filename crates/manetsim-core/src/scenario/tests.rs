@@ -620,8 +620,50 @@ fn override_validation_errors_name_the_override() {
     );
     // An unsupported feature set from the command line names the override.
     assert!(load_with(BASE, &["flows.0.transport=udp"]).is_ok());
-    let e = err(load_with(BASE, &["flows.0.app=onoff"]));
-    assert_eq!(e.file, "--set flows.0.app=onoff");
+    let e = err(load_with(BASE, &["mac.standard=802.11b"]));
+    assert_eq!(e.file, "--set mac.standard=802.11b");
+}
+
+#[test]
+fn onoff_keys_are_a_flow_table_for_onoff_sources() {
+    use crate::scenario::OnOffDistribution;
+    let s = load_with(BASE, &["flows.0.app=onoff"]).unwrap();
+    let o = s.flows[0].onoff.clone().unwrap();
+    assert_eq!(
+        (o.on_s, o.off_s, o.distribution, o.shape),
+        (0.5, 0.5, OnOffDistribution::Exponential, 1.5)
+    );
+    let s = load_with(
+        BASE,
+        &[
+            "flows.0.app=onoff",
+            "flows.0.onoff.distribution=pareto",
+            "flows.0.onoff.on_s=2",
+            "flows.0.onoff.off_s=0",
+        ],
+    )
+    .unwrap();
+    let o = s.flows[0].onoff.clone().unwrap();
+    assert_eq!((o.on_s, o.off_s), (2.0, 0.0));
+    assert_eq!(o.distribution, OnOffDistribution::Pareto);
+    let cases = [
+        ("flows.0.onoff.on_s=0", "flows[0].onoff.on_s", "1e-09 s"),
+        ("flows.0.onoff.off_s=-1", "flows[0].onoff.off_s", "got -1"),
+        ("flows.0.onoff.shape=1", "flows[0].onoff.shape", "above 1"),
+        (
+            "flows.0.onoff.distribution=weibull",
+            "flows[0].onoff.distribution",
+            "`pareto`",
+        ),
+    ];
+    for (set, key, fragment) in cases {
+        let e = err(load_with(BASE, &["flows.0.app=onoff", set]));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+        assert!(e.message.contains(fragment), "{e}");
+    }
+    let e = err(load_with(BASE, &["flows.0.onoff.on_s=1"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].onoff"));
+    assert!(e.message.contains("app = \"onoff\""), "{e}");
 }
 
 #[test]

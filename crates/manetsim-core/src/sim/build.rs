@@ -5,7 +5,7 @@ use super::sctp::SctpFlow;
 use super::tcp::TcpFlow;
 use super::tfrc::TfrcFlow;
 use super::{Event, Node, SimError, World, GRID_MARGIN_M};
-use crate::app::Cbr;
+use crate::app::{Cbr, OnOff};
 use crate::energy::Battery;
 use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot, NS_PER_S};
 use crate::loss::LossModel;
@@ -204,15 +204,15 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     for (i, f) in s.flows.iter().enumerate() {
         let supported = matches!(
             (f.transport, f.app),
-            (Transport::Udp, AppKind::Cbr)
+            (Transport::Udp, AppKind::Cbr | AppKind::Onoff)
                 | (
                     Transport::Tcp | Transport::Tfrc | Transport::Sctp,
-                    AppKind::Cbr | AppKind::Ftp
+                    AppKind::Cbr | AppKind::Ftp | AppKind::Onoff
                 )
         );
         if !supported {
             return Err(SimError::Setup(format!(
-                "flow {i}: only UDP/CBR and TCP, TFRC or SCTP with FTP or CBR are supported"
+                "flow {i}: only UDP with CBR or on-off, and TCP, TFRC or SCTP with FTP, CBR or on-off are supported"
             )));
         }
         if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
@@ -376,7 +376,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         } else {
             Cbr::interval_ns(f.packet_size_bytes, f.rate_bps, f.interval_s)
         };
-        let cbr = Cbr {
+        let onoff = f
+            .onoff
+            .as_ref()
+            .filter(|_| f.app == AppKind::Onoff)
+            .map(|o| OnOff::new(o, interval_ns, s.seed, i as u64));
+        let mut cbr = Cbr {
             src: f.src,
             dst: f.dst,
             payload_bytes: f.packet_size_bytes,
@@ -384,9 +389,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             start_ns,
             stop_ns,
             next_seq: 0,
+            onoff,
         };
-        if start_ns < stop_ns {
-            q.schedule_far(start_ns, Event::App { flow: i as u32 });
+        if let Some(first) = cbr.first() {
+            q.schedule_far(first, Event::App { flow: i as u32 });
         }
         flows.push(cbr);
     }

@@ -86,7 +86,7 @@ use crate::net::{
 };
 use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
-use crate::scenario::{LossWhere, Scenario};
+use crate::scenario::{AppKind, LossWhere, OnOffDistribution, Scenario};
 use crate::trace::ns2::{drop_code, MacFields};
 use crate::trace::pcap::{self, DataHeader};
 use crate::trace::{Layer, Ns2Trace, PcapTrace};
@@ -170,8 +170,15 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
             .iter()
             .map(|t| t.as_ref().map_or(0, |t| t.mss as u64))
             .collect();
-        let trace = Ns2Trace::create(&path, scenario.routing.protocol, mss)
+        let mut trace = Ns2Trace::create(&path, scenario.routing.protocol, mss)
             .map_err(|e| SimError::Trace(path.display().to_string(), e.to_string()))?;
+        trace.set_udp_names(scenario.flows.iter().map(|f| match &f.onoff {
+            Some(o) if f.app == AppKind::Onoff => match o.distribution {
+                OnOffDistribution::Exponential => "exp",
+                OnOffDistribution::Pareto => "pareto",
+            },
+            _ => "cbr",
+        }));
         world.trace = Some(Box::new(trace));
     }
     if scenario.output.pcap {
@@ -2334,6 +2341,8 @@ impl World {
     }
 }
 
+#[cfg(test)]
+mod onoff_tests;
 #[cfg(test)]
 mod sctp_tests;
 #[cfg(test)]

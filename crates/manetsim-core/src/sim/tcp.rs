@@ -105,7 +105,7 @@ impl TcpFlow {
         let receiver = TcpReceiver::new(&cfg);
         let one_way_syn = cfg.one_way_syn();
         let sender = match f.app {
-            AppKind::Cbr => TcpSender::new_app_limited(cfg),
+            AppKind::Cbr | AppKind::Onoff => TcpSender::new_app_limited(cfg),
             _ => TcpSender::new(cfg, f.transfer_bytes),
         };
         Self {

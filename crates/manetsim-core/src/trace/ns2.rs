@@ -156,6 +156,9 @@ pub struct Ns2Trace {
     protocol: RoutingProtocol,
     /// Each flow's TCP segment size (0 for a UDP flow).
     mss: Vec<u64>,
+    /// ns-2's name of each flow's UDP data packets: its application's
+    /// (`cbr`, or `exp` and `pareto` for on-off sources); `cbr` when unset.
+    udp_names: Vec<&'static str>,
     line: String,
 }
 
@@ -178,8 +181,14 @@ impl Ns2Trace {
             error: None,
             protocol,
             mss,
+            udp_names: Vec::new(),
             line: String::with_capacity(160),
         })
+    }
+
+    /// ns-2's names of the flows' UDP data packets, by flow.
+    pub fn set_udp_names(&mut self, names: impl IntoIterator<Item = &'static str>) {
+        self.udp_names = names.into_iter().collect();
     }
 
     /// Where the trace goes once finished.
@@ -447,7 +456,9 @@ impl Ns2Trace {
             PacketKind::TcpAck { .. } if p.tfrc().is_some() => "tcpFriendCtl",
             // ns-2 names every SCTP packet `sctp` (`PT_SCTP`).
             _ if p.sctp().is_some() => "sctp",
-            PacketKind::Data { .. } => "cbr",
+            PacketKind::Data { flow, .. } => {
+                self.udp_names.get(flow as usize).copied().unwrap_or("cbr")
+            }
             PacketKind::TcpAck { .. } => "ack",
             PacketKind::Arp { .. } => "ARP",
             PacketKind::Control => match self.protocol {
