@@ -2,11 +2,7 @@
 
 use super::*;
 
-use super::tests::scenario_with;
-
-fn run_onoff(text: &str, overrides: &[&str]) -> RunResult {
-    run(&scenario_with(text, overrides)).expect("runs")
-}
+use super::tests::{run_text as run_onoff, scenario_with};
 
 /// Three static nodes 200 m apart, an exponential on-off source of
 /// 512-byte packets at 64 kbit/s (bursts and idle times of 0.5 s on

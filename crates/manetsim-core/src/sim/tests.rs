@@ -566,7 +566,7 @@ pub(super) fn scenario_with(text: &str, overrides: &[&str]) -> crate::scenario::
     crate::scenario::load_str(text, "test.toml", &overrides).expect("valid scenario")
 }
 
-fn run_text(text: &str, overrides: &[&str]) -> RunResult {
+pub(super) fn run_text(text: &str, overrides: &[&str]) -> RunResult {
     let s = scenario_with(text, overrides);
     let mut w = build::build(&s).expect("builds");
     w.run();
