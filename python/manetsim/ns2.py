@@ -482,6 +482,14 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "routing.aomdv.hello_interval_s",
             "ns-2.35's AOMDV sends a HELLO every 1 s (HELLO_INTERVAL is compiled in)",
         )
+    if c.get("gateway"):
+        # Stock ns-2.35 has no AODV-UU, and its wired-cum-wireless nodes
+        # (base stations, hierarchical addresses) are not written yet.
+        raise ExportError(
+            "gateway",
+            "an Internet gateway is not exported: stock ns-2.35 has no AODV-UU and its "
+            "gateway discovery, and manetsim does not write wired-cum-wireless scripts yet",
+        )
     if c["mac"]["standard"] != "802.11":
         raise ExportError("mac.standard", "only 802.11 DCF is exported")
     for i, flow in enumerate(c.get("flows", [])):

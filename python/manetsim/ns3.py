@@ -319,6 +319,8 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
+    if c.get("gateway"):
+        raise Ns3Error("gateway", "an Internet gateway and its wired links are not mirrored")
     if c.get("energy"):
         raise Ns3Error("energy", "the energy model is not mirrored in the ns-3 program")
     tcp_sizes = set()

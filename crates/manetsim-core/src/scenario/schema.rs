@@ -44,8 +44,46 @@ pub struct Scenario {
     /// Absent means no injected loss.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loss: Vec<Loss>,
+    /// Added table: an Internet gateway with fixed hosts behind it; absent
+    /// means a MANET alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<Gateway>,
     #[serde(default)]
     pub output: Output,
+}
+
+/// `[gateway]` (added table): MANET node `node` is wired to `hosts` fixed
+/// Internet hosts, numbered from `nodes.count`, each over its own duplex
+/// point-to-point link. Packets from the MANET to a host travel tunnelled
+/// to the gateway (AODV-UU's half tunnelling), the way back as ordinary
+/// MANET traffic from the gateway.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gateway {
+    pub node: u32,
+    #[serde(default = "default_gateway_hosts")]
+    pub hosts: u32,
+    /// Each wired link's rate, each way (100 Mbit/s).
+    #[serde(default = "default_wired_rate_bps")]
+    pub rate_bps: f64,
+    /// Each wired link's propagation delay (2 ms).
+    #[serde(default = "default_wired_delay_s")]
+    pub delay_s: f64,
+    /// Drop-tail queue of each link end, packets (50).
+    #[serde(default = "default_wired_queue_packets")]
+    pub queue_packets: u32,
+}
+fn default_gateway_hosts() -> u32 {
+    1
+}
+fn default_wired_rate_bps() -> f64 {
+    100e6
+}
+fn default_wired_delay_s() -> f64 {
+    0.002
+}
+fn default_wired_queue_packets() -> u32 {
+    50
 }
 
 fn default_duration_s() -> f64 {

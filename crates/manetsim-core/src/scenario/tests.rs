@@ -625,6 +625,36 @@ fn override_validation_errors_name_the_override() {
 }
 
 #[test]
+fn a_gateway_numbers_its_hosts_after_the_nodes() {
+    let s = load_with(BASE, &["gateway={node = 3}", "flows.0.dst=4"]).unwrap();
+    let g = s.gateway.clone().unwrap();
+    assert_eq!((g.node, g.hosts, g.queue_packets), (3, 1, 50));
+    assert_eq!((g.rate_bps, g.delay_s), (100e6, 0.002));
+    let e = err(load_with(BASE, &["flows.0.dst=4"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].dst"));
+    let e = err(load_with(BASE, &["gateway={node = 3}", "flows.0.dst=5"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].dst"));
+    assert!(e.message.contains("gateway.hosts = 1"), "{e}");
+    let cases = [
+        ("gateway={node = 4}", "gateway.node"),
+        ("gateway={node = 3, hosts = 0}", "gateway.hosts"),
+        ("gateway={node = 3, rate_bps = 0}", "gateway.rate_bps"),
+        ("gateway={node = 3, delay_s = -1}", "gateway.delay_s"),
+        (
+            "gateway={node = 3, queue_packets = 0}",
+            "gateway.queue_packets",
+        ),
+    ];
+    for (set, key) in cases {
+        let e = err(load_with(BASE, &[set]));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+    }
+    let e = err(load_with(BASE, &["gateway={node = 3}", "output.pcap=true"]));
+    assert_eq!(e.key.as_deref(), Some("output.pcap"));
+    assert!(e.message.contains("remove [gateway]"), "{e}");
+}
+
+#[test]
 fn onoff_keys_are_a_flow_table_for_onoff_sources() {
     use crate::scenario::OnOffDistribution;
     let s = load_with(BASE, &["flows.0.app=onoff"]).unwrap();

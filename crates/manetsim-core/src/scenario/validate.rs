@@ -34,6 +34,9 @@ pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     c.radio(&s.radio)?;
     c.mac(&s.mac)?;
     c.routing(&s.routing)?;
+    if let Some(g) = &s.gateway {
+        c.gateway(g, s)?;
+    }
     for (i, f) in s.flows.iter().enumerate() {
         c.flow(i, f, s)?;
     }
@@ -610,12 +613,54 @@ impl Checker<'_> {
         Ok(())
     }
 
+    fn gateway(&self, g: &Gateway, s: &Scenario) -> Res {
+        self.node_id("gateway.node", g.node, s.nodes.count)?;
+        self.at_least_one("gateway.hosts", g.hosts.into())?;
+        if u64::from(s.nodes.count) + u64::from(g.hosts) > u64::from(MAX_NODES) {
+            return self.fail(
+                "gateway.hosts",
+                format!(
+                    "nodes.count + hosts must be at most {MAX_NODES}, got {} + {}",
+                    s.nodes.count, g.hosts
+                ),
+            );
+        }
+        self.positive("gateway.rate_bps", g.rate_bps)?;
+        self.delay("gateway.delay_s", g.delay_s)?;
+        self.at_least_one("gateway.queue_packets", g.queue_packets.into())?;
+        if s.output.pcap {
+            return self.fail(
+                "output.pcap",
+                "packet captures do not cover a gateway's wired links and tunnels yet: \
+                 set output.pcap = false, or remove [gateway]",
+            );
+        }
+        Ok(())
+    }
+
+    /// A flow's `src` or `dst`: a MANET node, or an Internet host behind
+    /// the gateway.
+    fn endpoint(&self, key: &str, id: u32, s: &Scenario) -> Res {
+        let count = s.nodes.count;
+        match &s.gateway {
+            Some(g) if id >= count && id - count >= g.hosts => self.fail(
+                key,
+                format!(
+                    "node {id} does not exist (nodes.count = {count}, and gateway.hosts = {} \
+                     numbers the hosts from {count})",
+                    g.hosts
+                ),
+            ),
+            Some(_) => Ok(()),
+            None => self.node_id(key, id, count),
+        }
+    }
+
     fn flow(&self, i: usize, f: &Flow, s: &Scenario) -> Res {
         let key = |k: &str| format!("flows[{i}].{k}");
-        let count = s.nodes.count;
         let duration = s.duration_s;
-        self.node_id(&key("src"), f.src, count)?;
-        self.node_id(&key("dst"), f.dst, count)?;
+        self.endpoint(&key("src"), f.src, s)?;
+        self.endpoint(&key("dst"), f.dst, s)?;
         if f.src == f.dst {
             return self.fail(
                 key("dst"),

@@ -215,7 +215,8 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 "flow {i}: only UDP with CBR or on-off, and TCP, TFRC or SCTP with FTP, CBR or on-off are supported"
             )));
         }
-        if f.src >= s.nodes.count || f.dst >= s.nodes.count || f.src == f.dst {
+        let endpoints = s.nodes.count + s.gateway.as_ref().map_or(0, |g| g.hosts);
+        if f.src >= endpoints || f.dst >= endpoints || f.src == f.dst {
             return Err(SimError::Setup(format!("flow {i}: bad src/dst")));
         }
     }
@@ -261,8 +262,18 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // nodes a routing protocol may find a route later, and the search costs
     // seconds at 10,000 nodes: it is not made.)
     let static_routing = matches!(s.routing.protocol, RoutingProtocol::Static);
+    // Where a flow's packets start and end in the MANET: a host's at the
+    // gateway.
+    let manet_end = |n: NodeId| match &s.gateway {
+        Some(g) if n >= s.nodes.count => g.node,
+        _ => n,
+    };
     let table = (static_routing || mobility.is_static()).then(|| {
-        let dests: Vec<NodeId> = s.flows.iter().flat_map(|f| [f.dst, f.src]).collect();
+        let dests: Vec<NodeId> = s
+            .flows
+            .iter()
+            .flat_map(|f| [manet_end(f.dst), manet_end(f.src)])
+            .collect();
         Rc::new(StaticRoutes::compute(
             &neighbours(&pos, &grid, &radio),
             &dests,
@@ -270,15 +281,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     });
     let mut warnings = crate::mobility::scenario_warnings(s);
     for (i, f) in s.flows.iter().enumerate() {
-        if table
-            .as_ref()
-            .is_some_and(|t| t.next_hop(f.src, f.dst).is_none())
-        {
+        let (a, b) = (manet_end(f.src), manet_end(f.dst));
+        if a != b && table.as_ref().is_some_and(|t| t.next_hop(a, b).is_none()) {
             warnings.push(format!(
-                "flow {i}: node {} has no route to node {} in the initial topology \
+                "flow {i}: node {a} has no route to node {b} in the initial topology \
                  (receive range {:.0} m); every packet will be dropped as no_route",
-                f.src,
-                f.dst,
                 radio.range_for_threshold_m(radio.rx_threshold_w)
             ));
         }
@@ -400,6 +407,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     Ok(World {
         q,
         end,
+        wired: s
+            .gateway
+            .as_ref()
+            .map(|g| super::wired::Wired::new(g, s.nodes.count)),
         nodes,
         pos,
         grid,

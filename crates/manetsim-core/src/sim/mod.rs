@@ -61,6 +61,7 @@ pub mod parallel;
 mod sctp;
 mod tcp;
 mod tfrc;
+mod wired;
 
 use crate::app::Cbr;
 use crate::energy::Battery;
@@ -336,6 +337,14 @@ pub(crate) enum Event {
     /// queue ([`Parked`], in `World::parked`).
     Link {
         slot: u32,
+    },
+    /// A gateway's link to host `host` (see [`wired`]): towards the gateway
+    /// (`up`) or the host; the packet being sent left (`arrived` false), or
+    /// the first propagating one arrived.
+    Wire {
+        host: u32,
+        up: bool,
+        arrived: bool,
     },
 }
 
@@ -712,6 +721,8 @@ pub(crate) struct World {
     q: EventQueue<Event>,
     end: SimTime,
     nodes: Vec<Node>,
+    /// A gateway's wired links to Internet hosts (`[gateway]`).
+    wired: Option<wired::Wired>,
     pos: Vec<Pos>,
     grid: SpatialGrid,
     radio: RadioParams,
@@ -911,6 +922,7 @@ impl World {
                     }
                 }
                 Event::Link { slot } => self.on_link(now, slot),
+                Event::Wire { host, up, arrived } => self.on_wire(now, host, up, arrived),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
                         self.events += 1;
@@ -952,8 +964,10 @@ impl World {
                 receiver: true,
                 ..
             } => Some(self.flows[flow as usize].dst),
-            Event::EnergySample | Event::Link { .. } => None,
+            Event::EnergySample | Event::Link { .. } | Event::Wire { .. } => None,
         };
+        // A host behind the gateway is in no half.
+        let node = node.filter(|&n| (n as usize) < self.nodes.len());
         let Some(mut probe) = self.parallel.take() else {
             return;
         };
@@ -2004,6 +2018,10 @@ impl World {
                 packet.size_bytes -= self.nodes[n as usize].router.header_bytes(&packet);
                 packet.body = None;
             }
+            if let Some(host) = self.tunnelled_to(n, &packet) {
+                self.detunnel(now, host, packet);
+                return;
+            }
             self.deliver_local(now, packet, mac);
         } else {
             packet.ttl = packet.ttl.saturating_sub(1);
@@ -2124,19 +2142,21 @@ impl World {
             t.agent_sent(now, src, &packet);
         }
         self.flow_stats[f as usize].on_send(now, payload);
-        self.with_router(now, src, |r, now, ctx| r.route_output(now, packet, ctx));
+        self.route_from(now, src, packet);
     }
 
     /// Packets still held somewhere when the run ends.
     fn in_flight(&self) -> u64 {
-        self.nodes
-            .iter()
-            .map(|n| {
-                let in_mac = n.mac.pending_packet().is_some() && !n.handed_over;
-                let held = n.arp.as_ref().map_or(0, |t| t.held() as u64);
-                n.ifq.len() as u64 + in_mac as u64 + n.router.buffered() + held
-            })
-            .sum::<u64>()
+        self.wired.as_ref().map_or(0, |w| w.in_flight())
+            + self
+                .nodes
+                .iter()
+                .map(|n| {
+                    let in_mac = n.mac.pending_packet().is_some() && !n.handed_over;
+                    let held = n.arp.as_ref().map_or(0, |t| t.held() as u64);
+                    n.ifq.len() as u64 + in_mac as u64 + n.router.buffered() + held
+                })
+                .sum::<u64>()
             + self
                 .parked
                 .iter()
@@ -2349,6 +2369,8 @@ mod sctp_tests;
 mod tests;
 #[cfg(test)]
 mod tfrc_tests;
+#[cfg(test)]
+mod wired_tests;
 
 #[allow(dead_code)]
 fn _assert_event_is_small() {

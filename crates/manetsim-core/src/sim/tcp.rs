@@ -265,7 +265,7 @@ impl World {
         if packet.payload_bytes > 0 {
             self.flow_stats[f as usize].on_send(now, packet.payload_bytes);
         }
-        self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));
+        self.route_from(now, from, packet);
     }
 
     /// Appends the sender's state to the TCP time series when it changed.

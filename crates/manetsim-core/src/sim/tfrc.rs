@@ -18,7 +18,7 @@
 use super::{rearm_transport, World};
 use crate::engine::{SimTime, TimerSlot};
 use crate::metrics::result::TfrcSeries;
-use crate::net::{Packet, PacketKind, RoutingProtocol, TransportHeader, DEFAULT_TTL};
+use crate::net::{Packet, PacketKind, TransportHeader, DEFAULT_TTL};
 use crate::scenario::{self, AppKind};
 use crate::transport::tfrc::{
     TfrcConfig, TfrcData, TfrcFeedback, TfrcHeader, TfrcReceiver, TfrcSender, FEEDBACK_BYTES,
@@ -183,7 +183,7 @@ impl World {
         if let Some(t) = &mut self.trace {
             t.agent_sent(now, from, &packet);
         }
-        self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));
+        self.route_from(now, from, packet);
     }
 
     /// Appends the sender's rate, RTT and loss event rate to the TFRC time

@@ -1,0 +1,51 @@
+"""An Internet gateway with wired hosts through the Python API and the
+command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import manetsim
+from manetsim import animate
+
+from helpers import assert_clean_error, cli, write_toml
+
+CHAIN = {
+    "name": "gateway",
+    "duration_s": 30.0,
+    "nodes": {"count": 4, "placement": "chain", "spacing_m": 200.0},
+    "routing": {"protocol": "aodv"},
+    "gateway": {"node": 3, "rate_bps": 756000.0, "delay_s": 0.025},
+    "flows": [
+        {"src": 0, "dst": 4, "start_s": 1.0, "packet_size_bytes": 512, "interval_s": 0.25},
+        {"src": 4, "dst": 1, "start_s": 1.0, "packet_size_bytes": 512, "interval_s": 0.25},
+    ],
+}
+
+
+def test_flows_to_and_from_a_host_are_delivered(tmp_path: Path):
+    result = manetsim.run(write_toml(tmp_path / "g.toml", CHAIN))
+    flows = result.flows
+    assert list(flows["dst"]) == [4, 1]
+    assert (flows["received"] == flows["sent"]).all()
+    # Three wireless hops to the gateway, two from it to node 1.
+    assert list(flows["hops_mean"]) == [3.0, 2.0]
+    # Only the MANET's nodes have node results.
+    assert len(result.nodes) == 4
+
+
+def test_what_cannot_carry_a_gateway_says_so(tmp_path: Path):
+    scenario = write_toml(tmp_path / "g.toml", CHAIN)
+    line = assert_clean_error(cli("export", "ns2", scenario, "-o", tmp_path / "x.tcl"))
+    assert "key `gateway`" in line
+    assert not (tmp_path / "x.tcl").exists()
+    line = assert_clean_error(cli("run", scenario, "--set", "output.pcap=true"))
+    assert "key `output.pcap`" in line
+
+
+def test_the_animation_draws_the_manet_and_counts_deliveries_at_it(tmp_path: Path):
+    scenario = write_toml(tmp_path / "g.toml", CHAIN)
+    result = manetsim.run(scenario)
+    data = animate.animation_data(scenario)
+    # Deliveries at node 1 (from the host) are in the trace the page reads.
+    assert len(data["delivered_us"][1]) == result.flows.iloc[1]["received"] > 0
