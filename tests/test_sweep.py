@@ -72,9 +72,13 @@ def _write(folder: Path, sweep_text: str = SWEEP, base: str = BASE) -> Path:
 
 
 def _rows(out: Path) -> list[dict]:
+    """The runs' rows, comparable: NaN (a UDP flow's mean cwnd) made None."""
     frame = sweep.load(out).drop(columns=["wall_s"])
     frame = frame.sort_values("key").reset_index(drop=True)
-    return frame.to_dict("records")
+    return [
+        {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+        for row in frame.to_dict("records")
+    ]
 
 
 def test_runs_are_the_product_of_axes_and_seeds(tmp_path: Path):
@@ -320,7 +324,8 @@ def test_study_list_names_the_shipped_studies():
     proc = cli("study", "list")
     assert proc.returncode == 0, proc.stderr
     names = [line.split("\t")[0] for line in proc.stdout.splitlines()]
-    assert {"chocheung2006", "oozothman2011", "zaini2012", "nordakkak2014"} <= set(names)
+    shipped = {"chocheung2006", "oozothman2011", "zaini2012", "nordakkak2014", "karlssonkassler"}
+    assert shipped <= set(names)
 
 
 def test_unknown_study_is_a_clean_error():
@@ -351,6 +356,11 @@ def test_unknown_study_is_a_clean_error():
             ["table2a_throughput.csv", "table2b_throughput_background.md",
              "table3b_delay_background.md", "fig5_delay_background.png", "findings.md"],
         ),
+        (
+            "karlssonkassler",
+            ["fig3_chain5_throughput.csv", "fig7_chain5p1_throughput.md", "cwnd_chain5p1.md",
+             "fig7_chain5p1_throughput.png", "findings.md"],
+        ),
     ],
 )  # fmt: skip
 def test_quick_study_writes_its_report(tmp_path: Path, name: str, reports: list[str]):
@@ -368,9 +378,25 @@ def test_study_figures_draw_case_labels_in_numeric_order():
     import pandas as pd
 
     summary = pd.DataFrame({"speed": ["10", "20", "5"], "mean": [2.0, 3.0, 1.0]})
-    drawn = study._by_x(summary, "speed", 2.0)
+    positions = study._x_positions(summary["speed"], 2.0)
+    assert positions is not None
+    drawn = study._by_x(summary, "speed", positions)
     assert list(drawn["__x"]) == [10.0, 20.0, 40.0]
     assert list(drawn["mean"]) == [1.0, 2.0, 3.0]
+    # Labels that are not numbers are drawn evenly spaced, in their order.
+    assert study._x_positions(["1flow", "manet"], 1.0) is None
+
+
+def test_the_cwnd_summary_is_a_time_average_of_the_first_flow():
+    series = {
+        "flow": [0, 1, 0, 0],
+        "t_s": [1.0, 1.5, 2.0, 5.0],
+        "cwnd_packets": [2.0, 50.0, 4.0, 1.0],
+    }
+    # 2 packets for 1 s, then 4 for 3 s, over 4 s: 3.5.
+    assert sweep._cwnd_mean({"timeseries": {"tcp": series}}, 0) == pytest.approx(3.5)
+    assert sweep._cwnd_mean({"timeseries": {"tcp": series}}, 1) == 50.0
+    assert math.isnan(sweep._cwnd_mean({"timeseries": {}}, 0))
 
 
 def test_study_csv_has_mean_ci_and_n(tmp_path: Path):

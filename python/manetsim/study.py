@@ -46,7 +46,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     import pandas as pd
 
@@ -359,10 +359,24 @@ def _in_axis_order(frame: pd.DataFrame, sweep: sweep_mod.Sweep, by: list[str]) -
     return frame
 
 
-def _by_x(group: pd.DataFrame, x: str, x_scale: float) -> pd.DataFrame:
-    """``group`` with the plotted x (``__x``: the axis value as a number, times
-    ``x_scale``), sorted by it: case labels are strings, and "10" < "5"."""
-    return group.assign(__x=[float(v) * x_scale for v in group[x]]).sort_values("__x")
+def _x_positions(values: Iterable[Any], x_scale: float) -> dict[str, float] | None:
+    """Where each value of a figure's x axis is drawn, by :func:`json_key`:
+    the value as a number, times ``x_scale``; ``None`` when some value is
+    not a number (case labels such as "1flow"), which are then drawn evenly
+    spaced, in the order they first come."""
+    positions: dict[str, float] = {}
+    for v in values:
+        try:
+            positions[json_key(v)] = float(v) * x_scale
+        except (TypeError, ValueError):
+            return None
+    return positions
+
+
+def _by_x(group: pd.DataFrame, x: str, positions: Mapping[str, float]) -> pd.DataFrame:
+    """``group`` with the plotted x (``__x``, from ``positions``), sorted by
+    it: case labels are strings, and "10" < "5"."""
+    return group.assign(__x=[positions[json_key(v)] for v in group[x]]).sort_values("__x")
 
 
 def json_key(value: Any) -> str:
@@ -471,12 +485,17 @@ def _write_figure(
     )
     x_scale = float(figure.get("x_scale", 1.0))
     scale = float(figure.get("scale", 1.0))
+    positions = _x_positions(frame[x], x_scale)
+    labels = None
+    if positions is None:
+        labels = list(dict.fromkeys(frame[x]))
+        positions = {json_key(v): float(i) for i, v in enumerate(labels)}
     for ax, facet_value in zip(axes[0], facets):
         part = frame if facet is None else frame[frame[facet] == facet_value]
         by = [series, x] if series else [x]
         summary = _summary(part, by, metric, scale, sweep)
         for label, group in summary.groupby(series, sort=False) if series else [("", summary)]:
-            group = _by_x(group, x, x_scale)
+            group = _by_x(group, x, positions)
             ax.errorbar(
                 group["__x"],
                 group["mean"],
@@ -486,6 +505,8 @@ def _write_figure(
                 label=str(label) if series else None,
             )
         ax.set_xlabel(figure.get("xlabel", x))
+        if labels is not None:
+            ax.set_xticks(range(len(labels)), [str(v) for v in labels])
         if facet is not None:
             ax.set_title(f"{facet_value}")
         ax.grid(alpha=0.3)

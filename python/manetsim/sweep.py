@@ -438,6 +438,7 @@ SUMMARY_METRICS = (
     "flow0_delay_ms",
     "flow0_jitter_ms",
     "flow0_loss_pct",
+    "flow0_cwnd_mean_packets",
     "flows",
     "events",
     "wall_s",
@@ -456,7 +457,10 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
     every packet created, the definition of oozothman2011 (dropped / (highest
     packet id + 1), ns-2 giving every packet a new id).
     ``flow0_*`` are the first flow's own figures (NaN without flows): the
-    measured pair of a study whose other flows are background traffic.
+    measured pair of a study whose other flows are background traffic;
+    ``flow0_cwnd_mean_packets`` is its TCP congestion window averaged over
+    time, from its first recorded value to its last change (NaN unless it is
+    a TCP flow).
     """
     flows = result["flows"]
     sent = sum(f["sent"] for f in flows)
@@ -503,10 +507,28 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
             f"flow0_{name}": float(flows[0][name]) if flows else float("nan")
             for name in ("throughput_kbps", "delay_ms", "jitter_ms", "loss_pct")
         },
+        "flow0_cwnd_mean_packets": _cwnd_mean(result, 0),
         "events": result["events"],
         "wall_s": result["wall_s"],
         "version": result["version"],
     }
+
+
+def _cwnd_mean(result: Mapping[str, Any], flow: int) -> float:
+    """Flow ``flow``'s TCP congestion window averaged over time, from its
+    first recorded value to its last change (NaN without a TCP series)."""
+    series = (result.get("timeseries") or {}).get("tcp") or {}
+    points = [
+        (t, w)
+        for f, t, w in zip(
+            series.get("flow", []), series.get("t_s", []), series.get("cwnd_packets", [])
+        )
+        if f == flow and w is not None
+    ]
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        return float(points[0][1]) if points else float("nan")
+    area = sum(w * (t1 - t0) for (t0, w), (t1, _) in zip(points, points[1:]))
+    return area / (points[-1][0] - points[0][0])
 
 
 def _remove_partial_files(out: Path) -> None:
