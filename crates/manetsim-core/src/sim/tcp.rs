@@ -187,7 +187,14 @@ impl World {
             let c = &self.flows[f as usize];
             (c.src, c.dst, c.stop_ns)
         };
-        let hops = self.nodes[src as usize].router.hop_count(dst, now);
+        // TCP-AP's hop count: a host has no routing agent; towards a host,
+        // the route is the tunnel's, to the gateway.
+        let hops = if self.manet_end(src) == src {
+            let to = self.manet_end(dst);
+            self.nodes[src as usize].router.hop_count(to, now)
+        } else {
+            None
+        };
         let mut segments = Vec::new();
         {
             let flow = self.tcp[f as usize].as_mut().expect("a TCP flow");

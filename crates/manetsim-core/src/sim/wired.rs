@@ -103,6 +103,15 @@ impl World {
         self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));
     }
 
+    /// Where node `n`'s packets enter or leave the MANET: `n` itself, or
+    /// for a host the gateway.
+    pub(super) fn manet_end(&self, n: NodeId) -> NodeId {
+        match &self.wired {
+            Some(w) if w.is_host(n) => w.gateway,
+            _ => n,
+        }
+    }
+
     /// The host a packet delivered to the gateway is for, when it came
     /// tunnelled (see the module's text).
     pub(super) fn tunnelled_to(&self, n: NodeId, packet: &Packet) -> Option<NodeId> {

@@ -137,3 +137,12 @@ fn tcp_over_dsdv_reaches_the_host() {
     assert!(f.received > 1000, "{}", f.received);
     assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
 }
+
+#[test]
+fn tcp_from_a_host_delivers_every_byte_in_order() {
+    // The host sends, the MANET node acknowledges through the tunnel.
+    let r = run_text(&chain(TCP), &["flows.0.src=4", "flows.0.dst=0"]);
+    let f = &r.flows[0];
+    assert!(f.received > 1000, "{}", f.received);
+    assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
+}
