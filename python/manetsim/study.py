@@ -363,7 +363,7 @@ def _x_positions(values: Iterable[Any], x_scale: float) -> dict[str, float] | No
     """Where each value of a figure's x axis is drawn, by :func:`json_key`:
     the value as a number, times ``x_scale``; ``None`` when some value is
     not a number (case labels such as "1flow"), which are then drawn evenly
-    spaced, in the order they first come."""
+    spaced, in the sweep's order."""
     positions: dict[str, float] = {}
     for v in values:
         try:
@@ -488,7 +488,8 @@ def _write_figure(
     positions = _x_positions(frame[x], x_scale)
     labels = None
     if positions is None:
-        labels = list(dict.fromkeys(frame[x]))
+        # In the order the sweep lists them.
+        labels = list(dict.fromkeys(_in_axis_order(frame, sweep, [x])[x]))
         positions = {json_key(v): float(i) for i, v in enumerate(labels)}
     for ax, facet_value in zip(axes[0], facets):
         part = frame if facet is None else frame[frame[facet] == facet_value]

@@ -247,7 +247,7 @@ impl Mobility {
             s.seed,
             scenario_model_name(m.model)
         );
-        let nodes: Vec<NodeMobility> = match m.model {
+        let mut nodes: Vec<NodeMobility> = match m.model {
             scenario::MobilityModel::Static => {
                 need_initial()?;
                 initial.iter().map(|&p| NodeMobility::Static(p)).collect()
@@ -274,6 +274,11 @@ impl Mobility {
                 .map(NodeMobility::Trajectory)
                 .collect(),
         };
+        for f in &m.fixed {
+            if let Some(n) = nodes.get_mut(f.node as usize) {
+                *n = NodeMobility::Static(Pos::new(f.position[0], f.position[1]));
+            }
+        }
         let max_speed_mps = nodes
             .iter()
             .map(MobilityModel::max_speed_mps)

@@ -140,6 +140,26 @@ fn random_waypoint_ignores_the_placement_and_draws_its_own_start() {
     assert_eq!(a.initial_positions()[3], Pos::new(x, y));
 }
 
+#[test]
+fn a_fixed_node_stays_put_while_the_others_wander() {
+    let free = rwp("", 5);
+    let s = rwp("fixed = [{node = 2, position = [400.0, 150.0]}]", 5);
+    let mut m = Mobility::from_scenario(&s, &[]).unwrap();
+    let mut other = Mobility::from_scenario(&free, &[]).unwrap();
+    let times = many_times(900);
+    let (fixed, moving) = (sample(&mut m, &times), sample(&mut other, &times));
+    for (at, free_at) in fixed.iter().zip(&moving) {
+        assert_eq!(at[2], Pos::new(400.0, 150.0));
+        // The others move as they would without it (their own streams).
+        for n in [0, 1, 3, 4] {
+            assert_eq!(at[n], free_at[n]);
+        }
+    }
+    assert_ne!(moving[0][2], moving[moving.len() - 1][2]);
+    // The ns-2 movement file carries it as a node that never moves.
+    assert_round_trip(&s, &[]);
+}
+
 fn assert_round_trip(s: &Scenario, initial: &[Pos]) {
     let duration = from_secs(s.duration_s);
     let mut m = Mobility::from_scenario(s, initial).unwrap();

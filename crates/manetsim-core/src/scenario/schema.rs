@@ -187,6 +187,15 @@ pub struct Move {
     pub speed_mps: f64,
 }
 
+/// A node that stays put while the model moves the others
+/// (`mobility.fixed`, added).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedNode {
+    pub node: u32,
+    pub position: [f64; 2],
+}
+
 /// `[mobility]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -205,6 +214,11 @@ pub struct Mobility {
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<Move>,
+    /// Added key: nodes that stay at a position of their own while the
+    /// model (random waypoint or a movement file) moves the others, as a
+    /// gateway or an access point does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<FixedNode>,
 }
 fn default_mobility_model() -> MobilityModel {
     MobilityModel::Static
@@ -222,6 +236,7 @@ impl Default for Mobility {
             steady_state: false,
             file: None,
             moves: Vec::new(),
+            fixed: Vec::new(),
         }
     }
 }

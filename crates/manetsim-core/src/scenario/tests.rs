@@ -625,6 +625,39 @@ fn override_validation_errors_name_the_override() {
 }
 
 #[test]
+fn fixed_nodes_are_checked_and_need_a_moving_model() {
+    let rwp = "name = \"rwp\"\n[area]\nwidth_m = 1000.0\nheight_m = 500.0\n\
+               [nodes]\ncount = 4\n[mobility]\nmodel = \"random_waypoint\"\n";
+    let fix = |extra: &str| load_with(rwp, &[extra]);
+    let s = fix("mobility.fixed=[{node = 3, position = [400.0, 100.0]}]").unwrap();
+    assert_eq!(s.mobility.fixed[0].position, [400.0, 100.0]);
+    let cases = [
+        (
+            "mobility.fixed=[{node = 4, position = [1.0, 1.0]}]",
+            "mobility.fixed[0].node",
+        ),
+        (
+            "mobility.fixed=[{node = 1, position = [2000.0, 1.0]}]",
+            "mobility.fixed[0].position",
+        ),
+        (
+            "mobility.fixed=[{node = 1, position = [1.0, 1.0]}, {node = 1, position = [2.0, 1.0]}]",
+            "mobility.fixed[1].node",
+        ),
+    ];
+    for (set, key) in cases {
+        let e = err(fix(set));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+    }
+    let e = err(load_with(
+        BASE,
+        &["mobility.fixed=[{node = 1, position = [1.0, 1.0]}]"],
+    ));
+    assert_eq!(e.key.as_deref(), Some("mobility.fixed"));
+    assert!(e.message.contains("random_waypoint"), "{e}");
+}
+
+#[test]
 fn a_gateway_numbers_its_hosts_after_the_nodes() {
     let s = load_with(BASE, &["gateway={node = 3}", "flows.0.dst=4"]).unwrap();
     let g = s.gateway.clone().unwrap();

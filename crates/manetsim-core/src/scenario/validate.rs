@@ -495,6 +495,18 @@ impl Checker<'_> {
             }
         }
 
+        for (i, f) in m.fixed.iter().enumerate() {
+            let key = |k: &str| format!("mobility.fixed[{i}].{k}");
+            self.node_id(&key("node"), f.node, s.nodes.count)?;
+            self.inside(&key("position"), "position", f.position, &s.area)?;
+            if let Some(j) = m.fixed[..i].iter().position(|o| o.node == f.node) {
+                return self.fail(
+                    key("node"),
+                    format!("node {} is already fixed (mobility.fixed[{j}])", f.node),
+                );
+            }
+        }
+
         // Keys of other mobility models mean nothing with this one.
         let model = name_of(&m.model);
         let only_for = |key: &str, wanted: &str| {
@@ -529,6 +541,17 @@ impl Checker<'_> {
         }
         if !m.moves.is_empty() && m.model != MobilityModel::Waypoints {
             return only_for("mobility.moves", "\"waypoints\"");
+        }
+        if !m.fixed.is_empty()
+            && !matches!(
+                m.model,
+                MobilityModel::RandomWaypoint | MobilityModel::Ns2 | MobilityModel::Bonnmotion
+            )
+        {
+            return only_for(
+                "mobility.fixed",
+                "\"random_waypoint\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
+            );
         }
 
         match m.model {
