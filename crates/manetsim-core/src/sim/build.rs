@@ -290,7 +290,15 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             ));
         }
     }
-    let aodv_config = aodv_config(s.routing.aodv.as_ref());
+    let mut aodv_config = aodv_config(s.routing.aodv.as_ref());
+    let aodv_uu = s
+        .routing
+        .aodv
+        .as_ref()
+        .is_some_and(|o| o.preset == AodvPreset::AodvUu);
+    if aodv_uu {
+        aodv_config.gateway = s.gateway.as_ref().map(|g| g.node);
+    }
     let dsr_config = dsr_config(s.routing.dsr.as_ref());
     // ns-2's DSR runs over its CMUPriQueue: the ns2 preset does too.
     let cmu_queue =

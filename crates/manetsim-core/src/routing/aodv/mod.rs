@@ -272,6 +272,10 @@ pub struct AodvConfig {
     pub gratuitous_rrep: bool,
     /// Set the D flag in RREQs: only the destination replies (off).
     pub destination_only: bool,
+    /// An Internet gateway whose discoveries carry the D flag: as AODV-UU's
+    /// gateway answers the requests for Internet destinations itself (its
+    /// RREP_I), only it answers a request for its address (none).
+    pub gateway: Option<NodeId>,
     /// Local repair of a break near the destination (ns-2: on).
     pub local_repair: bool,
     /// LOCAL_ADD_TTL (2).
@@ -457,6 +461,7 @@ impl Default for AodvConfig {
             allowed_hello_loss: 3,
             gratuitous_rrep: false,
             destination_only: false,
+            gateway: None,
             local_repair: true,
             local_add_ttl: 2,
             rerr_rate_limit: 10,
@@ -776,7 +781,7 @@ impl Aodv {
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = RreqRepr {
             gratuitous: self.cfg.gratuitous_rrep,
-            dest_only: self.cfg.destination_only,
+            dest_only: self.cfg.destination_only || self.cfg.gateway == Some(dst),
             ..RreqRepr::request(
                 self.rreq_id,
                 dst,

@@ -231,6 +231,26 @@ fn an_unknown_sequence_number_lets_any_valid_route_reply_and_d_flag_forbids_it()
 }
 
 #[test]
+fn only_the_gateway_answers_a_discovery_for_it() {
+    let cfg = AodvConfig {
+        gateway: Some(9),
+        ..AodvConfig::default()
+    };
+    let mut n = Node::with(0, cfg);
+    let flags = |out: &[RoutingAction]| -> Vec<bool> {
+        originated(out)
+            .iter()
+            .filter_map(|(_, _, m, _)| match m {
+                Message::Rreq(rq) => Some(rq.dest_only),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(flags(&n.data(0, data(0, 9, 1))), [true]);
+    assert_eq!(flags(&n.data(0, data(0, 7, 1))), [false]);
+}
+
+#[test]
 fn gratuitous_flag_also_tells_the_destination() {
     let mut n = Node::new(2);
     n.control(0, 3, rrep_packet(3, 2, 9, 10, 0));
