@@ -1442,11 +1442,25 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     (tmp_path / "tfrc.toml").write_text(bulk, encoding="utf-8")
     tcl = _export(str(tmp_path / "tfrc.toml"))
     assert "set agent_(1) [new Agent/TFRC]\n$agent_(1) set packetSize_ 256\n" in tcl
+    # RFC 5348's spacing and filter unless the flow asks for ns-2.35's.
+    assert "$agent_(1) set ca_ 0\n$agent_(1) set df_ 0.9\n" in tcl
     assert "set sink_(1) [new Agent/TFRCSink]" in tcl
     assert "set app_(1) [new Application/FTP]" in tcl
     # FTP's own stop asks Agent/TFRC for `advance 0`, which it does not know.
     assert '"$agent_(1) stop"' in tcl
     assert '"$app_(1) stop"' not in tcl
+    # --like-ns2 sets ns-2.35's: oscillation prevention, filters of 0.95 and
+    # its gradual increase; the export follows the scenario.
+    like = ns2.like_ns2_overrides(tmp_path / "tfrc.toml")
+    assert like["flows.1.tfrc.oscillation_prevention"] is True
+    assert like["flows.1.tfrc.rtt_filter"] == 0.95
+    assert like["flows.1.tfrc.increase_rule"] == "ns2"
+    notes = [n for n in ns2.known_differences(tmp_path / "tfrc.toml") if "tfrc" in n]
+    assert len(notes) == 1
+    assert "oscillation_prevention=true" in notes[0]
+    assert not [n for n in ns2.known_differences(tmp_path / "tfrc.toml", like) if "tfrc" in n]
+    tcl = _export(str(tmp_path / "tfrc.toml"), "--set", "flows.1.tfrc.oscillation_prevention=true")
+    assert "$agent_(1) set ca_ 1\n" in tcl
 
 
 def test_cbr_over_tfrc_is_refused_as_ns2s_tfrc_ignores_the_applications_rate():

@@ -300,9 +300,11 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     HELLOs), :func:`mac_overrides` (ARP, frame sizes, backoff slots, link
     layer) and :func:`tcp_overrides` (loss response, limited transmit), a
     TCP flow with the handshake goes without it, as ns-2.35's one-way
-    agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), and an
+    agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
     SCTP flow applies ``Max.Burst`` as ns-2.35's agent does
-    (``max_burst_rule = "ns2"``). With them
+    (``max_burst_rule = "ns2"``), and a TFRC flow spaces its packets as
+    ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
+    filters of 0.95). With them
     :func:`known_differences` has nothing to say but about an energy
     model's idle power, which ns-2.35 charges lazily (the scenario's own
     setting, left as it is); apply ``overrides`` after them to keep the
@@ -319,13 +321,13 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     }
     out.update(one_way)
     out.update(tcp_overrides(scenario, override_pairs(overrides) + override_pairs(one_way)))
-    out.update(
-        {
-            f"flows.{i}.sctp.max_burst_rule": "ns2"
-            for i, flow in enumerate(c.get("flows", []))
-            if flow.get("transport") == "sctp"
-        }
-    )
+    for i, flow in enumerate(c.get("flows", [])):
+        if flow.get("transport") == "sctp":
+            out[f"flows.{i}.sctp.max_burst_rule"] = "ns2"
+        if flow.get("transport") == "tfrc":
+            out[f"flows.{i}.tfrc.oscillation_prevention"] = True
+            out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
+            out[f"flows.{i}.tfrc.increase_rule"] = "ns2"
     return out
 
 
@@ -420,6 +422,19 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
                 "rounds Diff to whole segments and grows by 1/cwnd per ACK; "
                 f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
+        tfrc = flow.get("tfrc") or {}
+        if flow.get("transport") == "tfrc" and (
+            not tfrc.get("oscillation_prevention", False)
+            or float(tfrc.get("rtt_filter", 0.9)) != NS2_TFRC_DF
+        ):
+            notes.append(
+                f"flows.{i}.tfrc: manetsim spaces TFRC packets at X with RFC 5348's RTT "
+                "filter (0.9), ns-2.35's Agent/TFRC at X R_sqmean / sqrt(R_sample) "
+                "(section 4.5's oscillation prevention, its ca_) with filters of 0.95 (df_); "
+                f"--set flows.{i}.tfrc.oscillation_prevention=true "
+                f"--set flows.{i}.tfrc.rtt_filter={NS2_TFRC_DF} compares like with like "
                 "(docs/fidelity.md)"
             )
         sctp = flow.get("sctp") or {}
@@ -866,6 +881,10 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
         )
 
 
+#: ns-2.35's `Agent/TFRC` `df_`: the filter of its RTT estimate and of the
+#: mean square root of the RTT (RFC 5348's q and q2 are 0.9).
+NS2_TFRC_DF = 0.95
+
 #: ns-2.35's `MAX_BURST` (sctp.h), RFC 4960's recommended value.
 _NS2_SCTP_MAX_BURST = 4
 
@@ -905,9 +924,14 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     elif flow["transport"] == "tfrc":
         # ns-2.35's TFRC: the application's bytes become packets of
         # packetSize_ (tfrc.cc's sendmsg), so it is the flow's packet size.
+        # Its sqrt(RTT) spacing (ca_) and filter (df_), as the flow's
+        # [flows.tfrc] says.
+        tfrc = flow.get("tfrc") or {}
         lines += [
             f"set agent_({i}) [new Agent/TFRC]",
             f"$agent_({i}) set packetSize_ {size}",
+            f"$agent_({i}) set ca_ {int(bool(tfrc.get('oscillation_prevention', False)))}",
+            f"$agent_({i}) set df_ {float(tfrc.get('rtt_filter', 0.9))!r}",
             f"set sink_({i}) [new Agent/TFRCSink]",
         ]
     else:

@@ -298,6 +298,9 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         if f.transport == Transport::Tcp && f.tcp.is_none() {
             f.tcp = Some(TcpConfig::default());
         }
+        if f.transport == Transport::Tfrc && f.tfrc.is_none() {
+            f.tfrc = Some(TfrcFlowConfig::default());
+        }
         if f.transport == Transport::Sctp && f.sctp.is_none() {
             f.sctp = Some(SctpFlowConfig::default());
         }

@@ -784,6 +784,37 @@ impl Default for TcpConfig {
     }
 }
 
+/// `[flows.tfrc]` (added table): options of a TFRC sender.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TfrcFlowConfig {
+    /// RFC 5348 section 4.5: space packets at `X_inst = X R_sqmean /
+    /// sqrt(R_sample)` (off; ns-2.35's `ca_` is on).
+    #[serde(default)]
+    pub oscillation_prevention: bool,
+    /// The filter constant of the RTT estimate and of `R_sqmean` (RFC 5348:
+    /// 0.9; ns-2.35's `df_`: 0.95).
+    #[serde(default = "default_rtt_filter")]
+    pub rtt_filter: f64,
+    /// How a feedback after the first loss sets the rate: `rfc` (RFC 5348
+    /// section 4.3) or `ns2` (ns-2.35's gradual increase, see
+    /// [`crate::transport::tfrc::IncreaseRule`]).
+    #[serde(default)]
+    pub increase_rule: crate::transport::tfrc::IncreaseRule,
+}
+fn default_rtt_filter() -> f64 {
+    0.9
+}
+impl Default for TfrcFlowConfig {
+    fn default() -> Self {
+        Self {
+            oscillation_prevention: false,
+            rtt_filter: default_rtt_filter(),
+            increase_rule: Default::default(),
+        }
+    }
+}
+
 /// `[flows.sctp]` (added table): how an SCTP association paces its sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -886,6 +917,9 @@ pub struct Flow {
     pub start_jitter_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
+    /// Added table `[flows.tfrc]`, with TFRC only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcFlowConfig>,
     /// Added table `[flows.sctp]`, with SCTP only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sctp: Option<SctpFlowConfig>,

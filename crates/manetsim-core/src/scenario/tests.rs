@@ -464,6 +464,30 @@ fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
 }
 
 #[test]
+fn tfrc_oscillation_prevention_and_rtt_filter_are_flow_keys() {
+    let tfrc = "flows=[{src = 0, dst = 1, transport = \"tfrc\", app = \"ftp\"}]";
+    let t = load_with(BASE, &[tfrc]).unwrap().flows[0]
+        .tfrc
+        .clone()
+        .unwrap();
+    assert_eq!((t.oscillation_prevention, t.rtt_filter), (false, 0.9));
+    let sets = [
+        tfrc,
+        "flows.0.tfrc.oscillation_prevention=true",
+        "flows.0.tfrc.rtt_filter=0.95",
+    ];
+    let t = load_with(BASE, &sets).unwrap().flows[0]
+        .tfrc
+        .clone()
+        .unwrap();
+    assert_eq!((t.oscillation_prevention, t.rtt_filter), (true, 0.95));
+    let e = err(load_with(BASE, &[tfrc, "flows.0.tfrc.rtt_filter=1"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].tfrc.rtt_filter"));
+    let e = err(load_with(BASE, &["flows.0.tfrc.rtt_filter=0.5"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].tfrc"));
+}
+
+#[test]
 fn sctp_max_burst_and_its_rule_are_flow_keys() {
     use crate::transport::sctp::MaxBurstRule;
     let sctp = "flows=[{src = 0, dst = 1, transport = \"sctp\", app = \"ftp\"}]";

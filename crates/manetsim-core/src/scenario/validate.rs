@@ -811,6 +811,26 @@ impl Checker<'_> {
                 );
             }
         }
+        if let Some(tfrc) = &f.tfrc {
+            if f.transport != Transport::Tfrc {
+                return self.fail(
+                    key("tfrc"),
+                    format!(
+                        "[flows.tfrc] is only used with transport = \"tfrc\" (this flow's transport is \"{}\")",
+                        name_of(&f.transport)
+                    ),
+                );
+            }
+            if !(tfrc.rtt_filter > 0.0 && tfrc.rtt_filter < 1.0) {
+                return self.fail(
+                    key("tfrc.rtt_filter"),
+                    format!(
+                        "expected a number between 0 and 1 (exclusive), got {}",
+                        fmt_float(tfrc.rtt_filter)
+                    ),
+                );
+            }
+        }
         if let Some(sctp) = &f.sctp {
             if f.transport != Transport::Sctp {
                 return self.fail(

@@ -37,8 +37,12 @@ pub(crate) struct TfrcFlow {
 
 impl TfrcFlow {
     pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+        let table = f.tfrc.clone().unwrap_or_default();
         let cfg = TfrcConfig {
             packet_bytes: f.packet_size_bytes,
+            rtt_filter: table.rtt_filter,
+            oscillation_prevention: table.oscillation_prevention,
+            increase_rule: table.increase_rule,
             ..TfrcConfig::default()
         };
         Self {

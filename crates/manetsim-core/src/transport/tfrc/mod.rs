@@ -15,10 +15,12 @@
 //! - 3.1: the throughput equation with `b = 1` and `t_RTO = 4 R`;
 //! - 4.2: 1 packet a second until the first feedback, then the initial rate
 //!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))`;
-//! - 4.3: the RTT estimate (`q = 0.9`), the rate update with `recv_limit =
+//! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the rate update with `recv_limit =
 //!   2 X_recv` and the floor of one packet per `t_mbi` (64 s);
 //! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s before any
 //!   feedback), halving the rate, or `X_recv`, as the section says;
+//! - 4.5, when [`TfrcConfig::oscillation_prevention`] is on (ns-2.35's
+//!   `ca_`): packets spaced at `X_inst = X R_sqmean / sqrt(R_sample)`;
 //! - 4.6: packets spaced `s / X` apart;
 //! - 5.1–5.4: a packet is lost once [`TfrcConfig::ndupack`] later ones have
 //!   arrived; losses within one RTT of a loss event's first (by their
@@ -30,10 +32,12 @@
 //!   interval synthesised from `X_recv` by inverting the equation.
 //!
 //! Not modelled: the data-limited refinements of section 4.3 (the set of
-//! `X_recv` values and the recover rate of an idle sender), oscillation
-//! prevention (4.5), and history discounting (5.5).
+//! `X_recv` values and the recover rate of an idle sender), and history
+//! discounting (5.5).
 
 use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{SimTime, NS_PER_S};
 
@@ -54,6 +58,31 @@ pub struct TfrcConfig {
     pub ndupack: u32,
     /// The no-feedback timer before any feedback (2 s).
     pub initial_nofeedback: SimTime,
+    /// `q` of the RTT estimate (section 4.3: 0.9), and `q2` of `R_sqmean`
+    /// (section 4.5: 0.9); ns-2.35's `df_` is 0.95 for both.
+    pub rtt_filter: f64,
+    /// Section 4.5's oscillation prevention: packets spaced at `X_inst = X
+    /// R_sqmean / sqrt(R_sample)` (off; ns-2.35's `ca_` is on).
+    pub oscillation_prevention: bool,
+    /// How a feedback after the first loss sets `X` ([`IncreaseRule`]).
+    pub increase_rule: IncreaseRule,
+}
+
+/// How a feedback after the first loss sets the rate (`[flows.tfrc]
+/// increase_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncreaseRule {
+    /// RFC 5348 section 4.3: `X = max(min(X_calc, 2 X_recv), s / t_mbi)`,
+    /// at once, up or down.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TFRC` (`increase_rate`, `decrease_rate`): when
+    /// `X_calc` is above `X` the rate grows by `s / R` times the round trips
+    /// since its last change (at most 2) per feedback, up to `X_calc` and
+    /// `max(2 X_recv, s / R)`; otherwise it falls to `X_calc`, within the
+    /// same cap; leaving slow start it takes `X_calc` uncapped.
+    Ns2,
 }
 
 impl Default for TfrcConfig {
@@ -64,6 +93,9 @@ impl Default for TfrcConfig {
             t_mbi: 64 * NS_PER_S,
             ndupack: 3,
             initial_nofeedback: 2 * NS_PER_S,
+            rtt_filter: 0.9,
+            oscillation_prevention: false,
+            increase_rule: IncreaseRule::Rfc,
         }
     }
 }
@@ -152,10 +184,16 @@ pub struct TfrcSender {
     x_recv: f64,
     /// `R`, seconds, once a feedback has given a sample.
     r: Option<f64>,
+    /// Section 4.5: the latest RTT sample, seconds, and `R_sqmean`, the
+    /// filtered square root of the samples.
+    r_sample: f64,
+    r_sqmean: Option<f64>,
     /// The last `p` reported.
     p: f64,
     /// When `X` last doubled in slow start.
     tld: SimTime,
+    /// When a feedback last changed `X` ([`IncreaseRule::Ns2`]).
+    last_change: SimTime,
     /// The earliest time the next packet may leave.
     next_send: SimTime,
     /// When the last packet left.
@@ -182,8 +220,11 @@ impl TfrcSender {
             x: s,
             x_recv: 0.0,
             r: None,
+            r_sample: 0.0,
+            r_sqmean: None,
             p: 0.0,
             tld: 0,
+            last_change: 0,
             next_send: 0,
             last_sent: None,
             sent_since_timer: false,
@@ -233,10 +274,23 @@ impl TfrcSender {
     }
 
     /// Section 4.6: the next packet `s / X` after the last one, at the
-    /// current `X`.
+    /// current `X` (or, with section 4.5's oscillation prevention, at
+    /// `X_inst`).
     fn respace(&mut self) {
         if let Some(last) = self.last_sent {
-            self.next_send = last + ns(self.s() / self.x).max(1);
+            self.next_send = last + ns(self.s() / self.x_inst()).max(1);
+        }
+    }
+
+    /// The rate packets are spaced at: `X`, or section 4.5's `X_inst = X
+    /// R_sqmean / sqrt(R_sample)`, faster while the last RTT sample is
+    /// below the usual and slower while it is above.
+    fn x_inst(&self) -> f64 {
+        match self.r_sqmean {
+            Some(sq) if self.cfg.oscillation_prevention && self.r_sample > 0.0 => {
+                self.x * sq / self.r_sample.sqrt()
+            }
+            _ => self.x,
         }
     }
 
@@ -312,17 +366,39 @@ impl TfrcSender {
     pub fn on_feedback(&mut self, now: SimTime, fb: &TfrcFeedback) {
         let sample = secs(now.saturating_sub(fb.echo).saturating_sub(fb.delay)).max(1e-6);
         let first = self.r.is_none();
+        let q = self.cfg.rtt_filter;
         let r = match self.r {
             None => sample,
-            Some(r) => 0.9 * r + 0.1 * sample,
+            Some(r) => q * r + (1.0 - q) * sample,
         };
         self.r = Some(r);
+        self.r_sample = sample;
+        self.r_sqmean = Some(match self.r_sqmean {
+            None => sample.sqrt(),
+            Some(sq) => q * sq + (1.0 - q) * sample.sqrt(),
+        });
         self.x_recv = fb.x_recv_bps;
+        let was_slow_start = self.p == 0.0;
         self.p = fb.p;
         let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
         let recv_limit = 2.0 * self.x_recv;
         if self.p > 0.0 {
-            self.x = throughput_bps(s, r, self.p).min(recv_limit).max(floor);
+            let x_calc = throughput_bps(s, r, self.p);
+            self.x = match self.cfg.increase_rule {
+                IncreaseRule::Rfc => x_calc.min(recv_limit),
+                IncreaseRule::Ns2 if was_slow_start => x_calc,
+                IncreaseRule::Ns2 => {
+                    let cap = recv_limit.max(s / r);
+                    if x_calc > self.x {
+                        let rounds = (secs(now.saturating_sub(self.last_change)) / r).min(2.0);
+                        (self.x + s / r * rounds).min(x_calc).min(cap)
+                    } else {
+                        x_calc.min(cap)
+                    }
+                }
+            }
+            .max(floor);
+            self.last_change = now;
         } else if first {
             self.x = self.initial_rate(r);
             self.tld = now;

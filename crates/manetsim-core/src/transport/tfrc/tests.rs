@@ -144,6 +144,74 @@ fn with_losses_the_rate_follows_the_equation_within_twice_the_receive_rate() {
 }
 
 #[test]
+fn under_ns2s_rule_the_rate_climbs_by_at_most_two_packets_a_round_trip() {
+    let c = TfrcConfig {
+        increase_rule: IncreaseRule::Ns2,
+        ..cfg()
+    };
+    let mut s = TfrcSender::new(c, true);
+    let ms = NS_PER_MS;
+    // First feedback (R = 100 ms), then a loss: leaving slow start the rate
+    // takes X_calc, uncapped by the receive rate.
+    s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    s.on_feedback(200 * ms, &feedback(100 * ms, 0, 1000.0, 0.01));
+    let x_calc = throughput_bps(1000.0, 0.1, 0.01);
+    assert!((s.rate_bps() - x_calc).abs() < 1e-6);
+    // p falls: X_calc doubles, but X grows by s / R per round trip since
+    // the last change (here 1), within 2 X_recv.
+    s.on_feedback(300 * ms, &feedback(200 * ms, 0, 1e9, 0.0025));
+    assert!((s.rate_bps() - (x_calc + 1000.0 / 0.1)).abs() < 1e-6);
+    // Five round trips later: at most two packets' worth.
+    let before = s.rate_bps();
+    s.on_feedback(800 * ms, &feedback(700 * ms, 0, 1e9, 0.0025));
+    assert!((s.rate_bps() - (before + 2.0 * 1000.0 / 0.1)).abs() < 1e-6);
+    // p rises: down to X_calc at once.
+    s.on_feedback(900 * ms, &feedback(800 * ms, 0, 1e9, 0.05));
+    assert!((s.rate_bps() - throughput_bps(1000.0, 0.1, 0.05)).abs() < 1e-6);
+    // Under RFC 5348's rule the same fall of p lifts X to X_calc at once.
+    let mut rfc = TfrcSender::new(cfg(), true);
+    rfc.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    rfc.on_feedback(200 * ms, &feedback(100 * ms, 0, 1e9, 0.01));
+    rfc.on_feedback(300 * ms, &feedback(200 * ms, 0, 1e9, 0.0025));
+    assert!((rfc.rate_bps() - throughput_bps(1000.0, 0.1, 0.0025)).abs() < 1e-6);
+}
+
+#[test]
+fn oscillation_prevention_spaces_packets_by_the_last_rtt_sample() {
+    // Section 4.5: X_inst = X R_sqmean / sqrt(R_sample).
+    let gap_after = |on: bool, samples_ms: &[u64]| {
+        let c = TfrcConfig {
+            oscillation_prevention: on,
+            rtt_filter: 0.95,
+            ..cfg()
+        };
+        let mut s = TfrcSender::new(c, true);
+        let mut now = 0;
+        for &r in samples_ms {
+            now += 1000 * NS_PER_MS;
+            s.on_feedback(now, &feedback(now - r * NS_PER_MS, 0, 1e9, 0.01));
+        }
+        let x = s.rate_bps();
+        let first = s.poll_transmit(now).unwrap();
+        (x, s.poll_timeout().unwrap() - first.sent_at)
+    };
+    // Off: s / X, whatever the samples.
+    let (x, gap) = gap_after(false, &[100, 100, 400]);
+    assert_eq!(gap, (1000.0 / x * 1e9).round() as SimTime);
+    // On: a sample of 400 ms after two of 100 ms. R_sqmean (ns-2.35's
+    // df_ 0.95 for q2) = 0.95 (0.95 sqrt(0.1) + 0.05 sqrt(0.1)) + 0.05
+    // sqrt(0.4) = 0.332, against sqrt(0.4) = 0.632: packets 1.9 times
+    // further apart.
+    let (x, gap) = gap_after(true, &[100, 100, 400]);
+    let sqmean = 0.95 * 0.1f64.sqrt() + 0.05 * 0.4f64.sqrt();
+    let expected = 1000.0 / (x * sqmean / 0.4f64.sqrt());
+    assert!((gap as f64 * 1e-9 / expected - 1.0).abs() < 1e-6, "{gap}");
+    // A short sample brings them closer.
+    let (x, gap) = gap_after(true, &[400, 400, 100]);
+    assert!((gap as f64) * 1e-9 < 1000.0 / x * 0.6, "{gap}");
+}
+
+#[test]
 fn without_feedback_the_rate_halves_unless_the_sender_was_idle() {
     let mut s = TfrcSender::new(cfg(), true);
     s.poll_transmit(0).unwrap();
