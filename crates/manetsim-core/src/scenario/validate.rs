@@ -679,6 +679,21 @@ impl Checker<'_> {
         }
     }
 
+    /// A `[flows.X]` table of transport X on a flow of another transport.
+    fn transport_table(&self, key: &str, transport: Transport, wanted: Transport) -> Res {
+        if transport == wanted {
+            return Ok(());
+        }
+        let table = name_of(&wanted);
+        self.fail(
+            key,
+            format!(
+                "[flows.{table}] is only used with transport = \"{table}\" (this flow's transport is \"{}\")",
+                name_of(&transport)
+            ),
+        )
+    }
+
     fn flow(&self, i: usize, f: &Flow, s: &Scenario) -> Res {
         let key = |k: &str| format!("flows[{i}].{k}");
         let duration = s.duration_s;
@@ -812,15 +827,7 @@ impl Checker<'_> {
             }
         }
         if let Some(tfrc) = &f.tfrc {
-            if f.transport != Transport::Tfrc {
-                return self.fail(
-                    key("tfrc"),
-                    format!(
-                        "[flows.tfrc] is only used with transport = \"tfrc\" (this flow's transport is \"{}\")",
-                        name_of(&f.transport)
-                    ),
-                );
-            }
+            self.transport_table(&key("tfrc"), f.transport, Transport::Tfrc)?;
             if !(tfrc.rtt_filter > 0.0 && tfrc.rtt_filter < 1.0) {
                 return self.fail(
                     key("tfrc.rtt_filter"),
@@ -832,27 +839,11 @@ impl Checker<'_> {
             }
         }
         if let Some(sctp) = &f.sctp {
-            if f.transport != Transport::Sctp {
-                return self.fail(
-                    key("sctp"),
-                    format!(
-                        "[flows.sctp] is only used with transport = \"sctp\" (this flow's transport is \"{}\")",
-                        name_of(&f.transport)
-                    ),
-                );
-            }
+            self.transport_table(&key("sctp"), f.transport, Transport::Sctp)?;
             self.at_least_one(&key("sctp.max_burst"), sctp.max_burst.into())?;
         }
         if let Some(tcp) = &f.tcp {
-            if f.transport != Transport::Tcp {
-                return self.fail(
-                    key("tcp"),
-                    format!(
-                        "[flows.tcp] is only used with transport = \"tcp\" (this flow's transport is \"{}\")",
-                        name_of(&f.transport)
-                    ),
-                );
-            }
+            self.transport_table(&key("tcp"), f.transport, Transport::Tcp)?;
             self.at_least_one(&key("tcp.window_packets"), tcp.window_packets.into())?;
             self.at_least_one(
                 &key("tcp.initial_window_packets"),
