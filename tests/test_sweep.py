@@ -359,7 +359,8 @@ def test_unknown_study_is_a_clean_error():
         (
             "karlssonkassler",
             ["fig3_chain5_throughput.csv", "fig7_chain5p1_throughput.md", "cwnd_chain5p1.md",
-             "fig7_chain5p1_throughput.png", "findings.md"],
+             "fig8_table2_goodput_hops.csv", "fig8_table2_goodput_hops.md",
+             "fig8_table2_goodput_hops.png", "findings.md"],
         ),
     ],
 )  # fmt: skip
@@ -385,6 +386,20 @@ def test_study_figures_draw_case_labels_in_numeric_order():
     assert list(drawn["mean"]) == [1.0, 2.0, 3.0]
     # Labels that are not numbers are drawn evenly spaced, in their order.
     assert study._x_positions(["1flow", "manet"], 1.0) is None
+
+
+def test_timeline_bins_give_goodput_hops_and_the_hop_changes():
+    series = {
+        "flow": [0, 0, 1, 0, 0, 0],
+        "t_s": [0.2, 0.7, 0.8, 1.5, 2.1, 9.0],
+        "hops": [2, 2, 5, 1, 2, 3],
+    }
+    bins, changes = study.timeline_bins({"timeseries": {"hops": series}}, 0, 3.0, 1.0, 1000)
+    assert [b["delivered"] for b in bins] == [2, 1, 1]
+    assert [b["goodput_kbps"] for b in bins] == [16.0, 8.0, 8.0]
+    assert [b["hops_mean"] for b in bins] == [2.0, 1.0, 2.0]
+    # The delivery at 9 s is past until_s; flow 1's is another flow's.
+    assert changes == [(0.2, 2), (1.5, 1), (2.1, 2)]
 
 
 def test_the_cwnd_summary_is_a_time_average_of_the_first_flow():
@@ -479,6 +494,11 @@ numerator = 64000
 denominator = 32000
 at_least = 1.5
 
+[[timelines]]
+name = "tl"
+where = { "flows.*.rate_bps" = 64000 }
+until_s = 20.0
+
 [quick]
 seeds = 1
 """
@@ -495,6 +515,9 @@ seeds = 1
         ('kind = "ratio"', 'kind = "ratio"\nwhere = { "nope" = 1 }', "findings.0.where"),
         ('kind = "ratio"', 'kind = "guess"', "findings.0.kind"),
         ("[quick]\nseeds = 1", "[quick]\nseeds = -1", "quick.seeds"),
+        ('where = { "flows.*.rate_bps" = 64000 }', "where = {}", "timelines.0.where"),
+        ("until_s = 20.0", "until_s = 0", "timelines.0.until_s"),
+        ('name = "tl"', 'name = "a/b"', "timelines.0.name"),
     ],
 )
 def test_a_study_with_a_broken_report_is_refused_before_it_runs(
@@ -520,6 +543,11 @@ def test_the_study_fixture_itself_runs(tmp_path: Path):
     proc = cli("study", "run", folder, "--quick", "-o", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out" / "report" / "t1.csv").exists()
+    # The timeline: one run's goodput per second, and its hop changes.
+    timeline = (tmp_path / "out" / "report" / "tl.csv").read_text().splitlines()
+    assert timeline[0] == "t_s,goodput_kbps,hops_mean,delivered"
+    assert len(timeline) == 1 + 20
+    assert "| time (s) | hops |" in (tmp_path / "out" / "report" / "tl.md").read_text()
 
 
 def test_every_summary_metric_is_a_column_of_a_run(tmp_path: Path):

@@ -20,7 +20,13 @@ what we run and every assumption. ``study.toml`` has:
   means: ``kind = "order"`` (``by`` axis, ``order`` of values from highest to
   lowest, or ``ascending = true``) or ``kind = "ratio"`` (``by``, ``numerator``,
   ``denominator``, ``at_least``) or ``kind = "bound"`` (every mean of the
-  ``by`` groups is ``at_most`` a limit), each restricted by ``where``.
+  ``by`` groups is ``at_most`` a limit), each restricted by ``where``;
+- ``[[timelines]]``: one run's flow over time: ``name``, ``title``,
+  ``sweep``, ``where`` (axis = value for every axis of the sweep), optional
+  ``seed`` (the sweep's first), ``flow`` (0), ``until_s`` (the run's end) and
+  ``bin_s`` (1): its goodput and mean hop count per bin (CSV and PNG), and
+  the times its hop count changed (Markdown), as a paper's "goodput and hops
+  over time" figure gives them.
 
 :func:`run_study` runs the sweeps (resumable, like any sweep) and writes
 ``report/``: each table as CSV (tidy: axes, mean, 95 % CI, n) and Markdown
@@ -31,7 +37,8 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +74,7 @@ class Study:
     tables: list[dict[str, Any]]
     figures: list[dict[str, Any]]
     findings: list[dict[str, Any]]
+    timelines: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def load(
@@ -111,6 +119,7 @@ class Study:
             tables=list(data.get("tables", [])),
             figures=list(data.get("figures", [])),
             findings=list(data.get("findings", [])),
+            timelines=list(data.get("timelines", [])),
         )
         study.check(source)
         if only:
@@ -126,6 +135,7 @@ class Study:
             study.tables = [t for t in study.tables if t.get("sweep", first) in only]
             study.figures = [f for f in study.figures if f.get("sweep", first) in only]
             study.findings = [f for f in study.findings if f.get("sweep", first) in only]
+            study.timelines = [t for t in study.timelines if t.get("sweep", first) in only]
         return study
 
     def check(self, source: str) -> None:
@@ -175,6 +185,36 @@ class Study:
                 if limit in item and not _is_number(item[limit]):
                     raise scenario_error(
                         source, f"expected a number, got {item[limit]!r}", f"{key}.{limit}"
+                    )
+
+        for i, item in enumerate(self.timelines):
+            key = f"timelines.{i}"
+            sweep = self._sweep_of(item, source, key)
+            names = {a.name for a in sweep.axes}
+            _check_item(item, source, key, names, ("name", "where"))
+            name = item["name"]
+            if not isinstance(name, str) or not sweep_mod.is_plain_file_name(name):
+                raise scenario_error(
+                    source, f"name {name!r} names a file in report/", f"{key}.name"
+                )
+            missing = sorted(names - set(item["where"]))
+            if missing:
+                raise scenario_error(
+                    source,
+                    f"a timeline is one run: give `{missing[0]}` in where",
+                    f"{key}.where",
+                )
+            for number in ("until_s", "bin_s"):
+                if number in item and not (_is_number(item[number]) and item[number] > 0):
+                    raise scenario_error(
+                        source, f"expected a number > 0, got {item[number]!r}", f"{key}.{number}"
+                    )
+            for count in ("flow", "seed"):
+                if count in item and not (
+                    isinstance(item[count], int) and not isinstance(item[count], bool)
+                ):
+                    raise scenario_error(
+                        source, f"expected an integer, got {item[count]!r}", f"{key}.{count}"
                     )
 
     def _sweep_of(self, item: Mapping[str, Any], source: str, key: str) -> sweep_mod.Sweep:
@@ -333,6 +373,8 @@ def run_study(
         _write_table(study, table, frames, report)
     for figure in study.figures:
         _write_figure(study, figure, frames, report)
+    for timeline in study.timelines:
+        _write_timeline(study, timeline, report)
     findings = [_check_finding(study, f, frames) for f in study.findings]
     write_text_atomic(report / "findings.md", _findings_markdown(study, findings))
     write_text_atomic(report / "README.md", _report_index(study, frames))
@@ -521,6 +563,109 @@ def _write_figure(
     fig.savefig(temp, dpi=110)
     plt.close(fig)
     temp.replace(target)
+
+
+# -- timelines ------------------------------------------------------------------
+
+
+def timeline_bins(
+    result: Mapping[str, Any], flow: int, until_s: float, bin_s: float, payload_bytes: int
+) -> tuple[list[dict[str, float]], list[tuple[float, int]]]:
+    """Flow ``flow``'s goodput (kbit/s) and mean hop count per ``bin_s`` up to
+    ``until_s``, from the run's per-delivery hop series; and the times its
+    hop count changed: ``(t_s, hops)`` at the first delivery with a count
+    other than the one before (the first delivery included)."""
+    series = (result.get("timeseries") or {}).get("hops") or {}
+    points = [
+        (t, h)
+        for f, t, h in zip(series.get("flow", []), series.get("t_s", []), series.get("hops", []))
+        if f == flow and t < until_s
+    ]
+    count = max(1, math.ceil(until_s / bin_s))
+    delivered = [0] * count
+    hops_sum = [0] * count
+    for t, h in points:
+        i = min(int(t // bin_s), count - 1)
+        delivered[i] += 1
+        hops_sum[i] += h
+    bins = [
+        {
+            "t_s": i * bin_s,
+            "goodput_kbps": delivered[i] * payload_bytes * 8 / bin_s / 1000.0,
+            "hops_mean": hops_sum[i] / delivered[i] if delivered[i] else float("nan"),
+            "delivered": delivered[i],
+        }
+        for i in range(count)
+    ]
+    changes: list[tuple[float, int]] = []
+    for t, h in points:
+        if not changes or changes[-1][1] != h:
+            changes.append((t, h))
+    return bins, changes
+
+
+def _write_timeline(study: Study, timeline: Mapping[str, Any], report: Path) -> None:
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    sweep = study.sweeps[timeline.get("sweep", next(iter(study.sweeps)))]
+    where = timeline["where"]
+    seed = int(timeline.get("seed", sweep.seeds[0]))
+    specs = [
+        spec
+        for spec in sweep.runs()
+        if spec.seed == seed
+        and all(json_key(spec.point.get(a)) == json_key(v) for a, v in where.items())
+    ]
+    name = timeline["name"]
+    if not specs:
+        # A quick study keeps fewer points: say so rather than fail.
+        write_text_atomic(
+            report / f"{name}.md",
+            f"### {timeline.get('title', name)}\n\nNot run: the sweep has no run of seed "
+            f"{seed} at {where} (a quick study keeps fewer points).\n",
+        )
+        return
+    result = json.loads(sweep_mod._execute_spec(specs[0]))
+    flow = int(timeline.get("flow", 0))
+    until_s = float(timeline.get("until_s", result["duration_s"]))
+    bin_s = float(timeline.get("bin_s", 1.0))
+    size = _flow_payload_bytes(specs[0], flow)
+    bins, changes = timeline_bins(result, flow, until_s, bin_s, size)
+    write_text_atomic(report / f"{name}.csv", pd.DataFrame(bins).to_csv(index=False))
+    lines = [f"### {timeline.get('title', name)}", "", "| time (s) | hops |", "|---|---|"]
+    lines += [f"| {t:.1f} | {h} |" for t, h in changes]
+    lines += ["", f"Seed {seed}; each time the flow's packets arrived over another hop count."]
+    write_text_atomic(report / f"{name}.md", "\n".join(lines) + "\n")
+    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    mid = [b["t_s"] + bin_s / 2 for b in bins]
+    ax.plot(mid, [b["goodput_kbps"] for b in bins], color="tab:blue", label="goodput")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("goodput (kbit/s)")
+    ax.grid(alpha=0.3)
+    hops_ax = ax.twinx()
+    hops_ax.step(mid, [b["hops_mean"] for b in bins], where="mid", color="tab:red")
+    hops_ax.set_ylabel("hops", color="tab:red")
+    fig.suptitle(textwrap.fill(timeline.get("title", name), 90), fontsize="medium")
+    fig.tight_layout()
+    target = report / f"{name}.png"
+    temp = target.with_name(f".{target.name}.tmp.png")
+    fig.savefig(temp, dpi=110)
+    plt.close(fig)
+    temp.replace(target)
+
+
+def _flow_payload_bytes(spec: sweep_mod.RunSpec, flow: int) -> int:
+    """Flow ``flow``'s packet size in the run ``spec`` (its text and overrides)."""
+    from manetsim import _core
+
+    resolved = tomllib.loads(_core.load(spec.text, spec.source, list(spec.overrides)))
+    return int(resolved["flows"][flow].get("packet_size_bytes", 512))
 
 
 # -- findings -------------------------------------------------------------------
