@@ -398,6 +398,7 @@ def test_timeline_bins_give_goodput_hops_and_the_hop_changes():
     assert [b["delivered"] for b in bins] == [2, 1, 1]
     assert [b["goodput_kbps"] for b in bins] == [16.0, 8.0, 8.0]
     assert [b["hops_mean"] for b in bins] == [2.0, 1.0, 2.0]
+    assert all(math.isnan(b["cwnd_packets"]) for b in bins)  # no TCP series
     # The delivery at 9 s is past until_s; flow 1's is another flow's.
     assert changes == [(0.2, 2), (1.5, 1), (2.1, 2)]
 
@@ -545,7 +546,7 @@ def test_the_study_fixture_itself_runs(tmp_path: Path):
     assert (tmp_path / "out" / "report" / "t1.csv").exists()
     # The timeline: one run's goodput per second, and its hop changes.
     timeline = (tmp_path / "out" / "report" / "tl.csv").read_text().splitlines()
-    assert timeline[0] == "t_s,goodput_kbps,hops_mean,delivered"
+    assert timeline[0] == "t_s,goodput_kbps,hops_mean,delivered,cwnd_packets"
     assert len(timeline) == 1 + 20
     assert "| time (s) | hops |" in (tmp_path / "out" / "report" / "tl.md").read_text()
 

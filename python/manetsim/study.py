@@ -24,9 +24,10 @@ what we run and every assumption. ``study.toml`` has:
 - ``[[timelines]]``: one run's flow over time: ``name``, ``title``,
   ``sweep``, ``where`` (axis = value for every axis of the sweep), optional
   ``seed`` (the sweep's first), ``flow`` (0), ``until_s`` (the run's end) and
-  ``bin_s`` (1): its goodput and mean hop count per bin (CSV and PNG), and
-  the times its hop count changed (Markdown), as a paper's "goodput and hops
-  over time" figure gives them.
+  ``bin_s`` (1): its goodput, mean hop count and (TCP) mean congestion
+  window per bin (CSV and PNG), and the times its hop count changed
+  (Markdown), as a paper's "goodput and hops over time" or "cwnd over time"
+  figure gives them.
 
 :func:`run_study` runs the sweeps (resumable, like any sweep) and writes
 ``report/``: each table as CSV (tidy: axes, mean, 95 % CI, n) and Markdown
@@ -597,11 +598,34 @@ def timeline_bins(
         }
         for i in range(count)
     ]
+    windows = _cwnd_per_bin(result, flow, count, bin_s)
+    for b, w in zip(bins, windows):
+        b["cwnd_packets"] = w
     changes: list[tuple[float, int]] = []
     for t, h in points:
         if not changes or changes[-1][1] != h:
             changes.append((t, h))
     return bins, changes
+
+
+def _cwnd_per_bin(result: Mapping[str, Any], flow: int, count: int, bin_s: float) -> list[float]:
+    """Flow ``flow``'s TCP window averaged over each bin (a step function of
+    its recorded values; NaN before the first, and for a flow without TCP)."""
+    series = (result.get("timeseries") or {}).get("tcp") or {}
+    columns = (series.get("flow", []), series.get("t_s", []), series.get("cwnd_packets", []))
+    steps = [(t, w) for f, t, w in zip(*columns) if f == flow and w is not None]
+    out = []
+    for i in range(count):
+        lo, hi = i * bin_s, (i + 1) * bin_s
+        area, covered = 0.0, 0.0
+        for k, (t, w) in enumerate(steps):
+            end = steps[k + 1][0] if k + 1 < len(steps) else math.inf
+            a, b = max(t, lo), min(end, hi)
+            if b > a:
+                area += w * (b - a)
+                covered += b - a
+        out.append(area / covered if covered else float("nan"))
+    return out
 
 
 def _write_timeline(study: Study, timeline: Mapping[str, Any], report: Path) -> None:
@@ -642,15 +666,24 @@ def _write_timeline(study: Study, timeline: Mapping[str, Any], report: Path) -> 
     lines += [f"| {t:.1f} | {h} |" for t, h in changes]
     lines += ["", f"Seed {seed}; each time the flow's packets arrived over another hop count."]
     write_text_atomic(report / f"{name}.md", "\n".join(lines) + "\n")
-    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    tcp = any(not math.isnan(b["cwnd_packets"]) for b in bins)
+    fig, axes = plt.subplots(
+        2 if tcp else 1, 1, figsize=(7.0, 5.6 if tcp else 3.4), sharex=True, squeeze=False
+    )
+    ax = axes[0][0]
     mid = [b["t_s"] + bin_s / 2 for b in bins]
     ax.plot(mid, [b["goodput_kbps"] for b in bins], color="tab:blue", label="goodput")
-    ax.set_xlabel("time (s)")
     ax.set_ylabel("goodput (kbit/s)")
     ax.grid(alpha=0.3)
     hops_ax = ax.twinx()
     hops_ax.step(mid, [b["hops_mean"] for b in bins], where="mid", color="tab:red")
     hops_ax.set_ylabel("hops", color="tab:red")
+    if tcp:
+        cwnd_ax = axes[1][0]
+        cwnd_ax.plot(mid, [b["cwnd_packets"] for b in bins], color="tab:green")
+        cwnd_ax.set_ylabel("cwnd (packets)")
+        cwnd_ax.grid(alpha=0.3)
+    axes[-1][0].set_xlabel("time (s)")
     fig.suptitle(textwrap.fill(timeline.get("title", name), 90), fontsize="medium")
     fig.tight_layout()
     target = report / f"{name}.png"
