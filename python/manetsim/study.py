@@ -558,8 +558,14 @@ def _write_figure(
     if series:
         axes[0][-1].legend(fontsize="small")
     fig.suptitle(figure.get("title", figure["name"]))
+    _save_png(fig, report / f"{figure['name']}.png")
+
+
+def _save_png(fig: Any, target: Path) -> None:
+    """Writes ``fig`` to ``target`` whole or not at all, and closes it."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    target = report / f"{figure['name']}.png"
     temp = target.with_name(f".{target.name}.tmp.png")
     fig.savefig(temp, dpi=110)
     plt.close(fig)
@@ -685,12 +691,7 @@ def _write_timeline(study: Study, timeline: Mapping[str, Any], report: Path) -> 
         cwnd_ax.grid(alpha=0.3)
     axes[-1][0].set_xlabel("time (s)")
     fig.suptitle(textwrap.fill(timeline.get("title", name), 90), fontsize="medium")
-    fig.tight_layout()
-    target = report / f"{name}.png"
-    temp = target.with_name(f".{target.name}.tmp.png")
-    fig.savefig(temp, dpi=110)
-    plt.close(fig)
-    temp.replace(target)
+    _save_png(fig, report / f"{name}.png")
 
 
 def _flow_payload_bytes(spec: sweep_mod.RunSpec, flow: int) -> int:
