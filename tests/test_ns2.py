@@ -1455,12 +1455,30 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     assert like["flows.1.tfrc.oscillation_prevention"] is True
     assert like["flows.1.tfrc.rtt_filter"] == 0.95
     assert like["flows.1.tfrc.increase_rule"] == "ns2"
+    assert like["flows.1.tfrc.feedback_rule"] == "ns2"
+    assert like["flows.1.tfrc.history_discounting"] is True
     notes = [n for n in ns2.known_differences(tmp_path / "tfrc.toml") if "tfrc" in n]
     assert len(notes) == 1
-    assert "oscillation_prevention=true" in notes[0]
+    for key in ["oscillation_prevention=true", "feedback_rule=ns2", "history_discounting=true"]:
+        assert f"--set flows.1.tfrc.{key}" in notes[0]
     assert not [n for n in ns2.known_differences(tmp_path / "tfrc.toml", like) if "tfrc" in n]
-    tcl = _export(str(tmp_path / "tfrc.toml"), "--set", "flows.1.tfrc.oscillation_prevention=true")
+    # Only the settings still unlike ns-2.35's are named.
+    some = {"flows.1.tfrc.feedback_rule": "ns2", "flows.1.tfrc.rtt_filter": 0.95}
+    (note,) = [n for n in ns2.known_differences(tmp_path / "tfrc.toml", some) if "tfrc" in n]
+    assert "feedback_rule" not in note
+    assert "rtt_filter" not in note
+    assert "history_discounting=true" in note
+    # The sink discounts old loss intervals only when the flow does.
+    assert "$sink_(1) set discount_ 0\n" in tcl
+    tcl = _export(
+        str(tmp_path / "tfrc.toml"),
+        "--set",
+        "flows.1.tfrc.oscillation_prevention=true",
+        "--set",
+        "flows.1.tfrc.history_discounting=true",
+    )
     assert "$agent_(1) set ca_ 1\n" in tcl
+    assert "$sink_(1) set discount_ 1\n" in tcl
 
 
 def test_cbr_over_tfrc_is_refused_as_ns2s_tfrc_ignores_the_applications_rate():

@@ -328,6 +328,8 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
             out[f"flows.{i}.tfrc.increase_rule"] = "ns2"
+            out[f"flows.{i}.tfrc.feedback_rule"] = "ns2"
+            out[f"flows.{i}.tfrc.history_discounting"] = True
     return out
 
 
@@ -425,18 +427,42 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "(docs/fidelity.md)"
             )
         tfrc = flow.get("tfrc") or {}
-        if flow.get("transport") == "tfrc" and (
-            not tfrc.get("oscillation_prevention", False)
-            or float(tfrc.get("rtt_filter", 0.9)) != NS2_TFRC_DF
-        ):
-            notes.append(
-                f"flows.{i}.tfrc: manetsim spaces TFRC packets at X with RFC 5348's RTT "
-                "filter (0.9), ns-2.35's Agent/TFRC at X R_sqmean / sqrt(R_sample) "
-                "(section 4.5's oscillation prevention, its ca_) with filters of 0.95 (df_); "
-                f"--set flows.{i}.tfrc.oscillation_prevention=true "
-                f"--set flows.{i}.tfrc.rtt_filter={NS2_TFRC_DF} compares like with like "
-                "(docs/fidelity.md)"
-            )
+        if flow.get("transport") == "tfrc":
+            # Each of the flow's TFRC settings that is not ns-2.35's.
+            unlike = [
+                (key, value)
+                for key, value, same in [
+                    (
+                        "oscillation_prevention",
+                        "true",
+                        bool(tfrc.get("oscillation_prevention", False)),
+                    ),
+                    (
+                        "rtt_filter",
+                        str(NS2_TFRC_DF),
+                        float(tfrc.get("rtt_filter", 0.9)) == NS2_TFRC_DF,
+                    ),
+                    ("increase_rule", "ns2", tfrc.get("increase_rule", "rfc") == "ns2"),
+                    ("feedback_rule", "ns2", tfrc.get("feedback_rule", "rfc") == "ns2"),
+                    (
+                        "history_discounting",
+                        "true",
+                        bool(tfrc.get("history_discounting", False)),
+                    ),
+                ]
+                if not same
+            ]
+            if unlike:
+                sets = " ".join(f"--set flows.{i}.tfrc.{k}={v}" for k, v in unlike)
+                notes.append(
+                    f"flows.{i}.tfrc: manetsim runs RFC 5348's TFRC where the flow says "
+                    f"so ({', '.join(k for k, _ in unlike)}); ns-2.35's Agent/TFRC spaces "
+                    "packets at X R_sqmean / sqrt(R_sample) (ca_) with filters of 0.95 "
+                    "(df_), raises its rate gradually, reports from its sink at every new "
+                    "loss event and urgent packet, halves its rate after 2 RTTs without "
+                    "feedback, and discounts old loss intervals (discount_); "
+                    f"{sets} compares like with like (docs/fidelity.md)"
+                )
         sctp = flow.get("sctp") or {}
         if flow.get("transport") == "sctp" and sctp.get("max_burst_rule", "rfc") != "ns2":
             notes.append(
@@ -933,6 +959,7 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$agent_({i}) set ca_ {int(bool(tfrc.get('oscillation_prevention', False)))}",
             f"$agent_({i}) set df_ {float(tfrc.get('rtt_filter', 0.9))!r}",
             f"set sink_({i}) [new Agent/TFRCSink]",
+            f"$sink_({i}) set discount_ {int(bool(tfrc.get('history_discounting', False)))}",
         ]
     else:
         tcp = flow["tcp"]

@@ -224,6 +224,8 @@ mod tests {
             sent_at: 0,
             rtt: 0,
             bytes: 512,
+            round: 0,
+            urgent: false,
         }));
         let mut feedback = packet(44, PacketKind::TcpAck { flow: 0 }, false);
         feedback.transport = TransportHeader::tfrc(TfrcHeader::Feedback(TfrcFeedback {

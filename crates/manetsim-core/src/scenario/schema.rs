@@ -801,6 +801,16 @@ pub struct TfrcFlowConfig {
     /// [`crate::transport::tfrc::IncreaseRule`]).
     #[serde(default)]
     pub increase_rule: crate::transport::tfrc::IncreaseRule,
+    /// When the receiver reports and what the sender does without reports:
+    /// `rfc` (RFC 5348 sections 6 and 4.4) or `ns2` (ns-2.35's
+    /// `Agent/TFRCSink` and `Agent/TFRC`, see
+    /// [`crate::transport::tfrc::FeedbackRule`]).
+    #[serde(default)]
+    pub feedback_rule: crate::transport::tfrc::FeedbackRule,
+    /// RFC 5348 section 5.5's history discounting (off; ns-2.35's
+    /// `discount_` is on).
+    #[serde(default)]
+    pub history_discounting: bool,
 }
 fn default_rtt_filter() -> f64 {
     0.9
@@ -811,6 +821,8 @@ impl Default for TfrcFlowConfig {
             oscillation_prevention: false,
             rtt_filter: default_rtt_filter(),
             increase_rule: Default::default(),
+            feedback_rule: Default::default(),
+            history_discounting: false,
         }
     }
 }

@@ -43,6 +43,8 @@ impl TfrcFlow {
             rtt_filter: table.rtt_filter,
             oscillation_prevention: table.oscillation_prevention,
             increase_rule: table.increase_rule,
+            feedback_rule: table.feedback_rule,
+            history_discounting: table.history_discounting,
             ..TfrcConfig::default()
         };
         Self {

@@ -138,6 +138,46 @@ fn the_loss_event_rate_measures_random_loss_and_the_rate_obeys_the_equation() {
 }
 
 #[test]
+fn ns2s_feedback_loop_and_history_discounting_measure_the_same_loss() {
+    let ns2 = [
+        "flows.0.tfrc.feedback_rule=ns2",
+        "flows.0.tfrc.history_discounting=true",
+        "flows.0.tfrc.increase_rule=ns2",
+    ];
+    for (loss, p_low, p_high) in [
+        (0.01, 0.007, 0.011),
+        (0.05, 0.035, 0.055),
+        (0.2, 0.12, 0.22),
+    ] {
+        let rate = format!("loss.0.rate={loss}");
+        let with = |extra: &[&str]| {
+            let mut sets = vec![rate.as_str()];
+            sets.extend_from_slice(extra);
+            run_tfrc(LOSSY_HOP, &sets)
+        };
+        let (r, rfc) = (with(&ns2), with(&[]));
+        let s = &r.timeseries.tfrc;
+        let late: Vec<usize> = (0..s.t_s.len()).filter(|&i| s.t_s[i] > 50.0).collect();
+        let p_mean = late.iter().map(|&i| s.loss_event_rate[i]).sum::<f64>() / late.len() as f64;
+        assert!(p_low < p_mean && p_mean < p_high, "loss {loss}: p {p_mean}");
+        for i in 0..s.t_s.len() {
+            let (p, rtt) = (s.loss_event_rate[i], s.rtt_ms[i]);
+            if let (true, Some(rtt)) = (p > 0.0, rtt) {
+                let eq_kbps = throughput_bps(1000.0, rtt / 1000.0, p) * 8.0 / 1000.0;
+                assert!(s.rate_kbps[i] <= eq_kbps * 1.000_001, "at {}", s.t_s[i]);
+            }
+        }
+        assert!(r.ledger.balanced);
+        // Where the hop's capacity decides (1 % and 5 %), both loops fill it
+        // alike.
+        if loss < 0.1 {
+            let ratio = r.flows[0].throughput_kbps / rfc.flows[0].throughput_kbps;
+            assert!((0.97..1.05).contains(&ratio), "loss {loss}: {ratio}");
+        }
+    }
+}
+
+#[test]
 fn tfrc_and_tcp_sharing_two_hops_get_comparable_shares() {
     let text = LOSSY_HOP
         .replace("count = 2", "count = 3")

@@ -622,6 +622,8 @@ fn ns2_a_failed_tfrc_packet_breaks_no_link_where_a_failed_udp_packet_does() {
         sent_at: ms(900),
         rtt: ms(40),
         bytes: 512,
+        round: 0,
+        urgent: false,
     }));
     let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(tfrc.clone()), ctx));
     assert_eq!(

@@ -66,6 +66,37 @@ pub struct TfrcConfig {
     pub oscillation_prevention: bool,
     /// How a feedback after the first loss sets `X` ([`IncreaseRule`]).
     pub increase_rule: IncreaseRule,
+    /// When the receiver reports and how the sender answers their absence
+    /// ([`FeedbackRule`]).
+    pub feedback_rule: FeedbackRule,
+    /// Section 5.5's history discounting (off; ns-2.35's `discount_` is on).
+    pub history_discounting: bool,
+}
+
+/// When the receiver reports, and what the sender does without reports
+/// (`[flows.tfrc] feedback_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeedbackRule {
+    /// RFC 5348 section 6: a report on the first packet, once per RTT while
+    /// data arrives, and at once when a new loss event raises `p`; a packet
+    /// is lost once [`TfrcConfig::ndupack`] later ones arrived; the
+    /// no-feedback timer runs `max(4 R, 2 s / X)` (section 4.4).
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TFRCSink` and `Agent/TFRC`: the receiver reports at
+    /// the first new packet at least `R` after its last report, at every
+    /// new loss event, at every packet the sender marks urgent, and, when
+    /// no packet triggered one, `1.5 R` after its last report if data
+    /// arrived since. `X_recv` counts the packets of the last `R` when less
+    /// than `R` passed since the last report. One later packet makes a
+    /// packet lost; a loss starts a new loss event only more than `R` after
+    /// the last one began and in a later feedback round (`PreciseLoss_`).
+    /// The sender marks its packets urgent from its start, and from each
+    /// expiry of its no-feedback timer (`max(2 R, 2 s / X)`, which halves
+    /// `X`) until the next report; each report and each expiry begins a new
+    /// round.
+    Ns2,
 }
 
 /// How a feedback after the first loss sets the rate (`[flows.tfrc]
@@ -96,6 +127,8 @@ impl Default for TfrcConfig {
             rtt_filter: 0.9,
             oscillation_prevention: false,
             increase_rule: IncreaseRule::Rfc,
+            feedback_rule: FeedbackRule::Rfc,
+            history_discounting: false,
         }
     }
 }
@@ -111,6 +144,11 @@ pub struct TfrcData {
     pub rtt: SimTime,
     /// Payload bytes.
     pub bytes: u32,
+    /// The sender's feedback round: reports received and no-feedback
+    /// expiries so far ([`FeedbackRule::Ns2`]).
+    pub round: u32,
+    /// The sender asks for a report at once ([`FeedbackRule::Ns2`]).
+    pub urgent: bool,
 }
 
 /// What a feedback packet carries (section 3.2.2).
@@ -206,6 +244,10 @@ pub struct TfrcSender {
     /// An unlimited source (FTP): always a packet to send.
     bulk: bool,
     seq: u64,
+    /// Reports received plus no-feedback expiries ([`FeedbackRule::Ns2`]).
+    round: u32,
+    /// Packets ask for a report at once ([`FeedbackRule::Ns2`]).
+    urgent: bool,
 }
 
 impl TfrcSender {
@@ -231,6 +273,8 @@ impl TfrcSender {
             queued: 0,
             bulk,
             seq: 0,
+            round: 0,
+            urgent: true,
         }
     }
 
@@ -311,6 +355,8 @@ impl TfrcSender {
             sent_at: now,
             rtt: self.rtt().unwrap_or(0),
             bytes: self.cfg.packet_bytes,
+            round: self.round,
+            urgent: self.urgent,
         };
         self.seq += 1;
         self.sent_since_timer = true;
@@ -332,9 +378,16 @@ impl TfrcSender {
         if now < self.nofeedback_at {
             return;
         }
+        self.round += 1;
         // Section 4.4. An idle sender (nothing sent since the timer was
         // set) keeps its rate.
-        if self.sent_since_timer {
+        if self.cfg.feedback_rule == FeedbackRule::Ns2 {
+            // ns-2.35 halves the rate and asks for a report at once.
+            if self.sent_since_timer {
+                self.x = (self.x / 2.0).max(self.s() / self.t_mbi_s());
+            }
+            self.urgent = true;
+        } else if self.sent_since_timer {
             let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
             match self.r {
                 Some(r) if self.p > 0.0 => {
@@ -356,8 +409,12 @@ impl TfrcSender {
 
     fn nofeedback_interval(&self) -> SimTime {
         let spacing = 2.0 * self.s() / self.x;
+        let rtts = match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => 4.0,
+            FeedbackRule::Ns2 => 2.0,
+        };
         match self.r {
-            Some(r) => ns((4.0 * r).max(spacing)),
+            Some(r) => ns((rtts * r).max(spacing)),
             None => self.cfg.initial_nofeedback.max(ns(spacing)),
         }
     }
@@ -366,6 +423,8 @@ impl TfrcSender {
     pub fn on_feedback(&mut self, now: SimTime, fb: &TfrcFeedback) {
         let sample = secs(now.saturating_sub(fb.echo).saturating_sub(fb.delay)).max(1e-6);
         let first = self.r.is_none();
+        self.round += 1;
+        self.urgent = false;
         let q = self.cfg.rtt_filter;
         let r = match self.r {
             None => sample,
@@ -425,9 +484,20 @@ pub struct TfrcReceiver {
     highest: Option<u64>,
     /// Closed loss intervals in packets, the most recent first (`I_1`, …).
     intervals: VecDeque<u64>,
+    /// Section 5.5: each closed interval's discount factor `DF_i` (1 without
+    /// history discounting).
+    discounts: VecDeque<f64>,
     /// The current loss event: its first lost packet and that one's
     /// (interpolated) send time.
     event: Option<(u64, SimTime)>,
+    /// The sender's round when the current loss event began
+    /// ([`FeedbackRule::Ns2`]).
+    event_round: u32,
+    /// The sender's round, from the latest new data packet.
+    round: u32,
+    /// Arrivals within the last `R`: when, and payload bytes
+    /// ([`FeedbackRule::Ns2`]'s `X_recv`).
+    recent: VecDeque<(SimTime, u32)>,
     /// The sender's RTT estimate, from the latest data packet.
     rtt: SimTime,
     /// The latest data packet: its send time and arrival.
@@ -439,9 +509,11 @@ pub struct TfrcReceiver {
     feedback_timer: Option<SimTime>,
     /// `p` as last reported.
     p_reported: f64,
-    /// Packets delivered, and losses detected (statistics).
+    /// Packets delivered, losses detected and loss events begun
+    /// (statistics).
     pub received: u64,
     pub lost: u64,
+    pub events: u64,
 }
 
 /// Weights of the last 8 loss intervals (section 5.4).
@@ -456,7 +528,11 @@ impl TfrcReceiver {
             behind: None,
             highest: None,
             intervals: VecDeque::with_capacity(WEIGHTS.len() + 1),
+            discounts: VecDeque::with_capacity(WEIGHTS.len() + 1),
             event: None,
+            event_round: 0,
+            round: 0,
+            recent: VecDeque::new(),
             rtt: 0,
             last: None,
             bytes_since_feedback: 0,
@@ -466,10 +542,12 @@ impl TfrcReceiver {
             p_reported: 0.0,
             received: 0,
             lost: 0,
+            events: 0,
         }
     }
 
-    /// The loss event rate `p` (section 5.4): 0 before any loss.
+    /// The loss event rate `p` (section 5.4, with section 5.5's history
+    /// discounting when it is on): 0 before any loss.
     pub fn loss_event_rate(&self) -> f64 {
         let Some((start, _)) = self.event else {
             return 0.0;
@@ -479,12 +557,44 @@ impl TfrcReceiver {
             return 0.0;
         }
         let open = (self.highest.unwrap_or(start) + 1).saturating_sub(start) as f64;
-        let w_tot: f64 = WEIGHTS[..n].iter().sum();
         let closed = |i: usize| self.intervals[i] as f64;
-        // I_0 … I_{n-1} against I_1 … I_n, both with weights w_0 … w_{n-1}.
-        let tot0: f64 = open * WEIGHTS[0] + (1..n).map(|i| closed(i - 1) * WEIGHTS[i]).sum::<f64>();
-        let tot1: f64 = (0..n).map(|i| closed(i) * WEIGHTS[i]).sum();
-        let mean = tot0.max(tot1) / w_tot;
+        if !self.cfg.history_discounting {
+            let w_tot: f64 = WEIGHTS[..n].iter().sum();
+            // I_0 … I_{n-1} against I_1 … I_n, both with weights w_0 … w_{n-1}.
+            let tot0: f64 =
+                open * WEIGHTS[0] + (1..n).map(|i| closed(i - 1) * WEIGHTS[i]).sum::<f64>();
+            let tot1: f64 = (0..n).map(|i| closed(i) * WEIGHTS[i]).sum();
+            return Self::p_of_mean(tot0.max(tot1) / w_tot);
+        }
+        // Section 5.5: I_1 … I_n with weights w_0 … w_{n-1}, each
+        // discounted by its DF_i.
+        let df_i = |i: usize| self.discounts.get(i).copied().unwrap_or(1.0);
+        let w1: f64 = (0..n).map(|i| WEIGHTS[i] * df_i(i)).sum();
+        let tot1: f64 = (0..n).map(|i| closed(i) * WEIGHTS[i] * df_i(i)).sum();
+        // An open interval over twice that mean discounts the older ones
+        // (by at most half) while it lasts.
+        let df = Self::general_discount(open, tot1 / w1);
+        // I_0 … I_{n-1} with weights w_0 … w_{n-1}.
+        let w0 = WEIGHTS[0] + (1..n).map(|i| WEIGHTS[i] * df_i(i - 1) * df).sum::<f64>();
+        let tot0 = open * WEIGHTS[0]
+            + (1..n)
+                .map(|i| closed(i - 1) * WEIGHTS[i] * df_i(i - 1) * df)
+                .sum::<f64>();
+        Self::p_of_mean((tot0 / w0).max(tot1 / w1))
+    }
+
+    /// Section 5.5's general discount factor: 1 while the open interval is
+    /// at most twice the mean `mean` of the closed ones, otherwise `2 mean /
+    /// open`, at least 0.5.
+    fn general_discount(open: f64, mean: f64) -> f64 {
+        if open > 2.0 * mean && open > 0.0 {
+            (2.0 * mean / open).max(0.5)
+        } else {
+            1.0
+        }
+    }
+
+    fn p_of_mean(mean: f64) -> f64 {
         if mean <= 0.0 {
             0.0
         } else {
@@ -506,9 +616,33 @@ impl TfrcReceiver {
         }
         let first_ever = self.last.is_none();
         self.last = Some((d.sent_at, now));
+        let new = self.highest.is_none_or(|h| d.seq > h);
+        let unseen = d.seq >= self.expected && !self.ahead.contains_key(&d.seq);
         self.highest = Some(self.highest.map_or(d.seq, |h| h.max(d.seq)));
         if d.seq >= self.expected {
             self.ahead.insert(d.seq, d.sent_at);
+        }
+        if self.cfg.feedback_rule == FeedbackRule::Ns2 {
+            if new {
+                self.round = d.round;
+            }
+            self.recent.push_back((now, d.bytes));
+            while let Some(&(at, _)) = self.recent.front() {
+                if at + self.rtt > now {
+                    break;
+                }
+                self.recent.pop_front();
+            }
+            let events_before = self.events;
+            self.detect_losses(now);
+            let since_report = now.saturating_sub(self.last_feedback_at);
+            if (d.urgent && (new || unseen))
+                || self.events > events_before
+                || (new && self.rtt > 0 && since_report >= self.rtt)
+            {
+                self.feedback_due = true;
+            }
+            return;
         }
         let p_before = self.loss_event_rate();
         self.detect_losses(now);
@@ -525,6 +659,11 @@ impl TfrcReceiver {
     }
 
     fn detect_losses(&mut self, now: SimTime) {
+        // ns-2.35's `numPkts_` is 1: the first later packet tells.
+        let later = match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => self.cfg.ndupack.max(1) as usize,
+            FeedbackRule::Ns2 => 1,
+        };
         loop {
             match self.ahead.first_key_value() {
                 Some((&seq, &sent)) if seq == self.expected => {
@@ -532,7 +671,7 @@ impl TfrcReceiver {
                     self.behind = Some((seq, sent));
                     self.expected += 1;
                 }
-                Some((&next, &next_sent)) if self.ahead.len() as u64 >= self.cfg.ndupack as u64 => {
+                Some((&next, &next_sent)) if self.ahead.len() >= later => {
                     let lost = self.expected;
                     // Its send time, between its received neighbours'.
                     let sent = match self.behind {
@@ -552,21 +691,46 @@ impl TfrcReceiver {
 
     fn on_loss(&mut self, _now: SimTime, seq: u64, sent: SimTime) {
         self.lost += 1;
+        // ns-2.35 (`PreciseLoss_`): a new loss event also needs a new round.
+        let same_round =
+            self.cfg.feedback_rule == FeedbackRule::Ns2 && self.round <= self.event_round;
         match self.event {
-            Some((_, start)) if sent <= start + self.rtt => {} // the same loss event
+            Some((_, start)) if sent <= start + self.rtt || same_round => {} // the same loss event
             Some((start_seq, _)) => {
-                self.intervals.push_front(seq - start_seq);
-                self.intervals.truncate(WEIGHTS.len() + 1);
+                let closed = seq - start_seq;
+                if self.cfg.history_discounting {
+                    // Section 5.5: the discount in force when the interval
+                    // closes stays with the older ones.
+                    let n = self.intervals.len().min(WEIGHTS.len());
+                    let (t, w) = (0..n).fold((0.0, 0.0), |(t, w), i| {
+                        let wi = WEIGHTS[i] * self.discounts[i];
+                        (t + self.intervals[i] as f64 * wi, w + wi)
+                    });
+                    let df = Self::general_discount(closed as f64, t / w);
+                    self.discounts.iter_mut().for_each(|d| *d *= df);
+                }
+                self.push_interval(closed);
                 self.event = Some((seq, sent));
+                self.event_round = self.round;
+                self.events += 1;
             }
             None => {
                 // Section 6.3.1: the first interval is the one the receive
                 // rate would give through the equation.
                 let first = self.synthetic_first_interval(seq);
-                self.intervals.push_front(first);
+                self.push_interval(first);
                 self.event = Some((seq, sent));
+                self.event_round = self.round;
+                self.events += 1;
             }
         }
+    }
+
+    fn push_interval(&mut self, packets: u64) {
+        self.intervals.push_front(packets);
+        self.intervals.truncate(WEIGHTS.len() + 1);
+        self.discounts.push_front(1.0);
+        self.discounts.truncate(WEIGHTS.len() + 1);
     }
 
     fn synthetic_first_interval(&self, seq: u64) -> u64 {
@@ -596,19 +760,41 @@ impl TfrcReceiver {
         }
         self.feedback_due = false;
         let (sent, arrived) = self.last?;
-        let elapsed = secs(now.saturating_sub(self.last_feedback_at)).max(1e-6);
+        let since = now.saturating_sub(self.last_feedback_at);
+        let elapsed = secs(since).max(1e-6);
         let p = self.loss_event_rate();
+        let x_recv_bps = match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => self.bytes_since_feedback as f64 / elapsed,
+            // ns-2.35: since the last report when that is at least R ago,
+            // else what arrived in the last R; one packet a second before
+            // the receiver knows R.
+            FeedbackRule::Ns2 if self.rtt == 0 => self.cfg.packet_bytes as f64,
+            FeedbackRule::Ns2 if since >= self.rtt => self.bytes_since_feedback as f64 / elapsed,
+            FeedbackRule::Ns2 => {
+                let bytes: u64 = self.recent.iter().map(|&(_, b)| b as u64).sum();
+                bytes as f64 / secs(self.rtt)
+            }
+        };
         let fb = TfrcFeedback {
             echo: sent,
             delay: now.saturating_sub(arrived),
-            x_recv_bps: self.bytes_since_feedback as f64 / elapsed,
+            x_recv_bps,
             p,
         };
         self.p_reported = p;
         self.bytes_since_feedback = 0;
         self.last_feedback_at = now;
-        self.feedback_timer = (self.rtt > 0).then_some(now + self.rtt);
+        self.feedback_timer = (self.rtt > 0).then(|| now + self.report_interval());
         Some(fb)
+    }
+
+    /// How long after a report the timer asks for the next: `R`, or
+    /// ns-2.35's `1.5 R`.
+    fn report_interval(&self) -> SimTime {
+        match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => self.rtt,
+            FeedbackRule::Ns2 => self.rtt + self.rtt / 2,
+        }
     }
 
     /// The feedback timer's deadline.
@@ -624,6 +810,9 @@ impl TfrcReceiver {
                 self.feedback_timer = None;
                 if self.bytes_since_feedback > 0 {
                     self.feedback_due = true;
+                } else if self.cfg.feedback_rule == FeedbackRule::Ns2 && self.rtt > 0 {
+                    // ns-2.35's timer runs on without data.
+                    self.feedback_timer = Some(now + self.report_interval());
                 }
             }
             _ => {}

@@ -11,6 +11,8 @@ fn data(seq: u64, sent_at: SimTime, rtt: SimTime) -> TfrcData {
         sent_at,
         rtt,
         bytes: 1000,
+        round: 0,
+        urgent: false,
     }
 }
 
@@ -341,5 +343,224 @@ fn the_first_loss_interval_comes_from_the_receive_rate() {
         (first as f64 - 1.0 / p).abs() <= 1.0,
         "{first} against {}",
         1.0 / p
+    );
+}
+
+fn ns2_feedback() -> TfrcConfig {
+    TfrcConfig {
+        feedback_rule: FeedbackRule::Ns2,
+        ..cfg()
+    }
+}
+
+/// A data packet as ns-2.35's sender marks it.
+fn marked(seq: u64, sent_at: SimTime, rtt: SimTime, round: u32, urgent: bool) -> TfrcData {
+    TfrcData {
+        round,
+        urgent,
+        ..data(seq, sent_at, rtt)
+    }
+}
+
+#[test]
+fn under_ns2s_rule_the_first_new_packet_a_round_trip_after_a_report_asks_for_the_next() {
+    let ms = NS_PER_MS;
+    let mut r = TfrcReceiver::new(ns2_feedback());
+    // The sender marks its packets urgent until its first report: each is
+    // answered.
+    r.on_data(10 * ms, &marked(0, 0, 0, 0, true));
+    assert!(r.poll_feedback(10 * ms).is_some());
+    r.on_data(20 * ms, &marked(1, 10 * ms, 50 * ms, 1, true));
+    assert!(r.poll_feedback(20 * ms).is_some());
+    // Then (R = 50 ms): 1.5 R is the backup timer, not R.
+    assert_eq!(r.poll_timeout(), Some(20 * ms + 75 * ms));
+    r.on_data(60 * ms, &marked(2, 50 * ms, 50 * ms, 1, false));
+    assert_eq!(r.poll_feedback(60 * ms), None, "40 ms after the report");
+    // The first new packet at least R after the report asks for one at
+    // once, where RFC 5348's receiver waits for its timer.
+    r.on_data(72 * ms, &marked(3, 62 * ms, 50 * ms, 1, false));
+    let fb = r.poll_feedback(72 * ms).unwrap();
+    assert_eq!((fb.echo, fb.delay), (62 * ms, 0));
+    // 52 ms since the last report, at least R: X_recv over those 52 ms.
+    assert!((fb.x_recv_bps - 2000.0 / 0.052).abs() < 1e-6);
+    let mut rfc = TfrcReceiver::new(cfg());
+    rfc.on_data(10 * ms, &data(0, 0, 50 * ms));
+    rfc.poll_feedback(10 * ms).unwrap();
+    rfc.on_data(72 * ms, &data(1, 62 * ms, 50 * ms));
+    assert_eq!(rfc.poll_feedback(72 * ms), None);
+    assert_eq!(rfc.poll_timeout(), Some(60 * ms));
+}
+
+#[test]
+fn under_ns2s_rule_the_backup_timer_runs_on_and_a_close_report_counts_the_last_round_trip() {
+    let ms = NS_PER_MS;
+    let mut r = TfrcReceiver::new(ns2_feedback());
+    r.on_data(10 * ms, &marked(0, 0, 100 * ms, 1, true));
+    r.poll_feedback(10 * ms).unwrap();
+    assert_eq!(r.poll_timeout(), Some(160 * ms));
+    // Nothing arrives: nothing is sent, and the timer runs on.
+    r.on_timeout(160 * ms);
+    assert_eq!(r.poll_feedback(160 * ms), None);
+    assert_eq!(r.poll_timeout(), Some(310 * ms));
+    // Packets arrive, none 100 ms after the report... until 200 ms, the
+    // first new one past R: it asks at once.
+    for (k, at) in [150u64, 180, 200].iter().enumerate() {
+        r.on_data(
+            at * ms,
+            &marked(k as u64 + 1, (at - 10) * ms, 100 * ms, 1, false),
+        );
+    }
+    assert!(r.poll_feedback(200 * ms).is_some());
+    // An urgent packet 30 ms later: less than R since that report, so
+    // X_recv counts the packets that arrived less than R before it (150,
+    // 180, 200 and 230 ms: 4,000 bytes) over R.
+    r.on_data(230 * ms, &marked(4, 220 * ms, 100 * ms, 2, true));
+    let fb = r.poll_feedback(230 * ms).unwrap();
+    assert!(
+        (fb.x_recv_bps - 4000.0 / 0.1).abs() < 1e-6,
+        "{}",
+        fb.x_recv_bps
+    );
+}
+
+#[test]
+fn under_ns2s_rule_one_later_packet_reveals_a_loss_and_reports_its_loss_event() {
+    let ms = NS_PER_MS;
+    // Packets 10 ms apart, R = 50 ms, the sender's round going up by one
+    // every 5 packets (a report a round trip); one report each time the
+    // receiver asks.
+    let feed = |cfg: TfrcConfig, n: u64, lost: &[u64]| {
+        let mut r = TfrcReceiver::new(cfg);
+        let mut reports = Vec::new();
+        for seq in (0..n).filter(|s| !lost.contains(s)) {
+            let sent = seq * 10 * ms;
+            let d = marked(seq, sent, 50 * ms, 1 + (seq / 5) as u32, seq == 0);
+            r.on_data(sent + 5 * ms, &d);
+            if r.poll_feedback(sent + 5 * ms).is_some() {
+                reports.push(seq);
+            }
+        }
+        (r, reports)
+    };
+    let (r, reports) = feed(ns2_feedback(), 12, &[10]);
+    assert_eq!(r.lost, 1, "packet 11 revealed it");
+    assert!(reports.contains(&11));
+    // Each loss event is reported by the packet after its loss; RFC 5348's
+    // receiver learns of it two packets later, from the third.
+    let lost = [20, 40, 60, 80, 100, 140];
+    let (ns2, ns2_reports) = feed(ns2_feedback(), 144, &lost);
+    let (rfc, rfc_reports) = feed(cfg(), 144, &lost);
+    assert_eq!((ns2.events, rfc.events), (6, 6));
+    for l in lost {
+        assert!(ns2_reports.contains(&(l + 1)), "{ns2_reports:?}");
+        assert!(rfc_reports.contains(&(l + 3)), "{rfc_reports:?}");
+    }
+}
+
+#[test]
+fn under_ns2s_rule_a_loss_in_the_same_feedback_round_joins_the_loss_event() {
+    let ms = NS_PER_MS;
+    // Losses 60 ms apart (more than R = 50 ms) but reported in the same
+    // sender round: one event under ns-2.35's PreciseLoss_, two otherwise.
+    let feed = |cfg: TfrcConfig| {
+        let mut r = TfrcReceiver::new(cfg);
+        for seq in (0..30).filter(|s| ![10, 16].contains(s)) {
+            let sent = seq * 10 * ms;
+            r.on_data(sent + 5 * ms, &marked(seq, sent, 50 * ms, 1, false));
+        }
+        r
+    };
+    let (ns2, rfc) = (feed(ns2_feedback()), feed(cfg()));
+    assert_eq!((ns2.lost, ns2.events), (2, 1));
+    assert_eq!((rfc.lost, rfc.events), (2, 2));
+}
+
+#[test]
+fn under_ns2s_rule_the_sender_halves_after_two_round_trips_and_asks_for_a_report() {
+    let ms = NS_PER_MS;
+    let c = ns2_feedback();
+    let mut s = TfrcSender::new(c, true);
+    let d = s.poll_transmit(0).unwrap();
+    assert!(d.urgent && d.round == 0, "urgent from the start");
+    s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.01));
+    let x = s.rate_bps();
+    let d = s.poll_transmit(100 * ms).unwrap();
+    assert!(!d.urgent && d.round == 1);
+    // max(2 R, 2 s / X): 200 ms here, where RFC 5348 waits max(4 R, ...).
+    let spacing = (2.0 * 1000.0 / x * 1e9) as SimTime;
+    assert_eq!(
+        s.poll_timeout().map(|t| t.max(300 * ms)),
+        Some((100 * ms + spacing).max(300 * ms))
+    );
+    s.on_timeout(100 * ms + (200 * ms).max(spacing));
+    assert_eq!(s.rate_bps(), x / 2.0);
+    let d = s.poll_transmit(10 * NS_PER_S).unwrap();
+    assert!(d.urgent && d.round == 2);
+    s.on_feedback(10 * NS_PER_S + 100 * ms, &feedback(d.sent_at, 0, 1e9, 0.01));
+    assert!(!s.poll_transmit(20 * NS_PER_S).unwrap().urgent);
+}
+
+#[test]
+fn history_discounting_lets_a_long_quiet_interval_outweigh_the_old_ones() {
+    // A loss every 10th packet, then 29 quiet packets: I_0 = 30 is over
+    // twice the mean of 10, so the older intervals are discounted by
+    // DF = 2 × 10 / 30.
+    let lost: Vec<u64> = (1..=12).map(|k| 10 * k).collect();
+    let plain = fed(150, &lost);
+    let c = TfrcConfig {
+        history_discounting: true,
+        ..cfg()
+    };
+    let mut r = TfrcReceiver::new(c);
+    for seq in (0..150).filter(|s| !lost.contains(s)) {
+        let sent = seq * 10 * NS_PER_MS;
+        r.on_data(sent + 5 * NS_PER_MS, &data(seq, sent, 50 * NS_PER_MS));
+        r.poll_feedback(sent + 5 * NS_PER_MS);
+    }
+    let w = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
+    let i0 = 150.0 - 120.0;
+    let df = 2.0 * 10.0 / i0;
+    let expected =
+        (w[0] + df * w[1..].iter().sum::<f64>()) / (i0 + df * 10.0 * w[1..].iter().sum::<f64>());
+    assert!(
+        (r.loss_event_rate() - expected).abs() < 1e-12,
+        "{}",
+        r.loss_event_rate()
+    );
+    assert!(r.loss_event_rate() < plain.loss_event_rate());
+    // At most by half: 200 quiet packets discount no further than 0.5.
+    let mut long = r.clone();
+    for seq in 150..400 {
+        let sent = seq * 10 * NS_PER_MS;
+        long.on_data(sent + 5 * NS_PER_MS, &data(seq, sent, 50 * NS_PER_MS));
+    }
+    let i0 = 400.0 - 120.0;
+    let expected =
+        (w[0] + 0.5 * w[1..].iter().sum::<f64>()) / (i0 + 0.5 * 10.0 * w[1..].iter().sum::<f64>());
+    assert!((long.loss_event_rate() - expected).abs() < 1e-12);
+    // Once the long interval closes, the older ones keep the discount it
+    // gave them: I_1 = 280 weighs 1, the 10s 0.5 each.
+    long.on_data(
+        4015 * NS_PER_MS,
+        &data(401, 4010 * NS_PER_MS, 50 * NS_PER_MS),
+    );
+    long.on_data(
+        4025 * NS_PER_MS,
+        &data(402, 4020 * NS_PER_MS, 50 * NS_PER_MS),
+    );
+    long.on_data(
+        4035 * NS_PER_MS,
+        &data(403, 4030 * NS_PER_MS, 50 * NS_PER_MS),
+    );
+    assert_eq!(long.intervals().next(), Some(280));
+    let closed = [280.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
+    let df_i = [1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5];
+    let tot1: f64 = (0..8).map(|i| closed[i] * w[i] * df_i[i]).sum();
+    let w1: f64 = (0..8).map(|i| w[i] * df_i[i]).sum();
+    // I_0 is short: the closed intervals decide.
+    assert!(
+        (long.loss_event_rate() - w1 / tot1).abs() < 1e-12,
+        "{}",
+        long.loss_event_rate()
     );
 }
