@@ -18,7 +18,8 @@
 //! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the rate update with `recv_limit =
 //!   2 X_recv` and the floor of one packet per `t_mbi` (64 s);
 //! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s before any
-//!   feedback), halving the rate, or `X_recv`, as the section says;
+//!   feedback), halving the rate, or `X_recv`, as the section says
+//!   (ns-2.35's, with [`FeedbackRule::Ns2`]: `max(2 R, 2 s / X)`, halving);
 //! - 4.5, when [`TfrcConfig::oscillation_prevention`] is on (ns-2.35's
 //!   `ca_`): packets spaced at `X_inst = X R_sqmean / sqrt(R_sample)`;
 //! - 4.6: packets spaced `s / X` apart;
@@ -27,13 +28,18 @@
 //!   interpolated send times) belong to it; the average loss interval over
 //!   the last 8 intervals with weights 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2, the
 //!   open interval counted when it raises the average;
+//! - 5.5, when [`TfrcConfig::history_discounting`] is on (ns-2.35's
+//!   `discount_`): an open interval over twice the mean discounts the older
+//!   ones by `2 I_mean / I_0`, at most by half, and they keep that discount
+//!   once it closes;
 //! - 6: feedback on the first packet, once per RTT while data arrives, and
 //!   at once when a new loss event raises `p`; 6.3.1: the first loss
-//!   interval synthesised from `X_recv` by inverting the equation.
+//!   interval synthesised from `X_recv` by inverting the equation. ns-2.35's
+//!   receiver and its answer to missing feedback are
+//!   [`FeedbackRule::Ns2`].
 //!
 //! Not modelled: the data-limited refinements of section 4.3 (the set of
-//! `X_recv` values and the recover rate of an idle sender), and history
-//! discounting (5.5).
+//! `X_recv` values and the recover rate of an idle sender).
 
 use std::collections::{BTreeMap, VecDeque};
 
