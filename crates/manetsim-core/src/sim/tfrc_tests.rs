@@ -100,11 +100,31 @@ fn tfrc_carries_a_cbr_flow_over_five_hops_as_udp_does() {
     assert!(tfrc.mac.frames_sent > udp.mac.frames_sent);
 }
 
+/// The sender's loss event rate, averaged over its samples after 50 s.
+fn late_loss_event_rate(r: &RunResult) -> f64 {
+    let s = &r.timeseries.tfrc;
+    let late: Vec<usize> = (0..s.t_s.len()).filter(|&i| s.t_s[i] > 50.0).collect();
+    late.iter().map(|&i| s.loss_event_rate[i]).sum::<f64>() / late.len() as f64
+}
+
+/// Every rate the sender took with losses reported is at most the
+/// throughput equation's at its p and RTT (section 4.3), for 1000-byte
+/// packets.
+fn assert_rates_obey_the_equation(r: &RunResult) {
+    let s = &r.timeseries.tfrc;
+    for i in 0..s.t_s.len() {
+        let (p, rtt) = (s.loss_event_rate[i], s.rtt_ms[i]);
+        if let (true, Some(rtt)) = (p > 0.0, rtt) {
+            let eq_kbps = throughput_bps(1000.0, rtt / 1000.0, p) * 8.0 / 1000.0;
+            assert!(s.rate_kbps[i] <= eq_kbps * 1.000_001, "at {}", s.t_s[i]);
+        }
+    }
+}
+
 #[test]
 fn the_loss_event_rate_measures_random_loss_and_the_rate_obeys_the_equation() {
     for (loss, p_low, p_high) in [(0.01, 0.005, 0.011), (0.2, 0.15, 0.22)] {
         let r = run_tfrc(LOSSY_HOP, &[&format!("loss.0.rate={loss}")]);
-        let s = &r.timeseries.tfrc;
         let f = &r.flows[0];
         // The data lost is what the model drew.
         assert!(
@@ -114,18 +134,9 @@ fn the_loss_event_rate_measures_random_loss_and_the_rate_obeys_the_equation() {
         );
         // p, averaged over the samples after the first 50 s: at most the
         // loss rate (losses within one RTT make one event), and near it.
-        let late: Vec<usize> = (0..s.t_s.len()).filter(|&i| s.t_s[i] > 50.0).collect();
-        let p_mean = late.iter().map(|&i| s.loss_event_rate[i]).sum::<f64>() / late.len() as f64;
+        let p_mean = late_loss_event_rate(&r);
         assert!(p_low < p_mean && p_mean < p_high, "loss {loss}: p {p_mean}");
-        // Every rate the sender took with losses reported is at most the
-        // throughput equation's at its p and RTT (section 4.3).
-        for i in 0..s.t_s.len() {
-            let (p, rtt) = (s.loss_event_rate[i], s.rtt_ms[i]);
-            if let (true, Some(rtt)) = (p > 0.0, rtt) {
-                let eq_kbps = throughput_bps(1000.0, rtt / 1000.0, p) * 8.0 / 1000.0;
-                assert!(s.rate_kbps[i] <= eq_kbps * 1.000_001, "at {}", s.t_s[i]);
-            }
-        }
+        assert_rates_obey_the_equation(&r);
         assert!(r.ledger.balanced);
     }
     // 1 % loss: the hop's capacity (about 1.4 Mbit/s of 1000-byte packets
@@ -156,17 +167,9 @@ fn ns2s_feedback_loop_and_history_discounting_measure_the_same_loss() {
             run_tfrc(LOSSY_HOP, &sets)
         };
         let (r, rfc) = (with(&ns2), with(&[]));
-        let s = &r.timeseries.tfrc;
-        let late: Vec<usize> = (0..s.t_s.len()).filter(|&i| s.t_s[i] > 50.0).collect();
-        let p_mean = late.iter().map(|&i| s.loss_event_rate[i]).sum::<f64>() / late.len() as f64;
+        let p_mean = late_loss_event_rate(&r);
         assert!(p_low < p_mean && p_mean < p_high, "loss {loss}: p {p_mean}");
-        for i in 0..s.t_s.len() {
-            let (p, rtt) = (s.loss_event_rate[i], s.rtt_ms[i]);
-            if let (true, Some(rtt)) = (p > 0.0, rtt) {
-                let eq_kbps = throughput_bps(1000.0, rtt / 1000.0, p) * 8.0 / 1000.0;
-                assert!(s.rate_kbps[i] <= eq_kbps * 1.000_001, "at {}", s.t_s[i]);
-            }
-        }
+        assert_rates_obey_the_equation(&r);
         assert!(r.ledger.balanced);
         // Where the hop's capacity decides (1 % and 5 %), both loops fill it
         // alike.
