@@ -575,8 +575,7 @@ impl TfrcReceiver {
         // Section 5.5: I_1 … I_n with weights w_0 … w_{n-1}, each
         // discounted by its DF_i.
         let df_i = |i: usize| self.discounts.get(i).copied().unwrap_or(1.0);
-        let w1: f64 = (0..n).map(|i| WEIGHTS[i] * df_i(i)).sum();
-        let tot1: f64 = (0..n).map(|i| closed(i) * WEIGHTS[i] * df_i(i)).sum();
+        let (tot1, w1) = self.discounted_closed();
         // An open interval over twice that mean discounts the older ones
         // (by at most half) while it lasts.
         let df = Self::general_discount(open, tot1 / w1);
@@ -587,6 +586,16 @@ impl TfrcReceiver {
                 .map(|i| closed(i - 1) * WEIGHTS[i] * df_i(i - 1) * df)
                 .sum::<f64>();
         Self::p_of_mean((tot0 / w0).max(tot1 / w1))
+    }
+
+    /// Section 5.5: the closed intervals I_1 … I_n weighted by w_0 …
+    /// w_{n-1} and each one's DF_i, and the sum of those weights.
+    fn discounted_closed(&self) -> (f64, f64) {
+        let n = self.intervals.len().min(WEIGHTS.len());
+        (0..n).fold((0.0, 0.0), |(t, w), i| {
+            let wi = WEIGHTS[i] * self.discounts.get(i).copied().unwrap_or(1.0);
+            (t + self.intervals[i] as f64 * wi, w + wi)
+        })
     }
 
     /// Section 5.5's general discount factor: 1 while the open interval is
@@ -707,11 +716,7 @@ impl TfrcReceiver {
                 if self.cfg.history_discounting {
                     // Section 5.5: the discount in force when the interval
                     // closes stays with the older ones.
-                    let n = self.intervals.len().min(WEIGHTS.len());
-                    let (t, w) = (0..n).fold((0.0, 0.0), |(t, w), i| {
-                        let wi = WEIGHTS[i] * self.discounts[i];
-                        (t + self.intervals[i] as f64 * wi, w + wi)
-                    });
+                    let (t, w) = self.discounted_closed();
                     let df = Self::general_discount(closed as f64, t / w);
                     self.discounts.iter_mut().for_each(|d| *d *= df);
                 }
