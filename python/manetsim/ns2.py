@@ -330,6 +330,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.tfrc.increase_rule"] = "ns2"
             out[f"flows.{i}.tfrc.feedback_rule"] = "ns2"
             out[f"flows.{i}.tfrc.history_discounting"] = True
+            out[f"flows.{i}.tfrc.rto_rule"] = "ns2"
     return out
 
 
@@ -449,6 +450,7 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                         "true",
                         bool(tfrc.get("history_discounting", False)),
                     ),
+                    ("rto_rule", "ns2", tfrc.get("rto_rule", "rfc") == "ns2"),
                 ]
                 if not same
             ]
@@ -460,7 +462,8 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                     "packets at X R_sqmean / sqrt(R_sample) (ca_) with filters of 0.95 "
                     "(df_), raises its rate gradually, reports from its sink at every new "
                     "loss event and urgent packet, halves its rate after 2 RTTs without "
-                    "feedback, and discounts old loss intervals (discount_); "
+                    "feedback, discounts old loss intervals (discount_) and takes the "
+                    "equation's t_RTO from a TCP-style estimate in 100 ms ticks (tzero_); "
                     f"{sets} compares like with like (docs/fidelity.md)"
                 )
         sctp = flow.get("sctp") or {}

@@ -226,6 +226,7 @@ mod tests {
             bytes: 512,
             round: 0,
             urgent: false,
+            t_rto: 0,
         }));
         let mut feedback = packet(44, PacketKind::TcpAck { flow: 0 }, false);
         feedback.transport = TransportHeader::tfrc(TfrcHeader::Feedback(TfrcFeedback {

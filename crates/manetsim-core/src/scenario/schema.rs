@@ -811,6 +811,10 @@ pub struct TfrcFlowConfig {
     /// `discount_` is on).
     #[serde(default)]
     pub history_discounting: bool,
+    /// The equation's `t_RTO`: `rfc` (4 R) or `ns2` (ns-2.35's TCP-style
+    /// estimate in 100 ms ticks, see [`crate::transport::tfrc::RtoRule`]).
+    #[serde(default)]
+    pub rto_rule: crate::transport::tfrc::RtoRule,
 }
 fn default_rtt_filter() -> f64 {
     0.9
@@ -823,6 +827,7 @@ impl Default for TfrcFlowConfig {
             increase_rule: Default::default(),
             feedback_rule: Default::default(),
             history_discounting: false,
+            rto_rule: Default::default(),
         }
     }
 }

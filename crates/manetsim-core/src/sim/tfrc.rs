@@ -45,6 +45,7 @@ impl TfrcFlow {
             increase_rule: table.increase_rule,
             feedback_rule: table.feedback_rule,
             history_discounting: table.history_discounting,
+            rto_rule: table.rto_rule,
             ..TfrcConfig::default()
         };
         Self {

@@ -177,6 +177,16 @@ fn ns2s_feedback_loop_and_history_discounting_measure_the_same_loss() {
             let ratio = r.flows[0].throughput_kbps / rfc.flows[0].throughput_kbps;
             assert!((0.97..1.05).contains(&ratio), "loss {loss}: {ratio}");
         }
+        // With ns-2.35's t_RTO too (at least 300 ms here, one tick of
+        // srtt and four of half a tick, against 4 R of a few tens of ms):
+        // the same p, and no more throughput than with 4 R.
+        let mut all = ns2.to_vec();
+        all.push("flows.0.tfrc.rto_rule=ns2");
+        let tick = with(&all);
+        let p_tick = late_loss_event_rate(&tick);
+        assert!(p_low < p_tick && p_tick < p_high, "loss {loss}: p {p_tick}");
+        assert!(tick.flows[0].throughput_kbps <= r.flows[0].throughput_kbps * 1.02);
+        assert!(tick.ledger.balanced);
     }
 }
 

@@ -624,6 +624,7 @@ fn ns2_a_failed_tfrc_packet_breaks_no_link_where_a_failed_udp_packet_does() {
         bytes: 512,
         round: 0,
         urgent: false,
+        t_rto: 0,
     }));
     let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(tfrc.clone()), ctx));
     assert_eq!(

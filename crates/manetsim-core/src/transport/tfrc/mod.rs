@@ -12,7 +12,8 @@
 //! `poll_timeout` (call `on_timeout` when one passes).
 //!
 //! What is modelled, by section of RFC 5348:
-//! - 3.1: the throughput equation with `b = 1` and `t_RTO = 4 R`;
+//! - 3.1: the throughput equation with `b = 1` and `t_RTO = 4 R` (or
+//!   ns-2.35's TCP-style estimate, [`RtoRule::Ns2`]);
 //! - 4.2: 1 packet a second until the first feedback, then the initial rate
 //!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))`;
 //! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the rate update with `recv_limit =
@@ -77,6 +78,53 @@ pub struct TfrcConfig {
     pub feedback_rule: FeedbackRule,
     /// Section 5.5's history discounting (off; ns-2.35's `discount_` is on).
     pub history_discounting: bool,
+    /// The equation's `t_RTO` ([`RtoRule`]).
+    pub rto_rule: RtoRule,
+}
+
+/// The `t_RTO` of the throughput equation (`[flows.tfrc] rto_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRule {
+    /// RFC 5348 section 4.3: `t_RTO = 4 R`.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TFRC` (`tzero_`): TCP's retransmission timeout from
+    /// the same RTT samples, kept in 100 ms ticks (`tcp_tick_`) as
+    /// `srtt + 4 rttvar` with gains 1/8 and 1/4, no lower bound
+    /// (`minrto_ 0`); the sender hands it to the receiver for its first
+    /// loss interval.
+    Ns2,
+}
+
+/// ns-2.35's TCP-style timeout estimate in ticks ([`RtoRule::Ns2`]): the
+/// smoothed RTT scaled by 8 and its mean deviation scaled by 4.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct TickRto {
+    srtt8: i64,
+    rttvar4: i64,
+    rto_s: f64,
+}
+
+/// `tcp_tick_`: 100 ms.
+const RTO_TICK_S: f64 = 0.1;
+
+impl TickRto {
+    /// A new RTT sample of `sample_s` seconds.
+    fn sample(&mut self, sample_s: f64) {
+        let rtt = ((sample_s / RTO_TICK_S + 0.5) as i64).max(1);
+        if self.srtt8 != 0 {
+            let mut delta = rtt - (self.srtt8 >> 3);
+            self.srtt8 = (self.srtt8 + delta).max(1);
+            delta = delta.abs() - (self.rttvar4 >> 2);
+            self.rttvar4 = (self.rttvar4 + delta).max(1);
+        } else {
+            self.srtt8 = rtt << 3;
+            self.rttvar4 = rtt << 1;
+        }
+        // (srtt + 4 rttvar) in ticks, as (8 srtt + 32 rttvar) / 8.
+        self.rto_s = (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * RTO_TICK_S;
+    }
 }
 
 /// When the receiver reports, and what the sender does without reports
@@ -135,6 +183,7 @@ impl Default for TfrcConfig {
             increase_rule: IncreaseRule::Rfc,
             feedback_rule: FeedbackRule::Rfc,
             history_discounting: false,
+            rto_rule: RtoRule::Rfc,
         }
     }
 }
@@ -155,6 +204,8 @@ pub struct TfrcData {
     pub round: u32,
     /// The sender asks for a report at once ([`FeedbackRule::Ns2`]).
     pub urgent: bool,
+    /// The sender's `t_RTO` ([`RtoRule::Ns2`]; 0: the receiver takes 4 R).
+    pub t_rto: SimTime,
 }
 
 /// What a feedback packet carries (section 3.2.2).
@@ -184,24 +235,34 @@ pub const FEEDBACK_BYTES: u32 = 44;
 /// packets of `s` bytes, round-trip time `r_s` and loss event rate `p > 0`,
 /// with `b = 1` and `t_RTO = 4 R`.
 pub fn throughput_bps(s: f64, r_s: f64, p: f64) -> f64 {
-    let t_rto = 4.0 * r_s;
+    throughput_with_rto_bps(s, r_s, 4.0 * r_s, p)
+}
+
+/// The equation with a `t_RTO` of `t_rto_s` seconds.
+pub fn throughput_with_rto_bps(s: f64, r_s: f64, t_rto_s: f64, p: f64) -> f64 {
     s / (r_s * (2.0 * p / 3.0).sqrt()
-        + t_rto * (3.0 * (3.0 * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
+        + t_rto_s * (3.0 * (3.0 * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
 }
 
 /// The loss event rate at which [`throughput_bps`] gives `x_bps` (bisection;
 /// the equation falls as `p` grows). 1 when even `p = 1` allows more.
 pub fn loss_rate_for(s: f64, r_s: f64, x_bps: f64) -> f64 {
-    if throughput_bps(s, r_s, 1.0) >= x_bps {
+    loss_rate_with_rto_for(s, r_s, 4.0 * r_s, x_bps)
+}
+
+/// [`loss_rate_for`] with a `t_RTO` of `t_rto_s` seconds.
+pub fn loss_rate_with_rto_for(s: f64, r_s: f64, t_rto_s: f64, x_bps: f64) -> f64 {
+    let x = |p: f64| throughput_with_rto_bps(s, r_s, t_rto_s, p);
+    if x(1.0) >= x_bps {
         return 1.0;
     }
     let (mut lo, mut hi) = (1e-12_f64, 1.0_f64);
-    if throughput_bps(s, r_s, lo) <= x_bps {
+    if x(lo) <= x_bps {
         return lo;
     }
     for _ in 0..100 {
         let mid = (lo * hi).sqrt();
-        if throughput_bps(s, r_s, mid) > x_bps {
+        if x(mid) > x_bps {
             lo = mid;
         } else {
             hi = mid;
@@ -254,6 +315,8 @@ pub struct TfrcSender {
     round: u32,
     /// Packets ask for a report at once ([`FeedbackRule::Ns2`]).
     urgent: bool,
+    /// ns-2.35's timeout estimate ([`RtoRule::Ns2`]).
+    tick_rto: TickRto,
 }
 
 impl TfrcSender {
@@ -281,6 +344,7 @@ impl TfrcSender {
             seq: 0,
             round: 0,
             urgent: true,
+            tick_rto: TickRto::default(),
         }
     }
 
@@ -363,6 +427,10 @@ impl TfrcSender {
             bytes: self.cfg.packet_bytes,
             round: self.round,
             urgent: self.urgent,
+            t_rto: match (self.cfg.rto_rule, self.r) {
+                (RtoRule::Ns2, Some(_)) => ns(self.tick_rto.rto_s),
+                _ => 0,
+            },
         };
         self.seq += 1;
         self.sent_since_timer = true;
@@ -397,7 +465,7 @@ impl TfrcSender {
             let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
             match self.r {
                 Some(r) if self.p > 0.0 => {
-                    let x_calc = throughput_bps(s, r, self.p);
+                    let x_calc = self.x_calc(r);
                     self.x_recv = if x_calc > 2.0 * self.x_recv {
                         (self.x_recv / 2.0).max(s / (2.0 * self.t_mbi_s()))
                     } else {
@@ -411,6 +479,16 @@ impl TfrcSender {
         self.sent_since_timer = false;
         self.respace();
         self.nofeedback_at = now + self.nofeedback_interval();
+    }
+
+    /// `X_calc`: the equation at `R = r` and the last `p`, with the
+    /// [`RtoRule`]'s `t_RTO`.
+    fn x_calc(&self, r: f64) -> f64 {
+        let t_rto = match self.cfg.rto_rule {
+            RtoRule::Rfc => 4.0 * r,
+            RtoRule::Ns2 => self.tick_rto.rto_s,
+        };
+        throughput_with_rto_bps(self.s(), r, t_rto, self.p)
     }
 
     fn nofeedback_interval(&self) -> SimTime {
@@ -438,6 +516,9 @@ impl TfrcSender {
         };
         self.r = Some(r);
         self.r_sample = sample;
+        if self.cfg.rto_rule == RtoRule::Ns2 {
+            self.tick_rto.sample(sample);
+        }
         self.r_sqmean = Some(match self.r_sqmean {
             None => sample.sqrt(),
             Some(sq) => q * sq + (1.0 - q) * sample.sqrt(),
@@ -448,7 +529,7 @@ impl TfrcSender {
         let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
         let recv_limit = 2.0 * self.x_recv;
         if self.p > 0.0 {
-            let x_calc = throughput_bps(s, r, self.p);
+            let x_calc = self.x_calc(r);
             self.x = match self.cfg.increase_rule {
                 IncreaseRule::Rfc => x_calc.min(recv_limit),
                 IncreaseRule::Ns2 if was_slow_start => x_calc,
@@ -506,6 +587,9 @@ pub struct TfrcReceiver {
     recent: VecDeque<(SimTime, u32)>,
     /// The sender's RTT estimate, from the latest data packet.
     rtt: SimTime,
+    /// The sender's `t_RTO`, from the latest data packet that had one
+    /// ([`RtoRule::Ns2`]; 0: 4 R).
+    t_rto: SimTime,
     /// The latest data packet: its send time and arrival.
     last: Option<(SimTime, SimTime)>,
     bytes_since_feedback: u64,
@@ -540,6 +624,7 @@ impl TfrcReceiver {
             round: 0,
             recent: VecDeque::new(),
             rtt: 0,
+            t_rto: 0,
             last: None,
             bytes_since_feedback: 0,
             last_feedback_at: 0,
@@ -628,6 +713,9 @@ impl TfrcReceiver {
         self.bytes_since_feedback += d.bytes as u64;
         if d.rtt > 0 {
             self.rtt = d.rtt;
+        }
+        if d.t_rto > 0 {
+            self.t_rto = d.t_rto;
         }
         let first_ever = self.last.is_none();
         self.last = Some((d.sent_at, now));
@@ -760,7 +848,12 @@ impl TfrcReceiver {
             // No rate to invert: the packets before this loss.
             return seq.max(1);
         }
-        let p = loss_rate_for(self.cfg.packet_bytes as f64, r, x_recv);
+        let s = self.cfg.packet_bytes as f64;
+        let p = if self.t_rto > 0 {
+            loss_rate_with_rto_for(s, r, secs(self.t_rto), x_recv)
+        } else {
+            loss_rate_for(s, r, x_recv)
+        };
         (1.0 / p).round().max(1.0) as u64
     }
 

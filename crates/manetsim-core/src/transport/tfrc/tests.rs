@@ -13,6 +13,7 @@ fn data(seq: u64, sent_at: SimTime, rtt: SimTime) -> TfrcData {
         bytes: 1000,
         round: 0,
         urgent: false,
+        t_rto: 0,
     }
 }
 
@@ -562,5 +563,60 @@ fn history_discounting_lets_a_long_quiet_interval_outweigh_the_old_ones() {
         (long.loss_event_rate() - w1 / tot1).abs() < 1e-12,
         "{}",
         long.loss_event_rate()
+    );
+}
+
+#[test]
+fn ns2s_timeout_estimate_counts_100_ms_ticks() {
+    let mut t = TickRto::default();
+    // A first sample of 300 ms: 3 ticks, srtt 3 and rttvar 1.5, so
+    // srtt + 4 rttvar = 9 ticks.
+    t.sample(0.3);
+    assert!((t.rto_s - 0.9).abs() < 1e-12, "{}", t.rto_s);
+    // The same again: the deviation shrinks by a quarter of itself, to
+    // 1.25 ticks, which the scaled integers keep as 5 / 4: 8 ticks.
+    t.sample(0.3);
+    assert!((t.rto_s - 0.8).abs() < 1e-12, "{}", t.rto_s);
+    // Under half a tick counts as one.
+    let mut short = TickRto::default();
+    short.sample(0.04);
+    assert!((short.rto_s - 0.3).abs() < 1e-12, "{}", short.rto_s);
+}
+
+#[test]
+fn under_ns2s_rto_rule_the_equation_takes_the_tick_estimate_and_the_receiver_gets_it() {
+    let ms = NS_PER_MS;
+    let c = TfrcConfig {
+        rto_rule: RtoRule::Ns2,
+        ..cfg()
+    };
+    let mut s = TfrcSender::new(c.clone(), true);
+    assert_eq!(s.poll_transmit(0).unwrap().t_rto, 0, "no estimate yet");
+    s.on_feedback(300 * ms, &feedback(0, 0, 1e9, 0.01));
+    let x = throughput_with_rto_bps(1000.0, 0.3, 0.9, 0.01);
+    assert!(
+        (s.rate_bps() - x).abs() < 1e-6,
+        "{} against {x}",
+        s.rate_bps()
+    );
+    // RFC 5348's t_RTO, 4 R = 1.2 s, allows less.
+    assert!(throughput_bps(1000.0, 0.3, 0.01) < x);
+    assert_eq!(s.poll_transmit(NS_PER_S).unwrap().t_rto, 900 * ms);
+    // The receiver's first loss interval inverts the equation with it.
+    let mut r = TfrcReceiver::new(c);
+    for seq in (0..104).filter(|s| *s != 100) {
+        let sent = seq * 10 * ms;
+        let d = TfrcData {
+            t_rto: 900 * ms,
+            ..data(seq, sent, 50 * ms)
+        };
+        r.on_data(sent + 5 * ms, &d);
+    }
+    let first = r.intervals().next().unwrap();
+    let p = loss_rate_with_rto_for(1000.0, 0.05, 0.9, 103_000.0 / 1.035);
+    assert!(
+        (first as f64 - 1.0 / p).abs() <= 1.0,
+        "{first} against {}",
+        1.0 / p
     );
 }
