@@ -54,12 +54,18 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     sets = ("--set", "flows.0.transport=sctp", "--set", "routing.protocol=aodv")
     proc = cli("run", QUICKSTART, *sets, "--set", "duration_s=10", "--set", "flows.0.stop_s=10")
     assert proc.returncode == 0, proc.stderr
-    # Two 512-byte messages fit one packet: ns-2.35 bundles them, manetsim
-    # does not, so the export refuses and says what would do.
-    line = assert_clean_error(cli("export", "ns2", QUICKSTART, *sets, "-o", tmp_path / "x.tcl"))
-    assert "flows.0.packet_size_bytes" in line
+    # Two 512-byte messages fit one packet: ns-2.35 bundles them, as
+    # manetsim does unless told not to; then the export refuses and says
+    # what would do.
+    unbundled = ("--set", "flows.0.sctp.bundling=false")
+    line = assert_clean_error(
+        cli("export", "ns2", QUICKSTART, *sets, *unbundled, "-o", tmp_path / "x.tcl")
+    )
+    assert "flows.0.sctp.bundling" in line
     assert "at least 717 bytes" in line
     assert not (tmp_path / "x.tcl").exists()
+    proc = cli("export", "ns2", QUICKSTART, *sets, "-o", tmp_path / "x.tcl")
+    assert proc.returncode == 0, proc.stderr
     big = ("--set", "flows.0.packet_size_bytes=1000")
     proc = cli("export", "ns2", QUICKSTART, *sets, *big, "-o", tmp_path / "x.tcl")
     assert proc.returncode == 0, proc.stderr

@@ -886,14 +886,16 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
     if app not in ("cbr", "ftp", "onoff"):
         raise ExportError(f"{key}.app", f'"{app}" over SCTP is not exported')
     chunk = _SCTP_DATA_HEADER_BYTES + -(-size // 4) * 4
-    if _IP_HEADER_BYTES + _SCTP_COMMON_BYTES + 2 * chunk <= _SCTP_MTU_BYTES:
+    bundling = bool((flow.get("sctp") or {}).get("bundling", True))
+    if not bundling and _IP_HEADER_BYTES + _SCTP_COMMON_BYTES + 2 * chunk <= _SCTP_MTU_BYTES:
         # Measured with Debian's ns-2.35: CBR of 512-byte messages over
         # SCTP sent 194 of its 268 packets with two DATA chunks.
         raise ExportError(
-            f"{key}.packet_size_bytes",
-            f"ns-2.35's Agent/SCTP bundles two {size}-byte messages in one packet "
-            "when both wait, and manetsim sends one DATA chunk a packet: for a "
-            f"like-for-like run use messages of at least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
+            f"{key}.sctp.bundling",
+            f"ns-2.35's Agent/SCTP always bundles {size}-byte messages that wait "
+            "(two or more fit in one packet), and this flow sends one DATA chunk a "
+            "packet: remove the key for a like-for-like run, or use messages of at "
+            f"least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
         )
     max_burst = int((flow.get("sctp") or {}).get("max_burst", _NS2_SCTP_MAX_BURST))
     if max_burst != _NS2_SCTP_MAX_BURST:

@@ -246,15 +246,12 @@ mod tests {
     #[test]
     fn ns2_frame_sizes_give_sctp_packets_ns2s_sizes() {
         use crate::net::TransportHeader;
-        use crate::transport::sctp::{SctpChunk, SctpData, SctpSack};
+        use crate::transport::sctp::{SctpChunk, SctpSack};
         let ns2 = MacParams {
             frames: FrameSizes::Ns2,
             ..MacParams::default()
         };
-        let chunk = SctpChunk::Data(SctpData {
-            tsn: 0,
-            bytes: 1000,
-        });
+        let chunk = SctpChunk::data(0, 1000);
         let mut data = packet(
             20 + chunk.wire_len(),
             PacketKind::Data { flow: 0, seq: 0 },

@@ -845,6 +845,10 @@ pub struct SctpFlowConfig {
     /// [`crate::transport::sctp::MaxBurstRule`]).
     #[serde(default)]
     pub max_burst_rule: crate::transport::sctp::MaxBurstRule,
+    /// RFC 4960 §6.10: bundle DATA chunks that wait into one packet, up to
+    /// the MTU (on, as ns-2.35's `Agent/SCTP` does).
+    #[serde(default = "default_true")]
+    pub bundling: bool,
 }
 fn default_max_burst() -> u32 {
     4
@@ -854,6 +858,7 @@ impl Default for SctpFlowConfig {
         Self {
             max_burst: default_max_burst(),
             max_burst_rule: Default::default(),
+            bundling: true,
         }
     }
 }

@@ -2233,7 +2233,8 @@ impl World {
                 loss_pct: st.loss_pct(),
                 retransmissions: match (&self.tcp[i], &self.sctp[i]) {
                     (Some(t), _) => t.sender.metrics().retransmissions,
-                    (_, Some(a)) => a.sender.metrics().retransmissions,
+                    // DATA packets, as for TCP's segments.
+                    (_, Some(a)) => a.sender.metrics().retransmitted_packets,
                     _ => 0,
                 },
                 sent_bytes: st.sent_payload_bytes,

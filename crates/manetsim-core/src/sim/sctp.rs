@@ -10,9 +10,11 @@
 //!   sender while `cwnd` allows no more.
 //! - FTP over SCTP (`app = "ftp"`): always a message to send.
 //!
-//! Each packet carries one chunk: `IP 20 + SCTP` ([`SctpChunk::wire_len`]).
-//! DATA packets are `PacketKind::Data` numbered by TSN, so flow statistics
-//! count each chunk once; the others (handshake, SACK) are the flow's
+//! Each packet carries one control chunk or DATA chunks (several, bundled,
+//! when they wait and fit in the MTU): `IP 20 + SCTP`
+//! ([`SctpChunk::wire_len`]). DATA packets are `PacketKind::Data` numbered
+//! by their last TSN, so flow statistics count each packet once, as
+//! ns-2.35's trace does; the others (handshake, SACK) are the flow's
 //! control packets, `PacketKind::TcpAck`. A packet's `created_at` is when it
 //! was sent. At `stop_s` the sender stops (nothing more is sent, not even
 //! retransmissions); the receiver keeps acknowledging what still arrives.
@@ -45,6 +47,7 @@ impl SctpFlow {
             chunk_bytes: f.packet_size_bytes,
             max_burst: table.max_burst,
             max_burst_rule: table.max_burst_rule,
+            bundling: table.bundling,
             ..SctpConfig::default()
         };
         Self {
@@ -155,12 +158,14 @@ impl World {
     /// Wraps a chunk in a packet and hands it to `from`'s routing agent.
     fn send_sctp(&mut self, now: SimTime, f: u32, from: u32, to: u32, chunk: SctpChunk) {
         let (kind, payload) = match &chunk {
-            SctpChunk::Data(d) => (
+            // A bundle is numbered by its last TSN, as ns-2.35's trace
+            // names it.
+            SctpChunk::Data(chunks) => (
                 PacketKind::Data {
                     flow: f,
-                    seq: d.tsn,
+                    seq: chunks.last().map_or(0, |d| d.tsn),
                 },
-                d.bytes,
+                chunks.iter().map(|d| d.bytes).sum(),
             ),
             _ => (PacketKind::TcpAck { flow: f }, 0),
         };

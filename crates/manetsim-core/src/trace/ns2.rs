@@ -27,7 +27,8 @@
 //!   `tcpFriend` and `tcpFriendCtl` (TFRC's data and feedback, ns-2's
 //!   names), `sctp` (every SCTP packet, as in ns-2, with ns-2.35's tail
 //!   `[chunks type TSN stream SSN]`: `[1 D 5 0 4]` for the DATA chunk of
-//!   manetsim's TSN 4, as ns-2 numbers TSNs from 1; `[1 S 5 65535 65535]` a
+//!   manetsim's TSN 4, as ns-2 numbers TSNs from 1, and `[6 D 12 0 11]` for
+//!   a bundle of six whose last is TSN 11; `[1 S 5 65535 65535]` a
 //!   SACK acknowledging it; `[1 I -1 65535 65535]` a handshake chunk), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
 //! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
@@ -514,7 +515,12 @@ impl Ns2Trace {
         if let Some(chunk) = p.sctp() {
             // ns-2.35's shape: chunks, type, TSN (from 1), stream, SSN.
             let _ = match chunk {
-                SctpChunk::Data(d) => write!(line, " [1 D {} 0 {}]", d.tsn + 1, d.tsn),
+                // ns-2.35 names a bundle by its chunk count and its last
+                // chunk.
+                SctpChunk::Data(chunks) => {
+                    let last = chunks.last().map_or(0, |d| d.tsn);
+                    write!(line, " [{} D {} 0 {}]", chunks.len(), last + 1, last)
+                }
                 SctpChunk::Sack(s) => write!(line, " [1 S {} 65535 65535]", s.cum_next),
                 _ => write!(line, " [1 I -1 65535 65535]"),
             };

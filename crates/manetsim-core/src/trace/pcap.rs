@@ -328,17 +328,19 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
             out.extend_from_slice(&cookie);
         }
         SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
-        SctpChunk::Data(d) => {
-            // Unfragmented (B and E), ordered, stream 0.
-            out.extend_from_slice(&[0, 0x03]);
-            let len = (DATA_CHUNK_HEADER_BYTES + d.bytes).min(u16::MAX as u32) as u16;
-            out.extend_from_slice(&len.to_be_bytes());
-            out.extend_from_slice(&(d.tsn as u32).to_be_bytes());
-            out.extend_from_slice(&0u16.to_be_bytes());
-            out.extend_from_slice(&(d.tsn as u16).to_be_bytes());
-            out.extend_from_slice(&0u32.to_be_bytes()); // payload protocol
-            let padded = d.bytes.next_multiple_of(4) as usize;
-            out.resize(out.len() + padded, 0);
+        SctpChunk::Data(chunks) => {
+            for d in chunks {
+                // Unfragmented (B and E), ordered, stream 0.
+                out.extend_from_slice(&[0, 0x03]);
+                let len = (DATA_CHUNK_HEADER_BYTES + d.bytes).min(u16::MAX as u32) as u16;
+                out.extend_from_slice(&len.to_be_bytes());
+                out.extend_from_slice(&(d.tsn as u32).to_be_bytes());
+                out.extend_from_slice(&0u16.to_be_bytes());
+                out.extend_from_slice(&(d.tsn as u16).to_be_bytes());
+                out.extend_from_slice(&0u32.to_be_bytes()); // payload protocol
+                let padded = d.bytes.next_multiple_of(4) as usize;
+                out.resize(out.len() + padded, 0);
+            }
         }
         SctpChunk::Sack(s) => {
             out.extend_from_slice(&[3, 0]);

@@ -647,11 +647,11 @@ fn ns2_a_failed_tfrc_packet_breaks_no_link_where_a_failed_udp_packet_does() {
 #[test]
 fn ns2_a_failed_sctp_packet_breaks_the_link_as_a_tcp_packet_does() {
     use crate::net::TransportHeader;
-    use crate::transport::sctp::{SctpChunk, SctpData};
+    use crate::transport::sctp::SctpChunk;
     // ns-2.35's data packet types include PT_SCTP (unlike TFRC's).
     let mut n = ns2_source_with_route(AodvConfig::ns2(), ms(50));
     let mut sctp = data(0, 9, 3);
-    sctp.transport = TransportHeader::sctp(SctpChunk::Data(SctpData { tsn: 3, bytes: 512 }));
+    sctp.transport = TransportHeader::sctp(SctpChunk::data(3, 512));
     let out = n.run(|a, ctx| a.on_link_failure(ms(1000), 1, Some(sctp), ctx));
     assert!(
         out.contains(&RoutingAction::Reroute { next_hop: 1 }),

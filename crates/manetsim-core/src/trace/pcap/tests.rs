@@ -220,7 +220,7 @@ fn sctp_packet(chunk: SctpChunk, payload: u32) -> Vec<u8> {
 
 #[test]
 fn sctp_chunks_have_rfc_4960s_layouts() {
-    use crate::transport::sctp::{SctpData, SctpSack};
+    use crate::transport::sctp::SctpSack;
     let init = sctp_packet(SctpChunk::Init, 0);
     assert_eq!(&init[4..8], &[0; 4], "INIT carries verification tag 0");
     assert_eq!(&init[12..16], &[1, 0, 0, 20]);
@@ -236,10 +236,21 @@ fn sctp_chunks_have_rfc_4960s_layouts() {
         &sctp_packet(SctpChunk::CookieAck, 0)[12..16],
         &[11, 0, 0, 4]
     );
-    let data = sctp_packet(SctpChunk::Data(SctpData { tsn: 7, bytes: 101 }), 101);
+    let data = sctp_packet(SctpChunk::data(7, 101), 101);
     assert_eq!(&data[12..16], &[0, 3, 0, 117], "B and E, length unpadded");
     assert_eq!(&data[16..20], &7u32.to_be_bytes());
     assert_eq!(&data[22..24], &7u16.to_be_bytes(), "stream sequence number");
+    // A bundle: its chunks one after the other, each padded to 4 bytes.
+    let two = SctpChunk::Data(vec![
+        crate::transport::sctp::SctpData { tsn: 8, bytes: 101 },
+        crate::transport::sctp::SctpData { tsn: 9, bytes: 200 },
+    ]);
+    let bundle = sctp_packet(two, 301);
+    assert_eq!(bundle.len(), 12 + (16 + 104) + (16 + 200));
+    assert_eq!(&bundle[12..16], &[0, 3, 0, 117]);
+    assert_eq!(&bundle[16..20], &8u32.to_be_bytes());
+    assert_eq!(&bundle[132..136], &[0, 3, 0, 216], "the second chunk");
+    assert_eq!(&bundle[136..140], &9u32.to_be_bytes());
     let sack = sctp_packet(
         SctpChunk::Sack(SctpSack {
             cum_next: 3,

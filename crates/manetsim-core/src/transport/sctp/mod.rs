@@ -34,9 +34,14 @@
 //! - 8.1: the association fails after `Association.Max.Retrans` (10)
 //!   consecutive T3 expiries without new data acknowledged.
 //!
-//! Simplifications, each stated where it matters: one stream, ordered; one
-//! DATA chunk per packet (no bundling, so no fragmentation: a message fits
-//! in one chunk); one destination address (no multihoming, so no path
+//! - 6.10: bundling ([`SctpConfig::bundling`]): a packet carries as many
+//!   DATA chunks as fit in the MTU, each let out by the rules of 6.1 as a
+//!   packet of its own would be (`cwnd`, the peer's window), while
+//!   `Max.Burst` counts packets; a fast retransmission leaves alone.
+//!
+//! Simplifications, each stated where it matters: one stream, ordered; no
+//! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
+//! one destination address (no multihoming, so no path
 //! failover and no heartbeats, §8.3); no shutdown (the sender stops at the
 //! flow's end); TSNs count from 0.
 
@@ -104,6 +109,8 @@ pub struct SctpConfig {
     pub assoc_max_retrans: u32,
     /// `Max.Init.Retransmits` (8).
     pub max_init_retrans: u32,
+    /// §6.10: bundle DATA chunks that wait into one packet, up to the MTU.
+    pub bundling: bool,
 }
 
 impl Default for SctpConfig {
@@ -122,6 +129,7 @@ impl Default for SctpConfig {
             delayed_sack: true,
             assoc_max_retrans: 10,
             max_init_retrans: 8,
+            bundling: true,
         }
     }
 }
@@ -162,18 +170,30 @@ pub struct SctpSack {
     pub dups: Vec<u64>,
 }
 
-/// The one chunk an SCTP packet carries.
+/// What an SCTP packet carries: one control chunk, or DATA chunks (one, or
+/// several bundled, in TSN order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SctpChunk {
     Init,
     InitAck,
     CookieEcho,
     CookieAck,
-    Data(SctpData),
+    Data(Vec<SctpData>),
     Sack(SctpSack),
 }
 
+/// Bytes a DATA chunk takes in a packet: its header and its user data
+/// padded to 4 bytes.
+pub fn data_chunk_len(bytes: u32) -> u32 {
+    DATA_CHUNK_HEADER_BYTES + bytes.next_multiple_of(4)
+}
+
 impl SctpChunk {
+    /// A packet with one DATA chunk.
+    pub fn data(tsn: u64, bytes: u32) -> Self {
+        Self::Data(vec![SctpData { tsn, bytes }])
+    }
+
     /// Bytes of the SCTP packet carrying this chunk (common header, chunk,
     /// user data padded to 4 bytes), without IP's.
     pub fn wire_len(&self) -> u32 {
@@ -183,7 +203,7 @@ impl SctpChunk {
                 Self::InitAck => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
                 Self::CookieEcho => 4 + COOKIE_BYTES,
                 Self::CookieAck => 4,
-                Self::Data(d) => DATA_CHUNK_HEADER_BYTES + d.bytes.next_multiple_of(4),
+                Self::Data(chunks) => chunks.iter().map(|d| data_chunk_len(d.bytes)).sum(),
                 Self::Sack(s) => SACK_CHUNK_BYTES + 4 * (s.gaps.len() + s.dups.len()) as u32,
             }
     }
@@ -231,6 +251,10 @@ pub struct SctpMetrics {
     pub rto: SimTime,
     /// DATA chunks sent again (by T3 expiry or fast retransmit).
     pub retransmissions: u64,
+    /// DATA packets whose last chunk was sent before: how ns-2.35's trace
+    /// shows retransmissions, a bundle being named by its last chunk (the
+    /// same as `retransmissions` without bundling).
+    pub retransmitted_packets: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub state: SctpState,
@@ -276,6 +300,7 @@ pub struct SctpSender {
     /// the limit applies until a sending opportunity reaches it.
     apply_max_burst: bool,
     retransmissions: u64,
+    retransmitted_packets: u64,
     timeouts: u64,
     fast_retransmits: u64,
 }
@@ -312,6 +337,7 @@ impl SctpSender {
             burst_left: cfg.max_burst,
             apply_max_burst: false,
             retransmissions: 0,
+            retransmitted_packets: 0,
             timeouts: 0,
             fast_retransmits: 0,
             cfg,
@@ -351,6 +377,7 @@ impl SctpSender {
             srtt: self.srtt,
             rto: self.rto,
             retransmissions: self.retransmissions,
+            retransmitted_packets: self.retransmitted_packets,
             timeouts: self.timeouts,
             fast_retransmits: self.fast_retransmits,
             state: self.state,
@@ -574,39 +601,72 @@ impl SctpSender {
         if self.state != SctpState::Established {
             return None;
         }
-        let first_marked = self.out.iter().position(|c| c.marked);
-        if self.fast_rtx_due && first_marked.is_some() && self.burst_spent() {
-            return None;
+        let (first, fast) = self.next_chunk(now, None)?;
+        // The packet counts once against Max.Burst, however many chunks
+        // it carries.
+        self.burst_left -= 1;
+        let mut chunks = vec![first];
+        if self.cfg.bundling && !fast {
+            let mut room = self
+                .cfg
+                .mtu_bytes
+                .saturating_sub(20 + COMMON_HEADER_BYTES + data_chunk_len(first.bytes));
+            while let Some((d, _)) = self.next_chunk(now, Some(room)) {
+                room -= data_chunk_len(d.bytes);
+                chunks.push(d);
+            }
         }
-        if self.fast_rtx_due {
-            self.fast_rtx_due = false;
-            if let Some(i) = first_marked {
-                self.out[i].fast_retransmitted = true;
-                self.out[i].misses = 0;
-                let tsn = self.cum_next + i as u64;
-                // §6.3.2 R4-like: retransmitting the earliest outstanding
-                // chunk restarts T3.
-                if i == 0 {
-                    self.t3 = Some(now + self.rto);
+        let last = chunks.last().map_or(0, |d| d.tsn);
+        if self.out[(last - self.cum_next) as usize].transmissions > 1 {
+            self.retransmitted_packets += 1;
+        }
+        Some(SctpChunk::Data(chunks))
+    }
+
+    /// The next DATA chunk to send, and whether it is a fast
+    /// retransmission: the packet's first (`room` None, within
+    /// `Max.Burst`), or one more for a packet with `room` bytes left.
+    fn next_chunk(&mut self, now: SimTime, room: Option<u32>) -> Option<(SctpData, bool)> {
+        let fits = |bytes: u32| room.is_none_or(|r| data_chunk_len(bytes) <= r);
+        let first_marked = self.out.iter().position(|c| c.marked);
+        if room.is_none() {
+            if self.fast_rtx_due && first_marked.is_some() && self.burst_spent() {
+                return None;
+            }
+            if self.fast_rtx_due {
+                self.fast_rtx_due = false;
+                if let Some(i) = first_marked {
+                    self.out[i].fast_retransmitted = true;
+                    self.out[i].misses = 0;
+                    let tsn = self.cum_next + i as u64;
+                    // §6.3.2 R4-like: retransmitting the earliest
+                    // outstanding chunk restarts T3.
+                    if i == 0 {
+                        self.t3 = Some(now + self.rto);
+                    }
+                    return Some((self.transmit(now, i, tsn), true));
                 }
-                return Some(self.transmit(now, i, tsn));
             }
         }
         if self.flight >= self.cwnd {
             return None;
         }
         if let Some(i) = first_marked {
-            if self.burst_spent() {
+            if (room.is_none() && self.burst_spent()) || !fits(self.out[i].bytes) {
                 return None;
             }
             let tsn = self.cum_next + i as u64;
-            return Some(self.transmit(now, i, tsn));
+            return Some((self.transmit(now, i, tsn), false));
         }
         let has_data = self.bulk || self.waiting > 0;
         let bytes = self.cfg.chunk_bytes;
         // §6.1 A: nothing new into a closed window, except one chunk when
         // nothing is in flight.
-        if !has_data || (self.peer_rwnd < bytes && self.flight > 0) || self.burst_spent() {
+        if !has_data
+            || (self.peer_rwnd < bytes && self.flight > 0)
+            || (room.is_none() && self.burst_spent())
+            || !fits(bytes)
+        {
             return None;
         }
         if !self.bulk {
@@ -625,10 +685,10 @@ impl SctpSender {
             fast_retransmitted: false,
         });
         let i = (tsn - self.cum_next) as usize;
-        Some(self.transmit(now, i, tsn))
+        Some((self.transmit(now, i, tsn), false))
     }
 
-    fn transmit(&mut self, now: SimTime, i: usize, tsn: u64) -> SctpChunk {
+    fn transmit(&mut self, now: SimTime, i: usize, tsn: u64) -> SctpData {
         let c = &mut self.out[i];
         c.marked = false;
         c.in_flight = true;
@@ -637,7 +697,6 @@ impl SctpSender {
         let (bytes, again) = (c.bytes, c.transmissions > 1);
         self.flight += bytes;
         self.peer_rwnd = self.peer_rwnd.saturating_sub(bytes);
-        self.burst_left -= 1;
         if again {
             self.retransmissions += 1;
             if self.probe.is_some_and(|(t, _)| t == tsn) {
@@ -650,7 +709,7 @@ impl SctpSender {
         if self.t3.is_none() {
             self.t3 = Some(now + self.rto);
         }
-        SctpChunk::Data(SctpData { tsn, bytes })
+        SctpData { tsn, bytes }
     }
 
     /// The earliest timer deadline (T1 or T3-rtx).
@@ -760,24 +819,33 @@ impl SctpReceiver {
         match chunk {
             SctpChunk::Init => self.control.push_back(SctpChunk::InitAck),
             SctpChunk::CookieEcho => self.control.push_back(SctpChunk::CookieAck),
-            SctpChunk::Data(d) => self.on_data(now, d),
+            SctpChunk::Data(chunks) => self.on_data(now, chunks),
             _ => {}
         }
     }
 
-    fn on_data(&mut self, now: SimTime, d: &SctpData) {
-        if d.tsn < self.cum_next || self.held.contains_key(&d.tsn) {
-            // §6.2: a duplicate is acknowledged at once.
-            self.dups.push(d.tsn);
-            self.sack_now = true;
+    /// A packet of DATA chunks arrived.
+    fn on_data(&mut self, now: SimTime, chunks: &[SctpData]) {
+        let had_gaps = !self.held.is_empty();
+        let mut new = false;
+        for d in chunks {
+            if d.tsn < self.cum_next || self.held.contains_key(&d.tsn) {
+                // §6.2: a duplicate is acknowledged at once.
+                self.dups.push(d.tsn);
+                self.sack_now = true;
+                continue;
+            }
+            new = true;
+            self.held.insert(d.tsn, d.bytes);
+            while let Some(bytes) = self.held.remove(&self.cum_next) {
+                self.delivered += bytes as u64;
+                self.cum_next += 1;
+            }
+        }
+        if !new {
             return;
         }
-        let had_gaps = !self.held.is_empty();
-        self.held.insert(d.tsn, d.bytes);
-        while let Some(bytes) = self.held.remove(&self.cum_next) {
-            self.delivered += bytes as u64;
-            self.cum_next += 1;
-        }
+        // §6.2: a SACK for every second packet, whatever it carries.
         self.unacked += 1;
         if had_gaps || !self.held.is_empty() || !self.cfg.delayed_sack || self.unacked >= 2 {
             self.sack_now = true;

@@ -22,7 +22,7 @@ fn drain(s: &mut SctpSender, now: SimTime) -> Vec<u64> {
     let mut tsns = Vec::new();
     while let Some(c) = s.poll_transmit(now) {
         match c {
-            SctpChunk::Data(d) => tsns.push(d.tsn),
+            SctpChunk::Data(chunks) => tsns.extend(chunks.iter().map(|d| d.tsn)),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -53,13 +53,10 @@ fn sack(cum_next: u64, gaps: &[(u64, u64)]) -> SctpChunk {
 
 #[test]
 fn sizes_follow_the_chunk_layouts() {
-    let data = SctpChunk::Data(SctpData {
-        tsn: 0,
-        bytes: 1000,
-    });
+    let data = SctpChunk::data(0, 1000);
     assert_eq!(data.wire_len(), 12 + 16 + 1000);
     // User data is padded to a multiple of 4.
-    let odd = SctpChunk::Data(SctpData { tsn: 0, bytes: 101 });
+    let odd = SctpChunk::data(0, 101);
     assert_eq!(odd.wire_len(), 12 + 16 + 104);
     let s = SctpChunk::Sack(SctpSack {
         cum_next: 3,
@@ -291,13 +288,7 @@ fn three_miss_indications_fast_retransmit_once_and_halve_cwnd_once() {
     assert_eq!(m.cwnd_bytes, m.ssthresh_bytes);
     // The first packet leaves regardless of cwnd: TSN 0 again.
     let first = s.poll_transmit(12 * MS);
-    assert_eq!(
-        first,
-        Some(SctpChunk::Data(SctpData {
-            tsn: 0,
-            bytes: 1000
-        }))
-    );
+    assert_eq!(first, Some(SctpChunk::data(0, 1000)));
     assert_eq!(s.metrics().retransmissions, 1);
     // More miss reports for TSN 0 do not retransmit it again, nor cut cwnd.
     fill(&mut s, 12 * MS);
@@ -422,7 +413,7 @@ fn the_receiver_answers_the_handshake_and_delays_sacks() {
     assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck));
     r.on_chunk(MS, &SctpChunk::CookieEcho);
     assert_eq!(r.poll_transmit(MS), Some(SctpChunk::CookieAck));
-    let d = |tsn| SctpChunk::Data(SctpData { tsn, bytes: 1000 });
+    let d = |tsn| SctpChunk::data(tsn, 1000);
     // One packet: the SACK waits up to 200 ms.
     r.on_chunk(10 * MS, &d(0));
     assert_eq!(r.poll_transmit(10 * MS), None);
@@ -441,7 +432,7 @@ fn the_receiver_answers_the_handshake_and_delays_sacks() {
 #[test]
 fn the_receiver_reports_gaps_and_duplicates_at_once() {
     let mut r = SctpReceiver::new(cfg());
-    let d = |tsn| SctpChunk::Data(SctpData { tsn, bytes: 1000 });
+    let d = |tsn| SctpChunk::data(tsn, 1000);
     r.on_chunk(0, &d(0));
     r.on_chunk(0, &d(2));
     r.on_chunk(0, &d(3));
@@ -534,4 +525,108 @@ fn every_byte_arrives_in_order_over_a_lossy_link() {
     // Losses both ways, including retransmissions and SACKs.
     let m = run_lossy_link(|n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
     assert!(m.retransmissions > 100, "{m:?}");
+}
+
+/// A sender of `bytes`-byte messages past its handshake.
+fn established_with(c: SctpConfig, now: SimTime) -> SctpSender {
+    let mut s = SctpSender::new(c, false);
+    s.start(now);
+    s.poll_transmit(now);
+    s.on_chunk(now, &SctpChunk::InitAck);
+    s.poll_transmit(now);
+    s.on_chunk(now, &SctpChunk::CookieAck);
+    s
+}
+
+/// The packets a sender sends now: each one's TSNs.
+fn packets(s: &mut SctpSender, now: SimTime) -> Vec<Vec<u64>> {
+    let mut out = Vec::new();
+    while let Some(c) = s.poll_transmit(now) {
+        match c {
+            SctpChunk::Data(chunks) => out.push(chunks.iter().map(|d| d.tsn).collect()),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn waiting_messages_are_bundled_up_to_the_mtu() {
+    let c = SctpConfig {
+        chunk_bytes: 200,
+        ..cfg()
+    };
+    let mut s = established_with(c.clone(), 0);
+    // 15 messages of 200 bytes wait: 6 chunks of 216 bytes fit in 1,468
+    // (1,500 less IP's 20 and the common header's 12), so 6, 6 and 3, as
+    // ns-2.35 sent them (its trace: 1,328-byte packets of 6 chunks).
+    s.write(15);
+    let sent = packets(&mut s, 0);
+    assert_eq!(
+        sent,
+        vec![
+            (0..6).collect::<Vec<_>>(),
+            (6..12).collect(),
+            (12..15).collect()
+        ]
+    );
+    let six = SctpChunk::Data((0..6).map(|tsn| SctpData { tsn, bytes: 200 }).collect());
+    assert_eq!(20 + six.wire_len(), 1328);
+    // Without bundling, one chunk a packet; Max.Burst (4) then stops the
+    // sending opportunity after 4 packets.
+    let mut one = established_with(
+        SctpConfig {
+            bundling: false,
+            ..c
+        },
+        0,
+    );
+    one.write(15);
+    assert_eq!(packets(&mut one, 0).len(), 4);
+}
+
+#[test]
+fn a_bundle_stops_at_cwnd_and_the_burst_counts_packets() {
+    // 700-byte messages: two fit in a packet (2 × 716 + 32 = 1,464). cwnd
+    // starts at 4,380 bytes: the chunk that reaches it is the last.
+    let c = SctpConfig {
+        chunk_bytes: 700,
+        ..cfg()
+    };
+    let mut s = established_with(c, 0);
+    s.write(20);
+    let sent = packets(&mut s, 0);
+    // 7 chunks (4,900 bytes: the seventh leaves while 4,200 < 4,380), in
+    // 4 packets, within Max.Burst.
+    assert_eq!(sent, vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6]]);
+}
+
+#[test]
+fn a_receiver_takes_every_chunk_of_a_bundle_and_counts_the_packet_once() {
+    let mut r = SctpReceiver::new(cfg());
+    let bundle = |tsns: std::ops::Range<u64>| {
+        SctpChunk::Data(tsns.map(|tsn| SctpData { tsn, bytes: 200 }).collect())
+    };
+    r.on_chunk(0, &bundle(0..6));
+    assert_eq!(r.take_delivered(), 1200);
+    // One packet: the SACK waits (delayed, every second packet).
+    assert_eq!(r.poll_transmit(0), None);
+    assert_eq!(r.poll_timeout(), Some(200 * MS));
+    r.on_chunk(MS, &bundle(6..12));
+    match r.poll_transmit(MS) {
+        Some(SctpChunk::Sack(s)) => assert_eq!((s.cum_next, s.gaps.len()), (12, 0)),
+        other => panic!("{other:?}"),
+    }
+    // A bundle with a gap before it and one chunk seen already: the new
+    // ones are held, the old one reported as a duplicate, at once.
+    r.on_chunk(2 * MS, &bundle(11..13));
+    r.on_chunk(2 * MS, &bundle(14..16));
+    match r.poll_transmit(2 * MS) {
+        Some(SctpChunk::Sack(s)) => {
+            assert_eq!(s.cum_next, 13);
+            assert_eq!(s.gaps, vec![(14, 15)]);
+            assert_eq!(s.dups, vec![11]);
+        }
+        other => panic!("{other:?}"),
+    }
 }
