@@ -118,6 +118,15 @@ def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
         r.timeseries("sctp").query("flight_bytes > 0")["flight_bytes"].iloc[0] for r in (rfc, fast)
     ]
     assert first == [4000, 5000]
+    # ns-2.35 counts each chunk with its 16-byte header: the same five
+    # chunks weigh 5,080 bytes, and --like-ns2 says so.
+    assert like["flows.0.sctp.byte_rule"] == "ns2"
+    assert [n for n in ns2.known_differences(scenario) if "byte_rule" in n]
+    assert not [n for n in ns2.known_differences(scenario, like) if "byte_rule" in n]
+    ns2_bytes = {**over, "flows.0.sctp.max_burst_rule": "ns2", "flows.0.sctp.byte_rule": "ns2"}
+    counted = manetsim.run(scenario, overrides=ns2_bytes)
+    flight = counted.timeseries("sctp").query("flight_bytes > 0")["flight_bytes"].iloc[0]
+    assert flight == 5 * 1016
 
 
 @pytest.mark.parametrize(

@@ -324,6 +324,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     for i, flow in enumerate(c.get("flows", [])):
         if flow.get("transport") == "sctp":
             out[f"flows.{i}.sctp.max_burst_rule"] = "ns2"
+            out[f"flows.{i}.sctp.byte_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -475,6 +476,14 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "otherwise filling its window at once; "
                 f"--set flows.{i}.sctp.max_burst_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
+            )
+        if flow.get("transport") == "sctp" and sctp.get("byte_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.byte_rule is "{sctp.get("byte_rule", "rfc")}": manetsim '
+                "counts a DATA chunk's user data in the flight size and cwnd (RFC 4960), "
+                "ns-2.35's agent the chunk with its 16-byte header, and grows cwnd by at "
+                f"most 1,468 bytes; --set flows.{i}.sctp.byte_rule=ns2 compares like "
+                'with like (docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")
     if energy and float(energy.get("idle_w", 0.0)):

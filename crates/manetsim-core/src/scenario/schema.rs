@@ -849,6 +849,11 @@ pub struct SctpFlowConfig {
     /// the MTU (on, as ns-2.35's `Agent/SCTP` does).
     #[serde(default = "default_true")]
     pub bundling: bool,
+    /// What a DATA chunk counts in the flight size and `cwnd`: `rfc` (its
+    /// user data) or `ns2` (with its 16-byte header, see
+    /// [`crate::transport::sctp::ByteRule`]).
+    #[serde(default)]
+    pub byte_rule: crate::transport::sctp::ByteRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -859,6 +864,7 @@ impl Default for SctpFlowConfig {
             max_burst: default_max_burst(),
             max_burst_rule: Default::default(),
             bundling: true,
+            byte_rule: Default::default(),
         }
     }
 }

@@ -48,6 +48,7 @@ impl SctpFlow {
             max_burst: table.max_burst,
             max_burst_rule: table.max_burst_rule,
             bundling: table.bundling,
+            byte_rule: table.byte_rule,
             ..SctpConfig::default()
         };
         Self {

@@ -111,6 +111,22 @@ pub struct SctpConfig {
     pub max_init_retrans: u32,
     /// §6.10: bundle DATA chunks that wait into one packet, up to the MTU.
     pub bundling: bool,
+    /// What a DATA chunk counts in the flight size ([`ByteRule`]).
+    pub byte_rule: ByteRule,
+}
+
+/// What a DATA chunk counts in the flight size, the peer's window and
+/// `cwnd` growth (`[flows.sctp] byte_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ByteRule {
+    /// RFC 4960 §6.1: its user data; `cwnd` grows by at most one MTU.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP`: its user data and its 16-byte header; `cwnd`
+    /// grows by at most the MTU less the IP and common headers (1,468
+    /// bytes), as its `cwnd_` trace shows.
+    Ns2,
 }
 
 impl Default for SctpConfig {
@@ -130,6 +146,7 @@ impl Default for SctpConfig {
             assoc_max_retrans: 10,
             max_init_retrans: 8,
             bundling: true,
+            byte_rule: ByteRule::Rfc,
         }
     }
 }
@@ -139,6 +156,14 @@ impl SctpConfig {
     /// bytes for an MTU of 1500 (IP 20, common header 12, chunk header 16).
     pub fn max_chunk_bytes(mtu_bytes: u32) -> u32 {
         mtu_bytes.saturating_sub(20 + COMMON_HEADER_BYTES + DATA_CHUNK_HEADER_BYTES) & !3
+    }
+
+    /// What a DATA chunk of `bytes` user data counts ([`ByteRule`]).
+    pub fn weight(&self, bytes: u32) -> u32 {
+        match self.byte_rule {
+            ByteRule::Rfc => bytes,
+            ByteRule::Ns2 => bytes + DATA_CHUNK_HEADER_BYTES,
+        }
     }
 
     /// §7.2.1: `min(4 MTU, max(2 MTU, 4380))`.
@@ -229,6 +254,9 @@ pub enum SctpState {
 #[derive(Debug, Clone)]
 struct Outstanding {
     bytes: u32,
+    /// What it counts in the flight size, the peer's window and `cwnd`
+    /// growth ([`ByteRule`]).
+    weight: u32,
     sent_at: SimTime,
     transmissions: u32,
     /// Acknowledged by a gap-ack block.
@@ -417,12 +445,12 @@ impl SctpSender {
             let tsn = self.cum_next;
             self.cum_next += 1;
             if !c.gap_acked {
-                newly_acked += c.bytes;
+                newly_acked += c.weight;
                 htna = Some(tsn);
                 self.measure(now, tsn, &c);
             }
             if c.in_flight {
-                self.flight -= c.bytes;
+                self.flight -= c.weight;
             }
             if c.transmissions > 1 || c.marked || c.fast_retransmitted {
                 self.apply_max_burst = true;
@@ -449,9 +477,9 @@ impl SctpSender {
                 c.marked = false;
                 if c.in_flight {
                     c.in_flight = false;
-                    self.flight -= c.bytes;
+                    self.flight -= c.weight;
                 }
-                newly_acked += c.bytes;
+                newly_acked += c.weight;
                 htna = Some(tsn);
                 let c = c.clone();
                 self.measure(now, tsn, &c);
@@ -471,7 +499,12 @@ impl SctpSender {
         }
         if advanced && !in_recovery {
             let fully_used = flight_before >= self.cwnd;
-            let mtu = self.cfg.mtu_bytes;
+            let mtu = match self.cfg.byte_rule {
+                ByteRule::Rfc => self.cfg.mtu_bytes,
+                // ns-2.35 grows cwnd by at most its MTU less the IP and
+                // common headers.
+                ByteRule::Ns2 => self.cfg.mtu_bytes - 20 - COMMON_HEADER_BYTES,
+            };
             if self.cwnd <= self.ssthresh {
                 if fully_used {
                     self.cwnd += newly_acked.min(mtu);
@@ -527,7 +560,7 @@ impl SctpSender {
                 c.marked = true;
                 if c.in_flight {
                     c.in_flight = false;
-                    self.flight -= c.bytes;
+                    self.flight -= c.weight;
                 }
                 marked_any = true;
             }
@@ -660,10 +693,11 @@ impl SctpSender {
         }
         let has_data = self.bulk || self.waiting > 0;
         let bytes = self.cfg.chunk_bytes;
+        let weight = self.cfg.weight(bytes);
         // §6.1 A: nothing new into a closed window, except one chunk when
         // nothing is in flight.
         if !has_data
-            || (self.peer_rwnd < bytes && self.flight > 0)
+            || (self.peer_rwnd < weight && self.flight > 0)
             || (room.is_none() && self.burst_spent())
             || !fits(bytes)
         {
@@ -676,6 +710,7 @@ impl SctpSender {
         self.next_tsn += 1;
         self.out.push_back(Outstanding {
             bytes,
+            weight,
             sent_at: now,
             transmissions: 0,
             gap_acked: false,
@@ -694,9 +729,9 @@ impl SctpSender {
         c.in_flight = true;
         c.sent_at = now;
         c.transmissions += 1;
-        let (bytes, again) = (c.bytes, c.transmissions > 1);
-        self.flight += bytes;
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(bytes);
+        let (bytes, weight, again) = (c.bytes, c.weight, c.transmissions > 1);
+        self.flight += weight;
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(weight);
         if again {
             self.retransmissions += 1;
             if self.probe.is_some_and(|(t, _)| t == tsn) {
@@ -762,7 +797,7 @@ impl SctpSender {
             c.marked = true;
             if c.in_flight {
                 c.in_flight = false;
-                self.flight -= c.bytes;
+                self.flight -= c.weight;
             }
         }
         self.recovery_exit = None;

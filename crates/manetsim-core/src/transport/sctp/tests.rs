@@ -630,3 +630,24 @@ fn a_receiver_takes_every_chunk_of_a_bundle_and_counts_the_packet_once() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn under_ns2s_byte_rule_a_chunk_weighs_its_header_too_and_cwnd_grows_by_1468() {
+    let c = SctpConfig {
+        chunk_bytes: 200,
+        byte_rule: ByteRule::Ns2,
+        ..cfg()
+    };
+    let mut s = established_with(c, 0);
+    s.write(40);
+    // 4,380 bytes of cwnd hold 21 chunks of 216 (the 21st leaves at 4,320).
+    let sent: usize = packets(&mut s, 0).iter().map(Vec::len).sum();
+    assert_eq!(sent, 21);
+    assert_eq!(s.metrics().flight_bytes, 21 * 216);
+    // A SACK of the first 12 (2,592 bytes counted) while cwnd was full:
+    // cwnd grows by at most 1,468, ns-2.35's MTU less IP and common
+    // headers, where RFC 4960's rule would allow 1,500.
+    s.on_chunk(100 * MS, &sack(12, &[]));
+    assert_eq!(s.metrics().cwnd_bytes, 4380 + 1468);
+    assert_eq!(s.metrics().flight_bytes, 9 * 216);
+}
