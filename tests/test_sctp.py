@@ -129,6 +129,59 @@ def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
     assert flight == 5 * 1016
 
 
+def test_ns2s_send_rule_stalls_a_slow_application_as_ns2_does_and_says_so():
+    from manetsim import ns2
+
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000, rate_bps=10_000)
+    scenario["routing"]["protocol"] = "aodv"
+    like = ns2.like_ns2_overrides(scenario)
+    assert like["flows.0.sctp.send_rule"] == "ns2"
+    notes = [n for n in ns2.known_differences(scenario) if "send_rule" in n]
+    assert len(notes) == 1
+    assert "--set flows.0.sctp.send_rule=ns2" in notes[0]
+    assert not [n for n in ns2.known_differences(scenario, like) if "send_rule" in n]
+    over = {"duration_s": 60, "flows.0.stop_s": 60}
+    # 1.25 messages a second over five hops: RFC 4960's sender sends each
+    # as it comes; ns-2.35's waits for a SACK, and none comes once the
+    # first message is acknowledged (ns-2.35 sent 1 packet in 100 s here).
+    rfc = manetsim.run(scenario, overrides=over).flows.iloc[0]
+    assert rfc["received"] >= 70
+    ns2_like = manetsim.run(scenario, overrides={**over, "flows.0.sctp.send_rule": "ns2"})
+    flow = ns2_like.flows.iloc[0]
+    assert (flow["sent"], flow["received"]) == (1, 1)
+
+
+def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
+    # 200-byte messages at 400 kbit/s over three hops: RFC 4960's sender
+    # lets a message out alone whenever cwnd has room, ns-2.35's bundles
+    # what waits at each SACK.
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["nodes"] = {"count": 4, "placement": "chain", "spacing_m": 200.0}
+    scenario["flows"] = [
+        {
+            "src": 0,
+            "dst": 3,
+            "transport": "sctp",
+            "app": "cbr",
+            "start_s": 1.0,
+            "packet_size_bytes": 200,
+            "rate_bps": 400_000,
+        }
+    ]
+    scenario["routing"]["protocol"] = "aodv"
+    over = {"duration_s": 30}
+    per_packet = []
+    for rule in ("rfc", "ns2"):
+        flow = manetsim.run(scenario, overrides={**over, "flows.0.sctp.send_rule": rule})
+        f = flow.flows.iloc[0]
+        per_packet.append(f["sent_bytes"] / f["sent"] / 200)
+        # The chain carries about 60 % of the offered 1.45 MB in order.
+        assert f["delivered_in_order_bytes"] >= 0.45 * 29 * 400_000 / 8
+    # Measured: 4.8 against 6.0 messages a packet (six fill one).
+    assert per_packet[1] > 5.5 > per_packet[0], per_packet
+
+
 @pytest.mark.parametrize(
     ("sets", "message"),
     [
@@ -137,6 +190,7 @@ def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
         (("flows.0.sctp.max_burst=4",), 'only used with transport = "sctp"'),
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst=0"), "flows[0].sctp.max_burst"),
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst_rule=x"), "`rfc` or `ns2`"),
+        (("flows.0.transport=sctp", "flows.0.sctp.send_rule=later"), "`rfc` or `ns2`"),
     ],
 )
 def test_what_sctp_cannot_do_is_refused_clearly(sets: tuple[str, ...], message: str):

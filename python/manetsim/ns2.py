@@ -301,8 +301,9 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     layer) and :func:`tcp_overrides` (loss response, limited transmit), a
     TCP flow with the handshake goes without it, as ns-2.35's one-way
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
-    SCTP flow applies ``Max.Burst`` as ns-2.35's agent does
-    (``max_burst_rule = "ns2"``), and a TFRC flow spaces its packets as
+    SCTP flow applies ``Max.Burst``, counts its bytes and times its sends
+    as ns-2.35's agent does (``max_burst_rule``, ``byte_rule`` and
+    ``send_rule = "ns2"``), and a TFRC flow spaces its packets as
     ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
     filters of 0.95). With them
     :func:`known_differences` has nothing to say but about an energy
@@ -325,6 +326,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
         if flow.get("transport") == "sctp":
             out[f"flows.{i}.sctp.max_burst_rule"] = "ns2"
             out[f"flows.{i}.sctp.byte_rule"] = "ns2"
+            out[f"flows.{i}.sctp.send_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -484,6 +486,17 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "ns-2.35's agent the chunk with its 16-byte header, and grows cwnd by at "
                 f"most 1,468 bytes; --set flows.{i}.sctp.byte_rule=ns2 compares like "
                 'with like (docs/scenario.md, "SCTP")'
+            )
+        if flow.get("transport") == "sctp" and sctp.get("send_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.send_rule is "{sctp.get("send_rule", "rfc")}": manetsim '
+                "sends whenever cwnd allows, the application's message included "
+                "(RFC 4960); ns-2.35's agent sends new data only while it handles a "
+                "SACK, checks cwnd once per packet, keeps chunks marked for "
+                "retransmission outstanding and resends them bundled, and stalls "
+                "after its first message when the application is slower than the "
+                f"round trip; --set flows.{i}.sctp.send_rule=ns2 compares like with "
+                'like (docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")
     if energy and float(energy.get("idle_w", 0.0)):

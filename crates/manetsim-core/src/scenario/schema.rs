@@ -854,6 +854,11 @@ pub struct SctpFlowConfig {
     /// [`crate::transport::sctp::ByteRule`]).
     #[serde(default)]
     pub byte_rule: crate::transport::sctp::ByteRule,
+    /// When chunks leave: `rfc` (whenever `cwnd` allows, RFC 4960 §6.1)
+    /// or `ns2` (ns-2.35's: new data only while a SACK is handled, see
+    /// [`crate::transport::sctp::SendRule`]).
+    #[serde(default)]
+    pub send_rule: crate::transport::sctp::SendRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -865,6 +870,7 @@ impl Default for SctpFlowConfig {
             max_burst_rule: Default::default(),
             bundling: true,
             byte_rule: Default::default(),
+            send_rule: Default::default(),
         }
     }
 }

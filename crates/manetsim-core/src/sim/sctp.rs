@@ -49,6 +49,7 @@ impl SctpFlow {
             max_burst_rule: table.max_burst_rule,
             bundling: table.bundling,
             byte_rule: table.byte_rule,
+            send_rule: table.send_rule,
             ..SctpConfig::default()
         };
         Self {

@@ -39,6 +39,11 @@
 //!   packet of its own would be (`cwnd`, the peer's window), while
 //!   `Max.Burst` counts packets; a fast retransmission leaves alone.
 //!
+//! [`SendRule::Ns2`] replaces 6.1's timing of sends with ns-2.35's
+//! `Agent/SCTP`'s, for side-by-side runs: new data only while a SACK is
+//! handled, `cwnd` checked per packet, marked chunks kept in the flight
+//! size and retransmitted bundled.
+//!
 //! Simplifications, each stated where it matters: one stream, ordered; no
 //! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
@@ -113,6 +118,8 @@ pub struct SctpConfig {
     pub bundling: bool,
     /// What a DATA chunk counts in the flight size ([`ByteRule`]).
     pub byte_rule: ByteRule,
+    /// When chunks leave ([`SendRule`]).
+    pub send_rule: SendRule,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -127,6 +134,41 @@ pub enum ByteRule {
     /// grows by at most the MTU less the IP and common headers (1,468
     /// bytes), as its `cwnd_` trace shows.
     Ns2,
+}
+
+/// When the sender lets chunks out (`[flows.sctp] send_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SendRule {
+    /// RFC 4960 §6.1: whenever `cwnd` and the peer's window allow, the
+    /// application's message included; one chunk may overrun `cwnd`; a chunk
+    /// marked for retransmission leaves the flight size until it is sent
+    /// again; a fast retransmission leaves alone.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
+    /// - new data leaves only while a SACK (or the COOKIE ACK) is being
+    ///   handled, never when the application hands a message over, and only
+    ///   once no chunk waits for retransmission; a message handed over with
+    ///   nothing outstanding waits for a SACK that never comes (the sender
+    ///   stalls: an application slower than the round trip sends one
+    ///   message);
+    /// - `cwnd` is checked once per packet: a packet starts while the
+    ///   outstanding bytes are under `cwnd`, and fills up to the MTU;
+    /// - a chunk marked for retransmission stays counted as outstanding;
+    /// - a T3 expiry or a fast retransmit sends one packet of marked chunks
+    ///   (bundled), and each later SACK sends more while the outstanding
+    ///   bytes other than marked ones are under `cwnd`;
+    /// - the receiver acknowledges the first DATA chunk at once.
+    Ns2,
+}
+
+/// How many packets of marked chunks may leave now ([`SendRule::Ns2`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RtxLimit {
+    None,
+    OnePacket,
+    Cwnd,
 }
 
 impl Default for SctpConfig {
@@ -147,6 +189,7 @@ impl Default for SctpConfig {
             max_init_retrans: 8,
             bundling: true,
             byte_rule: ByteRule::Rfc,
+            send_rule: SendRule::Rfc,
         }
     }
 }
@@ -163,6 +206,16 @@ impl SctpConfig {
         match self.byte_rule {
             ByteRule::Rfc => bytes,
             ByteRule::Ns2 => bytes + DATA_CHUNK_HEADER_BYTES,
+        }
+    }
+
+    /// The MTU of `cwnd`'s rules (growth, the floor of `ssthresh`, `cwnd`
+    /// after a T3 expiry): the path MTU, or under [`ByteRule::Ns2`] the MTU
+    /// less the IP and common headers (1,468 bytes), as ns-2.35 has it.
+    pub fn cwnd_mtu_bytes(&self) -> u32 {
+        match self.byte_rule {
+            ByteRule::Rfc => self.mtu_bytes,
+            ByteRule::Ns2 => self.mtu_bytes - 20 - COMMON_HEADER_BYTES,
         }
     }
 
@@ -327,6 +380,14 @@ pub struct SctpSender {
     /// [`MaxBurstRule::Ns2`]: a SACK acknowledged a chunk sent again, so
     /// the limit applies until a sending opportunity reaches it.
     apply_max_burst: bool,
+    /// [`SendRule::Ns2`]: a SACK (or the COOKIE ACK) is being handled, so
+    /// new data may leave; closed when nothing more leaves.
+    new_data_window: bool,
+    /// [`SendRule::Ns2`]: the weight of marked chunks, which stay in
+    /// `flight`.
+    marked_bytes: u32,
+    /// [`SendRule::Ns2`]: packets of marked chunks that may leave now.
+    rtx_limit: RtxLimit,
     retransmissions: u64,
     retransmitted_packets: u64,
     timeouts: u64,
@@ -364,6 +425,9 @@ impl SctpSender {
             fast_rtx_due: false,
             burst_left: cfg.max_burst,
             apply_max_burst: false,
+            new_data_window: false,
+            marked_bytes: 0,
+            rtx_limit: RtxLimit::None,
             retransmissions: 0,
             retransmitted_packets: 0,
             timeouts: 0,
@@ -382,10 +446,18 @@ impl SctpSender {
         self.t1 = Some(now + self.t1_value);
     }
 
-    /// The application hands over `messages` messages.
+    /// The application hands over `messages` messages: a sending
+    /// opportunity under [`SendRule::Rfc`]; under [`SendRule::Ns2`] they
+    /// wait for the next SACK.
     pub fn write(&mut self, messages: u64) {
         self.waiting += messages;
-        self.refill_burst();
+        if !self.ns2_sends() {
+            self.refill_burst();
+        }
+    }
+
+    fn ns2_sends(&self) -> bool {
+        self.cfg.send_rule == SendRule::Ns2
     }
 
     pub fn state(&self) -> SctpState {
@@ -424,6 +496,7 @@ impl SctpSender {
                 self.state = SctpState::Established;
                 self.t1 = None;
                 self.refill_burst();
+                self.new_data_window = true;
             }
             SctpChunk::Sack(s) if self.state == SctpState::Established => self.on_sack(now, s),
             _ => {}
@@ -451,8 +524,14 @@ impl SctpSender {
             }
             if c.in_flight {
                 self.flight -= c.weight;
+                if c.marked {
+                    self.marked_bytes -= c.weight;
+                }
             }
-            if c.transmissions > 1 || c.marked || c.fast_retransmitted {
+            // ns-2.35 applies Max.Burst once a SACK acknowledges a chunk
+            // that was fast-retransmitted (its `eIneligibleForFastRtx`;
+            // a T3 expiry does not set it).
+            if c.fast_retransmitted {
                 self.apply_max_burst = true;
             }
         }
@@ -474,11 +553,14 @@ impl SctpSender {
                     continue;
                 }
                 c.gap_acked = true;
-                c.marked = false;
                 if c.in_flight {
                     c.in_flight = false;
                     self.flight -= c.weight;
+                    if c.marked {
+                        self.marked_bytes -= c.weight;
+                    }
                 }
+                c.marked = false;
                 newly_acked += c.weight;
                 htna = Some(tsn);
                 let c = c.clone();
@@ -488,7 +570,7 @@ impl SctpSender {
         if newly_acked > 0 {
             self.error_count = 0;
         }
-        self.count_misses(advanced, htna, highest_gap);
+        let fast_marked = self.count_misses(advanced, htna, highest_gap);
         // §7.2.4: leave fast recovery once the cumulative ack passes its
         // exit point; no cwnd growth on that SACK or within recovery.
         let in_recovery = self.recovery_exit.is_some();
@@ -499,12 +581,7 @@ impl SctpSender {
         }
         if advanced && !in_recovery {
             let fully_used = flight_before >= self.cwnd;
-            let mtu = match self.cfg.byte_rule {
-                ByteRule::Rfc => self.cfg.mtu_bytes,
-                // ns-2.35 grows cwnd by at most its MTU less the IP and
-                // common headers.
-                ByteRule::Ns2 => self.cfg.mtu_bytes - 20 - COMMON_HEADER_BYTES,
-            };
+            let mtu = self.cfg.cwnd_mtu_bytes();
             if self.cwnd <= self.ssthresh {
                 if fully_used {
                     self.cwnd += newly_acked.min(mtu);
@@ -527,13 +604,51 @@ impl SctpSender {
         } else if advanced {
             self.t3 = Some(now + self.rto);
         }
+        if self.ns2_sends() {
+            // ns-2.35: a fast retransmit sends one packet of marked chunks;
+            // otherwise marked chunks leave as `cwnd` allows; new data
+            // follows once none is marked.
+            self.new_data_window = true;
+            self.rtx_limit = if fast_marked {
+                RtxLimit::OnePacket
+            } else if self.out.iter().any(|c| c.marked) {
+                RtxLimit::Cwnd
+            } else {
+                RtxLimit::None
+            };
+        }
+    }
+
+    /// Marks chunk `i` for retransmission: it leaves the flight size
+    /// ([`SendRule::Rfc`]) or stays counted there ([`SendRule::Ns2`]).
+    fn mark(&mut self, i: usize) {
+        let ns2 = self.ns2_sends();
+        let c = &mut self.out[i];
+        if c.marked {
+            return;
+        }
+        c.marked = true;
+        if c.in_flight {
+            if ns2 {
+                self.marked_bytes += c.weight;
+            } else {
+                c.in_flight = false;
+                self.flight -= c.weight;
+            }
+        }
     }
 
     /// §7.2.4: miss indications by the HTNA rule; a chunk with
     /// `fast_rtx_trigger` of them is marked for fast retransmission.
-    fn count_misses(&mut self, advanced: bool, htna: Option<u64>, highest_gap: Option<u64>) {
+    /// Whether any was.
+    fn count_misses(
+        &mut self,
+        advanced: bool,
+        htna: Option<u64>,
+        highest_gap: Option<u64>,
+    ) -> bool {
         let Some(highest) = highest_gap else {
-            return;
+            return false;
         };
         // In fast recovery, a SACK that advances the cumulative ack counts
         // every TSN it reports missing; otherwise those below the highest
@@ -543,40 +658,47 @@ impl SctpSender {
         } else {
             match htna {
                 Some(h) => h,
-                None => return,
+                None => return false,
             }
         };
+        let ns2 = self.ns2_sends();
         let mut marked_any = false;
-        for (i, c) in self.out.iter_mut().enumerate() {
+        for i in 0..self.out.len() {
             let tsn = self.cum_next + i as u64;
             if tsn >= limit {
                 break;
             }
+            let c = &mut self.out[i];
             if c.gap_acked || c.marked || c.fast_retransmitted {
                 continue;
             }
             c.misses += 1;
             if c.misses >= self.cfg.fast_rtx_trigger {
-                c.marked = true;
-                if c.in_flight {
-                    c.in_flight = false;
-                    self.flight -= c.weight;
+                // ns-2.35 makes the chunk ineligible for another fast
+                // retransmit as it marks it.
+                if ns2 {
+                    c.fast_retransmitted = true;
+                    c.misses = 0;
                 }
+                self.mark(i);
                 marked_any = true;
             }
         }
         if !marked_any {
-            return;
+            return false;
         }
         self.fast_retransmits += 1;
         if self.recovery_exit.is_none() {
-            let mtu = self.cfg.mtu_bytes;
+            let mtu = self.cfg.cwnd_mtu_bytes();
             self.ssthresh = (self.cwnd / 2).max(4 * mtu);
             self.cwnd = self.ssthresh;
             self.partial_bytes_acked = 0;
             self.recovery_exit = Some(self.next_tsn - 1);
         }
-        self.fast_rtx_due = true;
+        if !ns2 {
+            self.fast_rtx_due = true;
+        }
+        true
     }
 
     /// §6.3.1: an RTT sample from the chunk `tsn` if it is the one timed
@@ -634,6 +756,9 @@ impl SctpSender {
         if self.state != SctpState::Established {
             return None;
         }
+        if self.ns2_sends() {
+            return self.poll_ns2(now);
+        }
         let (first, fast) = self.next_chunk(now, None)?;
         // The packet counts once against Max.Burst, however many chunks
         // it carries.
@@ -653,6 +778,104 @@ impl SctpSender {
         if self.out[(last - self.cum_next) as usize].transmissions > 1 {
             self.retransmitted_packets += 1;
         }
+        Some(SctpChunk::Data(chunks))
+    }
+
+    /// [`SendRule::Ns2`]'s next packet: marked chunks first, as many as
+    /// fit in the MTU, while `rtx_limit` allows; then, while a SACK is
+    /// being handled and none is marked, new chunks, as many as fit, in a
+    /// packet that starts with the outstanding bytes under `cwnd`.
+    fn poll_ns2(&mut self, now: SimTime) -> Option<SctpChunk> {
+        let payload = self.cfg.mtu_bytes - 20 - COMMON_HEADER_BYTES;
+        let any_marked = self.out.iter().any(|c| c.marked);
+        if self.rtx_limit != RtxLimit::None && any_marked {
+            let may = match self.rtx_limit {
+                RtxLimit::OnePacket => true,
+                _ => self.flight - self.marked_bytes < self.cwnd,
+            };
+            if may {
+                let mut room = payload;
+                let mut chunks = Vec::new();
+                for i in 0..self.out.len() {
+                    if !self.out[i].marked {
+                        continue;
+                    }
+                    let len = data_chunk_len(self.out[i].bytes);
+                    if len > room && !chunks.is_empty() {
+                        break;
+                    }
+                    room = room.saturating_sub(len);
+                    let tsn = self.cum_next + i as u64;
+                    // §6.3.2 R4-like: retransmitting the earliest
+                    // outstanding chunk restarts T3.
+                    if i == 0 {
+                        self.t3 = Some(now + self.rto);
+                    }
+                    chunks.push(self.transmit(now, i, tsn));
+                }
+                self.retransmitted_packets += 1;
+                // ns-2.35 checks Max.Burst after each packet of
+                // retransmissions.
+                if self.rtx_limit == RtxLimit::OnePacket {
+                    self.rtx_limit = RtxLimit::None;
+                } else if self.burst_left == 0 {
+                    self.apply_max_burst = false;
+                    self.rtx_limit = RtxLimit::None;
+                } else {
+                    self.burst_left -= 1;
+                }
+                return Some(SctpChunk::Data(chunks));
+            }
+        }
+        self.rtx_limit = RtxLimit::None;
+        let has_data = self.bulk || self.waiting > 0;
+        if !self.new_data_window
+            || any_marked
+            || !has_data
+            || self.flight >= self.cwnd
+            || self.burst_spent()
+        {
+            self.new_data_window = false;
+            return None;
+        }
+        let bytes = self.cfg.chunk_bytes;
+        let weight = self.cfg.weight(bytes);
+        let mut room = payload;
+        let mut chunks = Vec::new();
+        while (self.bulk || self.waiting > 0) && data_chunk_len(bytes) <= room {
+            // §6.1 A: nothing into a closed window, except one chunk when
+            // nothing is outstanding.
+            if self.peer_rwnd < weight && !(self.flight == 0 && chunks.is_empty()) {
+                break;
+            }
+            room -= data_chunk_len(bytes);
+            if !self.bulk {
+                self.waiting -= 1;
+            }
+            let tsn = self.next_tsn;
+            self.next_tsn += 1;
+            self.out.push_back(Outstanding {
+                bytes,
+                weight,
+                sent_at: now,
+                transmissions: 0,
+                gap_acked: false,
+                in_flight: false,
+                marked: false,
+                misses: 0,
+                fast_retransmitted: false,
+            });
+            let i = (tsn - self.cum_next) as usize;
+            chunks.push(self.transmit(now, i, tsn));
+            if !self.cfg.bundling {
+                break;
+            }
+        }
+        if chunks.is_empty() {
+            self.new_data_window = false;
+            return None;
+        }
+        self.burst_left -= 1;
         Some(SctpChunk::Data(chunks))
     }
 
@@ -725,13 +948,20 @@ impl SctpSender {
 
     fn transmit(&mut self, now: SimTime, i: usize, tsn: u64) -> SctpData {
         let c = &mut self.out[i];
+        // Under [`SendRule::Ns2`] a marked chunk is still in flight.
+        let was_in_flight = c.in_flight;
+        if c.marked && was_in_flight {
+            self.marked_bytes -= c.weight;
+        }
         c.marked = false;
         c.in_flight = true;
         c.sent_at = now;
         c.transmissions += 1;
         let (bytes, weight, again) = (c.bytes, c.weight, c.transmissions > 1);
-        self.flight += weight;
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(weight);
+        if !was_in_flight {
+            self.flight += weight;
+            self.peer_rwnd = self.peer_rwnd.saturating_sub(weight);
+        }
         if again {
             self.retransmissions += 1;
             if self.probe.is_some_and(|(t, _)| t == tsn) {
@@ -788,22 +1018,27 @@ impl SctpSender {
             self.fail();
             return;
         }
-        let mtu = self.cfg.mtu_bytes;
+        let mtu = self.cfg.cwnd_mtu_bytes();
         self.ssthresh = (self.cwnd / 2).max(4 * mtu);
         self.cwnd = mtu;
         self.partial_bytes_acked = 0;
         self.rto = (2 * self.rto).min(self.cfg.rto_max);
-        for c in self.out.iter_mut().filter(|c| !c.gap_acked) {
-            c.marked = true;
-            if c.in_flight {
-                c.in_flight = false;
-                self.flight -= c.weight;
+        for i in 0..self.out.len() {
+            if !self.out[i].gap_acked {
+                if self.ns2_sends() {
+                    self.out[i].misses = 0;
+                }
+                self.mark(i);
             }
         }
         self.recovery_exit = None;
         self.fast_rtx_due = false;
         self.probe = None;
         self.refill_burst();
+        // ns-2.35 sends one packet of marked chunks at the expiry.
+        if self.ns2_sends() {
+            self.rtx_limit = RtxLimit::OnePacket;
+        }
     }
 
     fn fail(&mut self) {
@@ -862,6 +1097,9 @@ impl SctpReceiver {
     /// A packet of DATA chunks arrived.
     fn on_data(&mut self, now: SimTime, chunks: &[SctpData]) {
         let had_gaps = !self.held.is_empty();
+        // ns-2.35's receiver acknowledges the association's first TSN at
+        // once.
+        let first = self.cfg.send_rule == SendRule::Ns2 && self.cum_next == 0;
         let mut new = false;
         for d in chunks {
             if d.tsn < self.cum_next || self.held.contains_key(&d.tsn) {
@@ -882,7 +1120,8 @@ impl SctpReceiver {
         }
         // §6.2: a SACK for every second packet, whatever it carries.
         self.unacked += 1;
-        if had_gaps || !self.held.is_empty() || !self.cfg.delayed_sack || self.unacked >= 2 {
+        if first || had_gaps || !self.held.is_empty() || !self.cfg.delayed_sack || self.unacked >= 2
+        {
             self.sack_now = true;
         } else if self.sack_due.is_none() {
             self.sack_due = Some(now + self.cfg.sack_delay);

@@ -186,18 +186,33 @@ fn under_ns2_rule_a_sack_of_a_retransmitted_chunk_limits_one_burst() {
 fn under_ns2_rule_the_limit_waits_for_a_burst_it_cuts_short() {
     let mut s = established_ns2(0);
     drain(&mut s, 0); // 0..=4
-    s.on_timeout(3 * NS_PER_S); // T3: every chunk marked, cwnd 1 MTU
-    assert_eq!(drain(&mut s, 3 * NS_PER_S), [0, 1]);
-    // TSN 0 (sent twice) acknowledged: the limit applies, but cwnd allows
+    s.on_chunk(10 * MS, &sack(0, &[(1, 1)]));
+    s.on_chunk(11 * MS, &sack(0, &[(1, 2)]));
+    s.on_chunk(12 * MS, &sack(0, &[(1, 3)]));
+    // The fast retransmission, then new data as cwnd (6000 bytes after the
+    // cut, TSN 4 outstanding) allows.
+    assert_eq!(drain(&mut s, 12 * MS), [0, 5, 6, 7, 8]);
+    // TSN 0 acknowledged with 1..=3: the limit applies, but cwnd allows
     // fewer than 4 packets, so it stays armed for the next opportunity.
-    s.on_chunk(3 * NS_PER_S + 10 * MS, &sack(1, &[]));
+    s.on_chunk(20 * MS, &sack(4, &[]));
     assert!(s.apply_max_burst);
-    let few = drain(&mut s, 3 * NS_PER_S + 10 * MS);
-    assert!(few.len() < 4, "{few:?}");
+    assert_eq!(drain(&mut s, 20 * MS), [9]);
     assert!(s.apply_max_burst);
     s.cwnd = 40_000;
-    s.on_chunk(3 * NS_PER_S + 20 * MS, &sack(2, &[]));
-    assert_eq!(drain(&mut s, 3 * NS_PER_S + 20 * MS).len(), 4);
+    s.on_chunk(21 * MS, &sack(5, &[]));
+    assert_eq!(drain(&mut s, 21 * MS).len(), 4);
+    assert!(!s.apply_max_burst);
+}
+
+#[test]
+fn under_ns2_rule_a_chunk_resent_after_a_timeout_does_not_arm_the_limit() {
+    // ns-2.35 arms Max.Burst only for a chunk it fast-retransmitted
+    // (`eIneligibleForFastRtx`), which a T3 expiry does not set.
+    let mut s = established_ns2(0);
+    drain(&mut s, 0); // 0..=4
+    s.on_timeout(3 * NS_PER_S);
+    assert_eq!(drain(&mut s, 3 * NS_PER_S), [0, 1]);
+    s.on_chunk(3 * NS_PER_S + 10 * MS, &sack(1, &[]));
     assert!(!s.apply_max_burst);
 }
 
@@ -463,9 +478,17 @@ fn the_receiver_reports_gaps_and_duplicates_at_once() {
 /// delays the rest by `delay`: every byte arrives, in order, and the sender
 /// ends with nothing outstanding.
 fn run_lossy_link(loss_data: impl Fn(u64) -> bool, loss_sack: impl Fn(u64) -> bool) -> SctpMetrics {
+    run_lossy_link_with(cfg(), loss_data, loss_sack)
+}
+
+fn run_lossy_link_with(
+    c: SctpConfig,
+    loss_data: impl Fn(u64) -> bool,
+    loss_sack: impl Fn(u64) -> bool,
+) -> SctpMetrics {
     let delay = 20 * MS;
-    let mut s = SctpSender::new(cfg(), false);
-    let mut r = SctpReceiver::new(cfg());
+    let mut s = SctpSender::new(c.clone(), false);
+    let mut r = SctpReceiver::new(c.clone());
     s.write(500);
     s.start(0);
     // In-flight packets: (arrival, to receiver?, chunk).
@@ -506,7 +529,7 @@ fn run_lossy_link(loss_data: impl Fn(u64) -> bool, loss_sack: impl Fn(u64) -> bo
         r.on_timeout(now);
         s.write(0);
     }
-    assert_eq!(delivered, 500 * 1000);
+    assert_eq!(delivered, 500 * c.chunk_bytes as u64);
     let m = s.metrics();
     assert_eq!((m.flight_bytes, s.waiting()), (0, 0));
     assert_eq!(m.state, SctpState::Established);
@@ -650,4 +673,186 @@ fn under_ns2s_byte_rule_a_chunk_weighs_its_header_too_and_cwnd_grows_by_1468() {
     s.on_chunk(100 * MS, &sack(12, &[]));
     assert_eq!(s.metrics().cwnd_bytes, 4380 + 1468);
     assert_eq!(s.metrics().flight_bytes, 9 * 216);
+}
+
+fn ns2_sends(chunk_bytes: u32) -> SctpConfig {
+    SctpConfig {
+        chunk_bytes,
+        max_burst_rule: MaxBurstRule::Ns2,
+        byte_rule: ByteRule::Ns2,
+        send_rule: SendRule::Ns2,
+        ..cfg()
+    }
+}
+
+/// A sender under ns-2.35's rules that the application handed `before`
+/// messages before the handshake ended; returns it with the packets sent
+/// at the COOKIE ACK.
+fn ns2_sender(chunk_bytes: u32, before: u64) -> (SctpSender, Vec<Vec<u64>>) {
+    let mut s = SctpSender::new(ns2_sends(chunk_bytes), false);
+    s.write(before);
+    s.start(0);
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init));
+    s.on_chunk(0, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::CookieEcho));
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    let sent = packets(&mut s, 0);
+    (s, sent)
+}
+
+#[test]
+fn under_ns2_sends_new_data_leaves_only_while_a_sack_is_handled() {
+    // Messages handed over during the handshake leave at the COOKIE ACK.
+    let (mut s, sent) = ns2_sender(200, 3);
+    assert_eq!(sent, vec![vec![0, 1, 2]]);
+    // Handed over with data outstanding, they wait for the next SACK, which
+    // lets them out bundled.
+    s.write(5);
+    assert!(packets(&mut s, MS).is_empty());
+    s.on_chunk(50 * MS, &sack(2, &[]));
+    assert_eq!(packets(&mut s, 50 * MS), vec![vec![3, 4, 5, 6, 7]]);
+    // The window closes with the SACK: a message handed over later waits.
+    s.write(1);
+    assert!(packets(&mut s, 51 * MS).is_empty());
+    assert_eq!(s.waiting(), 1);
+    // Once everything is acknowledged no SACK comes: the message waits for
+    // good, with no timer that could release it (ns-2.35's agent stalls so
+    // under an application slower than its round trip).
+    s.on_chunk(100 * MS, &sack(8, &[]));
+    assert_eq!(packets(&mut s, 100 * MS), vec![vec![8]]);
+    s.on_chunk(150 * MS, &sack(9, &[]));
+    assert!(packets(&mut s, 150 * MS).is_empty());
+    s.write(1);
+    assert!(packets(&mut s, 200 * MS).is_empty());
+    assert_eq!(s.poll_timeout(), None);
+    assert_eq!((s.waiting(), s.metrics().flight_bytes), (1, 0));
+    // Under RFC 4960's rule the same message leaves at once.
+    let mut r = established_with(
+        SctpConfig {
+            chunk_bytes: 200,
+            ..cfg()
+        },
+        0,
+    );
+    r.write(1);
+    assert_eq!(packets(&mut r, 0), vec![vec![0]]);
+}
+
+#[test]
+fn under_ns2_sends_cwnd_is_checked_once_per_packet() {
+    // 200-byte chunks weigh 216 under ns-2.35's byte rule; six fill a
+    // packet (1,296 of 1,468 bytes). A packet starts while the outstanding
+    // bytes are under cwnd (4,380): 0, 1,296, 2,592 and 3,888, so four
+    // full packets (5,184 bytes) leave.
+    let (s, sent) = ns2_sender(200, 100);
+    assert_eq!(sent.len(), 4);
+    assert!(sent.iter().all(|p| p.len() == 6), "{sent:?}");
+    assert_eq!(s.metrics().flight_bytes, 24 * 216);
+    // RFC 4960's rule checks each chunk: the one that reaches cwnd is the
+    // last (21 chunks: 20 × 216 = 4,320 < 4,380).
+    let mut r = SctpSender::new(
+        SctpConfig {
+            send_rule: SendRule::Rfc,
+            ..ns2_sends(200)
+        },
+        false,
+    );
+    r.write(100);
+    r.start(0);
+    r.poll_transmit(0);
+    r.on_chunk(0, &SctpChunk::InitAck);
+    r.poll_transmit(0);
+    r.on_chunk(0, &SctpChunk::CookieAck);
+    let n: usize = packets(&mut r, 0).iter().map(Vec::len).sum();
+    assert_eq!(n, 21);
+}
+
+#[test]
+fn under_ns2_sends_a_timeout_keeps_marked_chunks_outstanding_and_resends_one_packet() {
+    let (mut s, sent) = ns2_sender(200, 100);
+    assert_eq!(sent.len(), 4); // TSNs 0..24, 5,184 bytes
+    let rto = s.poll_timeout().expect("T3 runs");
+    s.on_timeout(rto);
+    let m = s.metrics();
+    // cwnd one MTU less IP and common headers; the marked chunks still
+    // count as outstanding, as ns-2.35's `out` shows them.
+    assert_eq!((m.cwnd_bytes, m.ssthresh_bytes), (1468, 4 * 1468));
+    assert_eq!(m.flight_bytes, 24 * 216);
+    // One packet of the earliest marked chunks leaves at the expiry.
+    assert_eq!(packets(&mut s, rto), vec![(0..6).collect::<Vec<_>>()]);
+    assert_eq!(s.metrics().flight_bytes, 24 * 216);
+    // The SACK of that packet (cum ack 6) grows cwnd by its 1,296 bytes to
+    // 2,764 (slow start, the flight full). Marked chunks leave in packets
+    // while the outstanding bytes other than marked ones are under it: 0,
+    // 1,296, 2,592, so all three packets; no new data while any waited.
+    s.on_chunk(rto + 50 * MS, &sack(6, &[]));
+    assert_eq!(s.metrics().cwnd_bytes, 1468 + 1296);
+    assert_eq!(
+        packets(&mut s, rto + 50 * MS),
+        vec![
+            (6..12).collect::<Vec<_>>(),
+            (12..18).collect(),
+            (18..24).collect()
+        ]
+    );
+    assert_eq!(s.metrics().retransmissions, 24);
+    // Every chunk resent and acknowledged: cwnd grows to 4,232 and new data
+    // leaves, packets starting at 0, 1,296, 2,592 and 3,888 bytes.
+    s.on_chunk(rto + 100 * MS, &sack(24, &[]));
+    assert_eq!(s.metrics().cwnd_bytes, 1468 + 1296 + 1468);
+    let sent = packets(&mut s, rto + 100 * MS);
+    assert_eq!(sent.len(), 4);
+    assert_eq!(sent[0], (24..30).collect::<Vec<_>>());
+}
+
+#[test]
+fn under_ns2_sends_a_fast_retransmit_sends_one_bundled_packet() {
+    let (mut s, _) = ns2_sender(200, 100); // TSNs 0..24 outstanding
+                                           // TSNs 0 and 1 lost; three SACKs report 2..=4, 2..=5, 2..=6.
+    for (k, hi) in [4u64, 5, 6].into_iter().enumerate() {
+        s.on_chunk((10 + k as u64) * MS, &sack(0, &[(2, hi)]));
+    }
+    let m = s.metrics();
+    assert_eq!(m.fast_retransmits, 1);
+    // cwnd halves to its floor, 4 × 1,468. Both marked chunks leave
+    // together, once (they stayed outstanding); with none marked, new data
+    // follows while the 19 chunks outstanding (4,104 bytes) and what
+    // leaves stay under cwnd, a packet at a time.
+    assert_eq!(s.metrics().cwnd_bytes, 4 * 1468);
+    assert_eq!(
+        packets(&mut s, 12 * MS),
+        vec![vec![0, 1], (24..30).collect(), (30..36).collect()]
+    );
+    assert_eq!(s.metrics().retransmissions, 2);
+    assert_eq!(s.metrics().flight_bytes, (24 - 5 + 12) * 216);
+}
+
+#[test]
+fn under_ns2_sends_the_receiver_acknowledges_the_first_chunk_at_once() {
+    let mut r = SctpReceiver::new(ns2_sends(200));
+    r.on_chunk(0, &SctpChunk::data(0, 200));
+    assert!(matches!(r.poll_transmit(0), Some(SctpChunk::Sack(_))));
+    // The next packet waits for a second one or the delay, as RFC 4960's.
+    r.on_chunk(MS, &SctpChunk::data(1, 200));
+    assert_eq!(r.poll_transmit(MS), None);
+    assert_eq!(r.poll_timeout(), Some(201 * MS));
+    let mut rfc = SctpReceiver::new(SctpConfig {
+        send_rule: SendRule::Rfc,
+        ..ns2_sends(200)
+    });
+    rfc.on_chunk(0, &SctpChunk::data(0, 200));
+    assert_eq!(rfc.poll_transmit(0), None);
+}
+
+#[test]
+fn under_ns2_sends_every_byte_arrives_in_order_over_a_lossy_link() {
+    for bytes in [1000, 200] {
+        let c = ns2_sends(bytes);
+        let m = run_lossy_link_with(c.clone(), |_| false, |_| false);
+        assert_eq!(m.retransmissions, 0);
+        let m = run_lossy_link_with(c.clone(), |n| n % 7 == 0, |_| false);
+        assert!(m.fast_retransmits > 3 && m.retransmissions > 10, "{m:?}");
+        let m = run_lossy_link_with(c, |n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
+        assert!(m.retransmissions > 20, "{m:?}");
+    }
 }
