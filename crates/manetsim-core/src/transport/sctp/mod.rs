@@ -37,7 +37,8 @@
 //! - 6.10: bundling ([`SctpConfig::bundling`]): a packet carries as many
 //!   DATA chunks as fit in the MTU, each let out by the rules of 6.1 as a
 //!   packet of its own would be (`cwnd`, the peer's window), while
-//!   `Max.Burst` counts packets; a fast retransmission leaves alone.
+//!   `Max.Burst` counts packets; a fast retransmission carries the
+//!   earliest marked chunks that fit (7.2.4, step 3).
 //!
 //! [`SendRule::Ns2`] replaces 6.1's timing of sends with ns-2.35's
 //! `Agent/SCTP`'s, for side-by-side runs: new data only while a SACK is
@@ -143,7 +144,7 @@ pub enum SendRule {
     /// RFC 4960 §6.1: whenever `cwnd` and the peer's window allow, the
     /// application's message included; one chunk may overrun `cwnd`; a chunk
     /// marked for retransmission leaves the flight size until it is sent
-    /// again; a fast retransmission leaves alone.
+    /// again.
     #[default]
     Rfc,
     /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
@@ -764,11 +765,29 @@ impl SctpSender {
         // it carries.
         self.burst_left -= 1;
         let mut chunks = vec![first];
-        if self.cfg.bundling && !fast {
-            let mut room = self
-                .cfg
-                .mtu_bytes
-                .saturating_sub(20 + COMMON_HEADER_BYTES + data_chunk_len(first.bytes));
+        let mut room = self
+            .cfg
+            .mtu_bytes
+            .saturating_sub(20 + COMMON_HEADER_BYTES + data_chunk_len(first.bytes));
+        if self.cfg.bundling && fast {
+            // §7.2.4 3): the fast retransmission carries the earliest
+            // marked chunks that fit in one packet, regardless of cwnd.
+            let mut i = (first.tsn - self.cum_next) as usize + 1;
+            while i < self.out.len() {
+                let len = data_chunk_len(self.out[i].bytes);
+                if self.out[i].marked {
+                    if len > room {
+                        break;
+                    }
+                    room -= len;
+                    self.out[i].fast_retransmitted = true;
+                    self.out[i].misses = 0;
+                    let tsn = self.cum_next + i as u64;
+                    chunks.push(self.transmit(now, i, tsn));
+                }
+                i += 1;
+            }
+        } else if self.cfg.bundling {
             while let Some((d, _)) = self.next_chunk(now, Some(room)) {
                 room -= data_chunk_len(d.bytes);
                 chunks.push(d);

@@ -856,3 +856,30 @@ fn under_ns2_sends_every_byte_arrives_in_order_over_a_lossy_link() {
         assert!(m.retransmissions > 20, "{m:?}");
     }
 }
+
+#[test]
+fn a_fast_retransmission_carries_the_earliest_marked_chunks_that_fit() {
+    // RFC 4960 §7.2.4 3): 200-byte messages, TSNs 0 and 1 lost; the three
+    // SACKs reporting 2..=4, 2..=5 and 2..=6 mark both.
+    let mut s = established_with(
+        SctpConfig {
+            chunk_bytes: 200,
+            ..cfg()
+        },
+        0,
+    );
+    s.write(21);
+    assert_eq!(packets(&mut s, 0).len(), 4); // 0..21, cwnd full
+    for (k, hi) in [4u64, 5, 6].into_iter().enumerate() {
+        s.on_chunk((10 + k as u64) * MS, &sack(0, &[(2, hi)]));
+    }
+    let sent = packets(&mut s, 12 * MS);
+    assert_eq!(sent[0], vec![0, 1], "{sent:?}");
+    assert_eq!(s.metrics().retransmissions, 2);
+    // Each was fast-retransmitted once: missing again, neither is marked
+    // a second time by miss indications.
+    for (k, hi) in [7u64, 8, 9].into_iter().enumerate() {
+        s.on_chunk((20 + k as u64) * MS, &sack(0, &[(2, hi)]));
+    }
+    assert_eq!(s.metrics().fast_retransmits, 1);
+}
