@@ -114,6 +114,27 @@ def test_sweep_stores_one_row_per_run_and_skips_finished_keys(tmp_path: Path):
     assert len(sweep.load(out)) == 8
 
 
+def test_a_sweep_runs_again_after_the_simulators_sources_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # The key names the build's sources: results of another build are
+    # never taken for this one's (the version string alone stays 0.1.0
+    # from commit to commit).
+    fingerprint = manetsim._core.source_hash()
+    assert re.fullmatch(r"[0-9a-f]{16}", fingerprint)
+    spec = sweep.parse(_write(tmp_path))
+    out = tmp_path / "out"
+    spec_runs = spec.runs()[:1]
+    monkeypatch.setattr(spec, "runs", lambda: spec_runs)
+    assert sweep.run_sweep(spec, out, workers=1).ran == 1
+    assert sweep.run_sweep(spec, out, workers=1).skipped == 1
+    key = spec_runs[0].key
+    monkeypatch.setattr(sweep._core, "source_hash", lambda: "0" * 16)
+    assert sweep.run_key("x") != key
+    changed = sweep.parse(_write(tmp_path))
+    assert changed.runs()[0].key != key
+
+
 def test_one_worker_and_many_workers_give_identical_rows(tmp_path: Path):
     spec = sweep.parse(_write(tmp_path))
     sweep.run_sweep(spec, tmp_path / "one", workers=1)

@@ -25,7 +25,9 @@ scenario's flows with generated ones, as ns-2's
 ``cbrgen`` does (``traffic = { connections = 10, ... }``, see
 :func:`generated_flows`). The runs are the cartesian product of the cases, the
 axes and the seeds. Each run's key is a hash of (resolved scenario, seed,
-manetsim version): the same point gives the same key on every machine.
+manetsim version, the fingerprint of the simulator's sources): the same
+point gives the same key on every machine with the same build, and a sweep
+re-run after the simulator changed runs again.
 
 Results go to a dataset directory, one Parquet file per finished run and
 table: ``runs/KEY.parquet`` (one row: the run's axes, seed and summary
@@ -237,9 +239,11 @@ class Sweep:
 
 
 def run_key(resolved_toml: str) -> str:
-    """The hash that names a run: (resolved scenario incl. seed, manetsim version)."""
+    """The hash that names a run: (resolved scenario incl. seed, manetsim
+    version, the fingerprint of the simulator's sources)."""
     digest = hashlib.sha256()
     digest.update(f"manetsim {_core.__version__}\n".encode())
+    digest.update(f"sources {_core.source_hash()}\n".encode())
     digest.update(resolved_toml.encode("utf-8"))
     return digest.hexdigest()[:20]
 

@@ -93,6 +93,13 @@ fn build() -> &'static str {
     env!("MANETSIM_BUILD")
 }
 
+/// A fingerprint of the simulator's sources (16 hex digits, computed at
+/// compile time): builds of the same sources give the same one.
+#[pyfunction]
+fn source_hash() -> &'static str {
+    env!("MANETSIM_SOURCE_HASH")
+}
+
 /// Loads and validates a scenario; returns the fully resolved scenario as TOML.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides=Vec::new()))]
@@ -194,6 +201,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", manetsim_core::VERSION)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
