@@ -68,6 +68,8 @@ def main(argv: list[str]) -> int:
             overrides.update(ns2.tcp_overrides(scenario, overrides, args.tcp))
             seeds = range(1, args.seeds + 1)
             ours, theirs = ns2.crosscheck(scenario, seeds, overrides, jobs=args.jobs)
+            for seed, why in ours.left_out:
+                print(f"left out: seed {seed}: {why}", file=sys.stderr)
             wall["manetsim"] += sum(ours.wall_s)
             wall["ns2"] += sum(theirs.wall_s)
             cpu["manetsim"] += sum(ours.cpu_s)

@@ -59,6 +59,8 @@ def main(argv: list[str]) -> int:
         parser.error(f"--jobs: expected at least 1, got {args.jobs}")
     seeds = range(1, args.seeds + 1)
     ours, theirs = ns2.crosscheck(path, seeds, overrides, jobs=args.jobs)
+    for seed, why in ours.left_out:
+        print(f"left out: seed {seed}: {why}", file=sys.stderr)
     rows = [
         (
             "TCP throughput (kbit/s)",

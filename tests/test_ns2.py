@@ -944,6 +944,35 @@ def test_crosscheck_shows_the_error_ns2_printed(tmp_path: Path):
     assert "ns-2 failed on seed 1 (exit status 1): ns: _o104 setdest 800 200 20:" in line
 
 
+def test_a_seed_ns2_crashes_on_is_left_out_of_both_sides_and_named(tmp_path: Path):
+    # ns-2.35 can die of SIGSEGV (its AODV, in aodv_rt_entry::pc_delete, on
+    # one of six rwp50 seeds with an SCTP flow): the other seeds are still
+    # compared, and the crash is named.
+    fake = tmp_path / "crashing-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "if grep -q 'seed 2\\.' \"$1\"; then echo 'SORTING LISTS ...DONE!'; kill -SEGV $$; fi\n"
+        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
+        "echo 'manetsim-flow 0 0 0'\n"
+        "echo 'NS EXITING...'\n"
+    )
+    fake.chmod(0o755)
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    proc = cli("crosscheck", fixture, "--seeds", "3", "--jobs", "2", "--ns", fake, "--totals-only")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "mean of 2 seed(s), 1 left out" in text
+    assert "left out: seed 2: ns-2 crashed on seed 2 (SIGSEGV); the last it printed:" in text
+    out = json.loads(cli("crosscheck", fixture, "--seeds", "3", "--ns", fake, "--json").stdout)
+    assert out["seeds"] == [1, 3]
+    assert [d["seed"] for d in out["left_out"]] == [2]
+    assert len(out["manetsim"]["per_seed"]) == len(out["ns2"]["per_seed"]) == 2
+    # A crash on every seed compared is an error.
+    only = cli("crosscheck", fixture, "--ns", fake, "--set", "seed=2")
+    line = assert_clean_error(only, status=1)
+    assert "ns-2 crashed on seed 2 (SIGSEGV)" in line
+
+
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
 def test_ns2_follows_moves_to_the_areas_corners(tmp_path: Path):
     script = tmp_path / "run.tcl"

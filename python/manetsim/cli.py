@@ -816,10 +816,13 @@ def crosscheck_command(args: argparse.Namespace) -> None:
         out = ns2_mod.crosscheck_json(file, seeds, ours, theirs, rows, notes, first)
         print(json.dumps(out))
         return
-    spread = seeds > 1
-    title = f"manetsim vs ns-2.35, mean of {seeds} seed(s)"
+    compared = len(ours.per_seed)
+    spread = compared > 1
+    title = f"manetsim vs ns-2.35, mean of {compared} seed(s)"
     if first != 1:
         title += f" ({first} to {first + seeds - 1})"
+    if ours.left_out:
+        title += f", {len(ours.left_out)} left out"
     if spread:
         title += " ± 95 % confidence interval"
     table = Table(title=title)
@@ -868,6 +871,8 @@ def crosscheck_command(args: argparse.Namespace) -> None:
             "the wall times include waiting for the machine",
             soft_wrap=True,
         )
+    for seed, why in ours.left_out:
+        out.print(f"left out: seed {seed}: {why}", markup=False, soft_wrap=True)
     for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
 

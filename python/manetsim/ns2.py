@@ -19,6 +19,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -1437,6 +1438,24 @@ class Side:
     #: do to wall times. NaN where the platform cannot tell one child's from
     #: another's.
     cpu_s: list[float] = field(default_factory=list)
+    #: Seeds left out of both sides, each with why: ns-2.35 crashed on it.
+    left_out: list[tuple[int, str]] = field(default_factory=list)
+
+
+class Ns2CrashError(RuntimeError):
+    """ns-2 died of a signal (a crash inside ns-2.35) on one seed."""
+
+    def __init__(self, seed: int, message: str) -> None:
+        super().__init__(message)
+        self.seed = seed
+
+
+def signal_name(returncode: int) -> str:
+    """The signal a negative exit status names (``-11``: ``SIGSEGV``)."""
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
 
 
 @dataclass
@@ -1540,6 +1559,11 @@ def crosscheck(
     takes longer than ``ns_timeout_s`` seconds is stopped and raises
     ``RuntimeError`` (ns-2.35 can crawl: see DSDV with MAC feedback in
     ``docs/fidelity.md``).
+
+    A seed on which ns-2 crashes (dies of a signal, as ns-2.35's AODV can
+    in ``aodv_rt_entry::pc_delete``) is left out of both sides and named in
+    ``left_out`` of both; any other failure of either simulator raises
+    ``RuntimeError``, as does a crash on every seed.
     """
     if shutil.which(ns_command) is None:
         raise FileNotFoundError(missing_ns_message(ns_command))
@@ -1550,10 +1574,16 @@ def crosscheck(
     check_ns_timeout(ns_timeout_s)
     pairs = override_pairs(overrides)
 
-    def one(seed: int) -> tuple[_SeedRun, _SeedRun]:
-        return _crosscheck_seed(
-            scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces, mac_trace
-        )
+    crashes: list[Ns2CrashError] = []
+
+    def one(seed: int) -> tuple[_SeedRun, _SeedRun] | None:
+        try:
+            return _crosscheck_seed(
+                scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces, mac_trace
+            )
+        except Ns2CrashError as crash:
+            crashes.append(crash)
+            return None
 
     seeds = list(seeds)
     total = len(seeds)
@@ -1581,8 +1611,14 @@ def crosscheck(
                 for f in futures:
                     f.cancel()
                 raise
-    ours, theirs = Side(), Side()
-    for mine, ns2_run in runs:
+    if all(run is None for run in runs):
+        raise RuntimeError(str(min(crashes, key=lambda c: c.seed)))
+    left_out = sorted((c.seed, str(c)) for c in crashes)
+    ours, theirs = Side(left_out=list(left_out)), Side(left_out=list(left_out))
+    for pair in runs:
+        if pair is None:
+            continue
+        mine, ns2_run = pair
         for side, run in ((ours, mine), (theirs, ns2_run)):
             side.per_seed.append(run.figures)
             side.wall_s.append(run.wall_s)
@@ -1628,6 +1664,14 @@ def _crosscheck_seed(
             raise RuntimeError(
                 f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
                 "(--ns-timeout-s); it was stopped"
+            )
+        if done.returncode < 0:
+            if kept is not None:
+                shutil.move(tcl, kept / "ns2.tcl")
+            raise Ns2CrashError(
+                seed,
+                f"ns-2 crashed on seed {seed} ({signal_name(done.returncode)}); "
+                f"the last it printed: {ns2_failure(done.stdout, done.stderr)}",
             )
         if done.returncode != 0 or "NS EXITING" not in done.stdout:
             why = ns2_failure(done.stdout, done.stderr)
@@ -1886,7 +1930,8 @@ def crosscheck_json(
     first: int = 1,
 ) -> dict[str, Any]:
     """The cross-check as one JSON-ready object: each simulator's per-seed
-    figures and process times (``seeds`` seeds from ``first``), the ``rows`` of
+    figures and process times (``seeds`` seeds from ``first``, less those
+    ``left_out``, which are listed with why), the ``rows`` of
     :func:`summarize_sides` (means and ratio) with each side's 95 %
     confidence half-width across seeds and whether the intervals overlap
     (:func:`intervals`; ``None`` with one seed), and the notes. NaN and
@@ -1904,9 +1949,11 @@ def crosscheck_json(
 
     manetsim_side = side(ours)
     manetsim_side["core_s"] = [_json_number(v) for v in ours.core_s]
+    dropped = {seed for seed, _ in ours.left_out}
     return {
         "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike)) else None,
-        "seeds": list(range(first, first + seeds)),
+        "seeds": [s for s in range(first, first + seeds) if s not in dropped],
+        "left_out": [{"seed": seed, "why": why} for seed, why in ours.left_out],
         "manetsim": manetsim_side,
         "ns2": side(theirs),
         "summary": [
