@@ -961,7 +961,7 @@ def test_a_seed_ns2_crashes_on_is_left_out_of_both_sides_and_named(tmp_path: Pat
     proc = cli("crosscheck", fixture, "--seeds", "3", "--jobs", "2", "--ns", fake, "--totals-only")
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
-    assert "mean of 2 seed(s), 1 left out" in text
+    assert "mean of 2 seed(s) ± 95 % confidence interval; 1 left out" in text
     assert "left out: seed 2: ns-2 crashed on seed 2 (SIGSEGV); the last it printed:" in text
     out = json.loads(cli("crosscheck", fixture, "--seeds", "3", "--ns", fake, "--json").stdout)
     assert out["seeds"] == [1, 3]

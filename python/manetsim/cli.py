@@ -821,10 +821,10 @@ def crosscheck_command(args: argparse.Namespace) -> None:
     title = f"manetsim vs ns-2.35, mean of {compared} seed(s)"
     if first != 1:
         title += f" ({first} to {first + seeds - 1})"
-    if ours.left_out:
-        title += f", {len(ours.left_out)} left out"
     if spread:
         title += " ± 95 % confidence interval"
+    if ours.left_out:
+        title += f"; {len(ours.left_out)} left out"
     table = Table(title=title)
     table.add_column("metric")
     table.add_column("manetsim", justify="right")
