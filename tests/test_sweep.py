@@ -392,7 +392,9 @@ def test_quick_study_writes_its_report(tmp_path: Path, name: str, reports: list[
     for file in reports:
         assert (report / file).stat().st_size > 0, file
     assert (report / reports[-1]).read_text().count("|") > 6
-    assert "every ledger balanced: yes" in (report / "README.md").read_text()
+    index = (report / "README.md").read_text()
+    assert "every ledger balanced: yes" in index
+    assert f"sources {manetsim._core.source_hash()}" in index
     assert "the paper says" in proc.stdout
 
 

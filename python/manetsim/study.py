@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from manetsim import _core
 from manetsim import sweep as sweep_mod
 from manetsim.results import write_text_atomic
 from manetsim.run import scenario_error
@@ -696,8 +697,6 @@ def _write_timeline(study: Study, timeline: Mapping[str, Any], report: Path) -> 
 
 def _flow_payload_bytes(spec: sweep_mod.RunSpec, flow: int) -> int:
     """Flow ``flow``'s packet size in the run ``spec`` (its text and overrides)."""
-    from manetsim import _core
-
     resolved = tomllib.loads(_core.load(spec.text, spec.source, list(spec.overrides)))
     return int(resolved["flows"][flow].get("packet_size_bytes", 512))
 
@@ -778,6 +777,11 @@ def _report_index(study: Study, frames: Mapping[str, pd.DataFrame]) -> str:
     for figure in study.figures:
         lines.append(f"- figure `{figure['name']}.png`: {figure.get('title', '')}")
     lines += ["- `findings.md`: the paper's findings beside ours", ""]
+    lines += [
+        f"Made by manetsim {_core.__version__} ({_core.build()} build, sources "
+        f"{_core.source_hash()}: runs of other sources are not in these tables).",
+        "",
+    ]
     return "\n".join(lines)
 
 
