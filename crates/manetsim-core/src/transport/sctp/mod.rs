@@ -499,7 +499,14 @@ impl SctpSender {
                 self.refill_burst();
                 self.new_data_window = true;
             }
-            SctpChunk::Sack(s) if self.state == SctpState::Established => self.on_sack(now, s),
+            SctpChunk::Sack(s) if self.state == SctpState::Established => {
+                // ns-2.35 opens the window for new data with any SACK, a
+                // stale one too.
+                if self.ns2_sends() {
+                    self.new_data_window = true;
+                }
+                self.on_sack(now, s)
+            }
             _ => {}
         }
     }
@@ -609,7 +616,6 @@ impl SctpSender {
             // ns-2.35: a fast retransmit sends one packet of marked chunks;
             // otherwise marked chunks leave as `cwnd` allows; new data
             // follows once none is marked.
-            self.new_data_window = true;
             self.rtx_limit = if fast_marked {
                 RtxLimit::OnePacket
             } else if self.out.iter().any(|c| c.marked) {

@@ -883,3 +883,15 @@ fn a_fast_retransmission_carries_the_earliest_marked_chunks_that_fit() {
     }
     assert_eq!(s.metrics().fast_retransmits, 1);
 }
+
+#[test]
+fn under_ns2_sends_a_stale_sack_lets_new_data_out_too() {
+    let (mut s, _) = ns2_sender(200, 3); // TSNs 0..3 out
+    s.on_chunk(50 * MS, &sack(2, &[]));
+    assert!(packets(&mut s, 50 * MS).is_empty());
+    s.write(2);
+    // A SACK older than the cumulative ack point changes nothing else, but
+    // ns-2.35's agent handles it as a SACK: what waits leaves.
+    s.on_chunk(60 * MS, &sack(1, &[]));
+    assert_eq!(packets(&mut s, 60 * MS), vec![vec![3, 4]]);
+}
