@@ -874,24 +874,7 @@ impl SctpSender {
                 break;
             }
             room -= data_chunk_len(bytes);
-            if !self.bulk {
-                self.waiting -= 1;
-            }
-            let tsn = self.next_tsn;
-            self.next_tsn += 1;
-            self.out.push_back(Outstanding {
-                bytes,
-                weight,
-                sent_at: now,
-                transmissions: 0,
-                gap_acked: false,
-                in_flight: false,
-                marked: false,
-                misses: 0,
-                fast_retransmitted: false,
-            });
-            let i = (tsn - self.cum_next) as usize;
-            chunks.push(self.transmit(now, i, tsn));
+            chunks.push(self.send_new(now));
             if !self.cfg.bundling {
                 break;
             }
@@ -951,14 +934,21 @@ impl SctpSender {
         {
             return None;
         }
+        Some((self.send_new(now), false))
+    }
+
+    /// The next message leaves as a new chunk: it takes the next TSN and
+    /// joins the outstanding chunks.
+    fn send_new(&mut self, now: SimTime) -> SctpData {
         if !self.bulk {
             self.waiting -= 1;
         }
+        let bytes = self.cfg.chunk_bytes;
         let tsn = self.next_tsn;
         self.next_tsn += 1;
         self.out.push_back(Outstanding {
             bytes,
-            weight,
+            weight: self.cfg.weight(bytes),
             sent_at: now,
             transmissions: 0,
             gap_acked: false,
@@ -968,7 +958,7 @@ impl SctpSender {
             fast_retransmitted: false,
         });
         let i = (tsn - self.cum_next) as usize;
-        Some((self.transmit(now, i, tsn), false))
+        self.transmit(now, i, tsn)
     }
 
     fn transmit(&mut self, now: SimTime, i: usize, tsn: u64) -> SctpData {
