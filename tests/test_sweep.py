@@ -133,6 +133,11 @@ def test_a_sweep_runs_again_after_the_simulators_sources_change(
     assert sweep.run_key("x") != key
     changed = sweep.parse(_write(tmp_path))
     assert changed.runs()[0].key != key
+    # A Dask worker of another build (here: the patched one) refuses the run
+    # instead of filing its result under the sweep's key.
+    run = changed.runs()[0]
+    with pytest.raises(RuntimeError, match=f"sources 0{{16}}, the sweep's machine {fingerprint}"):
+        sweep.execute_as(fingerprint, run.text, run.source, run.overrides, run.seed)
 
 
 def test_one_worker_and_many_workers_give_identical_rows(tmp_path: Path):

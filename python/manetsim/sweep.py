@@ -256,6 +256,22 @@ def execute(text: str, source: str, overrides: Iterable[tuple[str, str]], seed: 
     return _core.run(text, source, list(overrides), seed)
 
 
+def execute_as(
+    sources: str, text: str, source: str, overrides: Iterable[tuple[str, str]], seed: int
+) -> str:
+    """:func:`execute` on a worker that must run the build whose sources'
+    fingerprint is ``sources`` (the one that named the run's key); another
+    build raises ``RuntimeError`` rather than file results under a key that
+    does not describe them."""
+    here = _core.source_hash()
+    if here != sources:
+        raise RuntimeError(
+            f"this worker runs manetsim built from sources {here}, the sweep's "
+            f"machine {sources}: install the same build on every worker"
+        )
+    return execute(text, source, overrides, seed)
+
+
 @dataclass
 class SweepSummary:
     """What :func:`run_sweep` did."""
@@ -376,9 +392,10 @@ def _run_dask(
     try:
         by_key = {}
         futures = []
+        sources = _core.source_hash()
         for spec in todo:
             future = client.submit(
-                execute, spec.text, spec.source, spec.overrides, spec.seed, pure=False
+                execute_as, sources, spec.text, spec.source, spec.overrides, spec.seed, pure=False
             )
             by_key[future.key] = spec
             futures.append(future)
