@@ -778,21 +778,8 @@ impl SctpSender {
         if self.cfg.bundling && fast {
             // §7.2.4 3): the fast retransmission carries the earliest
             // marked chunks that fit in one packet, regardless of cwnd.
-            let mut i = (first.tsn - self.cum_next) as usize + 1;
-            while i < self.out.len() {
-                let len = data_chunk_len(self.out[i].bytes);
-                if self.out[i].marked {
-                    if len > room {
-                        break;
-                    }
-                    room -= len;
-                    self.out[i].fast_retransmitted = true;
-                    self.out[i].misses = 0;
-                    let tsn = self.cum_next + i as u64;
-                    chunks.push(self.transmit(now, i, tsn));
-                }
-                i += 1;
-            }
+            let from = (first.tsn - self.cum_next) as usize + 1;
+            self.resend_marked(now, from, room, true, &mut chunks);
         } else if self.cfg.bundling {
             while let Some((d, _)) = self.next_chunk(now, Some(room)) {
                 room -= data_chunk_len(d.bytes);
@@ -804,6 +791,40 @@ impl SctpSender {
             self.retransmitted_packets += 1;
         }
         Some(SctpChunk::Data(chunks))
+    }
+
+    /// Sends again, into `chunks`, the chunks marked for retransmission
+    /// from index `from` on, in TSN order, while they fit in `room` bytes
+    /// (the first always, into an empty packet); `fast` counts them as
+    /// fast-retransmitted. Resending the earliest outstanding chunk restarts
+    /// T3 (§6.3.2 R4-like).
+    fn resend_marked(
+        &mut self,
+        now: SimTime,
+        from: usize,
+        mut room: u32,
+        fast: bool,
+        chunks: &mut Vec<SctpData>,
+    ) {
+        for i in from..self.out.len() {
+            if !self.out[i].marked {
+                continue;
+            }
+            let len = data_chunk_len(self.out[i].bytes);
+            if len > room && !chunks.is_empty() {
+                break;
+            }
+            room = room.saturating_sub(len);
+            if fast {
+                self.out[i].fast_retransmitted = true;
+                self.out[i].misses = 0;
+            }
+            if i == 0 {
+                self.t3 = Some(now + self.rto);
+            }
+            let tsn = self.cum_next + i as u64;
+            chunks.push(self.transmit(now, i, tsn));
+        }
     }
 
     /// [`SendRule::Ns2`]'s next packet: marked chunks first, as many as
@@ -819,25 +840,8 @@ impl SctpSender {
                 _ => self.flight - self.marked_bytes < self.cwnd,
             };
             if may {
-                let mut room = payload;
                 let mut chunks = Vec::new();
-                for i in 0..self.out.len() {
-                    if !self.out[i].marked {
-                        continue;
-                    }
-                    let len = data_chunk_len(self.out[i].bytes);
-                    if len > room && !chunks.is_empty() {
-                        break;
-                    }
-                    room = room.saturating_sub(len);
-                    let tsn = self.cum_next + i as u64;
-                    // §6.3.2 R4-like: retransmitting the earliest
-                    // outstanding chunk restarts T3.
-                    if i == 0 {
-                        self.t3 = Some(now + self.rto);
-                    }
-                    chunks.push(self.transmit(now, i, tsn));
-                }
+                self.resend_marked(now, 0, payload, false, &mut chunks);
                 self.retransmitted_packets += 1;
                 // ns-2.35 checks Max.Burst after each packet of
                 // retransmissions.
