@@ -96,6 +96,24 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     assert not (tmp_path / "h.tcl").exists()
 
 
+def test_exponential_on_off_over_sctp_is_not_exported(tmp_path: Path):
+    # ns-2.35's Exponential source flags each burst's first packet
+    # "NEW_BURST", which its Agent/SCTP reads as stream data and exits.
+    onoff = (
+        *("--set", "flows.0.transport=sctp", "--set", "routing.protocol=aodv"),
+        *("--set", "flows.0.app=onoff", "--set", "flows.0.onoff.on_s=0.5"),
+        *("--set", "flows.0.onoff.off_s=0.5"),
+    )
+    line = assert_clean_error(cli("export", "ns2", QUICKSTART, *onoff, "-o", tmp_path / "e.tcl"))
+    assert "flows.0.onoff.distribution" in line
+    assert "NEW_BURST" in line
+    assert not (tmp_path / "e.tcl").exists()
+    pareto = ("--set", "flows.0.onoff.distribution=pareto")
+    proc = cli("export", "ns2", QUICKSTART, *onoff, *pareto, "-o", tmp_path / "p.tcl")
+    assert proc.returncode == 0, proc.stderr
+    assert "Application/Traffic/Pareto" in (tmp_path / "p.tcl").read_text()
+
+
 def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
     from manetsim import ns2
 

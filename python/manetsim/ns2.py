@@ -908,6 +908,18 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
     app, size = flow["app"], int(flow["packet_size_bytes"])
     if app not in ("cbr", "ftp", "onoff"):
         raise ExportError(f"{key}.app", f'"{app}" over SCTP is not exported')
+    distribution = (flow.get("onoff") or {}).get("distribution", "exponential")
+    if app == "onoff" and distribution == "exponential":
+        # Measured with Debian's ns-2.35: the run stops at the first burst
+        # with "SCTP ERROR: number of unreliable streams (24407) > total".
+        raise ExportError(
+            f"{key}.onoff.distribution",
+            "ns-2.35's Application/Traffic/Exponential hands the first packet of "
+            'each burst to its agent with the flag "NEW_BURST", which Agent/SCTP '
+            "takes for an SCTP-aware application's stream data, and ns-2.35 exits "
+            '("SCTP ERROR: number of unreliable streams ... > total"); on-off over '
+            'SCTP is exported with distribution = "pareto"',
+        )
     chunk = _SCTP_DATA_HEADER_BYTES + -(-size // 4) * 4
     bundling = bool((flow.get("sctp") or {}).get("bundling", True))
     if not bundling and _IP_HEADER_BYTES + _SCTP_COMMON_BYTES + 2 * chunk <= _SCTP_MTU_BYTES:
