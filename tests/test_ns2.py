@@ -1083,7 +1083,7 @@ def _failing_ns(tmp_path: Path, failing_seed: int) -> Path:
     fake = tmp_path / "failing-ns"
     fake.write_text(
         "#!/bin/sh\n"
-        f"if grep -q 'defaultRNG seed {failing_seed}$' \"$1\"; then\n"
+        f"if grep -q '^# seed {failing_seed},' \"$1\"; then\n"
         "  echo 'boom: this seed fails' >&2; exit 1\n"
         "fi\n"
         f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
@@ -1095,7 +1095,7 @@ def _failing_ns(tmp_path: Path, failing_seed: int) -> Path:
 
 def test_a_seed_that_fails_side_by_side_is_named(tmp_path: Path):
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
-    assert "$defaultRNG seed 2\n" in ns2.export_tcl(fixture, [], 2)
+    assert "\n# seed 2, " in ns2.export_tcl(fixture, [], 2)
     fake = _failing_ns(tmp_path, 2)
     with pytest.raises(RuntimeError, match=r"ns-2 failed on seed 2 \(exit status \d+\): boom"):
         ns2.crosscheck(fixture, [1, 2, 3], None, str(fake), jobs=2)
@@ -1166,6 +1166,55 @@ def test_the_committed_crosscheck_scenarios_export(probe: Path):
     static = 'protocol = "static"' in probe.read_text(encoding="utf-8")
     tcl = _export(str(probe), *(["--set", "routing.protocol=aodv"] if static else []))
     assert "$ns_ run" in tcl
+
+
+def _mrg32k3a_first_uniform(raw_seed: int) -> float:
+    """The first uniform of ns-2.35's MRG32k3a after `seed raw_seed`, which
+    sets all six words of its state to the seed (L'Ecuyer's recurrence)."""
+    m1, m2 = 4294967087, 4294944443
+    p1 = (1403580 * raw_seed - 810728 * raw_seed) % m1
+    p2 = (527612 * raw_seed - 1370589 * raw_seed) % m2
+    return ((p1 - p2) % m1 if p1 > p2 else p1 - p2 + m1) / (m1 + 1)
+
+
+def test_ns2s_generator_is_seeded_from_a_spread_seed():
+    # Measured with Debian's ns-2.35: `$defaultRNG seed 1` then `uniform 0 1`
+    # gave 0.0003395769746692744, seed 2 0.00067388219790248303. The
+    # recurrence above gives the same (ns-2 rounds it to a multiple of
+    # 1/MAXINT first), so first draws grow with small seeds.
+    assert _mrg32k3a_first_uniform(1) == pytest.approx(0.0003395769746692744, rel=1e-6)
+    assert _mrg32k3a_first_uniform(2) == pytest.approx(0.00067388219790248303, rel=1e-6)
+    assert max(_mrg32k3a_first_uniform(s) for s in range(1, 9)) < 0.003
+    # Spread, seeds 1-64 give ns-2 first draws over the whole interval.
+    raw = [ns2.ns2_raw_seed(s) for s in range(1, 65)]
+    assert all(1 <= r <= 2**31 - 2 for r in raw)
+    assert len(set(raw)) == 64
+    firsts = sorted(_mrg32k3a_first_uniform(r) for r in raw)
+    assert firsts[0] < 0.1
+    assert firsts[-1] > 0.9
+    assert sum(f < 0.5 for f in firsts) in range(20, 45)
+    # The same seed, the same script; the shadowing model has its own stream.
+    assert ns2.ns2_raw_seed(7) == ns2.ns2_raw_seed(7) != ns2.ns2_raw_seed(7, 1)
+    assert ns2.ns2_raw_seed(0) != ns2.ns2_raw_seed(1)
+    assert 1 <= ns2.ns2_raw_seed(2**63 - 1) <= 2**31 - 2
+    tcl = ns2.export_tcl(FIXTURES / "ns2_chain3_aodv.toml", [], 2)
+    assert f"$defaultRNG seed {ns2.ns2_raw_seed(2)}\n" in tcl
+    assert "ns-random" not in tcl
+
+
+@pytest.mark.parametrize("seed", [1, 64, 70])
+def test_shadowing_gets_an_instance_seeded_raw(seed: int):
+    # Propagation/Shadowing's class seed_ indexes a table of 64 seeds, and
+    # ns-2.35 aborts at 64 and over: measured, seed_ 70 exits with status 1.
+    probe = Path(__file__).parent.parent / "benches" / "scenarios" / "shadowing_link.toml"
+    tcl = _export(str(probe), "--set", f"seed={seed}")
+    assert "seed_" not in tcl
+    assert "set prop_ [new Propagation/Shadowing]" in tcl
+    assert f"$prop_ seed raw {ns2.ns2_raw_seed(seed, 1)}\n" in tcl
+    assert "-propInstance $prop_ " in tcl
+    assert "-propType" not in tcl
+    # The model's parameters are class defaults, set before the instance.
+    assert tcl.index("Propagation/Shadowing set pathlossExp_") < tcl.index("set prop_ ")
 
 
 def test_olsr_is_refused_because_stock_ns2_has_none():

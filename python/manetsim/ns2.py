@@ -703,6 +703,31 @@ def _tcl_number(value: float) -> str:
     return repr(float(value)) if not float(value).is_integer() else f"{float(value):.1f}"
 
 
+#: ns-2.35 accepts a raw seed from 1 to MAXINT - 1 (``RNG::set_seed``).
+_NS2_RAW_SEEDS = 2**31 - 2
+
+
+def ns2_raw_seed(seed: int, stream: int = 0) -> int:
+    """The raw seed the exported script gives one of ns-2.35's generators
+    for manetsim's ``seed``: ``stream`` 0 is ``$defaultRNG``, 1 the
+    shadowing model's own.
+
+    ns-2.35 seeds its MRG32k3a generator by setting all six words of its
+    state to the seed, and from such a state the first draws are nearly
+    proportional to a small seed: the first uniform is 3.4e-4 x the seed
+    (0.00034 for seed 1, 0.00067 for seed 2, measured with Debian's ns-2.35).
+    A Pareto on-off source's first burst then lasted 15-35 s instead of a
+    fraction of a second over seeds 1-4. So the seed goes through
+    SplitMix64 first, which spreads consecutive seeds over the whole range
+    (1 to 2^31 - 2)."""
+    mask = 2**64 - 1
+    z = (int(seed) + (stream + 1) * 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return 1 + z % _NS2_RAW_SEEDS
+
+
 def _tcl_comment(text: str) -> list[str]:
     """``text`` as Tcl comment lines: each of its lines behind ``# ``, so a
     scenario's name can never become a command. A backslash at the end of
@@ -762,7 +787,17 @@ def _script(
             f"Propagation/Shadowing set pathlossExp_ {radio['path_loss_exponent']!r}",
             f"Propagation/Shadowing set std_db_ {radio['shadowing_std_db']!r}",
             f"Propagation/Shadowing set dist0_ {radio['reference_distance_m']!r}",
-            f"Propagation/Shadowing set seed_ {int(c['seed'])}",
+        ]
+    prop_option = f"-propType {_PROPAGATION[radio['propagation']]}"
+    prop_lines: list[str] = []
+    if radio["propagation"] == "shadowing":
+        # The model's own generator: its class seed_ indexes a table of 64
+        # seeds (ns-2.35 aborts at 64 and over), so the instance is seeded
+        # raw, from the same seed spread as the default generator's.
+        prop_option = "-propInstance $prop_"
+        prop_lines = [
+            "set prop_ [new Propagation/Shadowing]",
+            f"$prop_ seed raw {ns2_raw_seed(int(c['seed']), 1)}",
         ]
     energy = c.get("energy")
     energy_opts = ""
@@ -776,8 +811,9 @@ def _script(
         "",
         "set ns_ [new Simulator]",
         "global defaultRNG",
-        f"$defaultRNG seed {int(c['seed']) or 1}",
-        f"ns-random {int(c['seed']) or 1}",
+        f"# seed {int(c['seed'])}, spread (SplitMix64): ns-2.35's first draws grow"
+        " with a small raw seed",
+        f"$defaultRNG seed {ns2_raw_seed(int(c['seed']))}",
         # ns-2 needs trace-all even untraced: with tracing off it writes to
         # /dev/null and the agent/router trace objects are off.
         "set tracefd [open $val(trace) w]" if tracing else "set tracefd [open /dev/null w]",
@@ -786,9 +822,10 @@ def _script(
         f"$topo load_flatgrid {_tcl_number(grid_m[0])} {_tcl_number(grid_m[1])}",
         "set god_ [create-god $val(nn)]",
         "set chan [new Channel/WirelessChannel]",
+        *prop_lines,
         f"$ns_ node-config -adhocRouting {routing} -llType LL -macType Mac/802_11 \\",
         f"    -ifqType {ifq} -ifqLen {ifq_len} -antType Antenna/OmniAntenna \\",
-        f"    -propType {_PROPAGATION[radio['propagation']]} -phyType Phy/WirelessPhy \\",
+        f"    {prop_option} -phyType Phy/WirelessPhy \\",
         "    -channel $chan -topoInstance $topo "
         + (
             "-agentTrace ON -routerTrace ON \\"
