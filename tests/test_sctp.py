@@ -209,6 +209,7 @@ def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst=0"), "flows[0].sctp.max_burst"),
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst_rule=x"), "`rfc` or `ns2`"),
         (("flows.0.transport=sctp", "flows.0.sctp.send_rule=later"), "`rfc` or `ns2`"),
+        (("flows.0.transport=sctp", "flows.0.sctp.idle_rule=later"), "one of `rfc`, `ns2`, `off`"),
     ],
 )
 def test_what_sctp_cannot_do_is_refused_clearly(sets: tuple[str, ...], message: str):
@@ -237,3 +238,60 @@ def test_wireshark_dissects_sctp_with_valid_crc32c(tmp_path: Path):
     assert chunks[:4] == ["1", "2", "10", "11"]
     assert chunks.count("0") >= 400
     assert chunks.count("3") >= chunks.count("0") // 3
+
+
+def _idle_onoff_scenario() -> dict:
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["nodes"] = {"count": 3, "placement": "chain", "spacing_m": 200.0}
+    scenario["routing"]["protocol"] = "aodv"
+    scenario["flows"] = [
+        {
+            "src": 0,
+            "dst": 2,
+            "transport": "sctp",
+            "app": "onoff",
+            "start_s": 1.0,
+            "packet_size_bytes": 1000,
+            "rate_bps": 1_000_000,
+            "onoff": {"on_s": 1.0, "off_s": 4.0},
+        }
+    ]
+    return scenario
+
+
+def test_cwnd_halves_per_idle_rto_between_bursts():
+    # Bursts of about 1 s at 1 Mbit/s with idle times of about 4 s over two
+    # hops: RFC 4960 section 7.2.1 halves cwnd for each RTO without a DATA
+    # packet, down to 4 MTU (6000 bytes); `off` keeps it.
+    scenario = _idle_onoff_scenario()
+
+    def falls(rule: str) -> list[tuple[int, int]]:
+        over = {"duration_s": 60, "flows.0.sctp.idle_rule": rule}
+        result = manetsim.run(scenario, overrides=over)
+        series = result.timeseries("sctp")
+        before = series.shift(1)
+        idle = (series["cwnd_bytes"] < before["cwnd_bytes"]) & (
+            series["ssthresh_bytes"] == before["ssthresh_bytes"]
+        )
+        idle &= series["retransmissions"] == before["retransmissions"]
+        return [
+            (int(b), int(a))
+            for b, a in zip(before["cwnd_bytes"][idle], series["cwnd_bytes"][idle], strict=True)
+        ]
+
+    decayed = falls("rfc")
+    assert len(decayed) >= 5, decayed
+    assert all(after == max(was // 2, 6000) for was, after in decayed), decayed
+    assert falls("off") == []
+
+
+def test_ns2s_idle_rule_is_set_by_like_ns2_and_named_otherwise():
+    from manetsim import ns2
+
+    scenario = _idle_onoff_scenario()
+    like = ns2.like_ns2_overrides(scenario)
+    assert like["flows.0.sctp.idle_rule"] == "ns2"
+    notes = [n for n in ns2.known_differences(scenario) if "idle_rule" in n]
+    assert len(notes) == 1
+    assert "--set flows.0.sctp.idle_rule=ns2" in notes[0]
+    assert not [n for n in ns2.known_differences(scenario, like) if "idle_rule" in n]

@@ -303,8 +303,8 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     TCP flow with the handshake goes without it, as ns-2.35's one-way
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
     SCTP flow applies ``Max.Burst``, counts its bytes and times its sends
-    as ns-2.35's agent does (``max_burst_rule``, ``byte_rule`` and
-    ``send_rule = "ns2"``), and a TFRC flow spaces its packets as
+    as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
+    ``send_rule`` and ``idle_rule = "ns2"``), and a TFRC flow spaces its packets as
     ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
     filters of 0.95). With them
     :func:`known_differences` has nothing to say but about an energy
@@ -328,6 +328,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.sctp.max_burst_rule"] = "ns2"
             out[f"flows.{i}.sctp.byte_rule"] = "ns2"
             out[f"flows.{i}.sctp.send_rule"] = "ns2"
+            out[f"flows.{i}.sctp.idle_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -498,6 +499,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "after its first message when the application is slower than the "
                 f"round trip; --set flows.{i}.sctp.send_rule=ns2 compares like with "
                 'like (docs/scenario.md, "SCTP")'
+            )
+        if flow.get("transport") == "sctp" and sctp.get("idle_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.idle_rule is "{sctp.get("idle_rule", "rfc")}": ns-2.35\'s '
+                "agent halves cwnd for each RTO without a packet sent down to 4 x 1,468 "
+                "bytes, and raises a cwnd between 2 and 4 x 1,468 bytes to that floor "
+                "(RFC 4960 leaves a cwnd of 4 MTU or less alone); "
+                f"--set flows.{i}.sctp.idle_rule=ns2 compares like with like "
+                '(docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")
     if energy and float(energy.get("idle_w", 0.0)):

@@ -859,6 +859,11 @@ pub struct SctpFlowConfig {
     /// [`crate::transport::sctp::SendRule`]).
     #[serde(default)]
     pub send_rule: crate::transport::sctp::SendRule,
+    /// How `cwnd` decays while nothing is sent: `rfc` (RFC 4960 §7.2.1,
+    /// halved per idle RTO down to 4 MTU), `ns2` (ns-2.35's, see
+    /// [`crate::transport::sctp::IdleRule`]) or `off`.
+    #[serde(default)]
+    pub idle_rule: crate::transport::sctp::IdleRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -871,6 +876,7 @@ impl Default for SctpFlowConfig {
             bundling: true,
             byte_rule: Default::default(),
             send_rule: Default::default(),
+            idle_rule: Default::default(),
         }
     }
 }

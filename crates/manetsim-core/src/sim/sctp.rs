@@ -50,6 +50,7 @@ impl SctpFlow {
             bundling: table.bundling,
             byte_rule: table.byte_rule,
             send_rule: table.send_rule,
+            idle_rule: table.idle_rule,
             ..SctpConfig::default()
         };
         Self {

@@ -26,7 +26,8 @@
 //!   slow start by at most one MTU per SACK that advances the cumulative TSN
 //!   while `cwnd` is fully used, congestion avoidance by
 //!   `partial_bytes_acked`, and after a T3 expiry `ssthresh = max(cwnd / 2,
-//!   4 MTU)`, `cwnd = 1 MTU`;
+//!   4 MTU)`, `cwnd = 1 MTU`; for each RTO without a DATA packet sent,
+//!   `cwnd = max(cwnd / 2, 4 MTU)` ([`IdleRule`]);
 //! - 7.2.4: fast retransmit after three miss indications counted by the
 //!   HTNA rule, fast recovery until the cumulative TSN passes the highest
 //!   TSN outstanding when it began, each chunk fast-retransmitted once (RFC
@@ -121,6 +122,8 @@ pub struct SctpConfig {
     pub byte_rule: ByteRule,
     /// When chunks leave ([`SendRule`]).
     pub send_rule: SendRule,
+    /// How `cwnd` decays while nothing is sent ([`IdleRule`]).
+    pub idle_rule: IdleRule,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -164,6 +167,25 @@ pub enum SendRule {
     Ns2,
 }
 
+/// How `cwnd` decays while the sender sends nothing (`[flows.sctp]
+/// idle_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleRule {
+    /// RFC 4960 §7.2.1: for each RTO in which no DATA packet leaves,
+    /// `cwnd` becomes `max(cwnd/2, 4 MTU)`; a `cwnd` of 4 MTU or less is
+    /// left as it is.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP` (its `CwndDegradeTimer`): the same halving
+    /// to a floor of 4 x 1,468 bytes, applied to any `cwnd` over
+    /// `initialCwnd_` (2) x 1,468 bytes, so one between 2 and 4 x 1,468
+    /// bytes rises to the floor.
+    Ns2,
+    /// No decay: `cwnd` keeps its value through idle time.
+    Off,
+}
+
 /// How many packets of marked chunks may leave now ([`SendRule::Ns2`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RtxLimit {
@@ -191,6 +213,7 @@ impl Default for SctpConfig {
             bundling: true,
             byte_rule: ByteRule::Rfc,
             send_rule: SendRule::Rfc,
+            idle_rule: IdleRule::Rfc,
         }
     }
 }
@@ -366,6 +389,9 @@ pub struct SctpSender {
     /// The chunk timed for an RTT measurement: TSN and send time.
     probe: Option<(u64, SimTime)>,
     t3: Option<SimTime>,
+    /// §7.2.1: when `cwnd` next decays, one RTO after the last DATA packet
+    /// (or the last decay) ([`IdleRule`]).
+    idle_decay: Option<SimTime>,
     /// T1-init or T1-cookie, with its current value and expiries so far.
     t1: Option<SimTime>,
     t1_value: SimTime,
@@ -417,6 +443,7 @@ impl SctpSender {
             rto: cfg.rto_initial,
             probe: None,
             t3: None,
+            idle_decay: None,
             t1: None,
             t1_value: cfg.rto_initial,
             init_retrans: 0,
@@ -993,15 +1020,18 @@ impl SctpSender {
         if self.t3.is_none() {
             self.t3 = Some(now + self.rto);
         }
+        if self.cfg.idle_rule != IdleRule::Off {
+            self.idle_decay = Some(now + self.rto);
+        }
         SctpData { tsn, bytes }
     }
 
-    /// The earliest timer deadline (T1 or T3-rtx).
+    /// The earliest timer deadline (T1, T3-rtx or `cwnd`'s decay).
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.t1, self.t3) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.t1, self.t3, self.idle_decay]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Timers whose deadline passed expire.
@@ -1011,6 +1041,34 @@ impl SctpSender {
         }
         if self.t3.is_some_and(|t| t <= now) {
             self.on_t3();
+        }
+        if self.idle_decay.is_some_and(|t| t <= now) {
+            self.on_idle_decay(now);
+        }
+    }
+
+    /// §7.2.1: an RTO passed without a DATA packet: `cwnd` halves, to at
+    /// least 4 MTU, and the timer runs again while that changes anything.
+    fn on_idle_decay(&mut self, now: SimTime) {
+        self.idle_decay = None;
+        let (above, mtu) = match self.cfg.idle_rule {
+            IdleRule::Off => return,
+            IdleRule::Rfc => (4 * self.cfg.cwnd_mtu_bytes(), self.cfg.cwnd_mtu_bytes()),
+            // ns-2.35: over `initialCwnd_` (2) times its largest data
+            // size, the MTU less the IP and common headers.
+            IdleRule::Ns2 => {
+                let mds = self.cfg.mtu_bytes - 20 - COMMON_HEADER_BYTES;
+                (2 * mds, mds)
+            }
+        };
+        if self.cwnd <= above {
+            return;
+        }
+        self.cwnd = (self.cwnd / 2).max(4 * mtu);
+        // ns-2.35 restarts its timer for ever; past the floor a restart
+        // changes nothing until a packet leaves, which restarts it anyway.
+        if self.cwnd > 4 * mtu {
+            self.idle_decay = Some(now + self.rto);
         }
     }
 
@@ -1031,6 +1089,9 @@ impl SctpSender {
     /// §6.3.3 E1–E3 and §8.1.
     fn on_t3(&mut self) {
         self.t3 = None;
+        // ns-2.35 stops the decay at a T3 expiry; the retransmission
+        // starts it again.
+        self.idle_decay = None;
         self.timeouts += 1;
         self.error_count += 1;
         if self.error_count > self.cfg.assoc_max_retrans {
@@ -1064,6 +1125,7 @@ impl SctpSender {
         self.state = SctpState::Failed;
         self.t1 = None;
         self.t3 = None;
+        self.idle_decay = None;
         self.control = None;
         self.fast_rtx_due = false;
     }

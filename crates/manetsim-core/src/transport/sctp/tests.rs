@@ -244,7 +244,101 @@ fn an_application_limited_sender_does_not_grow_cwnd() {
     assert_eq!(s.waiting(), 0);
     s.on_chunk(50 * MS, &sack(1, &[]));
     assert_eq!(s.metrics().cwnd_bytes, 4380, "cwnd was not fully used");
-    assert_eq!(s.poll_timeout(), None, "R2: nothing outstanding, no T3");
+    // R2: nothing outstanding, no T3; only cwnd's idle decay is timed, one
+    // RTO (the initial 3 s) after the packet, and it leaves 4380 as it is.
+    assert_eq!(s.poll_timeout(), Some(3 * NS_PER_S));
+    s.on_timeout(3 * NS_PER_S);
+    assert_eq!(s.metrics().cwnd_bytes, 4380);
+    assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn idle_cwnd_halves_per_rto_down_to_four_mtu() {
+    // §7.2.1: "When the endpoint does not transmit data on a given
+    // transport address, the cwnd ... SHOULD be adjusted to max(cwnd/2,
+    // 4*MTU) per RTO."
+    let mut s = established(false, 0);
+    s.write(1);
+    assert_eq!(drain(&mut s, 0), [0]);
+    // RTT 50 ms: the RTO falls to RTO.Min (1 s); the decay was timed with
+    // the RTO of the moment the packet left (3 s).
+    s.on_chunk(50 * MS, &sack(1, &[]));
+    assert_eq!(s.metrics().rto, NS_PER_S);
+    s.cwnd = 20_000;
+    assert_eq!(s.poll_timeout(), Some(3 * NS_PER_S));
+    s.on_timeout(3 * NS_PER_S);
+    assert_eq!(s.metrics().cwnd_bytes, 10_000);
+    assert_eq!(s.poll_timeout(), Some(4 * NS_PER_S), "again after an RTO");
+    s.on_timeout(4 * NS_PER_S);
+    assert_eq!(s.metrics().cwnd_bytes, 6_000, "max(5000, 4 MTU)");
+    assert_eq!(s.poll_timeout(), None, "nothing more to decay");
+    // A packet restarts the clock: one RTO after it, not after the last
+    // decay.
+    s.cwnd = 9_000;
+    s.write(1);
+    assert_eq!(drain(&mut s, 5 * NS_PER_S), [1]);
+    s.on_chunk(5 * NS_PER_S + 50 * MS, &sack(2, &[]));
+    assert_eq!(s.poll_timeout(), Some(6 * NS_PER_S));
+    s.on_timeout(6 * NS_PER_S - 1);
+    assert_eq!(s.metrics().cwnd_bytes, 9_000);
+    s.on_timeout(6 * NS_PER_S);
+    assert_eq!(s.metrics().cwnd_bytes, 6_000);
+    // A sender that keeps sending never decays.
+    let mut b = established(true, 0);
+    b.cwnd = 20_000;
+    let mut now = 0;
+    for round in 0..40u64 {
+        let sent = fill(&mut b, now);
+        now += 100 * MS;
+        b.on_timeout(now);
+        let last = *sent.last().expect("a bulk sender sends");
+        b.on_chunk(now, &sack(last + 1, &[]));
+        assert!(b.metrics().cwnd_bytes >= 20_000, "round {round}");
+    }
+}
+
+#[test]
+fn ns2s_idle_rule_raises_a_cwnd_between_two_and_four_of_its_mtus() {
+    // ns-2.35's CwndDegradeTimer acts on a cwnd over initialCwnd_ (2) x
+    // 1468 bytes and sets max(cwnd/2, 4 x 1468): the initial 4380 becomes
+    // 5872. RFC 4960's rule leaves a cwnd of 4 MTU or less alone; `off`
+    // times nothing.
+    for (rule, after, timed) in [
+        (IdleRule::Ns2, 5_872, true),
+        (IdleRule::Rfc, 4_380, true),
+        (IdleRule::Off, 4_380, false),
+    ] {
+        let mut s = established_with(
+            SctpConfig {
+                idle_rule: rule,
+                ..cfg()
+            },
+            0,
+        );
+        s.write(1);
+        assert_eq!(drain(&mut s, 0), [0]);
+        s.on_chunk(50 * MS, &sack(1, &[]));
+        assert_eq!(s.poll_timeout().is_some(), timed, "{rule:?}");
+        s.on_timeout(3 * NS_PER_S);
+        assert_eq!(s.metrics().cwnd_bytes, after, "{rule:?}");
+        assert_eq!(s.poll_timeout(), None, "{rule:?}");
+    }
+}
+
+#[test]
+fn a_t3_expiry_stops_the_decay_until_the_retransmission() {
+    let mut s = established(false, 0);
+    s.write(1);
+    assert_eq!(drain(&mut s, 0), [0]);
+    s.cwnd = 20_000;
+    // T3 and the decay fall due together, 3 s after the packet: T3 sets
+    // cwnd to 1 MTU, and the decay does not halve it further.
+    s.on_timeout(3 * NS_PER_S);
+    assert_eq!(s.metrics().cwnd_bytes, 1_500);
+    assert_eq!(s.idle_decay, None);
+    // The retransmission times it again, with the doubled RTO.
+    assert_eq!(drain(&mut s, 3 * NS_PER_S), [0]);
+    assert_eq!(s.idle_decay, Some(9 * NS_PER_S));
 }
 
 #[test]
@@ -724,6 +818,10 @@ fn under_ns2_sends_new_data_leaves_only_while_a_sack_is_handled() {
     assert!(packets(&mut s, 150 * MS).is_empty());
     s.write(1);
     assert!(packets(&mut s, 200 * MS).is_empty());
+    // Only cwnd's idle decay is timed, and it releases nothing.
+    let decay = s.poll_timeout().expect("cwnd's decay");
+    s.on_timeout(decay);
+    assert!(packets(&mut s, decay).is_empty());
     assert_eq!(s.poll_timeout(), None);
     assert_eq!((s.waiting(), s.metrics().flight_bytes), (1, 0));
     // Under RFC 4960's rule the same message leaves at once.
