@@ -973,6 +973,40 @@ def test_a_seed_ns2_crashes_on_is_left_out_of_both_sides_and_named(tmp_path: Pat
     assert "ns-2 crashed on seed 2 (SIGSEGV)" in line
 
 
+def test_a_seed_ns2_hangs_on_is_stopped_left_out_and_named(tmp_path: Path):
+    # ns-2.35's DSDV can loop for ever in processUpdate (seeds 4 and 7 of
+    # rwp50 ran 12 minutes without a trace line): a run whose trace stops
+    # growing for --ns-stall-s is stopped and its seed left out.
+    fake = tmp_path / "hanging-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "if grep -q 'seed 2\\.' \"$1\"; then\n"
+        "  echo 's 83.152860448 _17_ AGT  --- 7332 ack 40 [0 0 0 0]' > trace.tr\n"
+        "  exec sleep 60\n"
+        "fi\n"
+        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
+        "echo 'manetsim-flow 0 0 0'\n"
+        "echo 'NS EXITING...'\n"
+    )
+    fake.chmod(0o755)
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    start = time.monotonic()
+    ours, theirs = ns2.crosscheck(fixture, [1, 2, 3], None, str(fake), jobs=2, ns_stall_s=1.0)
+    assert time.monotonic() - start < 30
+    assert len(ours.per_seed) == len(theirs.per_seed) == 2
+    [(seed, why)] = theirs.left_out
+    assert seed == 2
+    assert why == (
+        "ns-2 hung on seed 2: its trace stopped at 83.152860448 s and did not grow "
+        "for 1 s (--ns-stall-s), so it was stopped"
+    )
+    proc = cli("crosscheck", fixture, "--seeds", "3", "--ns", fake, "--ns-stall-s", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "left out: seed 2: ns-2 hung on seed 2" in " ".join(proc.stdout.split())
+    bad = cli("crosscheck", fixture, "--ns", fake, "--ns-stall-s", "0")
+    assert "--ns-stall-s" in assert_clean_error(bad)
+
+
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) is not installed")
 def test_ns2_follows_moves_to_the_areas_corners(tmp_path: Path):
     script = tmp_path / "run.tcl"

@@ -349,6 +349,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="Stop an ns-2 run after this many seconds (default: wait for it).",
     )
     cross.add_argument(
+        "--ns-stall-s",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="Take an ns-2 run whose trace has not grown for this many seconds for "
+        "hung: stop it and leave its seed out of both sides, as a crash "
+        "(default: 300; ns-2.35's DSDV can loop for ever).",
+    )
+    cross.add_argument(
         "--like-ns2",
         action="store_true",
         help="Run manetsim with ns-2.35's models wherever it has one (AODV's or DSR's "
@@ -769,6 +778,11 @@ def crosscheck_command(args: argparse.Namespace) -> None:
         ns2_mod.check_ns_timeout(args.ns_timeout_s)
     except ValueError as err:
         _fail(f"--ns-timeout-s: {err}", EXIT_USAGE)
+    stall_s: float = ns2_mod.NS_STALL_S if args.ns_stall_s is None else args.ns_stall_s
+    try:
+        ns2_mod.check_ns_timeout(stall_s)
+    except ValueError as err:
+        _fail(f"--ns-stall-s: {err}", EXIT_USAGE)
     if args.mac_trace and keep_traces is None:
         _fail("--mac-trace: only with --keep-traces DIR (its lines are for reading)", EXIT_USAGE)
     overrides = override_pairs(args.set_ or [])
@@ -805,6 +819,7 @@ def crosscheck_command(args: argparse.Namespace) -> None:
                 jobs,
                 progress=progress,
                 mac_trace=args.mac_trace,
+                ns_stall_s=stall_s,
             )
     except RuntimeError as err:
         _fail(str(err), EXIT_SIMULATION)

@@ -1502,7 +1502,8 @@ class Side:
 
 
 class Ns2CrashError(RuntimeError):
-    """ns-2 died of a signal (a crash inside ns-2.35) on one seed."""
+    """ns-2 died of a signal (a crash inside ns-2.35) on one seed, or hung
+    (its trace stopped growing for ``ns_stall_s``) and was stopped."""
 
     def __init__(self, seed: int, message: str) -> None:
         super().__init__(message)
@@ -1526,15 +1527,44 @@ class _Finished:
     stderr: str
     wall_s: float
     cpu_s: float
+    #: Stopped by the watchdog: the watched file stopped growing.
+    stalled: bool = False
 
 
-def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finished | None:
+#: How long ns-2 may run without its trace growing before
+#: :func:`crosscheck` takes it for hung (ns-2.35's DSDV can loop for ever).
+NS_STALL_S = 300.0
+
+
+def _last_trace_time(trace: Path) -> str:
+    """The time on the last whole line of an ns-2 trace, or "0"."""
+    try:
+        with trace.open("rb") as f:
+            f.seek(max(0, trace.stat().st_size - 4096))
+            lines = f.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return "0"
+    for line in reversed(lines[1:] if len(lines) > 1 else lines):
+        fields = line.split()
+        if len(fields) > 1:
+            return fields[1]
+    return "0"
+
+
+def _run_timed(
+    command: list[str],
+    cwd: Path,
+    timeout_s: float | None,
+    watch: tuple[Path, float] | None = None,
+) -> _Finished | None:
     """Runs ``command`` in ``cwd`` to its end and measures it: wall time, and
     the CPU time of that one process (``os.wait4``), which does not count
     its waits for a core while other runs share the machine (they still slow
     it a little, through the caches they share). Its output goes through
     files in ``cwd``. Returns None when it was stopped after ``timeout_s``
-    seconds."""
+    seconds. With ``watch = (file, stall_s)``, a process that runs
+    ``stall_s`` seconds while ``file`` does not grow is stopped, and its
+    result says ``stalled``."""
     out_path, err_path = cwd / ".manetsim-stdout", cwd / ".manetsim-stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
@@ -1548,6 +1578,23 @@ def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finis
     timer = None if timeout_s is None else threading.Timer(timeout_s, stop)
     if timer is not None:
         timer.start()
+    stalled = threading.Event()
+    finished = threading.Event()
+
+    def watchdog(file: Path, stall_s: float) -> None:
+        size, since = -1, time.monotonic()
+        while not finished.wait(min(5.0, stall_s / 4)):
+            now_size = file.stat().st_size if file.exists() else 0
+            if now_size != size:
+                size, since = now_size, time.monotonic()
+            elif time.monotonic() - since >= stall_s:
+                stalled.set()
+                proc.kill()
+                return
+
+    dog = None if watch is None else threading.Thread(target=watchdog, args=watch, daemon=True)
+    if dog is not None:
+        dog.start()
     try:
         if hasattr(os, "wait4"):
             _, status, usage = os.wait4(proc.pid, 0)
@@ -1559,6 +1606,9 @@ def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finis
     finally:
         if timer is not None:
             timer.cancel()
+        finished.set()
+        if dog is not None:
+            dog.join()
     wall_s = time.perf_counter() - start
     stdout = out_path.read_text(encoding="utf-8", errors="replace")
     stderr = err_path.read_text(encoding="utf-8", errors="replace")
@@ -1568,7 +1618,8 @@ def _run_timed(command: list[str], cwd: Path, timeout_s: float | None) -> _Finis
     # ended on its own as the timer fired).
     if stopped.is_set() and (proc.returncode < 0 or not hasattr(os, "wait4")):
         return None
-    return _Finished(proc.returncode, stdout, stderr, wall_s, cpu_s)
+    hung = stalled.is_set() and (proc.returncode < 0 or not hasattr(os, "wait4"))
+    return _Finished(proc.returncode, stdout, stderr, wall_s, cpu_s, stalled=hung)
 
 
 @dataclass
@@ -1591,6 +1642,7 @@ def crosscheck(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     mac_trace: bool = False,
+    ns_stall_s: float = NS_STALL_S,
 ) -> tuple[Side, Side]:
     """Runs manetsim and ns-2 on ``scenario`` for each seed.
 
@@ -1620,9 +1672,11 @@ def crosscheck(
     ``docs/fidelity.md``).
 
     A seed on which ns-2 crashes (dies of a signal, as ns-2.35's AODV can
-    in ``aodv_rt_entry::pc_delete``) is left out of both sides and named in
-    ``left_out`` of both; any other failure of either simulator raises
-    ``RuntimeError``, as does a crash on every seed.
+    in ``aodv_rt_entry::pc_delete``) or hangs (runs ``ns_stall_s`` seconds
+    without its trace growing, as ns-2.35's DSDV can, looping for ever in
+    ``processUpdate``; it is then stopped) is left out of both sides and
+    named in ``left_out`` of both; any other failure of either simulator
+    raises ``RuntimeError``, as does a crash or hang on every seed.
     """
     if shutil.which(ns_command) is None:
         raise FileNotFoundError(missing_ns_message(ns_command))
@@ -1631,6 +1685,7 @@ def crosscheck(
     if mac_trace and keep_traces is None:
         raise ValueError("mac_trace: only with keep_traces (the MAC lines are for reading)")
     check_ns_timeout(ns_timeout_s)
+    check_ns_timeout(ns_stall_s)
     pairs = override_pairs(overrides)
 
     crashes: list[Ns2CrashError] = []
@@ -1638,7 +1693,7 @@ def crosscheck(
     def one(seed: int) -> tuple[_SeedRun, _SeedRun] | None:
         try:
             return _crosscheck_seed(
-                scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces, mac_trace
+                scenario, pairs, seed, ns_command, ns_timeout_s, keep_traces, mac_trace, ns_stall_s
             )
         except Ns2CrashError as crash:
             crashes.append(crash)
@@ -1694,6 +1749,7 @@ def _crosscheck_seed(
     ns_timeout_s: float | None,
     keep_traces: Path | None,
     mac_trace: bool = False,
+    ns_stall_s: float = NS_STALL_S,
 ) -> tuple[_SeedRun, _SeedRun]:
     """One seed of :func:`crosscheck`: manetsim, then ns-2."""
     script = export_tcl(scenario, pairs, seed, mac_trace=mac_trace)
@@ -1718,11 +1774,20 @@ def _crosscheck_seed(
     with tempfile.TemporaryDirectory(prefix="manetsim-ns2-") as folder:
         tcl = Path(folder) / "run.tcl"
         tcl.write_text(script, encoding="utf-8")
-        done = _run_timed([ns_command, str(tcl)], Path(folder), ns_timeout_s)
+        trace = Path(folder) / "trace.tr"
+        done = _run_timed([ns_command, str(tcl)], Path(folder), ns_timeout_s, (trace, ns_stall_s))
         if done is None:
             raise RuntimeError(
                 f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
                 "(--ns-timeout-s); it was stopped"
+            )
+        if done.stalled:
+            if kept is not None:
+                shutil.move(tcl, kept / "ns2.tcl")
+            raise Ns2CrashError(
+                seed,
+                f"ns-2 hung on seed {seed}: its trace stopped at {_last_trace_time(trace)} s "
+                f"and did not grow for {ns_stall_s:g} s (--ns-stall-s), so it was stopped",
             )
         if done.returncode < 0:
             if kept is not None:
