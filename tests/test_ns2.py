@@ -311,6 +311,27 @@ def test_dsr_and_dsdv_trace_lines_are_told_apart_by_message(tmp_path: Path):
     assert stats.routing_forwarded_by_message == {"rreq": 1, "rrep": 0, "rerr": 0, "update": 0}
 
 
+def test_the_parser_counts_tfrc_packets_as_manetsim_does(tmp_path: Path):
+    # Debian's ns-2.35 over AODV: Agent/TFRC adds its 32-byte header to a
+    # 512-byte packet (544 at the agent), AODV an IP header (564 at the
+    # sink); its feedback (`tcpFriendCtl`) is not data. manetsim counts the
+    # payload and 40 header bytes, 552.
+    fwd, back = "[0:0 3:0 32 0]", "[3:0 0:0 32 0]"
+    mac = "[13a 3 2 800] -------"
+    trace = tmp_path / "tfrc.tr"
+    trace.write_text(
+        f"s 1.0 _0_ AGT  --- 0 tcpFriend 544 [0 0 0 0] ------- {fwd} \n"
+        f"r 1.05 _3_ AGT  --- 0 tcpFriend 564 {mac} {fwd} \n"
+        f"s 1.05 _3_ AGT  --- 1 tcpFriendCtl 40 [0 0 0 0] ------- {back} \n"
+        f"s 1.1 _0_ AGT  --- 2 tcpFriend 544 [0 0 0 0] ------- {fwd} \n"
+        f"r 1.15 _3_ AGT  --- 2 tcpFriend 564 {mac} {fwd} \n"
+    )
+    flow = ns2.parse_trace(trace).flows[(0, 0)]
+    assert (flow.sent, flow.received) == (2, 2)
+    assert flow.received_bytes == 2 * 552
+    assert flow.throughput_kbps == pytest.approx(2 * 552 * 8 / 0.15 / 1000)
+
+
 def test_the_parser_counts_sctp_data_chunks_only(tmp_path: Path):
     # Lines as Debian's ns-2.35 writes them for Agent/SCTP: the handshake
     # (`I`), heartbeats (`H`, `B`), DATA (`D`: chunks, type, TSN, stream,

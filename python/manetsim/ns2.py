@@ -201,6 +201,12 @@ NS2_LL_DELAY_S = 25e-6
 #: `tcpip_base_hdr_size_`), all but Vegas's, whose own output() does not.
 NS2_TCP_HEADER_BYTES = 40
 
+#: The header ns-2.35's `Agent/TFRC` adds to packetSize_ (`headersize_`,
+#: with `useHeaders_ true`): a 512-byte packet is `tcpFriend 544` at the
+#: agent. manetsim counts a TFRC packet's payload and 40 header bytes, as a
+#: TCP segment's, so the parser counts ns-2.35's the same way.
+NS2_TFRC_HEADER_BYTES = 32
+
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--arp``, ``--mac`` and ``--tcp`` for a cross-check script: the
@@ -1292,11 +1298,19 @@ def parse_trace(path: str | Path) -> TraceStats:
                 stats.sent += 1
                 if stats.first_send_s is None:
                     stats.first_send_s = now
-                # ns-2's TCP (and TFRC) agents count their 40 header bytes; its UDP agent
-                # sends bare payload, to which routing agents add their
-                # headers (some strip them again on delivery).
-                headed = kind in ("tcp", "tcpFriend", "sctp")
-                sent_at[uid] = (now, size if headed else size + _UDP_IP_HEADER_BYTES)
+                # ns-2's TCP agents count their 40 header bytes, its SCTP
+                # agent its IP, common and chunk headers, its TFRC agent 32
+                # (counted here as manetsim counts a TFRC packet: payload
+                # and 40); its UDP agent sends bare payload, to which
+                # routing agents add their headers (some strip them again
+                # on delivery).
+                if kind in ("tcp", "sctp"):
+                    counted = size
+                elif kind == "tcpFriend":
+                    counted = size - NS2_TFRC_HEADER_BYTES + NS2_TCP_HEADER_BYTES
+                else:
+                    counted = size + _UDP_IP_HEADER_BYTES
+                sent_at[uid] = (now, counted)
                 if kind in ("tcp", "sctp"):
                     seq = _seq(kind, tokens, ip)
                     if seq is not None:
