@@ -146,6 +146,11 @@ pub enum FeedbackRule {
     /// than `R` passed since the last report. One later packet makes a
     /// packet lost; a loss starts a new loss event only more than `R` after
     /// the last one began and in a later feedback round (`PreciseLoss_`).
+    /// The open loss interval counts the sequence numbers after the loss
+    /// event's first (not that one), and after the first loss event those
+    /// after the highest the receiver had seen at its last report before it
+    /// (`est_loss_WALI` counts from where its previous call stopped, and the
+    /// report at the first loss passes the synthetic `p` without calling it).
     /// The sender marks its packets urgent from its start, and from each
     /// expiry of its no-feedback timer (`max(2 R, 2 s / X)`, which halves
     /// `X`) until the next report; each report and each expiry begins a new
@@ -580,6 +585,15 @@ pub struct TfrcReceiver {
     /// The sender's round when the current loss event began
     /// ([`FeedbackRule::Ns2`]).
     event_round: u32,
+    /// [`FeedbackRule::Ns2`]: the sequence number after which the open
+    /// interval counts (`None`: from 0), ns-2.35's `last_sample - 1`.
+    open_after: Option<u64>,
+    /// [`FeedbackRule::Ns2`]: the highest sequence number at the last report
+    /// that counted the intervals (all but the one sent at the first loss).
+    reported_highest: Option<u64>,
+    /// [`FeedbackRule::Ns2`]: the report due at the first loss event passes
+    /// the synthetic `p` and counts nothing.
+    first_loss_report: bool,
     /// The sender's round, from the latest new data packet.
     round: u32,
     /// Arrivals within the last `R`: when, and payload bytes
@@ -621,6 +635,9 @@ impl TfrcReceiver {
             discounts: VecDeque::with_capacity(WEIGHTS.len() + 1),
             event: None,
             event_round: 0,
+            open_after: None,
+            reported_highest: None,
+            first_loss_report: false,
             round: 0,
             recent: VecDeque::new(),
             rtt: 0,
@@ -647,7 +664,7 @@ impl TfrcReceiver {
         if n == 0 {
             return 0.0;
         }
-        let open = (self.highest.unwrap_or(start) + 1).saturating_sub(start) as f64;
+        let open = self.open_interval(start) as f64;
         let closed = |i: usize| self.intervals[i] as f64;
         if !self.cfg.history_discounting {
             let w_tot: f64 = WEIGHTS[..n].iter().sum();
@@ -671,6 +688,33 @@ impl TfrcReceiver {
                 .map(|i| closed(i - 1) * WEIGHTS[i] * df_i(i - 1) * df)
                 .sum::<f64>();
         Self::p_of_mean((tot0 / w0).max(tot1 / w1))
+    }
+
+    /// The open loss interval, the current loss event beginning at `start`:
+    /// its first packet to the highest received (RFC 5348), or ns-2.35's
+    /// count ([`FeedbackRule::Ns2`]).
+    fn open_interval(&self, start: u64) -> u64 {
+        let highest = self.highest.unwrap_or(start);
+        match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => (highest + 1).saturating_sub(start),
+            FeedbackRule::Ns2 => match self.open_after {
+                Some(after) => highest.saturating_sub(after),
+                None => highest + 1,
+            },
+        }
+    }
+
+    /// The interval a loss event beginning at `seq` closes, the current one
+    /// beginning at `start`: the sequence numbers from `start` up to `seq`,
+    /// or ns-2.35's count from after `open_after` to `seq`.
+    fn closed_interval(&self, start: u64, seq: u64) -> u64 {
+        match self.cfg.feedback_rule {
+            FeedbackRule::Rfc => seq - start,
+            FeedbackRule::Ns2 => match self.open_after {
+                Some(after) => seq.saturating_sub(after),
+                None => seq + 1,
+            },
+        }
     }
 
     /// Section 5.5: the closed intervals I_1 … I_n weighted by w_0 …
@@ -800,7 +844,7 @@ impl TfrcReceiver {
         match self.event {
             Some((_, start)) if sent <= start + self.rtt || same_round => {} // the same loss event
             Some((start_seq, _)) => {
-                let closed = seq - start_seq;
+                let closed = self.closed_interval(start_seq, seq);
                 if self.cfg.history_discounting {
                     // Section 5.5: the discount in force when the interval
                     // closes stays with the older ones.
@@ -811,6 +855,7 @@ impl TfrcReceiver {
                 self.push_interval(closed);
                 self.event = Some((seq, sent));
                 self.event_round = self.round;
+                self.open_after = Some(seq);
                 self.events += 1;
             }
             None => {
@@ -820,6 +865,9 @@ impl TfrcReceiver {
                 self.push_interval(first);
                 self.event = Some((seq, sent));
                 self.event_round = self.round;
+                // ns-2.35 counts on from its last report's highest packet.
+                self.open_after = self.reported_highest;
+                self.first_loss_report = true;
                 self.events += 1;
             }
         }
@@ -886,6 +934,11 @@ impl TfrcReceiver {
             p,
         };
         self.p_reported = p;
+        if std::mem::take(&mut self.first_loss_report) {
+            // ns-2.35's report at the first loss counts no interval.
+        } else {
+            self.reported_highest = self.highest;
+        }
         self.bytes_since_feedback = 0;
         self.last_feedback_at = now;
         self.feedback_timer = (self.rtt > 0).then(|| now + self.report_interval());

@@ -459,6 +459,50 @@ fn under_ns2s_rule_one_later_packet_reveals_a_loss_and_reports_its_loss_event() 
 }
 
 #[test]
+fn under_ns2s_rule_the_open_interval_counts_as_est_loss_wali_does() {
+    let ms = NS_PER_MS;
+    // Packets 10 ms apart, R = 50 ms, a round every 5 packets; 20 and 40
+    // are lost, each the first of a loss event.
+    let mut r = TfrcReceiver::new(ns2_feedback());
+    let mut base = None;
+    for seq in (0..60).filter(|s| ![20, 40].contains(s)) {
+        let sent = seq * 10 * ms;
+        r.on_data(
+            sent + 5 * ms,
+            &marked(seq, sent, 50 * ms, 1 + (seq / 5) as u32, seq == 0),
+        );
+        let reported = r.poll_feedback(sent + 5 * ms).is_some();
+        if reported && seq < 20 {
+            base = Some(seq);
+        }
+        if seq == 21 {
+            // The report at the first loss passes the synthetic p and
+            // leaves the count where the last report before it stopped.
+            assert!(reported);
+            assert_eq!(r.reported_highest, base);
+        }
+        if seq == 30 {
+            // ns-2.35 counts on from its last report before the loss:
+            // packets before the loss, the loss, and those after it.
+            let base = base.expect("a report before the loss");
+            assert!(base < 19, "{base}");
+            assert_eq!(r.open_interval(20), 30 - base);
+            let rfc = TfrcReceiver {
+                cfg: cfg(),
+                ..r.clone()
+            };
+            assert_eq!(rfc.open_interval(20), 11, "RFC 5348: 20..=30");
+        }
+    }
+    let base = base.unwrap();
+    assert_eq!(r.events, 2);
+    // The second event closed that count at 40 (the lost packet included),
+    // and the open interval counts 41..=59 (the lost packet not).
+    assert_eq!(r.intervals().next(), Some(40 - base));
+    assert_eq!(r.open_interval(40), 19);
+}
+
+#[test]
 fn under_ns2s_rule_a_loss_in_the_same_feedback_round_joins_the_loss_event() {
     let ms = NS_PER_MS;
     // Losses 60 ms apart (more than R = 50 ms) but reported in the same
