@@ -1123,6 +1123,13 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         ]
     begin = "start"
     stopper = f"$agent_({i})" if flow["transport"] == "tfrc" else f"$app_({i})"
+    if flow["app"] in ("cbr", "onoff") and flow["transport"] != "tfrc":
+        # ns-2's traffic generators add their interval to the clock in
+        # floating point: CBR every 0.1 s from 1.0 s sent its 81st packet at
+        # 8.99999999999998 s, before a stop at 9.0 (Debian's ns-2.35).
+        # manetsim sends nothing at stop_s, so ns-2's generator stops 1 ns
+        # sooner, whichever way its sum rounded.
+        stop = repr(float(flow["stop_s"]) - 1e-9)
     if flow.get("transfer_bytes") is not None:
         begin = f"producemore {_ns2_advance(flow)}"
     lines += [
