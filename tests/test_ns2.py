@@ -1592,6 +1592,7 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     assert like["flows.1.tfrc.feedback_rule"] == "ns2"
     assert like["flows.1.tfrc.history_discounting"] is True
     assert like["flows.1.tfrc.rto_rule"] == "ns2"
+    assert like["flows.1.tfrc.pacing_rule"] == "ns2"
     notes = [n for n in ns2.known_differences(tmp_path / "tfrc.toml") if "tfrc" in n]
     assert len(notes) == 1
     for key in [
@@ -1599,6 +1600,7 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
         "feedback_rule=ns2",
         "history_discounting=true",
         "rto_rule=ns2",
+        "pacing_rule=ns2",
     ]:
         assert f"--set flows.1.tfrc.{key}" in notes[0]
     assert not [n for n in ns2.known_differences(tmp_path / "tfrc.toml", like) if "tfrc" in n]

@@ -342,6 +342,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.tfrc.feedback_rule"] = "ns2"
             out[f"flows.{i}.tfrc.history_discounting"] = True
             out[f"flows.{i}.tfrc.rto_rule"] = "ns2"
+            out[f"flows.{i}.tfrc.pacing_rule"] = "ns2"
     return out
 
 
@@ -462,6 +463,7 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                         bool(tfrc.get("history_discounting", False)),
                     ),
                     ("rto_rule", "ns2", tfrc.get("rto_rule", "rfc") == "ns2"),
+                    ("pacing_rule", "ns2", tfrc.get("pacing_rule", "rfc") == "ns2"),
                 ]
                 if not same
             ]
@@ -474,7 +476,8 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                     "(df_), raises its rate gradually, reports from its sink at every new "
                     "loss event and urgent packet, halves its rate after 2 RTTs without "
                     "feedback, discounts old loss intervals (discount_) and takes the "
-                    "equation's t_RTO from a TCP-style estimate in 100 ms ticks (tzero_); "
+                    "equation's t_RTO from a TCP-style estimate in 100 ms ticks (tzero_), "
+                    "and keeps a packet's time once set (nextpkt); "
                     f"{sets} compares like with like (docs/fidelity.md)"
                 )
         sctp = flow.get("sctp") or {}

@@ -815,6 +815,11 @@ pub struct TfrcFlowConfig {
     /// estimate in 100 ms ticks, see [`crate::transport::tfrc::RtoRule`]).
     #[serde(default)]
     pub rto_rule: crate::transport::tfrc::RtoRule,
+    /// When a new rate reaches the packets' spacing: `rfc` (at once, RFC
+    /// 5348 section 4.6) or `ns2` (ns-2.35's `nextpkt`, see
+    /// [`crate::transport::tfrc::PacingRule`]).
+    #[serde(default)]
+    pub pacing_rule: crate::transport::tfrc::PacingRule,
 }
 fn default_rtt_filter() -> f64 {
     0.9
@@ -828,6 +833,7 @@ impl Default for TfrcFlowConfig {
             feedback_rule: Default::default(),
             history_discounting: false,
             rto_rule: Default::default(),
+            pacing_rule: Default::default(),
         }
     }
 }

@@ -46,6 +46,7 @@ impl TfrcFlow {
             feedback_rule: table.feedback_rule,
             history_discounting: table.history_discounting,
             rto_rule: table.rto_rule,
+            pacing_rule: table.pacing_rule,
             ..TfrcConfig::default()
         };
         Self {

@@ -80,6 +80,26 @@ pub struct TfrcConfig {
     pub history_discounting: bool,
     /// The equation's `t_RTO` ([`RtoRule`]).
     pub rto_rule: RtoRule,
+    /// When a new rate takes effect on the packets' spacing
+    /// ([`PacingRule`]).
+    pub pacing_rule: PacingRule,
+}
+
+/// When a change of rate reaches the spacing of packets (`[flows.tfrc]
+/// pacing_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingRule {
+    /// RFC 5348 section 4.6: the next packet leaves `s / X` after the last
+    /// one at the rate of the moment, so a new rate moves the packet
+    /// already timed.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TFRC` (`nextpkt`): a packet's time, once set, stands
+    /// (a new rate spaces the packet after it); the first feedback, each
+    /// feedback in slow start without loss and each expiry of the
+    /// no-feedback timer send a packet at once, and time the next from it.
+    Ns2,
 }
 
 /// The `t_RTO` of the throughput equation (`[flows.tfrc] rto_rule`).
@@ -189,6 +209,7 @@ impl Default for TfrcConfig {
             feedback_rule: FeedbackRule::Rfc,
             history_discounting: false,
             rto_rule: RtoRule::Rfc,
+            pacing_rule: PacingRule::Rfc,
         }
     }
 }
@@ -482,7 +503,11 @@ impl TfrcSender {
             }
         }
         self.sent_since_timer = false;
-        self.respace();
+        match self.cfg.pacing_rule {
+            PacingRule::Rfc => self.respace(),
+            // ns-2.35's `reduce_rate_on_no_feedback` ends in `nextpkt`.
+            PacingRule::Ns2 => self.next_send = now,
+        }
         self.nofeedback_at = now + self.nofeedback_interval();
     }
 
@@ -557,7 +582,13 @@ impl TfrcSender {
             self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
             self.tld = now;
         }
-        self.respace();
+        match self.cfg.pacing_rule {
+            PacingRule::Rfc => self.respace(),
+            // ns-2.35: `nextpkt` at once in slow start; otherwise the packet
+            // already timed keeps its time.
+            PacingRule::Ns2 if self.p == 0.0 => self.next_send = now,
+            PacingRule::Ns2 => {}
+        }
         self.sent_since_timer = false;
         self.nofeedback_at = now + self.nofeedback_interval();
     }

@@ -147,6 +147,51 @@ fn with_losses_the_rate_follows_the_equation_within_twice_the_receive_rate() {
 }
 
 #[test]
+fn under_ns2s_pacing_a_packet_keeps_its_time_and_slow_start_sends_at_once() {
+    let ms = NS_PER_MS;
+    let pacer = |rule: PacingRule| {
+        let mut s = TfrcSender::new(
+            TfrcConfig {
+                pacing_rule: rule,
+                ..cfg()
+            },
+            true,
+        );
+        assert!(s.poll_transmit(0).is_some());
+        s
+    };
+    // The first feedback (R = 100 ms, 40,000 B/s): ns-2.35's sender sends
+    // a packet at once, where RFC 5348's times it s / X after the last one
+    // (25 ms after it left at 0).
+    let (mut ns2, mut rfc) = (pacer(PacingRule::Ns2), pacer(PacingRule::Rfc));
+    for s in [&mut ns2, &mut rfc] {
+        s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    }
+    assert!(ns2.poll_transmit(100 * ms).is_some());
+    assert_eq!(rfc.poll_timeout(), Some(25 * ms));
+    assert!(rfc.poll_transmit(100 * ms).is_some());
+    // A loss (p = 0.1, an RTT sample of 100 ms): out of slow start the
+    // packet timed 25 ms after 100 ms keeps its time under ns-2.35's rule;
+    // RFC 5348's moves it to s / X_calc after the last packet.
+    for s in [&mut ns2, &mut rfc] {
+        s.on_feedback(110 * ms, &feedback(10 * ms, 0, 1e9, 0.1));
+    }
+    let x = throughput_bps(1000.0, 0.1, 0.1);
+    let gap = (1e9 * 1000.0 / x) as SimTime;
+    assert!(gap > 25 * ms, "{gap}");
+    assert!(ns2.poll_transmit(125 * ms).is_some());
+    assert!(rfc.poll_transmit(125 * ms).is_none());
+    assert_eq!(rfc.poll_timeout(), Some(100 * ms + gap.max(1)));
+    // The packet after it is spaced at the new rate on both.
+    assert_eq!(ns2.poll_timeout(), Some(125 * ms + gap));
+    // The no-feedback timer (2 R) halves the rate and, under ns-2.35's
+    // rule, sends a packet at once.
+    let expiry = 110 * ms + 200 * ms;
+    ns2.on_timeout(expiry);
+    assert!(ns2.poll_transmit(expiry).is_some());
+}
+
+#[test]
 fn under_ns2s_rule_the_rate_climbs_by_at_most_two_packets_a_round_trip() {
     let c = TfrcConfig {
         increase_rule: IncreaseRule::Ns2,
