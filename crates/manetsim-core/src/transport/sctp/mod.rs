@@ -174,7 +174,9 @@ pub enum SendRule {
 pub enum IdleRule {
     /// RFC 4960 §7.2.1: for each RTO in which no DATA packet leaves,
     /// `cwnd` becomes `max(cwnd/2, 4 MTU)`; a `cwnd` of 4 MTU or less is
-    /// left as it is.
+    /// left as it is (read literally, the formula would raise it to 4 MTU
+    /// while idle; a decay never raises `cwnd` here, as RFC 5681's restart
+    /// window never raises TCP's).
     #[default]
     Rfc,
     /// ns-2.35's `Agent/SCTP` (its `CwndDegradeTimer`): the same halving
