@@ -147,18 +147,24 @@ def test_like_ns2_applies_max_burst_as_ns2s_agent_and_says_so_otherwise():
     assert flight == 5 * 1016
 
 
-def test_ns2s_send_rule_stalls_a_slow_application_as_ns2_does_and_says_so():
+def _like_ns2_sets_and_names(scenario: dict, key: str) -> None:
+    """`--like-ns2` sets flow 0's `[flows.sctp] key` to ns-2.35's rule, and
+    the cross-check names the key, once, only while it is not."""
     from manetsim import ns2
 
+    like = ns2.like_ns2_overrides(scenario)
+    assert like[f"flows.0.sctp.{key}"] == "ns2"
+    notes = [n for n in ns2.known_differences(scenario) if key in n]
+    assert len(notes) == 1
+    assert f"--set flows.0.sctp.{key}=ns2" in notes[0]
+    assert not [n for n in ns2.known_differences(scenario, like) if key in n]
+
+
+def test_ns2s_send_rule_stalls_a_slow_application_as_ns2_does_and_says_so():
     scenario = load_toml(QUICKSTART.read_text())
     scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000, rate_bps=10_000)
     scenario["routing"]["protocol"] = "aodv"
-    like = ns2.like_ns2_overrides(scenario)
-    assert like["flows.0.sctp.send_rule"] == "ns2"
-    notes = [n for n in ns2.known_differences(scenario) if "send_rule" in n]
-    assert len(notes) == 1
-    assert "--set flows.0.sctp.send_rule=ns2" in notes[0]
-    assert not [n for n in ns2.known_differences(scenario, like) if "send_rule" in n]
+    _like_ns2_sets_and_names(scenario, "send_rule")
     over = {"duration_s": 60, "flows.0.stop_s": 60}
     # 1.25 messages a second over five hops: RFC 4960's sender sends each
     # as it comes; ns-2.35's waits for a SACK, and none comes once the
@@ -286,12 +292,4 @@ def test_cwnd_halves_per_idle_rto_between_bursts():
 
 
 def test_ns2s_idle_rule_is_set_by_like_ns2_and_named_otherwise():
-    from manetsim import ns2
-
-    scenario = _idle_onoff_scenario()
-    like = ns2.like_ns2_overrides(scenario)
-    assert like["flows.0.sctp.idle_rule"] == "ns2"
-    notes = [n for n in ns2.known_differences(scenario) if "idle_rule" in n]
-    assert len(notes) == 1
-    assert "--set flows.0.sctp.idle_rule=ns2" in notes[0]
-    assert not [n for n in ns2.known_differences(scenario, like) if "idle_rule" in n]
+    _like_ns2_sets_and_names(_idle_onoff_scenario(), "idle_rule")

@@ -1805,22 +1805,22 @@ def _crosscheck_seed(
                 f"ns-2 did not finish seed {seed} within {ns_timeout_s:g} s "
                 "(--ns-timeout-s); it was stopped"
             )
+        lost = None
         if done.stalled:
-            if kept is not None:
-                shutil.move(tcl, kept / "ns2.tcl")
-            raise Ns2CrashError(
-                seed,
+            lost = (
                 f"ns-2 hung on seed {seed}: its trace stopped at {_last_trace_time(trace)} s "
-                f"and did not grow for {ns_stall_s:g} s (--ns-stall-s), so it was stopped",
+                f"and did not grow for {ns_stall_s:g} s (--ns-stall-s), so it was stopped"
             )
-        if done.returncode < 0:
+        elif done.returncode < 0:
+            lost = (
+                f"ns-2 crashed on seed {seed} ({signal_name(done.returncode)}); "
+                f"the last it printed: {ns2_failure(done.stdout, done.stderr)}"
+            )
+        if lost is not None:
+            # The script stays for a look at what ns-2 did with it.
             if kept is not None:
                 shutil.move(tcl, kept / "ns2.tcl")
-            raise Ns2CrashError(
-                seed,
-                f"ns-2 crashed on seed {seed} ({signal_name(done.returncode)}); "
-                f"the last it printed: {ns2_failure(done.stdout, done.stderr)}",
-            )
+            raise Ns2CrashError(seed, lost)
         if done.returncode != 0 or "NS EXITING" not in done.stdout:
             why = ns2_failure(done.stdout, done.stderr)
             raise RuntimeError(f"ns-2 failed on seed {seed} (exit status {done.returncode}): {why}")
