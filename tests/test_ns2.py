@@ -970,15 +970,9 @@ def test_a_seed_ns2_crashes_on_is_left_out_of_both_sides_and_named(tmp_path: Pat
     # ns-2.35 can die of SIGSEGV (its AODV, in aodv_rt_entry::pc_delete, on
     # one of six rwp50 seeds with an SCTP flow): the other seeds are still
     # compared, and the crash is named.
-    fake = tmp_path / "crashing-ns"
-    fake.write_text(
-        "#!/bin/sh\n"
-        "if grep -q 'seed 2\\.' \"$1\"; then echo 'SORTING LISTS ...DONE!'; kill -SEGV $$; fi\n"
-        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
-        "echo 'manetsim-flow 0 0 0'\n"
-        "echo 'NS EXITING...'\n"
+    fake = _stand_in_ns(
+        tmp_path, "crashing-ns", 2, "  echo 'SORTING LISTS ...DONE!'; kill -SEGV $$\n"
     )
-    fake.chmod(0o755)
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     proc = cli("crosscheck", fixture, "--seeds", "3", "--jobs", "2", "--ns", fake, "--totals-only")
     assert proc.returncode == 0, proc.stderr
@@ -999,18 +993,12 @@ def test_a_seed_ns2_hangs_on_is_stopped_left_out_and_named(tmp_path: Path):
     # ns-2.35's DSDV can loop for ever in processUpdate (seeds 4 and 7 of
     # rwp50 ran 12 minutes without a trace line): a run whose trace stops
     # growing for --ns-stall-s is stopped and its seed left out.
-    fake = tmp_path / "hanging-ns"
-    fake.write_text(
-        "#!/bin/sh\n"
-        "if grep -q 'seed 2\\.' \"$1\"; then\n"
-        "  echo 's 83.152860448 _17_ AGT  --- 7332 ack 40 [0 0 0 0]' > trace.tr\n"
-        "  exec sleep 60\n"
-        "fi\n"
-        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
-        "echo 'manetsim-flow 0 0 0'\n"
-        "echo 'NS EXITING...'\n"
+    fake = _stand_in_ns(
+        tmp_path,
+        "hanging-ns",
+        2,
+        "  echo 's 83.152860448 _17_ AGT  --- 7332 ack 40 [0 0 0 0]' > trace.tr\n  exec sleep 60\n",
     )
-    fake.chmod(0o755)
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     start = time.monotonic()
     ours, theirs = ns2.crosscheck(fixture, [1, 2, 3], None, str(fake), jobs=2, ns_stall_s=1.0)
@@ -1134,19 +1122,30 @@ def test_seeds_side_by_side_give_the_same_figures_in_seed_order(tmp_path: Path):
         ns2.crosscheck(fixture, [1], None, fake, jobs=0)
 
 
-def _failing_ns(tmp_path: Path, failing_seed: int) -> Path:
-    """An `ns` that fails on one seed's script (which seeds ns-2's generator)."""
-    fake = tmp_path / "failing-ns"
+def _stand_in_ns(
+    tmp_path: Path, name: str = "fake-ns", seed: int | None = None, then: str = ""
+) -> Path:
+    """An `ns` that 'runs' any script by leaving the committed trace behind;
+    on seed `seed`'s script (its comment names the seed) it first runs the
+    shell lines `then`."""
+    fake = tmp_path / name
+    branch = "" if seed is None else f"if grep -q '^# seed {seed},' \"$1\"; then\n{then}fi\n"
     fake.write_text(
         "#!/bin/sh\n"
-        f"if grep -q '^# seed {failing_seed},' \"$1\"; then\n"
-        "  echo 'boom: this seed fails' >&2; exit 1\n"
-        "fi\n"
+        f"{branch}"
         f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
+        "echo 'manetsim-flow 0 0 0'\n"
         "echo 'NS EXITING...'\n"
     )
     fake.chmod(0o755)
     return fake
+
+
+def _failing_ns(tmp_path: Path, failing_seed: int) -> Path:
+    """An `ns` that fails on one seed's script (which seeds ns-2's generator)."""
+    return _stand_in_ns(
+        tmp_path, "failing-ns", failing_seed, "  echo 'boom: this seed fails' >&2; exit 1\n"
+    )
 
 
 def test_a_seed_that_fails_side_by_side_is_named(tmp_path: Path):
@@ -1343,19 +1342,6 @@ def test_crosscheck_prints_a_long_scenario_path_on_one_line(tmp_path: Path):
     assert len(str(scenario)) > 120
     assert f"{scenario}:" in proc.stdout.splitlines()
     assert "manetsim vs ns-2.35, mean of 1 seed(s)" in proc.stdout
-
-
-def _stand_in_ns(tmp_path: Path) -> Path:
-    """An `ns` that 'runs' any script by leaving the committed trace behind."""
-    fake = tmp_path / "fake-ns"
-    fake.write_text(
-        "#!/bin/sh\n"
-        f"cp '{FIXTURES / 'ns2_chain3_aodv.tr'}' trace.tr\n"
-        "echo 'manetsim-flow 0 0 0'\n"
-        "echo 'NS EXITING...'\n"
-    )
-    fake.chmod(0o755)
-    return fake
 
 
 # ns-2.35's frame sizes and backoff slots: like with like at the MAC; and
