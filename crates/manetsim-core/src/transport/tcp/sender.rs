@@ -811,9 +811,14 @@ impl TcpSender {
         self.timed = None;
         self.snd_nxt = self.snd_una;
         self.pacing_next = None;
+        // RFC 2018 section 8: after a timeout the sender turns its SACKed
+        // bits off (the receiver may have reneged) and ignores earlier SACK
+        // information in choosing what to send again, as ns-2.35's Sack1
+        // clears its scoreboard; SACKs after the timeout mark segments anew.
         for s in &mut self.sent {
             s.rec_retx = false;
             s.lost = true;
+            s.sacked = false;
         }
     }
 

@@ -340,6 +340,25 @@ fn sack_retransmits_every_lost_segment_from_the_scoreboard() {
 }
 
 #[test]
+fn after_a_timeout_sack_blocks_from_before_it_are_ignored() {
+    // RFC 2018 section 8: after a retransmit timeout the sender turns its
+    // SACKed bits off and ignores that information in choosing what to send
+    // again (the receiver may have reneged); ns-2.35's Sack1 clears its
+    // scoreboard.
+    let mut s = with_flight(CcKind::Sack, 10.0);
+    s.on_segment(1, &sack_ack(0, &[(1000, 3000)]));
+    assert!(!s.metrics().in_recovery);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    let seqs = |segs: Vec<TcpSegment>| segs.iter().map(|g| g.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(drain(&mut s, t)), [0]);
+    // cwnd 2: 1000 and 2000 go again, SACKed before the timeout though
+    // they were, not 3000 and 4000.
+    s.on_segment(t + 1, &ack(1000));
+    assert_eq!(seqs(drain(&mut s, t + 1)), [1000, 2000]);
+}
+
+#[test]
 fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
     let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
     drain(&mut s, 0);
