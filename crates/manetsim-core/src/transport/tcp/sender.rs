@@ -17,7 +17,8 @@
 //!   `recover`; a partial ACK retransmits the next hole, deflates cwnd by the
 //!   amount acked and adds one segment, and restarts the RTO), SACK (RFC
 //!   6675: scoreboard, IsLost, pipe, NextSeg rules 1 and 2; recovery ends
-//!   when the ACK reaches the recovery point).
+//!   when the ACK reaches the recovery point; a retransmit timeout clears
+//!   the SACKed bits, RFC 2018 section 8).
 //! - **Limited transmit** (RFC 3042, `limited_transmit`; ns-2.35's
 //!   `singledup_`): the first and second duplicate ACKs since the last new
 //!   ACK each let the segment at `snd_nxt` leave if at most ⌊cwnd +
