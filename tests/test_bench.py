@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 import manetsim
-from manetsim import bench
+from manetsim import bench, ns2
 
 from helpers import assert_clean_error, cli
 
@@ -99,3 +100,58 @@ def test_bench_against_ns2_measures_both_in_one_run():
     assert rows[0].ns2_wall_s is not None
     assert rows[0].ns2_wall_s > 0
     assert rows[0].as_dict()["speedup_wall"] > 0
+
+
+def test_bench_stops_an_ns2_whose_clock_stands_still(tmp_path: Path):
+    # ns-2.35's DSDV can loop for ever at one instant; ns-2 runs untraced
+    # here, so its script prints its clock, and a clock that stands still
+    # for --ns-stall-s stops the run. The row says why it has no times.
+    fake = tmp_path / "hanging-ns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "grep -q '^proc manetsim_clock' \"$1\" || exit 3\n"
+        "echo 'manetsim-clock 0'\necho 'manetsim-clock 1.0'\n"
+        "exec sleep 60\n"
+    )
+    fake.chmod(0o755)
+    short = ["--set", "duration_s=5"]
+    start = time.monotonic()
+    proc = cli("bench", "chain6", "--against", "ns2", "--ns", fake, "--ns-stall-s", "1", *short)
+    assert time.monotonic() - start < 40
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert (
+        "chain6: ns-2 hung: its clock stopped at 1.0 s and did not move for 1 s "
+        "(--ns-stall-s), so it was stopped" in text
+    )
+    rows = bench.run_bench(
+        ["chain6"], "ns2", overrides=["duration_s=5"], ns_command=str(fake), ns_stall_s=1.0
+    )
+    assert rows[0].ns2_wall_s is None
+    assert rows[0].ns2_note.startswith("chain6: ns-2 hung")
+    assert "speedup_wall" not in rows[0].as_dict()
+    bad = cli("bench", "chain6", "--against", "ns2", "--ns-stall-s", "-1")
+    assert "--ns-stall-s" in assert_clean_error(bad)
+
+
+def test_bench_names_the_error_ns2_printed(tmp_path: Path):
+    fake = tmp_path / "failing-ns"
+    fake.write_text("#!/bin/sh\necho 'ns: _o104 setdest 800 200 20: '\nexit 1\n")
+    fake.chmod(0o755)
+    proc = cli("bench", "chain6", "--against", "ns2", "--ns", fake, "--set", "duration_s=5")
+    line = assert_clean_error(proc, status=1)
+    assert "ns-2 failed (exit status 1): ns: _o104 setdest 800 200 20:" in line
+
+
+def test_the_clock_goes_before_the_run_and_is_read_back():
+    tcl = ns2.export_tcl(bench.reference_path("chain6"), tracing=False)
+    timed = ns2.with_clock(tcl, 1.0)
+    assert timed.startswith(tcl.rsplit("\n$ns_ run\n", 1)[0])
+    assert timed.endswith('$ns_ at 0.0 "manetsim_clock 1.0"\n$ns_ run\n')
+    assert timed.count("manetsim_clock") == 3
+    assert ns2.last_clock("x\nmanetsim-clock 3.0\nmanetsim-clock 4.0\nNS EXITING...\n") == "4.0"
+    assert ns2.last_clock("") == "0"
+    with pytest.raises(ValueError, match="no '\\$ns_ run' line"):
+        ns2.with_clock("puts hi\n", 1.0)
+    with pytest.raises(ValueError, match="step_s"):
+        ns2.with_clock(tcl, 0.0)

@@ -26,7 +26,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from manetsim import ns3
-from manetsim.ns2 import INSTALL_HINT, export_tcl
+from manetsim.ns2 import (
+    INSTALL_HINT,
+    NS_STALL_S,
+    RUN_STDOUT,
+    _run_timed,
+    export_tcl,
+    last_clock,
+    ns2_failure,
+    signal_name,
+    with_clock,
+)
 from manetsim.run import Overrides, load_config, resolved_toml
 
 if TYPE_CHECKING:
@@ -92,6 +102,9 @@ class BenchRow:
     idle_bytes_per_node: float | None = None
     ns2_wall_s: float | None = None
     ns2_cpu_s: float | None = None
+    #: Why ns-2 has no figures here: it hung (its clock stood still for
+    #: ``ns_stall_s``) or crashed, and was left out.
+    ns2_note: str | None = None
     ns3_wall_s: float | None = None
     ns3_cpu_s: float | None = None
     #: The ns-3 version the program was built against (e.g. "3.44").
@@ -186,12 +199,44 @@ def parse_against(against: str | Sequence[str] | None) -> list[str]:
     return names
 
 
+#: Simulated seconds between two lines of ns-2's clock (:func:`with_clock`).
+NS2_CLOCK_STEP_S = 1.0
+
+
+def _ns2_timed(
+    tcl: Path, folder: Path, ns_command: str, stall_s: float
+) -> tuple[float, float] | str:
+    """Runs ns-2 on ``tcl``: (wall, CPU seconds), or why it has no times.
+
+    The script prints its clock (:func:`with_clock`); a run whose clock has
+    not moved for ``stall_s`` seconds is stopped as hung (ns-2.35's DSDV can
+    loop for ever at one instant). A crash is named the same way; any other
+    failure is an error.
+    """
+    done = _run_timed([ns_command, str(tcl)], folder, None, (folder / RUN_STDOUT, stall_s))
+    assert done is not None  # no time limit
+    if done.stalled:
+        return (
+            f"ns-2 hung: its clock stopped at {last_clock(done.stdout)} s and did not "
+            f"move for {stall_s:g} s (--ns-stall-s), so it was stopped"
+        )
+    if done.returncode < 0:
+        return f"ns-2 crashed ({signal_name(done.returncode)}) at {last_clock(done.stdout)} s"
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"ns-2 failed (exit status {done.returncode}): {ns2_failure(done.stdout, done.stderr)}"
+        )
+    return done.wall_s, done.cpu_s
+
+
 def run_bench(
     names: list[str],
     against: str | Sequence[str] | None = None,
     repeat: int = 1,
     overrides: Overrides = None,
     status: Callable[[str], None] | None = None,
+    ns_command: str = "ns",
+    ns_stall_s: float = NS_STALL_S,
 ) -> list[BenchRow]:
     """Benchmarks each scenario (best of ``repeat`` runs for each simulator).
 
@@ -200,6 +245,9 @@ def run_bench(
     (``--set`` pairs, e.g. ``["duration_s=40"]``) apply to every scenario and
     every simulator: each runs the same resolved scenario. ``status(what)``,
     if given, hears each step as it starts (``"rwp50: ns-2.35"``).
+    ``ns_command`` is the ns-2 executable; a run of it whose clock stands
+    still for ``ns_stall_s`` seconds is stopped, and its row says so
+    (``ns2_note``) in place of ns-2's times.
     """
     others = parse_against(against)
 
@@ -210,7 +258,7 @@ def run_bench(
     # Resolve every scenario (with its overrides) before anything is timed,
     # so a bad key fails at once.
     texts = {name: resolved_toml(reference_path(name), overrides) for name in names}
-    if "ns2" in others and shutil.which("ns") is None:
+    if "ns2" in others and shutil.which(ns_command) is None:
         raise FileNotFoundError(INSTALL_HINT)
     binary = None
     ns3_version = None
@@ -257,9 +305,17 @@ def run_bench(
             if "ns2" in others:
                 step(f"{name}: ns-2.35")
                 tcl = Path(folder) / f"{path.stem}.tcl"
-                tcl.write_text(export_tcl(path, tracing=False), encoding="utf-8")
-                walls = [_timed(["ns", str(tcl)], cwd=folder)[1:] for _ in range(repeat)]
-                row.ns2_wall_s, row.ns2_cpu_s = min(walls)
+                script = with_clock(export_tcl(path, tracing=False), NS2_CLOCK_STEP_S)
+                tcl.write_text(script, encoding="utf-8")
+                walls: list[tuple[float, float]] = []
+                for _ in range(repeat):
+                    timed = _ns2_timed(tcl, Path(folder), ns_command, ns_stall_s)
+                    if isinstance(timed, str):
+                        row.ns2_note = f"{path.stem}: {timed}"
+                        break
+                    walls.append(timed)
+                else:
+                    row.ns2_wall_s, row.ns2_cpu_s = min(walls)
             if binary is not None:
                 step(f"{name}: ns-{ns3_version}")
                 command = ns3.prepare(path, Path(folder), binary)

@@ -437,6 +437,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="Best of N runs per simulator (default: 1).",
     )
     bench.add_argument(
+        "--ns",
+        dest="ns_command",
+        metavar="COMMAND",
+        default="ns",
+        help="The ns-2 executable, with --against ns2 (default: ns).",
+    )
+    bench.add_argument(
+        "--ns-stall-s",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="With --against ns2: stop an ns-2 run whose clock has not moved for this "
+        "many seconds, and report it hung in place of its times (default: 300; "
+        "ns-2.35's DSDV can loop for ever).",
+    )
+    bench.add_argument(
         "--json",
         dest="json_output",
         action="store_true",
@@ -913,6 +929,13 @@ def bench_command(args: argparse.Namespace) -> None:
     from manetsim import bench as bench_mod
 
     names = args.scenarios or ["chain6", "rwp50"]
+    from manetsim import ns2 as ns2_mod
+
+    stall_s: float = ns2_mod.NS_STALL_S if args.ns_stall_s is None else args.ns_stall_s
+    try:
+        ns2_mod.check_ns_timeout(stall_s)
+    except ValueError as err:
+        _fail(f"--ns-stall-s: {err}", EXIT_USAGE)
     try:
         others = bench_mod.parse_against(args.against)
         console = _stderr()
@@ -922,7 +945,15 @@ def bench_command(args: argparse.Namespace) -> None:
                 if console.is_terminal:
                     shown.update(_escape(what))
 
-            rows = bench_mod.run_bench(names, others, args.repeat, args.overrides or None, status)
+            rows = bench_mod.run_bench(
+                names,
+                others,
+                args.repeat,
+                args.overrides or None,
+                status,
+                ns_command=args.ns_command,
+                ns_stall_s=stall_s,
+            )
     except (ValueError, FileNotFoundError) as err:
         _fail(str(err), EXIT_USAGE)
     except RuntimeError as err:
@@ -957,7 +988,9 @@ def bench_command(args: argparse.Namespace) -> None:
             "-" if row.idle_bytes_per_node is None else f"{row.idle_bytes_per_node:,.0f}",
         ]
         d = row.as_dict()
-        if "ns2" in others:
+        if "ns2" in others and row.ns2_wall_s is None:
+            cells += ["-"] * 4  # row.ns2_note, below the table, says why
+        elif "ns2" in others:
             cells += [
                 f"{row.ns2_wall_s:.2f}",
                 f"{row.ns2_cpu_s:.2f}",
@@ -972,7 +1005,11 @@ def bench_command(args: argparse.Namespace) -> None:
                 f"{d.get('speedup_ns3_cpu', float('nan')):.1f}x",
             ]
         table.add_row(*cells)
-    _stdout().print(table)
+    out = _stdout()
+    out.print(table)
+    for row in rows:
+        if row.ns2_note:
+            out.print(_escape(row.ns2_note), highlight=False)
 
 
 # -- the report ----------------------------------------------------------------

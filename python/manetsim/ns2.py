@@ -1575,6 +1575,48 @@ def _last_trace_time(trace: Path) -> str:
     return "0"
 
 
+#: The file in the run's folder that :func:`_run_timed` sends the process's
+#: standard output to, while it runs (a watchdog may watch it grow).
+RUN_STDOUT = ".manetsim-stdout"
+
+
+def with_clock(tcl: str, step_s: float) -> str:
+    """``tcl``, an exported script, printing ns-2's clock to its standard
+    output every ``step_s`` seconds of simulated time (one line, flushed).
+
+    A script with its traces off writes nothing while it runs; with the
+    clock a watchdog can tell a run that is slow from one that is stuck
+    (ns-2.35's DSDV can loop for ever at one instant). One event per
+    ``step_s``: a few hundred in a reference scenario, beside ns-2's
+    millions.
+    """
+    if not step_s > 0:
+        raise ValueError(f"step_s: expected seconds > 0, got {step_s!r}")
+    head, sep, tail = tcl.rpartition("\n$ns_ run\n")
+    if not sep:
+        raise ValueError("not an exported script: no '$ns_ run' line")
+    clock = [
+        "",
+        "# The clock, for the watchdog of `manetsim bench` (one line per step).",
+        "proc manetsim_clock {step} {",
+        "    global ns_",
+        '    puts stdout "manetsim-clock [$ns_ now]"',
+        "    flush stdout",
+        '    $ns_ at [expr [$ns_ now] + $step] "manetsim_clock $step"',
+        "}",
+        f'$ns_ at 0.0 "manetsim_clock {_tcl_number(step_s)}"',
+    ]
+    return head + "\n".join(clock) + sep + tail
+
+
+def last_clock(stdout: str) -> str:
+    """The last time a script :func:`with_clock` printed, or "0"."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("manetsim-clock "):
+            return line.split()[1]
+    return "0"
+
+
 def _run_timed(
     command: list[str],
     cwd: Path,
@@ -1589,7 +1631,7 @@ def _run_timed(
     seconds. With ``watch = (file, stall_s)``, a process that runs
     ``stall_s`` seconds while ``file`` does not grow is stopped, and its
     result says ``stalled``."""
-    out_path, err_path = cwd / ".manetsim-stdout", cwd / ".manetsim-stderr"
+    out_path, err_path = cwd / RUN_STDOUT, cwd / ".manetsim-stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
