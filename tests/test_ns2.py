@@ -1438,14 +1438,17 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     sets = {"flows.0.tcp.variant": variant}
     # Flow 1 is CBR: left alone. ns-2.35's Vegas agent has no limited
     # transmit, and a window rule of its own.
-    vegas = {"flows.0.tcp.vegas_rule": "ns2"} if variant == "vegas" else {}
+    # ns-2.35's Sack1 recovers its own way.
+    rule = {"vegas": "vegas_rule", "sack": "sack_rule"}.get(variant)
+    own = {f"flows.0.tcp.{rule}": "ns2"} if rule else {}
     assert ns2.tcp_overrides(fixture, sets) == {
         "flows.0.tcp.ssthresh_rule": "ns2",
         "flows.0.tcp.limited_transmit": variant != "vegas",
         "flows.0.tcp.start_rule": "ns2",
-        **vegas,
+        **own,
     }
-    paper = {"flows.0.tcp.vegas_rule": "paper"} if variant == "vegas" else {}
+    standard_rule = {"vegas": "paper", "sack": "rfc"}.get(variant)
+    paper = {f"flows.0.tcp.{rule}": standard_rule} if rule else {}
     assert ns2.tcp_overrides(fixture, sets, "standard") == {
         "flows.0.tcp.ssthresh_rule": "flight_size",
         "flows.0.tcp.limited_transmit": False,
@@ -1456,9 +1459,7 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     assert not [n for n in ns2.known_differences(fixture, both) if "tcp" in n]
     standard = {**sets, **ns2.tcp_overrides(fixture, sets, "standard")}
     noted = [n.split(" is ")[0] for n in ns2.known_differences(fixture, standard) if "tcp" in n]
-    assert noted == ["flows.0.tcp.ssthresh_rule"] + (
-        ["flows.0.tcp.vegas_rule"] if variant == "vegas" else []
-    )
+    assert noted == ["flows.0.tcp.ssthresh_rule"] + ([f"flows.0.tcp.{rule}"] if rule else [])
     with pytest.raises(ValueError, match="standard or ns2"):
         ns2.tcp_overrides(fixture, sets, "rfc")
 

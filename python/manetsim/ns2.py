@@ -230,11 +230,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--tcp",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [flows.tcp] ssthresh_rule, limited_transmit and start_rule (ns2: "
-        "ns-2.35's halving of the window, its limited transmit, singledup_, on in its "
-        "agents but Vegas, and its one-way agents' 40-byte SYN first, syn_; standard: "
-        "RFC 5681's halving of the flight, and limited transmit and the SYN off on both "
-        "sides)",
+        help="manetsim's [flows.tcp] ssthresh_rule, limited_transmit, start_rule, "
+        "vegas_rule and sack_rule (ns2: ns-2.35's halving of the window, its limited "
+        "transmit, singledup_, on in its agents but Vegas, its one-way agents' 40-byte "
+        "SYN first, syn_, and its Vegas and Sack1 agents' rules; standard: RFC 5681's "
+        "halving of the flight, limited transmit and the SYN off on both sides, the Vegas "
+        "paper's rule and RFC 6675's SACK recovery)",
     )
 
 
@@ -260,11 +261,13 @@ def tcp_overrides(
     the window on a loss (``ssthresh_rule = "ns2"``), its limited
     transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
     exports but Vegas), its Vegas agent's window rule (``vegas_rule =
-    "ns2"``) and, for a flow without the handshake, its agents' start
-    (``start_rule = "ns2"``: a 40-byte SYN first, ``syn_`` and
-    ``delay_growth_``); ``"standard"``: RFC 5681's halving of the flight,
+    "ns2"``), its Sack1 agent's recovery (``sack_rule = "ns2"``) and,
+    for a flow without the handshake, its agents' start (``start_rule =
+    "ns2"``: a 40-byte SYN first, ``syn_`` and ``delay_growth_``);
+    ``"standard"``: RFC 5681's halving of the flight,
     no limited transmit (the export then turns ns-2's off too), the Vegas
-    paper's rule and the initial window at once (``syn_`` off too)."""
+    paper's rule, RFC 6675's SACK recovery and the initial window at once
+    (``syn_`` off too)."""
     if tcp not in ("standard", "ns2"):
         raise ValueError(f"tcp must be standard or ns2, got {tcp!r}")
     c = load_config(scenario, overrides, None)
@@ -279,6 +282,8 @@ def tcp_overrides(
             out[f"flows.{i}.tcp.start_rule"] = "ns2" if tcp == "ns2" else "window"
         if variant == "vegas":
             out[f"flows.{i}.tcp.vegas_rule"] = "ns2" if tcp == "ns2" else "paper"
+        if variant == "sack":
+            out[f"flows.{i}.tcp.sack_rule"] = "ns2" if tcp == "ns2" else "rfc"
     return out
 
 
@@ -437,6 +442,18 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
                 "rounds Diff to whole segments and grows by 1/cwnd per ACK; "
                 f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
+                "(docs/fidelity.md)"
+            )
+        if (
+            flow.get("transport") == "tcp"
+            and tcp.get("variant") == "sack"
+            and tcp.get("sack_rule") != "ns2"
+        ):
+            notes.append(
+                f'flows.{i}.tcp.sack_rule is "{tcp.get("sack_rule", "rfc")}": manetsim '
+                "recovers as RFC 6675 does, ns-2.35's Sack1 resends every hole below the "
+                "highest SACK as a pipe counter allows and resends SACKed segments after a "
+                f"timeout; --set flows.{i}.tcp.sack_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
         tfrc = flow.get("tfrc") or {}

@@ -739,6 +739,10 @@ pub struct TcpConfig {
     /// and `delay_growth_`, see [`crate::transport::tcp::StartRule`]).
     #[serde(default)]
     pub start_rule: crate::transport::tcp::StartRule,
+    /// Added key: how the SACK variant recovers: `rfc` (RFC 6675) or `ns2`
+    /// (ns-2.35's `Sack1`, see [`crate::transport::tcp::SackRule`]).
+    #[serde(default)]
+    pub sack_rule: crate::transport::tcp::SackRule,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -780,6 +784,7 @@ impl Default for TcpConfig {
             ssthresh_rule: Default::default(),
             limited_transmit: false,
             start_rule: Default::default(),
+            sack_rule: Default::default(),
         }
     }
 }

@@ -938,6 +938,22 @@ fn vegas_rule_is_a_flow_key() {
 }
 
 #[test]
+fn sack_rule_is_a_flow_key() {
+    use crate::transport::tcp::SackRule;
+    let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\", tcp = {variant = \"sack\"}}]";
+    let s = load_with(BASE, &[tcp]).unwrap();
+    assert_eq!(s.flows[0].tcp.clone().unwrap().sack_rule, SackRule::Rfc);
+    let s = load_with(BASE, &[tcp, "flows.0.tcp.sack_rule=ns2"]).unwrap();
+    assert_eq!(s.flows[0].tcp.clone().unwrap().sack_rule, SackRule::Ns2);
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.sack_rule=linux"]));
+    assert!(
+        e.message.contains("`rfc`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+    assert_eq!(e.key.as_deref(), Some("flows[0].tcp.sack_rule"));
+}
+
+#[test]
 fn a_choice_overridden_with_a_number_lists_its_names() {
     let e = err(load_with(BASE, &["nodes.placement=5"]));
     assert_eq!(e.key.as_deref(), Some("nodes.placement"));

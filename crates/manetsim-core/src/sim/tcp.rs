@@ -100,6 +100,7 @@ impl TcpFlow {
             ssthresh_rule: t.ssthresh_rule,
             limited_transmit: t.limited_transmit,
             start_rule: t.start_rule,
+            sack_rule: t.sack_rule,
             ..TcpConfig::default()
         };
         let receiver = TcpReceiver::new(&cfg);

@@ -106,6 +106,35 @@ pub struct TcpConfig {
     /// How a one-way flow starts: its first window at once, or ns-2.35's
     /// `syn_` and `delay_growth_` (a 40-byte SYN first).
     pub start_rule: StartRule,
+    /// How the SACK variant recovers: RFC 6675's, or ns-2.35's `Sack1`.
+    pub sack_rule: SackRule,
+}
+
+/// How the SACK variant recovers from a loss (`[flows.tcp] sack_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRule {
+    /// RFC 6675: the scoreboard keeps what every ACK SACKs; a hole is
+    /// resent once `IsLost` (DupThresh segments SACKed above it); `pipe`
+    /// is counted from the scoreboard; a timeout clears the SACKed bits
+    /// and go-back-N skips what later SACKs mark.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TCP/Sack1` with its defaults (read from
+    /// `tcp-sack1.cc` and `scoreboard-rq.cc`):
+    /// - a new ACK outside fast recovery clears the scoreboard, and a
+    ///   duplicate ACK counts towards the fast retransmit only if its
+    ///   blocks SACK something new;
+    /// - after a timeout duplicate ACKs are ignored until the next new
+    ///   ACK, and go-back-N resends SACKed segments too;
+    /// - in fast recovery `pipe` is a counter: the segments outstanding
+    ///   less DupThresh at the fast retransmit, one less for each ACK and
+    ///   another for a partial ACK (`partial_ack_` off), one more for each
+    ///   segment sent but the fast retransmit; while `pipe < ⌊cwnd⌋` the
+    ///   sender resends, once each and in order, every hole below the
+    ///   highest SACKed segment, then sends new data within the peer's
+    ///   window.
+    Ns2,
 }
 
 /// How a flow without the handshake starts (`[flows.tcp] start_rule`).
@@ -148,6 +177,7 @@ impl Default for TcpConfig {
             ssthresh_rule: SsthreshRule::FlightSize,
             limited_transmit: false,
             start_rule: StartRule::Window,
+            sack_rule: SackRule::Rfc,
         }
     }
 }
@@ -188,6 +218,11 @@ impl TcpConfig {
     /// Whether the receiver sends SACK blocks (the SACK variant).
     pub fn sack(&self) -> bool {
         matches!(self.variant, CcKind::Sack)
+    }
+
+    /// Whether the sender recovers as ns-2.35's `Sack1` ([`SackRule::Ns2`]).
+    pub fn ns2_sack(&self) -> bool {
+        self.sack() && self.sack_rule == SackRule::Ns2
     }
 }
 

@@ -18,7 +18,8 @@
 //!   amount acked and adds one segment, and restarts the RTO), SACK (RFC
 //!   6675: scoreboard, IsLost, pipe, NextSeg rules 1 and 2; recovery ends
 //!   when the ACK reaches the recovery point; a retransmit timeout clears
-//!   the SACKed bits, RFC 2018 section 8).
+//!   the SACKed bits, RFC 2018 section 8), or with
+//!   [`SackRule::Ns2`](super::SackRule::Ns2) ns-2.35's `Sack1` (see there).
 //! - **Limited transmit** (RFC 3042, `limited_transmit`; ns-2.35's
 //!   `singledup_`): the first and second duplicate ACKs since the last new
 //!   ACK each let the segment at `snd_nxt` leave if at most ⌊cwnd +
@@ -124,6 +125,15 @@ pub struct TcpSender {
     retransmissions: u64,
     timeouts: u64,
     fast_retransmits: u64,
+    /// [`SackRule::Ns2`](super::SackRule::Ns2): ns-2.35's `pipe_`, a
+    /// counter of segments, during fast recovery.
+    ns2_pipe: i64,
+    /// [`SackRule::Ns2`](super::SackRule::Ns2): after a timeout, duplicate
+    /// ACKs are ignored until the next new ACK (ns-2.35's `timeout_`).
+    ns2_muted: bool,
+    /// [`SackRule::Ns2`](super::SackRule::Ns2): no hole below this is
+    /// resent again in this recovery (ns-2.35's scoreboard's `h_seqno_`).
+    ns2_resent_to: u64,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -214,6 +224,9 @@ impl TcpSender {
             retransmissions: 0,
             timeouts: 0,
             fast_retransmits: 0,
+            ns2_pipe: 0,
+            ns2_muted: false,
+            ns2_resent_to: 0,
         }
     }
 
@@ -352,12 +365,17 @@ impl TcpSender {
             }
         }
         if self.recovery.is_some() && self.cc.recovery() == Recovery::Sack {
+            if self.cfg.ns2_sack() {
+                return self.next_sack_ns2(now);
+            }
             return self.next_sack(now);
         }
         // Go-back-N region after a timeout (or Tahoe's fast retransmit).
+        // ns-2.35's Sack1 resends SACKed segments there too.
+        let skip_sacked = !self.cfg.ns2_sack();
         while self.snd_nxt < self.snd_max {
             let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
-            if self.sent[i].sacked {
+            if skip_sacked && self.sent[i].sacked {
                 self.snd_nxt = self.sent[i].end;
                 continue;
             }
@@ -393,6 +411,45 @@ impl TcpSender {
         self.send_new(now, true)
     }
 
+    /// ns-2.35's `Sack1` in fast recovery (`send_much` with `fastrecov_`):
+    /// while `pipe < ⌊cwnd⌋`, the next hole at or above `ns2_resent_to`
+    /// with a SACKed segment above it (`GetNextRetran`), else new data,
+    /// each within the peer's window from `snd_una`. The fast retransmit
+    /// itself leaves through `retransmit_now`, outside `pipe`.
+    fn next_sack_ns2(&mut self, now: SimTime) -> Option<TcpSegment> {
+        if self.ns2_pipe >= self.st.cwnd.floor() as i64 {
+            return None;
+        }
+        let limit = self.snd_una + self.peer_window.max(self.mss());
+        let from = self.ns2_resent_to.max(self.snd_una);
+        let top_sacked = self.sent.iter().rposition(|s| s.sacked);
+        let hole = top_sacked.and_then(|top| {
+            self.sent
+                .iter()
+                .take(top)
+                .position(|s| s.seq >= from && !s.sacked)
+        });
+        let seg = if let Some(i) = hole {
+            if self.sent[i].end > limit {
+                return None;
+            }
+            self.ns2_resent_to = self.sent[i].end;
+            self.resend(now, i)
+        } else if self.snd_nxt < self.snd_max {
+            // After a timeout, `t_seqno_` may still be below `maxseq_`.
+            let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
+            if self.sent[i].end > limit {
+                return None;
+            }
+            self.snd_nxt = self.sent[i].end;
+            self.resend(now, i)
+        } else {
+            self.send_new_within(now, limit)?
+        };
+        self.ns2_pipe += 1;
+        Some(seg)
+    }
+
     /// RFC 3042 limited transmit, as ns-2.35's `send_one()`: the segment
     /// at `snd_nxt` may leave if at most cwnd + the duplicate ACKs so far
     /// (and the windows' caps) are then outstanding from `snd_una`.
@@ -405,9 +462,10 @@ impl TcpSender {
         let limit = self.snd_una + (w * mss).min(self.peer_window.max(mss));
         // In a go-back-N region (after a timeout) the next segment not
         // already SACKed, as `next_data` takes it.
+        let skip_sacked = !self.cfg.ns2_sack();
         while self.snd_nxt < self.snd_max {
             let i = self.sent.iter().position(|s| s.seq == self.snd_nxt)?;
-            if self.sent[i].sacked {
+            if skip_sacked && self.sent[i].sacked {
                 self.snd_nxt = self.sent[i].end;
                 continue;
             }
@@ -536,18 +594,44 @@ impl TcpSender {
         }
         let old_window = self.peer_window;
         self.peer_window = seg.window as u64;
-        if self.cc.recovery() == Recovery::Sack {
+        let ns2_sack = self.cfg.ns2_sack();
+        if ns2_sack {
+            if self.recovery.is_some() {
+                // `--pipe_` for every ACK in fast recovery.
+                self.ns2_pipe -= 1;
+            }
+        } else if self.cc.recovery() == Recovery::Sack {
             self.update_scoreboard(&seg.sack);
         }
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg.ack);
+            if ns2_sack {
+                if self.recovery.is_some() {
+                    // A partial ACK: `pipe_` falls once more.
+                    self.ns2_pipe -= 1;
+                    self.mark_sacked(&seg.sack);
+                } else {
+                    // ns-2.35 clears its scoreboard on a new ACK outside
+                    // fast recovery (and as it ends), and listens again
+                    // after a timeout.
+                    self.clear_scoreboard();
+                    self.ns2_muted = false;
+                }
+            }
         } else if seg.ack == self.snd_una
             && seg.len == 0
             && !seg.flags.fin
             && self.snd_max > self.snd_una
             && seg.window as u64 == old_window
         {
-            self.on_dup_ack(now);
+            if !ns2_sack {
+                self.on_dup_ack(now);
+            } else if self.recovery.is_some() {
+                self.mark_sacked(&seg.sack);
+            } else if !self.ns2_muted && self.mark_sacked(&seg.sack) {
+                // Only a duplicate that SACKs something new counts.
+                self.on_dup_ack(now);
+            }
         }
     }
 
@@ -688,7 +772,9 @@ impl TcpSender {
             }
             return;
         }
-        let lost_front = mode == Recovery::Sack && self.sent.front().is_some_and(|s| s.lost);
+        let lost_front = mode == Recovery::Sack
+            && !self.cfg.ns2_sack()
+            && self.sent.front().is_some_and(|s| s.lost);
         if self.dupacks < self.cfg.dupack_threshold && !lost_front {
             self.send_one = self.cfg.limited_transmit && self.dup_run < self.cfg.dupack_threshold;
             return;
@@ -732,22 +818,44 @@ impl TcpSender {
                 if let Some(f) = self.sent.front_mut() {
                     f.lost = true;
                     f.rec_retx = true;
+                    // ns-2.35: `MarkRetran(highest_ack_ + 1)`, and `pipe_`
+                    // is what is outstanding less DupThresh.
+                    self.ns2_resent_to = f.end;
                 }
+                let outstanding = (self.snd_max - self.snd_una).div_ceil(self.mss()) as i64;
+                self.ns2_pipe = outstanding - self.cfg.dupack_threshold as i64;
                 self.retransmit_now = Some(self.snd_una);
             }
         }
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// RFC 2018 blocks mark segments SACKed.
-    fn update_scoreboard(&mut self, blocks: &[(u64, u64)]) {
+    /// RFC 2018 blocks mark segments SACKed; whether any segment was
+    /// newly marked (ns-2.35's `CheckUpdate`).
+    fn mark_sacked(&mut self, blocks: &[(u64, u64)]) -> bool {
+        let mut changed = false;
         for &(l, r) in blocks {
             for s in self.sent.iter_mut() {
-                if s.seq >= l && s.end <= r {
+                if !s.sacked && s.seq >= l && s.end <= r {
                     s.sacked = true;
+                    changed = true;
                 }
             }
         }
+        changed
+    }
+
+    /// ns-2.35's `ClearScoreBoard`: nothing SACKed, nothing resent.
+    fn clear_scoreboard(&mut self) {
+        for s in &mut self.sent {
+            s.sacked = false;
+        }
+        self.ns2_resent_to = 0;
+    }
+
+    /// RFC 2018 blocks mark segments SACKed.
+    fn update_scoreboard(&mut self, blocks: &[(u64, u64)]) {
+        self.mark_sacked(blocks);
         self.mark_lost();
     }
 
@@ -821,6 +929,9 @@ impl TcpSender {
             s.lost = true;
             s.sacked = false;
         }
+        // ns-2.35's Sack1 also ignores duplicate ACKs until a new ACK.
+        self.ns2_resent_to = 0;
+        self.ns2_muted = self.cfg.ns2_sack();
     }
 
     pub fn metrics(&self) -> TcpMetrics {

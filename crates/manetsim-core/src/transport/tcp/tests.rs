@@ -358,6 +358,101 @@ fn after_a_timeout_sack_blocks_from_before_it_are_ignored() {
     assert_eq!(seqs(drain(&mut s, t + 1)), [1000, 2000]);
 }
 
+/// A SACK sender recovering as ns-2.35's `Sack1`, `cwnd` segments in flight.
+fn ns2_sack_flight(cwnd: f64) -> TcpSender {
+    let mut s = TcpSender::new(
+        TcpConfig {
+            sack_rule: SackRule::Ns2,
+            ..cfg(CcKind::Sack)
+        },
+        None,
+    );
+    s.state_mut().cwnd = cwnd;
+    assert_eq!(drain(&mut s, 0).len(), cwnd as usize);
+    s
+}
+
+fn seqs(segs: Vec<TcpSegment>) -> Vec<u64> {
+    segs.iter().map(|g| g.seq).collect()
+}
+
+#[test]
+fn ns2_sack_counts_only_duplicates_that_sack_something_new() {
+    let mut s = ns2_sack_flight(10.0);
+    s.on_segment(1, &sack_ack(0, &[(1000, 2000)]));
+    s.on_segment(1, &sack_ack(0, &[(1000, 2000)])); // nothing new
+    s.on_segment(1, &sack_ack(0, &[(1000, 3000)]));
+    s.on_segment(1, &sack_ack(0, &[(1000, 3000)])); // nothing new
+    assert!(!s.metrics().in_recovery);
+    s.on_segment(1, &sack_ack(0, &[(1000, 4000)]));
+    let m = s.metrics();
+    assert!(m.in_recovery);
+    assert_eq!(m.fast_retransmits, 1);
+    // The RFC's rule counts every duplicate: the fourth ACK starts recovery.
+    let mut rfc = with_flight(CcKind::Sack, 10.0);
+    for blocks in [[(1000, 2000)], [(1000, 2000)], [(1000, 3000)]] {
+        rfc.on_segment(1, &sack_ack(0, &blocks));
+    }
+    assert!(rfc.metrics().in_recovery);
+}
+
+#[test]
+fn ns2_sack_resends_every_hole_below_the_highest_sack_as_its_pipe_counter_allows() {
+    let mut s = ns2_sack_flight(10.0);
+    // Segments 0 and 2 lost; 1 and 3.. arrive.
+    s.on_segment(1, &sack_ack(0, &[(1000, 2000)]));
+    s.on_segment(1, &sack_ack(0, &[(3000, 4000), (1000, 2000)]));
+    s.on_segment(1, &sack_ack(0, &[(3000, 5000), (1000, 2000)]));
+    // Fast retransmit: cwnd 5, pipe = 10 outstanding - 3 = 7; the
+    // retransmission itself is not counted.
+    assert_eq!(s.metrics().cwnd_packets, 5.0);
+    assert_eq!(seqs(drain(&mut s, 1)), [0]);
+    // Each ACK takes one from pipe: 6, then 5: nothing may leave.
+    s.on_segment(2, &sack_ack(0, &[(3000, 6000), (1000, 2000)]));
+    assert!(drain(&mut s, 2).is_empty());
+    s.on_segment(2, &sack_ack(0, &[(3000, 7000), (1000, 2000)]));
+    assert!(drain(&mut s, 2).is_empty());
+    // pipe 4 < 5: the hole at 2000 (RFC 6675's rule would have resent it
+    // two ACKs ago, once three segments above it were SACKed).
+    s.on_segment(3, &sack_ack(0, &[(3000, 8000), (1000, 2000)]));
+    let segs = drain(&mut s, 3);
+    assert_eq!(seqs(segs.clone()), [2000]);
+    assert!(segs[0].retransmission);
+    // No hole left to resend: new data, within the peer's window.
+    s.on_segment(4, &sack_ack(0, &[(3000, 9000), (1000, 2000)]));
+    assert_eq!(seqs(drain(&mut s, 4)), [10_000]);
+    // A partial ACK takes two from pipe (5 - 2 = 3): two new segments;
+    // 2000, resent already, is not resent again.
+    s.on_segment(5, &sack_ack(2000, &[(3000, 11_000)]));
+    assert!(s.metrics().in_recovery);
+    assert_eq!(seqs(drain(&mut s, 5)), [11_000, 12_000]);
+    // The ACK of the recovery point ends recovery at cwnd 5.
+    s.on_segment(6, &ack(11_000));
+    let m = s.metrics();
+    assert!(!m.in_recovery);
+    assert_eq!(m.cwnd_packets, 5.0);
+    assert_eq!(m.retransmissions, 2);
+}
+
+#[test]
+fn ns2_sack_ignores_duplicates_after_a_timeout_and_goes_back_n_over_sacked_segments() {
+    let timed_out = |mut s: TcpSender| {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        assert_eq!(seqs(drain(&mut s, t)), [0]);
+        // 2000 and 3000 arrived; the ACK SACKs them.
+        s.on_segment(t + 1, &sack_ack(0, &[(2000, 4000)]));
+        s.on_segment(t + 2, &ack(1000));
+        seqs(drain(&mut s, t + 2))
+    };
+    // ns-2.35's Sack1 ignored that duplicate, and clears its scoreboard on
+    // the new ACK: cwnd 2 sends 1000 and 2000 again.
+    assert_eq!(timed_out(ns2_sack_flight(10.0)), [1000, 2000]);
+    // RFC 6675's sender skips what the SACK marked after the timeout (and
+    // 4000 is beyond its window of two from 1000).
+    assert_eq!(timed_out(with_flight(CcKind::Sack, 10.0)), [1000]);
+}
+
 #[test]
 fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
     let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
@@ -857,6 +952,7 @@ fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_and_star
             c.ssthresh_rule = SsthreshRule::Ns2;
             c.limited_transmit = true;
             c.start_rule = StartRule::Ns2;
+            c.sack_rule = SackRule::Ns2;
             c.delayed_ack = seed == 1;
             let o = run_pipe(&c, 200_000, 0.05, 3000 + (k as u64) * 10 + seed);
             assert!(o.done, "{} seed {seed}", kind.name());
@@ -896,6 +992,26 @@ fn every_variant_survives_reordering_and_loss() {
             assert!(o.done, "{} seed {seed}", kind.name());
             assert_eq!(o.delivered, 150_000, "{} seed {seed}", kind.name());
         }
+    }
+}
+
+#[test]
+fn ns2_sack_survives_heavy_loss_and_reordering() {
+    for seed in 0..6u64 {
+        let mut c = cfg(CcKind::Sack);
+        c.sack_rule = SackRule::Ns2;
+        c.ssthresh_rule = SsthreshRule::Ns2;
+        c.limited_transmit = seed % 2 == 0;
+        c.delayed_ack = seed == 1;
+        let (loss, jitter) = if seed < 3 {
+            (0.2, 0)
+        } else {
+            (0.05, 15 * NS_PER_MS)
+        };
+        let o = run_pipe_jitter(&c, 150_000, loss, 4000 + seed, jitter);
+        assert!(o.done, "seed {seed}");
+        assert_eq!(o.delivered, 150_000, "seed {seed}");
+        assert!(o.retransmissions > 0, "seed {seed}");
     }
 }
 
