@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import manetsim
 
 # chocheung2006's setup, shortened: S0 - S1 - S2 with AODV, the middle node
@@ -72,3 +74,37 @@ def test_every_tcp_variant_runs_from_the_api():
         flow = result.flows.iloc[0]
         assert flow["variant"] == variant
         assert flow["received"] > 100, variant
+
+
+def _sack_ack_sizes(tmp_path: Path, rule: str) -> tuple[set[int], int]:
+    """The sizes of the SACK flow's ACKs as the sink sends them, and the
+    flow's retransmissions, with `sack_rule = rule`."""
+    trace = tmp_path / f"{rule}.tr"
+    overrides = {
+        "flows.0.tcp.variant": "sack",
+        "flows.0.tcp.sack_rule": rule,
+        "flows.0.tcp.handshake": False,  # no SYN-ACK, 44 bytes with SACK-permitted
+        "output.ns2_trace": True,
+    }
+    result = manetsim.run(TWO_HOPS, overrides=overrides, ns2_trace=trace)
+    flow = result.flows.iloc[0]
+    assert flow["received"] > 1000, rule
+    assert result.ledger["balanced"]
+    sizes = {
+        int(line.split()[7])
+        for line in trace.read_text(encoding="utf-8").splitlines()
+        if line.startswith("s ") and " _2_ AGT " in line and " ack " in line
+    }
+    return sizes, int(flow["retransmissions"])
+
+
+def test_sack_recovers_under_either_rule_and_ns2s_counts_8_bytes_a_block(tmp_path: Path):
+    # RFC 2018's option: 2 bytes and 8 per block, padded to 4 (52, 60, 68
+    # bytes with 1-3 blocks); ns-2.35's Sack1 sink adds 8 per block (48,
+    # 56, 64).
+    rfc, rfc_retx = _sack_ack_sizes(tmp_path, "rfc")
+    ns2, ns2_retx = _sack_ack_sizes(tmp_path, "ns2")
+    assert rfc_retx > 0
+    assert ns2_retx > 0
+    assert {40, 52, 60} <= rfc <= {40, 52, 60, 68}
+    assert {40, 48, 56} <= ns2 <= {40, 48, 56, 64}

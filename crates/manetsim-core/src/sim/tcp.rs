@@ -35,6 +35,9 @@ pub(crate) struct TcpFlow {
     pub mss: u32,
     /// The flow starts with a one-way SYN ([`TcpConfig::one_way_syn`]).
     pub one_way_syn: bool,
+    /// SACK blocks count 8 bytes each, as ns-2.35's `Sack1` sink counts
+    /// them ([`TcpConfig::wire_len`]).
+    pub ns2_sack_bytes: bool,
     pub started: bool,
     pub variant: &'static str,
     /// FTP: the bytes to transfer (`None`: unlimited).
@@ -105,6 +108,7 @@ impl TcpFlow {
         };
         let receiver = TcpReceiver::new(&cfg);
         let one_way_syn = cfg.one_way_syn();
+        let ns2_sack_bytes = cfg.ns2_sack();
         let sender = match f.app {
             AppKind::Cbr | AppKind::Onoff => TcpSender::new_app_limited(cfg),
             _ => TcpSender::new(cfg, f.transfer_bytes),
@@ -116,6 +120,7 @@ impl TcpFlow {
             recv_timer: TimerSlot::default(),
             mss: f.packet_size_bytes.max(1),
             one_way_syn,
+            ns2_sack_bytes,
             started: false,
             variant: variant_name(t.variant),
             transfer_bytes: f.transfer_bytes,
@@ -238,9 +243,16 @@ impl World {
 
     /// Wraps a segment in a packet and hands it to `from`'s routing agent.
     fn send_segment(&mut self, now: SimTime, f: u32, from: u32, to: u32, seg: TcpSegment) {
-        let (mss, one_way_syn) = self.tcp[f as usize]
+        let (mss, one_way_syn, ns2_sack_bytes) = self.tcp[f as usize]
             .as_ref()
-            .map_or((1, false), |t| (t.mss as u64, t.one_way_syn));
+            .map_or((1, false, false), |t| {
+                (t.mss as u64, t.one_way_syn, t.ns2_sack_bytes)
+            });
+        let header = if ns2_sack_bytes {
+            seg.wire_len_ns2_sack()
+        } else {
+            seg.wire_len()
+        };
         // A one-way SYN (ns-2.35's `syn_`) is the flow's packet 0, traced
         // as `tcp` as ns-2 traces it; data after any SYN is numbered from 1.
         let kind = if seg.len > 0 || seg.flags.syn && one_way_syn {
@@ -257,7 +269,7 @@ impl World {
             src: from,
             dst: to,
             ttl: DEFAULT_TTL,
-            size_bytes: IP_HEADER_BYTES + seg.wire_len() + seg.len,
+            size_bytes: IP_HEADER_BYTES + header + seg.len,
             payload_bytes: seg.len,
             created_at: now,
             hops: 0,

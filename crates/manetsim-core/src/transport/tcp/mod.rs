@@ -133,7 +133,10 @@ pub enum SackRule {
     ///   segment sent but the fast retransmit; while `pipe < ⌊cwnd⌋` the
     ///   sender resends, once each and in order, every hole below the
     ///   highest SACKed segment, then sends new data within the peer's
-    ///   window.
+    ///   window;
+    /// - an ACK counts 8 bytes per SACK block, as its `Sack1` sink does
+    ///   (the RFC 2018 option is 2 bytes more, padded to 4; a pcap capture
+    ///   still writes the option).
     Ns2,
 }
 
@@ -194,7 +197,18 @@ impl TcpConfig {
     /// Size of the IP packet carrying `seg`, counted as ns-2 does:
     /// `header_bytes` (IP + basic TCP header) + TCP option bytes + payload.
     pub fn packet_bytes(&self, seg: &TcpSegment) -> u32 {
-        self.header_bytes + (seg.wire_len() - crate::wire::tcp::HEADER_LEN as u32) + seg.len
+        self.header_bytes + (self.wire_len(seg) - crate::wire::tcp::HEADER_LEN as u32) + seg.len
+    }
+
+    /// `seg`'s TCP header bytes, options included: with
+    /// [`SackRule::Ns2`] its SACK blocks count 8 bytes each, as ns-2.35's
+    /// `Sack1` sink counts them.
+    pub fn wire_len(&self, seg: &TcpSegment) -> u32 {
+        if self.ns2_sack() {
+            seg.wire_len_ns2_sack()
+        } else {
+            seg.wire_len()
+        }
     }
 
     /// Whether a one-way flow's first packet is ns-2.35's SYN (its agents

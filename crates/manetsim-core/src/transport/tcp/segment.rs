@@ -77,6 +77,17 @@ impl TcpSegment {
         }
     }
 
+    /// TCP header bytes as ns-2.35's `Sack1` sink counts them: the header
+    /// without the SACK option, and 8 bytes per SACK block (its
+    /// `Sacker::append_ack`; the RFC 2018 option is 2 bytes more, padded
+    /// to 4).
+    pub fn wire_len_ns2_sack(&self) -> u32 {
+        let mut repr = self.repr();
+        let blocks = repr.sack.len() as u32;
+        repr.sack.clear();
+        repr.buffer_len() as u32 + 8 * blocks
+    }
+
     /// TCP header bytes including options.
     pub fn wire_len(&self) -> u32 {
         self.repr().buffer_len() as u32
@@ -104,8 +115,13 @@ mod tests {
         assert_eq!(s.wire_len(), 20);
         s.sack = vec![(1000, 2000)];
         assert_eq!(s.wire_len(), 32);
+        assert_eq!(s.wire_len_ns2_sack(), 28);
+        s.sack = vec![(1000, 2000), (3000, 4000), (5000, 6000)];
+        assert_eq!((s.wire_len(), s.wire_len_ns2_sack()), (48, 44));
+        s.sack = vec![(1000, 2000)];
         s.ts_option = true;
         assert_eq!(s.wire_len(), 44);
+        assert_eq!(s.wire_len_ns2_sack(), 40);
         let p = TcpRepr::parse(&s.to_bytes()).unwrap();
         assert_eq!(p.sack, vec![(1000, 2000)]);
     }
