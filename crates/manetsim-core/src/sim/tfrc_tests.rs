@@ -157,7 +157,11 @@ fn ns2s_feedback_loop_and_history_discounting_measure_the_same_loss() {
     ];
     for (loss, p_low, p_high) in [
         (0.01, 0.007, 0.011),
-        (0.05, 0.035, 0.055),
+        // With ns-2.35's t_RTO the sender slows to about 730 kbit/s, each
+        // loss its own event: p came out 0.052, and 0.057 once the sink
+        // sent ns-2.35's extra timer reports (the mean of 1/I over the
+        // reports sits above 1/mean I).
+        (0.05, 0.035, 0.06),
         (0.2, 0.12, 0.22),
     ] {
         let rate = format!("loss.0.rate={loss}");

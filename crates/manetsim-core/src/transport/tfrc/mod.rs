@@ -637,6 +637,8 @@ pub struct TfrcReceiver {
     t_rto: SimTime,
     /// The latest data packet: its send time and arrival.
     last: Option<(SimTime, SimTime)>,
+    /// When the latest new packet arrived (ns-2.35's `last_arrival_`).
+    last_new_arrival: SimTime,
     bytes_since_feedback: u64,
     last_feedback_at: SimTime,
     /// Send a feedback packet now (first packet, new loss event).
@@ -674,6 +676,7 @@ impl TfrcReceiver {
             rtt: 0,
             t_rto: 0,
             last: None,
+            last_new_arrival: 0,
             bytes_since_feedback: 0,
             last_feedback_at: 0,
             feedback_due: false,
@@ -803,6 +806,9 @@ impl TfrcReceiver {
         if self.cfg.feedback_rule == FeedbackRule::Ns2 {
             if new {
                 self.round = d.round;
+            }
+            if new || unseen {
+                self.last_new_arrival = now;
             }
             self.recent.push_back((now, d.bytes));
             while let Some(&(at, _)) = self.recent.front() {
@@ -951,12 +957,17 @@ impl TfrcReceiver {
             // ns-2.35: since the last report when that is at least R ago,
             // else what arrived in the last R; one packet a second before
             // the receiver knows R.
+            // Nothing received in that time counts as one packet a second
+            // (`est_thput`'s 1).
             FeedbackRule::Ns2 if self.rtt == 0 => self.cfg.packet_bytes as f64,
-            FeedbackRule::Ns2 if since >= self.rtt => self.bytes_since_feedback as f64 / elapsed,
-            FeedbackRule::Ns2 => {
-                let bytes: u64 = self.recent.iter().map(|&(_, b)| b as u64).sum();
-                bytes as f64 / secs(self.rtt)
+            FeedbackRule::Ns2 if since >= self.rtt && self.bytes_since_feedback == 0 => {
+                self.cfg.packet_bytes as f64
             }
+            FeedbackRule::Ns2 if since >= self.rtt => self.bytes_since_feedback as f64 / elapsed,
+            FeedbackRule::Ns2 => match self.recent.iter().map(|&(_, b)| b as u64).sum::<u64>() {
+                0 => self.cfg.packet_bytes as f64,
+                bytes => bytes as f64 / secs(self.rtt),
+            },
         };
         let fb = TfrcFeedback {
             echo: sent,
@@ -991,12 +1002,21 @@ impl TfrcReceiver {
     }
 
     /// The feedback timer passed: feedback is due if data arrived since the
-    /// last one (section 6.2); otherwise the timer waits for data.
+    /// last one (section 6.2); otherwise the timer waits for data. ns-2.35's
+    /// sink asks `last_arrival_ >= last_report_sent`, so a report sent at
+    /// the instant a packet arrived is followed by one more when the timer
+    /// passes, whether data came in between or not.
     pub fn on_timeout(&mut self, now: SimTime) {
         match self.feedback_timer {
             Some(at) if now >= at => {
                 self.feedback_timer = None;
-                if self.bytes_since_feedback > 0 {
+                let arrived = match self.cfg.feedback_rule {
+                    FeedbackRule::Rfc => self.bytes_since_feedback > 0,
+                    FeedbackRule::Ns2 => {
+                        self.last.is_some() && self.last_new_arrival >= self.last_feedback_at
+                    }
+                };
+                if arrived {
                     self.feedback_due = true;
                 } else if self.cfg.feedback_rule == FeedbackRule::Ns2 && self.rtt > 0 {
                     // ns-2.35's timer runs on without data.

@@ -444,24 +444,32 @@ fn under_ns2s_rule_the_backup_timer_runs_on_and_a_close_report_counts_the_last_r
     r.on_data(10 * ms, &marked(0, 0, 100 * ms, 1, true));
     r.poll_feedback(10 * ms).unwrap();
     assert_eq!(r.poll_timeout(), Some(160 * ms));
-    // Nothing arrives: nothing is sent, and the timer runs on.
+    // Nothing arrives. The report left at the instant packet 0 arrived, so
+    // ns-2.35's `last_arrival_ >= last_report_sent` still holds: the timer
+    // sends one more, with nothing received counted as one packet a second.
     r.on_timeout(160 * ms);
-    assert_eq!(r.poll_feedback(160 * ms), None);
+    let again = r.poll_feedback(160 * ms).unwrap();
+    assert_eq!((again.echo, again.delay), (0, 150 * ms));
+    assert_eq!(again.x_recv_bps, 1000.0);
     assert_eq!(r.poll_timeout(), Some(310 * ms));
-    // Packets arrive, none 100 ms after the report... until 200 ms, the
-    // first new one past R: it asks at once.
-    for (k, at) in [150u64, 180, 200].iter().enumerate() {
+    // Then nothing is sent, and the timer runs on.
+    r.on_timeout(310 * ms);
+    assert_eq!(r.poll_feedback(310 * ms), None);
+    assert_eq!(r.poll_timeout(), Some(460 * ms));
+    // A new packet at 360 ms, more than R after the last report, asks at
+    // once; the next two, less than R after it, do not.
+    for (k, at) in [360u64, 380, 400].into_iter().enumerate() {
         r.on_data(
             at * ms,
             &marked(k as u64 + 1, (at - 10) * ms, 100 * ms, 1, false),
         );
+        assert_eq!(r.poll_feedback(at * ms).is_some(), at == 360, "{at}");
     }
-    assert!(r.poll_feedback(200 * ms).is_some());
-    // An urgent packet 30 ms later: less than R since that report, so
-    // X_recv counts the packets that arrived less than R before it (150,
-    // 180, 200 and 230 ms: 4,000 bytes) over R.
-    r.on_data(230 * ms, &marked(4, 220 * ms, 100 * ms, 2, true));
-    let fb = r.poll_feedback(230 * ms).unwrap();
+    // An urgent packet at 430 ms: less than R since that report, so
+    // X_recv counts the packets that arrived less than R before it (360,
+    // 380, 400 and 430 ms: 4,000 bytes) over R.
+    r.on_data(430 * ms, &marked(4, 420 * ms, 100 * ms, 2, true));
+    let fb = r.poll_feedback(430 * ms).unwrap();
     assert!(
         (fb.x_recv_bps - 4000.0 / 0.1).abs() < 1e-6,
         "{}",
