@@ -1610,10 +1610,15 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     assert "$sink_(1) set discount_ 1\n" in tcl
 
 
-def test_cbr_over_tfrc_is_refused_as_ns2s_tfrc_ignores_the_applications_rate():
-    line = _refused_chain3("flows.1.transport=tfrc")
-    assert "flows.1.app" in line
-    assert "bulk source" in line
+def test_on_off_over_tfrc_sends_what_the_application_hands_over():
+    # ns-2.35's Agent/TFRC follows its application only with SndrType_ 1
+    # (with 0 it sends as a bulk source whatever the application's rate).
+    sets = ["flows.1.transport=tfrc", "flows.1.app=onoff"]
+    tcl = ns2.export_tcl(FIXTURES / "ns2_chain3_aodv.toml", sets, 1).splitlines()
+    agent = tcl.index("set agent_(1) [new Agent/TFRC]")
+    assert tcl[agent + 2] == "$agent_(1) set SndrType_ 1"
+    assert "set app_(1) [new Application/Traffic/Exponential]" in tcl
+    assert "SndrType_" not in "".join(tcl[:agent])
 
 
 def test_equal_figures_summed_in_another_order_overlap():

@@ -41,12 +41,29 @@ def test_the_rate_figure_is_drawn_for_tfrc_flows(tmp_path: Path):
     assert "cwnd.png" not in names
 
 
-def test_export_to_ns2_refuses_cbr_over_tfrc_naming_the_key(tmp_path: Path):
+def test_export_to_ns2_sends_cbr_over_tfrc_as_the_application_hands_it(tmp_path: Path):
+    # ns-2.35's TFRC agent sends as a bulk source whatever the CBR's rate
+    # unless SndrType_ is 1; the generator stops 1 ns early, the agent on
+    # time.
     sets = ("--set", "flows.0.transport=tfrc", "--set", "routing.protocol=aodv")
-    line = assert_clean_error(cli("export", "ns2", QUICKSTART, *sets, "-o", tmp_path / "x.tcl"))
-    # ns-2.35's TFRC agent sends as a bulk source whatever the CBR's rate.
-    assert "flows.0.app" in line
-    assert "bulk source" in line
+    out = tmp_path / "x.tcl"
+    proc = cli("export", "ns2", QUICKSTART, *sets, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    tcl = out.read_text(encoding="utf-8").splitlines()
+    assert "$agent_(0) set SndrType_ 1" in tcl
+    assert "set app_(0) [new Application/Traffic/CBR]" in tcl
+    stops = [line for line in tcl if line.endswith(' stop"')]
+    assert stops == ['$ns_ at 59.999999999 "$app_(0) stop"', '$ns_ at 60.0 "$agent_(0) stop"']
+    # FTP over TFRC keeps the bulk agent, stopped at the agent.
+    ftp = tmp_path / "ftp.tcl"
+    bulk = Path(__file__).parents[1] / "benches" / "scenarios" / "tfrc_chain4.toml"
+    proc = cli("export", "ns2", bulk, "-o", ftp)
+    assert proc.returncode == 0, proc.stderr
+    text = ftp.read_text(encoding="utf-8")
+    assert "SndrType_" not in text
+    assert [line for line in text.splitlines() if line.endswith(' stop"')] == [
+        '$ns_ at 100.0 "$agent_(0) stop"'
+    ]
 
 
 @pytest.mark.parametrize(

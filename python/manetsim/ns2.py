@@ -638,19 +638,7 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     f"set {key}.tcp.handshake=false for a like-for-like run",
                 )
         elif transport == "tfrc":
-            if app in ("cbr", "onoff"):
-                # Measured with Debian's ns-2.35: CBR at 100 kbit/s over
-                # Agent/TFRC sent 80 packets a second, the TFRC rate, not
-                # the application's 24.
-                what = "a CBR" if app == "cbr" else "an on-off"
-                raise ExportError(
-                    f"{key}.app",
-                    f"ns-2.35's Agent/TFRC does not follow {what} application's rate: once "
-                    "started it sends at its TFRC rate, as a bulk source. For a "
-                    f'like-for-like run set {key}.app="ftp" (and remove rate_bps'
-                    + (" and [flows.onoff])" if app == "onoff" else ")"),
-                )
-            if app != "ftp":
+            if app not in ("ftp", "cbr", "onoff"):
                 raise ExportError(f"{key}.app", f'"{app}" over TFRC is not exported')
         elif transport == "sctp":
             _check_sctp_exportable(key, flow)
@@ -1069,6 +1057,15 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         lines += [
             f"set agent_({i}) [new Agent/TFRC]",
             f"$agent_({i}) set packetSize_ {size}",
+        ]
+        if flow["app"] != "ftp":
+            # With its default SndrType_ 0 the agent, once started, sends at
+            # its TFRC rate whatever the application hands it (CBR at 100
+            # kbit/s went out at 80 packets a second, not 24); SndrType_ 1
+            # sends only what the application handed over (Debian's
+            # ns-2.35: CBR at 40 kbit/s, 967 packets sent in 99 s).
+            lines.append(f"$agent_({i}) set SndrType_ 1")
+        lines += [
             f"$agent_({i}) set ca_ {int(bool(tfrc.get('oscillation_prevention', False)))}",
             f"$agent_({i}) set df_ {float(tfrc.get('rtt_filter', 0.9))!r}",
             f"set sink_({i}) [new Agent/TFRCSink]",
@@ -1142,22 +1139,25 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
             f"$app_({i}) set random_ 0",
         ]
     begin = "start"
-    stopper = f"$agent_({i})" if flow["transport"] == "tfrc" else f"$app_({i})"
-    if flow["app"] in ("cbr", "onoff") and flow["transport"] != "tfrc":
+    stoppers = [(stop, f"$app_({i})")]
+    if flow["app"] in ("cbr", "onoff"):
         # ns-2's traffic generators add their interval to the clock in
         # floating point: CBR every 0.1 s from 1.0 s sent its 81st packet at
         # 8.99999999999998 s, before a stop at 9.0 (Debian's ns-2.35).
         # manetsim sends nothing at stop_s, so ns-2's generator stops 1 ns
         # sooner, whichever way its sum rounded.
-        stop = repr(float(flow["stop_s"]) - 1e-9)
+        stoppers = [(repr(float(flow["stop_s"]) - 1e-9), f"$app_({i})")]
+    if flow["transport"] == "tfrc":
+        # FTP's stop asks its agent to `advance 0`, which Agent/TFRC does
+        # not know: a TFRC flow is stopped at its agent (a CBR source's
+        # packets still queued there are then not sent, as in manetsim).
+        stoppers = [s for s in stoppers if flow["app"] != "ftp"] + [(stop, f"$agent_({i})")]
     if flow.get("transfer_bytes") is not None:
         begin = f"producemore {_ns2_advance(flow)}"
     lines += [
         f"$app_({i}) attach-agent $agent_({i})",
         f'$ns_ at {start} "$app_({i}) {begin}"',
-        # FTP's stop asks its agent to `advance 0`, which Agent/TFRC does not
-        # know: a TFRC flow is stopped at its agent.
-        f'$ns_ at {stop} "{stopper} stop"',
+        *(f'$ns_ at {when} "{who} stop"' for when, who in stoppers),
         f'puts "manetsim-flow {i} [$agent_({i}) set agent_addr_] [$agent_({i}) set agent_port_]"',
     ]
     return lines
