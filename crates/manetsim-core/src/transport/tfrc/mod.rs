@@ -172,9 +172,15 @@ pub enum FeedbackRule {
     /// (`est_loss_WALI` counts from where its previous call stopped, and the
     /// report at the first loss passes the synthetic `p` without calling it).
     /// The sender marks its packets urgent from its start, and from each
-    /// expiry of its no-feedback timer (`max(2 R, 2 s / X)`, which halves
-    /// `X`) until the next report; each report and each expiry begins a new
-    /// round.
+    /// expiry of its no-feedback timer (`max(2 R, 2 s / X)`) until the next
+    /// report; each report and each expiry begins a new round. The expiry
+    /// halves `X`, unless the sender is data-limited (an
+    /// application-limited sender with nothing queued once a packet's time
+    /// has come) or was at the previous expiry with no packet from the
+    /// application since (`all_idle_`): then `X`
+    /// halves only above twice the initial rate and falls no lower than it
+    /// (`rate_init_option_` 2: the RFC 3390 window of 2-4 packets a `R`).
+    /// A report's `X_recv` counts nothing received as one packet a second.
     Ns2,
 }
 
@@ -190,8 +196,16 @@ pub enum IncreaseRule {
     /// ns-2.35's `Agent/TFRC` (`increase_rate`, `decrease_rate`): when
     /// `X_calc` is above `X` the rate grows by `s / R` times the round trips
     /// since its last change (at most 2) per feedback, up to `X_calc` and
-    /// `max(2 X_recv, s / R)`; otherwise it falls to `X_calc`, within the
-    /// same cap; leaving slow start it takes `X_calc` uncapped.
+    /// `max(2 X_recv, s / R)`, or `max(2 X_recv, W_init / R)` while the
+    /// sender is data-limited or was less than `1.5 R` ago; otherwise it
+    /// falls to `X_calc`, within `max(2 X_recv, s / R)`; leaving slow start
+    /// it takes `X_calc` uncapped. In slow start (`slowstart()`, each
+    /// report): the first two reports keep at least `W_init / R`; then,
+    /// with `2 X_recv` below `W_init / R` while data-limited (`idleFix_`),
+    /// `X` stays at least `W_init / R`; else if `X` is below `2 X_recv` and
+    /// more than `R` passed since its last change it doubles, up to `2
+    /// X_recv` and at least `s / R`; else if `X` is above `2 X_recv` it
+    /// falls to `X_recv`.
     Ns2,
 }
 
@@ -341,6 +355,12 @@ pub struct TfrcSender {
     round: u32,
     /// Packets ask for a report at once ([`FeedbackRule::Ns2`]).
     urgent: bool,
+    /// When a packet last waited for the application rather than for its
+    /// time (ns-2.35's `lastlimited_`).
+    last_limited: Option<SimTime>,
+    /// Data-limited at every no-feedback expiry since the last report or
+    /// new data (ns-2.35's `all_idle_`).
+    all_idle: bool,
     /// ns-2.35's timeout estimate ([`RtoRule::Ns2`]).
     tick_rto: TickRto,
 }
@@ -370,6 +390,8 @@ impl TfrcSender {
             seq: 0,
             round: 0,
             urgent: true,
+            last_limited: None,
+            all_idle: false,
             tick_rto: TickRto::default(),
         }
     }
@@ -438,13 +460,40 @@ impl TfrcSender {
         self.bulk || self.queued > 0
     }
 
+    /// Data-limited: an application-limited sender with nothing queued
+    /// once a packet's time has come (ns-2.35's `datalimited_`, which its
+    /// send timer sets when it ticks with nothing to send; under
+    /// [`PacingRule::Ns2`] a packet that waited for the application leaves
+    /// off the timer's ticks, as there).
+    fn data_limited(&self, now: SimTime) -> bool {
+        !self.bulk && self.queued == 0 && now >= self.next_send
+    }
+
+    /// Data-limited now, or a packet waited for the application less than
+    /// `1.5 r` ago (ns-2.35's `datalimited_ || lastlimited_ > now - 1.5
+    /// rtt_`).
+    fn limited_recently(&self, now: SimTime, r: f64) -> bool {
+        self.data_limited(now)
+            || self
+                .last_limited
+                .is_some_and(|t| secs(now.saturating_sub(t)) < 1.5 * r)
+    }
+
     /// The next packet, if one is waiting and its time has come.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TfrcData> {
         if !self.has_data() || now < self.next_send {
             return None;
         }
+        let mut waited = false;
         if !self.bulk {
             self.queued -= 1;
+            if now > self.next_send {
+                // The packet's time had come before the application handed
+                // it over (ns-2.35's `advanceby` while `datalimited_`).
+                self.last_limited = Some(now);
+                self.all_idle = false;
+                waited = true;
+            }
         }
         let data = TfrcData {
             seq: self.seq,
@@ -461,7 +510,16 @@ impl TfrcSender {
         self.seq += 1;
         self.sent_since_timer = true;
         self.last_sent = Some(now);
-        self.respace();
+        if waited && self.cfg.pacing_rule == PacingRule::Ns2 {
+            // ns-2.35 sends such a packet at once, outside its send timer,
+            // which keeps ticking every `s / X` from its last tick; the next
+            // tick that finds nothing to send makes the sender data-limited.
+            let spacing = ns(self.s() / self.x_inst()).max(1);
+            let ticks = (now - self.next_send) / spacing + 1;
+            self.next_send += ticks * spacing;
+        } else {
+            self.respace();
+        }
         Some(data)
     }
 
@@ -482,10 +540,21 @@ impl TfrcSender {
         // Section 4.4. An idle sender (nothing sent since the timer was
         // set) keeps its rate.
         if self.cfg.feedback_rule == FeedbackRule::Ns2 {
-            // ns-2.35 halves the rate and asks for a report at once.
-            if self.sent_since_timer {
-                self.x = (self.x / 2.0).max(self.s() / self.t_mbi_s());
+            // ns-2.35 halves the rate and asks for a report at once; a
+            // data-limited sender keeps the RFC 3390 initial rate.
+            let limited = self.data_limited(now);
+            match self.r {
+                Some(r) if limited || self.all_idle => {
+                    let init = self.initial_rate(r);
+                    if self.x > 2.0 * init {
+                        self.x /= 2.0;
+                    } else if self.x > init {
+                        self.x = init;
+                    }
+                }
+                _ => self.x = (self.x / 2.0).max(self.s() / self.t_mbi_s()),
             }
+            self.all_idle |= limited;
             self.urgent = true;
         } else if self.sent_since_timer {
             let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
@@ -554,6 +623,7 @@ impl TfrcSender {
             Some(sq) => q * sq + (1.0 - q) * sample.sqrt(),
         });
         self.x_recv = fb.x_recv_bps;
+        self.all_idle = false;
         let was_slow_start = self.p == 0.0;
         self.p = fb.p;
         let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
@@ -564,17 +634,25 @@ impl TfrcSender {
                 IncreaseRule::Rfc => x_calc.min(recv_limit),
                 IncreaseRule::Ns2 if was_slow_start => x_calc,
                 IncreaseRule::Ns2 => {
-                    let cap = recv_limit.max(s / r);
                     if x_calc > self.x {
                         let rounds = (secs(now.saturating_sub(self.last_change)) / r).min(2.0);
-                        (self.x + s / r * rounds).min(x_calc).min(cap)
+                        let least = if self.limited_recently(now, r) {
+                            self.initial_rate(r)
+                        } else {
+                            s / r
+                        };
+                        (self.x + s / r * rounds)
+                            .min(x_calc)
+                            .min(recv_limit.max(least))
                     } else {
-                        x_calc.min(cap)
+                        x_calc.min(recv_limit.max(s / r))
                     }
                 }
             }
             .max(floor);
             self.last_change = now;
+        } else if self.cfg.increase_rule == IncreaseRule::Ns2 {
+            self.ns2_slow_start(now, r);
         } else if first {
             self.x = self.initial_rate(r);
             self.tld = now;
@@ -591,6 +669,38 @@ impl TfrcSender {
         }
         self.sent_since_timer = false;
         self.nofeedback_at = now + self.nofeedback_interval();
+    }
+}
+
+impl TfrcSender {
+    /// ns-2.35's `slowstart()` at a report without loss ([`IncreaseRule::Ns2`]).
+    fn ns2_slow_start(&mut self, now: SimTime, r: f64) {
+        let s = self.s();
+        let init = self.initial_rate(r);
+        // `ss_maxrate_`: twice the receive rate, from the second report on.
+        let ss_max = if self.round > 1 {
+            2.0 * self.x_recv
+        } else {
+            0.0
+        };
+        if self.round <= 2 {
+            self.x = self.x.max(init);
+            self.last_change = now;
+        } else if ss_max > 0.0 {
+            if self.limited_recently(now, r) && ss_max < init {
+                self.x = self.x.max(init);
+                self.last_change = now;
+            } else if self.x < ss_max && secs(now.saturating_sub(self.last_change)) > r {
+                self.x = (2.0 * self.x).min(ss_max).max(s / r);
+                self.last_change = now;
+            } else if self.x > ss_max {
+                self.x = ss_max / 2.0;
+                self.last_change = now;
+            }
+        } else {
+            self.x = s / r;
+            self.last_change = now;
+        }
     }
 }
 

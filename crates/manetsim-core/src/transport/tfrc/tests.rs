@@ -717,3 +717,149 @@ fn under_ns2s_rto_rule_the_equation_takes_the_tick_estimate_and_the_receiver_get
         1.0 / p
     );
 }
+
+#[test]
+fn under_ns2s_rule_a_data_limited_sender_keeps_the_initial_rate_without_feedback() {
+    let ms = NS_PER_MS;
+    // R = 100 ms: the initial rate is 4 packets a round trip, 40,000 B/s.
+    let init = 40_000.0;
+    // An application-limited sender with nothing queued when the timer
+    // expires: halved while above twice the initial rate, then held there.
+    let mut s = TfrcSender::new(ns2_feedback(), false);
+    s.write(1);
+    s.poll_transmit(0).unwrap();
+    s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.001));
+    let x = s.rate_bps();
+    assert!(x > 4.0 * init, "{x}");
+    let mut rates = Vec::new();
+    for k in 1..=5 {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        assert_eq!(s.round, 1 + k);
+        rates.push(s.rate_bps());
+    }
+    let mut expect = x;
+    for &r in &rates {
+        expect = if expect > 2.0 * init {
+            expect / 2.0
+        } else {
+            expect.min(init)
+        };
+        assert!((r - expect).abs() < 1e-6, "{rates:?}");
+    }
+    assert_eq!(*rates.last().unwrap(), init);
+    // A bulk sender (never data-limited) halves every time.
+    let mut bulk = TfrcSender::new(ns2_feedback(), true);
+    bulk.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.001));
+    let x = bulk.rate_bps();
+    for k in 1..=5 {
+        let t = bulk.nofeedback_at;
+        bulk.poll_transmit(t);
+        bulk.on_timeout(t);
+        assert!((bulk.rate_bps() - x / 2f64.powi(k)).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn under_ns2s_rule_a_data_limited_sender_may_climb_to_the_initial_rate() {
+    let ms = NS_PER_MS;
+    let c = TfrcConfig {
+        increase_rule: IncreaseRule::Ns2,
+        ..ns2_feedback()
+    };
+    // A loss while the receiver saw 1,000 B/s: X_calc at p = 0.001 is far
+    // above 2 X_recv. A bulk sender climbs by s / R a round trip within
+    // max(2 X_recv, s / R) = 10,000 B/s; an application-limited one whose
+    // packet waited for the application within the last 1.5 R, within the
+    // initial rate, 40,000 B/s.
+    let climb = |bulk: bool| {
+        let mut s = TfrcSender::new(c.clone(), bulk);
+        s.write(1);
+        s.poll_transmit(0).unwrap();
+        s.on_feedback(100 * ms, &feedback(0, 0, 1000.0, 0.2));
+        // The next packet may leave at about 190 ms; the application hands
+        // it over at 250 ms.
+        assert!(s.next_send < 250 * ms);
+        s.write(1);
+        s.poll_transmit(250 * ms).unwrap();
+        // Two round trips since the last change: up by 2 s / R at most.
+        s.on_feedback(300 * ms, &feedback(200 * ms, 0, 1000.0, 0.001));
+        s.rate_bps()
+    };
+    assert!((climb(true) - 10_000.0).abs() < 1e-6, "{}", climb(true));
+    let x_loss = throughput_bps(1000.0, 0.1, 0.2);
+    assert!(x_loss + 20_000.0 < 40_000.0);
+    assert!(
+        (climb(false) - (x_loss + 20_000.0)).abs() < 1e-6,
+        "{}",
+        climb(false)
+    );
+}
+
+#[test]
+fn under_ns2s_rule_slow_start_falls_to_the_receive_rate_once_above_twice_it() {
+    let ms = NS_PER_MS;
+    let c = TfrcConfig {
+        increase_rule: IncreaseRule::Ns2,
+        ..cfg()
+    };
+    let mut s = TfrcSender::new(c.clone(), true);
+    // The first two reports keep the initial rate (40,000 B/s at R = 100 ms).
+    s.on_feedback(100 * ms, &feedback(0, 0, 1000.0, 0.0));
+    assert_eq!(s.rate_bps(), 40_000.0);
+    s.on_feedback(150 * ms, &feedback(50 * ms, 0, 1000.0, 0.0));
+    assert_eq!(s.rate_bps(), 40_000.0);
+    // More than R since the last change and below 2 X_recv: doubles.
+    s.on_feedback(300 * ms, &feedback(200 * ms, 0, 1e6, 0.0));
+    assert_eq!(s.rate_bps(), 80_000.0);
+    // Within R of that change: kept.
+    s.on_feedback(350 * ms, &feedback(250 * ms, 0, 1e6, 0.0));
+    assert_eq!(s.rate_bps(), 80_000.0);
+    // Above twice the receive rate (2 x 30,000): X_recv at once.
+    s.on_feedback(380 * ms, &feedback(280 * ms, 0, 30_000.0, 0.0));
+    assert_eq!(s.rate_bps(), 30_000.0);
+    // An application-limited sender with nothing queued keeps at least the
+    // initial rate when twice the receive rate is below it (`idleFix_`).
+    let mut app = TfrcSender::new(c, false);
+    app.write(1);
+    app.poll_transmit(0).unwrap();
+    app.on_feedback(100 * ms, &feedback(0, 0, 1000.0, 0.0));
+    app.on_feedback(150 * ms, &feedback(50 * ms, 0, 1000.0, 0.0));
+    app.on_feedback(300 * ms, &feedback(200 * ms, 0, 1000.0, 0.0));
+    assert_eq!(app.rate_bps(), 40_000.0);
+}
+
+#[test]
+fn under_ns2s_pacing_a_packet_that_waited_leaves_at_once_off_the_timers_ticks() {
+    let ms = NS_PER_MS;
+    let c = TfrcConfig {
+        pacing_rule: PacingRule::Ns2,
+        ..ns2_feedback()
+    };
+    let mut s = TfrcSender::new(c, false);
+    s.write(1);
+    s.poll_transmit(0).unwrap();
+    // The first report: 40,000 B/s (R = 100 ms), a tick at once, then one
+    // every 25 ms: 100, 125, 150, 175 ms...
+    s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    assert_eq!(s.next_send, 100 * ms);
+    assert!(s.data_limited(100 * ms));
+    // The application hands a packet over at 160 ms: it leaves at once,
+    // and the timer's next tick stays at 175 ms, when the sender is
+    // data-limited again.
+    s.write(1);
+    let d = s.poll_transmit(160 * ms).unwrap();
+    assert_eq!(d.sent_at, 160 * ms);
+    assert_eq!(s.last_limited, Some(160 * ms));
+    assert_eq!(s.next_send, 175 * ms);
+    assert!(!s.data_limited(170 * ms));
+    assert!(s.data_limited(175 * ms));
+    // Under RFC 5348's pacing the next packet is spaced from this one.
+    let mut rfc = TfrcSender::new(ns2_feedback(), false);
+    rfc.write(1);
+    rfc.poll_transmit(0).unwrap();
+    rfc.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    rfc.write(1);
+    rfc.poll_transmit(160 * ms).unwrap();
+    assert_eq!(rfc.next_send, 185 * ms);
+}
