@@ -351,6 +351,24 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     return out
 
 
+#: TCP variants whose ns-2.35 agent follows a rule of its own: the
+#: `[flows.tcp]` key, its default and how the two differ.
+_NS2_VARIANT_RULES = {
+    "vegas": (
+        "vegas_rule",
+        "paper",
+        "manetsim adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
+        "rounds Diff to whole segments and grows by 1/cwnd per ACK",
+    ),
+    "sack": (
+        "sack_rule",
+        "rfc",
+        "manetsim recovers as RFC 6675 does, ns-2.35's Sack1 resends every hole below the "
+        "highest SACK as a pipe counter allows and resends SACKed segments after a timeout",
+    ),
+}
+
+
 def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> list[str]:
     """Where the scenario, as manetsim runs it, departs from what the exported
     script makes ns-2.35 do, with the setting that removes the difference.
@@ -432,29 +450,17 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"--set flows.{i}.tcp.ssthresh_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
-        if (
-            flow.get("transport") == "tcp"
-            and tcp.get("variant") == "vegas"
-            and tcp.get("vegas_rule") != "ns2"
-        ):
+        # A variant whose ns-2.35 agent has a rule of its own.
+        own = (
+            _NS2_VARIANT_RULES.get(tcp.get("variant", ""))
+            if flow.get("transport") == "tcp"
+            else None
+        )
+        if own is not None and tcp.get(own[0]) != "ns2":
+            key, default, what = own
             notes.append(
-                f'flows.{i}.tcp.vegas_rule is "{tcp.get("vegas_rule", "paper")}": manetsim '
-                "adjusts Vegas's window as Brakmo & Peterson's paper does, ns-2.35's agent "
-                "rounds Diff to whole segments and grows by 1/cwnd per ACK; "
-                f"--set flows.{i}.tcp.vegas_rule=ns2 compares like with like "
-                "(docs/fidelity.md)"
-            )
-        if (
-            flow.get("transport") == "tcp"
-            and tcp.get("variant") == "sack"
-            and tcp.get("sack_rule") != "ns2"
-        ):
-            notes.append(
-                f'flows.{i}.tcp.sack_rule is "{tcp.get("sack_rule", "rfc")}": manetsim '
-                "recovers as RFC 6675 does, ns-2.35's Sack1 resends every hole below the "
-                "highest SACK as a pipe counter allows and resends SACKed segments after a "
-                f"timeout; --set flows.{i}.tcp.sack_rule=ns2 compares like with like "
-                "(docs/fidelity.md)"
+                f'flows.{i}.tcp.{key} is "{tcp.get(key, default)}": {what}; '
+                f"--set flows.{i}.tcp.{key}=ns2 compares like with like (docs/fidelity.md)"
             )
         tfrc = flow.get("tfrc") or {}
         if flow.get("transport") == "tfrc":
