@@ -134,6 +134,38 @@ def test_bench_stops_an_ns2_whose_clock_stands_still(tmp_path: Path):
     assert "--ns-stall-s" in assert_clean_error(bad)
 
 
+def test_a_long_set_up_and_slow_steps_are_not_a_hang(tmp_path: Path):
+    # rwp10000's ns-2 can set up for minutes before its clock starts, and
+    # take longer per simulated second than --ns-stall-s: the watchdog
+    # counts clock lines from the first, and allows ten times the slowest
+    # step so far, and the first step as long as the set-up took.
+    script = (
+        "echo 'num_nodes is set 6'; sleep 2\n"
+        "for t in 0 1 2 3; do echo manetsim-clock $t; sleep 0.6; done\n"
+    )
+    fake = tmp_path / "slow-ns"
+    fake.write_text(f"#!/bin/sh\n{script}echo 'NS EXITING...'\n")
+    fake.chmod(0o755)
+    rows = bench.run_bench(
+        ["chain6"], "ns2", overrides=["duration_s=5"], ns_command=str(fake), ns_stall_s=0.5
+    )
+    assert rows[0].ns2_note is None
+    assert rows[0].ns2_wall_s is not None
+    assert rows[0].ns2_wall_s > 4
+    # The same steps, then a clock that stands still: stopped, ten of its
+    # slowest steps later.
+    hung = tmp_path / "hung-ns"
+    hung.write_text(f"#!/bin/sh\n{script}exec sleep 60\n")
+    hung.chmod(0o755)
+    start = time.monotonic()
+    rows = bench.run_bench(
+        ["chain6"], "ns2", overrides=["duration_s=5"], ns_command=str(hung), ns_stall_s=0.5
+    )
+    assert time.monotonic() - start < 40
+    assert rows[0].ns2_note is not None
+    assert "its clock stopped at 3 s" in rows[0].ns2_note
+
+
 def test_bench_names_the_error_ns2_printed(tmp_path: Path):
     fake = tmp_path / "failing-ns"
     fake.write_text("#!/bin/sh\necho 'ns: _o104 setdest 800 200 20: '\nexit 1\n")

@@ -208,12 +208,16 @@ def _ns2_timed(
 ) -> tuple[float, float] | str:
     """Runs ns-2 on ``tcl``: (wall, CPU seconds), or why it has no times.
 
-    The script prints its clock (:func:`with_clock`); a run whose clock has
-    not moved for ``stall_s`` seconds is stopped as hung (ns-2.35's DSDV can
+    The script prints its clock (:func:`with_clock`); a run whose clock,
+    once started, has not moved for ``stall_s`` seconds (or, if longer, ten
+    times its slowest step so far, or as long as the set-up before its
+    first line) is stopped as hung (ns-2.35's DSDV can
     loop for ever at one instant). A crash is named the same way; any other
     failure is an error.
     """
-    done = _run_timed([ns_command, str(tcl)], folder, None, (folder / RUN_STDOUT, stall_s))
+    done = _run_timed(
+        [ns_command, str(tcl)], folder, None, (folder / RUN_STDOUT, stall_s), clock=True
+    )
     assert done is not None  # no time limit
     if done.stalled:
         return (

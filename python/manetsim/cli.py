@@ -448,9 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=_seconds,
         metavar="SECONDS",
         default=None,
-        help="With --against ns2: stop an ns-2 run whose clock has not moved for this "
-        "many seconds, and report it hung in place of its times (default: 300; "
-        "ns-2.35's DSDV can loop for ever).",
+        help="With --against ns2: stop an ns-2 run whose clock, once started, has not "
+        "moved for this many seconds (or ten times its slowest step so far, or its "
+        "set-up's time, if longer), and report it hung in place of its times "
+        "(default: 300; ns-2.35's DSDV can loop for ever).",
     )
     bench.add_argument(
         "--json",

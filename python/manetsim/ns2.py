@@ -1640,11 +1640,25 @@ def last_clock(stdout: str) -> str:
     return "0"
 
 
+def _clock_lines(file: Path) -> int:
+    """How many clock lines (:func:`with_clock`) ``file`` holds so far."""
+    try:
+        return file.read_bytes().count(b"manetsim-clock ")
+    except OSError:
+        return 0
+
+
+#: A clock that moved is allowed this many times its slowest step so far
+#: before the next (a large scenario's steps can outlast ``NS_STALL_S``).
+CLOCK_STEP_SLACK = 10.0
+
+
 def _run_timed(
     command: list[str],
     cwd: Path,
     timeout_s: float | None,
     watch: tuple[Path, float] | None = None,
+    clock: bool = False,
 ) -> _Finished | None:
     """Runs ``command`` in ``cwd`` to its end and measures it: wall time, and
     the CPU time of that one process (``os.wait4``), which does not count
@@ -1653,7 +1667,10 @@ def _run_timed(
     files in ``cwd``. Returns None when it was stopped after ``timeout_s``
     seconds. With ``watch = (file, stall_s)``, a process that runs
     ``stall_s`` seconds while ``file`` does not grow is stopped, and its
-    result says ``stalled``."""
+    result says ``stalled``. With ``clock``, progress is the clock lines
+    ``file`` gains (:func:`with_clock`), from the first one on, and a
+    clock may also take :data:`CLOCK_STEP_SLACK` times its slowest step so
+    far, or as long as the set-up took before its first line."""
     out_path, err_path = cwd / RUN_STDOUT, cwd / ".manetsim-stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
@@ -1672,11 +1689,25 @@ def _run_timed(
 
     def watchdog(file: Path, stall_s: float) -> None:
         size, since = -1, time.monotonic()
+        # With the clock: the slowest step so far, at first the set-up's
+        # time (a scenario that sets up long may step long).
+        slowest = 0.0
         while not finished.wait(min(5.0, stall_s / 4)):
-            now_size = file.stat().st_size if file.exists() else 0
+            if clock:
+                # Progress is the clock's lines, counted from the first: a
+                # long set-up prints none, and is not a hang.
+                now_size = _clock_lines(file)
+                if now_size == 0:
+                    slowest = (time.monotonic() - since) / CLOCK_STEP_SLACK
+                    continue
+            else:
+                now_size = file.stat().st_size if file.exists() else 0
+            now = time.monotonic()
             if now_size != size:
-                size, since = now_size, time.monotonic()
-            elif time.monotonic() - since >= stall_s:
+                if clock and size > 0:
+                    slowest = max(slowest, (now - since) / (now_size - size))
+                size, since = now_size, now
+            elif now - since >= max(stall_s, CLOCK_STEP_SLACK * slowest):
                 stalled.set()
                 proc.kill()
                 return
