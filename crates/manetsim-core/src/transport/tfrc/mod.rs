@@ -361,6 +361,11 @@ pub struct TfrcSender {
     /// Data-limited at every no-feedback expiry since the last report or
     /// new data (ns-2.35's `all_idle_`).
     all_idle: bool,
+    /// ns-2.35's `slow_increase_` in slow start: packets are spaced at
+    /// `oldrate_`, which climbs by `delta_` a packet from the rate before
+    /// the last change to the new one over about a round trip.
+    ss_old: f64,
+    ss_delta: f64,
     /// ns-2.35's timeout estimate ([`RtoRule::Ns2`]).
     tick_rto: TickRto,
 }
@@ -392,6 +397,8 @@ impl TfrcSender {
             urgent: true,
             last_limited: None,
             all_idle: false,
+            ss_old: s,
+            ss_delta: 0.0,
             tick_rto: TickRto::default(),
         }
     }
@@ -440,8 +447,24 @@ impl TfrcSender {
     /// `X_inst`).
     fn respace(&mut self) {
         if let Some(last) = self.last_sent {
-            self.next_send = last + ns(self.s() / self.x_inst()).max(1);
+            self.next_send = last + ns(self.s() / self.pacing_rate()).max(1);
         }
+    }
+
+    /// The rate the next packet is spaced at: [`Self::x_inst`], or in slow
+    /// start under ns-2.35's rules (`slow_increase_`, from the third
+    /// report on) `oldrate_`, one `delta_` higher each packet until it
+    /// passes `X`.
+    fn pacing_rate(&mut self) -> f64 {
+        let ns2 =
+            self.cfg.pacing_rule == PacingRule::Ns2 && self.cfg.increase_rule == IncreaseRule::Ns2;
+        if ns2 && self.round > 2 && self.p == 0.0 && self.ss_old + 1e-7 < self.x {
+            self.ss_old += self.ss_delta;
+            if self.ss_old > 0.0 {
+                return self.ss_old;
+            }
+        }
+        self.x_inst()
     }
 
     /// The rate packets are spaced at: `X`, or section 4.5's `X_inst = X
@@ -632,7 +655,10 @@ impl TfrcSender {
             let x_calc = self.x_calc(r);
             self.x = match self.cfg.increase_rule {
                 IncreaseRule::Rfc => x_calc.min(recv_limit),
-                IncreaseRule::Ns2 if was_slow_start => x_calc,
+                IncreaseRule::Ns2 if was_slow_start => {
+                    self.ss_old = x_calc;
+                    x_calc
+                }
                 IncreaseRule::Ns2 => {
                     if x_calc > self.x {
                         let rounds = (secs(now.saturating_sub(self.last_change)) / r).min(2.0);
@@ -683,22 +709,31 @@ impl TfrcSender {
         } else {
             0.0
         };
+        let old = self.x;
+        // `delta_`: from the old rate to the new over the packets of a
+        // round trip at the new rate.
+        let step = |x: f64| (x - old) / (x * r / s);
         if self.round <= 2 {
             self.x = self.x.max(init);
+            (self.ss_old, self.ss_delta) = (old, step(self.x));
             self.last_change = now;
         } else if ss_max > 0.0 {
             if self.limited_recently(now, r) && ss_max < init {
                 self.x = self.x.max(init);
+                (self.ss_old, self.ss_delta) = (old, step(self.x));
                 self.last_change = now;
             } else if self.x < ss_max && secs(now.saturating_sub(self.last_change)) > r {
                 self.x = (2.0 * self.x).min(ss_max).max(s / r);
+                (self.ss_old, self.ss_delta) = (old, step(self.x));
                 self.last_change = now;
             } else if self.x > ss_max {
                 self.x = ss_max / 2.0;
+                (self.ss_old, self.ss_delta) = (self.x, 0.0);
                 self.last_change = now;
             }
         } else {
             self.x = s / r;
+            (self.ss_old, self.ss_delta) = (old, 0.0);
             self.last_change = now;
         }
     }

@@ -863,3 +863,63 @@ fn under_ns2s_pacing_a_packet_that_waited_leaves_at_once_off_the_timers_ticks() 
     rfc.poll_transmit(160 * ms).unwrap();
     assert_eq!(rfc.next_send, 185 * ms);
 }
+
+#[test]
+fn under_ns2s_rules_slow_start_spreads_each_increase_over_a_round_trip() {
+    let ms = NS_PER_MS;
+    let c = TfrcConfig {
+        increase_rule: IncreaseRule::Ns2,
+        pacing_rule: PacingRule::Ns2,
+        ..cfg()
+    };
+    let mut s = TfrcSender::new(c, true);
+    s.poll_transmit(0).unwrap();
+    s.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    s.on_feedback(150 * ms, &feedback(50 * ms, 0, 1e9, 0.0));
+    assert_eq!(s.rate_bps(), 40_000.0);
+    // The third report doubles X to 80,000 B/s; ns-2.35's `slow_increase_`
+    // spaces the packets at 45,000, 50,000 ... B/s, 5,000 more each, the
+    // 40,000 of the increase spread over the 8 packets of a round trip.
+    s.on_feedback(300 * ms, &feedback(200 * ms, 0, 1e9, 0.0));
+    assert_eq!(s.rate_bps(), 80_000.0);
+    let mut sent = Vec::new();
+    let mut t = 300 * ms;
+    for _ in 0..10 {
+        let d = s.poll_transmit(t).unwrap();
+        sent.push(d.sent_at);
+        t = s.next_send;
+    }
+    let gaps: Vec<f64> = sent.windows(2).map(|w| secs(w[1] - w[0]) * 1e3).collect();
+    let expect = [
+        1e3 / 45.0,
+        1e3 / 50.0,
+        1e3 / 55.0,
+        1e3 / 60.0,
+        1e3 / 65.0,
+        1e3 / 70.0,
+        1e3 / 75.0,
+        1e3 / 80.0,
+        1e3 / 80.0,
+    ];
+    for (g, e) in gaps.iter().zip(expect) {
+        assert!((g - e).abs() < 1e-3, "{gaps:?}");
+    }
+    // Under RFC 5348's pacing the new rate spaces the packets at once.
+    let mut rfc = TfrcSender::new(
+        TfrcConfig {
+            increase_rule: IncreaseRule::Ns2,
+            ..cfg()
+        },
+        true,
+    );
+    rfc.poll_transmit(0).unwrap();
+    rfc.on_feedback(100 * ms, &feedback(0, 0, 1e9, 0.0));
+    rfc.on_feedback(150 * ms, &feedback(50 * ms, 0, 1e9, 0.0));
+    rfc.on_feedback(300 * ms, &feedback(200 * ms, 0, 1e9, 0.0));
+    let a = rfc
+        .poll_transmit(rfc.next_send.max(300 * ms))
+        .unwrap()
+        .sent_at;
+    let b = rfc.poll_transmit(rfc.next_send).unwrap().sent_at;
+    assert_eq!(b - a, 12_500_000);
+}
