@@ -734,7 +734,8 @@ impl TcpSender {
         if self.recovery.is_none() {
             self.dupacks = 0;
         }
-        if self.cc.recovery() == Recovery::Sack {
+        if self.cc.recovery() == Recovery::Sack && !self.cfg.ns2_sack() {
+            // RFC 6675's IsLost; ns-2.35's Sack1 has no such test.
             self.mark_lost();
         }
         if self.final_seq().is_some_and(|f| ack >= f) {
