@@ -1565,6 +1565,9 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     assert "set agent_(1) [new Agent/TFRC]\n$agent_(1) set packetSize_ 256\n" in tcl
     # RFC 5348's spacing and filter unless the flow asks for ns-2.35's.
     assert "$agent_(1) set ca_ 0\n$agent_(1) set df_ 0.9\n" in tcl
+    # RFC 5348's one packet a second before the first report (ns-2.35's own
+    # InitRate_ is 300 bytes a second).
+    assert "$agent_(1) set InitRate_ 256\n" in tcl
     assert "set sink_(1) [new Agent/TFRCSink]" in tcl
     assert "set app_(1) [new Application/FTP]" in tcl
     # FTP's own stop asks Agent/TFRC for `advance 0`, which it does not know.
@@ -1580,6 +1583,10 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     assert like["flows.1.tfrc.history_discounting"] is True
     assert like["flows.1.tfrc.rto_rule"] == "ns2"
     assert like["flows.1.tfrc.pacing_rule"] == "ns2"
+    assert like["flows.1.tfrc.start_rule"] == "ns2"
+    assert "$agent_(1) set InitRate_ 300\n" in ns2.export_tcl(
+        tmp_path / "tfrc.toml", list(like.items()), 1
+    )
     notes = [n for n in ns2.known_differences(tmp_path / "tfrc.toml") if "tfrc" in n]
     assert len(notes) == 1
     for key in [
@@ -1608,6 +1615,15 @@ def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(t
     )
     assert "$agent_(1) set ca_ 1\n" in tcl
     assert "$sink_(1) set discount_ 1\n" in tcl
+    # The initial window is ns-2.35's own (rfc3390: 3 packets from 1096 to
+    # 2189 bytes, RFC 5348's 4380 bytes): named only for those sizes.
+    for size, named in [(1095, False), (1096, True), (2189, True), (2190, False)]:
+        sets = {"flows.1.packet_size_bytes": size, **like}
+        del sets["flows.1.tfrc.start_rule"]
+        (note,) = [
+            n for n in ns2.known_differences(tmp_path / "tfrc.toml", sets) if "tfrc" in n
+        ] or [""]
+        assert ("start_rule=ns2" in note) is named, size
 
 
 def test_on_off_over_tfrc_sends_what_the_application_hands_over():

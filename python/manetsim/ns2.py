@@ -348,6 +348,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.tfrc.history_discounting"] = True
             out[f"flows.{i}.tfrc.rto_rule"] = "ns2"
             out[f"flows.{i}.tfrc.pacing_rule"] = "ns2"
+            out[f"flows.{i}.tfrc.start_rule"] = "ns2"
     return out
 
 
@@ -487,6 +488,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                     ),
                     ("rto_rule", "ns2", tfrc.get("rto_rule", "rfc") == "ns2"),
                     ("pacing_rule", "ns2", tfrc.get("pacing_rule", "rfc") == "ns2"),
+                    (
+                        "start_rule",
+                        "ns2",
+                        # The export gives ns-2.35 the flow's rate before the
+                        # first report (InitRate_); only the initial window
+                        # differs, and only for these sizes.
+                        tfrc.get("start_rule", "rfc") == "ns2"
+                        or not 1095 < int(flow.get("packet_size_bytes", 0)) < 2190,
+                    ),
                 ]
                 if not same
             ]
@@ -500,7 +510,8 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                     "loss event and urgent packet, halves its rate after 2 RTTs without "
                     "feedback, discounts old loss intervals (discount_) and takes the "
                     "equation's t_RTO from a TCP-style estimate in 100 ms ticks (tzero_), "
-                    "and keeps a packet's time once set (nextpkt); "
+                    "keeps a packet's time once set (nextpkt) and starts from a window of "
+                    "3 packets of 1096 to 2189 bytes (rfc3390; RFC 5348: 4380 bytes); "
                     f"{sets} compares like with like (docs/fidelity.md)"
                 )
         sctp = flow.get("sctp") or {}
@@ -1018,6 +1029,9 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
 #: mean square root of the RTT (RFC 5348's q and q2 are 0.9).
 NS2_TFRC_DF = 0.95
 
+#: ns-2.35's `Agent/TFRC` `InitRate_`: bytes a second before the first report.
+NS2_TFRC_INIT_RATE_BYTES_PER_S = 300
+
 #: ns-2.35's `MAX_BURST` (sctp.h), RFC 4960's recommended value.
 _NS2_SCTP_MAX_BURST = 4
 
@@ -1057,9 +1071,13 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     elif flow["transport"] == "tfrc":
         # ns-2.35's TFRC: the application's bytes become packets of
         # packetSize_ (tfrc.cc's sendmsg), so it is the flow's packet size.
-        # Its sqrt(RTT) spacing (ca_) and filter (df_), as the flow's
-        # [flows.tfrc] says.
+        # Its sqrt(RTT) spacing (ca_), filter (df_) and rate before the
+        # first report (InitRate_: RFC 5348's one packet a second, or
+        # ns-2.35's 300 bytes a second), as the flow's [flows.tfrc] says.
         tfrc = flow.get("tfrc") or {}
+        init_rate = (
+            NS2_TFRC_INIT_RATE_BYTES_PER_S if tfrc.get("start_rule", "rfc") == "ns2" else size
+        )
         lines += [
             f"set agent_({i}) [new Agent/TFRC]",
             f"$agent_({i}) set packetSize_ {size}",
@@ -1074,6 +1092,7 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         lines += [
             f"$agent_({i}) set ca_ {int(bool(tfrc.get('oscillation_prevention', False)))}",
             f"$agent_({i}) set df_ {float(tfrc.get('rtt_filter', 0.9))!r}",
+            f"$agent_({i}) set InitRate_ {init_rate}",
             f"set sink_({i}) [new Agent/TFRCSink]",
             f"$sink_({i}) set discount_ {int(bool(tfrc.get('history_discounting', False)))}",
         ]

@@ -825,6 +825,12 @@ pub struct TfrcFlowConfig {
     /// [`crate::transport::tfrc::PacingRule`]).
     #[serde(default)]
     pub pacing_rule: crate::transport::tfrc::PacingRule,
+    /// How the sender starts: `rfc` (one packet a second until the first
+    /// feedback, RFC 5348 section 4.2) or `ns2` (ns-2.35's `InitRate_` of
+    /// 300 bytes a second and its RFC 3390 window, see
+    /// [`crate::transport::tfrc::StartRule`]).
+    #[serde(default)]
+    pub start_rule: crate::transport::tfrc::StartRule,
 }
 fn default_rtt_filter() -> f64 {
     0.9
@@ -839,6 +845,7 @@ impl Default for TfrcFlowConfig {
             history_discounting: false,
             rto_rule: Default::default(),
             pacing_rule: Default::default(),
+            start_rule: Default::default(),
         }
     }
 }

@@ -47,6 +47,7 @@ impl TfrcFlow {
             history_discounting: table.history_discounting,
             rto_rule: table.rto_rule,
             pacing_rule: table.pacing_rule,
+            start_rule: table.start_rule,
             ..TfrcConfig::default()
         };
         Self {

@@ -195,6 +195,43 @@ fn ns2s_feedback_loop_and_history_discounting_measure_the_same_loss() {
 }
 
 #[test]
+fn without_any_report_a_late_flow_halves_from_its_own_start() {
+    // Every data packet lost: no report ever comes back. The flow starts at
+    // 10 s; the no-feedback timer runs from its first packet.
+    let series = |extra: &[&str]| {
+        let mut sets = vec!["loss.0.rate=1.0", "flows.0.start_s=10", "duration_s=40"];
+        sets.extend_from_slice(extra);
+        let r = run_tfrc(LOSSY_HOP, &sets);
+        let s = &r.timeseries.tfrc;
+        s.t_s
+            .iter()
+            .copied()
+            .zip(s.rate_kbps.iter().copied())
+            .collect::<Vec<_>>()
+    };
+    // RFC 5348: one packet a second (8 kbit/s), halved 2 s after the first
+    // packet, then every max(2 s, 2 s / X): 12, 16, 24 s.
+    let rfc = series(&[]);
+    let want = [(10.0, 8.0), (12.0, 4.0), (16.0, 2.0), (24.0, 1.0)];
+    assert_eq!(rfc.len(), want.len(), "{rfc:?}");
+    for ((t, x), (wt, wx)) in rfc.iter().zip(want) {
+        assert!((t - wt).abs() < 1e-6 && (x - wx).abs() < 1e-9, "{rfc:?}");
+    }
+    // ns-2.35: 300 bytes a second (2.4 kbit/s), halved 2 s / X = 6.667 s
+    // after the first packet, then 13.333 s later.
+    let ns2 = series(&[
+        "flows.0.tfrc.start_rule=ns2",
+        "flows.0.tfrc.feedback_rule=ns2",
+        "flows.0.tfrc.pacing_rule=ns2",
+    ]);
+    let want = [(10.0, 2.4), (10.0 + 20.0 / 3.0, 1.2), (30.0, 0.6)];
+    assert_eq!(ns2.len(), want.len(), "{ns2:?}");
+    for ((t, x), (wt, wx)) in ns2.iter().zip(want) {
+        assert!((t - wt).abs() < 1e-6 && (x - wx).abs() < 1e-9, "{ns2:?}");
+    }
+}
+
+#[test]
 fn tfrc_and_tcp_sharing_two_hops_get_comparable_shares() {
     let text = LOSSY_HOP
         .replace("count = 2", "count = 3")

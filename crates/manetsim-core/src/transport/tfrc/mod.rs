@@ -15,11 +15,12 @@
 //! - 3.1: the throughput equation with `b = 1` and `t_RTO = 4 R` (or
 //!   ns-2.35's TCP-style estimate, [`RtoRule::Ns2`]);
 //! - 4.2: 1 packet a second until the first feedback, then the initial rate
-//!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))`;
+//!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))` (or ns-2.35's start,
+//!   [`StartRule::Ns2`]);
 //! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the rate update with `recv_limit =
 //!   2 X_recv` and the floor of one packet per `t_mbi` (64 s);
-//! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s before any
-//!   feedback), halving the rate, or `X_recv`, as the section says
+//! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s after the first
+//!   packet before any feedback), halving the rate, or `X_recv`, as the section says
 //!   (ns-2.35's, with [`FeedbackRule::Ns2`]: `max(2 R, 2 s / X)`, halving);
 //! - 4.5, when [`TfrcConfig::oscillation_prevention`] is on (ns-2.35's
 //!   `ca_`): packets spaced at `X_inst = X R_sqmean / sqrt(R_sample)`;
@@ -63,7 +64,8 @@ pub struct TfrcConfig {
     pub t_mbi: SimTime,
     /// Later packets that make a missing one lost (3).
     pub ndupack: u32,
-    /// The no-feedback timer before any feedback (2 s).
+    /// The no-feedback timer from the first packet until any feedback (2
+    /// s; under [`StartRule::Ns2`], `2 s / X` instead).
     pub initial_nofeedback: SimTime,
     /// `q` of the RTT estimate (section 4.3: 0.9), and `q2` of `R_sqmean`
     /// (section 4.5: 0.9); ns-2.35's `df_` is 0.95 for both.
@@ -83,7 +85,30 @@ pub struct TfrcConfig {
     /// When a new rate takes effect on the packets' spacing
     /// ([`PacingRule`]).
     pub pacing_rule: PacingRule,
+    /// The rate before the first feedback and the initial window
+    /// ([`StartRule`]).
+    pub start_rule: StartRule,
 }
+
+/// How a sender starts (`[flows.tfrc] start_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartRule {
+    /// RFC 5348 section 4.2: one packet a second until the first feedback,
+    /// the no-feedback timer 2 s after the first packet, then `W_init / R`
+    /// with `W_init = min(4 s, max(2 s, 4380))` bytes.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TFRC` (`start`, `InitRate_` 300, `rate_init_option_`
+    /// 2): 300 bytes a second until the first feedback, the no-feedback
+    /// timer `2 s / X` after the first packet and after each expiry, then
+    /// `W_init / R` with its RFC 3390 window of 4 packets up to 1095 bytes,
+    /// 3 below 2190 and 2 from there (`rfc3390`).
+    Ns2,
+}
+
+/// ns-2.35's `InitRate_`: bytes a second before the first feedback.
+pub const NS2_INIT_RATE_BYTES_PER_S: f64 = 300.0;
 
 /// When a change of rate reaches the spacing of packets (`[flows.tfrc]
 /// pacing_rule`).
@@ -224,6 +249,7 @@ impl Default for TfrcConfig {
             history_discounting: false,
             rto_rule: RtoRule::Rfc,
             pacing_rule: PacingRule::Rfc,
+            start_rule: StartRule::Rfc,
         }
     }
 }
@@ -375,11 +401,17 @@ impl TfrcSender {
     /// with `bulk`, always has one.
     pub fn new(cfg: TfrcConfig, bulk: bool) -> Self {
         let s = cfg.packet_bytes as f64;
+        // Section 4.2: one packet a second until the first feedback
+        // (ns-2.35: `InitRate_`).
+        let x = match cfg.start_rule {
+            StartRule::Rfc => s,
+            StartRule::Ns2 => NS2_INIT_RATE_BYTES_PER_S,
+        };
         Self {
-            nofeedback_at: cfg.initial_nofeedback,
+            // Armed by the first packet.
+            nofeedback_at: SimTime::MAX,
             cfg,
-            // Section 4.2: one packet a second until the first feedback.
-            x: s,
+            x,
             x_recv: 0.0,
             r: None,
             r_sample: 0.0,
@@ -397,7 +429,7 @@ impl TfrcSender {
             urgent: true,
             last_limited: None,
             all_idle: false,
-            ss_old: s,
+            ss_old: x,
             ss_delta: 0.0,
             tick_rto: TickRto::default(),
         }
@@ -436,10 +468,17 @@ impl TfrcSender {
         secs(self.cfg.t_mbi)
     }
 
-    /// The initial rate once `R` is known: `W_init / R` (section 4.2).
+    /// The initial rate once `R` is known: `W_init / R` (section 4.2; the
+    /// window by [`StartRule`]).
     fn initial_rate(&self, r: f64) -> f64 {
         let s = self.s();
-        (4.0 * s).min((2.0 * s).max(4380.0)) / r
+        let w_init = match self.cfg.start_rule {
+            StartRule::Rfc => (4.0 * s).min((2.0 * s).max(4380.0)),
+            StartRule::Ns2 if self.cfg.packet_bytes <= 1095 => 4.0 * s,
+            StartRule::Ns2 if self.cfg.packet_bytes < 2190 => 3.0 * s,
+            StartRule::Ns2 => 2.0 * s,
+        };
+        w_init / r
     }
 
     /// Section 4.6: the next packet `s / X` after the last one, at the
@@ -510,9 +549,11 @@ impl TfrcSender {
         let mut waited = false;
         if !self.bulk {
             self.queued -= 1;
-            if now > self.next_send {
+            if now > self.next_send && self.seq > 0 {
                 // The packet's time had come before the application handed
-                // it over (ns-2.35's `advanceby` while `datalimited_`).
+                // it over (ns-2.35's `advanceby` while `datalimited_`; its
+                // first packet starts the sender instead, timing the next
+                // from itself).
                 self.last_limited = Some(now);
                 self.all_idle = false;
                 waited = true;
@@ -530,6 +571,11 @@ impl TfrcSender {
                 _ => 0,
             },
         };
+        if self.nofeedback_at == SimTime::MAX {
+            // The first packet starts the no-feedback timer (ns-2.35's
+            // `start`).
+            self.nofeedback_at = now + self.nofeedback_interval();
+        }
         self.seq += 1;
         self.sent_since_timer = true;
         self.last_sent = Some(now);
@@ -547,10 +593,14 @@ impl TfrcSender {
     }
 
     /// The next deadline: a packet's time (when one waits), or the
-    /// no-feedback timer.
+    /// no-feedback timer (from the first packet on).
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let send = self.has_data().then_some(self.next_send);
-        Some(send.map_or(self.nofeedback_at, |t| t.min(self.nofeedback_at)))
+        let nofeedback = (self.nofeedback_at != SimTime::MAX).then_some(self.nofeedback_at);
+        match (send, nofeedback) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A deadline passed. The no-feedback timer acts here; a packet's time
@@ -575,6 +625,9 @@ impl TfrcSender {
                         self.x = init;
                     }
                 }
+                // Without an RTT ns-2.35's floor, `W_init / 0`, is
+                // infinite: a data-limited sender keeps its rate.
+                None if limited || self.all_idle => {}
                 _ => self.x = (self.x / 2.0).max(self.s() / self.t_mbi_s()),
             }
             self.all_idle |= limited;
@@ -619,9 +672,10 @@ impl TfrcSender {
             FeedbackRule::Rfc => 4.0,
             FeedbackRule::Ns2 => 2.0,
         };
-        match self.r {
-            Some(r) => ns((rtts * r).max(spacing)),
-            None => self.cfg.initial_nofeedback.max(ns(spacing)),
+        match (self.r, self.cfg.start_rule) {
+            (Some(r), _) => ns((rtts * r).max(spacing)),
+            (None, StartRule::Rfc) => self.cfg.initial_nofeedback.max(ns(spacing)),
+            (None, StartRule::Ns2) => ns(spacing),
         }
     }
 

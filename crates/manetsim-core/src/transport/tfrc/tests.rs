@@ -71,11 +71,7 @@ fn before_any_feedback_a_sender_sends_one_packet_a_second() {
 fn an_application_limited_sender_sends_only_what_it_was_given() {
     let mut s = TfrcSender::new(cfg(), false);
     assert_eq!(s.poll_transmit(0), None);
-    assert_eq!(
-        s.poll_timeout(),
-        Some(2 * NS_PER_S),
-        "only the no-feedback timer"
-    );
+    assert_eq!(s.poll_timeout(), None, "no timer before the first packet");
     s.write(2);
     assert!(s.poll_transmit(0).is_some());
     assert_eq!(s.queued(), 1);
@@ -922,4 +918,93 @@ fn under_ns2s_rules_slow_start_spreads_each_increase_over_a_round_trip() {
         .sent_at;
     let b = rfc.poll_transmit(rfc.next_send).unwrap().sent_at;
     assert_eq!(b - a, 12_500_000);
+}
+
+#[test]
+fn the_no_feedback_timer_runs_from_the_first_packet_not_from_time_zero() {
+    // A flow that starts at 10 s: its first packet, then one a second, and
+    // the timer 2 s after the first packet.
+    let t0 = 10 * NS_PER_S;
+    let mut s = TfrcSender::new(cfg(), true);
+    assert_eq!(s.poll_timeout(), Some(0), "the first packet at once");
+    assert_eq!(s.poll_transmit(t0).map(|d| d.seq), Some(0));
+    assert_eq!(s.poll_timeout(), Some(t0 + NS_PER_S));
+    s.on_timeout(t0 + NS_PER_S);
+    assert_eq!(s.rate_bps(), 1000.0, "no expiry 1 s after the start");
+    s.poll_transmit(t0 + NS_PER_S).unwrap();
+    assert_eq!(s.poll_timeout(), Some(t0 + 2 * NS_PER_S));
+    s.on_timeout(t0 + 2 * NS_PER_S);
+    assert_eq!(s.rate_bps(), 500.0);
+    // An application-limited sender under ns-2.35's rules: likewise.
+    let mut s = TfrcSender::new(ns2_feedback(), false);
+    s.write(1);
+    s.poll_transmit(t0).unwrap();
+    assert_eq!(s.round, 0);
+    assert_eq!(s.poll_timeout(), Some(t0 + 2 * NS_PER_S));
+}
+
+#[test]
+fn under_ns2s_start_the_first_packets_go_at_300_bytes_a_second() {
+    let ns2_start = || TfrcConfig {
+        start_rule: StartRule::Ns2,
+        pacing_rule: PacingRule::Ns2,
+        ..ns2_feedback()
+    };
+    let t0 = 5 * NS_PER_S;
+    let mut s = TfrcSender::new(ns2_start(), true);
+    s.poll_transmit(t0).unwrap();
+    assert_eq!(s.rate_bps(), 300.0);
+    // The next packet s / 300 = 3.333 s later, the timer 2 s / X = 6.667 s.
+    let spacing = 3_333_333_333;
+    assert_eq!(s.poll_timeout(), Some(t0 + spacing));
+    assert_eq!(s.poll_transmit(t0 + spacing).map(|d| d.seq), Some(1));
+    assert_eq!(s.poll_timeout(), Some(t0 + 2 * spacing));
+    assert_eq!(s.nofeedback_at, t0 + 6_666_666_667);
+    // A bulk sender halves at the expiry, sends at once (ns-2.35's
+    // `nextpkt`), and the timer runs 2 s / X again: 13.333 s.
+    s.on_timeout(t0 + 6_666_666_667);
+    assert_eq!(s.rate_bps(), 150.0);
+    assert_eq!(s.round, 1);
+    assert_eq!(s.poll_timeout(), Some(t0 + 6_666_666_667));
+    assert_eq!(s.nofeedback_at, t0 + 6_666_666_667 + 13_333_333_333);
+
+    // A data-limited sender keeps its rate without an RTT: ns-2.35's floor,
+    // the initial window over an RTT of 0, is infinite.
+    let mut s = TfrcSender::new(ns2_start(), false);
+    s.write(1);
+    s.poll_transmit(t0).unwrap();
+    let t = s.poll_timeout().unwrap();
+    assert_eq!(t, t0 + 6_666_666_667);
+    s.on_timeout(t);
+    assert_eq!(s.rate_bps(), 300.0);
+    assert!(s.all_idle);
+
+    // The first report gives the RFC 3390 window by packet size (ns-2.35's
+    // `rfc3390`: 4 packets up to 1095 bytes, 3 below 2190, then 2), where
+    // RFC 5348 gives min(4 s, max(2 s, 4380)) bytes.
+    for (bytes, ns2_packets, rfc_bytes) in [
+        (1000, 4.0, 4000.0),
+        (1095, 4.0, 4380.0),
+        (1200, 3.0, 4380.0),
+        (2189, 3.0, 4380.0),
+        (2190, 2.0, 4380.0),
+        (3000, 2.0, 6000.0),
+    ] {
+        for (rule, want) in [
+            (StartRule::Ns2, ns2_packets * bytes as f64 / 0.1),
+            (StartRule::Rfc, rfc_bytes / 0.1),
+        ] {
+            let mut s = TfrcSender::new(
+                TfrcConfig {
+                    packet_bytes: bytes,
+                    start_rule: rule,
+                    ..TfrcConfig::default()
+                },
+                true,
+            );
+            s.poll_transmit(0).unwrap();
+            s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 1000.0, 0.0));
+            assert!((s.rate_bps() - want).abs() < 1e-6, "{bytes} {rule:?}");
+        }
+    }
 }
