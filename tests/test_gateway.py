@@ -3,12 +3,14 @@ command line."""
 
 from __future__ import annotations
 
+import shutil
+import struct
 from pathlib import Path
 
 import manetsim
 from manetsim import animate
 
-from helpers import assert_clean_error, cli, write_toml
+from helpers import assert_clean_error, cli, tshark, write_toml
 
 CHAIN = {
     "name": "gateway",
@@ -39,8 +41,32 @@ def test_what_cannot_carry_a_gateway_says_so(tmp_path: Path):
     line = assert_clean_error(cli("export", "ns2", scenario, "-o", tmp_path / "x.tcl"))
     assert "key `gateway`" in line
     assert not (tmp_path / "x.tcl").exists()
-    line = assert_clean_error(cli("run", scenario, "--set", "output.pcap=true"))
-    assert "key `output.pcap`" in line
+
+
+def test_captures_cover_the_tunnel_and_the_hosts_link(tmp_path: Path):
+    scenario = write_toml(tmp_path / "g.toml", CHAIN)
+    proc = cli("run", scenario, "--set", "output.pcap=true", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    # Four nodes' 802.11 captures, then the host's link as bare IP.
+    names = sorted(p.name for p in (tmp_path / "out").glob("*.pcap"))
+    assert names == [f"gateway-{n}.pcap" for n in range(5)]
+    assert "gateway-0.pcap to" in proc.stderr
+    assert "gateway-4.pcap" in proc.stderr
+    host = (tmp_path / "out" / "gateway-4.pcap").read_bytes()
+    assert struct.unpack_from("<I", host, 20) == (101,)
+    result = manetsim.run(scenario)
+    at_host = result.flows.iloc[0]["received"]
+    if shutil.which("tshark") is None:
+        return
+    # Wireshark reads the tunnel on the air and the datagrams on the wire.
+    gw = tmp_path / "out" / "gateway-3.pcap"
+    tunnelled = tshark(
+        gw, "-Y", "ip.proto == 4 && ip.dst == 0.0.0.3 && udp", "-T", "fields", "-e", "ip.dst"
+    )
+    assert tunnelled.split("\n")[0] == "0.0.0.3,0.0.0.4"
+    assert not tshark(gw, "-Y", "_ws.expert.severity == error")
+    wired = tshark(tmp_path / "out" / "gateway-4.pcap", "-Y", "ip.dst == 0.0.0.4 && udp")
+    assert len(wired.splitlines()) == at_host
 
 
 def test_the_animation_draws_the_manet_and_counts_deliveries_at_it(tmp_path: Path):

@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         run,
         "Also write Parquet tables, result.json and scenario.toml to DIR "
         "(and trace.tr, with [output] ns2_trace = true; NAME-N.pcap for each "
-        "node N, with [output] pcap = true).",
+        "node N and host behind a gateway, with [output] pcap = true).",
     )
     _seed_option(run)
     _set_option(run)
@@ -492,7 +492,10 @@ def run_command(args: argparse.Namespace) -> None:
         trace = out / "trace.tr" if out is not None else Path(f"{resolved['name']}.tr")
         trace.parent.mkdir(parents=True, exist_ok=True)
     pcap: Path | None = None
-    nodes = int(resolved.get("nodes", {}).get("count", 0))
+    # One capture per node, then one per host behind a gateway.
+    nodes = int(resolved.get("nodes", {}).get("count", 0)) + int(
+        (resolved.get("gateway") or {}).get("hosts", 0)
+    )
     if resolved.get("output", {}).get("pcap", False):
         from manetsim import sweep as sweep_mod
 

@@ -59,8 +59,9 @@ def run(
     writes its ns-2 trace (default: ``NAME.tr`` in the current directory);
     the file appears only once the run is complete. ``pcap`` is the prefix
     of the packet captures a scenario with ``[output] pcap = true`` writes,
-    ``PREFIX-N.pcap`` for node ``N`` (default: ``NAME``, in the current
-    directory); they too appear only once the run is complete.
+    ``PREFIX-N.pcap`` for node ``N``, then one for each host behind a
+    gateway (default: ``NAME``, in the current directory); they too appear
+    only once the run is complete.
 
     Raises :class:`manetsim.ScenarioError` (a ``ValueError``) for a scenario that
     cannot be run, :class:`manetsim.SimulationError` (a ``RuntimeError``) for a run

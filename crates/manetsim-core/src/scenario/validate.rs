@@ -651,13 +651,6 @@ impl Checker<'_> {
         self.positive("gateway.rate_bps", g.rate_bps)?;
         self.delay("gateway.delay_s", g.delay_s)?;
         self.at_least_one("gateway.queue_packets", g.queue_packets.into())?;
-        if s.output.pcap {
-            return self.fail(
-                "output.pcap",
-                "packet captures do not cover a gateway's wired links and tunnels yet: \
-                 set output.pcap = false, or remove [gateway]",
-            );
-        }
         Ok(())
     }
 

@@ -189,7 +189,17 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
                 .map_err(|why| SimError::Pcap(format!("{}-0.pcap", scenario.name), why))?,
         };
         let nodes = world.nodes.len() as u32;
-        let pcap = PcapTrace::create(&prefix, nodes, scenario.routing.protocol).map_err(|e| {
+        let mut encoder = pcap::Encoder::new(scenario.routing.protocol);
+        let mut hosts = 0;
+        if let Some(g) = &scenario.gateway {
+            hosts = g.hosts;
+            encoder = encoder.with_gateway(pcap::GatewayView {
+                node: g.node,
+                first_host: nodes,
+                flow_ends: world.flows.iter().map(|f| (f.src, f.dst)).collect(),
+            });
+        }
+        let pcap = PcapTrace::create(&prefix, nodes, hosts, encoder).map_err(|e| {
             SimError::Pcap(
                 pcap::capture_path(&prefix, 0).display().to_string(),
                 e.to_string(),

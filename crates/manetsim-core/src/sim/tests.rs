@@ -794,7 +794,12 @@ fn a_trace_goes_nowhere_but_where_it_was_asked_and_leaves_nothing_half_written()
 
 /// The records of a pcap file: each one's time (ns) and frame.
 fn pcap_records(bytes: &[u8]) -> Vec<(SimTime, Vec<u8>)> {
-    assert_eq!(&bytes[..24], &crate::trace::pcap::file_header());
+    pcap_records_of(bytes, crate::trace::pcap::LINKTYPE_IEEE802_11)
+}
+
+/// The records of a pcap file of link type `linktype`.
+pub(super) fn pcap_records_of(bytes: &[u8], linktype: u32) -> Vec<(SimTime, Vec<u8>)> {
+    assert_eq!(&bytes[..24], &crate::trace::pcap::file_header(linktype));
     let mut out = Vec::new();
     let mut at = 24;
     let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());

@@ -11,8 +11,8 @@
 //! gateway over the link and the gateway routes it into the MANET, except that its routing agent takes the packet as its own
 //! (a route discovery, a source route), so within the MANET the gateway is
 //! the packet's source. Which host a tunnelled packet is for follows from its flow
-//! (a data packet goes to the flow's `dst`, an acknowledgement to its
-//! `src`), so a packet carries no second address.
+//! (the flow's end other than the packet's source), so a packet carries no
+//! second address.
 //!
 //! A link sends one packet at a time at `rate_bps` (its IP datagram's
 //! bytes), and the packet arrives `delay_s` after its last bit left. Hops
@@ -119,10 +119,22 @@ impl World {
         if n != w.gateway || packet.dst != n {
             return None;
         }
-        let end = match packet.kind {
-            PacketKind::Data { flow, .. } => self.flows[flow as usize].dst,
-            PacketKind::TcpAck { flow } => self.flows[flow as usize].src,
+        let (a, b) = match packet.kind {
+            PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => {
+                let f = &self.flows[flow as usize];
+                (f.src, f.dst)
+            }
             _ => return None,
+        };
+        // The flow's other end than the packet's source: a control packet
+        // may go either way (a SYN or INIT from the sender, an ACK or SACK
+        // from the receiver).
+        let end = if packet.src == a {
+            b
+        } else if packet.src == b {
+            a
+        } else {
+            return None;
         };
         w.is_host(end).then_some(end)
     }
@@ -159,6 +171,11 @@ impl World {
             return;
         };
         let done = now + w.tx_ns(&p);
+        if up {
+            if let Some(pcap) = &mut self.pcap {
+                pcap.wired(now, w.first_host + h, &p);
+            }
+        }
         w.links[h as usize][up as usize].sending = Some(p);
         self.q.schedule_far(
             done,
@@ -193,6 +210,11 @@ impl World {
         }
         let packet = end.flight.pop_front().expect("a packet on the wire");
         let (gateway, first) = (w.gateway, w.first_host);
+        if !up {
+            if let Some(pcap) = &mut self.pcap {
+                pcap.wired(now, first + h, &packet);
+            }
+        }
         if !up || packet.dst == gateway {
             self.deliver_local(now, packet, MacFields::default());
         } else if self.wired.as_ref().is_some_and(|w| w.is_host(packet.dst)) {

@@ -146,3 +146,114 @@ fn tcp_from_a_host_delivers_every_byte_in_order() {
     assert!(f.received > 1000, "{}", f.received);
     assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
 }
+
+#[test]
+fn captures_show_the_tunnel_on_the_air_and_each_host_s_link() {
+    use super::tests::pcap_records_of;
+    use super::{run_with, Outputs};
+    use crate::trace::pcap::{IP_PROTOCOL_IPIP, LINKTYPE_IEEE802_11, LINKTYPE_RAW};
+    let dir = std::env::temp_dir().join(format!("manetsim-gw-pcap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // CBR from node 0 to the host, and from the host to node 1.
+    let text = chain(CBR) + "\n[[flows]]\n" + &CBR.replace("src = 0\ndst = 4", "src = 4\ndst = 1");
+    let s = crate::scenario::load_str(&text, "g.toml", &[("output.pcap".into(), "true".into())])
+        .unwrap();
+    let outputs = Outputs {
+        ns2_trace: None,
+        pcap_prefix: Some(&dir.join("run")),
+    };
+    let r = run_with(&s, &outputs).unwrap();
+    let plain = run_text(&text, &[]);
+    assert_eq!(r.flows, plain.flows, "a capture changes nothing");
+    let (to_host, from_host) = (&r.flows[0], &r.flows[1]);
+    assert!(to_host.received > 200 && from_host.received > 200);
+
+    // The host's link: every datagram it received (flow 0) or sent (flow
+    // 1), bare IPv4 with the flow's ends as addresses.
+    let host = pcap_records_of(
+        &std::fs::read(dir.join("run-4.pcap")).unwrap(),
+        LINKTYPE_RAW,
+    );
+    let (mut got, mut sent, mut last) = (0, 0, 0);
+    for (t, ip) in &host {
+        assert!(*t >= last);
+        last = *t;
+        assert_eq!(ip[0], 0x45);
+        assert_eq!(usize::from(u16::from_be_bytes([ip[2], ip[3]])), ip.len());
+        assert_eq!(ip[9], 17, "UDP");
+        match (&ip[12..16], &ip[16..20]) {
+            ([0, 0, 0, 0], [0, 0, 0, 4]) => got += 1,
+            ([0, 0, 0, 4], [0, 0, 0, 1]) => sent += 1,
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(ip.len(), 20 + 8 + 512);
+    }
+    assert_eq!(got, to_host.received);
+    assert_eq!(sent, from_host.sent);
+
+    // On the air, flow 0's datagrams travel in IP in IP from node 0 to the
+    // gateway; flow 1's leave the gateway with the host's address.
+    let gateway = pcap_records_of(
+        &std::fs::read(dir.join("run-3.pcap")).unwrap(),
+        LINKTYPE_IEEE802_11,
+    );
+    let (mut tunnelled, mut out_of_host) = (0, 0);
+    for (_, f) in &gateway {
+        if f[0] != 0x08 || f[30..32] != [0x08, 0x00] {
+            continue;
+        }
+        let ip = &f[32..];
+        if ip[9] == IP_PROTOCOL_IPIP {
+            assert_eq!(
+                (&ip[12..16], &ip[16..20]),
+                (&[0, 0, 0, 0][..], &[0, 0, 0, 3][..])
+            );
+            let inner = &ip[20..];
+            assert_eq!(
+                (&inner[12..16], &inner[16..20]),
+                (&[0, 0, 0, 0][..], &[0, 0, 0, 4][..])
+            );
+            assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 20 + 20 + 8 + 512);
+            tunnelled += 1;
+        } else if ip[9] == 17 && ip[12..16] == [0, 0, 0, 4] {
+            assert_eq!(&ip[16..20], &[0, 0, 0, 1]);
+            out_of_host += 1;
+        }
+    }
+    assert!(tunnelled >= to_host.received, "{tunnelled}");
+    assert!(out_of_host >= from_host.received, "{out_of_host}");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        (0..5).map(|n| format!("run-{n}.pcap")).collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_handshake_crosses_the_tunnel_in_either_direction() {
+    // The SYN (and SCTP's INIT) is a control packet from the flow's source:
+    // at the gateway it goes on to the host, as the receiver's ACKs come
+    // back. It once stopped at the gateway, and such a flow sent nothing.
+    let with_syn = TCP.replace("tcp = {handshake = false}", "tcp = {handshake = true}");
+    for (flow, sets) in [
+        (with_syn.as_str(), vec!["flows.0.src=2"]),
+        (with_syn.as_str(), vec!["flows.0.src=4", "flows.0.dst=2"]),
+        (
+            "src = 2\ndst = 4\nstart_s = 1.0\npacket_size_bytes = 1000\n\
+             transport = \"sctp\"\napp = \"ftp\"",
+            vec![],
+        ),
+    ] {
+        let r = run_text(&chain(flow), &sets);
+        let f = &r.flows[0];
+        assert!(f.received > 500, "{flow} {sets:?}: {}", f.received);
+        assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
+        assert!(r.ledger.balanced);
+    }
+}

@@ -41,6 +41,14 @@
 //!   header is IP protocol 48, as RFC 4728 has it, before a data packet's
 //!   transport header. DSDV has no assigned number: its advertisements are
 //!   IP protocol [`DSDV_IP_PROTOCOL`] (253, for experiments, RFC 3692).
+//! - **Gateway.** With `[gateway]` ([`GatewayView`]), a flow's datagrams
+//!   carry the addresses of the flow's ends (a host's where the gateway
+//!   routes the host's packet into the MANET as its own), and one for a host
+//!   travels in IP in IP ([`IP_PROTOCOL_IPIP`], RFC 2003) from its source to
+//!   the gateway. Each host gets a capture after the nodes', `PREFIX-H.pcap`
+//!   of link type [`LINKTYPE_RAW`] (bare IPv4): what the host sends, as its
+//!   first bit enters the link, and what it receives, as its last bit
+//!   arrives.
 //!
 //! Lengths are those of the bytes written. They can differ from the sizes
 //! the simulation charged for airtime: those leave out the 8 bytes of
@@ -68,6 +76,8 @@ use std::path::{Path, PathBuf};
 
 /// pcap's link type for 802.11 frames without a radio header.
 pub const LINKTYPE_IEEE802_11: u32 = 105;
+/// pcap's link type for bare IP datagrams (a host's wired link).
+pub const LINKTYPE_RAW: u32 = 101;
 /// The magic number of a pcap file with nanosecond timestamps.
 pub const MAGIC_NANOSECONDS: u32 = 0xa1b2_3c4d;
 /// The longest record a reader is told to expect.
@@ -87,6 +97,8 @@ pub const BSSID: [u8; 6] = [0x02, 0xff, 0x00, 0x00, 0x00, 0x00];
 pub const FLUSH_BYTES: usize = 32 * 1024;
 
 const IP_PROTOCOL_TCP: u8 = 6;
+/// IP in IP (RFC 2003): a packet tunnelled to the gateway.
+pub const IP_PROTOCOL_IPIP: u8 = 4;
 /// SCTP's IP protocol number (RFC 4960).
 pub const IP_PROTOCOL_SCTP: u8 = 132;
 const IP_PROTOCOL_UDP: u8 = 17;
@@ -120,15 +132,72 @@ pub struct DataHeader {
     pub retry: bool,
 }
 
+/// What the captures know of an Internet gateway (`[gateway]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayView {
+    /// The gateway's node id.
+    pub node: NodeId,
+    /// The first host's node id (`nodes.count`).
+    pub first_host: NodeId,
+    /// Each flow's `src` and `dst`, hosts included.
+    pub flow_ends: Vec<(NodeId, NodeId)>,
+}
+
 /// Encodes frames as bytes for one routing protocol's messages.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Encoder {
     protocol: RoutingProtocol,
+    gateway: Option<GatewayView>,
 }
 
 impl Encoder {
     pub fn new(protocol: RoutingProtocol) -> Self {
-        Self { protocol }
+        Self {
+            protocol,
+            gateway: None,
+        }
+    }
+
+    /// With a gateway: a flow's packets carry its ends' addresses (a
+    /// host's, where the simulation hands the packet to the gateway), and
+    /// those for a host travel in IP in IP to the gateway.
+    pub fn with_gateway(mut self, gateway: GatewayView) -> Self {
+        self.gateway = Some(gateway);
+        self
+    }
+
+    /// The addresses of `p`'s datagram, and whether it travels tunnelled
+    /// (the outer header from `p.src` to the gateway).
+    fn addresses(&self, p: &Packet) -> (NodeId, NodeId, bool) {
+        let (Some(g), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
+            (&self.gateway, p.kind)
+        else {
+            return (p.src, p.dst, false);
+        };
+        let Some(&(a, b)) = g.flow_ends.get(flow as usize) else {
+            return (p.src, p.dst, false);
+        };
+        let host = |n: NodeId| n >= g.first_host && n != BROADCAST;
+        // The end the packet left from: its source, or, where the gateway
+        // routes a host's packet into the MANET as its own, the host.
+        let (from, to) = if p.src == a {
+            (a, b)
+        } else if p.src == b {
+            (b, a)
+        } else if p.src == g.node && host(a) {
+            (a, b)
+        } else if p.src == g.node && host(b) {
+            (b, a)
+        } else {
+            return (p.src, p.dst, false);
+        };
+        (from, to, host(to) && p.dst == g.node)
+    }
+
+    /// Appends `p` as the IP datagram a host's link carries (no tunnel).
+    pub fn wired(&self, p: &Packet, out: &mut Vec<u8>) {
+        let (src, dst, _) = self.addresses(p);
+        self.ipv4_from(p, src, dst, out);
     }
 
     /// Appends frame `f` to `out`, as sent and without its FCS.
@@ -176,11 +245,26 @@ impl Encoder {
         }
     }
 
-    /// Appends `p` as an IPv4 datagram.
+    /// Appends `p` as an IPv4 datagram, in IP in IP when it travels
+    /// tunnelled to the gateway.
     fn ipv4(&self, p: &Packet, out: &mut Vec<u8>) {
+        let (src, dst, tunnelled) = self.addresses(p);
+        if !tunnelled {
+            return self.ipv4_from(p, src, dst, out);
+        }
         let start = out.len();
         out.resize(start + IPV4_HEADER_LEN, 0);
-        let (src, dst) = (ip_address(p.src), ip_address(p.dst));
+        self.ipv4_from(p, src, dst, out);
+        let gateway = self.gateway.as_ref().map_or(p.dst, |g| g.node);
+        ipv4_header(p, p.src, gateway, IP_PROTOCOL_IPIP, start, out);
+    }
+
+    /// Appends `p` as an IPv4 datagram from `src` to `dst`.
+    fn ipv4_from(&self, p: &Packet, src: NodeId, dst: NodeId, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.resize(start + IPV4_HEADER_LEN, 0);
+        let (src_node, dst_node) = (src, dst);
+        let (src, dst) = (ip_address(src), ip_address(dst));
         let protocol = match p.kind {
             PacketKind::Control => self.control(p, src, dst, out),
             PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => {
@@ -205,17 +289,7 @@ impl Encoder {
             }
             PacketKind::Arp { .. } => unreachable!("ARP is not an IP datagram"),
         };
-        let total = (out.len() - start).min(u16::MAX as usize) as u16;
-        let h = &mut out[start..start + IPV4_HEADER_LEN];
-        h[0] = 0x45;
-        h[2..4].copy_from_slice(&total.to_be_bytes());
-        h[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
-        h[8] = p.ttl;
-        h[9] = protocol;
-        h[12..16].copy_from_slice(&src);
-        h[16..20].copy_from_slice(&dst);
-        let sum = checksum(0, h);
-        h[10..12].copy_from_slice(&sum.to_be_bytes());
+        ipv4_header(p, src_node, dst_node, protocol, start, out);
     }
 
     /// Appends a routing-control message; returns its IP protocol.
@@ -240,6 +314,22 @@ impl Encoder {
             }
         }
     }
+}
+
+/// Fills in the IPv4 header at `out[start..]` of a datagram that runs to
+/// the end of `out`.
+fn ipv4_header(p: &Packet, src: NodeId, dst: NodeId, protocol: u8, start: usize, out: &mut [u8]) {
+    let total = (out.len() - start).min(u16::MAX as usize) as u16;
+    let h = &mut out[start..start + IPV4_HEADER_LEN];
+    h[0] = 0x45;
+    h[2..4].copy_from_slice(&total.to_be_bytes());
+    h[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
+    h[8] = p.ttl;
+    h[9] = protocol;
+    h[12..16].copy_from_slice(&ip_address(src));
+    h[16..20].copy_from_slice(&ip_address(dst));
+    let sum = checksum(0, h);
+    h[10..12].copy_from_slice(&sum.to_be_bytes());
 }
 
 /// A duration field: microseconds, rounded up, at most 32,767 (the
@@ -448,14 +538,14 @@ fn checksum(initial: u32, bytes: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// The 24 bytes that open a pcap file.
-pub fn file_header() -> [u8; 24] {
+/// The 24 bytes that open a pcap file of link type `linktype`.
+pub fn file_header(linktype: u32) -> [u8; 24] {
     let mut h = [0u8; 24];
     h[0..4].copy_from_slice(&MAGIC_NANOSECONDS.to_le_bytes());
     h[4..6].copy_from_slice(&2u16.to_le_bytes());
     h[6..8].copy_from_slice(&4u16.to_le_bytes());
     h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
-    h[20..24].copy_from_slice(&LINKTYPE_IEEE802_11.to_le_bytes());
+    h[20..24].copy_from_slice(&linktype.to_le_bytes());
     h
 }
 
@@ -488,17 +578,24 @@ pub struct PcapTrace {
 
 impl PcapTrace {
     /// Starts one capture per node, `PREFIX-N.pcap` for node `N` (`prefix`
-    /// may name a folder: `out/run` gives `out/run-0.pcap`, …), each under
-    /// a temporary name until [`Self::finish`]. Fails, leaving nothing
-    /// behind, when a capture cannot be created.
-    pub fn create(prefix: &Path, nodes: u32, protocol: RoutingProtocol) -> io::Result<Self> {
+    /// may name a folder: `out/run` gives `out/run-0.pcap`, …), then one
+    /// per host behind a gateway (numbered on from `nodes`, link type
+    /// [`LINKTYPE_RAW`]), each under a temporary name until
+    /// [`Self::finish`]. Fails, leaving nothing behind, when a capture
+    /// cannot be created.
+    pub fn create(prefix: &Path, nodes: u32, hosts: u32, encoder: Encoder) -> io::Result<Self> {
         let mut trace = Self {
-            encoder: Encoder::new(protocol),
-            captures: Vec::with_capacity(nodes as usize),
+            encoder,
+            captures: Vec::with_capacity((nodes + hosts) as usize),
             frame: Vec::with_capacity(2_048),
             error: None,
         };
-        for n in 0..nodes {
+        for n in 0..nodes + hosts {
+            let linktype = if n < nodes {
+                LINKTYPE_IEEE802_11
+            } else {
+                LINKTYPE_RAW
+            };
             let dest = capture_path(prefix, n);
             let name = dest
                 .file_name()
@@ -508,7 +605,7 @@ impl PcapTrace {
             let made = if dest.is_dir() {
                 Err(io::Error::other(format!("{} is a folder", dest.display())))
             } else {
-                File::create(&tmp).and_then(|mut f| f.write_all(&file_header()))
+                File::create(&tmp).and_then(|mut f| f.write_all(&file_header(linktype)))
             };
             if let Err(e) = made {
                 trace.remove_partial();
@@ -544,6 +641,16 @@ impl PcapTrace {
         frame.clear();
         self.encoder.data(h, p, &mut frame);
         self.push(now, node, &frame);
+        self.frame = frame;
+    }
+
+    /// A packet on host `host`'s link, at `now`: as the host starts
+    /// sending it, or as its last bit reaches the host.
+    pub fn wired(&mut self, now: SimTime, host: NodeId, p: &Packet) {
+        let mut frame = std::mem::take(&mut self.frame);
+        frame.clear();
+        self.encoder.wired(p, &mut frame);
+        self.push(now, host, &frame);
         self.frame = frame;
     }
 

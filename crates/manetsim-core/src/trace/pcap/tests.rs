@@ -66,7 +66,7 @@ fn addresses_are_node_ids() {
 
 #[test]
 fn the_file_header_and_records_are_little_endian_pcap_in_nanoseconds() {
-    let h = file_header();
+    let h = file_header(LINKTYPE_IEEE802_11);
     assert_eq!(&h[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
     assert_eq!(&h[4..8], &[2, 0, 4, 0], "version 2.4");
     assert_eq!(&h[8..16], &[0; 8], "zone and accuracy");
@@ -403,7 +403,8 @@ fn names(dir: &Path) -> Vec<String> {
 #[test]
 fn captures_appear_whole_under_their_names_only_when_finished() {
     let dir = scratch("finish");
-    let mut t = PcapTrace::create(&dir.join("run"), 2, RoutingProtocol::Aodv).unwrap();
+    let mut t =
+        PcapTrace::create(&dir.join("run"), 2, 0, Encoder::new(RoutingProtocol::Aodv)).unwrap();
     let ack = Frame::control(FrameKind::Ack, 0, 1, 0);
     // Enough records for node 1 to flush its buffer along the way.
     let many = FLUSH_BYTES / (16 + 10) + 10;
@@ -421,7 +422,7 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
     assert_eq!(&zero[28..32], &5u32.to_le_bytes());
     let one = std::fs::read(dir.join("run-1.pcap")).unwrap();
     assert_eq!(one.len(), 24 + many * 26);
-    assert_eq!(&one[..24], &file_header());
+    assert_eq!(&one[..24], &file_header(LINKTYPE_IEEE802_11));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -429,16 +430,107 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
 fn a_capture_that_cannot_be_made_leaves_nothing_behind() {
     let dir = scratch("folder");
     std::fs::create_dir(dir.join("run-2.pcap")).unwrap();
-    let err = PcapTrace::create(&dir.join("run"), 3, RoutingProtocol::Aodv)
+    let err = PcapTrace::create(&dir.join("run"), 3, 0, Encoder::new(RoutingProtocol::Aodv))
         .err()
         .expect("a folder in the way");
     assert!(err.to_string().contains("run-2.pcap is a folder"), "{err}");
     assert_eq!(names(&dir), ["run-2.pcap"]);
     // Abandoned captures leave nothing either.
-    let t = PcapTrace::create(&dir.join("other"), 2, RoutingProtocol::Aodv).unwrap();
+    let t = PcapTrace::create(
+        &dir.join("other"),
+        2,
+        0,
+        Encoder::new(RoutingProtocol::Aodv),
+    )
+    .unwrap();
     t.abandon();
     assert_eq!(names(&dir), ["run-2.pcap"]);
     let missing = dir.join("no-such-folder").join("run");
-    assert!(PcapTrace::create(&missing, 1, RoutingProtocol::Aodv).is_err());
+    assert!(PcapTrace::create(&missing, 1, 0, Encoder::new(RoutingProtocol::Aodv)).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn with_a_gateway_a_packet_for_a_host_travels_in_ip_in_ip_with_the_flows_addresses() {
+    // Gateway 3, host 4; flow 0 from node 1 to the host, flow 1 from the
+    // host to node 2.
+    let e = Encoder::new(RoutingProtocol::Aodv).with_gateway(GatewayView {
+        node: 3,
+        first_host: 4,
+        flow_ends: vec![(1, 4), (4, 2)],
+    });
+    let seg = TcpSegment {
+        seq: 1,
+        len: 100,
+        ack: 1,
+        flags: TcpFlags {
+            ack: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    // In the MANET the tunnelled segment is addressed to the gateway,
+    // 20 bytes longer.
+    let mut p = udp_packet(0, 1, 3, 100);
+    p.transport = crate::net::TransportHeader::tcp(seg.clone());
+    let mut out = Vec::new();
+    e.data(&header(1, 2), &p, &mut out);
+    let outer = datagram(&out);
+    assert_eq!(outer[9], IP_PROTOCOL_IPIP);
+    assert_eq!(
+        (&outer[12..16], &outer[16..20]),
+        (&[0, 0, 0, 1][..], &[0, 0, 0, 3][..])
+    );
+    assert_eq!(
+        usize::from(u16::from_be_bytes([outer[2], outer[3]])),
+        outer.len()
+    );
+    assert!(verifies(0, &outer[..20]));
+    let inner = &outer[20..];
+    assert_eq!(inner[9], 6, "TCP");
+    assert_eq!(
+        (&inner[12..16], &inner[16..20]),
+        (&[0, 0, 0, 1][..], &[0, 0, 0, 4][..])
+    );
+    assert_eq!(
+        usize::from(u16::from_be_bytes([inner[2], inner[3]])),
+        inner.len()
+    );
+    assert!(verifies(0, &inner[..20]));
+    let tcp = &inner[20..];
+    assert!(verifies(
+        pseudo_header([0, 0, 0, 1], [0, 0, 0, 4], 6, tcp.len() as u16),
+        tcp
+    ));
+    // On the host's link: the inner datagram alone.
+    let mut p_wire = p.clone();
+    p_wire.dst = 4;
+    let mut wired = Vec::new();
+    e.wired(&p_wire, &mut wired);
+    assert_eq!(wired, inner);
+
+    // Its ACK from the host, routed into the MANET by the gateway (its
+    // source there): the host's address, no tunnel.
+    let mut ack = udp_packet(0, 3, 1, 0);
+    ack.kind = PacketKind::TcpAck { flow: 0 };
+    ack.transport = crate::net::TransportHeader::tcp(seg);
+    let mut out = Vec::new();
+    e.data(&header(3, 2), &ack, &mut out);
+    let ip = datagram(&out);
+    assert_eq!(ip[9], 6);
+    assert_eq!(
+        (&ip[12..16], &ip[16..20]),
+        (&[0, 0, 0, 4][..], &[0, 0, 0, 1][..])
+    );
+    // Flow 1's data from the host, routed in by the gateway: the host's
+    // address, no tunnel.
+    let mut out = Vec::new();
+    e.data(&header(3, 2), &udp_packet(1, 3, 2, 10), &mut out);
+    let ip = datagram(&out);
+    assert_eq!((ip[9], ip[15], ip[19]), (17, 4, 2));
+    // A flow the view does not know keeps the packet's own addresses.
+    let mut out = Vec::new();
+    e.data(&header(1, 2), &udp_packet(5, 1, 3, 10), &mut out);
+    let ip = datagram(&out);
+    assert_eq!((ip[9], ip[15], ip[19]), (17, 1, 3));
 }
