@@ -622,9 +622,15 @@ impl PcapTrace {
 
     /// A frame node `node` puts on the air at `now`.
     pub fn sent(&mut self, now: SimTime, node: NodeId, f: &Frame) {
+        self.capture(now, node, |e, out| e.frame(f, out));
+    }
+
+    /// Encodes a record with `encode` into the scratch buffer and adds it
+    /// to `node`'s capture.
+    fn capture(&mut self, now: SimTime, node: NodeId, encode: impl FnOnce(&Encoder, &mut Vec<u8>)) {
         let mut frame = std::mem::take(&mut self.frame);
         frame.clear();
-        self.encoder.frame(f, &mut frame);
+        encode(&self.encoder, &mut frame);
         self.push(now, node, &frame);
         self.frame = frame;
     }
@@ -637,21 +643,13 @@ impl PcapTrace {
     /// A data frame with header `h` carrying `p`, decoded by node `node`'s
     /// MAC at `now`.
     pub fn received_data(&mut self, now: SimTime, node: NodeId, h: &DataHeader, p: &Packet) {
-        let mut frame = std::mem::take(&mut self.frame);
-        frame.clear();
-        self.encoder.data(h, p, &mut frame);
-        self.push(now, node, &frame);
-        self.frame = frame;
+        self.capture(now, node, |e, out| e.data(h, p, out));
     }
 
     /// A packet on host `host`'s link, at `now`: as the host starts
     /// sending it, or as its last bit reaches the host.
     pub fn wired(&mut self, now: SimTime, host: NodeId, p: &Packet) {
-        let mut frame = std::mem::take(&mut self.frame);
-        frame.clear();
-        self.encoder.wired(p, &mut frame);
-        self.push(now, host, &frame);
-        self.frame = frame;
+        self.capture(now, host, |e, out| e.wired(p, out));
     }
 
     fn push(&mut self, now: SimTime, node: NodeId, frame: &[u8]) {

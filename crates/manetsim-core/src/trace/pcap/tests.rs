@@ -450,6 +450,16 @@ fn a_capture_that_cannot_be_made_leaves_nothing_behind() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An IPv4 datagram's header: protocol, addresses (node ids), a total
+/// length that is the datagram's, and a checksum that verifies.
+fn assert_ip_header(ip: &[u8], protocol: u8, src: NodeId, dst: NodeId) {
+    assert_eq!(ip[9], protocol);
+    assert_eq!(&ip[12..16], &ip_address(src));
+    assert_eq!(&ip[16..20], &ip_address(dst));
+    assert_eq!(usize::from(u16::from_be_bytes([ip[2], ip[3]])), ip.len());
+    assert!(verifies(0, &ip[..20]));
+}
+
 #[test]
 fn with_a_gateway_a_packet_for_a_host_travels_in_ip_in_ip_with_the_flows_addresses() {
     // Gateway 3, host 4; flow 0 from node 1 to the host, flow 1 from the
@@ -469,34 +479,15 @@ fn with_a_gateway_a_packet_for_a_host_travels_in_ip_in_ip_with_the_flows_address
         },
         ..Default::default()
     };
-    // In the MANET the tunnelled segment is addressed to the gateway,
-    // 20 bytes longer.
+    // In the MANET the tunnelled segment is addressed to the gateway.
     let mut p = udp_packet(0, 1, 3, 100);
     p.transport = crate::net::TransportHeader::tcp(seg.clone());
     let mut out = Vec::new();
     e.data(&header(1, 2), &p, &mut out);
     let outer = datagram(&out);
-    assert_eq!(outer[9], IP_PROTOCOL_IPIP);
-    assert_eq!(
-        (&outer[12..16], &outer[16..20]),
-        (&[0, 0, 0, 1][..], &[0, 0, 0, 3][..])
-    );
-    assert_eq!(
-        usize::from(u16::from_be_bytes([outer[2], outer[3]])),
-        outer.len()
-    );
-    assert!(verifies(0, &outer[..20]));
+    assert_ip_header(outer, IP_PROTOCOL_IPIP, 1, 3);
     let inner = &outer[20..];
-    assert_eq!(inner[9], 6, "TCP");
-    assert_eq!(
-        (&inner[12..16], &inner[16..20]),
-        (&[0, 0, 0, 1][..], &[0, 0, 0, 4][..])
-    );
-    assert_eq!(
-        usize::from(u16::from_be_bytes([inner[2], inner[3]])),
-        inner.len()
-    );
-    assert!(verifies(0, &inner[..20]));
+    assert_ip_header(inner, 6, 1, 4);
     let tcp = &inner[20..];
     assert!(verifies(
         pseudo_header([0, 0, 0, 1], [0, 0, 0, 4], 6, tcp.len() as u16),
