@@ -965,3 +965,72 @@ fn the_parallel_probe_counts_every_event_and_changes_no_result() {
     assert_eq!(report.nearest_across_m.len(), 39, "{report}");
     assert!(report.nearest_across_m[0] < 100.0, "{report}");
 }
+
+#[test]
+fn a_flow_started_later_on_a_quiet_network_runs_the_same() {
+    // Three static hops of AODV carry nothing before the flow starts, so a
+    // flow started 40 s later, in a run 40 s longer, sees the same network:
+    // every transport must give the same figures. (TFRC's no-feedback timer
+    // once ran from time 0, and halved a late flow at its first packet.)
+    let text = r#"
+name = "late"
+duration_s = 30.0
+seed = 1
+
+[nodes]
+count = 4
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "aodv"
+
+[[flows]]
+src = 0
+dst = 3
+start_s = 1.0
+packet_size_bytes = 1000
+"#;
+    for (transport, app) in [
+        ("tcp", "ftp"),
+        ("sctp", "ftp"),
+        ("sctp", "cbr"),
+        ("tfrc", "ftp"),
+        ("tfrc", "cbr"),
+        ("tfrc ns2", "ftp"),
+        ("udp", "cbr"),
+    ] {
+        let sets = |start: &str, duration: &str| {
+            let name = transport.split(' ').next().unwrap_or(transport);
+            let t = format!("flows.0.transport={name}");
+            let a = format!("flows.0.app={app}");
+            let s = format!("flows.0.start_s={start}");
+            let d = format!("duration_s={duration}");
+            let mut all = vec![t.as_str(), a.as_str(), s.as_str(), d.as_str()];
+            if transport.ends_with("ns2") {
+                // ns-2.35's rules count feedback rounds from the start.
+                all.extend([
+                    "flows.0.tfrc.feedback_rule=ns2",
+                    "flows.0.tfrc.increase_rule=ns2",
+                    "flows.0.tfrc.pacing_rule=ns2",
+                ]);
+            }
+            run_text(text, &all)
+        };
+        let (early, late) = (sets("1", "30"), sets("41", "70"));
+        let figures = |r: &RunResult| {
+            let f = &r.flows[0];
+            (
+                f.sent,
+                f.received,
+                f.received_bytes,
+                f.retransmissions,
+                f.throughput_kbps,
+                f.delay_ms,
+                f.jitter_ms,
+            )
+        };
+        assert_eq!(figures(&early), figures(&late), "{transport}/{app}");
+        assert!(early.flows[0].received > 100, "{transport}/{app}");
+    }
+}
