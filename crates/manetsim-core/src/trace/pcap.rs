@@ -255,18 +255,17 @@ impl Encoder {
         let start = out.len();
         out.resize(start + IPV4_HEADER_LEN, 0);
         self.ipv4_from(p, src, dst, out);
-        let gateway = self.gateway.as_ref().map_or(p.dst, |g| g.node);
-        ipv4_header(p, p.src, gateway, IP_PROTOCOL_IPIP, start, out);
+        // The outer header: from the packet's source to the gateway.
+        ipv4_header(p, p.src, p.dst, IP_PROTOCOL_IPIP, start, out);
     }
 
     /// Appends `p` as an IPv4 datagram from `src` to `dst`.
     fn ipv4_from(&self, p: &Packet, src: NodeId, dst: NodeId, out: &mut Vec<u8>) {
         let start = out.len();
         out.resize(start + IPV4_HEADER_LEN, 0);
-        let (src_node, dst_node) = (src, dst);
-        let (src, dst) = (ip_address(src), ip_address(dst));
+        let (src_ip, dst_ip) = (ip_address(src), ip_address(dst));
         let protocol = match p.kind {
-            PacketKind::Control => self.control(p, src, dst, out),
+            PacketKind::Control => self.control(p, src_ip, dst_ip, out),
             PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => {
                 let port = FLOW_PORT_BASE.wrapping_add(flow as u16);
                 let transport = if p.tcp().is_some() {
@@ -278,18 +277,18 @@ impl Encoder {
                 };
                 let body = p.body();
                 if body.is_empty() {
-                    flow_transport(p, port, src, dst, out);
+                    flow_transport(p, port, src_ip, dst_ip, out);
                     transport
                 } else {
                     // A routing header before the transport's (DSR's).
                     out.extend_from_slice(body);
-                    flow_transport(p, port, src, dst, out);
+                    flow_transport(p, port, src_ip, dst_ip, out);
                     dsr::IP_PROTOCOL
                 }
             }
             PacketKind::Arp { .. } => unreachable!("ARP is not an IP datagram"),
         };
-        ipv4_header(p, src_node, dst_node, protocol, start, out);
+        ipv4_header(p, src, dst, protocol, start, out);
     }
 
     /// Appends a routing-control message; returns its IP protocol.
