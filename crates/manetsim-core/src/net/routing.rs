@@ -206,6 +206,20 @@ pub trait RoutingProtocol {
     /// found, or drop it.
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx);
 
+    /// A packet this node originates for `host`, a fixed host behind an
+    /// Internet gateway, already tunnelled: addressed to the gateway, its
+    /// outer header counted. An agent that finds gateways itself (AODV-UU)
+    /// may seek the host first; the others route it to the gateway.
+    fn route_to_internet(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _host: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.route_output(now, packet, ctx);
+    }
+
     /// A control packet arrived from neighbour `from`.
     fn on_control(&mut self, _now: SimTime, _from: NodeId, _packet: Packet, _ctx: &mut RoutingCtx) {
     }

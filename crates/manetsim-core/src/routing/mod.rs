@@ -54,6 +54,15 @@ impl RoutingProtocol for Router {
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
         dispatch!(self, r => r.route_output(now, packet, ctx))
     }
+    fn route_to_internet(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        host: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        dispatch!(self, r => r.route_to_internet(now, packet, host, ctx))
+    }
     fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
         dispatch!(self, r => r.on_control(now, from, packet, ctx))
     }

@@ -16,7 +16,7 @@ use crate::net::arp::ArpModel;
 use crate::net::NodeId;
 use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
-use crate::routing::aodv::LinkDetection;
+use crate::routing::aodv::{InternetGateway, LinkDetection};
 use crate::routing::aomdv::{Aomdv, AomdvConfig, Disjoint};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{CacheModel, Dsr, DsrConfig};
@@ -297,7 +297,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         .as_ref()
         .is_some_and(|o| o.preset == AodvPreset::AodvUu);
     if aodv_uu {
-        aodv_config.gateway = s.gateway.as_ref().map(|g| g.node);
+        aodv_config.gateway = s.gateway.as_ref().map(|g| InternetGateway {
+            node: g.node,
+            first_host: s.nodes.count,
+        });
     }
     let dsr_config = dsr_config(s.routing.dsr.as_ref());
     // ns-2's DSR runs over its CMUPriQueue: the ns2 preset does too.

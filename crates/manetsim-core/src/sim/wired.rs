@@ -92,12 +92,17 @@ impl World {
                 return;
             }
             if w.is_host(packet.dst) {
+                let host = packet.dst;
                 if from == gateway {
-                    self.wire_send(now, packet.dst - first, false, packet);
+                    self.wire_send(now, host - first, false, packet);
                     return;
                 }
                 packet.dst = gateway;
                 packet.size_bytes += IP_HEADER_BYTES;
+                self.with_router(now, from, |r, now, ctx| {
+                    r.route_to_internet(now, packet, host, ctx)
+                });
+                return;
             }
         }
         self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));

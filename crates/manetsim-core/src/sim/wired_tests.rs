@@ -257,3 +257,27 @@ fn a_handshake_crosses_the_tunnel_in_either_direction() {
         assert!(r.ledger.balanced);
     }
 }
+
+#[test]
+fn aodv_uu_seeks_the_host_and_only_the_gateway_answers_with_its_extension() {
+    let uu = ["routing.aodv.preset=\"aodv_uu\""];
+    let host = run_text(&chain(CBR), &uu);
+    let mut to_gw = uu.to_vec();
+    to_gw.push("flows.0.dst=3");
+    let gateway = run_text(&chain(CBR), &to_gw);
+    let (h, g) = (&host.flows[0], &gateway.flows[0]);
+    assert_eq!(h.sent, 236);
+    assert_eq!(h.received, h.sent);
+    assert!(host.ledger.balanced);
+    // A reply is 48 bytes at the IP layer (20 + UDP 8 + IP 20); the
+    // gateway's reply for the host 6 more (AODV-UU's RREP_INET_DEST_EXT).
+    // The first discovery seeks the host: its reply crosses three hops
+    // with the extension. A HELLO-detected break later sends node 0 after
+    // the gateway itself (the Internet route still up): an ordinary reply.
+    let rrep = |r: &crate::metrics::result::RunResult| r.routing.by_message["rrep"].clone();
+    let (rh, rg) = (rrep(&host), rrep(&gateway));
+    assert_eq!(host.routing.route_discoveries, 2);
+    assert_eq!(rh.bytes - 48 * rh.packets, 3 * 6, "{rh:?}");
+    assert_eq!(rg.bytes, 48 * rg.packets, "{rg:?}");
+    assert_eq!(g.received, g.sent);
+}

@@ -49,6 +49,34 @@ pub fn with_stamp(mut msg: Vec<u8>, stamp_us: u32) -> Vec<u8> {
     msg
 }
 
+/// AODV-UU's extension type for the Internet destination a gateway's reply
+/// is for (`RREP_INET_DEST_EXT` in its `defs.h`).
+pub const EXT_INET_DEST: u8 = 4;
+
+/// Length of that extension: type, length and an IPv4 address.
+pub const INET_EXT_LEN: usize = 6;
+
+/// `msg` (a RREP's bytes) followed by AODV-UU's Internet-destination
+/// extension naming `host`: the reply a gateway sends for a host outside
+/// the MANET, whose own destination is the gateway (RFC 3561 section 5's
+/// extension format: type, length, value).
+pub fn with_inet_dest(mut msg: Vec<u8>, host: NodeId) -> Vec<u8> {
+    msg.extend_from_slice(&[EXT_INET_DEST, 4]);
+    msg.extend_from_slice(&host.to_be_bytes());
+    msg
+}
+
+/// The Internet destination a RREP's extension names
+/// ([`with_inet_dest`]), or `None` when the message has no such extension
+/// right after the RREP (or is not a RREP).
+pub fn inet_dest_of(b: &[u8]) -> Option<NodeId> {
+    if *b.first()? != TYPE_RREP || b.len() < RrepRepr::LEN + INET_EXT_LEN {
+        return None;
+    }
+    let at = RrepRepr::LEN;
+    (b[at] == EXT_INET_DEST && b[at + 1] == 4).then(|| be32(b, at + 2))
+}
+
 /// Route Request (RFC 3561 section 5.1), 24 bytes.
 ///
 /// ```text
@@ -414,6 +442,27 @@ mod tests {
         assert_eq!(b[1], 0x20 | 0x08, "G and U flags");
         assert_eq!(&b[16..20], &[10, 0, 0, 1], "originator in network order");
         assert_eq!(Message::parse(&b), Ok(m));
+    }
+
+    #[test]
+    fn a_gateway_reply_names_its_internet_destination_in_6_bytes_more() {
+        let rp = RrepRepr::new(0, 3, 7, 0, 3000);
+        let b = with_inet_dest(rp.to_bytes(), 0x0a00_0063);
+        assert_eq!(b.len(), RrepRepr::LEN + INET_EXT_LEN);
+        assert_eq!(&b[20..], &[4, 4, 10, 0, 0, 99]);
+        assert_eq!(inet_dest_of(&b), Some(0x0a00_0063));
+        assert_eq!(
+            Message::parse(&b),
+            Ok(Message::Rrep(rp)),
+            "extension skipped"
+        );
+        assert_eq!(inet_dest_of(&rp.to_bytes()), None);
+        assert_eq!(inet_dest_of(&b[..24]), None, "truncated");
+        let mut other = b.clone();
+        other[20] = 2;
+        assert_eq!(inet_dest_of(&other), None, "another extension type");
+        let rq = with_inet_dest(Message::Rreq(rreq()).to_bytes(), 1);
+        assert_eq!(inet_dest_of(&rq), None, "a RREQ has none");
     }
 
     #[test]

@@ -203,10 +203,13 @@ pub mod route_table;
 
 use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::metrics::DropReason;
-use crate::net::{NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, UDP_HEADER_BYTES};
+use crate::net::{
+    NodeId, Packet, RoutingCtx, RoutingProtocol, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES,
+};
 use crate::routing::timers::TimerQueue;
 use crate::wire::aodv::{
-    stamp_of, with_stamp, Message, RerrRepr, RrepRepr, RreqRepr, TYPE_RREP, TYPE_RREQ,
+    inet_dest_of, stamp_of, with_inet_dest, with_stamp, Message, RerrRepr, RrepRepr, RreqRepr,
+    TYPE_RREP, TYPE_RREQ,
 };
 use id_cache::IdCache;
 use neighbors::Neighbors;
@@ -272,10 +275,10 @@ pub struct AodvConfig {
     pub gratuitous_rrep: bool,
     /// Set the D flag in RREQs: only the destination replies (off).
     pub destination_only: bool,
-    /// An Internet gateway whose discoveries carry the D flag: as AODV-UU's
-    /// gateway answers the requests for Internet destinations itself (its
-    /// RREP_I), only it answers a request for its address (none).
-    pub gateway: Option<NodeId>,
+    /// AODV-UU's Internet gateway support (`CONFIG_GATEWAY`, none): the
+    /// sources seek a host by a RREQ for its address, which only the gateway
+    /// answers (see [`InternetGateway`]).
+    pub gateway: Option<InternetGateway>,
     /// Local repair of a break near the destination (ns-2: on).
     pub local_repair: bool,
     /// LOCAL_ADD_TTL (2).
@@ -532,6 +535,62 @@ impl AodvConfig {
     }
 }
 
+/// AODV-UU's Internet gateway support (0.9's `CONFIG_GATEWAY`), as its
+/// `aodv_rreq.c`, `aodv_rrep.c` and `packet_input.c` do it:
+///
+/// - a source with a packet for a fixed host and no Internet route for it
+///   buffers the packet and seeks the host with an ordinary RREQ for its
+///   address (expanding ring, retries, no D flag);
+/// - the gateway, and only it, answers a RREQ for a host: it increments its
+///   sequence number and replies with a RREP for its own address (hop count
+///   0, lifetime ACTIVE_ROUTE_TIMEOUT) that carries the host's address in an
+///   extension (`RREP_INET_DEST_EXT`, 6 bytes); it does not relay the RREQ.
+///   Relays hold no route to a host, so they relay the RREQ and pass the
+///   reply on as any other, learning the route to the gateway;
+/// - the source learns the route to the gateway and an Internet route to
+///   the host through it, with the reply's hop count and lifetime (a later
+///   reply replaces it only when the route is down or the new one shorter);
+///   its packets for the host go tunnelled to the gateway, each extending
+///   the Internet route to now + ACTIVE_ROUTE_TIMEOUT;
+/// - while the Internet route is up, a lost route to the gateway is found
+///   by an ordinary discovery for the gateway (intermediate replies
+///   allowed); when the Internet route has expired, or the gateway was a
+///   neighbour whose link broke (`neighbor_link_break` takes down the
+///   routes whose next hop is the lost neighbour, and the Internet route's
+///   is the gateway), the host is sought again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InternetGateway {
+    /// The gateway node.
+    pub node: NodeId,
+    /// The first fixed host's id; every id from it (but [`BROADCAST`]) is a
+    /// host, outside the MANET (AODV-UU's `locality`: `HOST_INET`).
+    pub first_host: NodeId,
+}
+
+impl InternetGateway {
+    fn is_host(&self, n: NodeId) -> bool {
+        n >= self.first_host && n != BROADCAST
+    }
+}
+
+/// A source's route to a fixed host through a gateway (AODV-UU's
+/// `RT_INET_DEST` entry, whose next hop is the gateway).
+#[derive(Debug, Clone, Copy)]
+struct InternetRoute {
+    gateway: NodeId,
+    /// Wireless hops to the gateway when the reply came.
+    hops: u8,
+    expire: SimTime,
+    /// Taken down by a broken link to the gateway (a neighbour).
+    broken: bool,
+}
+
+impl InternetRoute {
+    fn is_up(&self, now: SimTime) -> bool {
+        !self.broken && self.expire > now
+    }
+}
+
 /// A route discovery under way.
 #[derive(Debug, Clone, Copy)]
 struct Discovery {
@@ -617,6 +676,8 @@ pub struct Aodv {
     now: SimTime,
     /// When the armed purge tick fires, if one is armed.
     purge_at: Option<SimTime>,
+    /// Internet routes by host ([`InternetGateway`]).
+    internet: BTreeMap<NodeId, InternetRoute>,
 }
 
 impl Aodv {
@@ -644,6 +705,7 @@ impl Aodv {
             rerr_limit: RerrLimit::default(),
             now: 0,
             purge_at: None,
+            internet: BTreeMap::new(),
         }
     }
 
@@ -689,7 +751,12 @@ impl Aodv {
             }
             return;
         }
-        let last = self.routes.get(dst).map_or(0, |e| e.last_hops);
+        let last = match self.internet.get(&dst) {
+            // AODV-UU starts the ring from a host's Internet route's hop
+            // count, as from any route entry's.
+            Some(r) => r.hops,
+            None => self.routes.get(dst).map_or(0, |e| e.last_hops),
+        };
         let ttl = if last == 0 {
             self.ring_ttl(self.cfg.ttl_start)
         } else {
@@ -781,7 +848,7 @@ impl Aodv {
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = RreqRepr {
             gratuitous: self.cfg.gratuitous_rrep,
-            dest_only: self.cfg.destination_only || self.cfg.gateway == Some(dst),
+            dest_only: self.cfg.destination_only,
             ..RreqRepr::request(
                 self.rreq_id,
                 dst,
@@ -910,6 +977,40 @@ impl Aodv {
         }
     }
 
+    /// A gateway's reply to this node's request for `host` came: the
+    /// Internet route to it is set (see [`InternetGateway`]) and the
+    /// packets waiting for the host leave tunnelled to its gateway.
+    fn internet_route_found(
+        &mut self,
+        now: SimTime,
+        host: NodeId,
+        gateway: NodeId,
+        hops: u8,
+        expire: SimTime,
+        ctx: &mut RoutingCtx,
+    ) {
+        let new = InternetRoute {
+            gateway,
+            hops,
+            expire,
+            broken: false,
+        };
+        match self.internet.get_mut(&host) {
+            Some(r) if r.is_up(now) && hops >= r.hops => {}
+            Some(r) => *r = new,
+            None => {
+                self.internet.insert(host, new);
+            }
+        }
+        let gateway = self.internet[&host].gateway;
+        self.discoveries.remove(&host);
+        for mut p in self.queue.take_for(host) {
+            p.dst = gateway;
+            p.size_bytes += IP_HEADER_BYTES;
+            self.route_output(now, p, ctx);
+        }
+    }
+
     /// Sends `p` over the active route, extending it; buffers otherwise.
     fn forward_data(&mut self, now: SimTime, p: Packet, ctx: &mut RoutingCtx) {
         match self.use_route(now, p.dst) {
@@ -974,6 +1075,13 @@ impl Aodv {
             self.seqno = self.seqno.wrapping_add(2);
         }
         let broken = self.routes.break_link(nb, now);
+        // AODV-UU's `neighbor_link_break` also takes down the Internet
+        // routes whose gateway (their next hop) was the lost neighbour.
+        for r in self.internet.values_mut() {
+            if r.gateway == nb {
+                r.broken = true;
+            }
+        }
         if self.cfg.ns2_precursors {
             self.routes.remove_precursor_everywhere(nb);
         }
@@ -1042,6 +1150,20 @@ impl Aodv {
             e.extend(rev_expire, false);
         }
 
+        if self
+            .cfg
+            .gateway
+            .is_some_and(|g| g.node == self.me && g.is_host(rq.dst))
+        {
+            // AODV-UU's gateway answers for a host outside the MANET: a
+            // reply for itself, naming the host in an extension; the
+            // request goes no further.
+            self.seqno = self.seqno.wrapping_add(1).max(1);
+            let life_ms = (self.cfg.active_route_timeout / NS_PER_MS) as u32;
+            let rp = RrepRepr::new(0, self.me, self.seqno, rq.orig, life_ms);
+            self.send_rrep_for(rq.orig, rp, Some(rq.dst), stamp, ctx);
+            return;
+        }
         if rq.dst == self.me {
             if seq_newer(rq.dst_seqno, self.seqno) && !rq.unknown_seqno {
                 self.seqno = rq.dst_seqno;
@@ -1106,10 +1228,27 @@ impl Aodv {
     /// Unicasts a RREP towards `to` along the route to it.
     /// `stamp` is the timestamp of the RREQ answered (ns-2.35's).
     fn send_rrep(&mut self, to: NodeId, rp: RrepRepr, stamp: Option<u32>, ctx: &mut RoutingCtx) {
+        self.send_rrep_for(to, rp, None, stamp, ctx);
+    }
+
+    /// [`Self::send_rrep`], with a gateway's extension naming the host
+    /// `inet` when there is one ([`InternetGateway`]).
+    fn send_rrep_for(
+        &mut self,
+        to: NodeId,
+        rp: RrepRepr,
+        inet: Option<NodeId>,
+        stamp: Option<u32>,
+        ctx: &mut RoutingCtx,
+    ) {
         let Some(h) = self.routes.valid(to, self.now).map(|e| e.next_hop) else {
             return;
         };
-        let p = self.control(to, self.cfg.net_diameter, rp.to_bytes(), stamp);
+        let mut msg = rp.to_bytes();
+        if let Some(host) = inet {
+            msg = with_inet_dest(msg, host);
+        }
+        let p = self.control(to, self.cfg.net_diameter, msg, stamp);
         ctx.originate(p, h, "rrep", false);
     }
 
@@ -1137,12 +1276,18 @@ impl Aodv {
         let better = self
             .routes
             .offer(rp.dst, rp.dst_seqno, hops, from, expire, now);
+        let inet = self.cfg.gateway.and_then(|_| inet_dest_of(packet.body()));
+        let stamp = if self.cfg.ns2_message_sizes {
+            stamp_of(packet.body())
+        } else {
+            None
+        };
         if better && rp.orig == self.me {
             // ns-2.35's `recvReply` times every reply that updates the
             // originator's route from its RREQ's timestamp; with no
             // timestamp, the agent times from its latest RREQ, while the
             // discovery lasts.
-            let latency = match stamp_of(packet.body()) {
+            let latency = match stamp {
                 Some(s) => Some(stamp_us(now).wrapping_sub(s) as SimTime * 1_000),
                 None => self.discoveries.get(&rp.dst).map(|d| now - d.sent_at),
             };
@@ -1152,6 +1297,9 @@ impl Aodv {
         }
         if better {
             self.route_found(now, rp.dst, ctx);
+            if let (Some(host), true) = (inet, rp.orig == self.me) {
+                self.internet_route_found(now, host, rp.dst, hops, expire, ctx);
+            }
         }
         if rp.orig == self.me || packet.dst == self.me || !better {
             return;
@@ -1174,8 +1322,11 @@ impl Aodv {
         }
         let mut out = rp;
         out.hop_count = hops;
-        let stamp = stamp_of(packet.body());
-        let mut p = self.control(packet.dst, packet.ttl - 1, out.to_bytes(), stamp);
+        let mut msg = out.to_bytes();
+        if let Some(host) = inet {
+            msg = with_inet_dest(msg, host);
+        }
+        let mut p = self.control(packet.dst, packet.ttl - 1, msg, stamp);
         if self.cfg.relayed_rrep_keeps_source {
             p.src = packet.src;
         }
@@ -1286,6 +1437,35 @@ impl RoutingProtocol for Aodv {
                 ctx.drop_packet(packet, DropReason::NoRoute);
             }
         }
+    }
+
+    fn route_to_internet(
+        &mut self,
+        now: SimTime,
+        mut packet: Packet,
+        host: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        if self.cfg.gateway.is_none() || packet.src != self.me {
+            self.route_output(now, packet, ctx);
+            return;
+        }
+        self.now = now;
+        let timeout = self.cfg.active_route_timeout;
+        if let Some(r) = self.internet.get_mut(&host).filter(|r| r.is_up(now)) {
+            // AODV-UU's `packet_input`: the use extends the Internet route,
+            // then the packet goes to its gateway, found as any node is.
+            r.expire = r.expire.max(now + timeout);
+            packet.dst = r.gateway;
+            self.route_output(now, packet, ctx);
+            return;
+        }
+        // Buffered for the host, as AODV-UU queues the packet before its
+        // tunnel, while the host is sought.
+        packet.dst = host;
+        packet.size_bytes -= IP_HEADER_BYTES;
+        self.queue.hold(now, packet, ctx);
+        self.start_discovery(now, host, ctx);
     }
 
     fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {

@@ -4,7 +4,7 @@
 use super::*;
 use crate::engine::Rng;
 use crate::net::{RoutingAction, DEFAULT_TTL};
-use crate::routing::testkit::{data, ms, originated_by, sent_data, Agent};
+use crate::routing::testkit::{data, ms, originated_by, originated_packets, sent_data, Agent};
 
 type Node = Agent<Aodv>;
 
@@ -230,24 +230,192 @@ fn an_unknown_sequence_number_lets_any_valid_route_reply_and_d_flag_forbids_it()
     assert_eq!(originated(&n.timeout(ms(50)))[0].0, "rreq");
 }
 
-#[test]
-fn only_the_gateway_answers_a_discovery_for_it() {
+/// AODV-UU's gateway support: node 9 is the gateway, hosts from 20.
+fn with_gateway(me: NodeId) -> Node {
     let cfg = AodvConfig {
-        gateway: Some(9),
+        gateway: Some(InternetGateway {
+            node: 9,
+            first_host: 20,
+        }),
+        active_route_timeout: 3 * NS_PER_S,
         ..AodvConfig::default()
     };
-    let mut n = Node::with(0, cfg);
-    let flags = |out: &[RoutingAction]| -> Vec<bool> {
-        originated(out)
-            .iter()
-            .filter_map(|(_, _, m, _)| match m {
-                Message::Rreq(rq) => Some(rq.dest_only),
-                _ => None,
-            })
-            .collect()
+    Node::with(me, cfg)
+}
+
+/// A packet from `src` for host `host`, tunnelled as the world hands it
+/// over: addressed to gateway 9, 20 bytes longer.
+fn to_host(n: &mut Node, now: SimTime, src: NodeId, host: NodeId, uid: u64) -> Vec<RoutingAction> {
+    let mut p = data(src, 9, uid);
+    p.size_bytes += IP_HEADER_BYTES;
+    n.run(|a, ctx| a.route_to_internet(now, p, host, ctx))
+}
+
+/// Gateway `gw`'s reply (as neighbour `sender` passes it on) for host
+/// `host`, `hops` from `gw`, to originator `orig`.
+fn inet_rrep(sender: NodeId, orig: NodeId, gw: NodeId, seq: u32, hops: u8, host: NodeId) -> Packet {
+    let rp = RrepRepr::new(hops, gw, seq, orig, 3_000);
+    Packet::control(sender, orig, 30, 8, with_inet_dest(rp.to_bytes(), host))
+}
+
+/// The (destination, D flag) of each RREQ in `out`.
+fn requests(out: &[RoutingAction]) -> Vec<(NodeId, bool)> {
+    originated(out)
+        .iter()
+        .filter_map(|(_, _, m, _)| match m {
+            Message::Rreq(rq) => Some((rq.dst, rq.dest_only)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The (destination, size, next hop) of each packet handed down.
+fn sent_to(out: &[RoutingAction]) -> Vec<(NodeId, u32, NodeId)> {
+    out.iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => {
+                Some((packet.dst, packet.size_bytes, *next_hop))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_source_seeks_a_host_by_its_address_and_tunnels_once_the_gateway_answers() {
+    let mut n = with_gateway(0);
+    let out = to_host(&mut n, 0, 0, 20, 1);
+    assert_eq!(
+        requests(&out),
+        [(20, false)],
+        "a RREQ for the host, no D flag"
+    );
+    assert!(sent_to(&out).is_empty());
+    assert_eq!(n.a.buffered(), 1);
+    // The gateway's reply, two hops away through node 5.
+    let out = n.control(ms(20), 5, inet_rrep(5, 0, 9, 7, 1, 20));
+    assert_eq!(
+        sent_to(&out),
+        [(9, 560, 5)],
+        "tunnelled to the gateway again"
+    );
+    assert_eq!(n.a.buffered(), 0);
+    assert_eq!(n.a.routes().valid(9, ms(20)).map(|e| e.hops), Some(2));
+    // The next packet goes at once, no RREQ.
+    let out = to_host(&mut n, ms(30), 0, 20, 2);
+    assert!(requests(&out).is_empty());
+    assert_eq!(sent_to(&out), [(9, 560, 5)]);
+    // A node the gateway is not seeks a MANET node as usual.
+    assert_eq!(requests(&n.data(ms(40), data(0, 7, 3))), [(7, false)]);
+}
+
+#[test]
+fn only_the_gateway_answers_for_a_host_and_its_reply_names_it() {
+    let rq = rreq(0, 1, 20, None, 1);
+    let mut gw = with_gateway(9);
+    let out = gw.control(0, 5, rreq_packet(5, 30, rq));
+    let sent = originated_packets(&out);
+    assert_eq!(sent.len(), 1);
+    let (p, to, msg, _) = sent[0];
+    assert_eq!((to, msg, p.dst), (5, "rrep", 0));
+    let Ok(Message::Rrep(rp)) = Message::parse(p.body()) else {
+        panic!()
     };
-    assert_eq!(flags(&n.data(0, data(0, 9, 1))), [true]);
-    assert_eq!(flags(&n.data(0, data(0, 7, 1))), [false]);
+    assert_eq!((rp.dst, rp.hop_count, rp.orig), (9, 0, 0));
+    assert_eq!(rp.lifetime_ms, 3_000, "ACTIVE_ROUTE_TIMEOUT");
+    assert_eq!(inet_dest_of(p.body()), Some(20));
+    assert_eq!(p.body().len(), RrepRepr::LEN + 6);
+    assert_eq!(gw.a.poll_timeout(), None, "the request goes no further");
+    // Each reply carries a new sequence number.
+    let out = gw.control(ms(5), 5, rreq_packet(5, 30, rreq(0, 2, 20, None, 1)));
+    let Ok(Message::Rrep(again)) = Message::parse(originated_packets(&out)[0].0.body()) else {
+        panic!()
+    };
+    assert!(seq_newer(again.dst_seqno, rp.dst_seqno));
+    // Another node relays it, holding no route to a host.
+    let mut relay = with_gateway(4);
+    assert!(relay.control(0, 5, rreq_packet(5, 30, rq)).is_empty());
+    let at = relay.a.poll_timeout().unwrap();
+    assert_eq!(requests(&relay.timeout(at)), [(20, false)]);
+}
+
+#[test]
+fn a_relay_passes_the_gateway_reply_on_with_its_extension() {
+    let mut relay = with_gateway(5);
+    relay.control(0, 0, rreq_packet(0, 30, rreq(0, 1, 20, None, 0)));
+    let out = relay.control(ms(10), 9, inet_rrep(9, 0, 9, 4, 0, 20));
+    let sent = originated_packets(&out);
+    assert_eq!(sent.len(), 1);
+    let (p, to, _, _) = sent[0];
+    assert_eq!((to, p.dst), (0, 0));
+    let Ok(Message::Rrep(rp)) = Message::parse(p.body()) else {
+        panic!()
+    };
+    assert_eq!((rp.dst, rp.hop_count), (9, 1));
+    assert_eq!(inet_dest_of(p.body()), Some(20));
+    assert_eq!(relay.a.routes().valid(9, ms(10)).map(|e| e.hops), Some(1));
+}
+
+#[test]
+fn an_internet_route_lives_while_used_and_the_host_is_sought_again_once_it_expired() {
+    let mut n = with_gateway(0);
+    to_host(&mut n, 0, 0, 20, 1);
+    n.control(0, 5, inet_rrep(5, 0, 9, 7, 1, 20));
+    // Used every 2 s, it outlives its first 3 s.
+    for (k, t) in [2, 4, 6].into_iter().enumerate() {
+        let out = to_host(&mut n, t * NS_PER_S, 0, 20, 2 + k as u64);
+        assert!(requests(&out).is_empty(), "at {t} s");
+    }
+    // 3 s unused, it is down: the host is sought again, the ring starting
+    // from the route's 2 hops.
+    let out = to_host(&mut n, 9 * NS_PER_S + 1, 0, 20, 9);
+    let sent = originated(&out);
+    assert_eq!(requests(&out), [(20, false)]);
+    assert_eq!(sent[0].3, 4, "TTL = 2 hops + TTL_INCREMENT");
+}
+
+#[test]
+fn a_lost_route_to_the_gateway_is_sought_as_any_while_the_internet_route_lives() {
+    let mut n = with_gateway(0);
+    to_host(&mut n, 0, 0, 20, 1);
+    n.control(0, 5, inet_rrep(5, 0, 9, 7, 1, 20));
+    n.link_failure(ms(100), 5, None);
+    let out = to_host(&mut n, ms(200), 0, 20, 2);
+    assert_eq!(
+        requests(&out),
+        [(9, false)],
+        "for the gateway, intermediate replies allowed"
+    );
+}
+
+#[test]
+fn a_broken_link_to_a_neighbouring_gateway_takes_the_internet_route_down() {
+    let mut n = with_gateway(0);
+    to_host(&mut n, 0, 0, 20, 1);
+    n.control(0, 9, inet_rrep(9, 0, 9, 7, 0, 20));
+    n.link_failure(ms(100), 9, None);
+    let out = to_host(&mut n, ms(200), 0, 20, 2);
+    assert_eq!(requests(&out), [(20, false)]);
+}
+
+#[test]
+fn a_later_gateway_reply_replaces_the_internet_route_only_when_shorter() {
+    let mut n = with_gateway(0);
+    to_host(&mut n, 0, 0, 20, 1);
+    n.control(0, 5, inet_rrep(5, 0, 9, 7, 2, 20));
+    // Another gateway, further: kept out.
+    n.control(ms(1), 6, inet_rrep(6, 0, 8, 7, 4, 20));
+    assert_eq!(sent_to(&to_host(&mut n, ms(2), 0, 20, 2)), [(9, 560, 5)]);
+    // Nearer: taken.
+    n.control(ms(3), 8, inet_rrep(8, 0, 8, 8, 0, 20));
+    assert_eq!(sent_to(&to_host(&mut n, ms(4), 0, 20, 3)), [(8, 560, 8)]);
+}
+
+#[test]
+fn without_a_gateway_a_tunnelled_packet_is_routed_to_the_gateway() {
+    let mut n = Node::new(0);
+    let out = to_host(&mut n, 0, 0, 20, 1);
+    assert_eq!(requests(&out), [(9, false)]);
 }
 
 #[test]
