@@ -5,9 +5,10 @@
 //! A packet from the MANET to a host travels tunnelled to the gateway, as
 //! AODV-UU's half tunnelling sends it: its source addresses it to the
 //! gateway inside an outer IP header (20 bytes more on every wireless hop),
-//! so that routing finds, keeps and repairs a route to the gateway only;
-//! the gateway takes the header off and puts the packet on the host's
-//! link. The way back needs no tunnel: a packet from a host reaches the
+//! so that routing finds, keeps and repairs a route to the gateway only
+//! (AODV-UU first seeks the host, whose request only the gateway answers:
+//! [`crate::routing::aodv::InternetGateway`]); the gateway takes the
+//! header off and puts the packet on the host's link. The way back needs no tunnel: a packet from a host reaches the
 //! gateway over the link and the gateway routes it into the MANET, except that its routing agent takes the packet as its own
 //! (a route discovery, a source route), so within the MANET the gateway is
 //! the packet's source. Which host a tunnelled packet is for follows from its flow
