@@ -59,6 +59,7 @@ pub fn aodv_config(options: Option<&AodvOptions>) -> AodvConfig {
         cfg.ttl_start = if hello { 2 } else { 1 };
         cfg.allowed_hello_loss = 2;
         cfg.my_route_timeout = 2 * cfg.active_route_timeout;
+        cfg.gratuitous_for_tcp = true;
     }
     if let Some(x) = o.hello_interval_s {
         cfg.hello_interval = from_secs(x);

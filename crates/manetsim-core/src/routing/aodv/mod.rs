@@ -51,7 +51,8 @@
 //!   the request's U flag says it is unknown) and the D flag is clear; with
 //!   the G flag it also sends the gratuitous RREP to the destination. The
 //!   originator sets G when [`AodvConfig::gratuitous_rrep`] is on (off, as
-//!   ns-2 compiles it out).
+//!   ns-2 compiles it out), or, as AODV-UU does, for a discovery a TCP
+//!   packet started ([`AodvConfig::gratuitous_for_tcp`]).
 //! - **Reverse routes** live REV_ROUTE_LIFE (ns-2: 6 s), extended to it by
 //!   every new RREQ from the originator even when the route is kept (RFC
 //!   6.5; ns-2.35's `recvRequest`), and to ACTIVE_ROUTE_TIMEOUT by forwarding
@@ -273,6 +274,11 @@ pub struct AodvConfig {
     pub allowed_hello_loss: u32,
     /// Set the G flag in RREQs (ns-2: off).
     pub gratuitous_rrep: bool,
+    /// Set the G flag in a RREQ that a TCP packet (data, ACK or SYN)
+    /// started, and in its retries, as AODV-UU's `packet_input` does (it
+    /// sets `RREQ_GRATUITOUS` for `PT_TCP`): the destination then learns
+    /// the route back even from an intermediate reply (off).
+    pub gratuitous_for_tcp: bool,
     /// Set the D flag in RREQs: only the destination replies (off).
     pub destination_only: bool,
     /// AODV-UU's Internet gateway support (`CONFIG_GATEWAY`, none): the
@@ -463,6 +469,7 @@ impl Default for AodvConfig {
             hello_interval: NS_PER_S,
             allowed_hello_loss: 3,
             gratuitous_rrep: false,
+            gratuitous_for_tcp: false,
             destination_only: false,
             gateway: None,
             local_repair: true,
@@ -591,6 +598,14 @@ impl InternetRoute {
     }
 }
 
+/// How a discovery seeks: started by a local repair (one try, then the
+/// route goes down), and with the G flag.
+#[derive(Debug, Clone, Copy)]
+struct Seek {
+    local_repair: bool,
+    gratuitous: bool,
+}
+
 /// A route discovery under way.
 #[derive(Debug, Clone, Copy)]
 struct Discovery {
@@ -599,6 +614,8 @@ struct Discovery {
     network_wide: u32,
     /// Started by a local repair (one try, then the route goes down).
     local_repair: bool,
+    /// Its RREQs carry the G flag ([`AodvConfig::gratuitous_for_tcp`]).
+    gratuitous: bool,
     /// Tells stale timers from the current one.
     generation: u64,
     /// When the latest RREQ of this discovery went out.
@@ -612,6 +629,17 @@ struct Discovery {
     /// [`AodvConfig::give_up_hold`]; when that ends, a new one starts if
     /// packets wait.
     held: bool,
+}
+
+impl Discovery {
+    /// A retry (or a new discovery after a hold) seeks as this one did,
+    /// as a source: AODV-UU's seek entry keeps its RREQ's flags.
+    fn retry(&self) -> Seek {
+        Seek {
+            local_repair: false,
+            gratuitous: self.gratuitous,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -743,7 +771,10 @@ impl Aodv {
 
     // ---- Route discovery -------------------------------------------------
 
-    fn start_discovery(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingCtx) {
+    /// Starts seeking `dst` for a packet this node originates (`tcp`: a TCP
+    /// packet, see [`AodvConfig::gratuitous_for_tcp`]), unless it already
+    /// seeks it.
+    fn start_discovery(&mut self, now: SimTime, dst: NodeId, tcp: bool, ctx: &mut RoutingCtx) {
         if let Some(d) = self.discoveries.get(&dst) {
             if d.due {
                 // Prompted by a packet after the wait (ns-2's rt_resolve).
@@ -763,7 +794,11 @@ impl Aodv {
             self.next_ttl(last)
         };
         self.discoveries_started += 1;
-        self.run_discovery(now, dst, ttl, 0, false, ctx);
+        let seek = Seek {
+            local_repair: false,
+            gratuitous: tcp && self.cfg.gratuitous_for_tcp,
+        };
+        self.run_discovery(now, dst, ttl, 0, seek, ctx);
     }
 
     /// The expanding ring's next TTL after `last` (a TTL or hop count; see
@@ -794,7 +829,7 @@ impl Aodv {
         dst: NodeId,
         ttl: u8,
         network_wide: u32,
-        local_repair: bool,
+        seek: Seek,
         ctx: &mut RoutingCtx,
     ) -> SimTime {
         let wide = ttl >= self.cfg.net_diameter;
@@ -819,7 +854,8 @@ impl Aodv {
             Discovery {
                 ttl,
                 network_wide,
-                local_repair,
+                local_repair: seek.local_repair,
+                gratuitous: seek.gratuitous,
                 generation,
                 sent_at: now,
                 deadline: now + wait,
@@ -829,11 +865,18 @@ impl Aodv {
         );
         self.timers
             .push(now + wait, Timer::Discovery { dst, generation });
-        self.send_rreq(now, dst, ttl, ctx);
+        self.send_rreq(now, dst, ttl, seek.gratuitous, ctx);
         wait
     }
 
-    fn send_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingCtx) {
+    fn send_rreq(
+        &mut self,
+        now: SimTime,
+        dst: NodeId,
+        ttl: u8,
+        gratuitous: bool,
+        ctx: &mut RoutingCtx,
+    ) {
         self.seqno = self.seqno.wrapping_add(self.seqno_step());
         self.rreq_id = self.rreq_id.wrapping_add(1);
         self.ids.check_and_insert(self.me, self.rreq_id, now);
@@ -847,7 +890,7 @@ impl Aodv {
         }
         let known = self.routes.get(dst).filter(|e| e.valid_seqno);
         let rq = RreqRepr {
-            gratuitous: self.cfg.gratuitous_rrep,
+            gratuitous: self.cfg.gratuitous_rrep || gratuitous,
             dest_only: self.cfg.destination_only,
             ..RreqRepr::request(
                 self.rreq_id,
@@ -919,14 +962,14 @@ impl Aodv {
             // NETWORK_DIAMETER).
             self.discoveries_started += 1;
             let ttl = self.cfg.net_diameter;
-            self.run_discovery(now, dst, ttl, 0, false, ctx);
+            self.run_discovery(now, dst, ttl, 0, d.retry(), ctx);
             return;
         }
         if d.ttl < self.cfg.net_diameter {
             let ttl = self.next_ttl(d.ttl);
-            self.run_discovery(now, dst, ttl, d.network_wide, false, ctx);
+            self.run_discovery(now, dst, ttl, d.network_wide, d.retry(), ctx);
         } else if d.network_wide <= self.cfg.rreq_retries {
-            self.run_discovery(now, dst, d.ttl, d.network_wide, false, ctx);
+            self.run_discovery(now, dst, d.ttl, d.network_wide, d.retry(), ctx);
         } else {
             self.queue.drop_for(dst, DropReason::NoRoute, ctx);
             if self.cfg.give_up_hold > 0 {
@@ -1418,8 +1461,9 @@ impl RoutingProtocol for Aodv {
             Some((true, _)) => self.forward_data(now, packet, ctx),
             Some((_, RouteState::InRepair)) => self.queue.hold(now, packet, ctx),
             _ if packet.src == self.me => {
+                let tcp = packet.tcp().is_some();
                 self.queue.hold(now, packet, ctx);
-                self.start_discovery(now, dst, ctx);
+                self.start_discovery(now, dst, tcp, ctx);
             }
             _ => {
                 // A relay without a route (RFC 6.11 case ii).
@@ -1464,8 +1508,9 @@ impl RoutingProtocol for Aodv {
         // tunnel, while the host is sought.
         packet.dst = host;
         packet.size_bytes -= IP_HEADER_BYTES;
+        let tcp = packet.tcp().is_some();
         self.queue.hold(now, packet, ctx);
-        self.start_discovery(now, host, ctx);
+        self.start_discovery(now, host, tcp, ctx);
     }
 
     fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {
@@ -1660,7 +1705,12 @@ impl RoutingProtocol for Aodv {
             self.discoveries_started += 1;
             // ns-2.35 retries a repair as a source does (`local_repair`
             // off), and arms its timer with the RREQ's deadline as a delay.
-            let wait = self.run_discovery(now, dst, ttl, 0, !ns2, ctx);
+            // AODV-UU's `rreq_local_repair` sends no G flag.
+            let seek = Seek {
+                local_repair: !ns2,
+                gratuitous: false,
+            };
+            let wait = self.run_discovery(now, dst, ttl, 0, seek, ctx);
             if ns2 {
                 let end = now.saturating_add(now).saturating_add(wait);
                 self.timers.push(end, Timer::RepairEnd { dst });

@@ -1744,3 +1744,43 @@ fn ns2_originated_packets_leave_with_net_diameter_as_their_ttl() {
         assert_eq!(sent, [12]);
     }
 }
+
+#[test]
+fn with_aodv_uus_rule_a_tcp_packets_discovery_and_its_retries_carry_the_g_flag() {
+    use crate::net::TransportHeader;
+    use crate::transport::tcp::TcpSegment;
+    let cfg = AodvConfig {
+        gratuitous_for_tcp: true,
+        ..AodvConfig::default()
+    };
+    let g_flags = |out: &[RoutingAction]| -> Vec<(NodeId, bool)> {
+        originated(out)
+            .iter()
+            .filter_map(|(_, _, m, _)| match m {
+                Message::Rreq(rq) => Some((rq.dst, rq.gratuitous)),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut n = Node::with(0, cfg.clone());
+    let mut tcp = data(0, 9, 1);
+    tcp.transport = TransportHeader::tcp(TcpSegment {
+        len: 512,
+        ..TcpSegment::default()
+    });
+    assert_eq!(g_flags(&n.data(0, tcp.clone())), [(9, true)]);
+    let retry = n.a.poll_timeout().unwrap();
+    assert_eq!(g_flags(&n.timeout(retry)), [(9, true)], "a retry keeps it");
+    // UDP: no G flag; nor without the rule.
+    assert_eq!(g_flags(&n.data(0, data(0, 7, 2))), [(7, false)]);
+    let mut plain = Node::new(0);
+    assert_eq!(g_flags(&plain.data(0, tcp)), [(9, false)]);
+    // A TCP packet for a host behind the gateway: the host's RREQ too.
+    let mut uu = with_gateway(0);
+    uu.a.cfg.gratuitous_for_tcp = true;
+    let mut to_host = data(0, 9, 3);
+    to_host.size_bytes += IP_HEADER_BYTES;
+    to_host.transport = TransportHeader::tcp(TcpSegment::default());
+    let out = uu.run(|a, ctx| a.route_to_internet(0, to_host, 20, ctx));
+    assert_eq!(g_flags(&out), [(20, true)]);
+}
