@@ -258,15 +258,20 @@ fn inet_rrep(sender: NodeId, orig: NodeId, gw: NodeId, seq: u32, hops: u8, host:
     Packet::control(sender, orig, 30, 8, with_inet_dest(rp.to_bytes(), host))
 }
 
-/// The (destination, D flag) of each RREQ in `out`.
-fn requests(out: &[RoutingAction]) -> Vec<(NodeId, bool)> {
+/// The RREQs in `out`.
+fn rreqs(out: &[RoutingAction]) -> Vec<RreqRepr> {
     originated(out)
-        .iter()
+        .into_iter()
         .filter_map(|(_, _, m, _)| match m {
-            Message::Rreq(rq) => Some((rq.dst, rq.dest_only)),
+            Message::Rreq(rq) => Some(rq),
             _ => None,
         })
         .collect()
+}
+
+/// The (destination, D flag) of each RREQ in `out`.
+fn requests(out: &[RoutingAction]) -> Vec<(NodeId, bool)> {
+    rreqs(out).iter().map(|rq| (rq.dst, rq.dest_only)).collect()
 }
 
 /// The (destination, size, next hop) of each packet handed down.
@@ -374,28 +379,25 @@ fn an_internet_route_lives_while_used_and_the_host_is_sought_again_once_it_expir
     assert_eq!(sent[0].3, 4, "TTL = 2 hops + TTL_INCREMENT");
 }
 
-#[test]
-fn a_lost_route_to_the_gateway_is_sought_as_any_while_the_internet_route_lives() {
+/// The RREQs (destination, D flag) a packet for host 20 starts once the
+/// link to `via` broke, the gateway's reply having come through it from
+/// `hops` hops beyond.
+fn requests_after_a_break(via: NodeId, hops: u8) -> Vec<(NodeId, bool)> {
     let mut n = with_gateway(0);
     to_host(&mut n, 0, 0, 20, 1);
-    n.control(0, 5, inet_rrep(5, 0, 9, 7, 1, 20));
-    n.link_failure(ms(100), 5, None);
-    let out = to_host(&mut n, ms(200), 0, 20, 2);
-    assert_eq!(
-        requests(&out),
-        [(9, false)],
-        "for the gateway, intermediate replies allowed"
-    );
+    n.control(0, via, inet_rrep(via, 0, 9, 7, hops, 20));
+    n.link_failure(ms(100), via, None);
+    requests(&to_host(&mut n, ms(200), 0, 20, 2))
 }
 
 #[test]
-fn a_broken_link_to_a_neighbouring_gateway_takes_the_internet_route_down() {
-    let mut n = with_gateway(0);
-    to_host(&mut n, 0, 0, 20, 1);
-    n.control(0, 9, inet_rrep(9, 0, 9, 7, 0, 20));
-    n.link_failure(ms(100), 9, None);
-    let out = to_host(&mut n, ms(200), 0, 20, 2);
-    assert_eq!(requests(&out), [(20, false)]);
+fn a_lost_route_to_the_gateway_is_sought_as_any_unless_the_gateway_was_the_neighbour_lost() {
+    // Through node 5: the Internet route lives, the gateway is sought
+    // (intermediate replies allowed).
+    assert_eq!(requests_after_a_break(5, 1), [(9, false)]);
+    // The gateway itself a neighbour: the Internet route went down with
+    // the link, and the host is sought again.
+    assert_eq!(requests_after_a_break(9, 0), [(20, false)]);
 }
 
 #[test]
@@ -1754,12 +1756,9 @@ fn with_aodv_uus_rule_a_tcp_packets_discovery_and_its_retries_carry_the_g_flag()
         ..AodvConfig::default()
     };
     let g_flags = |out: &[RoutingAction]| -> Vec<(NodeId, bool)> {
-        originated(out)
+        rreqs(out)
             .iter()
-            .filter_map(|(_, _, m, _)| match m {
-                Message::Rreq(rq) => Some((rq.dst, rq.gratuitous)),
-                _ => None,
-            })
+            .map(|rq| (rq.dst, rq.gratuitous))
             .collect()
     };
     let mut n = Node::with(0, cfg.clone());
