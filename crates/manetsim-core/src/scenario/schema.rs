@@ -52,15 +52,16 @@ pub struct Scenario {
     pub output: Output,
 }
 
-/// `[gateway]` (added table): MANET node `node` is wired to `hosts` fixed
-/// Internet hosts, numbered from `nodes.count`, each over its own duplex
-/// point-to-point link. Packets from the MANET to a host travel tunnelled
-/// to the gateway (AODV-UU's half tunnelling), the way back as ordinary
-/// MANET traffic from the gateway.
+/// `[gateway]` (added table): MANET node `node` (or each of the nodes
+/// `node` lists) is wired to `hosts` fixed Internet hosts, numbered from
+/// `nodes.count`, each over its own duplex point-to-point link. Packets
+/// from the MANET to a host travel tunnelled to a gateway (AODV-UU's half
+/// tunnelling), the way back as ordinary MANET traffic from a gateway.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gateway {
-    pub node: u32,
+    /// The gateway: a node id, or a list of them (added) for several.
+    pub node: GatewayNodes,
     #[serde(default = "default_gateway_hosts")]
     pub hosts: u32,
     /// Each wired link's rate, each way (100 Mbit/s).
@@ -73,6 +74,66 @@ pub struct Gateway {
     #[serde(default = "default_wired_queue_packets")]
     pub queue_packets: u32,
 }
+/// `gateway.node`: one node id (`node = 3`) or a list (`node = [3, 7]`),
+/// written back as it was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayNodes(pub Vec<u32>);
+
+impl GatewayNodes {
+    /// The gateways' node ids, in the order given.
+    pub fn ids(&self) -> &[u32] {
+        &self.0
+    }
+}
+
+impl From<u32> for GatewayNodes {
+    fn from(n: u32) -> Self {
+        Self(vec![n])
+    }
+}
+
+impl Serialize for GatewayNodes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_u32(*one),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GatewayNodes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = GatewayNodes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node id or a list of node ids")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<GatewayNodes, E> {
+                u32::try_from(v)
+                    .map(GatewayNodes::from)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<GatewayNodes, E> {
+                u32::try_from(v)
+                    .map(GatewayNodes::from)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<GatewayNodes, A::Error> {
+                let mut ids = Vec::new();
+                while let Some(id) = seq.next_element::<u32>()? {
+                    ids.push(id);
+                }
+                Ok(GatewayNodes(ids))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 fn default_gateway_hosts() -> u32 {
     1
 }

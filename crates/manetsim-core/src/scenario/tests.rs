@@ -685,7 +685,7 @@ fn fixed_nodes_are_checked_and_need_a_moving_model() {
 fn a_gateway_numbers_its_hosts_after_the_nodes() {
     let s = load_with(BASE, &["gateway={node = 3}", "flows.0.dst=4"]).unwrap();
     let g = s.gateway.clone().unwrap();
-    assert_eq!((g.node, g.hosts, g.queue_packets), (3, 1, 50));
+    assert_eq!((g.node.ids(), g.hosts, g.queue_packets), (&[3][..], 1, 50));
     assert_eq!((g.rate_bps, g.delay_s), (100e6, 0.002));
     let e = err(load_with(BASE, &["flows.0.dst=4"]));
     assert_eq!(e.key.as_deref(), Some("flows[0].dst"));
@@ -708,6 +708,30 @@ fn a_gateway_numbers_its_hosts_after_the_nodes() {
     }
     // Captures cover the wires and tunnels.
     assert!(load_with(BASE, &["gateway={node = 3}", "output.pcap=true"]).is_ok());
+}
+
+#[test]
+fn a_gateway_node_may_be_a_list_of_distinct_nodes() {
+    let s = load_with(BASE, &["gateway={node = [3, 0]}", "flows.0.dst=4"]).unwrap();
+    let g = s.gateway.clone().unwrap();
+    assert_eq!(g.node.ids(), [3, 0]);
+    // Written back as given: a list stays a list, one id an integer.
+    let shown = crate::scenario::to_toml_string(&s);
+    assert!(shown.contains("node = [3, 0]"), "{shown}");
+    let one = load_with(BASE, &["gateway={node = 3}"]).unwrap();
+    let shown = crate::scenario::to_toml_string(&one);
+    assert!(shown.contains("node = 3\n"), "{shown}");
+    for (set, says) in [
+        ("gateway={node = [3, 3]}", "listed twice"),
+        ("gateway={node = []}", "non-empty"),
+        ("gateway={node = [1, 9]}", "9"),
+        ("gateway={node = \"3\"}", "a node id or a list of node ids"),
+        ("gateway={node = -1}", "a node id or a list of node ids"),
+    ] {
+        let e = err(load_with(BASE, &[set]));
+        assert_eq!(e.key.as_deref(), Some("gateway.node"), "{set}: {e}");
+        assert!(e.message.contains(says), "{set}: {e}");
+    }
 }
 
 #[test]

@@ -637,7 +637,19 @@ impl Checker<'_> {
     }
 
     fn gateway(&self, g: &Gateway, s: &Scenario) -> Res {
-        self.node_id("gateway.node", g.node, s.nodes.count)?;
+        let ids = g.node.ids();
+        if ids.is_empty() {
+            return self.fail(
+                "gateway.node",
+                "expected a node id or a non-empty list of them",
+            );
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            self.node_id("gateway.node", id, s.nodes.count)?;
+            if ids[..i].contains(&id) {
+                return self.fail("gateway.node", format!("node {id} is listed twice"));
+            }
+        }
         self.at_least_one("gateway.hosts", g.hosts.into())?;
         if u64::from(s.nodes.count) + u64::from(g.hosts) > u64::from(MAX_NODES) {
             return self.fail(

@@ -263,17 +263,20 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // nodes a routing protocol may find a route later, and the search costs
     // seconds at 10,000 nodes: it is not made.)
     let static_routing = matches!(s.routing.protocol, RoutingProtocol::Static);
-    // Where a flow's packets start and end in the MANET: a host's at the
+    // Where a flow's packets start and end in the MANET: a host's at any
     // gateway.
-    let manet_end = |n: NodeId| match &s.gateway {
-        Some(g) if n >= s.nodes.count => g.node,
-        _ => n,
+    let manet_ends = |n: NodeId| -> Vec<NodeId> {
+        match &s.gateway {
+            Some(g) if n >= s.nodes.count => g.node.ids().to_vec(),
+            _ => vec![n],
+        }
     };
     let table = (static_routing || mobility.is_static()).then(|| {
         let dests: Vec<NodeId> = s
             .flows
             .iter()
-            .flat_map(|f| [manet_end(f.dst), manet_end(f.src)])
+            .flat_map(|f| [manet_ends(f.dst), manet_ends(f.src)])
+            .flatten()
             .collect();
         Rc::new(StaticRoutes::compute(
             &neighbours(&pos, &grid, &radio),
@@ -282,8 +285,14 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     });
     let mut warnings = crate::mobility::scenario_warnings(s);
     for (i, f) in s.flows.iter().enumerate() {
-        let (a, b) = (manet_end(f.src), manet_end(f.dst));
-        if a != b && table.as_ref().is_some_and(|t| t.next_hop(a, b).is_none()) {
+        let (ends_a, ends_b) = (manet_ends(f.src), manet_ends(f.dst));
+        let unrouted = |t: &StaticRoutes| {
+            ends_a
+                .iter()
+                .all(|&a| ends_b.iter().all(|&b| a != b && t.next_hop(a, b).is_none()))
+        };
+        let (a, b) = (ends_a[0], ends_b[0]);
+        if table.as_ref().is_some_and(|t| unrouted(t)) {
             warnings.push(format!(
                 "flow {i}: node {a} has no route to node {b} in the initial topology \
                  (receive range {:.0} m); every packet will be dropped as no_route",
@@ -299,7 +308,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         .is_some_and(|o| o.preset == AodvPreset::AodvUu);
     if aodv_uu {
         aodv_config.gateway = s.gateway.as_ref().map(|g| InternetGateway {
-            node: g.node,
+            nodes: g.node.ids().to_vec(),
             first_host: s.nodes.count,
         });
     }

@@ -194,7 +194,7 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
         if let Some(g) = &scenario.gateway {
             hosts = g.hosts;
             encoder = encoder.with_gateway(pcap::GatewayView {
-                node: g.node,
+                nodes: g.node.ids().to_vec(),
                 first_host: nodes,
                 flow_ends: world.flows.iter().map(|f| (f.src, f.dst)).collect(),
             });
@@ -352,7 +352,7 @@ pub(crate) enum Event {
     /// (`up`) or the host; the packet being sent left (`arrived` false), or
     /// the first propagating one arrived.
     Wire {
-        host: u32,
+        link: u32,
         up: bool,
         arrived: bool,
     },
@@ -932,7 +932,7 @@ impl World {
                     }
                 }
                 Event::Link { slot } => self.on_link(now, slot),
-                Event::Wire { host, up, arrived } => self.on_wire(now, host, up, arrived),
+                Event::Wire { link, up, arrived } => self.on_wire(now, link, up, arrived),
                 Event::Routing { node, gen } => {
                     if self.nodes[node as usize].routing_timer.fire(gen) {
                         self.events += 1;
@@ -2029,7 +2029,7 @@ impl World {
                 packet.body = None;
             }
             if let Some(host) = self.tunnelled_to(n, &packet) {
-                self.detunnel(now, host, packet);
+                self.detunnel(now, n, host, packet);
                 return;
             }
             self.deliver_local(now, packet, mac);

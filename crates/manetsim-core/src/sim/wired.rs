@@ -1,25 +1,36 @@
-//! An Internet gateway (`[gateway]`): MANET node `gateway` is wired to
-//! fixed hosts, numbered from `nodes.count`, each over its own duplex
-//! point-to-point link with a drop-tail queue at either end.
+//! Internet gateways (`[gateway]`): each gateway node is wired to every
+//! fixed host, numbered from `nodes.count`, over a duplex point-to-point
+//! link of its own with a drop-tail queue at either end (one gateway: one
+//! link per host; the Internet between gateways and hosts is reduced to
+//! these links).
 //!
-//! A packet from the MANET to a host travels tunnelled to the gateway, as
+//! A packet from the MANET to a host travels tunnelled to a gateway, as
 //! AODV-UU's half tunnelling sends it: its source addresses it to the
 //! gateway inside an outer IP header (20 bytes more on every wireless hop),
 //! so that routing finds, keeps and repairs a route to the gateway only
-//! (AODV-UU first seeks the host, whose request only the gateway answers:
+//! (AODV-UU first seeks the host, whose request only gateways answer:
 //! [`crate::routing::aodv::InternetGateway`]); the gateway takes the
-//! header off and puts the packet on the host's link. The way back needs no tunnel: a packet from a host reaches the
-//! gateway over the link and the gateway routes it into the MANET, except that its routing agent takes the packet as its own
-//! (a route discovery, a source route), so within the MANET the gateway is
-//! the packet's source. Which host a tunnelled packet is for follows from its flow
-//! (the flow's end other than the packet's source), so a packet carries no
-//! second address.
+//! header off and puts the packet on the host's link. The way back needs no
+//! tunnel: a packet from a host reaches a gateway over its link and the
+//! gateway routes it into the MANET, except that its routing agent takes
+//! the packet as its own (a route discovery, a source route), so within the
+//! MANET the gateway is the packet's source. Which host a tunnelled packet
+//! is for follows from its flow (the flow's end other than the packet's
+//! source), so a packet carries no second address.
+//!
+//! With several gateways, a node's packet for a host goes to the gateway
+//! its routing agent picks (AODV-UU: the one whose reply came, or a
+//! shorter one's), or, under the other protocols, to the gateway its
+//! routing table knows the fewest hops to (the first listed when it knows
+//! none). A host's packet for a node goes through the gateway that last
+//! brought the host a packet from that node, as a gateway that translates
+//! addresses would have it, or the first listed before any.
 //!
 //! A link sends one packet at a time at `rate_bps` (its IP datagram's
 //! bytes), and the packet arrives `delay_s` after its last bit left. Hops
 //! over a wire are not counted in a packet's MAC hops.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::{Event, World};
 use crate::engine::{from_secs, SimTime};
@@ -28,7 +39,7 @@ use crate::net::{NodeId, Packet, PacketKind, RoutingProtocol, BROADCAST, IP_HEAD
 use crate::scenario::Gateway;
 use crate::trace::ns2::MacFields;
 
-/// One direction of a host's link.
+/// One direction of a link.
 #[derive(Debug, Default)]
 struct WireEnd {
     /// Waiting to be sent, the one being sent not included.
@@ -39,33 +50,60 @@ struct WireEnd {
     flight: VecDeque<Packet>,
 }
 
-/// The gateway's links.
+/// The gateways' links.
 #[derive(Debug)]
 pub(crate) struct Wired {
-    pub gateway: NodeId,
+    /// The gateway nodes, in the order given.
+    pub gateways: Vec<NodeId>,
     /// The first host's node id (`nodes.count`).
     pub first_host: NodeId,
     rate_bps: f64,
     delay_ns: SimTime,
     queue_packets: usize,
-    /// Per host: towards the host (`[0]`) and towards the gateway (`[1]`).
+    /// Link `host * gateways + g` joins host `host` (counted from 0) and
+    /// gateway `g`: towards the host (`[0]`) and towards the gateway
+    /// (`[1]`).
     links: Vec<[WireEnd; 2]>,
+    /// The gateway (index) that last brought host `host` (counted from 0)
+    /// a packet from MANET node `node`, by (host, node).
+    return_via: HashMap<(u32, NodeId), u32>,
 }
 
 impl Wired {
     pub fn new(g: &Gateway, first_host: NodeId) -> Self {
+        let gateways = g.node.ids().to_vec();
+        let links = (0..g.hosts as usize * gateways.len())
+            .map(|_| Default::default())
+            .collect();
         Self {
-            gateway: g.node,
+            gateways,
             first_host,
             rate_bps: g.rate_bps,
             delay_ns: from_secs(g.delay_s),
             queue_packets: g.queue_packets as usize,
-            links: (0..g.hosts).map(|_| Default::default()).collect(),
+            links,
+            return_via: HashMap::new(),
         }
     }
 
     pub fn is_host(&self, n: NodeId) -> bool {
         n >= self.first_host && n != BROADCAST
+    }
+
+    /// Gateway `n`'s index, if `n` is a gateway.
+    fn gateway_index(&self, n: NodeId) -> Option<u32> {
+        self.gateways.iter().position(|&g| g == n).map(|i| i as u32)
+    }
+
+    /// The link between host `h` (counted from 0) and gateway index `g`.
+    fn link(&self, h: u32, g: u32) -> u32 {
+        h * self.gateways.len() as u32 + g
+    }
+
+    /// Host (counted from 0) and gateway index of link `l`.
+    fn ends(&self, l: u32) -> (u32, u32) {
+        let n = self.gateways.len() as u32;
+        (l / n, l % n)
     }
 
     fn tx_ns(&self, p: &Packet) -> SimTime {
@@ -84,21 +122,29 @@ impl Wired {
 
 impl World {
     /// A packet leaves node `from` (MANET node or host) for its `dst`:
-    /// over a wire, tunnelled to the gateway, or routed in the MANET.
+    /// over a wire, tunnelled to a gateway, or routed in the MANET.
     pub(super) fn route_from(&mut self, now: SimTime, from: NodeId, mut packet: Packet) {
         if let Some(w) = &self.wired {
-            let (gateway, first) = (w.gateway, w.first_host);
+            let first = w.first_host;
             if w.is_host(from) {
-                self.wire_send(now, from - first, true, packet);
+                let h = from - first;
+                // To a gateway itself, over its own link; else through the
+                // gateway the destination's packets last came by.
+                let g = w
+                    .gateway_index(packet.dst)
+                    .unwrap_or_else(|| w.return_via.get(&(h, packet.dst)).copied().unwrap_or(0));
+                let l = w.link(h, g);
+                self.wire_send(now, l, true, packet);
                 return;
             }
             if w.is_host(packet.dst) {
                 let host = packet.dst;
-                if from == gateway {
-                    self.wire_send(now, host - first, false, packet);
+                if let Some(g) = w.gateway_index(from) {
+                    let l = w.link(host - first, g);
+                    self.wire_send(now, l, false, packet);
                     return;
                 }
-                packet.dst = gateway;
+                packet.dst = self.gateway_for(now, from);
                 packet.size_bytes += IP_HEADER_BYTES;
                 self.with_router(now, from, |r, now, ctx| {
                     r.route_to_internet(now, packet, host, ctx)
@@ -109,20 +155,37 @@ impl World {
         self.with_router(now, from, |r, now, ctx| r.route_output(now, packet, ctx));
     }
 
+    /// The gateway MANET node `from` tunnels a host's packets to: the one
+    /// its routing agent knows the fewest hops to (an agent that finds
+    /// gateways itself, AODV-UU's, may send it to another), the first
+    /// listed when it knows none.
+    pub(super) fn gateway_for(&self, now: SimTime, from: NodeId) -> NodeId {
+        let w = self.wired.as_ref().expect("a gateway");
+        if w.gateways.len() == 1 {
+            return w.gateways[0];
+        }
+        let router = &self.nodes[from as usize].router;
+        w.gateways
+            .iter()
+            .filter_map(|&g| router.hop_count(g, now).map(|h| (h, g)))
+            .min_by_key(|&(h, _)| h)
+            .map_or(w.gateways[0], |(_, g)| g)
+    }
+
     /// Where node `n`'s packets enter or leave the MANET: `n` itself, or
-    /// for a host the gateway.
+    /// for a host the first gateway.
     pub(super) fn manet_end(&self, n: NodeId) -> NodeId {
         match &self.wired {
-            Some(w) if w.is_host(n) => w.gateway,
+            Some(w) if w.is_host(n) => w.gateways[0],
             _ => n,
         }
     }
 
-    /// The host a packet delivered to the gateway is for, when it came
+    /// The host a packet delivered to gateway `n` is for, when it came
     /// tunnelled (see the module's text).
     pub(super) fn tunnelled_to(&self, n: NodeId, packet: &Packet) -> Option<NodeId> {
         let w = self.wired.as_ref()?;
-        if n != w.gateway || packet.dst != n {
+        if packet.dst != n || w.gateway_index(n).is_none() {
             return None;
         }
         let (a, b) = match packet.kind {
@@ -145,48 +208,59 @@ impl World {
         w.is_host(end).then_some(end)
     }
 
-    /// The gateway takes a tunnelled packet's outer header off and sends
-    /// it to `host`.
-    pub(super) fn detunnel(&mut self, now: SimTime, host: NodeId, mut packet: Packet) {
-        let first = self.wired.as_ref().expect("a gateway").first_host;
+    /// Gateway `n` takes a tunnelled packet's outer header off and sends it
+    /// to `host`; the host's packets for the packet's source will come back
+    /// this way.
+    pub(super) fn detunnel(&mut self, now: SimTime, n: NodeId, host: NodeId, mut packet: Packet) {
+        let w = self.wired.as_mut().expect("a gateway");
+        let g = w.gateway_index(n).expect("a gateway");
+        let h = host - w.first_host;
+        w.return_via.insert((h, packet.src), g);
+        let l = w.link(h, g);
         packet.dst = host;
         packet.size_bytes -= IP_HEADER_BYTES;
-        self.wire_send(now, host - first, false, packet);
+        self.wire_send(now, l, false, packet);
     }
 
-    /// Queues `packet` at one end of host `h`'s link (`up`: the host's end,
+    /// Queues `packet` at one end of link `l` (`up`: the host's end,
     /// towards the gateway); a full queue drops it.
-    fn wire_send(&mut self, now: SimTime, h: u32, up: bool, packet: Packet) {
+    fn wire_send(&mut self, now: SimTime, l: u32, up: bool, packet: Packet) {
         let w = self.wired.as_mut().expect("a gateway");
-        let at = if up { w.first_host + h } else { w.gateway };
-        let end = &mut w.links[h as usize][up as usize];
+        let (h, g) = w.ends(l);
+        let at = if up {
+            w.first_host + h
+        } else {
+            w.gateways[g as usize]
+        };
+        let end = &mut w.links[l as usize][up as usize];
         if end.queue.len() >= w.queue_packets {
             self.drop_packet(now, at, DropReason::QueueFull, &packet);
             return;
         }
         end.queue.push_back(packet);
         if end.sending.is_none() {
-            self.wire_start(now, h, up);
+            self.wire_start(now, l, up);
         }
     }
 
     /// Starts sending the next queued packet, if any.
-    fn wire_start(&mut self, now: SimTime, h: u32, up: bool) {
+    fn wire_start(&mut self, now: SimTime, l: u32, up: bool) {
         let w = self.wired.as_mut().expect("a gateway");
-        let Some(p) = w.links[h as usize][up as usize].queue.pop_front() else {
+        let Some(p) = w.links[l as usize][up as usize].queue.pop_front() else {
             return;
         };
         let done = now + w.tx_ns(&p);
         if up {
+            let host = w.first_host + w.ends(l).0;
             if let Some(pcap) = &mut self.pcap {
-                pcap.wired(now, w.first_host + h, &p);
+                pcap.wired(now, host, &p);
             }
         }
-        w.links[h as usize][up as usize].sending = Some(p);
+        w.links[l as usize][up as usize].sending = Some(p);
         self.q.schedule_far(
             done,
             Event::Wire {
-                host: h,
+                link: l,
                 up,
                 arrived: false,
             },
@@ -195,10 +269,10 @@ impl World {
 
     /// A wire event: a packet's last bit left (`arrived` false), or it
     /// reached the far end.
-    pub(super) fn on_wire(&mut self, now: SimTime, h: u32, up: bool, arrived: bool) {
+    pub(super) fn on_wire(&mut self, now: SimTime, l: u32, up: bool, arrived: bool) {
         self.events += 1;
         let w = self.wired.as_mut().expect("a gateway");
-        let end = &mut w.links[h as usize][up as usize];
+        let end = &mut w.links[l as usize][up as usize];
         if !arrived {
             let p = end.sending.take().expect("a packet being sent");
             end.flight.push_back(p);
@@ -206,16 +280,17 @@ impl World {
             self.q.schedule_far(
                 at,
                 Event::Wire {
-                    host: h,
+                    link: l,
                     up,
                     arrived: true,
                 },
             );
-            self.wire_start(now, h, up);
+            self.wire_start(now, l, up);
             return;
         }
         let packet = end.flight.pop_front().expect("a packet on the wire");
-        let (gateway, first) = (w.gateway, w.first_host);
+        let (h, g) = w.ends(l);
+        let (gateway, first) = (w.gateways[g as usize], w.first_host);
         if !up {
             if let Some(pcap) = &mut self.pcap {
                 pcap.wired(now, first + h, &packet);
@@ -224,7 +299,11 @@ impl World {
         if !up || packet.dst == gateway {
             self.deliver_local(now, packet, MacFields::default());
         } else if self.wired.as_ref().is_some_and(|w| w.is_host(packet.dst)) {
-            let to = packet.dst - first;
+            let to = self
+                .wired
+                .as_ref()
+                .expect("a gateway")
+                .link(packet.dst - first, g);
             self.wire_send(now, to, false, packet);
         } else {
             // Into the MANET: the gateway's routing agent takes the packet

@@ -281,3 +281,74 @@ fn aodv_uu_seeks_the_host_and_only_the_gateway_answers_with_its_extension() {
     assert_eq!(rg.bytes, 48 * rg.packets, "{rg:?}");
     assert_eq!(g.received, g.sent);
 }
+
+/// AODV-UU, as karlssonkassler runs it.
+const AODV_UU: &str = "protocol = \"aodv\"\n[routing.aodv]\npreset = \"aodv_uu\"\n\
+                       link_detection = \"mac\"";
+
+/// Six static nodes 200 m apart with a gateway at each end (nodes 0 and
+/// 5) and one host (node 6) wired to both, `routing` (the `[routing]`
+/// table's lines); then `flows`.
+fn two_gateways(routing: &str, flows: &str) -> String {
+    format!(
+        r#"
+name = "two-gateways"
+duration_s = 30.0
+seed = 1
+
+[nodes]
+count = 6
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+{routing}
+
+[gateway]
+node = [0, 5]
+
+{flows}
+"#
+    )
+}
+
+#[test]
+fn with_two_gateways_each_node_goes_through_the_nearer_one() {
+    // CBR from node 1 and from node 4 to the host: each reaches the host
+    // in one wireless hop, through gateway 0 and gateway 5.
+    let cbr = |src: u32| {
+        format!(
+            "[[flows]]\nsrc = {src}\ndst = 6\nstart_s = 1.0\npacket_size_bytes = 512\n\
+             interval_s = 0.25\n"
+        )
+    };
+    let flows = format!("{}\n{}", cbr(1), cbr(4));
+    for routing in [AODV_UU, "protocol = \"dsdv\""] {
+        let r = run_text(&two_gateways(routing, &flows), &[]);
+        for f in &r.flows {
+            assert!(f.received + 2 >= f.sent, "{routing}: {f:?}");
+            assert!(
+                (f.hops_mean - 1.0).abs() < 1e-9,
+                "{routing}: {}",
+                f.hops_mean
+            );
+        }
+        assert!(r.ledger.balanced);
+    }
+}
+
+#[test]
+fn with_two_gateways_a_host_answers_through_the_gateway_its_peer_used() {
+    // TCP from the host to node 4: the first packets enter at gateway 0
+    // (the first listed, four hops away); node 4's ACKs leave through
+    // gateway 5, its neighbour, and from then on the host's packets enter
+    // there too.
+    let flow = "[[flows]]\nsrc = 6\ndst = 4\nstart_s = 1.0\npacket_size_bytes = 1000\n\
+                transport = \"tcp\"\napp = \"ftp\"\ntcp = {handshake = false}\n";
+    let r = run_text(&two_gateways(AODV_UU, flow), &[]);
+    let f = &r.flows[0];
+    assert!(f.received > 1000, "{}", f.received);
+    assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
+    assert!(f.hops_mean < 1.01, "{}", f.hops_mean);
+    assert!(r.ledger.balanced);
+}

@@ -135,8 +135,8 @@ pub struct DataHeader {
 /// What the captures know of an Internet gateway (`[gateway]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatewayView {
-    /// The gateway's node id.
-    pub node: NodeId,
+    /// The gateways' node ids.
+    pub nodes: Vec<NodeId>,
     /// The first host's node id (`nodes.count`).
     pub first_host: NodeId,
     /// Each flow's `src` and `dst`, hosts included.
@@ -184,14 +184,14 @@ impl Encoder {
             (a, b)
         } else if p.src == b {
             (b, a)
-        } else if p.src == g.node && host(a) {
+        } else if g.nodes.contains(&p.src) && host(a) {
             (a, b)
-        } else if p.src == g.node && host(b) {
+        } else if g.nodes.contains(&p.src) && host(b) {
             (b, a)
         } else {
             return (p.src, p.dst, false);
         };
-        (from, to, host(to) && p.dst == g.node)
+        (from, to, host(to) && g.nodes.contains(&p.dst))
     }
 
     /// Appends `p` as the IP datagram a host's link carries (no tunnel).

@@ -548,10 +548,11 @@ impl AodvConfig {
 /// - a source with a packet for a fixed host and no Internet route for it
 ///   buffers the packet and seeks the host with an ordinary RREQ for its
 ///   address (expanding ring, retries, no D flag);
-/// - the gateway, and only it, answers a RREQ for a host: it increments its
-///   sequence number and replies with a RREP for its own address (hop count
-///   0, lifetime ACTIVE_ROUTE_TIMEOUT) that carries the host's address in an
-///   extension (`RREP_INET_DEST_EXT`, 6 bytes); it does not relay the RREQ.
+/// - a gateway, and only a gateway (each of them, with several), answers a
+///   RREQ for a host: it increments its sequence number and replies with a
+///   RREP for its own address (hop count 0, lifetime ACTIVE_ROUTE_TIMEOUT)
+///   that carries the host's address in an extension
+///   (`RREP_INET_DEST_EXT`, 6 bytes); it does not relay the RREQ.
 ///   Relays hold no route to a host, so they relay the RREQ and pass the
 ///   reply on as any other, learning the route to the gateway;
 /// - the source learns the route to the gateway and an Internet route to
@@ -565,10 +566,10 @@ impl AodvConfig {
 ///   neighbour whose link broke (`neighbor_link_break` takes down the
 ///   routes whose next hop is the lost neighbour, and the Internet route's
 ///   is the gateway), the host is sought again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InternetGateway {
-    /// The gateway node.
-    pub node: NodeId,
+    /// The gateway nodes: each answers for every host.
+    pub nodes: Vec<NodeId>,
     /// The first fixed host's id; every id from it (but [`BROADCAST`]) is a
     /// host, outside the MANET (AODV-UU's `locality`: `HOST_INET`).
     pub first_host: NodeId,
@@ -1196,7 +1197,8 @@ impl Aodv {
         if self
             .cfg
             .gateway
-            .is_some_and(|g| g.node == self.me && g.is_host(rq.dst))
+            .as_ref()
+            .is_some_and(|g| g.nodes.contains(&self.me) && g.is_host(rq.dst))
         {
             // AODV-UU's gateway answers for a host outside the MANET: a
             // reply for itself, naming the host in an extension; the
@@ -1319,7 +1321,11 @@ impl Aodv {
         let better = self
             .routes
             .offer(rp.dst, rp.dst_seqno, hops, from, expire, now);
-        let inet = self.cfg.gateway.and_then(|_| inet_dest_of(packet.body()));
+        let inet = self
+            .cfg
+            .gateway
+            .as_ref()
+            .and_then(|_| inet_dest_of(packet.body()));
         let stamp = if self.cfg.ns2_message_sizes {
             stamp_of(packet.body())
         } else {

@@ -234,7 +234,7 @@ fn an_unknown_sequence_number_lets_any_valid_route_reply_and_d_flag_forbids_it()
 fn with_gateway(me: NodeId) -> Node {
     let cfg = AodvConfig {
         gateway: Some(InternetGateway {
-            node: 9,
+            nodes: vec![9],
             first_host: 20,
         }),
         active_route_timeout: 3 * NS_PER_S,

@@ -465,7 +465,7 @@ fn with_a_gateway_a_packet_for_a_host_travels_in_ip_in_ip_with_the_flows_address
     // Gateway 3, host 4; flow 0 from node 1 to the host, flow 1 from the
     // host to node 2.
     let e = Encoder::new(RoutingProtocol::Aodv).with_gateway(GatewayView {
-        node: 3,
+        nodes: vec![3],
         first_host: 4,
         flow_ends: vec![(1, 4), (4, 2)],
     });
