@@ -75,3 +75,26 @@ def test_the_animation_draws_the_manet_and_counts_deliveries_at_it(tmp_path: Pat
     data = animate.animation_data(scenario)
     # Deliveries at node 1 (from the host) are in the trace the page reads.
     assert len(data["delivered_us"][1]) == result.flows.iloc[1]["received"] > 0
+
+
+def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
+    two = {
+        **CHAIN,
+        "nodes": {"count": 6, "placement": "chain", "spacing_m": 200.0},
+        "routing": {"protocol": "aodv", "aodv": {"preset": "aodv_uu"}},
+        "gateway": {"node": [0, 5]},
+        "flows": [
+            {"src": 1, "dst": 6, "start_s": 1.0, "interval_s": 0.25},
+            {"src": 4, "dst": 6, "start_s": 1.0, "interval_s": 0.25},
+        ],
+    }
+    result = manetsim.run(write_toml(tmp_path / "two.toml", two))
+    flows = result.flows
+    assert (flows["received"] == flows["sent"]).all()
+    # One wireless hop each: node 1 through gateway 0, node 4 through 5.
+    assert list(flows["hops_mean"]) == [1.0, 1.0]
+    # A list with a node twice names the key.
+    bad = write_toml(tmp_path / "bad.toml", {**two, "gateway": {"node": [0, 0]}})
+    line = assert_clean_error(cli("run", bad))
+    assert "gateway.node" in line
+    assert "listed twice" in line
