@@ -232,7 +232,9 @@ def test_runs_in_threads_match_sequential_runs():
     assert threaded == sequential
 
 
-@pytest.mark.parametrize("name", ["quickstart.toml", "single_hop_saturation.toml"])
+@pytest.mark.parametrize(
+    "name", ["quickstart.toml", "single_hop_saturation.toml", "internet_gateways.toml"]
+)
 def test_examples_run(name: str):
     from helpers import EXAMPLES
 
