@@ -195,8 +195,12 @@ impl World {
         };
         // TCP-AP's hop count: a host has no routing agent; towards a host,
         // the route is the tunnel's, to the gateway.
-        let hops = if self.manet_end(src) == src {
-            let to = self.manet_end(dst);
+        let hops = if !self.is_host(src) {
+            let to = if self.is_host(dst) {
+                self.gateway_for(now, src)
+            } else {
+                dst
+            };
             self.nodes[src as usize].router.hop_count(to, now)
         } else {
             None

@@ -172,13 +172,9 @@ impl World {
             .map_or(w.gateways[0], |(_, g)| g)
     }
 
-    /// Where node `n`'s packets enter or leave the MANET: `n` itself, or
-    /// for a host the first gateway.
-    pub(super) fn manet_end(&self, n: NodeId) -> NodeId {
-        match &self.wired {
-            Some(w) if w.is_host(n) => w.gateways[0],
-            _ => n,
-        }
+    /// Whether node `n` is a fixed host behind the gateways.
+    pub(super) fn is_host(&self, n: NodeId) -> bool {
+        self.wired.as_ref().is_some_and(|w| w.is_host(n))
     }
 
     /// The host a packet delivered to gateway `n` is for, when it came
@@ -298,7 +294,7 @@ impl World {
         }
         if !up || packet.dst == gateway {
             self.deliver_local(now, packet, MacFields::default());
-        } else if self.wired.as_ref().is_some_and(|w| w.is_host(packet.dst)) {
+        } else if self.is_host(packet.dst) {
             let to = self
                 .wired
                 .as_ref()

@@ -352,3 +352,31 @@ fn with_two_gateways_a_host_answers_through_the_gateway_its_peer_used() {
     assert!(f.hops_mean < 1.01, "{}", f.hops_mean);
     assert!(r.ledger.balanced);
 }
+
+#[test]
+fn a_farther_second_gateway_changes_nothing_for_a_flow_through_the_nearer_one() {
+    // Twelve nodes, gateways 11 and 0; TCP-AP (whose pacing reads the hop
+    // count to the gateway it tunnels to) from node 3 to the host (node
+    // 12) goes through gateway 0, three hops away, DSDV's table knowing
+    // both: it runs exactly as with gateway 0 alone.
+    let flow = "[[flows]]\nsrc = 3\ndst = 12\nstart_s = 1.0\npacket_size_bytes = 1000\n\
+                transport = \"tcp\"\napp = \"ftp\"\n\
+                tcp = {handshake = false, variant = \"tcp_ap\"}\n";
+    let text = two_gateways("protocol = \"dsdv\"", flow);
+    let run = |gateways: &str| {
+        let set = format!("gateway.node={gateways}");
+        let sets = [
+            "nodes.count=12",
+            "area.width_m=2200",
+            "duration_s=90",
+            "flows.0.start_s=40",
+            &set,
+        ];
+        run_text(&text, &sets).flows[0].clone()
+    };
+    let (both, one) = (run("[11, 0]"), run("0"));
+    assert!(both.received > 300, "{}", both.received);
+    assert_eq!(both.hops_mean, 3.0);
+    assert_eq!(both.received_bytes, one.received_bytes);
+    assert_eq!(both.delay_ms, one.delay_ms);
+}
