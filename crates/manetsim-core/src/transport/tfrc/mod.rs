@@ -17,11 +17,20 @@
 //! - 4.2: 1 packet a second until the first feedback, then the initial rate
 //!   `W_init / R`, `W_init = min(4 s, max(2 s, 4380))` (or ns-2.35's start,
 //!   [`StartRule::Ns2`]);
-//! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the rate update with `recv_limit =
-//!   2 X_recv` and the floor of one packet per `t_mbi` (64 s);
+//! - 4.3: the RTT estimate (`q = 0.9`, [`TfrcConfig::rtt_filter`]), the
+//!   rate update with `recv_limit` from `X_recv_set` (infinity for the
+//!   first two round trips, then twice the largest `X_recv` of the last
+//!   two; when the whole interval a feedback covers was data-limited, the
+//!   set's largest value is kept, halved with `X_recv` cut to 0.85 of
+//!   itself and not doubled when `p` rose) and the floor of one packet per
+//!   `t_mbi` (64 s); ns-2.35's increase, [`IncreaseRule::Ns2`], keeps its
+//!   own `2 X_recv`;
 //! - 4.4: the no-feedback timer (`max(4 R, 2 s / X)`, 2 s after the first
-//!   packet before any feedback), halving the rate, or `X_recv`, as the section says
-//!   (ns-2.35's, with [`FeedbackRule::Ns2`]: `max(2 R, 2 s / X)`, halving);
+//!   packet before any feedback): `X` halved before any loss, else
+//!   `Update_Limits` halves `X_recv` (or `X_calc`, whichever limited the
+//!   rate), and an idle sender is not halved below the recover rate,
+//!   `W_init / R` (ns-2.35's, with [`FeedbackRule::Ns2`]: `max(2 R, 2 s /
+//!   X)`, halving);
 //! - 4.5, when [`TfrcConfig::oscillation_prevention`] is on (ns-2.35's
 //!   `ca_`): packets spaced at `X_inst = X R_sqmean / sqrt(R_sample)`;
 //! - 4.6: packets spaced `s / X` apart;
@@ -40,8 +49,14 @@
 //!   receiver and its answer to missing feedback are
 //!   [`FeedbackRule::Ns2`].
 //!
-//! Not modelled: the data-limited refinements of section 4.3 (the set of
-//! `X_recv` values and the recover rate of an idle sender).
+//! Data-limited intervals (section 4.3, step 4): the interval a feedback
+//! covers runs from the last packet the previous feedback echoed to the
+//! one it echoes; it was data-limited when the rate held none of its
+//! packets back (none waited for its time). That is what the term means;
+//! RFC 5348's section 8.2 sketches ways a sender can approximate it, which
+//! a simulator need not. A bulk (FTP) source is never data-limited. "A new
+//! loss event or an increase in p" is read as a higher `p` than the last
+//! report's (the receiver reports no loss-event count).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -214,8 +229,8 @@ pub enum FeedbackRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IncreaseRule {
-    /// RFC 5348 section 4.3: `X = max(min(X_calc, 2 X_recv), s / t_mbi)`,
-    /// at once, up or down.
+    /// RFC 5348 section 4.3: `X = max(min(X_calc, recv_limit), s /
+    /// t_mbi)`, at once, up or down, `recv_limit` from `X_recv_set`.
     #[default]
     Rfc,
     /// ns-2.35's `Agent/TFRC` (`increase_rate`, `decrease_rate`): when
@@ -394,6 +409,16 @@ pub struct TfrcSender {
     ss_delta: f64,
     /// ns-2.35's timeout estimate ([`RtoRule::Ns2`]).
     tick_rto: TickRto,
+    /// Section 4.3's `X_recv_set`: (when, `X_recv`) pairs, at first one
+    /// entry of infinity ([`IncreaseRule::Rfc`] and [`FeedbackRule::Rfc`]).
+    x_recv_set: Vec<(SimTime, f64)>,
+    /// Send times of the packets the rate held back (they waited for their
+    /// time), later than the last one a feedback covered: what tells an
+    /// interval that was not data-limited (application-limited sources
+    /// only; a bulk source never is).
+    rate_limited_sends: VecDeque<SimTime>,
+    /// The send time of the last packet the latest feedback covered.
+    covered_until: Option<SimTime>,
 }
 
 impl TfrcSender {
@@ -432,6 +457,9 @@ impl TfrcSender {
             ss_old: x,
             ss_delta: 0.0,
             tick_rto: TickRto::default(),
+            x_recv_set: vec![(0, f64::INFINITY)],
+            rate_limited_sends: VecDeque::new(),
+            covered_until: None,
         }
     }
 
@@ -557,6 +585,9 @@ impl TfrcSender {
                 self.last_limited = Some(now);
                 self.all_idle = false;
                 waited = true;
+            } else if self.seq > 0 {
+                // It waited for its time: the rate held it back.
+                self.rate_limited_sends.push_back(now);
             }
         }
         let data = TfrcData {
@@ -573,8 +604,9 @@ impl TfrcSender {
         };
         if self.nofeedback_at == SimTime::MAX {
             // The first packet starts the no-feedback timer (ns-2.35's
-            // `start`).
+            // `start`), and the age of `X_recv_set`'s infinity.
             self.nofeedback_at = now + self.nofeedback_interval();
+            self.x_recv_set = vec![(now, f64::INFINITY)];
         }
         self.seq += 1;
         self.sent_since_timer = true;
@@ -632,20 +664,8 @@ impl TfrcSender {
             }
             self.all_idle |= limited;
             self.urgent = true;
-        } else if self.sent_since_timer {
-            let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
-            match self.r {
-                Some(r) if self.p > 0.0 => {
-                    let x_calc = self.x_calc(r);
-                    self.x_recv = if x_calc > 2.0 * self.x_recv {
-                        (self.x_recv / 2.0).max(s / (2.0 * self.t_mbi_s()))
-                    } else {
-                        x_calc / 4.0
-                    };
-                    self.x = x_calc.min(2.0 * self.x_recv).max(floor);
-                }
-                _ => self.x = (self.x / 2.0).max(floor),
-            }
+        } else {
+            self.rfc_nofeedback(now);
         }
         self.sent_since_timer = false;
         match self.cfg.pacing_rule {
@@ -654,6 +674,103 @@ impl TfrcSender {
             PacingRule::Ns2 => self.next_send = now,
         }
         self.nofeedback_at = now + self.nofeedback_interval();
+    }
+
+    /// Section 4.4: the no-feedback timer expired ([`FeedbackRule::Rfc`]).
+    /// "Idle" is idle ever since the timer was set; `X_recv` is the
+    /// largest of `X_recv_set`, the sender's cached receive rate that
+    /// `Update_Limits` halves at each expiry; the recover rate is the
+    /// initial rate `W_init / R`. Without an RTT sample (no feedback yet)
+    /// an idle sender keeps its rate, as there is no recover rate yet.
+    fn rfc_nofeedback(&mut self, now: SimTime) {
+        let floor = self.s() / self.t_mbi_s();
+        let idle = !self.sent_since_timer;
+        let Some(r) = self.r else {
+            if !idle {
+                self.x = (self.x / 2.0).max(floor);
+            }
+            return;
+        };
+        let x_recv = self.x_recv_max();
+        let recover = self.initial_rate(r);
+        let low = if self.p > 0.0 {
+            x_recv < recover
+        } else {
+            self.x < 2.0 * recover
+        };
+        if idle && low {
+            // Not halved: the rate is already down to what an idle sender
+            // may restart at.
+        } else if self.p == 0.0 {
+            self.x = (self.x / 2.0).max(floor);
+        } else {
+            let x_calc = self.x_calc(r);
+            // 2 X_recv limited the rate: halve X_recv; else X_calc did.
+            let timer_limit = if x_calc > 2.0 * x_recv {
+                x_recv
+            } else {
+                x_calc / 2.0
+            }
+            .max(floor);
+            // `Update_Limits`: the set holds half the limit, so that the
+            // rate of section 4.3, step 4, is at most the limit itself.
+            self.x_recv_set = vec![(now, timer_limit / 2.0)];
+            self.x = x_calc.min(timer_limit).max(floor);
+        }
+    }
+
+    /// The largest `X_recv` in `X_recv_set` (infinity while its first entry
+    /// stands).
+    fn x_recv_max(&self) -> f64 {
+        self.x_recv_set.iter().map(|&(_, x)| x).fold(0.0, f64::max)
+    }
+
+    /// Section 4.3, step 4's `recv_limit` for feedback `fb` received at
+    /// `now` with RTT `r`, `p_up` when it reports a higher loss event rate
+    /// than the last: from `X_recv_set`, which it updates, or, when the
+    /// whole interval it covers was data-limited, sets to one value.
+    fn rfc_recv_limit(&mut self, now: SimTime, fb: &TfrcFeedback, r: f64, p_up: bool) -> f64 {
+        // The interval the feedback covers: the packets sent after the
+        // last one the previous feedback covered, up to the one it echoes.
+        // It was data-limited if the rate held none of them back.
+        let from = self.covered_until.unwrap_or(0);
+        while self.rate_limited_sends.front().is_some_and(|&t| t <= from) {
+            self.rate_limited_sends.pop_front();
+        }
+        let data_limited =
+            !self.bulk && self.rate_limited_sends.front().is_none_or(|&t| t > fb.echo);
+        self.covered_until = Some(fb.echo.max(from));
+        if data_limited {
+            if p_up {
+                for e in &mut self.x_recv_set {
+                    e.1 /= 2.0;
+                }
+                self.x_recv *= 0.85;
+                self.maximize_x_recv_set(now);
+                self.x_recv_max()
+            } else {
+                self.maximize_x_recv_set(now);
+                2.0 * self.x_recv_max()
+            }
+        } else {
+            // Typical: the set keeps the last two round trips' values.
+            let oldest = now.saturating_sub(ns(2.0 * r));
+            self.x_recv_set.retain(|&(t, _)| t >= oldest);
+            self.x_recv_set.push((now, self.x_recv));
+            2.0 * self.x_recv_max()
+        }
+    }
+
+    /// `Maximize X_recv_set()`: `X_recv` added, the initial infinity
+    /// dropped, one entry left, the largest, dated now.
+    fn maximize_x_recv_set(&mut self, now: SimTime) {
+        let largest = self
+            .x_recv_set
+            .iter()
+            .map(|&(_, x)| x)
+            .filter(|x| x.is_finite())
+            .fold(self.x_recv, f64::max);
+        self.x_recv_set = vec![(now, largest)];
     }
 
     /// `X_calc`: the equation at `R = r` and the last `p`, with the
@@ -702,9 +819,14 @@ impl TfrcSender {
         self.x_recv = fb.x_recv_bps;
         self.all_idle = false;
         let was_slow_start = self.p == 0.0;
+        let p_up = fb.p > self.p;
         self.p = fb.p;
         let (s, floor) = (self.s(), self.s() / self.t_mbi_s());
-        let recv_limit = 2.0 * self.x_recv;
+        // Section 4.3, step 4, from `X_recv_set`; ns-2.35's `2 X_recv`.
+        let recv_limit = match self.cfg.increase_rule {
+            IncreaseRule::Rfc => self.rfc_recv_limit(now, fb, r, p_up),
+            IncreaseRule::Ns2 => 2.0 * self.x_recv,
+        };
         if self.p > 0.0 {
             let x_calc = self.x_calc(r);
             self.x = match self.cfg.increase_rule {
@@ -733,10 +855,7 @@ impl TfrcSender {
             self.last_change = now;
         } else if self.cfg.increase_rule == IncreaseRule::Ns2 {
             self.ns2_slow_start(now, r);
-        } else if first {
-            self.x = self.initial_rate(r);
-            self.tld = now;
-        } else if secs(now.saturating_sub(self.tld)) >= r {
+        } else if first || secs(now.saturating_sub(self.tld)) >= r {
             self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
             self.tld = now;
         }

@@ -106,40 +106,86 @@ fn the_first_feedback_gives_the_rtt_and_the_initial_rate() {
 }
 
 #[test]
-fn slow_start_doubles_once_a_round_trip_up_to_twice_the_receive_rate() {
+fn slow_start_doubles_once_a_round_trip_up_to_twice_the_largest_recent_receive_rate() {
+    let ms = NS_PER_MS;
     let mut s = TfrcSender::new(cfg(), true);
-    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 1000.0, 0.0));
-    let x0 = s.rate_bps(); // 40,000 B/s
-                           // Within the round trip: no doubling.
-    s.on_feedback(150 * NS_PER_MS, &feedback(50 * NS_PER_MS, 0, 1e9, 0.0));
+    s.poll_transmit(0).unwrap();
+    s.on_feedback(100 * ms, &feedback(0, 0, 1000.0, 0.0));
+    let x0 = s.rate_bps(); // W_init / R = 4,000 / 0.1 s
+    assert_eq!(x0, 40_000.0);
+    // Within the round trip: no doubling.
+    s.on_feedback(150 * ms, &feedback(50 * ms, 0, 1e9, 0.0));
     assert_eq!(s.rate_bps(), x0);
-    s.on_feedback(250 * NS_PER_MS, &feedback(150 * NS_PER_MS, 0, 1e9, 0.0));
+    s.on_feedback(250 * ms, &feedback(150 * ms, 0, 1e9, 0.0));
     assert_eq!(s.rate_bps(), 2.0 * x0);
-    // The receiver got 30,000 B/s: at most 60,000, not 160,000.
-    s.on_feedback(
-        400 * NS_PER_MS,
-        &feedback(300 * NS_PER_MS, 0, 30_000.0, 0.0),
-    );
+    // The receiver got 30,000 B/s, but X_recv_set still holds the 1e9 of
+    // 250 ms, less than two round trips old: the rate doubles again.
+    s.on_feedback(400 * ms, &feedback(300 * ms, 0, 30_000.0, 0.0));
+    assert_eq!(s.rate_bps(), 4.0 * x0);
+    // Two round trips later only 30,000 is left: at most 60,000.
+    s.on_feedback(650 * ms, &feedback(550 * ms, 0, 30_000.0, 0.0));
     assert_eq!(s.rate_bps(), 60_000.0);
     // But never below the initial rate.
-    s.on_feedback(600 * NS_PER_MS, &feedback(500 * NS_PER_MS, 0, 100.0, 0.0));
-    assert!((s.rate_bps() - 4000.0 / s.rtt().map(secs).unwrap()).abs() < 1e-6);
+    s.on_feedback(900 * ms, &feedback(800 * ms, 0, 100.0, 0.0));
+    assert_eq!(s.rate_bps(), x0);
 }
 
 #[test]
-fn with_losses_the_rate_follows_the_equation_within_twice_the_receive_rate() {
+fn with_losses_the_rate_follows_the_equation_within_twice_the_receive_rates_of_two_round_trips() {
+    let ms = NS_PER_MS;
     let mut s = TfrcSender::new(cfg(), true);
-    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 1e9, 0.01));
+    s.poll_transmit(0).unwrap();
     let r = 0.1;
-    assert!((s.rate_bps() - throughput_bps(1000.0, r, 0.01)).abs() < 1e-6);
-    s.on_feedback(
-        200 * NS_PER_MS,
-        &feedback(100 * NS_PER_MS, 0, 5_000.0, 0.01),
-    );
+    let x_calc = throughput_bps(1000.0, r, 0.01);
+    // For the first two round trips X_recv_set's infinity keeps X_recv
+    // out (section 4.3): the first report, of the 1 packet a second before
+    // it, does not hold the rate down.
+    s.on_feedback(100 * ms, &feedback(0, 0, 1000.0, 0.01));
+    assert!((s.rate_bps() - x_calc).abs() < 1e-6);
+    s.on_feedback(200 * ms, &feedback(100 * ms, 0, 5_000.0, 0.01));
+    assert!((s.rate_bps() - x_calc).abs() < 1e-6);
+    // Then twice the largest X_recv of the last two round trips.
+    s.on_feedback(300 * ms, &feedback(200 * ms, 0, 5_000.0, 0.01));
     assert_eq!(s.rate_bps(), 10_000.0);
-    // At least one packet every t_mbi.
-    s.on_feedback(300 * NS_PER_MS, &feedback(200 * NS_PER_MS, 0, 1.0, 0.9));
+    // Heavy loss: the equation, under the 10,000 still allowed (the 5,000
+    // of 300 ms is in the set) ...
+    s.on_feedback(400 * ms, &feedback(300 * ms, 0, 1.0, 0.9));
+    assert!((s.rate_bps() - throughput_bps(1000.0, r, 0.9)).abs() < 1e-9);
+    // ... and once only X_recv = 1 is left, at least one packet every
+    // t_mbi.
+    s.on_feedback(600 * ms, &feedback(500 * ms, 0, 1.0, 0.9));
     assert_eq!(s.rate_bps(), 1000.0 / 64.0);
+}
+
+#[test]
+fn a_data_limited_interval_keeps_the_largest_receive_rate_and_more_loss_cuts_it() {
+    let ms = NS_PER_MS;
+    let p = 1e-4; // X_calc about 1.2 MB/s: the receive rates limit X.
+    let mut s = TfrcSender::new(cfg(), false);
+    s.write(1);
+    s.poll_transmit(0).unwrap();
+    // The application sent less than the rate allowed all along, and p
+    // rose (from 0): the set is halved, X_recv cut to 0.85 of itself and
+    // recv_limit is the set's largest, not twice it.
+    s.on_feedback(100 * ms, &feedback(0, 0, 30_000.0, p));
+    assert_eq!(s.rate_bps(), 25_500.0);
+    s.write(1);
+    let second = s.poll_transmit(150 * ms).unwrap();
+    // Data-limited again, p the same: the largest X_recv so far stays in
+    // the set, and recv_limit is twice it, whatever the latest report.
+    s.on_feedback(250 * ms, &feedback(second.sent_at, 0, 2_000.0, p));
+    assert_eq!(s.rate_bps(), 51_000.0);
+    // Three packets at once: the rate holds two of them back. Their
+    // interval was not data-limited: the set keeps only the last two
+    // round trips' X_recv, and the old 25,500 is gone.
+    s.write(3);
+    let mut last = s.poll_transmit(300 * ms).unwrap();
+    while let Some(at) = s.poll_timeout().filter(|_| s.queued() > 0) {
+        last = s.poll_transmit(at).unwrap();
+    }
+    assert!(last.sent_at > 300 * ms);
+    s.on_feedback(700 * ms, &feedback(last.sent_at, 0, 2_000.0, p));
+    assert_eq!(s.rate_bps(), 4_000.0);
 }
 
 #[test]
@@ -256,7 +302,8 @@ fn oscillation_prevention_spaces_packets_by_the_last_rtt_sample() {
 }
 
 #[test]
-fn without_feedback_the_rate_halves_unless_the_sender_was_idle() {
+fn without_feedback_the_rate_halves_and_an_idle_sender_down_to_the_recover_rate() {
+    let ms = NS_PER_MS;
     let mut s = TfrcSender::new(cfg(), true);
     s.poll_transmit(0).unwrap();
     // Before any feedback: 2 s, then X / 2.
@@ -266,19 +313,32 @@ fn without_feedback_the_rate_halves_unless_the_sender_was_idle() {
     s.on_timeout(2 * NS_PER_S);
     assert_eq!(s.rate_bps(), 500.0);
     // The timer restarts at max(2 s, 2 s / X) = 4 s; nothing sent since,
-    // so the idle sender keeps its rate.
+    // and no RTT to recover to: the idle sender keeps its rate.
     s.on_timeout(6 * NS_PER_S);
     assert_eq!(s.rate_bps(), 500.0);
 
-    // After feedback with losses: X_recv halves (X_calc > 2 X_recv) and X
-    // follows it.
+    // After feedback with losses (X_calc, the set's infinity above it):
+    // Update_Limits(X_calc / 2).
     let mut s = TfrcSender::new(cfg(), true);
-    s.on_feedback(100 * NS_PER_MS, &feedback(0, 0, 3_000.0, 0.01));
-    assert_eq!(s.rate_bps(), 6_000.0);
-    s.poll_transmit(200 * NS_PER_MS).unwrap();
-    // max(4 R, 2 s / X) = max(400 ms, 333 ms) after the feedback.
-    s.on_timeout(500 * NS_PER_MS);
-    assert_eq!(s.rate_bps(), 3_000.0);
+    s.poll_transmit(0).unwrap();
+    s.on_feedback(100 * ms, &feedback(0, 0, 3_000.0, 1e-4));
+    let x_calc = s.rate_bps();
+    assert!((x_calc - throughput_bps(1000.0, 0.1, 1e-4)).abs() < 1e-6);
+    s.poll_transmit(200 * ms).unwrap();
+    // max(4 R, 2 s / X) = 400 ms after the feedback.
+    assert_eq!(s.nofeedback_at, 500 * ms);
+    s.on_timeout(500 * ms);
+    assert!((s.rate_bps() / (x_calc / 2.0) - 1.0).abs() < 1e-9);
+    // Idle from then on: halved at each expiry (X_calc > 2 X_recv, X_recv
+    // halving) while X_recv is at least the recover rate, W_init / R =
+    // 40,000 B/s: X_calc / 4, / 8, / 16, and there it stays (X_recv
+    // X_calc / 32, about 38,000).
+    for _ in 0..6 {
+        let at = s.nofeedback_at;
+        s.on_timeout(at);
+    }
+    assert!((s.rate_bps() / (x_calc / 16.0) - 1.0).abs() < 1e-9);
+    assert!(x_calc / 32.0 < 40_000.0 && x_calc / 16.0 > 40_000.0);
 }
 
 #[test]
