@@ -75,6 +75,12 @@ def test_the_animation_draws_the_manet_and_counts_deliveries_at_it(tmp_path: Pat
     data = animate.animation_data(scenario)
     # Deliveries at node 1 (from the host) are in the trace the page reads.
     assert len(data["delivered_us"][1]) == result.flows.iloc[1]["received"] > 0
+    # The page marks the gateway.
+    assert data["gateways"] == [3]
+    page = tmp_path / "g.html"
+    proc = cli("animate", scenario, "-o", page)
+    assert proc.returncode == 0, proc.stderr
+    assert "Internet gateways" in page.read_text(encoding="utf-8")
 
 
 def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
@@ -93,6 +99,7 @@ def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
     assert (flows["received"] == flows["sent"]).all()
     # One wireless hop each: node 1 through gateway 0, node 4 through 5.
     assert list(flows["hops_mean"]) == [1.0, 1.0]
+    assert animate.animation_data(tmp_path / "two.toml", packets=False)["gateways"] == [0, 5]
     # A list with a node twice names the key.
     bad = write_toml(tmp_path / "bad.toml", {**two, "gateway": {"node": [0, 0]}})
     line = assert_clean_error(cli("run", bad))

@@ -292,6 +292,7 @@ def animation_data(
         ],
         "kinds": list(KINDS),
         "packets": packets,
+        "gateways": _gateways(config),
     }
     if packets:
         run_pairs = [*pairs, *_shortened(config, end_s)]
@@ -314,6 +315,15 @@ def animation_data(
             "frames_sent": result.json["mac"]["frames_sent"],
         }
     return data
+
+
+def _gateways(config: dict[str, Any]) -> list[int]:
+    """The scenario's gateway nodes (``[gateway] node``: one id or a list)."""
+    gateway = config.get("gateway")
+    if not gateway:
+        return []
+    node = gateway["node"]
+    return [int(n) for n in node] if isinstance(node, list) else [int(node)]
 
 
 def _shortened(config: dict[str, Any], end_s: float) -> list[tuple[str, str]]:
