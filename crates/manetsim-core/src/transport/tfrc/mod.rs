@@ -585,8 +585,10 @@ impl TfrcSender {
                 self.last_limited = Some(now);
                 self.all_idle = false;
                 waited = true;
-            } else if self.seq > 0 {
-                // It waited for its time: the rate held it back.
+            } else if self.seq > 0 && self.cfg.increase_rule == IncreaseRule::Rfc {
+                // It waited for its time: the rate held it back (kept for
+                // section 4.3's data-limited intervals, which only RFC
+                // 5348's increase reads, and which each report trims).
                 self.rate_limited_sends.push_back(now);
             }
         }
