@@ -99,6 +99,9 @@ def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
     assert (flows["received"] == flows["sent"]).all()
     # One wireless hop each: node 1 through gateway 0, node 4 through 5.
     assert list(flows["hops_mean"]) == [1.0, 1.0]
+    # Each gateway's share, in the node table.
+    to_hosts = result.nodes.set_index("id")["to_hosts"]
+    assert [to_hosts[0], to_hosts[5], to_hosts[2]] == [*flows["received"], 0]
     assert animate.animation_data(tmp_path / "two.toml", packets=False)["gateways"] == [0, 5]
     # A list with a node twice names the key.
     bad = write_toml(tmp_path / "bad.toml", {**two, "gateway": {"node": [0, 0]}})

@@ -63,6 +63,8 @@ _NODE_TYPES = {
     "frames_received": _INT,
     "queue_drops": _INT,
     "forwarded": _INT,
+    "to_hosts": _INT,
+    "from_hosts": _INT,
     "consumed_j": _FLOAT,
     "remaining_j": _FLOAT,
 }

@@ -283,4 +283,12 @@ pub struct NodeResult {
     pub frames_received: u64,
     pub queue_drops: u64,
     pub forwarded: u64,
+    /// Added: a gateway's packets taken out of the tunnel and sent to the
+    /// hosts (0 at other nodes).
+    #[serde(default)]
+    pub to_hosts: u64,
+    /// Added: a gateway's packets from the hosts routed into the MANET (0
+    /// at other nodes; also in `forwarded`).
+    #[serde(default)]
+    pub from_hosts: u64,
 }

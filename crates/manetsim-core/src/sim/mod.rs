@@ -2282,6 +2282,11 @@ impl World {
             mac.frames_received += m.frames_received;
             mac.captures += m.captures;
             mac.link_failures += m.link_failures;
+            let (to_hosts, from_hosts) = self
+                .wired
+                .as_ref()
+                .and_then(|w| w.gateway_index(i as u32).map(|g| (w, g as usize)))
+                .map_or((0, 0), |(w, g)| (w.to_hosts[g], w.from_hosts[g]));
             nodes.push(NodeResult {
                 id: i as u32,
                 x_m: initial[i].x,
@@ -2292,6 +2297,8 @@ impl World {
                 frames_received: m.frames_received,
                 queue_drops: n.queue_drops,
                 forwarded: n.forwarded,
+                to_hosts,
+                from_hosts,
             });
         }
         let in_flight = self.in_flight();

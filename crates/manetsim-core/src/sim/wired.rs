@@ -67,6 +67,10 @@ pub(crate) struct Wired {
     /// The gateway (index) that last brought host `host` (counted from 0)
     /// a packet from MANET node `node`, by (host, node).
     return_via: HashMap<(u32, NodeId), u32>,
+    /// Per gateway: packets taken out of the tunnel for the hosts, and
+    /// packets from the hosts routed into the MANET.
+    pub to_hosts: Vec<u64>,
+    pub from_hosts: Vec<u64>,
 }
 
 impl Wired {
@@ -76,6 +80,8 @@ impl Wired {
             .map(|_| Default::default())
             .collect();
         Self {
+            to_hosts: vec![0; gateways.len()],
+            from_hosts: vec![0; gateways.len()],
             gateways,
             first_host,
             rate_bps: g.rate_bps,
@@ -91,7 +97,7 @@ impl Wired {
     }
 
     /// Gateway `n`'s index, if `n` is a gateway.
-    fn gateway_index(&self, n: NodeId) -> Option<u32> {
+    pub fn gateway_index(&self, n: NodeId) -> Option<u32> {
         self.gateways.iter().position(|&g| g == n).map(|i| i as u32)
     }
 
@@ -212,6 +218,7 @@ impl World {
         let g = w.gateway_index(n).expect("a gateway");
         let h = host - w.first_host;
         w.return_via.insert((h, packet.src), g);
+        w.to_hosts[g as usize] += 1;
         let l = w.link(h, g);
         packet.dst = host;
         packet.size_bytes -= IP_HEADER_BYTES;
@@ -315,6 +322,7 @@ impl World {
                 return;
             }
             self.nodes[gateway as usize].forwarded += 1;
+            self.wired.as_mut().expect("a gateway").from_hosts[g as usize] += 1;
             self.with_router(now, gateway, |r, now, ctx| r.route_output(now, packet, ctx));
         }
     }

@@ -333,6 +333,10 @@ fn with_two_gateways_each_node_goes_through_the_nearer_one() {
                 f.hops_mean
             );
         }
+        // Each gateway handed its node's packets to the host.
+        assert_eq!(r.nodes[0].to_hosts, r.flows[0].received, "{routing}");
+        assert_eq!(r.nodes[5].to_hosts, r.flows[1].received, "{routing}");
+        assert_eq!(r.nodes[2].to_hosts, 0);
         assert!(r.ledger.balanced);
     }
 }
@@ -350,6 +354,11 @@ fn with_two_gateways_a_host_answers_through_the_gateway_its_peer_used() {
     assert!(f.received > 1000, "{}", f.received);
     assert_eq!(f.delivered_in_order_bytes, f.received_bytes);
     assert!(f.hops_mean < 1.01, "{}", f.hops_mean);
+    // The host's first packets entered at gateway 0, the rest at 5.
+    let (first, second) = (r.nodes[0].from_hosts, r.nodes[5].from_hosts);
+    assert!(first >= 1 && second > 100 * first, "{first} {second}");
+    // All the host sent, but what was still on the wire at the end.
+    assert!(first + second <= f.sent && first + second + 20 >= f.sent);
     assert!(r.ledger.balanced);
 }
 
