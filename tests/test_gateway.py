@@ -103,6 +103,10 @@ def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
     to_hosts = result.nodes.set_index("id")["to_hosts"]
     assert [to_hosts[0], to_hosts[5], to_hosts[2]] == [*flows["received"], 0]
     assert animate.animation_data(tmp_path / "two.toml", packets=False)["gateways"] == [0, 5]
+    # The run's report shows each gateway's share.
+    proc = cli("run", tmp_path / "two.toml")
+    assert proc.returncode == 0, proc.stderr
+    assert "Gateways: node 0: 116 to hosts, 0 from; node 5: 116 to hosts, 0 from" in proc.stdout
     # A list with a node twice names the key.
     bad = write_toml(tmp_path / "bad.toml", {**two, "gateway": {"node": [0, 0]}})
     line = assert_clean_error(cli("run", bad))

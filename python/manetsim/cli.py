@@ -1041,12 +1041,27 @@ def _print_report(result: Result, console: Console) -> None:
         console.print("Drops: none", highlight=False)
     console.print(_mac_table(data.get("mac", {})))
     console.print(_routing_line(data.get("routing", {})), highlight=False)
+    gateways = _gateways_line(data.get("nodes", []))
+    if gateways:
+        console.print(gateways, highlight=False)
     console.print(_ledger_line(data.get("ledger", {})), highlight=False)
     console.print(
         f"{result.events:,} events processed in {result.wall_s:.3f} s wall "
         f"({result.events_per_s:,.0f} events/s)",
         highlight=False,
     )
+
+
+def _gateways_line(nodes: list[dict[str, Any]]) -> str:
+    """Each gateway's packets to and from the hosts, or "" without any."""
+    busy = [n for n in nodes if n.get("to_hosts") or n.get("from_hosts")]
+    if not busy:
+        return ""
+    parts = "; ".join(
+        f"node {n['id']}: {n.get('to_hosts', 0):,} to hosts, {n.get('from_hosts', 0):,} from"
+        for n in busy
+    )
+    return f"Gateways: {parts}"
 
 
 def _routing_line(routing: dict[str, Any]) -> str:
