@@ -68,15 +68,16 @@ impl StaticRoutes {
     }
 }
 
-/// One node's static routing agent: a view of the shared tables.
+/// Node `me`'s static routing agent: a view of the shared tables.
 #[derive(Debug, Clone)]
 pub struct StaticRouting {
+    me: NodeId,
     table: Rc<StaticRoutes>,
 }
 
 impl StaticRouting {
-    pub fn new(table: Rc<StaticRoutes>) -> Self {
-        Self { table }
+    pub fn new(me: NodeId, table: Rc<StaticRoutes>) -> Self {
+        Self { me, table }
     }
 }
 
@@ -92,8 +93,8 @@ impl RoutingProtocol for StaticRouting {
         }
     }
 
-    fn hop_count(&self, _dst: NodeId, _now: SimTime) -> Option<u32> {
-        None
+    fn hop_count(&self, dst: NodeId, _now: SimTime) -> Option<u32> {
+        self.table.hop_count(self.me, dst)
     }
 }
 
@@ -125,6 +126,14 @@ mod tests {
         assert_eq!(t.hop_count(0, 5), Some(5));
         assert_eq!(t.next_hop(5, 5), None);
         assert_eq!(t.next_hop(0, 3), None, "3 is not a flow destination");
+    }
+
+    #[test]
+    fn each_nodes_agent_reports_its_own_hop_count() {
+        let t = Rc::new(StaticRoutes::compute(&chain(6), &[5, 0]));
+        let at = |me: NodeId, dst: NodeId| StaticRouting::new(me, Rc::clone(&t)).hop_count(dst, 0);
+        assert_eq!((at(0, 5), at(3, 5), at(5, 0)), (Some(5), Some(2), Some(5)));
+        assert_eq!(at(0, 3), None, "3 is not a flow destination");
     }
 
     #[test]

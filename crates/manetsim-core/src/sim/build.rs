@@ -344,9 +344,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 RoutingProtocol::Olsr => {
                     Router::Olsr(Box::new(Olsr::new(i, olsr_config(s.routing.olsr.as_ref()))))
                 }
-                RoutingProtocol::Static => Router::Static(StaticRouting::new(Rc::clone(
-                    table.as_ref().expect("static routing has its table"),
-                ))),
+                RoutingProtocol::Static => Router::Static(StaticRouting::new(
+                    i,
+                    Rc::clone(table.as_ref().expect("static routing has its table")),
+                )),
             },
             routing_rng: Rng::new(s.seed, Stream::Routing, i as u64),
             routing_timer: TimerSlot::default(),

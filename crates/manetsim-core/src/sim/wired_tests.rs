@@ -323,7 +323,7 @@ fn with_two_gateways_each_node_goes_through_the_nearer_one() {
         )
     };
     let flows = format!("{}\n{}", cbr(1), cbr(4));
-    for routing in [AODV_UU, "protocol = \"dsdv\""] {
+    for routing in [AODV_UU, "protocol = \"dsdv\"", "protocol = \"static\""] {
         let r = run_text(&two_gateways(routing, &flows), &[]);
         for f in &r.flows {
             assert!(f.received + 2 >= f.sent, "{routing}: {f:?}");
