@@ -1438,18 +1438,14 @@ impl World {
     /// `[mac] ll_delay_s` later.
     fn enqueue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         if let Some(t) = &mut self.trace {
-            // ns-2's `f`: a router sending what another node originated.
-            let op = if packet.src == n { 's' } else { 'f' };
-            t.packet(
-                op,
-                now,
-                n,
-                Layer::Router,
-                "---",
-                &packet,
-                MacFields::default(),
-                next_hop,
-            );
+            // ns-2's `f`: a router sending what another node originated,
+            // with the MAC header it arrived with.
+            let (op, mac) = if packet.src == n {
+                ('s', MacFields::default())
+            } else {
+                ('f', t.received_mac(n, packet.uid))
+            };
+            t.packet(op, now, n, Layer::Router, "---", &packet, mac, next_hop);
         }
         if self.ll_delay_ns > 0 {
             self.park(

@@ -37,7 +37,9 @@
 //!   for `MAC` sends the frame's bytes;
 //! - `[mac]`: duration (µs), receiver, transmitter and EtherType, in hex
 //!   (`ffffffff` is broadcast): the frame's for a MAC send, the last hop's
-//!   (receiver and transmitter) for a reception, zeros otherwise;
+//!   (receiver and transmitter) for a reception and for the `f` line of
+//!   its forwarding (the packet keeps the header it arrived with, as in
+//!   ns-2), zeros otherwise;
 //! - `[ip]`: `[src:port dst:port ttl next_hop]`, `-1` for broadcast; a
 //!   flow's endpoints use the flow's index as their port, routing agents
 //!   port 255 (ns-2's `RT_PORT`);
@@ -80,6 +82,7 @@ use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
 use crate::transport::sctp::SctpChunk;
 use crate::wire::{aodv, aomdv, dsr, olsr};
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -161,7 +164,17 @@ pub struct Ns2Trace {
     /// (`cbr`, or `exp` and `pareto` for on-off sources); `cbr` when unset.
     udp_names: Vec<&'static str>,
     line: String,
+    /// Per node, the MAC fields of the latest packets its routing received
+    /// (uid, fields; at most [`RECEIVED_MAC_KEPT`]): a packet forwarded
+    /// keeps the MAC header it arrived with in ns-2, whose `f` line shows
+    /// it.
+    received_mac: HashMap<NodeId, VecDeque<(u64, MacFields)>>,
 }
+
+/// Received packets' MAC fields kept per node for their `f` lines: a
+/// relay's jittered broadcast leaves within 10 ms, while a few dozen
+/// other packets may arrive.
+const RECEIVED_MAC_KEPT: usize = 64;
 
 impl Ns2Trace {
     /// Starts a trace that [`Self::finish`] renames to `dest`.
@@ -184,6 +197,7 @@ impl Ns2Trace {
             mss,
             udp_names: Vec::new(),
             line: String::with_capacity(160),
+            received_mac: HashMap::new(),
         })
     }
 
@@ -264,9 +278,26 @@ impl Ns2Trace {
     /// packet from their address classifier straight to the transport
     /// agent: its `r … AGT` line is the only one).
     pub fn routing_received(&mut self, now: SimTime, node: NodeId, p: &Packet, mac: MacFields) {
+        let kept = self.received_mac.entry(node).or_default();
+        if kept.len() == RECEIVED_MAC_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((p.uid, mac));
         let for_me = !p.is_control() && (p.dst == node || p.dst == BROADCAST);
         if !for_me || self.protocol == RoutingProtocol::Dsr {
             self.packet('r', now, node, Layer::Router, "---", p, mac, node);
+        }
+    }
+
+    /// The MAC fields packet `uid` arrived at `node` with, for the `f` line
+    /// of its forwarding (none kept: zeros, as a packet the node made).
+    pub fn received_mac(&mut self, node: NodeId, uid: u64) -> MacFields {
+        let Some(kept) = self.received_mac.get_mut(&node) else {
+            return MacFields::default();
+        };
+        match kept.iter().rposition(|&(u, _)| u == uid) {
+            Some(i) => kept.remove(i).map_or(MacFields::default(), |(_, m)| m),
+            None => MacFields::default(),
         }
     }
 
@@ -785,6 +816,30 @@ mod tests {
         ));
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn a_forwarded_packet_keeps_the_mac_fields_it_arrived_with() {
+        let path = dir().join("keeps.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
+        let mut p = Packet::control(0, 5, 30, 8, Vec::new());
+        p.uid = 7;
+        let mac = MacFields::received(2, 1, false, 314_000);
+        t.routing_received(1_000, 2, &p, mac);
+        // Another node's packets and other uids do not mix in.
+        assert_eq!(t.received_mac(3, 7), MacFields::default());
+        assert_eq!(t.received_mac(2, 8), MacFields::default());
+        assert_eq!(t.received_mac(2, 7), mac);
+        // Taken once: a later forwarding of the same packet has none kept.
+        assert_eq!(t.received_mac(2, 7), MacFields::default());
+        // At most RECEIVED_MAC_KEPT per node: the oldest goes first.
+        for uid in 0..=RECEIVED_MAC_KEPT as u64 {
+            p.uid = 100 + uid;
+            t.routing_received(2_000, 4, &p, mac);
+        }
+        assert_eq!(t.received_mac(4, 100), MacFields::default());
+        assert_eq!(t.received_mac(4, 101), mac);
+        t.abandon();
     }
 
     fn data(uid: u64, flow: u32, seq: u64, tcp: bool) -> Packet {
