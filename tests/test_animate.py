@@ -224,3 +224,18 @@ def test_the_page_runs_in_a_browser(tmp_path: Path):
     for i, times in enumerate(data["delivered_us"]):
         got = sum(t <= 10_500_000 for t in times)
         assert f'id="got{i}">{got}<' in dom
+
+
+def test_a_request_whose_ttl_ran_out_is_no_drop_but_a_data_packets_is() -> None:
+    from manetsim.animate import read_trace
+
+    lines = [
+        # ns-2.35's AODV: a relay's request with no TTL left (a copy of a
+        # broadcast, which the result does not count as dropped).
+        "D 9.534279792 _21_ RTR  TTL 0 AODV 48 [0 ffffffff 14 800] ------- "
+        "[21:255 -1:255 0 0] [0x2 5 2 [22 7] [6 10]] (REQUEST)",
+        # A data packet whose TTL ran out: a drop.
+        "D 9.6 _3_ RTR  TTL 12 cbr 532 [13a 3 4 800] ------- [0:1 9:1 0 3] [4] 30 0",
+    ]
+    events = read_trace(lines)
+    assert events.drops == ([9_600_000], [3])

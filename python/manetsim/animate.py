@@ -89,6 +89,17 @@ _SET = re.compile(r"^\$node_\((\d+)\) set ([XY])_ (\S+)$")
 _SETDEST = re.compile(r'^\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"$')
 
 
+def _expired_request(t: list[str]) -> bool:
+    """Whether a drop line is a broadcast request whose TTL ran out at a
+    receiver (`D … RTR TTL` with IP destination -1, as ns-2.35's AODV and
+    AOMDV write it): its broadcast was counted once, as sent, and the copy
+    is no drop of the result's."""
+    if t[4] != "TTL" or "-------" not in t:
+        return False
+    ip = t.index("-------") + 2
+    return ip < len(t) and t[ip].startswith("-1:")
+
+
 class AnimationError(ValueError):
     """A movement file or trace this module cannot read."""
 
@@ -234,7 +245,7 @@ def read_trace(
             ft.append(us)
             fn.append(node)
             fk.append(_KIND_OF_TYPE.get(kind, 2))
-        elif t[0] == "D" and t[4] in PACKET_DROPS:
+        elif t[0] == "D" and t[4] in PACKET_DROPS and not _expired_request(t):
             dt.append(us)
             dn.append(node)
         elif (

@@ -71,6 +71,13 @@ pub enum RoutingAction {
     /// (ns-2.35's DSR writes its flow state so: `SFESTs`, `SFs`, `SFf`,
     /// `SFErr`, `SFEr`). Pushed only when [`RoutingCtx::tracing`].
     Note(String),
+    /// A request this node would have relayed had its IP TTL not run out,
+    /// as it would have left (this node's address, TTL 0, the uid of the
+    /// copy received): ns-2.35's AODV and AOMDV drop it with a `D … RTR
+    /// TTL` line, which the trace writes. Nothing else counts it (the copy
+    /// received was counted with its broadcast). Pushed only when
+    /// [`RoutingCtx::tracing`].
+    Expired(Packet),
 }
 
 /// What the world lends a protocol for one call.
@@ -183,6 +190,14 @@ impl RoutingCtx<'_> {
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
         self.out.push(RoutingAction::Drop { packet, reason });
+    }
+
+    /// A request whose TTL ran out here ([`RoutingAction::Expired`]),
+    /// made only when the run writes an ns-2 trace.
+    pub fn expired(&mut self, packet: impl FnOnce() -> Packet) {
+        if self.tracing {
+            self.out.push(RoutingAction::Expired(packet()));
+        }
     }
 
     /// A line for the ns-2 trace, made only when the run writes one.

@@ -11,6 +11,8 @@ pub(crate) struct Agent<P> {
     pub a: P,
     pub rng: Rng,
     pub out: Vec<RoutingAction>,
+    /// Whether the run writes an ns-2 trace ([`RoutingCtx::tracing`]).
+    pub tracing: bool,
 }
 
 impl<P: RoutingProtocol> Agent<P> {
@@ -21,6 +23,7 @@ impl<P: RoutingProtocol> Agent<P> {
             a,
             rng: Rng::from_seed(seed),
             out: Vec::new(),
+            tracing: false,
         }
     }
 
@@ -30,7 +33,7 @@ impl<P: RoutingProtocol> Agent<P> {
             me: self.me,
             rng: &mut self.rng,
             out: &mut self.out,
-            tracing: false,
+            tracing: self.tracing,
         };
         f(&mut self.a, &mut ctx);
         std::mem::take(&mut self.out)

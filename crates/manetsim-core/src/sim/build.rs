@@ -250,12 +250,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     for (i, p) in pos.iter().enumerate() {
         grid.insert(i as u32, *p);
     }
-    let mut mac_params = MacParams::from_scenario(&s.mac);
-    if s.routing.protocol == RoutingProtocol::Aodv {
-        // ns-2.35's AODV adds no IP header to TCP packets (the others do).
-        mac_params.ns2_tcp_extra_bytes = 0;
-    }
-    let mac_params = Rc::new(mac_params);
+    let mac_params = Rc::new(mac_params(s));
 
     // Routes towards every flow endpoint: TCP's ACKs travel back to the source.
     // Static routing follows them; over nodes that never move they also say
@@ -461,6 +456,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         listeners: Vec::new(),
         holding: false,
         failed_next_hop: 0,
+        failed_frame: (u64::MAX, 0),
         held: Vec::new(),
         heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,
@@ -511,6 +507,16 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         },
         energy_series: Default::default(),
     })
+}
+
+/// The MAC's parameters for scenario `s`.
+pub(crate) fn mac_params(s: &Scenario) -> MacParams {
+    let mut mac_params = MacParams::from_scenario(&s.mac);
+    if s.routing.protocol == RoutingProtocol::Aodv {
+        // ns-2.35's AODV adds no IP header to TCP packets (the others do).
+        mac_params.ns2_tcp_extra_bytes = 0;
+    }
+    mac_params
 }
 
 #[cfg(test)]

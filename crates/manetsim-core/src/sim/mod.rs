@@ -180,6 +180,7 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
             },
             _ => "cbr",
         }));
+        trace.set_mac(build::mac_params(scenario));
         world.trace = Some(Box::new(trace));
     }
     if scenario.output.pcap {
@@ -783,6 +784,10 @@ pub(crate) struct World {
     /// The next hop a failure being handed to a routing agent was for: the
     /// trace's `RTR CBK` line shows it, as ns-2.35's does.
     failed_next_hop: NodeId,
+    /// The packet (uid) the MAC gave up on and its data frame's duration
+    /// field: its `RTR CBK` line shows the frame's MAC header, as ns-2.35's
+    /// does (the packets taken from the queue with it show none).
+    failed_frame: (u64, SimTime),
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
@@ -1147,7 +1152,7 @@ impl World {
                 } => {
                     let mac = MacFields::received(ra, from, packet.is_arp(), duration_ns);
                     if let Some(t) = &mut self.trace {
-                        t.packet('r', now, n, Layer::Mac, "---", &packet, mac, n);
+                        t.mac_received('r', now, n, "---", &packet, mac);
                     }
                     if let Some(p) = &mut self.pcap {
                         let h = DataHeader {
@@ -1256,6 +1261,7 @@ impl World {
     ) {
         if let (TxOutcome::Failed(gave_up), Some(t)) = (outcome, &mut self.trace) {
             t.mac_gave_up(now, n, &packet, next_hop, gave_up);
+            self.failed_frame = (packet.uid, gave_up.duration_ns);
         }
         match outcome {
             TxOutcome::Acked => {}
@@ -1334,7 +1340,8 @@ impl World {
                     RoutingAction::Originate { .. }
                     | RoutingAction::Create { .. }
                     | RoutingAction::Reroute { .. }
-                    | RoutingAction::Note(_) => {}
+                    | RoutingAction::Note(_)
+                    | RoutingAction::Expired(_) => {}
                 }
             }
             self.routing_out = out;
@@ -1419,6 +1426,12 @@ impl World {
                     t.note(&line);
                 }
             }
+            RoutingAction::Expired(packet) => {
+                if let Some(t) = &mut self.trace {
+                    let mac = t.received_mac(n, packet.uid);
+                    t.packet('D', now, n, Layer::Router, "TTL", &packet, mac, BROADCAST);
+                }
+            }
             RoutingAction::Reroute { next_hop } => {
                 let node = &mut self.nodes[n as usize];
                 let control = node.router.reroutes_control();
@@ -1438,13 +1451,12 @@ impl World {
     /// `[mac] ll_delay_s` later.
     fn enqueue(&mut self, now: SimTime, n: u32, packet: Packet, next_hop: NodeId) {
         if let Some(t) = &mut self.trace {
-            // ns-2's `f`: a router sending what another node originated,
-            // with the MAC header it arrived with.
-            let (op, mac) = if packet.src == n {
-                ('s', MacFields::default())
-            } else {
-                ('f', t.received_mac(n, packet.uid))
-            };
+            // ns-2's `f`: a router sending what another node originated.
+            // A packet keeps the MAC header it arrived with, as does a
+            // request a relay sends on under its own address (AODV's and
+            // AOMDV's, which keep the uid: ns-2 sends the same packet).
+            let op = if packet.src == n { 's' } else { 'f' };
+            let mac = t.received_mac(n, packet.uid);
             t.packet(op, now, n, Layer::Router, "---", &packet, mac, next_hop);
         }
         if self.ll_delay_ns > 0 {
@@ -1621,20 +1633,33 @@ impl World {
         self.ledger.drop(reason);
         if let Some(t) = &mut self.trace {
             let (layer, code) = drop_code(reason);
-            let next_hop = match reason {
-                DropReason::RetryLimit => self.failed_next_hop,
-                _ => 0,
+            // ns-2.35's packet keeps the MAC header it last had: the failed
+            // frame's after a MAC failure (without a duration for the
+            // packets that were still queued), the one it arrived with
+            // for a packet routing drops on its way (with the next hop it
+            // arrived for, this node).
+            let (mac, next_hop) = match reason {
+                DropReason::RetryLimit => {
+                    let (uid, duration_ns) = self.failed_frame;
+                    let mac = MacFields {
+                        duration_us: if uid == packet.uid {
+                            duration_ns / 1_000
+                        } else {
+                            0
+                        },
+                        ra: self.failed_next_hop,
+                        ta: n,
+                        ether_type: 0x800,
+                    };
+                    (mac, self.failed_next_hop)
+                }
+                _ if layer == Layer::Router => {
+                    let mac = t.received_mac(n, packet.uid);
+                    (mac, if mac == MacFields::default() { 0 } else { n })
+                }
+                _ => (MacFields::default(), 0),
             };
-            t.packet(
-                'D',
-                now,
-                n,
-                layer,
-                code,
-                packet,
-                MacFields::default(),
-                next_hop,
-            );
+            t.packet('D', now, n, layer, code, packet, mac, next_hop);
         }
     }
 
@@ -2056,7 +2081,7 @@ impl World {
     fn deliver_local(&mut self, now: SimTime, packet: Packet, mac: MacFields) {
         if let Some(t) = &mut self.trace {
             let n = packet.dst;
-            t.packet('r', now, n, Layer::Agent, "---", &packet, mac, n);
+            t.agent_received(now, n, &packet, mac);
         }
         // A one-way SYN carries no data: the flow's counts leave it out.
         let data = packet.payload_bytes > 0;

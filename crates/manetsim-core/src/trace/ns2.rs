@@ -76,7 +76,9 @@
 //! Packets still in flight when the run ends are not traced as dropped.
 
 use crate::engine::SimTime;
-use crate::mac::{Frame, FrameKind, GaveUp, Refusal, RTS_BYTES};
+use crate::mac::{
+    Frame, FrameKind, FrameSizes, GaveUp, MacParams, Refusal, NS2_DATA_HEADER_BYTES, RTS_BYTES,
+};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
@@ -169,6 +171,8 @@ pub struct Ns2Trace {
     /// keeps the MAC header it arrived with in ns-2, whose `f` line shows
     /// it.
     received_mac: HashMap<NodeId, VecDeque<(u64, MacFields)>>,
+    /// The MAC's parameters, for the sizes ns-2 shows below its agents.
+    mac: Option<MacParams>,
 }
 
 /// Received packets' MAC fields kept per node for their `f` lines: a
@@ -198,12 +202,21 @@ impl Ns2Trace {
             udp_names: Vec::new(),
             line: String::with_capacity(160),
             received_mac: HashMap::new(),
+            mac: None,
         })
     }
 
     /// ns-2's names of the flows' UDP data packets, by flow.
     pub fn set_udp_names(&mut self, names: impl IntoIterator<Item = &'static str>) {
         self.udp_names = names.into_iter().collect();
+    }
+
+    /// The MAC's parameters: under `[mac] frames = "ns2"` a packet below
+    /// its agents is traced at the size ns-2.35 gives it (a TCP packet
+    /// with the routing agent's second IP header, a UDP one without its
+    /// UDP header). Without them, at its IP datagram's size.
+    pub fn set_mac(&mut self, mac: MacParams) {
+        self.mac = Some(mac);
     }
 
     /// Where the trace goes once finished.
@@ -224,14 +237,73 @@ impl Ns2Trace {
         mac: MacFields,
         next_hop: NodeId,
     ) {
+        let size = match layer {
+            Layer::Agent => agent_size(p),
+            _ => self.datagram_size(p),
+        };
+        self.packet_line(op, now, node, layer, reason, p, mac, next_hop, size, p.hops);
+    }
+
+    /// A packet reaches its transport agent at `node`: its `r … AGT`
+    /// line. Under `[mac] frames = "ns2"` it shows the size ns-2.35's
+    /// agent receives: the routing agent's IP header stays on over AODV,
+    /// AOMDV and DSDV (a 512-byte CBR packet is 532 bytes, a TCP segment
+    /// over AOMDV and DSDV 572), while ns-2's DSR takes its headers off.
+    pub fn agent_received(&mut self, now: SimTime, node: NodeId, p: &Packet, mac: MacFields) {
+        let size = match &self.mac {
+            Some(m) if m.frames == FrameSizes::Ns2 && self.protocol != RoutingProtocol::Dsr => {
+                self.datagram_size(p)
+            }
+            _ => agent_size(p),
+        };
+        self.packet_line(
+            'r',
+            now,
+            node,
+            Layer::Agent,
+            "---",
+            p,
+            mac,
+            node,
+            size,
+            p.hops,
+        );
+    }
+
+    /// A packet node `node`'s MAC hands up (`r`) or discards once decoded
+    /// (`D`): ns-2.35's `recvDATA` has counted the hop by then, so the
+    /// line shows one hop more than the packet has yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mac_received(
+        &mut self,
+        op: char,
+        now: SimTime,
+        node: NodeId,
+        reason: &str,
+        p: &Packet,
+        mac: MacFields,
+    ) {
+        let size = self.datagram_size(p);
+        let hops = p.hops.saturating_add(1);
+        self.packet_line(op, now, node, Layer::Mac, reason, p, mac, node, size, hops);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn packet_line(
+        &mut self,
+        op: char,
+        now: SimTime,
+        node: NodeId,
+        layer: Layer,
+        reason: &str,
+        p: &Packet,
+        mac: MacFields,
+        next_hop: NodeId,
+        size: u32,
+        hops: u16,
+    ) {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        let size = match (layer, p.kind) {
-            (Layer::Agent, PacketKind::Data { .. }) if p.transport.is_none() => p.payload_bytes,
-            // Without a routing header (DSR's), which agents never see.
-            (Layer::Agent, _) => p.size_bytes - p.body().len() as u32,
-            _ => p.size_bytes,
-        };
         head(
             &mut line,
             op,
@@ -239,14 +311,25 @@ impl Ns2Trace {
             node,
             layer.code(),
             reason,
-            p.uid,
+            if p.is_arp() { 0 } else { p.uid },
             self.kind(p),
             size,
         );
         mac_part(&mut line, mac);
-        self.packet_part(&mut line, p, next_hop);
+        self.packet_part(&mut line, p, next_hop, hops);
         self.write(&line);
         self.line = line;
+    }
+
+    /// The size ns-2.35 gives packet `p` below its agents: with `[mac]
+    /// frames = "ns2"`, the body of its frame (a TCP packet with the
+    /// second IP header ns-2's routing agents but AODV's add, a UDP packet
+    /// without the UDP header ns-2 never sends); else its IP datagram.
+    fn datagram_size(&self, p: &Packet) -> u32 {
+        match &self.mac {
+            Some(m) if m.frames == FrameSizes::Ns2 => m.data_frame_bytes(p) - NS2_DATA_HEADER_BYTES,
+            _ => p.size_bytes,
+        }
     }
 
     /// A transport agent at node `node` sends `p`: its `s … AGT` line,
@@ -316,7 +399,8 @@ impl Ns2Trace {
         if let Some(rts_ns) = g.rts_duration_ns {
             let mut line = std::mem::take(&mut self.line);
             line.clear();
-            head(&mut line, 'D', now, node, "MAC", "RET", 0, "RTS", RTS_BYTES);
+            let size = RTS_BYTES + NS2_PLCP_BYTES;
+            head(&mut line, 'D', now, node, "MAC", "RET", 0, "RTS", size);
             mac_part(
                 &mut line,
                 MacFields {
@@ -326,7 +410,7 @@ impl Ns2Trace {
                     ether_type: 0,
                 },
             );
-            line.push('\n');
+            line.push_str(" \n");
             self.write(&line);
             self.line = line;
         }
@@ -394,7 +478,7 @@ impl Ns2Trace {
         match &f.packet {
             Some(p) => {
                 let mac = MacFields::received(f.ra, f.ta, p.is_arp(), f.duration_ns);
-                self.packet('D', now, node, Layer::Mac, reason, p, mac, node);
+                self.mac_received('D', now, node, reason, p, mac);
             }
             None => self.frame_line_as('D', reason, now, node, f),
         }
@@ -410,7 +494,11 @@ impl Ns2Trace {
         let mac = MacFields {
             duration_us: f.duration_ns / 1_000,
             ra: f.ra,
-            ta: f.ta,
+            // ns-2.35's CTS and ACK frames have no transmitter address.
+            ta: match f.kind {
+                FrameKind::Cts | FrameKind::Ack => 0,
+                _ => f.ta,
+            },
             ether_type: match &f.packet {
                 Some(p) if p.is_arp() => 0x806,
                 Some(_) => 0x800,
@@ -418,18 +506,21 @@ impl Ns2Trace {
             },
         };
         let (uid, kind) = match (&f.kind, &f.packet) {
+            (FrameKind::Data, Some(p)) if p.is_arp() => (0, "ARP"),
             (FrameKind::Data, Some(p)) => (p.uid, self.kind(p)),
             (FrameKind::Rts, _) => (0, "RTS"),
             (FrameKind::Cts, _) => (0, "CTS"),
             (FrameKind::Ack, _) => (0, "ACK"),
             (FrameKind::Data, None) => (0, "MAC"),
         };
-        head(&mut line, op, now, node, "MAC", reason, uid, kind, f.bytes);
+        let size = f.bytes + NS2_PLCP_BYTES;
+        head(&mut line, op, now, node, "MAC", reason, uid, kind, size);
         mac_part(&mut line, mac);
         match &f.packet {
-            Some(p) => self.packet_part(&mut line, p, f.ra),
-            // A frame without a packet (RTS, CTS, ACK) ends here.
-            None => line.push('\n'),
+            Some(p) => self.packet_part(&mut line, p, f.ra, p.hops),
+            // A frame without a packet (RTS, CTS, ACK) ends here, after
+            // the space ns-2 writes behind its MAC field.
+            None => line.push_str(" \n"),
         }
         self.write(&line);
         self.line = line;
@@ -525,23 +616,38 @@ impl Ns2Trace {
     }
 
     /// ` ------- [ip] tail` and the line's end.
-    fn packet_part(&self, line: &mut String, p: &Packet, next_hop: NodeId) {
+    fn packet_part(&self, line: &mut String, p: &Packet, next_hop: NodeId, hops: u16) {
         if let PacketKind::Arp { target, reply } = p.kind {
-            let what = if reply { "REPLY" } else { "REQUEST" };
-            let _ = writeln!(line, " ------- [{what} {0}/{0} 0/{target}]", p.src);
+            // ns-2's `[op sha/spa tha/tpa]`: a request does not know the
+            // target's hardware address yet, a reply names the requester.
+            let (what, tha) = if reply {
+                ("REPLY", target)
+            } else {
+                ("REQUEST", 0)
+            };
+            let _ = writeln!(line, " ------- [{what} {0}/{0} {tha}/{target}]", p.src);
             return;
         }
         let port = match p.kind {
             PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow } => flow,
             _ => 255,
         };
+        // A broadcast leaves its next hop unset in ns-2 (0). ns-2.35's DSR
+        // carries a request's reach in its own header and its DSDV never
+        // sets the TTL of an update, so both keep the default IP TTL, 32;
+        // manetsim's are 1 (one hop) or the ring's radius.
+        let broadcast = p.dst == BROADCAST || next_hop == BROADCAST;
+        let next_hop = if broadcast { 0 } else { addr(next_hop) };
+        let ttl = match self.protocol {
+            RoutingProtocol::Dsr if p.is_control() && p.dst == BROADCAST => NS2_IP_TTL,
+            RoutingProtocol::Dsdv if p.is_control() => NS2_IP_TTL,
+            _ => p.ttl,
+        };
         let _ = write!(
             line,
-            " ------- [{}:{port} {}:{port} {} {}]",
+            " ------- [{}:{port} {}:{port} {ttl} {next_hop}]",
             p.src,
             addr(self.ip_dst(p)),
-            p.ttl,
-            addr(next_hop)
         );
         if let Some(chunk) = p.sctp() {
             // ns-2.35's shape: chunks, type, TSN (from 1), stream, SSN.
@@ -555,22 +661,22 @@ impl Ns2Trace {
                 SctpChunk::Sack(s) => write!(line, " [1 S {} 65535 65535]", s.cum_next),
                 _ => write!(line, " [1 I -1 65535 65535]"),
             };
-            let _ = writeln!(line, " {} 0", p.hops);
+            let _ = writeln!(line, " {hops} 0");
             return;
         }
         match p.kind {
             PacketKind::Data { seq, .. } if p.tcp().is_some() => {
-                let _ = write!(line, " [{seq} 0] {} 0", p.hops);
+                let _ = write!(line, " [{seq} 0] {hops} 0");
             }
             PacketKind::Data { seq, .. } => {
-                let _ = write!(line, " [{seq}] {} 0", p.hops);
+                let _ = write!(line, " [{seq}] {hops} 0");
             }
             PacketKind::TcpAck { flow } => {
                 let mss = self.mss.get(flow as usize).copied().unwrap_or(0).max(1);
                 // As the data's numbers (`seq.div_ceil(mss)`): after a SYN,
                 // which takes number 0, data is numbered from 1.
                 let acked = p.tcp().map_or(0, |s| s.ack.div_ceil(mss)) as i64 - 1;
-                let _ = write!(line, " [{acked} 0] {} 0", p.hops);
+                let _ = write!(line, " [{acked} 0] {hops} 0");
             }
             PacketKind::Control => self.control_tail(line, p),
             PacketKind::Arp { .. } => unreachable!("handled above"),
@@ -612,7 +718,9 @@ impl Ns2Trace {
                 };
                 let _ = write!(line, " {label}");
             }
-            RoutingProtocol::Dsdv => {}
+            // ns-2 writes no fields for DSDV's updates, only the space
+            // that ends the IP field.
+            RoutingProtocol::Dsdv => line.push(' '),
         }
     }
 }
@@ -672,6 +780,24 @@ impl Drop for Ns2Trace {
         if self.out.take().is_some() {
             let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// The IP TTL ns-2's packets start with (`IP_DEF_TTL`).
+const NS2_IP_TTL: u8 = 32;
+
+/// The PLCP preamble and header ns-2.35's MAC counts in a frame's size
+/// (144 + 48 bits, `PLCP_HDR_LEN`): its `MAC` lines show a frame as sent
+/// with them.
+const NS2_PLCP_BYTES: u32 = 24;
+
+/// What an agent's line shows of packet `p`: a UDP packet's payload, a
+/// TCP, TFRC or SCTP packet with its transport and IP headers, never a
+/// routing header (DSR's), which agents do not see.
+fn agent_size(p: &Packet) -> u32 {
+    match p.kind {
+        PacketKind::Data { .. } if p.transport.is_none() => p.payload_bytes,
+        _ => p.size_bytes - p.body().len() as u32,
     }
 }
 
@@ -964,10 +1090,11 @@ mod tests {
             got,
             [
                 "s 1.000000000 _0_ AGT  --- 7 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [3 0] 0 0",
-                "f 2.500000001 _3_ RTR  --- 9 AODV 52 [0 0 0 0] ------- [2:255 -1:255 30 -1] [0x2 2 6 [5 0] [2 4]] (REQUEST)",
+                "f 2.500000001 _3_ RTR  --- 9 AODV 52 [0 0 0 0] ------- [2:255 -1:255 30 0] [0x2 2 6 [5 0] [2 4]] (REQUEST)",
                 "r 3.000000000 _5_ AGT  --- 11 cbr 512 [0 5 4 800] ------- [0:1 5:1 32 5] [4] 0 0",
                 "D 4.000000000 _2_ IFQ  IFQ 12 ack 40 [0 0 0 0] ------- [5:0 0:0 32 1] [3 0] 0 0",
-                "s 5.000000000 _1_ MAC  --- 0 RTS 20 [7 2 1 0]",
+                // With the PLCP's 24 bytes, and the space ns-2 leaves.
+                "s 5.000000000 _1_ MAC  --- 0 RTS 44 [7 2 1 0] ",
             ]
         );
     }
@@ -1004,12 +1131,83 @@ mod tests {
         assert_eq!(
             lines(t),
             [
-                "D 6.000000000 _3_ MAC  RET 0 RTS 20 [4c6 4 3 0]",
+                "D 6.000000000 _3_ MAC  RET 0 RTS 44 [4c6 4 3 0] ",
                 "D 6.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ MAC  RET 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
                 "D 7.000000000 _3_ RTR  CBK 21 cbr 540 [0 0 0 0] ------- [0:1 5:1 32 0] [9] 0 0",
             ]
         );
+    }
+
+    /// With `[mac] frames = "ns2"`, sizes below the agents are ns-2.35's.
+    /// The expected lines are ns-2.35's own (chain6 over DSR and AODV,
+    /// seed 1, `manetsim crosscheck --keep-traces`), times and uids aside.
+    #[test]
+    fn ns2_frame_sizes_are_traced_as_ns2_shows_them() {
+        // The segment below the agents, on the air, and at the receiving
+        // agent: ns-2's DSR takes its headers off, the others leave the IP
+        // header on (AODV adds none to TCP packets).
+        for (protocol, routed, on_air, received) in [
+            (RoutingProtocol::Dsr, 572, 630, 552),
+            (RoutingProtocol::Aodv, 552, 610, 552),
+            (RoutingProtocol::Aomdv, 572, 630, 572),
+        ] {
+            let path = dir().join(format!("sizes-{protocol:?}.tr"));
+            let mut t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
+            let mut mac = MacParams::from_scenario(&crate::scenario::Mac {
+                frames: FrameSizes::Ns2,
+                ..Default::default()
+            });
+            if protocol == RoutingProtocol::Aodv {
+                mac.ns2_tcp_extra_bytes = 0;
+            }
+            t.set_mac(mac);
+            let mut p = data(14, 0, 6, true);
+            t.agent_sent(1_000_000_000, 0, &p);
+            t.packet(
+                's',
+                1_000_000_000,
+                0,
+                Layer::Router,
+                "---",
+                &p,
+                MacFields::default(),
+                1,
+            );
+            p.ttl = 32;
+            let mut frame = Frame::control(FrameKind::Data, 0, 1, 314_000);
+            frame.bytes = mac.data_frame_bytes(&p);
+            frame.packet = Some(p.clone());
+            t.frame(1_100_000_000, 0, &frame);
+            let arrived = MacFields::received(1, 0, false, 314_000);
+            t.mac_received('r', 1_200_000_000, 1, "---", &p, arrived);
+            p.hops = 5;
+            t.agent_received(1_250_000_000, 5, &p, MacFields::received(5, 4, false, 0));
+            let mut arp = crate::net::arp::reply(4, 5);
+            arp.uid = 99;
+            let mut frame = Frame::control(FrameKind::Data, 4, 5, 314_000);
+            frame.bytes = mac.data_frame_bytes(&arp);
+            frame.packet = Some(arp);
+            t.frame(1_300_000_000, 4, &frame);
+            let got = lines(t);
+            let fields = |l: &str| l.split(' ').skip(2).collect::<Vec<_>>().join(" ");
+            let got: Vec<String> = got.iter().map(|l| fields(l)).collect();
+            assert_eq!(
+                got,
+                [
+                    "_0_ AGT  --- 14 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [6 0] 0 0".to_string(),
+                    "_0_ RTR  --- 14 tcp 552 [0 0 0 0] ------- [0:0 5:0 32 0] [6 0] 0 0".to_string(),
+                    format!("_0_ RTR  --- 14 tcp {routed} [0 0 0 0] ------- [0:0 5:0 32 1] [6 0] 0 0"),
+                    format!("_0_ MAC  --- 14 tcp {on_air} [13a 1 0 800] ------- [0:0 5:0 32 1] [6 0] 0 0"),
+                    // ns-2's `recvDATA` took the header off and counted the hop.
+                    format!("_1_ MAC  --- 14 tcp {routed} [13a 1 0 800] ------- [0:0 5:0 32 1] [6 0] 1 0"),
+                    format!("_5_ AGT  --- 14 tcp {received} [0 5 4 800] ------- [0:0 5:0 32 5] [6 0] 5 0"),
+                    // ARP: ns-2's uid 0, a reply naming the requester.
+                    "_4_ MAC  --- 0 ARP 86 [13a 5 4 806] ------- [REPLY 4/4 5/5]".to_string(),
+                ],
+                "{protocol:?}"
+            );
+        }
     }
 
     /// A transport agent's packet gets ns-2's two lines: the agent's `s`,
@@ -1062,15 +1260,17 @@ mod tests {
         assert_eq!(
             lines(t),
             [
-                "D 1.000000000 _1_ MAC  COL 0 RTS 20 [7 2 1 0]",
-                "D 2.000000000 _1_ MAC  COL 0 CTS 14 [5 1 2 0]",
-                "D 1.000000000 _2_ MAC  COL 0 RTS 20 [7 2 1 0]",
-                "D 3.000000000 _3_ MAC  COL 21 cbr 598 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
-                "D 3.000000000 _4_ MAC  COL 21 cbr 598 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
-                "D 4.000000000 _9_ MAC  COL 22 cbr 598 [0 ffffffff 3 800] ------- [0:1 5:1 32 -1] [10] 0 0",
-                "D 5.000000000 _2_ MAC  BSY 0 RTS 20 [7 2 1 0]",
-                "D 5.000000000 _1_ MAC  STA 0 CTS 14 [5 1 2 0]",
-                "D 6.000000000 _4_ MAC  BSY 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 1.000000000 _1_ MAC  COL 0 RTS 44 [7 2 1 0] ",
+                // ns-2's CTS and ACK name no transmitter.
+                "D 2.000000000 _1_ MAC  COL 0 CTS 38 [5 1 0 0] ",
+                "D 1.000000000 _2_ MAC  COL 0 RTS 44 [7 2 1 0] ",
+                "D 3.000000000 _3_ MAC  COL 21 cbr 622 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 3.000000000 _4_ MAC  COL 21 cbr 622 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 0 0",
+                "D 4.000000000 _9_ MAC  COL 22 cbr 622 [0 ffffffff 3 800] ------- [0:1 5:1 32 0] [10] 0 0",
+                "D 5.000000000 _2_ MAC  BSY 0 RTS 44 [7 2 1 0] ",
+                "D 5.000000000 _1_ MAC  STA 0 CTS 38 [5 1 0 0] ",
+                // Refused in ns-2's `recvDATA`, which has counted the hop.
+                "D 6.000000000 _4_ MAC  BSY 21 cbr 540 [13a 4 3 800] ------- [0:1 5:1 32 4] [9] 1 0",
             ]
         );
     }
@@ -1293,7 +1493,8 @@ mod tests {
         assert_eq!(tail(&got[0]), "3 [0 0] [1 0 3 0->3] [0 0 0 0->0]");
         assert_eq!(tail(&got[1]), "3 [1 7] [0 7 0 0->0] [0 0 0 0->0]");
         // The request is traced to its target, as ns-2's DSR addresses it.
-        assert!(got[1].contains("[2:255 9:255 32 3]"), "{}", got[1]);
+        // It is broadcast: ns-2 leaves its next hop unset.
+        assert!(got[1].contains("[2:255 9:255 32 0]"), "{}", got[1]);
         assert_eq!(tail(&got[2]), "3 [0 0] [0 0 0 0->0] [1 1 0 4->5]");
     }
 

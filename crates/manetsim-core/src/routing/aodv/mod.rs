@@ -1253,6 +1253,22 @@ impl Aodv {
 
         // Relay the request.
         if ip_ttl <= 1 {
+            // ns-2.35 drops it here, as it would have gone on, with a
+            // trace line (the destination's sequence number as this node
+            // last had it, unsettled, for the line only).
+            ctx.expired(|| {
+                let mut out = rq;
+                out.hop_count = hops;
+                if let Some(e) = self.routes.get(rq.dst).filter(|e| e.valid_seqno) {
+                    if rq.unknown_seqno || seq_newer(e.seqno, rq.dst_seqno) {
+                        out.dst_seqno = e.seqno;
+                        out.unknown_seqno = false;
+                    }
+                }
+                let mut p = self.control(BROADCAST, 0, out.to_bytes(), stamp);
+                p.uid = packet.uid;
+                p
+            });
             return;
         }
         let mut out = rq;

@@ -129,8 +129,33 @@ fn a_seen_rreq_is_known_ahead_as_one_the_agent_drops_unread() {
 #[test]
 fn a_rreq_with_ttl_one_is_not_relayed() {
     let mut n = Node::new(2);
-    n.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, None, 0)));
+    let out = n.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, None, 0)));
+    assert!(out.is_empty(), "nothing, not even a trace line: {out:?}");
     assert!(n.timeout(ms(50)).is_empty());
+}
+
+#[test]
+fn with_a_trace_a_rreq_whose_ttl_runs_out_is_handed_over_as_it_would_have_gone() {
+    // ns-2.35 drops it with a `D … RTR TTL` line: this node's address, TTL
+    // 0, one hop more, the uid of the copy received.
+    let mut n = Node::new(2);
+    n.tracing = true;
+    let mut p = rreq_packet(1, 1, rreq(0, 1, 9, None, 0));
+    p.uid = 41;
+    let out = n.control(0, 1, p);
+    let [RoutingAction::Expired(e)] = out.as_slice() else {
+        panic!("{out:?}")
+    };
+    assert_eq!((e.src, e.dst, e.ttl, e.uid), (2, BROADCAST, 0, 41));
+    let Ok(Message::Rreq(r)) = Message::parse(e.body()) else {
+        panic!()
+    };
+    assert_eq!((r.orig, r.rreq_id, r.dst, r.hop_count), (0, 1, 9, 1));
+    assert!(n.timeout(ms(50)).is_empty(), "and it is not relayed");
+    // A request with TTL left is relayed, with no such line.
+    let out = n.control(ms(60), 1, rreq_packet(1, 2, rreq(0, 2, 9, None, 0)));
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(originated(&n.timeout(ms(80))).len(), 1);
 }
 
 #[test]

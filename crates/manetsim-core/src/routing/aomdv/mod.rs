@@ -587,7 +587,30 @@ impl Aomdv {
             }
             return;
         }
-        if duplicate || ip_ttl <= 1 {
+        if duplicate {
+            return;
+        }
+        if ip_ttl <= 1 {
+            // ns-2.35 drops it here, as it would have gone on, with a
+            // trace line (this node's hop count and sequence number as
+            // they stand, nothing fixed for the line).
+            ctx.expired(|| {
+                let mut out = rq;
+                out.base.hop_count = self
+                    .routes
+                    .get(base.orig)
+                    .filter(|e| e.is_up(now))
+                    .map_or(base.hop_count.saturating_add(1), |e| e.would_advertise());
+                if let Some(e) = self.routes.get(base.dst).filter(|e| e.valid_seqno) {
+                    if base.unknown_seqno || seq_newer(e.seqno, base.dst_seqno) {
+                        out.base.dst_seqno = e.seqno;
+                        out.base.unknown_seqno = false;
+                    }
+                }
+                let mut p = self.control(BROADCAST, 0, out.to_bytes());
+                p.uid = packet.uid;
+                p
+            });
             return;
         }
         // Relay the first copy with this node's advertised hop count.

@@ -150,6 +150,13 @@ impl RouteEntry {
         self.advertised.unwrap_or(u8::MAX)
     }
 
+    /// What [`Self::advertise`] would return, without fixing it.
+    pub fn would_advertise(&self) -> u8 {
+        self.advertised
+            .or_else(|| self.max_hops())
+            .unwrap_or(u8::MAX)
+    }
+
     /// Removes the path through `next_hop`; returns whether one was there.
     pub fn remove_path(&mut self, next_hop: NodeId) -> bool {
         let before = self.paths.len();

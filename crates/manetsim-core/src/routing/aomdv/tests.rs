@@ -567,3 +567,31 @@ fn a_relay_without_a_route_reports_once_a_second_or_as_ns2_every_packet() {
     };
     assert_eq!(rerrs(ns2), 15, "one per packet, beyond RERR_RATELIMIT");
 }
+
+#[test]
+fn with_a_trace_a_rreq_whose_ttl_runs_out_is_handed_over_as_it_would_have_gone() {
+    let mut n = Node::new(2);
+    n.tracing = true;
+    let mut p = rreq_packet(1, 1, rreq(0, 1, 9, 0, 1));
+    p.uid = 41;
+    let out = n.control(0, 1, p);
+    let expired: Vec<&Packet> = out
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Expired(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(expired.len(), 1, "{out:?}");
+    let e = expired[0];
+    assert_eq!((e.src, e.dst, e.ttl, e.uid), (2, BROADCAST, 0, 41));
+    let Ok(Message::Rreq(r)) = Message::parse(e.body()) else {
+        panic!()
+    };
+    // One hop more than the sender advertised, for the reverse path made.
+    assert_eq!((r.base.orig, r.base.rreq_id, r.base.hop_count), (0, 1, 1));
+    // Without a trace, nothing.
+    let mut quiet = Node::new(2);
+    let out = quiet.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, 0, 1)));
+    assert!(!out.iter().any(|a| matches!(a, RoutingAction::Expired(_))));
+}
