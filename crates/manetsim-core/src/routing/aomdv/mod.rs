@@ -74,6 +74,8 @@
 //! - **Jitter**: relayed RREQs and RERRs wait a uniform 0-10 ms (ns-2);
 //!   originated RREQs, RREPs and the RERR of a link break go at once.
 //! - Control messages are counted as "rreq", "rrep", "rerr" and "hello".
+//! - **Data TTL**: a packet this node originates leaves with an IP TTL of
+//!   NETWORK_DIAMETER (30), as ns-2.35's AOMDV sets it.
 //!
 //! # Where this differs from ns-2.35
 //!
@@ -869,8 +871,13 @@ impl RoutingProtocol for Aomdv {
         }
     }
 
-    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
+    fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {
         self.now = now;
+        if packet.src == self.me && packet.hops == 0 {
+            // ns-2.35's AOMDV, as its AODV, gives the packets it
+            // originates an IP TTL of NETWORK_DIAMETER (30).
+            packet.ttl = self.cfg.net_diameter;
+        }
         let dst = packet.dst;
         if self.routes.up_mut(dst, now).is_some() {
             self.forward_data(now, packet, ctx);

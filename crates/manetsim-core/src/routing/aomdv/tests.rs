@@ -569,6 +569,26 @@ fn a_relay_without_a_route_reports_once_a_second_or_as_ns2_every_packet() {
 }
 
 #[test]
+fn data_it_originates_leaves_with_ns2s_ttl_and_relayed_data_keeps_its_own() {
+    let ttls = |out: &[RoutingAction]| -> Vec<u8> {
+        out.iter()
+            .filter_map(|a| match a {
+                RoutingAction::Send { packet, .. } if !packet.is_control() => Some(packet.ttl),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut n = source_with_two_paths();
+    // ns-2.35's AOMDV sets NETWORK_DIAMETER on what its node originates.
+    assert_eq!(ttls(&n.data(ms(100), data(0, 9, 2))), vec![30]);
+    // A packet from another node passes with the TTL it came with.
+    let mut relayed = data(4, 9, 3);
+    relayed.ttl = 17;
+    relayed.hops = 1;
+    assert_eq!(ttls(&n.data(ms(110), relayed)), vec![17]);
+}
+
+#[test]
 fn with_a_trace_a_rreq_whose_ttl_runs_out_is_handed_over_as_it_would_have_gone() {
     let mut n = Node::new(2);
     n.tracing = true;
