@@ -31,18 +31,26 @@
 //!   a bundle of six whose last is TSN 11; `[1 S 5 65535 65535]` a
 //!   SACK acknowledging it; `[1 I -1 65535 65535]` a handshake chunk), the routing protocol's (`AODV`, `AOMDV`, `DSR`, `message` for DSDV as
 //!   in ns-2, `OLSR`), `ARP`, or at the MAC `RTS`, `CTS`, `ACK`;
-//! - `size`: at `AGT` what ns-2's agents count (a UDP packet's payload, a
-//!   TCP or TFRC packet with its headers, never a routing header); at `RTR` and
-//!   `IFQ`, and for `MAC` receptions, the IP datagram (with DSR's header);
-//!   for `MAC` sends the frame's bytes;
+//! - `size`: at a sending `AGT` what ns-2's agents count (a UDP packet's
+//!   payload, a TCP or TFRC packet with its headers, never a routing
+//!   header); at `RTR` and `IFQ`, and for `MAC` receptions, the IP datagram
+//!   (with DSR's header); for a frame on the air its bytes with the PLCP's
+//!   24, as ns-2.35 counts them. Under `[mac] frames = "ns2"`, below the
+//!   agents the sizes ns-2.35 gives (a TCP packet with the second IP
+//!   header, a UDP one without the UDP header; see
+//!   [`MacParams::data_frame_bytes`]), and at a receiving agent the packet
+//!   as ns-2.35's agents get it (the IP header still on, but over DSR);
 //! - `[mac]`: duration (µs), receiver, transmitter and EtherType, in hex
 //!   (`ffffffff` is broadcast): the frame's for a MAC send, the last hop's
 //!   (receiver and transmitter) for a reception and for the `f` line of
-//!   its forwarding (the packet keeps the header it arrived with, as in
-//!   ns-2), zeros otherwise;
-//! - `[ip]`: `[src:port dst:port ttl next_hop]`, `-1` for broadcast; a
-//!   flow's endpoints use the flow's index as their port, routing agents
-//!   port 255 (ns-2's `RT_PORT`);
+//!   its forwarding, a relayed request's `s` line and a routing agent's
+//!   drop (the packet keeps the header it arrived with, as in ns-2), the
+//!   failed frame's on a `CBK` drop, zeros otherwise; a CTS or ACK has no
+//!   transmitter (0), as in ns-2.35;
+//! - `[ip]`: `[src:port dst:port ttl next_hop]`, `-1` for a broadcast
+//!   destination, whose next hop is 0 (unset in ns-2); a flow's endpoints
+//!   use the flow's index as their port, routing agents port 255 (ns-2's
+//!   `RT_PORT`); a DSR request's and a DSDV update's TTL is ns-2.35's 32;
 //! - `tail`: `[seq ack] hops 0` for TCP (sequence numbers in segments, as
 //!   ns-2's; an ACK's `seq` is the last segment it acknowledges), `[seq]
 //!   hops 0` for UDP; for routing, AODV's message in ns-2's shape
