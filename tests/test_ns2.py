@@ -1377,6 +1377,7 @@ NS2_MAC = [
                 'routing.aomdv.link_detection is "mac"',
                 'routing.aomdv.disjoint is "link"',
                 "routing.aomdv.rerr_rate_limit is true",
+                'routing.aomdv.message_sizes is "standard"',
             ],
         ),
         (
@@ -1385,6 +1386,7 @@ NS2_MAC = [
                 'routing.aomdv.link_detection="hello"',
                 'routing.aomdv.disjoint="node"',
                 "routing.aomdv.rerr_rate_limit=false",
+                'routing.aomdv.message_sizes="ns2"',
                 "mac.arp=ns2",
                 *NS2_MAC,
             ],
@@ -1525,6 +1527,7 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         assert like.get("routing.aomdv.link_detection") == ("hello" if routing == "aomdv" else None)
         assert like.get("routing.aomdv.disjoint") == ("node" if routing == "aomdv" else None)
         assert like.get("routing.aomdv.rerr_rate_limit") == (False if routing == "aomdv" else None)
+        assert like.get("routing.aomdv.message_sizes") == ("ns2" if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []
 

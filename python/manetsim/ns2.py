@@ -290,10 +290,11 @@ def tcp_overrides(
 def routing_overrides(routing: str) -> dict[str, Any]:
     """Scenario overrides that make manetsim's ``routing`` agent run as
     ns-2.35's does where it has a choice: AODV's and DSR's ``preset =
-    "ns2"``, AOMDV's HELLO link detection, node-disjoint paths and unlimited
-    route errors (ns-2.35 compiles AOMDV without link-layer detection, with
-    ``AOMDV_NODE_DISJOINT_PATHS``, and sends a RERR for every packet it
-    cannot route); nothing for the rest."""
+    "ns2"``, AOMDV's HELLO link detection, node-disjoint paths, unlimited
+    route errors and message sizes (ns-2.35 compiles AOMDV without
+    link-layer detection, with ``AOMDV_NODE_DISJOINT_PATHS``, sends a RERR
+    for every packet it cannot route, and sizes its messages by its
+    ``aomdv_packet.h``); nothing for the rest."""
     if routing in ("aodv", "dsr"):
         return {f"routing.{routing}.preset": "ns2"}
     if routing == "aomdv":
@@ -301,6 +302,7 @@ def routing_overrides(routing: str) -> dict[str, Any]:
             "routing.aomdv.link_detection": "hello",
             "routing.aomdv.disjoint": "node",
             "routing.aomdv.rerr_rate_limit": False,
+            "routing.aomdv.message_sizes": "ns2",
         }
     return {}
 
@@ -414,6 +416,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "destination it has no route for at most once a second, and sends at most 10 "
             "RERRs a second; ns-2.35's sends one for every packet, with no limit; --set "
             "routing.aomdv.rerr_rate_limit=false compares like with like (docs/fidelity.md)"
+        )
+    if routing == "aomdv" and aomdv.get("message_sizes", "standard") != "ns2":
+        notes.append(
+            'routing.aomdv.message_sizes is "standard": manetsim\'s AOMDV messages travel '
+            "over UDP, 56 bytes at the IP layer, ns-2.35's without, RREQ and RREP 52 bytes "
+            "and HELLO 44; --set routing.aomdv.message_sizes=ns2 compares like with like "
+            "(docs/fidelity.md)"
         )
     if c["mac"].get("arp", "off") == "off":
         notes.append(

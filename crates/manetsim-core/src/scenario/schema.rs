@@ -609,6 +609,22 @@ pub struct AomdvOptions {
     /// such packet and no limit, as ns-2.35's `rt_resolve` and `sendError`.
     #[serde(default = "default_true")]
     pub rerr_rate_limit: bool,
+    /// `standard` (messages over UDP, RREQ and RREP 28 bytes and a HELLO
+    /// the size of a RREP) or `ns2` (ns-2.35's sizes: no UDP header, RREQ
+    /// and RREP 32 bytes, HELLO 24).
+    #[serde(default)]
+    pub message_sizes: AomdvMessageSizes,
+}
+
+/// How AOMDV's messages are sized (`[routing.aomdv] message_sizes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AomdvMessageSizes {
+    /// AODV's layouts with AOMDV's fields, over UDP.
+    #[default]
+    Standard,
+    /// ns-2.35's `aomdv_packet.h` sizes, without a UDP header.
+    Ns2,
 }
 
 /// Which AOMDV paths may coexist (`[routing.aomdv] disjoint`).
@@ -631,6 +647,7 @@ impl Default for AomdvOptions {
             hello_interval_s: default_aomdv_hello_interval_s(),
             disjoint: AomdvDisjoint::Link,
             rerr_rate_limit: true,
+            message_sizes: AomdvMessageSizes::Standard,
         }
     }
 }

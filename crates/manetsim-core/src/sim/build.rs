@@ -23,8 +23,9 @@ use crate::routing::dsr::{CacheModel, Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvOptions, AppKind, DsdvOptions,
-    DsrOptions, DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvMessageSizes, AomdvOptions,
+    AppKind, DsdvOptions, DsrOptions, DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario,
+    Transport,
 };
 use std::rc::Rc;
 
@@ -85,6 +86,7 @@ pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
             AomdvDisjoint::Node => Disjoint::Node,
         };
         cfg.rerr_limits = o.rerr_rate_limit;
+        cfg.ns2_message_sizes = o.message_sizes == AomdvMessageSizes::Ns2;
     }
     cfg
 }

@@ -122,12 +122,21 @@ impl AomdvRrep {
     }
 
     fn parse(b: &[u8]) -> Result<Self, WireError> {
-        if b.len() < Self::LEN {
+        if b.len() < SHORT_HELLO_LEN {
             return Err(WireError::Truncated);
         }
         let aodv::Message::Rrep(base) = aodv::Message::parse(&b[..RrepRepr::LEN])? else {
             return Err(WireError::Malformed);
         };
+        if b.len() < Self::LEN {
+            // A HELLO in ns-2.35's size ([`short_hello`]): no RREQ ID, and
+            // its sender as its own first hop.
+            return Ok(Self {
+                base,
+                rreq_id: 0,
+                first_hop: base.dst,
+            });
+        }
         Ok(Self {
             base,
             rreq_id: be32(b, RrepRepr::LEN),
@@ -145,6 +154,19 @@ impl AomdvRrep {
     pub fn to_bytes(&self) -> Vec<u8> {
         emitted(Self::LEN, |b| self.emit(b))
     }
+}
+
+/// The bytes of [`short_hello`].
+pub const SHORT_HELLO_LEN: usize = RrepRepr::LEN + 4;
+
+/// A HELLO as ns-2.35's AOMDV sizes it (`hdr_aomdv_reply::size` for a
+/// HELLO: 24 bytes): the RREP fields without RREQ ID and first hop, then
+/// ns-2.35's timestamp (4 bytes, as it counts it; 0 here). [`Message::parse`]
+/// reads it back as a RREP with RREQ ID 0 and its sender as first hop.
+pub fn short_hello(base: &RrepRepr) -> Vec<u8> {
+    let mut b = vec![0; RrepRepr::LEN];
+    base.emit(&mut b);
+    aodv::with_stamp(b, 0)
 }
 
 /// A parsed AOMDV message.
@@ -266,11 +288,36 @@ mod tests {
     fn truncated_and_unknown_messages_are_errors() {
         assert_eq!(Message::parse(&[]), Err(WireError::Truncated));
         assert_eq!(Message::parse(&[4, 0]), Err(WireError::UnknownType(4)));
-        for full in [rreq().to_bytes(), rrep().to_bytes()] {
-            for n in 0..full.len() {
-                assert_eq!(Message::parse(&full[..n]), Err(WireError::Truncated), "{n}");
-            }
+        let rreq = rreq().to_bytes();
+        for n in 0..rreq.len() {
+            assert_eq!(Message::parse(&rreq[..n]), Err(WireError::Truncated), "{n}");
         }
+        // A RREP cut short of ns-2.35's HELLO size.
+        let rrep = rrep().to_bytes();
+        for n in 0..SHORT_HELLO_LEN {
+            assert_eq!(Message::parse(&rrep[..n]), Err(WireError::Truncated), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_hello_in_ns2s_size_is_24_bytes_and_reads_as_a_rrep_from_its_sender() {
+        let base = RrepRepr {
+            hop_count: 0,
+            dst: 3,
+            orig: 3,
+            lifetime_ms: 2_000,
+            ..rrep().base
+        };
+        let b = short_hello(&base);
+        assert_eq!(b.len(), 24);
+        assert_eq!(
+            Message::parse(&b),
+            Ok(Message::Rrep(AomdvRrep {
+                base,
+                rreq_id: 0,
+                first_hop: 3
+            }))
+        );
     }
 
     #[test]

@@ -615,3 +615,48 @@ fn with_a_trace_a_rreq_whose_ttl_runs_out_is_handed_over_as_it_would_have_gone()
     let out = quiet.control(0, 1, rreq_packet(1, 1, rreq(0, 1, 9, 0, 1)));
     assert!(!out.iter().any(|a| matches!(a, RoutingAction::Expired(_))));
 }
+
+#[test]
+fn with_ns2_message_sizes_requests_replies_and_hellos_are_ns2s_size() {
+    // ns-2.35's `aomdv_packet.h`, at the IP layer: RREQ and RREP 52 bytes,
+    // HELLO 44, without a UDP header (manetsim's: 56 each).
+    let cfg = AomdvConfig {
+        ns2_message_sizes: true,
+        ..hello_cfg()
+    };
+    let sizes = |out: &[RoutingAction]| -> Vec<(&'static str, u32)> {
+        crate::routing::testkit::originated_packets(out)
+            .into_iter()
+            .map(|(p, _, message, _)| (message, p.size_bytes))
+            .collect()
+    };
+    let mut src = Agent::wrap(0, Aomdv::new(0, cfg.clone()), 1);
+    assert!(src.run(|a, ctx| a.start(0, ctx)).is_empty());
+    assert_eq!(sizes(&src.data(0, data(0, 9, 1))), [("rreq", 52)]);
+    // The destination answers a request (read from ns-2's bytes) with a
+    // 52-byte RREP.
+    let mut dst = Agent::wrap(9, Aomdv::new(9, cfg.clone()), 10);
+    assert!(dst.run(|a, ctx| a.start(0, ctx)).is_empty());
+    let mut rq = rreq(0, 1, 9, 0, 0).to_bytes();
+    rq = crate::wire::aodv::with_stamp(rq, 0);
+    let out = dst.control(ms(10), 0, Packet::control(0, BROADCAST, 30, 0, rq));
+    assert_eq!(sizes(&out), [("rrep", 52)]);
+    // With a live route, the next HELLO check sends a 44-byte HELLO, which
+    // a neighbour reads as a one-hop route to its sender.
+    let mut hellos = Vec::new();
+    for t in (50..=1_300).step_by(50) {
+        for a in dst.timeout(ms(t)) {
+            if let RoutingAction::Originate { packet, .. } = a {
+                hellos.push(packet);
+            }
+        }
+    }
+    assert!(!hellos.is_empty());
+    assert!(hellos.iter().all(|h| h.size_bytes == 44), "{hellos:?}");
+    let mut nb = Agent::wrap(5, Aomdv::new(5, cfg), 6);
+    nb.control(ms(1_400), 9, hellos[0].clone());
+    assert_eq!(nb.a.hop_count(9, ms(1_400)), Some(1));
+    // Standard sizes: 56 each.
+    let mut std = Agent::wrap(0, Aomdv::new(0, hello_cfg()), 1);
+    assert_eq!(sizes(&std.data(0, data(0, 9, 1))), [("rreq", 56)]);
+}
