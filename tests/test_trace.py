@@ -334,3 +334,37 @@ def test_a_trace_that_cannot_be_written_is_a_clear_error(tmp_path: Path):
     missing = tmp_path / "no" / "such" / "dir" / "x.tr"
     with pytest.raises(manetsim.SimulationError, match=r"x\.tr"):
         manetsim.run(QUICKSTART, overrides={"output.ns2_trace": True}, ns2_trace=missing)
+
+
+@pytest.mark.parametrize("frames", ["standard", "ns2"])
+def test_a_tfrc_flows_trace_parsed_as_ns2s_gives_its_figures(tmp_path: Path, frames: str):
+    # The sending agent's lines count TFRC's packets as ns-2.35's agent does
+    # (payload + 32 bytes), which the parser turns back into manetsim's.
+    scenario = {
+        **CHAIN,
+        "flows": [
+            {
+                "src": 0,
+                "dst": 5,
+                "transport": "tfrc",
+                "app": "cbr",
+                "start_s": 1.0,
+                "packet_size_bytes": 1000,
+                "rate_bps": 40000,
+            }
+        ],
+        "mac": {"frames": frames},
+    }
+    path = tmp_path / "run.tr"
+    result = manetsim.run(scenario, ns2_trace=path)
+    flow = result.json["flows"][0]
+    traced = ns2.parse_trace(path).flows[(0, 0)]
+    assert flow["received"] > 0
+    assert (traced.sent, traced.received) == (flow["sent"], flow["received"])
+    assert math.isclose(traced.throughput_kbps, flow["throughput_kbps"], rel_tol=1e-9)
+    sizes = {
+        line.split()[7]
+        for line in path.read_text().splitlines()
+        if " AGT " in line and " tcpFriend " in line and line[0] == "s"
+    }
+    assert sizes == {"1032"}

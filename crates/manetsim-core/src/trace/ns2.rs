@@ -91,6 +91,7 @@ use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
 use crate::transport::sctp::SctpChunk;
+use crate::transport::tfrc::TfrcHeader;
 use crate::wire::{aodv, aomdv, dsr, olsr};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -799,13 +800,26 @@ const NS2_IP_TTL: u8 = 32;
 /// with them.
 const NS2_PLCP_BYTES: u32 = 24;
 
-/// What an agent's line shows of packet `p`: a UDP packet's payload, a
-/// TCP, TFRC or SCTP packet with its transport and IP headers, never a
-/// routing header (DSR's), which agents do not see.
+/// What ns-2.35's TFRC agent counts of a packet beyond what manetsim does:
+/// its trace shows a data packet of 1000 bytes of payload as
+/// `tcpFriend 1032` at the sending agent (manetsim's datagram: 1040) and
+/// its feedback as `tcpFriendCtl 40` (manetsim's: 44).
+const NS2_TFRC_DATA_FEWER_BYTES: u32 = 8;
+const NS2_TFRC_FEEDBACK_FEWER_BYTES: u32 = 4;
+
+/// What an agent's line shows of packet `p`, as ns-2.35's agents count it:
+/// a UDP packet's payload, a TCP or SCTP packet with its transport and IP
+/// headers, a TFRC packet with ns-2's, never a routing header (DSR's),
+/// which agents do not see.
 fn agent_size(p: &Packet) -> u32 {
-    match p.kind {
-        PacketKind::Data { .. } if p.transport.is_none() => p.payload_bytes,
+    let size = match p.kind {
+        PacketKind::Data { .. } if p.transport.is_none() => return p.payload_bytes,
         _ => p.size_bytes - p.body().len() as u32,
+    };
+    match p.tfrc() {
+        Some(TfrcHeader::Data(_)) => size.saturating_sub(NS2_TFRC_DATA_FEWER_BYTES),
+        Some(TfrcHeader::Feedback(_)) => size.saturating_sub(NS2_TFRC_FEEDBACK_FEWER_BYTES),
+        None => size,
     }
 }
 
@@ -1216,6 +1230,66 @@ mod tests {
                 "{protocol:?}"
             );
         }
+    }
+
+    /// TFRC's packets as ns-2.35's agent counts them (nordakkak2014's
+    /// `rwp50_tfrc.toml`, seed 1, `--like-ns2`: `s … AGT … tcpFriend 1032`
+    /// and `r … AGT … tcpFriend 1052` for 1000 bytes of payload,
+    /// `tcpFriendCtl 40` and `60`).
+    #[test]
+    fn tfrc_packets_are_traced_as_ns2s_agent_counts_them() {
+        use crate::transport::tfrc::{TfrcData, TfrcFeedback};
+        let path = dir().join("tfrc.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0]).unwrap();
+        t.set_mac(MacParams::from_scenario(&crate::scenario::Mac {
+            frames: FrameSizes::Ns2,
+            ..Default::default()
+        }));
+        let mut d = data(3, 0, 1, false);
+        d.size_bytes = 1040;
+        d.payload_bytes = 1000;
+        d.transport = TransportHeader::tfrc(TfrcHeader::Data(TfrcData {
+            seq: 1,
+            sent_at: 0,
+            rtt: 0,
+            bytes: 1000,
+            round: 0,
+            urgent: false,
+            t_rto: 0,
+        }));
+        let mut fb = data(4, 0, 0, false);
+        (fb.src, fb.dst, fb.kind, fb.size_bytes) = (5, 0, PacketKind::TcpAck { flow: 0 }, 44);
+        fb.payload_bytes = 0;
+        fb.transport = TransportHeader::tfrc(TfrcHeader::Feedback(TfrcFeedback {
+            echo: 0,
+            delay: 0,
+            x_recv_bps: 0.0,
+            p: 0.0,
+        }));
+        let none = MacFields::default();
+        for p in [&d, &fb] {
+            t.packet('s', 0, p.src, Layer::Agent, "---", p, none, 0);
+            t.agent_received(0, p.dst, p, none);
+        }
+        let sizes: Vec<String> = lines(t)
+            .iter()
+            .map(|l| {
+                l.split_whitespace()
+                    .skip(6)
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                "tcpFriend 1032",
+                "tcpFriend 1052",
+                "tcpFriendCtl 40",
+                "tcpFriendCtl 60"
+            ]
+        );
     }
 
     /// A transport agent's packet gets ns-2's two lines: the agent's `s`,
