@@ -11,7 +11,7 @@ import pytest
 import manetsim
 from manetsim import ns2
 
-from helpers import EXAMPLES, REPO, TCP_UDP_CHAIN, cli
+from helpers import EXAMPLES, MOBILE_TCP_UDP, REPO, TCP_UDP_CHAIN, cli, scenario
 
 QUICKSTART = EXAMPLES / "quickstart.toml"
 
@@ -368,3 +368,42 @@ def test_a_tfrc_flows_trace_parsed_as_ns2s_gives_its_figures(tmp_path: Path, fra
         if " AGT " in line and " tcpFriend " in line and line[0] == "s"
     }
     assert sizes == {"1032"}
+
+
+@pytest.mark.parametrize("protocol", ["aodv", "dsr"])
+def test_a_routing_agents_drop_shows_the_mac_header_the_packet_last_had(
+    tmp_path: Path, protocol: str
+):
+    # As ns-2.35's packet keeps its header: `RTR CBK` (and `NRTE` of a
+    # packet that found no other route) the header of the frame that failed,
+    # from this node to the next hop the IP field names; `NRTE` and `TTL`
+    # of a relayed packet the header it arrived with, to this node.
+    path = tmp_path / "mobile.tr"
+    moving = scenario(MOBILE_TCP_UDP, routing={"protocol": protocol}, output={"ns2_trace": True})
+    manetsim.run(moving, ns2_trace=path)
+    checked = {"failed": 0, "arrived": 0, "failed_nrte": 0}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[0] != "D" or t[3] != "RTR" or t[4] not in ("CBK", "NRTE", "TTL"):
+            continue
+        node = int(t[2].strip("_"))
+        duration, ra, ta = t[8].lstrip("["), int(t[9], 16), int(t[10], 16)
+        next_hop = int(t[16].rstrip("]"))
+        if (duration, ra, ta) == ("0", 0, 0):
+            assert t[4] != "CBK", line  # a CBK always has a frame
+            continue
+        if ra == 0xFFFFFFFF:
+            # A request whose TTL ran out: the broadcast it arrived in.
+            assert (t[4], next_hop) == ("TTL", 0), line
+            assert ta != node, line
+        elif ta == node:
+            assert ra == next_hop, line
+            checked["failed"] += 1
+            checked["failed_nrte"] += t[4] == "NRTE"
+        else:
+            assert ra == node == next_hop, line
+            checked["arrived"] += 1
+    assert checked["failed"] > 0, checked
+    if protocol == "aodv":
+        # The RFC preset's failed packets that find no route after the break.
+        assert checked["failed_nrte"] > 0, checked

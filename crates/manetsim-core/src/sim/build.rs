@@ -458,7 +458,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         listeners: Vec::new(),
         holding: false,
         failed_next_hop: 0,
-        failed_frame: (u64::MAX, 0),
+        failed_frame: (u64::MAX, 0, 0, u32::MAX),
         held: Vec::new(),
         heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,

@@ -784,10 +784,11 @@ pub(crate) struct World {
     /// The next hop a failure being handed to a routing agent was for: the
     /// trace's `RTR CBK` line shows it, as ns-2.35's does.
     failed_next_hop: NodeId,
-    /// The packet (uid) the MAC gave up on and its data frame's duration
-    /// field: its `RTR CBK` line shows the frame's MAC header, as ns-2.35's
-    /// does (the packets taken from the queue with it show none).
-    failed_frame: (u64, SimTime),
+    /// The packet (uid) the MAC gave up on last, its data frame's duration
+    /// field and its next hop: a routing agent's drop of it (`RTR CBK`, or
+    /// `NRTE` when DSR cannot salvage it) shows the frame's MAC header, as
+    /// ns-2.35's does (the packets taken from the queue with it show none).
+    failed_frame: (u64, SimTime, NodeId, u32),
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
@@ -1261,7 +1262,7 @@ impl World {
     ) {
         if let (TxOutcome::Failed(gave_up), Some(t)) = (outcome, &mut self.trace) {
             t.mac_gave_up(now, n, &packet, next_hop, gave_up);
-            self.failed_frame = (packet.uid, gave_up.duration_ns);
+            self.failed_frame = (packet.uid, gave_up.duration_ns, next_hop, n);
         }
         match outcome {
             TxOutcome::Acked => {}
@@ -1638,11 +1639,11 @@ impl World {
             // packets that were still queued), the one it arrived with
             // for a packet routing drops on its way (with the next hop it
             // arrived for, this node).
+            let (failed_uid, duration_ns, failed_hop, failed_at) = self.failed_frame;
             let (mac, next_hop) = match reason {
                 DropReason::RetryLimit => {
-                    let (uid, duration_ns) = self.failed_frame;
                     let mac = MacFields {
-                        duration_us: if uid == packet.uid {
+                        duration_us: if failed_uid == packet.uid {
                             duration_ns / 1_000
                         } else {
                             0
@@ -1652,6 +1653,15 @@ impl World {
                         ether_type: 0x800,
                     };
                     (mac, self.failed_next_hop)
+                }
+                _ if layer == Layer::Router && (failed_uid, failed_at) == (packet.uid, n) => {
+                    let mac = MacFields {
+                        duration_us: duration_ns / 1_000,
+                        ra: failed_hop,
+                        ta: n,
+                        ether_type: 0x800,
+                    };
+                    (mac, failed_hop)
                 }
                 _ if layer == Layer::Router => {
                     let mac = t.received_mac(n, packet.uid);
