@@ -1600,7 +1600,10 @@ impl RoutingProtocol for Aodv {
     ) {
         self.now = now;
         if self.cfg.drop_queue_on_break {
-            ctx.drop_packet(packet, DropReason::NoRoute);
+            // ns-2.35's `rt_ll_failed` drops what its queue filter takes
+            // out with the failed packet's reason, DROP_RTR_MAC_CALLBACK
+            // (its trace's `RTR CBK`).
+            ctx.drop_packet(packet, DropReason::RetryLimit);
         } else {
             self.route_output(now, packet, ctx);
         }

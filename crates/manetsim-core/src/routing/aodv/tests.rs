@@ -1316,7 +1316,8 @@ fn ns2_drops_what_the_queue_held_for_a_lost_neighbour_even_at_the_source() {
         out,
         vec![RoutingAction::Drop {
             packet: data(0, 9, 3),
-            reason: DropReason::NoRoute
+            // ns-2.35's DROP_RTR_MAC_CALLBACK, as the failed packet's.
+            reason: DropReason::RetryLimit
         }]
     );
     assert_eq!(n.a.buffered(), 0);
@@ -1343,7 +1344,7 @@ fn ns2_drops_the_replies_the_queue_held_for_a_lost_neighbour_too() {
         out,
         vec![RoutingAction::Drop {
             packet: reply,
-            reason: DropReason::NoRoute
+            reason: DropReason::RetryLimit
         }]
     );
     // The RFC preset takes back only data (a queued reply still goes).
