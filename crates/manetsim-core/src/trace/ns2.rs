@@ -162,6 +162,16 @@ impl MacFields {
     }
 }
 
+/// Which event a packet line records: its first fields.
+#[derive(Clone, Copy)]
+struct LineAt<'a> {
+    op: char,
+    now: SimTime,
+    node: NodeId,
+    layer: Layer,
+    reason: &'a str,
+}
+
 /// An ns-2 trace being written.
 pub struct Ns2Trace {
     out: Option<BufWriter<File>>,
@@ -250,7 +260,14 @@ impl Ns2Trace {
             Layer::Agent => agent_size(p),
             _ => self.datagram_size(p),
         };
-        self.packet_line(op, now, node, layer, reason, p, mac, next_hop, size, p.hops);
+        let at = LineAt {
+            op,
+            now,
+            node,
+            layer,
+            reason,
+        };
+        self.packet_line(at, p, mac, next_hop, size, p.hops);
     }
 
     /// A packet reaches its transport agent at `node`: its `r … AGT`
@@ -265,18 +282,14 @@ impl Ns2Trace {
             }
             _ => agent_size(p),
         };
-        self.packet_line(
-            'r',
+        let at = LineAt {
+            op: 'r',
             now,
             node,
-            Layer::Agent,
-            "---",
-            p,
-            mac,
-            node,
-            size,
-            p.hops,
-        );
+            layer: Layer::Agent,
+            reason: "---",
+        };
+        self.packet_line(at, p, mac, node, size, p.hops);
     }
 
     /// A packet node `node`'s MAC hands up (`r`) or discards once decoded
@@ -294,17 +307,21 @@ impl Ns2Trace {
     ) {
         let size = self.datagram_size(p);
         let hops = p.hops.saturating_add(1);
-        self.packet_line(op, now, node, Layer::Mac, reason, p, mac, node, size, hops);
+        let at = LineAt {
+            op,
+            now,
+            node,
+            layer: Layer::Mac,
+            reason,
+        };
+        self.packet_line(at, p, mac, node, size, hops);
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Writes packet `p`'s line: `at` says which event, `size` and `hops`
+    /// what the line shows of it there.
     fn packet_line(
         &mut self,
-        op: char,
-        now: SimTime,
-        node: NodeId,
-        layer: Layer,
-        reason: &str,
+        at: LineAt,
         p: &Packet,
         mac: MacFields,
         next_hop: NodeId,
@@ -313,14 +330,16 @@ impl Ns2Trace {
     ) {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
+        let uid = if p.is_arp() { 0 } else { p.uid };
+        let (op, layer) = (at.op, at.layer.code());
         head(
             &mut line,
             op,
-            now,
-            node,
-            layer.code(),
-            reason,
-            if p.is_arp() { 0 } else { p.uid },
+            at.now,
+            at.node,
+            layer,
+            at.reason,
+            uid,
             self.kind(p),
             size,
         );
