@@ -1019,6 +1019,16 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
             "packet: remove the key for a like-for-like run, or use messages of at "
             f"least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
         )
+    streams = int((flow.get("sctp") or {}).get("streams", 1))
+    if streams > 1 and app != "ftp":
+        # sctp.cc's sendmsg: an application that is not SCTP-aware (CBR,
+        # on-off) writes on one stream, whatever numOutStreams_ says.
+        raise ExportError(
+            f"{key}.sctp.streams",
+            f"ns-2.35's Agent/SCTP sends what {app.upper()} writes on one stream "
+            f"(its sendmsg sets one for applications that are not SCTP-aware), so "
+            f'{streams} streams are exported only for app = "ftp"',
+        )
     max_burst = int((flow.get("sctp") or {}).get("max_burst", _NS2_SCTP_MAX_BURST))
     if max_burst != _NS2_SCTP_MAX_BURST:
         raise ExportError(
@@ -1066,13 +1076,18 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
         # packetSize_, in one chunk of up to the default 1468. manetsim
         # models no heartbeats: ns-2's interval 0 leaves only the one it
         # sends as the association opens.
+        # A bulk transfer's chunks go to numOutStreams_ streams in turn;
+        # unordered_ sets every chunk's U bit.
         chunk = size + _SCTP_DATA_HEADER_BYTES if flow["app"] == "ftp" else 1468
+        sctp = flow.get("sctp") or {}
         lines += [
             f"set agent_({i}) [new Agent/SCTP]",
             f"$agent_({i}) set mtu_ {_SCTP_MTU_BYTES}",
             f"$agent_({i}) set dataChunkSize_ {chunk}",
             f"$agent_({i}) set heartbeatInterval_ 0",
             f"$agent_({i}) set useMaxBurst_ 1",
+            f"$agent_({i}) set numOutStreams_ {int(sctp.get('streams', 1))}",
+            f"$agent_({i}) set unordered_ {1 if sctp.get('unordered', False) else 0}",
             f"set sink_({i}) [new Agent/SCTP]",
             f"$sink_({i}) set mtu_ {_SCTP_MTU_BYTES}",
             f"$sink_({i}) set heartbeatInterval_ 0",

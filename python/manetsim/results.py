@@ -52,6 +52,7 @@ _FLOW_TYPES = {
     "route_changes": _INT,
     "delivered_in_order_bytes": _INT,
     "completion_s": _FLOAT,
+    "delivery_delay_ms": _FLOAT,
 }
 _NODE_TYPES = {
     "id": _INT,

@@ -165,6 +165,12 @@ pub struct FlowResult {
     /// Added: an FTP flow with `transfer_bytes`, the time its last byte
     /// reached the application; `null` otherwise or if it never did.
     pub completion_s: Option<f64>,
+    /// Added: SCTP, the mean time from a message's first transmission to
+    /// its delivery to the receiving application (network delay,
+    /// retransmissions and waiting behind earlier messages of its stream);
+    /// `null` for other transports or before a message is delivered.
+    #[serde(default)]
+    pub delivery_delay_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -960,9 +960,20 @@ pub struct SctpFlowConfig {
     /// [`crate::transport::sctp::IdleRule`]) or `off`.
     #[serde(default)]
     pub idle_rule: crate::transport::sctp::IdleRule,
+    /// Outbound streams (RFC 4960 §6.5, at least 1): messages go to them
+    /// in turn, and a lost chunk holds back only its own stream's.
+    #[serde(default = "default_streams")]
+    pub streams: u32,
+    /// Send every message unordered (§6.6, the U bit): handed to the
+    /// application on arrival.
+    #[serde(default)]
+    pub unordered: bool,
 }
 fn default_max_burst() -> u32 {
     4
+}
+fn default_streams() -> u32 {
+    1
 }
 impl Default for SctpFlowConfig {
     fn default() -> Self {
@@ -973,6 +984,8 @@ impl Default for SctpFlowConfig {
             byte_rule: Default::default(),
             send_rule: Default::default(),
             idle_rule: Default::default(),
+            streams: default_streams(),
+            unordered: false,
         }
     }
 }

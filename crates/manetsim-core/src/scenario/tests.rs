@@ -516,6 +516,24 @@ fn sctp_max_burst_and_its_rule_are_flow_keys() {
     assert_eq!(e.key.as_deref(), Some("flows[0].sctp.max_burst_rule"));
     let e = err(load_with(BASE, &[sctp, "flows.0.sctp.max_burst=0"]));
     assert_eq!(e.key.as_deref(), Some("flows[0].sctp.max_burst"));
+    // Streams: one, ordered, unless the table says otherwise.
+    assert_eq!((t.streams, t.unordered), (1, false));
+    let s = load_with(
+        BASE,
+        &[
+            sctp,
+            "flows.0.sctp.streams=8",
+            "flows.0.sctp.unordered=true",
+        ],
+    )
+    .unwrap();
+    let t = s.flows[0].sctp.clone().unwrap();
+    assert_eq!((t.streams, t.unordered), (8, true));
+    let e = err(load_with(BASE, &[sctp, "flows.0.sctp.streams=0"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].sctp.streams"));
+    let e = err(load_with(BASE, &[sctp, "flows.0.sctp.streams=70000"]));
+    assert_eq!(e.key.as_deref(), Some("flows[0].sctp.streams"));
+    assert!(e.message.contains("70000"), "{e}");
     let udp = "flows=[{src = 0, dst = 1, sctp = {max_burst = 4}}]";
     let e = err(load_with(BASE, &[udp]));
     assert_eq!(e.key.as_deref(), Some("flows[0].sctp"));

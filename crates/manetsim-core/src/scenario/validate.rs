@@ -846,6 +846,15 @@ impl Checker<'_> {
         if let Some(sctp) = &f.sctp {
             self.transport_table(&key("sctp"), f.transport, Transport::Sctp)?;
             self.at_least_one(&key("sctp.max_burst"), sctp.max_burst.into())?;
+            if !(1..=u32::from(u16::MAX)).contains(&sctp.streams) {
+                return self.fail(
+                    key("sctp.streams"),
+                    format!(
+                        "expected an integer from 1 to 65535 (an SCTP stream count is 16 bits), got {}",
+                        sctp.streams
+                    ),
+                );
+            }
         }
         if let Some(tcp) = &f.tcp {
             self.transport_table(&key("tcp"), f.transport, Transport::Tcp)?;

@@ -2291,6 +2291,10 @@ impl World {
                     .as_ref()
                     .and_then(|t| t.completed_at)
                     .map(to_secs),
+                delivery_delay_ms: self.sctp[i]
+                    .as_ref()
+                    .and_then(|a| a.receiver.mean_delivery_delay())
+                    .map(|ns| ns / 1e6),
             })
             .collect();
         let drops: BTreeMap<String, u64> = DropReason::ALL

@@ -51,6 +51,9 @@ impl SctpFlow {
             byte_rule: table.byte_rule,
             send_rule: table.send_rule,
             idle_rule: table.idle_rule,
+            // The scenario checked that it fits 16 bits.
+            streams: u16::try_from(table.streams).unwrap_or(u16::MAX),
+            unordered: table.unordered,
             ..SctpConfig::default()
         };
         Self {

@@ -358,3 +358,54 @@ fn small_messages_travel_bundled_and_arrive_in_order() {
     assert_eq!(plain.flows[0].sent, plain.flows[0].sent_bytes / 200);
     assert!(plain.flows[0].delivered_in_order_bytes < f.delivered_in_order_bytes);
 }
+
+#[test]
+fn streams_spare_messages_the_wait_behind_a_lost_chunk_of_another_stream() {
+    // CBR at 400 kbit/s over the lossy hop, well under what it carries, so
+    // that congestion control sends about the same packets whatever the
+    // streams (the receiver's window differs: it holds back less).
+    let cbr = [
+        "flows.0.app=cbr",
+        "flows.0.rate_bps=400000",
+        "flows.0.stop_s=80",
+        "loss.0.rate=0.1",
+    ];
+    let with = |extra: &[&str]| {
+        let overrides: Vec<&str> = cbr.iter().chain(extra).copied().collect();
+        run_sctp(LOSSY_HOP, &overrides)
+    };
+    let one = with(&[]);
+    let four = with(&["flows.0.sctp.streams=4"]);
+    let any = with(&["flows.0.sctp.unordered=true"]);
+    let (a, b, c) = (&one.flows[0], &four.flows[0], &any.flows[0]);
+    let near = |x: f64, y: f64| (x - y).abs() <= 0.01 * y;
+    for f in [b, c] {
+        assert!(near(f.received as f64, a.received as f64), "{}", f.received);
+        assert!(near(f.retransmissions as f64, a.retransmissions as f64));
+        let d = f.delay_ms / a.delay_ms;
+        assert!(
+            (0.95..1.05).contains(&d),
+            "about the same network delay: {d}"
+        );
+    }
+    assert!(a.retransmissions > 200, "{}", a.retransmissions);
+    // Every message the receiver got reached the application but those
+    // behind a hole the sender's stop left: on one stream, those of the
+    // last RTO (1 s, 50 messages) at most; fewer on four.
+    let held = |f: &FlowResult| f.received_bytes - f.delivered_in_order_bytes;
+    assert!(held(a) <= 60 * 1000, "{}", held(a));
+    assert!(held(b) < held(a), "{} {}", held(b), held(a));
+    assert_eq!(c.delivered_in_order_bytes, c.received_bytes);
+    // Messages of the other streams no longer wait for a lost chunk's
+    // retransmission: a quarter as many wait behind each loss.
+    let (d1, d4, du) = (
+        a.delivery_delay_ms.unwrap(),
+        b.delivery_delay_ms.unwrap(),
+        c.delivery_delay_ms.unwrap(),
+    );
+    assert!(d4 < 0.6 * d1 && du < d4, "{d1} {d4} {du}");
+    assert!(du > a.delay_ms, "{du}: retransmitted ones count their wait");
+    // UDP has no such delay.
+    let udp = run_sctp(LOSSY_HOP, &["flows.0.transport=udp", "flows.0.app=cbr"]);
+    assert_eq!(udp.flows[0].delivery_delay_ms, None);
+}

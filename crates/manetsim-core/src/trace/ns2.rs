@@ -90,7 +90,7 @@ use crate::mac::{
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
-use crate::transport::sctp::SctpChunk;
+use crate::transport::sctp::{SctpChunk, SctpData};
 use crate::transport::tfrc::TfrcHeader;
 use crate::wire::{aodv, aomdv, dsr, olsr};
 use std::collections::{HashMap, VecDeque};
@@ -683,8 +683,15 @@ impl Ns2Trace {
                 // ns-2.35 names a bundle by its chunk count and its last
                 // chunk.
                 SctpChunk::Data(chunks) => {
-                    let last = chunks.last().map_or(0, |d| d.tsn);
-                    write!(line, " [{} D {} 0 {}]", chunks.len(), last + 1, last)
+                    let last = chunks.last().copied().unwrap_or(SctpData::new(0, 0));
+                    write!(
+                        line,
+                        " [{} D {} {} {}]",
+                        chunks.len(),
+                        last.tsn + 1,
+                        last.stream,
+                        last.ssn
+                    )
                 }
                 SctpChunk::Sack(s) => write!(line, " [1 S {} 65535 65535]", s.cum_next),
                 _ => write!(line, " [1 I -1 65535 65535]"),

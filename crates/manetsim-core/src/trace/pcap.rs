@@ -385,7 +385,7 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
     let receiver_tag = 0x5C00_0000u32.wrapping_add(flow);
     let sender_tag = flow.wrapping_add(1);
     let tag = match chunk {
-        SctpChunk::Init => 0,
+        SctpChunk::Init { .. } => 0,
         c if c.to_receiver() => receiver_tag,
         _ => sender_tag,
     };
@@ -393,20 +393,22 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
     out.extend_from_slice(&port.to_be_bytes());
     out.extend_from_slice(&tag.to_be_bytes());
     out.extend_from_slice(&[0; 4]);
-    let init = |kind: u8, own_tag: u32, extra: u16, out: &mut Vec<u8>| {
+    // The sending end asks for `streams` outbound streams and takes one
+    // inbound; the receiving end grants them and sends on one.
+    let init = |kind: u8, own_tag: u32, extra: u16, (os, mis): (u16, u16), out: &mut Vec<u8>| {
         out.extend_from_slice(&[kind, 0]);
         out.extend_from_slice(&(20 + extra).to_be_bytes());
         out.extend_from_slice(&own_tag.to_be_bytes());
         out.extend_from_slice(&SctpConfig::default().rwnd_bytes.to_be_bytes());
-        out.extend_from_slice(&1u16.to_be_bytes()); // outbound streams
-        out.extend_from_slice(&1u16.to_be_bytes()); // inbound streams
+        out.extend_from_slice(&os.to_be_bytes()); // outbound streams
+        out.extend_from_slice(&mis.to_be_bytes()); // inbound streams
         out.extend_from_slice(&0u32.to_be_bytes()); // initial TSN
     };
     let cookie = [0u8; COOKIE_BYTES as usize];
     match chunk {
-        SctpChunk::Init => init(1, sender_tag, 0, out),
-        SctpChunk::InitAck => {
-            init(2, receiver_tag, 4 + COOKIE_BYTES as u16, out);
+        SctpChunk::Init { streams } => init(1, sender_tag, 0, (*streams, 1), out),
+        SctpChunk::InitAck { streams } => {
+            init(2, receiver_tag, 4 + COOKIE_BYTES as u16, (1, *streams), out);
             out.extend_from_slice(&7u16.to_be_bytes()); // State Cookie
             out.extend_from_slice(&(4 + COOKIE_BYTES as u16).to_be_bytes());
             out.extend_from_slice(&cookie);
@@ -419,13 +421,14 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
         SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
         SctpChunk::Data(chunks) => {
             for d in chunks {
-                // Unfragmented (B and E), ordered, stream 0.
-                out.extend_from_slice(&[0, 0x03]);
+                // Unfragmented (B and E), and U when unordered.
+                let flags = if d.unordered { 0x07 } else { 0x03 };
+                out.extend_from_slice(&[0, flags]);
                 let len = (DATA_CHUNK_HEADER_BYTES + d.bytes).min(u16::MAX as u32) as u16;
                 out.extend_from_slice(&len.to_be_bytes());
                 out.extend_from_slice(&(d.tsn as u32).to_be_bytes());
-                out.extend_from_slice(&0u16.to_be_bytes());
-                out.extend_from_slice(&(d.tsn as u16).to_be_bytes());
+                out.extend_from_slice(&d.stream.to_be_bytes());
+                out.extend_from_slice(&(d.ssn as u16).to_be_bytes());
                 out.extend_from_slice(&0u32.to_be_bytes()); // payload protocol
                 let padded = d.bytes.next_multiple_of(4) as usize;
                 out.resize(out.len() + padded, 0);

@@ -221,11 +221,17 @@ fn sctp_packet(chunk: SctpChunk, payload: u32) -> Vec<u8> {
 #[test]
 fn sctp_chunks_have_rfc_4960s_layouts() {
     use crate::transport::sctp::SctpSack;
-    let init = sctp_packet(SctpChunk::Init, 0);
+    let init = sctp_packet(SctpChunk::Init { streams: 1 }, 0);
     assert_eq!(&init[4..8], &[0; 4], "INIT carries verification tag 0");
     assert_eq!(&init[12..16], &[1, 0, 0, 20]);
     assert_eq!(&init[16..20], &1u32.to_be_bytes(), "the sender's tag");
-    let init_ack = sctp_packet(SctpChunk::InitAck, 0);
+    // Outbound and inbound streams: the sender asks for its streams and
+    // takes one back; the receiver grants them.
+    let init3 = sctp_packet(SctpChunk::Init { streams: 3 }, 0);
+    assert_eq!(&init3[24..28], &[0, 3, 0, 1]);
+    let init_ack3 = sctp_packet(SctpChunk::InitAck { streams: 3 }, 0);
+    assert_eq!(&init_ack3[24..28], &[0, 1, 0, 3]);
+    let init_ack = sctp_packet(SctpChunk::InitAck { streams: 1 }, 0);
     assert_eq!(&init_ack[4..8], &1u32.to_be_bytes());
     assert_eq!(&init_ack[12..16], &[2, 0, 0, 56]);
     assert_eq!(&init_ack[32..36], &[0, 7, 0, 36], "a state cookie");
@@ -239,11 +245,26 @@ fn sctp_chunks_have_rfc_4960s_layouts() {
     let data = sctp_packet(SctpChunk::data(7, 101), 101);
     assert_eq!(&data[12..16], &[0, 3, 0, 117], "B and E, length unpadded");
     assert_eq!(&data[16..20], &7u32.to_be_bytes());
+    assert_eq!(&data[20..22], &[0, 0], "stream 0");
     assert_eq!(&data[22..24], &7u16.to_be_bytes(), "stream sequence number");
+    // Another stream, and the U bit.
+    let on_stream = |unordered| {
+        SctpChunk::Data(vec![crate::transport::sctp::SctpData {
+            stream: 2,
+            ssn: 5,
+            unordered,
+            ..crate::transport::sctp::SctpData::new(11, 100)
+        }])
+    };
+    let ordered = sctp_packet(on_stream(false), 100);
+    assert_eq!(&ordered[12..14], &[0, 3]);
+    assert_eq!(&ordered[20..24], &[0, 2, 0, 5], "stream 2, SSN 5");
+    let unordered = sctp_packet(on_stream(true), 100);
+    assert_eq!(&unordered[12..14], &[0, 7], "U, B and E");
     // A bundle: its chunks one after the other, each padded to 4 bytes.
     let two = SctpChunk::Data(vec![
-        crate::transport::sctp::SctpData { tsn: 8, bytes: 101 },
-        crate::transport::sctp::SctpData { tsn: 9, bytes: 200 },
+        crate::transport::sctp::SctpData::new(8, 101),
+        crate::transport::sctp::SctpData::new(9, 200),
     ]);
     let bundle = sctp_packet(two, 301);
     assert_eq!(bundle.len(), 12 + (16 + 104) + (16 + 200));

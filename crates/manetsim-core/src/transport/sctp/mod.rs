@@ -46,13 +46,22 @@
 //! handled, `cwnd` checked per packet, marked chunks kept in the flight
 //! size and retransmitted bundled.
 //!
-//! Simplifications, each stated where it matters: one stream, ordered; no
+//! - 6.5, 6.6: streams ([`SctpConfig::streams`]): the sender asks for
+//!   that many outbound streams in its INIT, the receiver grants them in
+//!   its INIT ACK, and messages go to the streams in turn (round robin, as
+//!   ns-2.35's `Agent/SCTP` feeds its streams), each with its own stream
+//!   sequence numbers; the receiver hands a message to the application as
+//!   soon as every earlier message of its stream has been handed over, so a
+//!   lost chunk holds back only its own stream. Unordered messages
+//!   ([`SctpConfig::unordered`], the U bit) are handed over on arrival.
+//!
+//! Simplifications, each stated where it matters: no
 //! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
 //! failover and no heartbeats, §8.3); no shutdown (the sender stops at the
 //! flow's end); TSNs count from 0.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -124,6 +133,12 @@ pub struct SctpConfig {
     pub send_rule: SendRule,
     /// How `cwnd` decays while nothing is sent ([`IdleRule`]).
     pub idle_rule: IdleRule,
+    /// Outbound streams the sender asks for (§5.1.2's OS; at least 1);
+    /// messages go to them in turn.
+    pub streams: u16,
+    /// Send every message unordered (§6.6, the U bit): the receiver hands
+    /// it to the application on arrival, whatever its stream holds back.
+    pub unordered: bool,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -216,6 +231,8 @@ impl Default for SctpConfig {
             byte_rule: ByteRule::Rfc,
             send_rule: SendRule::Rfc,
             idle_rule: IdleRule::Rfc,
+            streams: 1,
+            unordered: false,
         }
     }
 }
@@ -254,11 +271,35 @@ impl SctpConfig {
 /// One DATA chunk (§3.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SctpData {
-    /// Transmission sequence number, from 0; also the stream sequence
-    /// number, as there is one ordered stream.
+    /// Transmission sequence number, from 0.
     pub tsn: u64,
     /// User data bytes.
     pub bytes: u32,
+    /// Stream identifier.
+    pub stream: u16,
+    /// Stream sequence number within `stream`, from 0 (0 on an unordered
+    /// chunk, which has none; 16 bits on the wire).
+    pub ssn: u64,
+    /// The U bit: hand the message over on arrival.
+    pub unordered: bool,
+    /// When the chunk was first sent, carried for the receiver's
+    /// delivery delay (simulation bookkeeping, not a wire field).
+    pub first_sent_at: SimTime,
+}
+
+impl SctpData {
+    /// A chunk of stream 0 whose stream sequence number is its TSN, as
+    /// with one ordered stream, first sent at time 0.
+    pub fn new(tsn: u64, bytes: u32) -> Self {
+        Self {
+            tsn,
+            bytes,
+            stream: 0,
+            ssn: tsn,
+            unordered: false,
+            first_sent_at: 0,
+        }
+    }
 }
 
 /// A SACK chunk (§3.3.4).
@@ -278,8 +319,14 @@ pub struct SctpSack {
 /// several bundled, in TSN order).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SctpChunk {
-    Init,
-    InitAck,
+    /// INIT, asking for `streams` outbound streams.
+    Init {
+        streams: u16,
+    },
+    /// INIT ACK, granting `streams` inbound streams.
+    InitAck {
+        streams: u16,
+    },
     CookieEcho,
     CookieAck,
     Data(Vec<SctpData>),
@@ -295,7 +342,7 @@ pub fn data_chunk_len(bytes: u32) -> u32 {
 impl SctpChunk {
     /// A packet with one DATA chunk.
     pub fn data(tsn: u64, bytes: u32) -> Self {
-        Self::Data(vec![SctpData { tsn, bytes }])
+        Self::Data(vec![SctpData::new(tsn, bytes)])
     }
 
     /// Bytes of the SCTP packet carrying this chunk (common header, chunk,
@@ -303,8 +350,8 @@ impl SctpChunk {
     pub fn wire_len(&self) -> u32 {
         COMMON_HEADER_BYTES
             + match self {
-                Self::Init => INIT_CHUNK_BYTES,
-                Self::InitAck => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
+                Self::Init { .. } => INIT_CHUNK_BYTES,
+                Self::InitAck { .. } => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
                 Self::CookieEcho => 4 + COOKIE_BYTES,
                 Self::CookieAck => 4,
                 Self::Data(chunks) => chunks.iter().map(|d| data_chunk_len(d.bytes)).sum(),
@@ -314,7 +361,7 @@ impl SctpChunk {
 
     /// Whether the chunk travels from the sending end to the receiving end.
     pub fn to_receiver(&self) -> bool {
-        matches!(self, Self::Init | Self::CookieEcho | Self::Data(_))
+        matches!(self, Self::Init { .. } | Self::CookieEcho | Self::Data(_))
     }
 }
 
@@ -333,6 +380,9 @@ pub enum SctpState {
 #[derive(Debug, Clone)]
 struct Outstanding {
     bytes: u32,
+    stream: u16,
+    ssn: u64,
+    first_sent_at: SimTime,
     /// What it counts in the flight size, the peer's window and `cwnd`
     /// growth ([`ByteRule`]).
     weight: u32,
@@ -374,6 +424,10 @@ pub struct SctpSender {
     state: SctpState,
     /// FTP: always a message to send.
     bulk: bool,
+    /// Outbound streams, as the INIT ACK granted them.
+    out_streams: u16,
+    /// Each outbound stream's next stream sequence number.
+    next_ssn: Vec<u64>,
     /// Messages the application handed over, not yet sent.
     waiting: u64,
     next_tsn: u64,
@@ -431,6 +485,8 @@ impl SctpSender {
         Self {
             state: SctpState::Closed,
             bulk,
+            out_streams: cfg.streams.max(1),
+            next_ssn: vec![0; usize::from(cfg.streams.max(1))],
             waiting: 0,
             next_tsn: 0,
             cum_next: 0,
@@ -472,7 +528,7 @@ impl SctpSender {
             return;
         }
         self.state = SctpState::CookieWait;
-        self.control = Some(SctpChunk::Init);
+        self.control = Some(self.init());
         self.t1 = Some(now + self.t1_value);
     }
 
@@ -483,6 +539,13 @@ impl SctpSender {
         self.waiting += messages;
         if !self.ns2_sends() {
             self.refill_burst();
+        }
+    }
+
+    /// The INIT this sender sends.
+    fn init(&self) -> SctpChunk {
+        SctpChunk::Init {
+            streams: self.cfg.streams,
         }
     }
 
@@ -517,7 +580,9 @@ impl SctpSender {
     /// A chunk from the receiving end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
         match chunk {
-            SctpChunk::InitAck if self.state == SctpState::CookieWait => {
+            SctpChunk::InitAck { streams } if self.state == SctpState::CookieWait => {
+                // §5.1.1: no more outbound streams than the peer accepts.
+                self.out_streams = self.cfg.streams.min(*streams).max(1);
                 self.state = SctpState::CookieEchoed;
                 self.control = Some(SctpChunk::CookieEcho);
                 self.t1 = Some(now + self.t1_value);
@@ -979,8 +1044,20 @@ impl SctpSender {
         let bytes = self.cfg.chunk_bytes;
         let tsn = self.next_tsn;
         self.next_tsn += 1;
+        // Messages go to the streams in turn, each message one chunk.
+        let stream = (tsn % u64::from(self.out_streams)) as u16;
+        let ssn = if self.cfg.unordered {
+            0
+        } else {
+            let next = &mut self.next_ssn[stream as usize];
+            *next += 1;
+            *next - 1
+        };
         self.out.push_back(Outstanding {
             bytes,
+            stream,
+            ssn,
+            first_sent_at: now,
             weight: self.cfg.weight(bytes),
             sent_at: now,
             transmissions: 0,
@@ -1006,6 +1083,14 @@ impl SctpSender {
         c.sent_at = now;
         c.transmissions += 1;
         let (bytes, weight, again) = (c.bytes, c.weight, c.transmissions > 1);
+        let data = SctpData {
+            tsn,
+            bytes,
+            stream: c.stream,
+            ssn: c.ssn,
+            unordered: self.cfg.unordered,
+            first_sent_at: c.first_sent_at,
+        };
         if !was_in_flight {
             self.flight += weight;
             self.peer_rwnd = self.peer_rwnd.saturating_sub(weight);
@@ -1025,7 +1110,7 @@ impl SctpSender {
         if self.cfg.idle_rule != IdleRule::Off {
             self.idle_decay = Some(now + self.rto);
         }
-        SctpData { tsn, bytes }
+        data
     }
 
     /// The earliest timer deadline (T1, T3-rtx or `cwnd`'s decay).
@@ -1083,7 +1168,7 @@ impl SctpSender {
         self.t1_value = (2 * self.t1_value).min(self.cfg.rto_max);
         self.control = Some(match self.state {
             SctpState::CookieEchoed => SctpChunk::CookieEcho,
-            _ => SctpChunk::Init,
+            _ => self.init(),
         });
         self.t1 = Some(now + self.t1_value);
     }
@@ -1141,8 +1226,19 @@ pub struct SctpReceiver {
     control: VecDeque<SctpChunk>,
     /// The lowest TSN not yet received.
     cum_next: u64,
-    /// Chunks received above `cum_next`: TSN and user bytes.
-    held: BTreeMap<u64, u32>,
+    /// TSNs received above `cum_next`, for the SACK's gap-ack blocks.
+    held: BTreeSet<u64>,
+    /// Each inbound stream's next stream sequence number to hand over, and
+    /// the ordered messages received beyond it: SSN, user bytes, first
+    /// sent.
+    in_streams: Vec<InStream>,
+    /// User bytes received and not yet handed to the application: what
+    /// the receive window holds (§6.2).
+    undelivered: u32,
+    /// Messages handed to the application, and the sum of their delays
+    /// from first sending, nanoseconds.
+    delivered_messages: u64,
+    delivery_delay_sum: u128,
     dups: Vec<u64>,
     /// Packets with DATA since the last SACK.
     unacked: u32,
@@ -1152,13 +1248,24 @@ pub struct SctpReceiver {
     delivered: u64,
 }
 
+/// One inbound stream at the receiver.
+#[derive(Debug, Clone, Default)]
+struct InStream {
+    next_ssn: u64,
+    waiting: BTreeMap<u64, (u32, SimTime)>,
+}
+
 impl SctpReceiver {
     pub fn new(cfg: SctpConfig) -> Self {
         Self {
             cfg,
             control: VecDeque::new(),
             cum_next: 0,
-            held: BTreeMap::new(),
+            held: BTreeSet::new(),
+            in_streams: Vec::new(),
+            undelivered: 0,
+            delivered_messages: 0,
+            delivery_delay_sum: 0,
             dups: Vec::new(),
             unacked: 0,
             sack_now: false,
@@ -1170,7 +1277,10 @@ impl SctpReceiver {
     /// A chunk from the sending end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
         match chunk {
-            SctpChunk::Init => self.control.push_back(SctpChunk::InitAck),
+            // Every stream the sender asks for is granted.
+            SctpChunk::Init { streams } => self
+                .control
+                .push_back(SctpChunk::InitAck { streams: *streams }),
             SctpChunk::CookieEcho => self.control.push_back(SctpChunk::CookieAck),
             SctpChunk::Data(chunks) => self.on_data(now, chunks),
             _ => {}
@@ -1185,18 +1295,18 @@ impl SctpReceiver {
         let first = self.cfg.send_rule == SendRule::Ns2 && self.cum_next == 0;
         let mut new = false;
         for d in chunks {
-            if d.tsn < self.cum_next || self.held.contains_key(&d.tsn) {
+            if d.tsn < self.cum_next || self.held.contains(&d.tsn) {
                 // §6.2: a duplicate is acknowledged at once.
                 self.dups.push(d.tsn);
                 self.sack_now = true;
                 continue;
             }
             new = true;
-            self.held.insert(d.tsn, d.bytes);
-            while let Some(bytes) = self.held.remove(&self.cum_next) {
-                self.delivered += bytes as u64;
+            self.held.insert(d.tsn);
+            while self.held.remove(&self.cum_next) {
                 self.cum_next += 1;
             }
+            self.hand_over(now, d);
         }
         if !new {
             return;
@@ -1211,9 +1321,58 @@ impl SctpReceiver {
         }
     }
 
-    /// User bytes delivered in order since the last call.
+    /// §6.6: a new chunk's message goes to the application at once if it
+    /// is unordered or the next of its stream, and with it every message
+    /// its stream held back behind it; otherwise it waits in its stream.
+    fn hand_over(&mut self, now: SimTime, d: &SctpData) {
+        if d.unordered {
+            self.deliver(now, d.bytes, d.first_sent_at);
+            return;
+        }
+        let i = usize::from(d.stream);
+        if self.in_streams.len() <= i {
+            self.in_streams.resize_with(i + 1, InStream::default);
+        }
+        if d.ssn != self.in_streams[i].next_ssn {
+            self.in_streams[i]
+                .waiting
+                .insert(d.ssn, (d.bytes, d.first_sent_at));
+            self.undelivered += d.bytes;
+            return;
+        }
+        self.deliver(now, d.bytes, d.first_sent_at);
+        loop {
+            let st = &mut self.in_streams[i];
+            st.next_ssn += 1;
+            let Some((bytes, first)) = st.waiting.remove(&st.next_ssn) else {
+                break;
+            };
+            self.undelivered -= bytes;
+            self.deliver(now, bytes, first);
+        }
+    }
+
+    fn deliver(&mut self, now: SimTime, bytes: u32, first_sent_at: SimTime) {
+        self.delivered += u64::from(bytes);
+        self.delivered_messages += 1;
+        self.delivery_delay_sum += u128::from(now.saturating_sub(first_sent_at));
+    }
+
+    /// User bytes handed to the application since the last call.
     pub fn take_delivered(&mut self) -> u64 {
         std::mem::take(&mut self.delivered)
+    }
+
+    /// Messages handed to the application so far.
+    pub fn delivered_messages(&self) -> u64 {
+        self.delivered_messages
+    }
+
+    /// The mean time from a message's first sending to its delivery to the
+    /// application, in nanoseconds; `None` before the first.
+    pub fn mean_delivery_delay(&self) -> Option<f64> {
+        (self.delivered_messages > 0)
+            .then(|| self.delivery_delay_sum as f64 / self.delivered_messages as f64)
     }
 
     /// The next chunk to send.
@@ -1235,16 +1394,15 @@ impl SctpReceiver {
     /// The SACK that would leave now.
     pub fn sack(&self) -> SctpSack {
         let mut gaps: Vec<(u64, u64)> = Vec::new();
-        for &tsn in self.held.keys() {
+        for &tsn in &self.held {
             match gaps.last_mut() {
                 Some((_, hi)) if *hi + 1 == tsn => *hi = tsn,
                 _ => gaps.push((tsn, tsn)),
             }
         }
-        let held: u32 = self.held.values().sum();
         SctpSack {
             cum_next: self.cum_next,
-            a_rwnd: self.cfg.rwnd_bytes.saturating_sub(held),
+            a_rwnd: self.cfg.rwnd_bytes.saturating_sub(self.undelivered),
             gaps,
             dups: self.dups.clone(),
         }

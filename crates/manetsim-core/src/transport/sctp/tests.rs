@@ -10,8 +10,8 @@ fn cfg() -> SctpConfig {
 fn established(bulk: bool, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(cfg(), bulk);
     s.start(now);
-    assert_eq!(s.poll_transmit(now), Some(SctpChunk::Init));
-    s.on_chunk(now, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(now), Some(SctpChunk::Init { streams: 1 }));
+    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
     assert_eq!(s.poll_transmit(now), Some(SctpChunk::CookieEcho));
     s.on_chunk(now, &SctpChunk::CookieAck);
     assert_eq!(s.state(), SctpState::Established);
@@ -65,7 +65,7 @@ fn sizes_follow_the_chunk_layouts() {
         dups: vec![1],
     });
     assert_eq!(s.wire_len(), 12 + 16 + 3 * 4);
-    assert_eq!(SctpChunk::Init.wire_len(), 32);
+    assert_eq!(SctpChunk::Init { streams: 1 }.wire_len(), 32);
     assert_eq!(SctpChunk::CookieAck.wire_len(), 16);
     assert_eq!(SctpConfig::max_chunk_bytes(1500), 1452);
     assert_eq!(cfg().initial_cwnd_bytes(), 4380);
@@ -83,7 +83,7 @@ fn sizes_follow_the_chunk_layouts() {
 fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init));
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 1 }));
     assert_eq!(s.poll_transmit(0), None, "no data before the handshake");
     let mut t = 0;
     let mut waits = Vec::new();
@@ -92,7 +92,7 @@ fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
         waits.push((next - t) / NS_PER_S);
         t = next;
         s.on_timeout(t);
-        assert_eq!(s.poll_transmit(t), Some(SctpChunk::Init));
+        assert_eq!(s.poll_transmit(t), Some(SctpChunk::Init { streams: 1 }));
     }
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60]);
     s.on_timeout(s.poll_timeout().unwrap());
@@ -106,13 +106,13 @@ fn a_lost_cookie_echo_is_sent_again() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
     s.poll_transmit(0);
-    s.on_chunk(MS, &SctpChunk::InitAck);
+    s.on_chunk(MS, &SctpChunk::InitAck { streams: 1 });
     assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
     assert_eq!(s.poll_timeout(), Some(MS + 3 * NS_PER_S));
     s.on_timeout(MS + 3 * NS_PER_S);
     assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
     // A second INIT ACK changes nothing.
-    s.on_chunk(MS, &SctpChunk::InitAck);
+    s.on_chunk(MS, &SctpChunk::InitAck { streams: 1 });
     assert_eq!(s.poll_transmit(MS), None);
 }
 
@@ -140,7 +140,7 @@ fn established_ns2(now: SimTime) -> SctpSender {
     );
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(now, &SctpChunk::InitAck);
+    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -518,8 +518,8 @@ fn the_peer_window_limits_new_data() {
 #[test]
 fn the_receiver_answers_the_handshake_and_delays_sacks() {
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(0, &SctpChunk::Init);
-    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck));
+    r.on_chunk(0, &SctpChunk::Init { streams: 1 });
+    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck { streams: 1 }));
     r.on_chunk(MS, &SctpChunk::CookieEcho);
     assert_eq!(r.poll_transmit(MS), Some(SctpChunk::CookieAck));
     let d = |tsn| SctpChunk::data(tsn, 1000);
@@ -580,6 +580,15 @@ fn run_lossy_link_with(
     loss_data: impl Fn(u64) -> bool,
     loss_sack: impl Fn(u64) -> bool,
 ) -> SctpMetrics {
+    run_lossy_link_receiver(c, loss_data, loss_sack).0
+}
+
+/// As [`run_lossy_link_with`], also returning the receiver.
+fn run_lossy_link_receiver(
+    c: SctpConfig,
+    loss_data: impl Fn(u64) -> bool,
+    loss_sack: impl Fn(u64) -> bool,
+) -> (SctpMetrics, SctpReceiver) {
     let delay = 20 * MS;
     let mut s = SctpSender::new(c.clone(), false);
     let mut r = SctpReceiver::new(c.clone());
@@ -624,10 +633,12 @@ fn run_lossy_link_with(
         s.write(0);
     }
     assert_eq!(delivered, 500 * c.chunk_bytes as u64);
+    assert_eq!(r.delivered_messages(), 500);
+    assert_eq!(r.sack().a_rwnd, c.rwnd_bytes, "nothing held back");
     let m = s.metrics();
     assert_eq!((m.flight_bytes, s.waiting()), (0, 0));
     assert_eq!(m.state, SctpState::Established);
-    m
+    (m, r)
 }
 
 #[test]
@@ -649,7 +660,7 @@ fn established_with(c: SctpConfig, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(c, false);
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(now, &SctpChunk::InitAck);
+    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -687,7 +698,7 @@ fn waiting_messages_are_bundled_up_to_the_mtu() {
             (12..15).collect()
         ]
     );
-    let six = SctpChunk::Data((0..6).map(|tsn| SctpData { tsn, bytes: 200 }).collect());
+    let six = SctpChunk::Data((0..6).map(|tsn| SctpData::new(tsn, 200)).collect());
     assert_eq!(20 + six.wire_len(), 1328);
     // Without bundling, one chunk a packet; Max.Burst (4) then stops the
     // sending opportunity after 4 packets.
@@ -722,7 +733,7 @@ fn a_bundle_stops_at_cwnd_and_the_burst_counts_packets() {
 fn a_receiver_takes_every_chunk_of_a_bundle_and_counts_the_packet_once() {
     let mut r = SctpReceiver::new(cfg());
     let bundle = |tsns: std::ops::Range<u64>| {
-        SctpChunk::Data(tsns.map(|tsn| SctpData { tsn, bytes: 200 }).collect())
+        SctpChunk::Data(tsns.map(|tsn| SctpData::new(tsn, 200)).collect())
     };
     r.on_chunk(0, &bundle(0..6));
     assert_eq!(r.take_delivered(), 1200);
@@ -786,8 +797,8 @@ fn ns2_sender(chunk_bytes: u32, before: u64) -> (SctpSender, Vec<Vec<u64>>) {
     let mut s = SctpSender::new(ns2_sends(chunk_bytes), false);
     s.write(before);
     s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init));
-    s.on_chunk(0, &SctpChunk::InitAck);
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 1 }));
+    s.on_chunk(0, &SctpChunk::InitAck { streams: 1 });
     assert_eq!(s.poll_transmit(0), Some(SctpChunk::CookieEcho));
     s.on_chunk(0, &SctpChunk::CookieAck);
     let sent = packets(&mut s, 0);
@@ -858,7 +869,7 @@ fn under_ns2_sends_cwnd_is_checked_once_per_packet() {
     r.write(100);
     r.start(0);
     r.poll_transmit(0);
-    r.on_chunk(0, &SctpChunk::InitAck);
+    r.on_chunk(0, &SctpChunk::InitAck { streams: 1 });
     r.poll_transmit(0);
     r.on_chunk(0, &SctpChunk::CookieAck);
     let n: usize = packets(&mut r, 0).iter().map(Vec::len).sum();
@@ -992,4 +1003,140 @@ fn under_ns2_sends_a_stale_sack_lets_new_data_out_too() {
     // ns-2.35's agent handles it as a SACK: what waits leaves.
     s.on_chunk(60 * MS, &sack(1, &[]));
     assert_eq!(packets(&mut s, 60 * MS), vec![vec![3, 4]]);
+}
+
+fn streams(n: u16) -> SctpConfig {
+    SctpConfig {
+        streams: n,
+        ..cfg()
+    }
+}
+
+/// The streams and stream sequence numbers of the chunks sent now.
+fn stream_ids(s: &mut SctpSender, now: SimTime) -> Vec<(u64, u16, u64)> {
+    let mut out = Vec::new();
+    while let Some(c) = s.poll_transmit(now) {
+        let SctpChunk::Data(chunks) = c else {
+            panic!("unexpected {c:?}");
+        };
+        out.extend(chunks.iter().map(|d| (d.tsn, d.stream, d.ssn)));
+    }
+    out
+}
+
+#[test]
+fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
+    let mut s = SctpSender::new(streams(3), false);
+    s.start(0);
+    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 3 }));
+    s.on_chunk(0, &SctpChunk::InitAck { streams: 3 });
+    s.poll_transmit(0);
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    s.write(7);
+    assert_eq!(
+        stream_ids(&mut s, 0)[..4],
+        [(0, 0, 0), (1, 1, 0), (2, 2, 0), (3, 0, 1)]
+    );
+    // A peer that grants fewer streams than asked for gets no more.
+    let mut s = SctpSender::new(streams(3), false);
+    s.start(0);
+    s.poll_transmit(0);
+    s.on_chunk(0, &SctpChunk::InitAck { streams: 2 });
+    s.poll_transmit(0);
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    s.write(4);
+    assert_eq!(
+        stream_ids(&mut s, 0),
+        [(0, 0, 0), (1, 1, 0), (2, 0, 1), (3, 1, 1)]
+    );
+    // The receiver grants what it is asked for.
+    let mut r = SctpReceiver::new(cfg());
+    r.on_chunk(0, &SctpChunk::Init { streams: 5 });
+    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck { streams: 5 }));
+}
+
+fn chunk(tsn: u64, stream: u16, ssn: u64, first_sent_at: SimTime) -> SctpChunk {
+    SctpChunk::Data(vec![SctpData {
+        stream,
+        ssn,
+        first_sent_at,
+        ..SctpData::new(tsn, 1000)
+    }])
+}
+
+#[test]
+fn a_lost_chunk_holds_back_only_its_own_stream() {
+    let mut r = SctpReceiver::new(streams(2));
+    // TSN 0 (stream 0, SSN 0) is lost; the rest arrive at 10 ms.
+    r.on_chunk(10 * MS, &chunk(1, 1, 0, MS));
+    r.on_chunk(10 * MS, &chunk(2, 0, 1, 2 * MS));
+    r.on_chunk(10 * MS, &chunk(3, 1, 1, 3 * MS));
+    assert_eq!(r.take_delivered(), 2000, "stream 1's two messages");
+    assert_eq!(r.delivered_messages(), 2);
+    let sack = r.sack();
+    assert_eq!((sack.cum_next, sack.gaps), (0, vec![(1, 3)]));
+    assert_eq!(sack.a_rwnd, 65_536 - 1000, "stream 0's SSN 1 waits");
+    // The retransmission (first sent at 0) arrives at 50 ms and lets SSN 1
+    // out behind it.
+    r.on_chunk(50 * MS, &chunk(0, 0, 0, 0));
+    assert_eq!(r.take_delivered(), 2000);
+    assert_eq!(r.sack().a_rwnd, 65_536);
+    // Delays from first sending: 9, 7, 50 and 48 ms.
+    assert_eq!(
+        r.mean_delivery_delay(),
+        Some((9 + 7 + 50 + 48) as f64 / 4.0 * 1e6)
+    );
+    // On one stream the same losses hold everything back.
+    let mut r = SctpReceiver::new(cfg());
+    for tsn in 1..4 {
+        r.on_chunk(10 * MS, &chunk(tsn, 0, tsn, tsn * MS));
+    }
+    assert_eq!(r.take_delivered(), 0);
+    r.on_chunk(50 * MS, &chunk(0, 0, 0, 0));
+    assert_eq!(r.take_delivered(), 4000);
+    assert_eq!(
+        r.mean_delivery_delay(),
+        Some((50 + 49 + 48 + 47) as f64 / 4.0 * 1e6)
+    );
+}
+
+#[test]
+fn unordered_messages_are_handed_over_on_arrival() {
+    let c = SctpConfig {
+        unordered: true,
+        ..cfg()
+    };
+    let mut s = established_with(c.clone(), 0);
+    s.write(3);
+    let sent = stream_ids(&mut s, 0);
+    assert_eq!(sent, [(0, 0, 0), (1, 0, 0), (2, 0, 0)], "no SSN");
+    let mut r = SctpReceiver::new(c);
+    let late = SctpChunk::Data(vec![SctpData {
+        unordered: true,
+        ssn: 0,
+        ..SctpData::new(2, 1000)
+    }]);
+    r.on_chunk(MS, &late);
+    assert_eq!(r.take_delivered(), 1000);
+    assert_eq!(r.sack().gaps, [(2, 2)], "still a gap to acknowledge");
+}
+
+#[test]
+fn streams_deliver_every_byte_and_sooner_over_a_lossy_link() {
+    let loss = |n: u64| n.is_multiple_of(7);
+    let (_, one) = run_lossy_link_receiver(cfg(), loss, |_| false);
+    let (_, four) = run_lossy_link_receiver(streams(4), loss, |_| false);
+    let unordered = SctpConfig {
+        unordered: true,
+        ..cfg()
+    };
+    let (_, any) = run_lossy_link_receiver(unordered, loss, |_| false);
+    let (one, four, any) = (
+        one.mean_delivery_delay().unwrap(),
+        four.mean_delivery_delay().unwrap(),
+        any.mean_delivery_delay().unwrap(),
+    );
+    assert!(four < one && any < four, "{one} {four} {any}");
+    // Both ways lossy, the retransmissions lost too.
+    run_lossy_link_with(streams(3), |n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
 }
