@@ -109,6 +109,10 @@ def test_streams_cut_the_wait_behind_a_loss_and_export_for_bulk_transfers(tmp_pa
     assert one["delivery_delay_ms"] > one["delay_ms"]
     udp = manetsim.run(QUICKSTART, overrides={"duration_s": 5, "flows.0.stop_s": 5}).flows
     assert udp["delivery_delay_ms"].isna().all()
+    # TCP reports it too: behind its lost segments, more than the network's.
+    tcp_over = {**lossy, "flows.0.transport": "tcp"}
+    tcp = manetsim.run(lossy_file, overrides=tcp_over).flows.iloc[0]
+    assert tcp["delivery_delay_ms"] > tcp["delay_ms"]
     # ns-2.35 round-robins a bulk transfer's chunks over numOutStreams_,
     # but puts what CBR writes on one stream: that is refused, by key.
     sets = ("--set", "flows.0.transport=sctp", "--set", "routing.protocol=aodv")

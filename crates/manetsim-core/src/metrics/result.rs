@@ -165,10 +165,11 @@ pub struct FlowResult {
     /// Added: an FTP flow with `transfer_bytes`, the time its last byte
     /// reached the application; `null` otherwise or if it never did.
     pub completion_s: Option<f64>,
-    /// Added: SCTP, the mean time from a message's first transmission to
-    /// its delivery to the receiving application (network delay,
-    /// retransmissions and waiting behind earlier messages of its stream);
-    /// `null` for other transports or before a message is delivered.
+    /// Added: TCP and SCTP, the mean time from a data segment's (SCTP: a
+    /// message's) first transmission to the delivery of its last byte to
+    /// the receiving application (network delay, retransmissions and the
+    /// wait behind earlier data: for SCTP, of its stream); `null` for UDP
+    /// and TFRC, or before anything is delivered.
     #[serde(default)]
     pub delivery_delay_ms: Option<f64>,
 }

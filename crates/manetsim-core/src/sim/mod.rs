@@ -2291,10 +2291,12 @@ impl World {
                     .as_ref()
                     .and_then(|t| t.completed_at)
                     .map(to_secs),
-                delivery_delay_ms: self.sctp[i]
-                    .as_ref()
-                    .and_then(|a| a.receiver.mean_delivery_delay())
-                    .map(|ns| ns / 1e6),
+                delivery_delay_ms: match (&self.tcp[i], &self.sctp[i]) {
+                    (Some(t), _) => t.delivery_delay.mean_ns(),
+                    (_, Some(a)) => a.receiver.mean_delivery_delay(),
+                    _ => None,
+                }
+                .map(|ns| ns / 1e6),
             })
             .collect();
         let drops: BTreeMap<String, u64> = DropReason::ALL

@@ -18,6 +18,8 @@
 //! `syn_`), which is its packet 0 of no payload, left out of the flow's
 //! counts.
 
+use std::collections::VecDeque;
+
 use super::{rearm_transport, World};
 use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
 use crate::metrics::result::TcpSeries;
@@ -46,6 +48,8 @@ pub(crate) struct TcpFlow {
     pub delivered_bytes: u64,
     /// When the receiver delivered the last byte of `transfer_bytes`.
     pub completed_at: Option<SimTime>,
+    /// Delivery delay bookkeeping ([`TcpDeliveryDelay`]).
+    pub delivery_delay: TcpDeliveryDelay,
     /// The last metrics recorded in the time series.
     last: Option<TcpMetrics>,
 }
@@ -126,8 +130,57 @@ impl TcpFlow {
             transfer_bytes: f.transfer_bytes,
             delivered_bytes: 0,
             completed_at: None,
+            delivery_delay: TcpDeliveryDelay::default(),
             last: None,
         }
+    }
+}
+
+/// The time from each data segment's first transmission to the delivery of
+/// its last byte to the application, kept by the simulation beside the
+/// sans-IO state machines (no wire field carries it).
+#[derive(Debug, Default)]
+pub(crate) struct TcpDeliveryDelay {
+    /// The sequence number of the first data byte sent.
+    data_start: Option<u64>,
+    /// The end (offset from `data_start`) of the highest data sent so far.
+    sent_end: u64,
+    /// Segments that carried new data and are not yet delivered: their end
+    /// offset and when they were first sent, in order.
+    waiting: VecDeque<(u64, SimTime)>,
+    sum_ns: u128,
+    count: u64,
+}
+
+impl TcpDeliveryDelay {
+    /// The sender sends `seg` at `now`: new data starts a wait.
+    fn on_sent(&mut self, now: SimTime, seg: &TcpSegment) {
+        if seg.len == 0 {
+            return;
+        }
+        let start = *self.data_start.get_or_insert(seg.seq);
+        let end = (seg.seq + u64::from(seg.len)).saturating_sub(start);
+        if end > self.sent_end {
+            self.sent_end = end;
+            self.waiting.push_back((end, now));
+        }
+    }
+
+    /// The receiver has delivered `delivered` bytes in all, by `now`.
+    fn on_delivered(&mut self, now: SimTime, delivered: u64) {
+        while let Some(&(end, sent)) = self.waiting.front() {
+            if end > delivered {
+                break;
+            }
+            self.waiting.pop_front();
+            self.sum_ns += u128::from(now.saturating_sub(sent));
+            self.count += 1;
+        }
+    }
+
+    /// The mean delay in nanoseconds; `None` before a segment is delivered.
+    pub(crate) fn mean_ns(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum_ns as f64 / self.count as f64)
     }
 }
 
@@ -174,6 +227,7 @@ impl World {
         if to_receiver {
             flow.receiver.on_segment(now, seg);
             flow.delivered_bytes += flow.receiver.take_delivered();
+            flow.delivery_delay.on_delivered(now, flow.delivered_bytes);
             if flow.completed_at.is_none()
                 && flow
                     .transfer_bytes
@@ -216,6 +270,7 @@ impl World {
                 flow.sender.set_path_hops(h);
             }
             while let Some(seg) = flow.sender.poll_transmit(now) {
+                flow.delivery_delay.on_sent(now, &seg);
                 segments.push(seg);
             }
         }

@@ -117,6 +117,26 @@ fn every_variant_delivers_every_byte_over_a_lossy_hop() {
 }
 
 #[test]
+fn delivery_delay_counts_the_wait_behind_a_lost_segment() {
+    let clean = delivered_in_order(TcpVariant::Newreno, 1, 0.0);
+    let lossy = delivered_in_order(TcpVariant::Newreno, 1, 0.05);
+    let (c, l) = (&clean.flows[0], &lossy.flows[0]);
+    // Without losses each segment reaches the application as it arrives:
+    // its delivery delay is its network delay.
+    let d = c.delivery_delay_ms.expect("TCP reports it");
+    assert!((d / c.delay_ms - 1.0).abs() < 0.01, "{d} {}", c.delay_ms);
+    // With 5 % lost, the segments behind a hole wait for its repair.
+    let d = l.delivery_delay_ms.expect("TCP reports it");
+    println!(
+        "one hop: delivery delay {:.1} ms (network {:.1}) clean, {d:.1} ms (network {:.1}) at 5 % loss",
+        c.delivery_delay_ms.unwrap_or(0.0),
+        c.delay_ms,
+        l.delay_ms
+    );
+    assert!(d > 2.0 * l.delay_ms, "{d} {}", l.delay_ms);
+}
+
+#[test]
 fn every_variant_runs_over_a_six_node_chain() {
     for v in VARIANTS {
         let r = delivered_in_order(v, 5, 0.0);
