@@ -56,7 +56,9 @@ pub struct Scenario {
 /// `node` lists) is wired to `hosts` fixed Internet hosts, numbered from
 /// `nodes.count`, each over its own duplex point-to-point link. Packets
 /// from the MANET to a host travel tunnelled to a gateway (AODV-UU's half
-/// tunnelling), the way back as ordinary MANET traffic from a gateway.
+/// tunnelling; or, with `forwarding = "base_station"`, untunnelled as
+/// ns-2's base stations take them), the way back as ordinary MANET traffic
+/// from a gateway.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gateway {
@@ -73,6 +75,26 @@ pub struct Gateway {
     /// Drop-tail queue of each link end, packets (50).
     #[serde(default = "default_wired_queue_packets")]
     pub queue_packets: u32,
+    /// How a packet for a host crosses the MANET (added; `tunnel`).
+    #[serde(default)]
+    pub forwarding: GatewayForwarding,
+}
+
+/// `gateway.forwarding`: how a MANET node's packet for a host reaches the
+/// gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GatewayForwarding {
+    /// AODV-UU's half tunnelling: the source puts the packet in an outer IP
+    /// header addressed to the gateway (20 bytes more on every wireless
+    /// hop).
+    #[default]
+    Tunnel,
+    /// ns-2's wired-cum-wireless base stations: the packet keeps the host
+    /// as its destination and no outer header; every node routes it towards
+    /// the gateway, and a DSDV source without a route to the gateway drops
+    /// it (`no_route`) instead of holding it (ns-2.35's `dsdv.cc`).
+    BaseStation,
 }
 /// `gateway.node`: one node id (`node = 3`) or a list (`node = [3, 7]`),
 /// written back as it was given.

@@ -705,6 +705,19 @@ fn a_gateway_numbers_its_hosts_after_the_nodes() {
     let g = s.gateway.clone().unwrap();
     assert_eq!((g.node.ids(), g.hosts, g.queue_packets), (&[3][..], 1, 50));
     assert_eq!((g.rate_bps, g.delay_s), (100e6, 0.002));
+    assert_eq!(g.forwarding, GatewayForwarding::Tunnel);
+    let s = load_with(
+        BASE,
+        &[
+            "gateway={node = 3, forwarding = \"base_station\"}",
+            "flows.0.dst=4",
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        s.gateway.unwrap().forwarding,
+        GatewayForwarding::BaseStation
+    );
     let e = err(load_with(BASE, &["flows.0.dst=4"]));
     assert_eq!(e.key.as_deref(), Some("flows[0].dst"));
     let e = err(load_with(BASE, &["gateway={node = 3}", "flows.0.dst=5"]));
@@ -718,6 +731,10 @@ fn a_gateway_numbers_its_hosts_after_the_nodes() {
         (
             "gateway={node = 3, queue_packets = 0}",
             "gateway.queue_packets",
+        ),
+        (
+            "gateway={node = 3, forwarding = \"ip_in_ip\"}",
+            "gateway.forwarding",
         ),
     ];
     for (set, key) in cases {

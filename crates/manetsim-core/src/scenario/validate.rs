@@ -663,6 +663,19 @@ impl Checker<'_> {
         self.positive("gateway.rate_bps", g.rate_bps)?;
         self.delay("gateway.delay_s", g.delay_s)?;
         self.at_least_one("gateway.queue_packets", g.queue_packets.into())?;
+        let aodv_uu = s.routing.protocol == RoutingProtocol::Aodv
+            && s.routing
+                .aodv
+                .as_ref()
+                .is_some_and(|a| a.preset == AodvPreset::AodvUu);
+        if g.forwarding == GatewayForwarding::BaseStation && aodv_uu {
+            return self.fail(
+                "gateway.forwarding",
+                "AODV-UU's gateway discovery tunnels every packet for a host \
+                 (forwarding = \"base_station\" is ns-2's wired-cum-wireless forwarding): \
+                 use forwarding = \"tunnel\" with routing.aodv.preset = \"aodv_uu\"",
+            );
+        }
         Ok(())
     }
 

@@ -24,8 +24,8 @@ use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
     AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvMessageSizes, AomdvOptions,
-    AppKind, DsdvOptions, DsrOptions, DsrPreset, OlsrOptions, Placement, RoutingProtocol, Scenario,
-    Transport,
+    AppKind, DsdvOptions, DsrOptions, DsrPreset, GatewayForwarding, OlsrOptions, Placement,
+    RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -330,9 +330,14 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             },
             router: match s.routing.protocol {
                 RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, dsr_config.clone()))),
-                RoutingProtocol::Dsdv => {
-                    Router::Dsdv(Box::new(Dsdv::new(i, dsdv_config(s.routing.dsdv.as_ref()))))
-                }
+                RoutingProtocol::Dsdv => Router::Dsdv(Box::new(Dsdv::new(i, {
+                    let mut cfg = dsdv_config(s.routing.dsdv.as_ref());
+                    cfg.drop_internet_without_route = s
+                        .gateway
+                        .as_ref()
+                        .is_some_and(|g| g.forwarding == GatewayForwarding::BaseStation);
+                    cfg
+                }))),
                 RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
                 RoutingProtocol::Aomdv => Router::Aomdv(Box::new(Aomdv::new(
                     i,

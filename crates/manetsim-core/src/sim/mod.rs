@@ -181,6 +181,9 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
             _ => "cbr",
         }));
         trace.set_mac(build::mac_params(scenario));
+        if let Some(g) = &scenario.gateway {
+            trace.set_gateway(world.gateway_view(g));
+        }
         world.trace = Some(Box::new(trace));
     }
     if scenario.output.pcap {
@@ -194,11 +197,7 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
         let mut hosts = 0;
         if let Some(g) = &scenario.gateway {
             hosts = g.hosts;
-            encoder = encoder.with_gateway(pcap::GatewayView {
-                nodes: g.node.ids().to_vec(),
-                first_host: nodes,
-                flow_ends: world.flows.iter().map(|f| (f.src, f.dst)).collect(),
-            });
+            encoder = encoder.with_gateway(world.gateway_view(g));
         }
         let pcap = PcapTrace::create(&prefix, nodes, hosts, encoder).map_err(|e| {
             SimError::Pcap(

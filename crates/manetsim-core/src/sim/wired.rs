@@ -36,8 +36,9 @@ use super::{Event, World};
 use crate::engine::{from_secs, SimTime};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, RoutingProtocol, BROADCAST, IP_HEADER_BYTES};
-use crate::scenario::Gateway;
+use crate::scenario::{Gateway, GatewayForwarding};
 use crate::trace::ns2::MacFields;
+use crate::trace::pcap::GatewayView;
 
 /// One direction of a link.
 #[derive(Debug, Default)]
@@ -60,6 +61,12 @@ pub(crate) struct Wired {
     rate_bps: f64,
     delay_ns: SimTime,
     queue_packets: usize,
+    /// Whether a packet for a host travels in an outer IP header
+    /// (`gateway.forwarding = "tunnel"`), or bare as to ns-2's base
+    /// stations (`"base_station"`: the routing still takes it to the
+    /// gateway the source picked, and the traces and captures show the
+    /// host as its destination).
+    tunnel: bool,
     /// Link `host * gateways + g` joins host `host` (counted from 0) and
     /// gateway `g`: towards the host (`[0]`) and towards the gateway
     /// (`[1]`).
@@ -87,6 +94,7 @@ impl Wired {
             rate_bps: g.rate_bps,
             delay_ns: from_secs(g.delay_s),
             queue_packets: g.queue_packets as usize,
+            tunnel: g.forwarding == GatewayForwarding::Tunnel,
             links,
             return_via: HashMap::new(),
         }
@@ -127,6 +135,16 @@ impl Wired {
 }
 
 impl World {
+    /// What the traces and captures know of gateway `g`.
+    pub(super) fn gateway_view(&self, g: &Gateway) -> GatewayView {
+        GatewayView {
+            nodes: g.node.ids().to_vec(),
+            first_host: self.nodes.len() as NodeId,
+            flow_ends: self.flows.iter().map(|f| (f.src, f.dst)).collect(),
+            tunnel: g.forwarding == GatewayForwarding::Tunnel,
+        }
+    }
+
     /// A packet leaves node `from` (MANET node or host) for its `dst`:
     /// over a wire, tunnelled to a gateway, or routed in the MANET.
     pub(super) fn route_from(&mut self, now: SimTime, from: NodeId, mut packet: Packet) {
@@ -151,7 +169,9 @@ impl World {
                     return;
                 }
                 packet.dst = self.gateway_for(now, from);
-                packet.size_bytes += IP_HEADER_BYTES;
+                if w.tunnel {
+                    packet.size_bytes += IP_HEADER_BYTES;
+                }
                 self.with_router(now, from, |r, now, ctx| {
                     r.route_to_internet(now, packet, host, ctx)
                 });
@@ -221,7 +241,9 @@ impl World {
         w.to_hosts[g as usize] += 1;
         let l = w.link(h, g);
         packet.dst = host;
-        packet.size_bytes -= IP_HEADER_BYTES;
+        if w.tunnel {
+            packet.size_bytes -= IP_HEADER_BYTES;
+        }
         self.wire_send(now, l, false, packet);
     }
 

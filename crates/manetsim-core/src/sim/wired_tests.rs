@@ -389,3 +389,113 @@ fn a_farther_second_gateway_changes_nothing_for_a_flow_through_the_nearer_one() 
     assert_eq!(both.received_bytes, one.received_bytes);
     assert_eq!(both.delay_ms, one.delay_ms);
 }
+
+#[test]
+fn base_station_forwarding_carries_no_tunnel_header() {
+    use super::tests::{pcap_records_of, scenario_with};
+    use super::{run_with, Outputs};
+    use crate::trace::pcap::{IP_PROTOCOL_IPIP, LINKTYPE_IEEE802_11};
+    let tunnel = run_text(&chain(CBR), &[]);
+    let bare = run_text(&chain(CBR), &["gateway.forwarding=base_station"]);
+    let (t, b) = (&tunnel.flows[0], &bare.flows[0]);
+    assert_eq!(b.sent, t.sent);
+    assert_eq!(b.received, b.sent);
+    // The tunnel's 20 bytes cost 80 us on each of the three hops at 2
+    // Mbit/s; the routing is the same.
+    let saved_ms = t.delay_ms - b.delay_ms;
+    assert!((saved_ms - 0.24).abs() < 0.02, "{saved_ms}");
+    assert_eq!(bare.routing.packets_sent, tunnel.routing.packets_sent);
+
+    // On the air and in the ns-2 trace the packet goes from node 0 to the
+    // host (node 4), in no outer header.
+    let dir = std::env::temp_dir().join(format!("manetsim-gw-bs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = scenario_with(
+        &chain(CBR),
+        &[
+            "gateway.forwarding=base_station",
+            "output.pcap=true",
+            "output.ns2_trace=true",
+            "duration_s=5",
+        ],
+    );
+    let trace = dir.join("run.tr");
+    let outputs = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: Some(&dir.join("run")),
+    };
+    let r = run_with(&s, &outputs).unwrap();
+    assert!(r.flows[0].received > 10);
+    let frames = pcap_records_of(
+        &std::fs::read(dir.join("run-1.pcap")).unwrap(),
+        LINKTYPE_IEEE802_11,
+    );
+    let mut bare_udp = 0;
+    for (_, f) in &frames {
+        if f[0] != 0x08 || f[30..32] != [0x08, 0x00] {
+            continue;
+        }
+        let ip = &f[32..];
+        assert_ne!(ip[9], IP_PROTOCOL_IPIP);
+        if ip[9] == 17 && ip[16..20] == [0, 0, 0, 4] {
+            assert_eq!(&ip[12..16], &[0, 0, 0, 0]);
+            assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 20 + 8 + 512);
+            bare_udp += 1;
+        }
+    }
+    assert!(bare_udp as u64 >= r.flows[0].received, "{bare_udp}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let relayed: Vec<_> = text
+        .lines()
+        .filter(|l| l.starts_with("f ") && l.contains(" _1_ RTR ") && l.contains(" cbr "))
+        .collect();
+    assert!(!relayed.is_empty());
+    for l in relayed {
+        assert!(l.contains(" cbr 540 ") && l.contains("[0:0 4:0 "), "{l}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_dsdv_source_with_no_route_to_its_base_station_drops_the_packet() {
+    // DSDV learns the route to the gateway, 3 hops away, only after about
+    // 25 s (a settling delay per hop): CBR from 1 s finds none. Tunnelled,
+    // the source holds 5 packets for the gateway (dropping the older ones);
+    // as ns-2.35's base-station forwarding, it drops each one at once.
+    let dsdv = ["routing.protocol=dsdv"];
+    let tunnel = run_text(&chain(CBR), &dsdv);
+    let bare = run_text(
+        &chain(CBR),
+        &["routing.protocol=dsdv", "gateway.forwarding=base_station"],
+    );
+    let drops = |r: &super::RunResult, reason: &str| r.drops.get(reason).copied().unwrap_or(0);
+    assert_eq!(drops(&tunnel, "no_route"), 0);
+    assert!(drops(&tunnel, "route_buffer_full") > 50);
+    assert_eq!(drops(&bare, "route_buffer_full"), 0);
+    let early = drops(&bare, "no_route");
+    assert!(early > 50, "{early}");
+    // Every packet is accounted for: the held ones went once the route came.
+    let (t, b) = (&tunnel.flows[0], &bare.flows[0]);
+    assert_eq!(b.sent, t.sent);
+    assert_eq!(b.received + early, b.sent);
+    assert_eq!(
+        t.received + drops(&tunnel, "route_buffer_full"),
+        t.sent,
+        "{t:?}"
+    );
+}
+
+#[test]
+fn aodv_uu_refuses_base_station_forwarding() {
+    let s = crate::scenario::load_str(
+        &chain(CBR),
+        "g.toml",
+        &[
+            ("routing.aodv.preset".into(), "aodv_uu".into()),
+            ("gateway.forwarding".into(), "base_station".into()),
+        ],
+    );
+    let err = s.unwrap_err().to_string();
+    assert!(err.contains("gateway.forwarding"), "{err}");
+}

@@ -90,6 +90,7 @@ use crate::mac::{
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
+use crate::trace::pcap::GatewayView;
 use crate::transport::sctp::{SctpChunk, SctpData};
 use crate::transport::tfrc::TfrcHeader;
 use crate::wire::{aodv, aomdv, dsr, olsr};
@@ -192,6 +193,10 @@ pub struct Ns2Trace {
     received_mac: HashMap<NodeId, VecDeque<(u64, MacFields)>>,
     /// The MAC's parameters, for the sizes ns-2 shows below its agents.
     mac: Option<MacParams>,
+    /// An Internet gateway whose packets for hosts travel untunnelled
+    /// (`gateway.forwarding = "base_station"`): their lines show the
+    /// host's address, as ns-2's wired-cum-wireless traces do.
+    base_station: Option<GatewayView>,
 }
 
 /// Received packets' MAC fields kept per node for their `f` lines: a
@@ -222,6 +227,7 @@ impl Ns2Trace {
             line: String::with_capacity(160),
             received_mac: HashMap::new(),
             mac: None,
+            base_station: None,
         })
     }
 
@@ -236,6 +242,14 @@ impl Ns2Trace {
     /// UDP header). Without them, at its IP datagram's size.
     pub fn set_mac(&mut self, mac: MacParams) {
         self.mac = Some(mac);
+    }
+
+    /// With a gateway: under base-station forwarding (not tunnelled), a
+    /// packet for or from a host shows the host's address, as ns-2's
+    /// wired-cum-wireless traces do; tunnelled packets show the tunnel's
+    /// (the gateway).
+    pub fn set_gateway(&mut self, gateway: GatewayView) {
+        self.base_station = (!gateway.tunnel).then_some(gateway);
     }
 
     /// Where the trace goes once finished.
@@ -666,6 +680,10 @@ impl Ns2Trace {
         // manetsim's are 1 (one hop) or the ring's radius.
         let broadcast = p.dst == BROADCAST || next_hop == BROADCAST;
         let next_hop = if broadcast { 0 } else { addr(next_hop) };
+        let (src, dst) = match self.base_station.as_ref().map(|g| g.addresses(p)) {
+            Some((src, dst, _)) if (src, dst) != (p.src, p.dst) => (src, dst),
+            _ => (p.src, self.ip_dst(p)),
+        };
         let ttl = match self.protocol {
             RoutingProtocol::Dsr if p.is_control() && p.dst == BROADCAST => NS2_IP_TTL,
             RoutingProtocol::Dsdv if p.is_control() => NS2_IP_TTL,
@@ -674,8 +692,8 @@ impl Ns2Trace {
         let _ = write!(
             line,
             " ------- [{}:{port} {}:{port} {ttl} {next_hop}]",
-            p.src,
-            addr(self.ip_dst(p)),
+            src,
+            addr(dst),
         );
         if let Some(chunk) = p.sctp() {
             // ns-2.35's shape: chunks, type, TSN (from 1), stream, SSN.

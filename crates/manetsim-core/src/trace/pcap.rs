@@ -141,6 +141,40 @@ pub struct GatewayView {
     pub first_host: NodeId,
     /// Each flow's `src` and `dst`, hosts included.
     pub flow_ends: Vec<(NodeId, NodeId)>,
+    /// Whether packets for a host travel in IP in IP to the gateway
+    /// (`gateway.forwarding = "tunnel"`), or bare, addressed to the host
+    /// (`"base_station"`).
+    pub tunnel: bool,
+}
+
+impl GatewayView {
+    /// The addresses of `p`'s datagram (a host's where the simulation
+    /// hands the packet to or from a gateway on a host's behalf), and
+    /// whether it travels to a gateway for a host (in IP in IP from
+    /// `p.src` to the gateway when [`Self::tunnel`]).
+    pub fn addresses(&self, p: &Packet) -> (NodeId, NodeId, bool) {
+        let (PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) = p.kind else {
+            return (p.src, p.dst, false);
+        };
+        let Some(&(a, b)) = self.flow_ends.get(flow as usize) else {
+            return (p.src, p.dst, false);
+        };
+        let host = |n: NodeId| n >= self.first_host && n != BROADCAST;
+        // The end the packet left from: its source, or, where the gateway
+        // routes a host's packet into the MANET as its own, the host.
+        let (from, to) = if p.src == a {
+            (a, b)
+        } else if p.src == b {
+            (b, a)
+        } else if self.nodes.contains(&p.src) && host(a) {
+            (a, b)
+        } else if self.nodes.contains(&p.src) && host(b) {
+            (b, a)
+        } else {
+            return (p.src, p.dst, false);
+        };
+        (from, to, host(to) && self.nodes.contains(&p.dst))
+    }
 }
 
 /// Encodes frames as bytes for one routing protocol's messages.
@@ -169,29 +203,13 @@ impl Encoder {
     /// The addresses of `p`'s datagram, and whether it travels tunnelled
     /// (the outer header from `p.src` to the gateway).
     fn addresses(&self, p: &Packet) -> (NodeId, NodeId, bool) {
-        let (Some(g), PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) =
-            (&self.gateway, p.kind)
-        else {
-            return (p.src, p.dst, false);
-        };
-        let Some(&(a, b)) = g.flow_ends.get(flow as usize) else {
-            return (p.src, p.dst, false);
-        };
-        let host = |n: NodeId| n >= g.first_host && n != BROADCAST;
-        // The end the packet left from: its source, or, where the gateway
-        // routes a host's packet into the MANET as its own, the host.
-        let (from, to) = if p.src == a {
-            (a, b)
-        } else if p.src == b {
-            (b, a)
-        } else if g.nodes.contains(&p.src) && host(a) {
-            (a, b)
-        } else if g.nodes.contains(&p.src) && host(b) {
-            (b, a)
-        } else {
-            return (p.src, p.dst, false);
-        };
-        (from, to, host(to) && g.nodes.contains(&p.dst))
+        match &self.gateway {
+            Some(g) => {
+                let (src, dst, for_host) = g.addresses(p);
+                (src, dst, for_host && g.tunnel)
+            }
+            None => (p.src, p.dst, false),
+        }
     }
 
     /// Appends `p` as the IP datagram a host's link carries (no tunnel).

@@ -108,6 +108,11 @@ pub struct DsdvConfig {
     pub mac_feedback: bool,
     /// `MAX_QUEUE_LENGTH`: data packets held per destination (5).
     pub queue_per_destination: usize,
+    /// ns-2's base-station forwarding (`gateway.forwarding =
+    /// "base_station"`): a packet for an Internet host whose source knows
+    /// no route to the gateway is dropped (`no_route`), not held, as
+    /// ns-2.35's `forwardPacket` frees it ("Route to base_stn not known").
+    pub drop_internet_without_route: bool,
 }
 
 impl Default for DsdvConfig {
@@ -122,6 +127,7 @@ impl Default for DsdvConfig {
             broadcast_jitter: 10 * NS_PER_MS,
             mac_feedback: false,
             queue_per_destination: 5,
+            drop_internet_without_route: false,
         }
     }
 }
@@ -290,6 +296,20 @@ impl RoutingProtocol for Dsdv {
         if let Some(old) = self.buffer.push(packet) {
             ctx.drop_packet(old, DropReason::RouteBufferFull);
         }
+    }
+
+    fn route_to_internet(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        _host: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        if self.cfg.drop_internet_without_route && self.routes.reachable(packet.dst).is_none() {
+            ctx.drop_packet(packet, DropReason::NoRoute);
+            return;
+        }
+        self.route_output(now, packet, ctx);
     }
 
     fn on_control(&mut self, now: SimTime, from: NodeId, packet: Packet, ctx: &mut RoutingCtx) {

@@ -489,6 +489,7 @@ fn with_a_gateway_a_packet_for_a_host_travels_in_ip_in_ip_with_the_flows_address
         nodes: vec![3],
         first_host: 4,
         flow_ends: vec![(1, 4), (4, 2)],
+        tunnel: true,
     });
     let seg = TcpSegment {
         seq: 1,
