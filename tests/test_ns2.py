@@ -1650,3 +1650,111 @@ def test_equal_figures_summed_in_another_order_overlap():
     assert not intervals_overlap((80.0, 0.0), (81.0, 0.0))
     assert intervals_overlap((1.0, 0.5), (2.0, 0.5))
     assert intervals_overlap((float("nan"), 0.0), (1.0, 0.0)) is None
+
+
+GATEWAY_FIXTURE = FIXTURES / "ns2_gateway_dsdv.toml"
+
+
+def test_a_gateway_over_dsdv_exports_as_ns2s_wired_cum_wireless_nodes():
+    tcl = _export(str(GATEWAY_FIXTURE))
+    lines = tcl.splitlines()
+    # Hierarchical addresses: the MANET in domain 0, the host in domain 1.
+    for expected in (
+        "$ns_ node-config -addressType hierarchical",
+        "AddrParams set domain_num_ 2",
+        "AddrParams set cluster_num_ {1 1}",
+        "AddrParams set nodes_num_ {3 1}",
+        "    set node_($i) [$ns_ node 0.0.$i]",
+        '    $ns_ node-config -wiredRouting [expr {$i == 1 ? "ON" : "OFF"}]',
+        "        $node_($i) base-station [AddrParams addr2id [$node_(1) node-addr]]",
+        "        $ns_ add-node $node_($i) [$node_($i) id]",
+        '$ns_ set routingAgent_ ""',
+        "    set node_([expr 3 + $h]) [$ns_ node 1.0.$h]",
+        "    $ns_ duplex-link $node_([expr 3 + $h]) $node_(1) 756000 0.025 DropTail",
+        # ns-2.35's DropTail holds limit - 1 packets.
+        "    $ns_ queue-limit $node_([expr 3 + $h]) $node_(1) 51",
+        "    $ns_ queue-limit $node_(1) $node_([expr 3 + $h]) 51",
+        "$ns_ attach-agent $node_(3) $sink_(0)",
+        "$ns_ attach-agent $node_(3) $agent_(1)",
+    ):
+        assert expected in lines, expected
+    # The MANET's nodes come first, then the hosts: their ids stay manetsim's.
+    assert lines.index("AddrParams set domain_num_ 2") < lines.index(
+        "    set node_($i) [$ns_ node 0.0.$i]"
+    )
+    assert lines.index("    set node_($i) [$ns_ node 0.0.$i]") < lines.index(
+        "    set node_([expr 3 + $h]) [$ns_ node 1.0.$h]"
+    )
+    assert "-adhocRouting DSDV" in tcl
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "words"),
+    [
+        (["routing.protocol=aodv"], "routing.protocol", "only over DSDV"),
+        (["routing.protocol=aomdv"], "routing.protocol", "only over DSDV"),
+        (["gateway.node=[1, 2]"], "gateway.node", "one base station"),
+        (["gateway.hosts=2", "flows.1.dst=4"], "flows.1.dst", "two hosts"),
+        (['flows.1.transport="sctp"'], "flows.1.transport", "SACK"),
+    ],
+)
+def test_a_gateway_ns2_cannot_run_alike_is_refused(overrides: list[str], key: str, words: str):
+    args = [arg for o in overrides for arg in ("--set", o)]
+    line = assert_clean_error(cli("export", "ns2", GATEWAY_FIXTURE, *args))
+    assert f"key `{key}`" in line
+    assert words in line
+
+
+def test_like_ns2_forwards_to_the_gateway_as_ns2s_base_stations_do():
+    tunnel = ["gateway.forwarding=tunnel"]
+    notes = ns2.known_differences(str(GATEWAY_FIXTURE), tunnel)
+    assert any(n.startswith('gateway.forwarding is "tunnel"') for n in notes), notes
+    overrides = ns2.like_ns2_overrides(str(GATEWAY_FIXTURE), tunnel)
+    assert overrides["gateway.forwarding"] == "base_station"
+    assert not any("gateway" in n for n in ns2.known_differences(str(GATEWAY_FIXTURE)))
+    assert "gateway.forwarding" not in ns2.like_ns2_overrides(str(QUICKSTART))
+
+
+def test_the_trace_parser_reads_a_committed_wired_cum_wireless_trace():
+    # tests/fixtures/ns2_gateway_dsdv.tr: ns-2.35 running the export of
+    # ns2_gateway_dsdv.toml (node 1 a base station wired to host 3 at 756
+    # kbit/s, 25 ms; TCP NewReno 0 -> host 3.0-3.5 s, CBR host -> 2 every
+    # 0.1 s from 3 s, over DSDV). Counts from grep: 65 `s ... _0_ AGT ...
+    # tcp` and 65 `r ... 1 3 tcp` (the wired link's arrivals at the host),
+    # 10 `+ ... 3 1 cbr` (the host's sends) and 10 `r ... _2_ AGT ... cbr`.
+    stats = ns2.parse_trace(FIXTURES / "ns2_gateway_dsdv.tr")
+    tcp = stats.flows[(0, 0)]
+    # The host's address, 1.0.0 (port 1): 1 << 22 in wireless lines.
+    cbr = stats.flows[(4194304, 1)]
+    assert (tcp.sent, tcp.received) == (65, 65)
+    assert (cbr.sent, cbr.received) == (10, 10)
+    # The first TCP packet is 512 bytes at ns-2's agent, the rest 552.
+    assert tcp.received_bytes == 512 + 64 * 552
+    assert cbr.received_bytes == 10 * (256 + 28)
+    assert tcp.first_send_s == 3.0
+    assert tcp.last_receive_s == 3.582443
+    assert cbr.first_send_s == 3.0
+    assert tcp.retransmissions == 0
+    assert tcp.delay_ms == pytest.approx(66.427, abs=0.001)
+    assert cbr.delay_ms == pytest.approx(33.296, abs=0.001)
+    assert stats.routing_by_message == {"update": 3}
+    assert stats.drops == {}
+    assert stats.lines == 847
+
+
+def test_a_wired_link_drop_counts_as_a_full_queue(tmp_path: Path):
+    trace = tmp_path / "wired.tr"
+    trace.write_text(
+        "+ 1.0 3 1 cbr 256 ------- 1 1.0.0.1 0.0.2.0 0 4\n"
+        "d 1.0 3 1 cbr 256 ------- 1 1.0.0.1 0.0.2.0 0 4\n"
+        "- 1.0 3 1 cbr 256 ------- 1 1.0.0.1 0.0.2.0 0 5\n"
+        "+ 1.0 1 3 tcp 40 ------- 0 0.0.0.0 1.0.0.0 0 6\n"
+    )
+    stats = ns2.parse_trace(trace)
+    # The host's send (the SYN-sized TCP packet is not data).
+    assert stats.flows[(4194304, 1)].sent == 1
+    assert stats.drops == {"WIRE:d": 1}
+    assert ns2._ns2_figures(stats, "")["drops.queue_full"] == 1.0
+    trace.write_text("r 1.0 1 3 tcp 40 ------- 0 0.0.0.0\n")
+    with pytest.raises(ValueError, match=r"wired\.tr:1: a wired link's event has too few"):
+        ns2.parse_trace(trace)

@@ -317,9 +317,10 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
     SCTP flow applies ``Max.Burst``, counts its bytes and times its sends
     as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
-    ``send_rule`` and ``idle_rule = "ns2"``), and a TFRC flow spaces its packets as
+    ``send_rule`` and ``idle_rule = "ns2"``), a TFRC flow spaces its packets as
     ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
-    filters of 0.95). With them
+    filters of 0.95), and a gateway forwards as ns-2.35's base stations do
+    (``gateway.forwarding = "base_station"``). With them
     :func:`known_differences` has nothing to say but about an energy
     model's idle power, which ns-2.35 charges lazily (the scenario's own
     setting, left as it is); apply ``overrides`` after them to keep the
@@ -351,6 +352,8 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.tfrc.rto_rule"] = "ns2"
             out[f"flows.{i}.tfrc.pacing_rule"] = "ns2"
             out[f"flows.{i}.tfrc.start_rule"] = "ns2"
+    if c.get("gateway"):
+        out["gateway.forwarding"] = "base_station"
     return out
 
 
@@ -396,6 +399,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"own; --set routing.{routing}.preset=ns2 compares like with like "
                 "(docs/fidelity.md)"
             )
+    gateway = c.get("gateway")
+    if gateway and gateway.get("forwarding", "tunnel") == "tunnel":
+        notes.append(
+            'gateway.forwarding is "tunnel": manetsim sends a packet for a host in an '
+            "outer IP header to the gateway (20 bytes more on every wireless hop) and a "
+            "DSDV source holds it while it has no route there; ns-2.35's base station "
+            "takes it bare, and its DSDV drops it at once; --set "
+            "gateway.forwarding=base_station compares like with like"
+        )
     aomdv = c["routing"].get("aomdv") or {}
     if routing == "aomdv" and aomdv.get("link_detection", "mac") == "mac":
         notes.append(
@@ -612,13 +624,7 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "ns-2.35's AOMDV sends a HELLO every 1 s (HELLO_INTERVAL is compiled in)",
         )
     if c.get("gateway"):
-        # Stock ns-2.35 has no AODV-UU, and its wired-cum-wireless nodes
-        # (base stations, hierarchical addresses) are not written yet.
-        raise ExportError(
-            "gateway",
-            "an Internet gateway is not exported: stock ns-2.35 has no AODV-UU and its "
-            "gateway discovery, and manetsim does not write wired-cum-wireless scripts yet",
-        )
+        _check_gateway_exportable(c)
     if c["mac"]["standard"] != "802.11":
         raise ExportError("mac.standard", "only 802.11 DCF is exported")
     for i, flow in enumerate(c.get("flows", [])):
@@ -682,6 +688,101 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
     energy = c.get("energy")
     if energy and energy.get("sleep_w", 0.0):
         raise ExportError("energy.sleep_w", "nodes never sleep in the exported script")
+
+
+_HIER_NODES_PER_CLUSTER = 2048
+"""Nodes one cluster of ns-2.35's default hierarchical address holds (11 bits)."""
+
+
+def _check_gateway_exportable(c: Mapping[str, Any]) -> None:
+    """Refuses what ns-2.35's wired-cum-wireless nodes cannot run alike.
+
+    The export makes the gateway an ns-2 base station (`-wiredRouting ON`)
+    and each host a wired node joined to it by a duplex link. Of the
+    routing agents manetsim exports, only ns-2.35's DSDV sends a packet for
+    another domain towards its node's base station (its `forwardPacket`);
+    its AODV and AOMDV have no such rule.
+    """
+    gateway = c["gateway"]
+    routing = c["routing"]["protocol"]
+    if routing != "dsdv":
+        raise ExportError(
+            "routing.protocol",
+            f'a scenario with a gateway is exported only over DSDV (it has "{routing}"): '
+            "ns-2.35's base stations (wired-cum-wireless nodes) take the MANET's packets "
+            "for wired hosts only through DSDV's forwarding to the base station; its "
+            "AODV and AOMDV have none, and it has no AODV-UU",
+        )
+    nodes = gateway["node"]
+    if isinstance(nodes, list) and len(nodes) > 1:
+        raise ExportError(
+            "gateway.node",
+            "one gateway is exported: an ns-2.35 mobile node has one base station, "
+            f"where manetsim's nodes pick among {len(nodes)} gateways",
+        )
+    count, hosts = int(c["nodes"]["count"]), int(gateway["hosts"])
+    if max(count, hosts) > _HIER_NODES_PER_CLUSTER:
+        raise ExportError(
+            "nodes.count" if count > hosts else "gateway.hosts",
+            f"ns-2.35's hierarchical addresses hold {_HIER_NODES_PER_CLUSTER} nodes a "
+            f"cluster (the scenario has {count} nodes and {hosts} hosts)",
+        )
+    for i, flow in enumerate(c.get("flows", [])):
+        src, dst = int(flow["src"]), int(flow["dst"])
+        if src >= count and dst >= count:
+            raise ExportError(
+                f"flows.{i}.dst",
+                "a flow between two hosts never enters the MANET: not exported",
+            )
+        if (src >= count or dst >= count) and flow["transport"] == "sctp":
+            raise ExportError(
+                f"flows.{i}.transport",
+                "an SCTP flow to or from a host is not exported: ns-2's trace of a wired "
+                "link does not tell a DATA chunk from a SACK, so its data could not be "
+                "counted there",
+            )
+
+
+def _gateway_node_lines(c: Mapping[str, Any]) -> list[str]:
+    """The nodes of a scenario with a gateway, in ns-2's wired-cum-wireless
+    form: hierarchical addresses, MANET node i at 0.0.i (node id i, address
+    i, as without a gateway), the gateway a base station, and host h at
+    1.0.h (node id nodes.count + h, address 1.0.h, 4194304 + h in wireless
+    lines), each wired to the gateway."""
+    gateway = c["gateway"]
+    nodes = gateway["node"]
+    gw = int(nodes[0] if isinstance(nodes, list) else nodes)
+    count, hosts = int(c["nodes"]["count"]), int(gateway["hosts"])
+    rate = int(float(gateway["rate_bps"]))
+    delay = _tcl_number(float(gateway["delay_s"]))
+    # ns-2.35's DropTail holds limit_ - 1 packets (see the interface queue).
+    limit = int(gateway["queue_packets"]) + 1
+    return [
+        "for {set i 0} {$i < $val(nn)} {incr i} {",
+        f'    $ns_ node-config -wiredRouting [expr {{$i == {gw} ? "ON" : "OFF"}}]',
+        "    set node_($i) [$ns_ node 0.0.$i]",
+        "    $node_($i) random-motion 0",
+        "}",
+        "$ns_ node-config -wiredRouting OFF",
+        "# Every other node's base station is the gateway. Listing the mobile nodes",
+        "# in the simulator's node list lets ns-2.35 compute its hierarchical routes",
+        "# with the MANET's nodes numbered first (its node_id_by_addr reads every",
+        "# entry of that list, and crashes on a gap).",
+        "for {set i 0} {$i < $val(nn)} {incr i} {",
+        f"    if {{$i != {gw}}} {{",
+        f"        $node_($i) base-station [AddrParams addr2id [$node_({gw}) node-addr]]",
+        "        $ns_ add-node $node_($i) [$node_($i) id]",
+        "    }",
+        "}",
+        "# The hosts are wired nodes: no routing agent.",
+        '$ns_ set routingAgent_ ""',
+        f"for {{set h 0}} {{$h < {hosts}}} {{incr h}} {{",
+        f"    set node_([expr {count} + $h]) [$ns_ node 1.0.$h]",
+        f"    $ns_ duplex-link $node_([expr {count} + $h]) $node_({gw}) {rate} {delay} DropTail",
+        f"    $ns_ queue-limit $node_([expr {count} + $h]) $node_({gw}) {limit}",
+        f"    $ns_ queue-limit $node_({gw}) $node_([expr {count} + $h]) {limit}",
+        "}",
+    ]
 
 
 def _check_transfer_exportable(key: str, flow: Mapping[str, Any]) -> None:
@@ -857,9 +958,21 @@ def _script(
             f" -txPower {energy['tx_w']!r} -rxPower {energy['rx_w']!r}"
             f" -idlePower {energy['idle_w']!r} -sleepPower 0.0"
         )
+    gateway = c.get("gateway")
     lines += [
         "",
         "set ns_ [new Simulator]",
+        *(
+            [
+                "# Wired-cum-wireless: the MANET is domain 0, the hosts domain 1.",
+                "$ns_ node-config -addressType hierarchical",
+                "AddrParams set domain_num_ 2",
+                "AddrParams set cluster_num_ {1 1}",
+                f"AddrParams set nodes_num_ {{{n} {int(gateway['hosts'])}}}",
+            ]
+            if gateway
+            else []
+        ),
         "global defaultRNG",
         f"# seed {int(c['seed'])}, spread (SplitMix64): ns-2.35's first draws grow"
         " with a small raw seed",
@@ -894,10 +1007,13 @@ def _script(
         "}",
     ]
     losses = {int(loss["node"]): loss for loss in c.get("loss", [])}
-    lines.append("for {set i 0} {$i < $val(nn)} {incr i} {")
-    lines.append("    set node_($i) [$ns_ node]")
-    lines.append("    $node_($i) random-motion 0")
-    lines.append("}")
+    if gateway:
+        lines += _gateway_node_lines(c)
+    else:
+        lines.append("for {set i 0} {$i < $val(nn)} {incr i} {")
+        lines.append("    set node_($i) [$ns_ node]")
+        lines.append("    $node_($i) random-motion 0")
+        lines.append("}")
     for node, loss in sorted(losses.items()):
         if loss["where"] == "after_mac":
             # Between MAC and LL: the node loses frames its MAC acknowledged.
@@ -1325,11 +1441,27 @@ def parse_trace(path: str | Path) -> TraceStats:
                         raise ValueError(f"{path}:{count}: an SFESTs line has too few fields")
                     opened.add((fields[2], fields[7].split("(", 1)[0]))
                 continue
-            if not line or line[0] not in "srfDd":
+            if not line or line[0] not in "srfDd+-":
                 continue
             tokens = line.split()
             if len(tokens) < 8:
                 raise ValueError(f"{path}:{count}: a trace event has too few fields")
+            if not tokens[2].startswith("_"):
+                # A wired link's line (`+ - r d`): a host's sends and
+                # receptions, and the links' queue drops.
+                wired = _wired_event(tokens, f"{path}:{count}")
+                if wired is None:
+                    continue
+                event, key, kind, seq, size, uid, now = wired
+                if event == "d":
+                    drops["WIRE:d"] = drops.get("WIRE:d", 0) + 1
+                    continue
+                stats = flows.setdefault(key, FlowStats())
+                if event == "s":
+                    _count_sent(stats, sent_at, kind, seq, size, uid, now)
+                else:
+                    _count_received(stats, sent_at, kind, seq, size, uid, now)
+                continue
             event, layer, kind = tokens[0], tokens[3], tokens[6]
             try:
                 now = float(tokens[1])
@@ -1370,47 +1502,11 @@ def parse_trace(path: str | Path) -> TraceStats:
             uid = tokens[5]
             size = int(tokens[7])
             stats = flows.setdefault(key, FlowStats())
+            seq = _seq(kind, tokens, ip) if kind in ("tcp", "sctp") else None
             if event == "s":
-                stats.sent += 1
-                if stats.first_send_s is None:
-                    stats.first_send_s = now
-                # ns-2's TCP agents count their 40 header bytes, its SCTP
-                # agent its IP, common and chunk headers, its TFRC agent 32
-                # (counted here as manetsim counts a TFRC packet: payload
-                # and 40); its UDP agent sends bare payload, to which
-                # routing agents add their headers (some strip them again
-                # on delivery).
-                if kind in ("tcp", "sctp"):
-                    counted = size
-                elif kind == "tcpFriend":
-                    counted = size - NS2_TFRC_HEADER_BYTES + NS2_TCP_HEADER_BYTES
-                else:
-                    counted = size + _UDP_IP_HEADER_BYTES
-                sent_at[uid] = (now, counted)
-                if kind in ("tcp", "sctp"):
-                    seq = _seq(kind, tokens, ip)
-                    if seq is not None:
-                        if seq in stats.seqs_sent:
-                            stats.retransmissions += 1
-                        stats.seqs_sent.add(seq)
+                _count_sent(stats, sent_at, kind, seq, size, uid, now)
             elif event == "r":
-                if kind in ("tcp", "sctp"):
-                    # manetsim counts a segment once: a duplicate delivery is
-                    # neither received nor timed (SCENARIO.md's definitions).
-                    seq = _seq(kind, tokens, ip)
-                    if seq is not None:
-                        if seq in stats.seqs_received:
-                            stats.duplicates += 1
-                            continue
-                        stats.seqs_received.add(seq)
-                stats.received += 1
-                stats.last_receive_s = now
-                if uid in sent_at:
-                    sent_s, ip_bytes = sent_at[uid]
-                    stats.received_bytes += ip_bytes
-                    stats.delays_s.append(now - sent_s)
-                else:
-                    stats.received_bytes += size
+                _count_received(stats, sent_at, kind, seq, size, uid, now)
     for kind, sent in rerrs.items():
         if sent:
             forwarded["rerr"] += _rerrs_relayed(kind, sent, drop_instants)
@@ -1423,6 +1519,112 @@ def parse_trace(path: str | Path) -> TraceStats:
         routing_forwarded_by_message=forwarded,
         flow_state={**flow_state, "opened": len(opened)} if opened else flow_state,
     )
+
+
+def _count_sent(
+    stats: FlowStats,
+    sent_at: dict[str, tuple[float, int]],
+    kind: str,
+    seq: int | None,
+    size: int,
+    uid: str,
+    now: float,
+) -> None:
+    """A flow's data packet sent, as manetsim counts it."""
+    stats.sent += 1
+    if stats.first_send_s is None:
+        stats.first_send_s = now
+    # ns-2's TCP agents count their 40 header bytes, its SCTP agent its IP,
+    # common and chunk headers, its TFRC agent 32 (counted here as manetsim
+    # counts a TFRC packet: payload and 40); its UDP agent sends bare
+    # payload, to which routing agents add their headers (some strip them
+    # again on delivery).
+    if kind in ("tcp", "sctp"):
+        counted = size
+    elif kind == "tcpFriend":
+        counted = size - NS2_TFRC_HEADER_BYTES + NS2_TCP_HEADER_BYTES
+    else:
+        counted = size + _UDP_IP_HEADER_BYTES
+    sent_at[uid] = (now, counted)
+    if seq is not None:
+        if seq in stats.seqs_sent:
+            stats.retransmissions += 1
+        stats.seqs_sent.add(seq)
+
+
+def _count_received(
+    stats: FlowStats,
+    sent_at: dict[str, tuple[float, int]],
+    kind: str,
+    seq: int | None,
+    size: int,
+    uid: str,
+    now: float,
+) -> None:
+    """A flow's data packet received, as manetsim counts it: a TCP segment
+    or SCTP TSN delivered again is neither received nor timed (SCENARIO.md's
+    definitions)."""
+    if seq is not None:
+        if seq in stats.seqs_received:
+            stats.duplicates += 1
+            return
+        stats.seqs_received.add(seq)
+    stats.received += 1
+    stats.last_receive_s = now
+    if uid in sent_at:
+        sent_s, ip_bytes = sent_at[uid]
+        stats.received_bytes += ip_bytes
+        stats.delays_s.append(now - sent_s)
+    else:
+        stats.received_bytes += size
+
+
+_HIER_DOMAIN_SHIFT = 22
+_HIER_CLUSTER_SHIFT = 11
+"""ns-2.35's default hierarchical address: domain, cluster and node fields
+of 10, 11 and 11 bits (address 1.0.3 is 4194307 in wireless lines)."""
+
+
+def _hier_address(text: str) -> tuple[int, int]:
+    """A wired line's `domain.cluster.node.port` (or a flat `node.port`) as
+    the address wireless lines print and the port."""
+    parts = [int(x) for x in text.split(".")]
+    *node, port = parts
+    if len(node) == 3:
+        domain, cluster, n = node
+        return (domain << _HIER_DOMAIN_SHIFT) | (cluster << _HIER_CLUSTER_SHIFT) | n, port
+    return node[0], port
+
+
+def _wired_event(
+    tokens: list[str], where: str
+) -> tuple[str, tuple[int, int], str, int | None, int, str, float] | None:
+    """What a wired link's line tells of a flow's data, in a scenario whose
+    hosts (domain 1) are each wired to the gateway: `+` on a packet from a
+    host is its send, `r` of a packet for a host its reception; `d` is a
+    link's queue drop. None for the rest (a dequeue, a packet relayed
+    between links, an acknowledgement or feedback). Returns (event `s`, `r`
+    or `d`, the flow's key, kind, sequence number, size, uid, time)."""
+    # `event time from to type size flags fid src.port dst.port seq uid`
+    if len(tokens) < 12:
+        raise ValueError(f"{where}: a wired link's event has too few fields")
+    event, kind = tokens[0], tokens[4]
+    try:
+        now, size, seq = float(tokens[1]), int(tokens[5]), int(tokens[10])
+        src, dst = _hier_address(tokens[8]), _hier_address(tokens[9])
+    except ValueError:
+        raise ValueError(f"{where}: a malformed wired link's event") from None
+    uid = tokens[11]
+    if event == "d":
+        return ("d", src, kind, None, size, uid, now)
+    if kind in ("ack", "tcpFriendCtl") or (kind == "tcp" and size == NS2_TCP_HEADER_BYTES):
+        return None
+    tcp_seq = seq if kind == "tcp" else None
+    if event == "+" and src[0] >> _HIER_DOMAIN_SHIFT:
+        return ("s", src, kind, tcp_seq, size, uid, now)
+    if event == "r" and dst[0] >> _HIER_DOMAIN_SHIFT:
+        return ("r", src, kind, tcp_seq, size, uid, now)
+    return None
 
 
 def _rerrs_relayed(kind: str, sent: list[tuple[str, str]], drops: set[tuple[str, str]]) -> int:
@@ -1532,7 +1734,7 @@ ROUTING_MESSAGES = {
 gratuitous replies are replies, DSDV's full and incremental dumps are updates."""
 
 DROPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "queue_full": (("queue_full",), ("IFQ:IFQ", "IFQ:---")),
+    "queue_full": (("queue_full",), ("IFQ:IFQ", "IFQ:---", "WIRE:d")),
     "arp": (("arp",), ("IFQ:ARP",)),
     "route_buffer": (
         ("route_buffer_full", "route_buffer_timeout"),
