@@ -1750,9 +1750,17 @@ def test_a_wired_link_drop_counts_as_a_full_queue(tmp_path: Path):
         "- 1.0 3 1 cbr 256 ------- 1 1.0.0.1 0.0.2.0 0 5\n"
         "+ 1.0 1 3 tcp 40 ------- 0 0.0.0.0 1.0.0.0 0 6\n"
     )
+    with trace.open("a") as handle:
+        # A MANET node's SYN: 40 bytes at its agent, 60 with DSDV's IP
+        # header on the wire; neither is data.
+        handle.write(
+            "s 2.0 _0_ AGT  --- 7 tcp 40 [0 0 0 0] ------- [0:0 4194304:0 32 0] [0 0] 0 0\n"
+            "r 2.1 1 3 tcp 60 ------- 0 0.0.0.0 1.0.0.0 0 7\n"
+        )
     stats = ns2.parse_trace(trace)
     # The host's send (the SYN-sized TCP packet is not data).
     assert stats.flows[(4194304, 1)].sent == 1
+    assert (0, 0) not in stats.flows
     assert stats.drops == {"WIRE:d": 1}
     assert ns2._ns2_figures(stats, "")["drops.queue_full"] == 1.0
     trace.write_text("r 1.0 1 3 tcp 40 ------- 0 0.0.0.0\n")

@@ -1427,6 +1427,8 @@ def parse_trace(path: str | Path) -> TraceStats:
     # node was originated there (see `_rerrs_relayed`).
     rerrs: dict[str, list[tuple[str, str]]] = {"AODV": [], "AOMDV": []}
     drop_instants: set[tuple[str, str]] = set()
+    # The uids of TCP SYNs seen at an agent, to know them on a wired link.
+    syns: set[str] = set()
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for count, line in enumerate(handle, start=1):
@@ -1453,6 +1455,8 @@ def parse_trace(path: str | Path) -> TraceStats:
                 if wired is None:
                     continue
                 event, key, kind, seq, size, uid, now = wired
+                if uid in syns:
+                    continue  # a SYN, 20 bytes longer on the wire than at its agent
                 if event == "d":
                     drops["WIRE:d"] = drops.get("WIRE:d", 0) + 1
                     continue
@@ -1493,6 +1497,7 @@ def parse_trace(path: str | Path) -> TraceStats:
             if kind == "tcp" and tokens[7] == str(NS2_TCP_HEADER_BYTES):
                 # A one-way agent's SYN (`syn_ true`): its 40 header bytes and
                 # no data, which manetsim's flows do not count either.
+                syns.add(tokens[5])
                 continue
             ip = _ip_field(tokens)
             if ip is None:
