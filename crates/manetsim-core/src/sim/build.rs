@@ -9,7 +9,7 @@ use crate::app::{Cbr, OnOff};
 use crate::energy::Battery;
 use crate::engine::{from_secs, EventQueue, Rng, SimTime, Stream, TimerSlot, NS_PER_S};
 use crate::loss::LossModel;
-use crate::mac::{Dcf, MacParams, PriQueue};
+use crate::mac::{Dcf, FrameSizes, MacParams, PriQueue};
 use crate::metrics::{FlowStats, PacketLedger};
 use crate::mobility::Mobility;
 use crate::net::arp::ArpModel;
@@ -431,10 +431,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     Ok(World {
         q,
         end,
-        wired: s
-            .gateway
-            .as_ref()
-            .map(|g| super::wired::Wired::new(g, s.nodes.count)),
+        wired: s.gateway.as_ref().map(|g| {
+            let mut w = super::wired::Wired::new(g, s.nodes.count);
+            w.ns2_bare_from_hosts = g.forwarding == GatewayForwarding::BaseStation
+                && mac_params.frames == FrameSizes::Ns2;
+            w
+        }),
         nodes,
         pos,
         grid,

@@ -2092,6 +2092,7 @@ impl World {
             let n = packet.dst;
             t.agent_received(now, n, &packet, mac);
         }
+        let packet = self.as_sent(packet);
         // A one-way SYN carries no data: the flow's counts leave it out.
         let data = packet.payload_bytes > 0;
         if let (PacketKind::Data { flow, seq }, true) = (packet.kind, data) {

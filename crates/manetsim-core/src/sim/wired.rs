@@ -67,6 +67,12 @@ pub(crate) struct Wired {
     /// gateway the source picked, and the traces and captures show the
     /// host as its destination).
     tunnel: bool,
+    /// ns-2's frame sizes (`[mac] frames = "ns2"`) with base-station
+    /// forwarding: a host's packet crosses the MANET without the IP header
+    /// that ns-2.35's routing agents add to what their node originates,
+    /// 20 bytes shorter than manetsim's datagram, as an ns-2.35 base
+    /// station forwards it (its size is put back on delivery).
+    pub ns2_bare_from_hosts: bool,
     /// Link `host * gateways + g` joins host `host` (counted from 0) and
     /// gateway `g`: towards the host (`[0]`) and towards the gateway
     /// (`[1]`).
@@ -95,6 +101,7 @@ impl Wired {
             delay_ns: from_secs(g.delay_s),
             queue_packets: g.queue_packets as usize,
             tunnel: g.forwarding == GatewayForwarding::Tunnel,
+            ns2_bare_from_hosts: false,
             links,
             return_via: HashMap::new(),
         }
@@ -196,6 +203,25 @@ impl World {
             .filter_map(|&g| router.hop_count(g, now).map(|h| (h, g)))
             .min_by_key(|&(h, _)| h)
             .map_or(w.gateways[0], |(_, g)| g)
+    }
+
+    /// `packet` as its source sent it: a host's packet that crossed the
+    /// MANET without ns-2's routing IP header gets it back
+    /// ([`Wired::ns2_bare_from_hosts`]).
+    pub(super) fn as_sent(&self, mut packet: Packet) -> Packet {
+        let Some(w) = self.wired.as_ref().filter(|w| w.ns2_bare_from_hosts) else {
+            return packet;
+        };
+        let (PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) = packet.kind else {
+            return packet;
+        };
+        let f = &self.flows[flow as usize];
+        // The end it left from: the flow's end other than its destination.
+        let from = if packet.dst == f.dst { f.src } else { f.dst };
+        if w.is_host(from) && w.gateway_index(packet.src).is_some() {
+            packet.size_bytes += IP_HEADER_BYTES;
+        }
+        packet
     }
 
     /// Whether node `n` is a fixed host behind the gateways.
@@ -336,6 +362,9 @@ impl World {
             // gateway takes what arrives on its wired interface; within the
             // MANET the gateway is its source.
             let mut packet = packet;
+            if self.wired.as_ref().expect("a gateway").ns2_bare_from_hosts {
+                packet.size_bytes -= IP_HEADER_BYTES;
+            }
             packet.src = gateway;
             packet.visit(gateway);
             packet.ttl = packet.ttl.saturating_sub(1);
