@@ -1693,6 +1693,11 @@ def test_a_gateway_over_dsdv_exports_as_ns2s_wired_cum_wireless_nodes():
     [
         (["routing.protocol=aodv"], "routing.protocol", "only over DSDV"),
         (["routing.protocol=aomdv"], "routing.protocol", "only over DSDV"),
+        (
+            ["routing.protocol=dsr", "mac.queue_packets=50"],
+            "routing.protocol",
+            "BaseStationNode",
+        ),
         (["gateway.node=[1, 2]"], "gateway.node", "one base station"),
         (["gateway.hosts=2", "flows.1.dst=4"], "flows.1.dst", "two hosts"),
         (['flows.1.transport="sctp"'], "flows.1.transport", "SACK"),

@@ -699,19 +699,29 @@ def _check_gateway_exportable(c: Mapping[str, Any]) -> None:
 
     The export makes the gateway an ns-2 base station (`-wiredRouting ON`)
     and each host a wired node joined to it by a duplex link. Of the
-    routing agents manetsim exports, only ns-2.35's DSDV sends a packet for
-    another domain towards its node's base station (its `forwardPacket`);
-    its AODV and AOMDV have no such rule.
+    routing agents manetsim exports, ns-2.35's DSDV and DSR send a packet
+    for another domain towards their node's base station (DSDV's
+    `forwardPacket`, DSR's `handlePktWithoutSR`), but its DSR base-station
+    node does not build with agent traces on; its AODV and AOMDV have no
+    such rule.
     """
     gateway = c["gateway"]
     routing = c["routing"]["protocol"]
+    if routing == "dsr":
+        raise ExportError(
+            "routing.protocol",
+            'a scenario with a gateway is exported only over DSDV (it has "dsr"): '
+            "ns-2.35's DSR routes to a base station, but its base-station node "
+            "(Node/MobileNode/BaseStationNode) fails to build with agent tracing on "
+            '("can\'t read ragent_")',
+        )
     if routing != "dsdv":
         raise ExportError(
             "routing.protocol",
             f'a scenario with a gateway is exported only over DSDV (it has "{routing}"): '
             "ns-2.35's base stations (wired-cum-wireless nodes) take the MANET's packets "
-            "for wired hosts only through DSDV's forwarding to the base station; its "
-            "AODV and AOMDV have none, and it has no AODV-UU",
+            "for wired hosts only through DSDV's and DSR's forwarding to the base station; "
+            "its AODV and AOMDV have none, and it has no AODV-UU",
         )
     nodes = gateway["node"]
     if isinstance(nodes, list) and len(nodes) > 1:
