@@ -92,8 +92,9 @@ pub enum GatewayForwarding {
     Tunnel,
     /// ns-2's wired-cum-wireless base stations: the packet keeps the host
     /// as its destination and no outer header; every node routes it towards
-    /// the gateway, and a DSDV source without a route to the gateway drops
-    /// it (`no_route`) instead of holding it (ns-2.35's `dsdv.cc`).
+    /// the gateway, and a DSDV node (source or relay) without a route to
+    /// the gateway drops it (`no_route`) instead of holding it (ns-2.35's
+    /// `dsdv.cc`).
     BaseStation,
 }
 /// `gateway.node`: one node id (`node = 3`) or a list (`node = [3, 7]`),

@@ -2069,6 +2069,10 @@ impl World {
                 self.drop_packet(now, n, DropReason::Ttl, &packet);
                 return;
             }
+            if self.relay_drops_for_base_station(now, n, &packet) {
+                self.drop_packet(now, n, DropReason::NoRoute, &packet);
+                return;
+            }
             self.nodes[n as usize].forwarded += 1;
             self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
         }

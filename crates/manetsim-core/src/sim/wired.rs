@@ -36,6 +36,7 @@ use super::{Event, World};
 use crate::engine::{from_secs, SimTime};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, PacketKind, RoutingProtocol, BROADCAST, IP_HEADER_BYTES};
+use crate::routing::Router;
 use crate::scenario::{Gateway, GatewayForwarding};
 use crate::trace::ns2::MacFields;
 use crate::trace::pcap::GatewayView;
@@ -222,6 +223,35 @@ impl World {
             packet.size_bytes += IP_HEADER_BYTES;
         }
         packet
+    }
+
+    /// Whether relay `n`, under DSDV with base-station forwarding, drops
+    /// `packet`, for a host through a gateway it knows no route to: ns-2.35's
+    /// `forwardPacket` frees a packet for another domain at any node whose
+    /// route to its base station is down, as at its source
+    /// ([`crate::routing::dsdv::DsdvConfig::drop_internet_without_route`]).
+    pub(super) fn relay_drops_for_base_station(
+        &self,
+        now: SimTime,
+        n: NodeId,
+        packet: &Packet,
+    ) -> bool {
+        let Some(w) = &self.wired else {
+            return false;
+        };
+        if w.tunnel || w.gateway_index(packet.dst).is_none() {
+            return false;
+        }
+        let router = &self.nodes[n as usize].router;
+        if !matches!(router, Router::Dsdv(_)) || router.hop_count(packet.dst, now).is_some() {
+            return false;
+        }
+        let (PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) = packet.kind else {
+            return false;
+        };
+        let f = &self.flows[flow as usize];
+        let to = if packet.src == f.src { f.dst } else { f.src };
+        w.is_host(to)
     }
 
     /// Whether node `n` is a fixed host behind the gateways.

@@ -525,3 +525,63 @@ fn with_ns2_frames_a_host_s_packet_crosses_a_base_station_s_manet_without_a_rout
     let standard_bare = run_text(&chain(CBR), &standard_bs);
     assert_eq!(standard.flows[0].delay_ms, standard_bare.flows[0].delay_ms);
 }
+
+#[test]
+fn a_dsdv_relay_with_no_route_to_its_base_station_drops_the_packet() {
+    // DSDV with MAC feedback, CBR at 100 packets/s from node 0 to the
+    // host from 40 s, when every route is known; at 60 s node 2 leaves.
+    // Node 1's MAC gives up on it, so node 1's route to the gateway breaks
+    // while node 0 still sends through node 1. ns-2.35's relay frees a
+    // packet for another domain it has no route to the base station for;
+    // tunnelled, a relay holds it for the gateway as for any destination.
+    use super::tests::scenario_with;
+    use super::{run_with, Outputs};
+    let text =
+        chain("src = 0\ndst = 4\nstart_s = 40.0\npacket_size_bytes = 512\ninterval_s = 0.01")
+            + r#"
+[mobility]
+model = "waypoints"
+
+[[mobility.moves]]
+node = 2
+at_s = 60.0
+to = [400.0, 1000.0]
+speed_mps = 50.0
+"#;
+    let common = [
+        "routing.protocol=dsdv",
+        "routing.dsdv={mac_feedback = true}",
+        "duration_s=90",
+        "output.ns2_trace=true",
+    ];
+    let dir = std::env::temp_dir().join(format!("manetsim-gw-relay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let relay_no_route = |forwarding: &str| {
+        let mut o = common.to_vec();
+        let f = format!("gateway.forwarding={forwarding}");
+        o.push(&f);
+        let s = scenario_with(&text, &o);
+        let trace = dir.join(format!("{forwarding}.tr"));
+        let outputs = Outputs {
+            ns2_trace: Some(&trace),
+            pcap_prefix: None,
+        };
+        let r = run_with(&s, &outputs).unwrap();
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let at_relay = text
+            .lines()
+            .filter(|l| l.starts_with("D ") && l.contains(" _1_ RTR ") && l.contains(" cbr "))
+            .filter(|l| l.contains(" NRTE "))
+            .count();
+        (r, at_relay)
+    };
+    let (tunnel, tunnel_relay) = relay_no_route("tunnel");
+    let (bare, bare_relay) = relay_no_route("base_station");
+    assert_eq!(tunnel_relay, 0);
+    assert!(bare_relay > 0, "{bare_relay}");
+    let no_route = |r: &super::RunResult| r.drops.get("no_route").copied().unwrap_or(0);
+    assert_eq!(no_route(&tunnel), 0);
+    assert!(no_route(&bare) >= bare_relay as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
