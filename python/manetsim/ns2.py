@@ -1464,17 +1464,17 @@ def parse_trace(path: str | Path) -> TraceStats:
                 wired = _wired_event(tokens, f"{path}:{count}")
                 if wired is None:
                     continue
-                event, key, kind, seq, size, uid, now = wired
-                if uid in syns:
+                event, key, ev = wired
+                if ev.uid in syns:
                     continue  # a SYN, 20 bytes longer on the wire than at its agent
                 if event == "d":
                     drops["WIRE:d"] = drops.get("WIRE:d", 0) + 1
                     continue
                 stats = flows.setdefault(key, FlowStats())
                 if event == "s":
-                    _count_sent(stats, sent_at, kind, seq, size, uid, now)
+                    _count_sent(stats, sent_at, ev)
                 else:
-                    _count_received(stats, sent_at, kind, seq, size, uid, now)
+                    _count_received(stats, sent_at, ev)
                 continue
             event, layer, kind = tokens[0], tokens[3], tokens[6]
             try:
@@ -1518,10 +1518,11 @@ def parse_trace(path: str | Path) -> TraceStats:
             size = int(tokens[7])
             stats = flows.setdefault(key, FlowStats())
             seq = _seq(kind, tokens, ip) if kind in ("tcp", "sctp") else None
+            ev = _DataEvent(kind, seq, size, uid, now)
             if event == "s":
-                _count_sent(stats, sent_at, kind, seq, size, uid, now)
+                _count_sent(stats, sent_at, ev)
             elif event == "r":
-                _count_received(stats, sent_at, kind, seq, size, uid, now)
+                _count_received(stats, sent_at, ev)
     for kind, sent in rerrs.items():
         if sent:
             forwarded["rerr"] += _rerrs_relayed(kind, sent, drop_instants)
@@ -1536,16 +1537,22 @@ def parse_trace(path: str | Path) -> TraceStats:
     )
 
 
-def _count_sent(
-    stats: FlowStats,
-    sent_at: dict[str, tuple[float, int]],
-    kind: str,
-    seq: int | None,
-    size: int,
-    uid: str,
-    now: float,
-) -> None:
+@dataclass(frozen=True)
+class _DataEvent:
+    """A flow's data packet at an agent, or on a host's wired link: its
+    trace type, sequence number (a TCP segment's or SCTP TSN, else None),
+    size as traced, uid and time."""
+
+    kind: str
+    seq: int | None
+    size: int
+    uid: str
+    now: float
+
+
+def _count_sent(stats: FlowStats, sent_at: dict[str, tuple[float, int]], ev: _DataEvent) -> None:
     """A flow's data packet sent, as manetsim counts it."""
+    kind, seq, size, uid, now = ev.kind, ev.seq, ev.size, ev.uid, ev.now
     stats.sent += 1
     if stats.first_send_s is None:
         stats.first_send_s = now
@@ -1568,17 +1575,12 @@ def _count_sent(
 
 
 def _count_received(
-    stats: FlowStats,
-    sent_at: dict[str, tuple[float, int]],
-    kind: str,
-    seq: int | None,
-    size: int,
-    uid: str,
-    now: float,
+    stats: FlowStats, sent_at: dict[str, tuple[float, int]], ev: _DataEvent
 ) -> None:
     """A flow's data packet received, as manetsim counts it: a TCP segment
     or SCTP TSN delivered again is neither received nor timed (SCENARIO.md's
     definitions)."""
+    seq, size, uid, now = ev.seq, ev.size, ev.uid, ev.now
     if seq is not None:
         if seq in stats.seqs_received:
             stats.duplicates += 1
@@ -1611,15 +1613,13 @@ def _hier_address(text: str) -> tuple[int, int]:
     return node[0], port
 
 
-def _wired_event(
-    tokens: list[str], where: str
-) -> tuple[str, tuple[int, int], str, int | None, int, str, float] | None:
+def _wired_event(tokens: list[str], where: str) -> tuple[str, tuple[int, int], _DataEvent] | None:
     """What a wired link's line tells of a flow's data, in a scenario whose
     hosts (domain 1) are each wired to the gateway: `+` on a packet from a
     host is its send, `r` of a packet for a host its reception; `d` is a
     link's queue drop. None for the rest (a dequeue, a packet relayed
     between links, an acknowledgement or feedback). Returns (event `s`, `r`
-    or `d`, the flow's key, kind, sequence number, size, uid, time)."""
+    or `d`, the flow's key, the packet)."""
     # `event time from to type size flags fid src.port dst.port seq uid`
     if len(tokens) < 12:
         raise ValueError(f"{where}: a wired link's event has too few fields")
@@ -1630,15 +1630,15 @@ def _wired_event(
     except ValueError:
         raise ValueError(f"{where}: a malformed wired link's event") from None
     uid = tokens[11]
+    ev = _DataEvent(kind, seq if kind == "tcp" else None, size, uid, now)
     if event == "d":
-        return ("d", src, kind, None, size, uid, now)
+        return ("d", src, ev)
     if kind in ("ack", "tcpFriendCtl") or (kind == "tcp" and size == NS2_TCP_HEADER_BYTES):
         return None
-    tcp_seq = seq if kind == "tcp" else None
     if event == "+" and src[0] >> _HIER_DOMAIN_SHIFT:
-        return ("s", src, kind, tcp_seq, size, uid, now)
+        return ("s", src, ev)
     if event == "r" and dst[0] >> _HIER_DOMAIN_SHIFT:
-        return ("r", src, kind, tcp_seq, size, uid, now)
+        return ("r", src, ev)
     return None
 
 
