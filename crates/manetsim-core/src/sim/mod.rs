@@ -1288,7 +1288,11 @@ impl World {
             TxOutcome::Failed(_) => {
                 // If the neighbour accepted the frame (only ACKs were lost) the
                 // packet lives on there; routing still hears of the break.
-                let packet = (!self.nodes[n as usize].handed_over).then_some(packet);
+                let mut packet = (!self.nodes[n as usize].handed_over).then_some(packet);
+                // Under base-station forwarding a DSDV agent with MAC
+                // feedback breaks the link, then routes a packet for a host
+                // again as ns-2.35's `lost_link` does: on, or dropped.
+                let again = packet.take_if(|p| self.reroutes_towards_base_station(n, p));
                 // The agent takes the packets queued for the lost neighbour
                 // out at once, but what it sends (a route error, salvaged
                 // packets) reaches the queue only after the MAC has taken
@@ -1300,6 +1304,13 @@ impl World {
                 self.with_router(now, n, |r, now, ctx| {
                     r.on_link_failure(now, next_hop, packet, ctx)
                 });
+                if let Some(p) = again {
+                    if self.relay_drops_for_base_station(now, n, &p) {
+                        self.drop_packet(now, n, DropReason::NoRoute, &p);
+                    } else {
+                        self.with_router(now, n, |r, now, ctx| r.route_output(now, p, ctx));
+                    }
+                }
                 self.holding = false;
                 let mut held = std::mem::take(&mut self.held);
                 for (node, action) in held.drain(..) {

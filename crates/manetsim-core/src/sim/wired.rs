@@ -225,6 +225,26 @@ impl World {
         packet
     }
 
+    /// Whether `packet` goes to a gateway for a host, untunnelled (base-station
+    /// forwarding), through node `n`'s DSDV agent.
+    fn dsdv_towards_base_station(&self, n: NodeId, packet: &Packet) -> bool {
+        let Some(w) = &self.wired else {
+            return false;
+        };
+        if w.tunnel
+            || w.gateway_index(packet.dst).is_none()
+            || !matches!(self.nodes[n as usize].router, Router::Dsdv(_))
+        {
+            return false;
+        }
+        let (PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) = packet.kind else {
+            return false;
+        };
+        let f = &self.flows[flow as usize];
+        let to = if packet.src == f.src { f.dst } else { f.src };
+        w.is_host(to)
+    }
+
     /// Whether relay `n`, under DSDV with base-station forwarding, drops
     /// `packet`, for a host through a gateway it knows no route to: ns-2.35's
     /// `forwardPacket` frees a packet for another domain at any node whose
@@ -236,22 +256,22 @@ impl World {
         n: NodeId,
         packet: &Packet,
     ) -> bool {
-        let Some(w) = &self.wired else {
-            return false;
-        };
-        if w.tunnel || w.gateway_index(packet.dst).is_none() {
-            return false;
+        self.dsdv_towards_base_station(n, packet)
+            && self.nodes[n as usize]
+                .router
+                .hop_count(packet.dst, now)
+                .is_none()
+    }
+
+    /// Whether node `n`'s DSDV agent, with MAC feedback, routes `packet`
+    /// again as ns-2.35's `lost_link` does after a failure towards a base
+    /// station: the link breaks first, then the packet goes on by the
+    /// route left or is dropped (`no_route`), never held.
+    pub(super) fn reroutes_towards_base_station(&self, n: NodeId, packet: &Packet) -> bool {
+        match &self.nodes[n as usize].router {
+            Router::Dsdv(d) => d.mac_feedback() && self.dsdv_towards_base_station(n, packet),
+            _ => false,
         }
-        let router = &self.nodes[n as usize].router;
-        if !matches!(router, Router::Dsdv(_)) || router.hop_count(packet.dst, now).is_some() {
-            return false;
-        }
-        let (PacketKind::Data { flow, .. } | PacketKind::TcpAck { flow }) = packet.kind else {
-            return false;
-        };
-        let f = &self.flows[flow as usize];
-        let to = if packet.src == f.src { f.dst } else { f.src };
-        w.is_host(to)
     }
 
     /// Whether node `n` is a fixed host behind the gateways.

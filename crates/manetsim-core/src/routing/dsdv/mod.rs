@@ -163,6 +163,11 @@ pub struct Dsdv {
 }
 
 impl Dsdv {
+    /// Whether a MAC retry failure breaks the link (ns-2's `use_mac_`).
+    pub fn mac_feedback(&self) -> bool {
+        self.cfg.mac_feedback
+    }
+
     pub fn new(me: NodeId, cfg: DsdvConfig) -> Self {
         Self {
             buffer: RouteBuffer::new(cfg.queue_per_destination),
