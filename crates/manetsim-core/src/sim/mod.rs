@@ -1305,11 +1305,7 @@ impl World {
                     r.on_link_failure(now, next_hop, packet, ctx)
                 });
                 if let Some(p) = again {
-                    if self.relay_drops_for_base_station(now, n, &p) {
-                        self.drop_packet(now, n, DropReason::NoRoute, &p);
-                    } else {
-                        self.with_router(now, n, |r, now, ctx| r.route_output(now, p, ctx));
-                    }
+                    self.route_again_towards_base_station(now, n, p);
                 }
                 self.holding = false;
                 let mut held = std::mem::take(&mut self.held);
@@ -1318,6 +1314,17 @@ impl World {
                 }
                 self.held = held;
             }
+        }
+    }
+
+    /// Routes `packet`, for a host, again at node `n` after its link
+    /// failed (see [`Self::reroutes_towards_base_station`]): on by the
+    /// route left to the base station, or dropped (`no_route`).
+    fn route_again_towards_base_station(&mut self, now: SimTime, n: u32, packet: Packet) {
+        if self.relay_drops_for_base_station(now, n, &packet) {
+            self.drop_packet(now, n, DropReason::NoRoute, &packet);
+        } else {
+            self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
         }
     }
 
@@ -1555,9 +1562,17 @@ impl World {
                     for p in failed {
                         if self.nodes[n as usize].router.hears_failure(&p) {
                             self.failed_next_hop = next_hop;
+                            // As after the MAC's failure: under base-station
+                            // forwarding, DSDV's `lost_link` breaks the link,
+                            // then routes a packet for a host again.
+                            let mut p = Some(p);
+                            let again = p.take_if(|p| self.reroutes_towards_base_station(n, p));
                             self.with_router(now, n, |r, now, ctx| {
-                                r.on_link_failure(now, next_hop, Some(p), ctx)
+                                r.on_link_failure(now, next_hop, p, ctx)
                             });
+                            if let Some(p) = again {
+                                self.route_again_towards_base_station(now, n, p);
+                            }
                         } else {
                             self.drop_packet(now, n, DropReason::Arp, &p);
                         }

@@ -590,3 +590,58 @@ speed_mps = 50.0
     assert_eq!(drops(&bare, "route_buffer_full"), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_dsdv_relay_whose_arp_gives_up_routes_a_host_s_packet_again_and_drops_it() {
+    // DSDV with MAC feedback and ns-2's ARP. Node 2, node 1's next hop to
+    // the gateway, leaves at 30 s, before node 1 has resolved its address;
+    // node 1 still has the route when CBR starts at 40 s. Its ARP requests
+    // go unanswered, and the fourth packet fails with the held one. ns-2.35
+    // calls the failure callback (`lost_link`) for each: the route breaks,
+    // the packet is routed again and, for another domain with no route to
+    // the base station, freed. Tunnelled, DSDV holds them for the gateway.
+    let text =
+        chain("src = 0\ndst = 4\nstart_s = 40.0\npacket_size_bytes = 512\ninterval_s = 0.01")
+            + r#"
+[mobility]
+model = "waypoints"
+
+[[mobility.moves]]
+node = 2
+at_s = 30.0
+to = [400.0, 1000.0]
+speed_mps = 50.0
+"#;
+    let run = |forwarding: &str| {
+        let f = format!("gateway.forwarding={forwarding}");
+        run_text(
+            &text,
+            &[
+                "routing.protocol=dsdv",
+                "routing.dsdv={mac_feedback = true}",
+                "mac.arp=ns2",
+                "duration_s=50",
+                &f,
+            ],
+        )
+    };
+    let drops = |r: &super::RunResult, reason: &str| r.drops.get(reason).copied().unwrap_or(0);
+    let tunnel = run("tunnel");
+    let bare = run("base_station");
+    for r in [&tunnel, &bare] {
+        assert_eq!(r.flows[0].received, 0);
+        // Three requests: the first two held packets make way for newer ones.
+        assert_eq!(drops(r, "arp"), 2, "{:?}", r.drops);
+    }
+    assert_eq!(drops(&tunnel, "no_route"), 0);
+    assert!(
+        drops(&tunnel, "route_buffer_full") > 0,
+        "{:?}",
+        tunnel.drops
+    );
+    // Base-station forwarding holds nothing: the two packets ARP failed on,
+    // then every later one, find no route to the base station at node 1.
+    assert_eq!(drops(&bare, "route_buffer_full"), 0, "{:?}", bare.drops);
+    let f = &bare.flows[0];
+    assert_eq!(drops(&bare, "no_route") + 2, f.sent, "{:?}", bare.drops);
+}
