@@ -80,7 +80,9 @@ def test_the_trace_reader_keeps_frames_packet_drops_and_deliveries():
         "s 1.000400000 _2_ MAC  --- 3 ARP 80 [0 ffffffff 2 806] ------- [REQUEST 2/2 0/1]",
         "D 1.100000000 _1_ MAC  COL 0 cbr 600 [13a 1 0 800] ------- [0:1 5:1 32 1] [0] 0 0",
         "D 1.200000000 _1_ MAC  RET 0 cbr 600 [13a 1 0 800] ------- [0:1 5:1 32 1] [0] 0 0",
-        "D 1.300000000 _1_ IFQ  IFQ 12 cbr 540 [0 0 0 0] ------- [0:1 1:1 32 0] [17] 2 0",
+        "D 1.300000000 _1_ IFQ  IFQ 12 cbr 540 [0 2 1 800] ------- [0:1 1:1 32 2] [17] 2 0",
+        "D 1.310000000 _1_ IFQ  --- 13 cbr 540 [0 2 1 800] ------- [0:1 1:1 32 2] [18] 2 0",
+        "D 1.320000000 _1_ RTR  --- 14 cbr 540 [0 2 1 800] ------- [0:1 1:1 32 2] [19] 2 0",
         "SFESTs 1.4 _1_ 4 [0 -> 5] 1(1) to 2 [0 |1 2 5 ]",
         "r 1.500000000 _5_ AGT  --- 0 cbr 512 [13a 5 4 800] ------- [0:1 5:1 28 5] [0] 4 0",
         "r 1.600000000 _5_ AGT  --- 8 tcp 552 [13a 5 4 800] ------- [0:0 5:0 28 5] [1 0] 4 0",
@@ -93,8 +95,11 @@ def test_the_trace_reader_keeps_frames_packet_drops_and_deliveries():
         [0, 1, 0, 2],
         [1, 2, 0, 3],
     )
-    assert events.drops == ([1_300_000], [1])
+    assert events.drops == ([1_300_000, 1_310_000], [1, 1])
     assert events.delivered == {1: [1_500_000], 0: [1_600_000]}
+    # What a queue still holds when the run ends is no drop.
+    end = "D 2.000000000 _1_ IFQ  END 15 cbr 540 [0 2 1 800] ------- [0:1 1:1 32 2] [20] 2 0"
+    assert animate.read_trace([end]).drops == ([], [])
     with pytest.raises(animate.AnimationError, match="trace line 1"):
         animate.read_trace(["s soon _0_ MAC --- 1 cbr 600"])
 

@@ -146,9 +146,22 @@ def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
     stats = ns2.parse_trace(path)
     drops = result.json["drops"]
     assert drops["queue_full"] > 0
-    assert stats.drops.get("IFQ:IFQ", 0) == drops["queue_full"]
+    # ns-2.35's PriQueue (under AODV) drops with no code; DSR's CMUPriQueue
+    # writes "IFQ".
+    assert stats.drops.get("IFQ:---", 0) == drops["queue_full"]
+    assert "IFQ:IFQ" not in stats.drops
     assert stats.drops.get("IFQ:ARP", 0) == drops["arp"]
     assert stats.drops.get("RTR:NRTE", 0) == drops["no_route"]
+    dsr_path = tmp_path / "dsr.tr"
+    over_dsr = manetsim.run(
+        CHAIN,
+        overrides={"mac.queue_packets": 3, "flows.1.rate_bps": 600000, "routing.protocol": "dsr"},
+        ns2_trace=dsr_path,
+    )
+    dsr_stats = ns2.parse_trace(dsr_path)
+    assert over_dsr.json["drops"]["queue_full"] > 0
+    assert dsr_stats.drops.get("IFQ:IFQ", 0) == over_dsr.json["drops"]["queue_full"]
+    assert "IFQ:---" not in dsr_stats.drops
 
 
 def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):

@@ -79,14 +79,23 @@ _KIND_OF_TYPE = {
 #: `[1 D TSN 0 SSN]`, as ns-2 writes it. On-off sources' UDP packets are
 #: `exp` or `pareto`, after ns-2's traffic generators.
 _DELIVERED_TYPES = {"tcp", "cbr", "exp", "pareto", "tcpFriend"}
-#: The trace's codes for packets dropped (the result's `drops`). The MAC's
-#: discards of frames (`COL`, `BSY`, `STA`, `DUP`) and its `RET` lines (the
-#: routing agent may still save the packet; if not, its `CBK` line is the
-#: drop) are not drops of packets.
+#: The trace's codes for packets dropped (the result's `drops`), and a
+#: full interface queue's `D … IFQ  ---` (ns-2.35's `PriQueue` gives no
+#: code; DSR's queue writes `IFQ`). The MAC's discards of frames (`COL`,
+#: `BSY`, `STA`, `DUP`) and its `RET` lines (the routing agent may still
+#: save the packet; if not, its `CBK` line is the drop) are not drops of
+#: packets, nor is `END`: a packet still queued when the run ends.
 PACKET_DROPS = {"IFQ", "ARP", "CBK", "NRTE", "TTL", "TOUT", "ERR", "EGY"}
 
 _SET = re.compile(r"^\$node_\((\d+)\) set ([XY])_ (\S+)$")
 _SETDEST = re.compile(r'^\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"$')
+
+
+def _packet_drop(t: list[str]) -> bool:
+    """Whether a drop line is a drop of the result's (:data:`PACKET_DROPS`)."""
+    if t[3] == "IFQ" and t[4] == "---":
+        return True
+    return t[4] in PACKET_DROPS and not _expired_request(t)
 
 
 def _expired_request(t: list[str]) -> bool:
@@ -245,7 +254,7 @@ def read_trace(
             ft.append(us)
             fn.append(node)
             fk.append(_KIND_OF_TYPE.get(kind, 2))
-        elif t[0] == "D" and t[4] in PACKET_DROPS and not _expired_request(t):
+        elif t[0] == "D" and _packet_drop(t):
             dt.append(us)
             dn.append(node)
         elif (

@@ -24,11 +24,12 @@ pub struct PriQueue {
 }
 
 /// The result of an enqueue: accepted, or a packet that had to be dropped
-/// (the arriving one, or for a priority arrival the tail of the queue).
+/// (the arriving one, or for a priority arrival the tail of the queue),
+/// with its next hop.
 #[derive(Debug, PartialEq)]
 pub enum Enqueued {
     Accepted,
-    Dropped(Packet),
+    Dropped(Packet, NodeId),
 }
 
 impl PriQueue {
@@ -60,7 +61,7 @@ impl PriQueue {
                 &mut self.q
             };
             if band.len() >= self.limit {
-                return Enqueued::Dropped(packet);
+                return Enqueued::Dropped(packet, next_hop);
             }
             band.push_back((packet, next_hop));
             return Enqueued::Accepted;
@@ -68,12 +69,12 @@ impl PriQueue {
         if packet.is_control() {
             self.q.push_front((packet, next_hop));
             if self.q.len() > self.limit {
-                let (tail, _) = self.q.pop_back().expect("queue is non-empty");
-                return Enqueued::Dropped(tail);
+                let (tail, hop) = self.q.pop_back().expect("queue is non-empty");
+                return Enqueued::Dropped(tail, hop);
             }
             Enqueued::Accepted
         } else if self.q.len() >= self.limit {
-            Enqueued::Dropped(packet)
+            Enqueued::Dropped(packet, next_hop)
         } else {
             self.q.push_back((packet, next_hop));
             Enqueued::Accepted
@@ -110,6 +111,16 @@ impl PriQueue {
         }
         take_from(&mut self.q, next_hop, control, &mut taken);
         taken
+    }
+
+    /// The packets queued, with their next hops, in the order the queue
+    /// would serve them.
+    pub fn iter(&self) -> impl Iterator<Item = &(Packet, NodeId)> {
+        let bands = self
+            .bands
+            .iter()
+            .flat_map(|b| b[0].iter().chain(b[1].iter()));
+        bands.chain(self.q.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -174,7 +185,7 @@ mod tests {
         assert_eq!(q.enqueue(pkt(2, false), 1), Enqueued::Accepted);
         assert_eq!(
             q.enqueue(pkt(3, false), 1),
-            Enqueued::Dropped(pkt(3, false))
+            Enqueued::Dropped(pkt(3, false), 1)
         );
         assert_eq!(q.dequeue().unwrap().0.uid, 1);
         assert_eq!(q.dequeue().unwrap().0.uid, 2);
@@ -209,14 +220,19 @@ mod tests {
         q.enqueue(pkt(2, false), 1);
         assert_eq!(
             q.enqueue(pkt(3, false), 1),
-            Enqueued::Dropped(pkt(3, false))
+            Enqueued::Dropped(pkt(3, false), 1)
         );
         // Other bands have room of their own; nothing is pushed out.
         assert_eq!(q.enqueue(ack(4), 1), Enqueued::Accepted);
         assert_eq!(q.enqueue(pkt(5, true), 1), Enqueued::Accepted);
         assert_eq!(q.enqueue(pkt(6, true), 1), Enqueued::Accepted);
-        assert_eq!(q.enqueue(pkt(7, true), 1), Enqueued::Dropped(pkt(7, true)));
+        assert_eq!(
+            q.enqueue(pkt(7, true), 1),
+            Enqueued::Dropped(pkt(7, true), 1)
+        );
         assert_eq!(q.len(), 5);
+        let listed: Vec<u64> = q.iter().map(|(p, _)| p.uid).collect();
+        assert_eq!(listed, vec![5, 6, 4, 1, 2]);
         let order: Vec<u64> = std::iter::from_fn(|| q.dequeue())
             .map(|(p, _)| p.uid)
             .collect();
@@ -263,7 +279,12 @@ mod tests {
         let mut q = PriQueue::new(2);
         q.enqueue(pkt(1, false), 1);
         q.enqueue(pkt(2, false), 1);
-        assert_eq!(q.enqueue(pkt(9, true), 1), Enqueued::Dropped(pkt(2, false)));
+        assert_eq!(
+            q.enqueue(pkt(9, true), 1),
+            Enqueued::Dropped(pkt(2, false), 1)
+        );
+        let listed: Vec<u64> = q.iter().map(|(p, _)| p.uid).collect();
+        assert_eq!(listed, vec![9, 1]);
         assert_eq!(q.dequeue().unwrap().0.uid, 9);
         assert_eq!(q.dequeue().unwrap().0.uid, 1);
     }

@@ -103,7 +103,18 @@ impl ArpTable {
     pub fn learn(&mut self, sender: NodeId) -> Option<Packet> {
         self.resolved.insert(sender);
         let i = self.pending.iter().position(|p| p.neighbour == sender)?;
-        self.pending.swap_remove(i).held
+        // In order: [`Self::held_packets`] lists the rest as ns-2 would.
+        self.pending.remove(i).held
+    }
+
+    /// The packets held, with the neighbours they wait for, in the order
+    /// ns-2.35's `ARPTable` drops them at the end of a run (`Terminate`):
+    /// its entries' list, the newest entry first.
+    pub fn held_packets(&self) -> impl Iterator<Item = (&Packet, NodeId)> {
+        self.pending
+            .iter()
+            .rev()
+            .filter_map(|p| p.held.as_ref().map(|h| (h, p.neighbour)))
     }
 
     /// Whether `neighbour`'s address is known.
@@ -222,6 +233,24 @@ mod tests {
             Resolved::Failed(ps) => assert_eq!(uids(&ps), vec![7, 8]),
             other => panic!("expected a failure, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn held_packets_are_listed_newest_neighbour_first() {
+        let mut t = ArpTable::default();
+        for (uid, neighbour) in [(1, 4), (2, 5), (3, 6), (4, 7)] {
+            t.resolve(pkt(uid), neighbour);
+        }
+        // 5 answers, and 6's packet failed: neither holds one now; the
+        // others keep their places.
+        t.learn(5);
+        for uid in 5..=6 {
+            t.resolve(pkt(uid), 6);
+        }
+        assert!(matches!(t.resolve(pkt(7), 6), Resolved::Failed(_)));
+        t.resolve(pkt(9), 8);
+        let listed: Vec<(u64, NodeId)> = t.held_packets().map(|(p, n)| (p.uid, n)).collect();
+        assert_eq!(listed, vec![(9, 8), (4, 7), (1, 4)]);
     }
 
     #[test]

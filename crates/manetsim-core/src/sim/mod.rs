@@ -954,6 +954,7 @@ impl World {
             out.clear();
         }
         self.out = out;
+        self.trace_left_in_queues();
     }
 
     /// Hands an event to [`parallel::probe`]'s counts: it belongs to the
@@ -1551,7 +1552,7 @@ impl World {
                 Resolved::Send(p) => p,
                 Resolved::Request { dropped } => {
                     if let Some(p) = dropped {
-                        self.drop_packet(now, n, DropReason::Arp, &p);
+                        self.drop_queued(now, n, DropReason::Arp, &p, next_hop);
                     }
                     self.send_arp(now, n, arp::request(n, next_hop), BROADCAST);
                     return;
@@ -1574,7 +1575,7 @@ impl World {
                                 self.route_again_towards_base_station(now, n, p);
                             }
                         } else {
-                            self.drop_packet(now, n, DropReason::Arp, &p);
+                            self.drop_queued(now, n, DropReason::Arp, &p, next_hop);
                         }
                     }
                     return;
@@ -1633,9 +1634,49 @@ impl World {
         let node = &mut self.nodes[n as usize];
         match node.ifq.enqueue(packet, next_hop) {
             Enqueued::Accepted => {}
-            Enqueued::Dropped(p) => {
+            Enqueued::Dropped(p, hop) => {
                 node.queue_drops += 1;
-                self.drop_packet(now, n, DropReason::QueueFull, &p);
+                self.drop_queued(now, n, DropReason::QueueFull, &p, hop);
+            }
+        }
+    }
+
+    /// Counts a packet dropped at node `n`'s interface queue, or by its ARP,
+    /// and traces it there ([`Ns2Trace::queue_dropped`]).
+    fn drop_queued(
+        &mut self,
+        now: SimTime,
+        n: u32,
+        reason: DropReason,
+        packet: &Packet,
+        next_hop: NodeId,
+    ) {
+        self.ledger.drop(reason);
+        if let Some(t) = &mut self.trace {
+            let resolved = reason != DropReason::Arp;
+            t.queue_dropped(now, n, Some(reason), packet, next_hop, resolved);
+        }
+    }
+
+    /// Traces what the run leaves in each wireless node's interface queue
+    /// and held by its ARP, as ns-2.35's scripts reset every mobile node at
+    /// the stop time: node by node, the queue in the order it would serve
+    /// it, then ARP's held packets ([`ArpTable::held_packets`]), each a
+    /// `D … IFQ END` line. They stay in flight in the results.
+    fn trace_left_in_queues(&mut self) {
+        let Some(t) = &mut self.trace else {
+            return;
+        };
+        for (n, node) in self.nodes.iter().enumerate() {
+            let n = n as NodeId;
+            if self.wired.as_ref().is_some_and(|w| w.is_host(n)) {
+                continue;
+            }
+            for (p, hop) in node.ifq.iter() {
+                t.queue_dropped(self.end, n, None, p, *hop, true);
+            }
+            for (p, hop) in node.arp.iter().flat_map(|a| a.held_packets()) {
+                t.queue_dropped(self.end, n, None, p, hop, false);
             }
         }
     }

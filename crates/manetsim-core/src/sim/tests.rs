@@ -1037,3 +1037,66 @@ packet_size_bytes = 1000
         assert!(early.flows[0].received > 100, "{transport}/{app}");
     }
 }
+
+#[test]
+fn the_trace_ends_with_what_the_queues_and_arp_still_hold() {
+    // CBR at 2 Mbit/s over two hops fills node 0's 50-packet queue. ns-2.35
+    // (the same scenario exported, AODV) writes 1,431 `D … IFQ  ---` lines
+    // and, as each node's `reset` empties its queue at the stop time, 50
+    // `D 5.000000000 _0_ IFQ  END` lines; the results count those 50 as in
+    // flight, not dropped.
+    let text = r#"
+name = "queue-end"
+duration_s = 5.0
+seed = 1
+
+[nodes]
+count = 3
+placement = "chain"
+spacing_m = 200.0
+
+[routing]
+protocol = "aodv"
+
+[[flows]]
+src = 0
+dst = 2
+start_s = 1.0
+packet_size_bytes = 512
+interval_s = 0.002
+"#;
+    let s = scenario_with(
+        text,
+        &[
+            "output.ns2_trace=true",
+            "mac.arp=ns2",
+            "routing.aodv.preset=ns2",
+        ],
+    );
+    let dir = std::env::temp_dir().join(format!("manetsim-queue-end-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("run.tr");
+    let outputs = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: None,
+    };
+    let r = run_with(&s, &outputs).unwrap();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
+    let full = text.lines().filter(|l| l.contains(" IFQ  --- ")).count();
+    assert_eq!(full as u64, r.drops["queue_full"]);
+    assert!((1_300..1_600).contains(&full), "{full}");
+    let end: Vec<&str> = text.lines().filter(|l| l.contains(" END ")).collect();
+    assert_eq!(end.len(), 50);
+    assert_eq!(count("D 5.000000000 _0_ IFQ  END "), 50);
+    assert!(end
+        .iter()
+        .all(|l| l.contains(" cbr ") && l.contains(" [0 1 0 800] ")));
+    // The last lines: nothing follows them.
+    assert!(text.lines().last().unwrap().contains(" END "));
+    let f = &r.flows[0];
+    let dropped: u64 = r.drops.values().sum();
+    assert!(f.received + dropped + 50 <= f.sent, "{f:?} {:?}", r.drops);
+}

@@ -17,8 +17,10 @@
 //!   RREP), so one uid follows it from hop to hop;
 //! - `layer`: `AGT` (the flow's endpoints), `RTR` (the routing agent),
 //!   `MAC`, `IFQ` (the interface queue, and ARP);
-//! - `reason`: `---`, or on a drop ns-2's code: `IFQ` (queue full, also a
-//!   routing agent's full buffer), `ARP`, `RET` (the MAC gave up on the
+//! - `reason`: `---`, or on a drop ns-2's code: `IFQ` (DSR's queue full,
+//!   also a routing agent's full buffer; another protocol's full queue is
+//!   `---`, as ns-2.35's `PriQueue` writes it), `ARP`, `END` (left in a
+//!   queue when the run ends), `RET` (the MAC gave up on the
 //!   frame after its retries), `CBK` (the routing agent dropped a packet
 //!   its MAC gave up on), `NRTE` (no route), `TTL`, `TOUT` (waited too
 //!   long for a route), `ERR` (an injected loss model), and `EGY` (a
@@ -81,7 +83,11 @@
 //! A frame too weak to decode, or heard while sending, has no line, as in
 //! ns-2.35. Receptions a MAC only overhears are not traced (ns-2 does not
 //! trace them either).
-//! Packets still in flight when the run ends are not traced as dropped.
+//! When the run ends, what each wireless node's interface queue and ARP
+//! still hold gets a `D … IFQ END` line, as ns-2.35's scripts reset every
+//! mobile node at the stop time; the results count these packets in
+//! flight, not dropped. Other packets in flight (in a MAC, a routing
+//! agent's buffer, a wire) get no line, as in ns-2.35.
 
 use crate::engine::SimTime;
 use crate::mac::{
@@ -412,6 +418,41 @@ impl Ns2Trace {
         if !for_me || self.protocol == RoutingProtocol::Dsr {
             self.packet('r', now, node, Layer::Router, "---", p, mac, node);
         }
+    }
+
+    /// Packet `p`, for `next_hop`, dropped at `node`'s interface queue
+    /// (`reason`: [`DropReason::QueueFull`], [`DropReason::Arp`]) or left
+    /// there or held by ARP when the run ends (`None`): its `D … IFQ`
+    /// line. ns-2.35's link layer has given the packet its MAC header
+    /// before the queue or ARP sees it: the node as transmitter and, once
+    /// ARP has `resolved` it, the next hop as receiver (0 before; ns-2.35
+    /// also leaves there, and
+    /// in the duration, what a forwarded packet arrived with, which is not
+    /// copied). The reason is ns-2.35's: `---` for a full
+    /// `Queue/DropTail/PriQueue` (every routing protocol's but DSR's), `IFQ` for a
+    /// full `CMUPriQueue` (DSR), `ARP`, and `END` for a packet its node's
+    /// `reset` finds queued or held at the end (`DROP_END_OF_SIMULATION`).
+    pub fn queue_dropped(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        reason: Option<DropReason>,
+        p: &Packet,
+        next_hop: NodeId,
+        resolved: bool,
+    ) {
+        let code = match reason {
+            None => "END",
+            Some(DropReason::QueueFull) if self.protocol != RoutingProtocol::Dsr => "---",
+            Some(r) => drop_code(r).1,
+        };
+        let mac = MacFields {
+            duration_us: 0,
+            ra: if resolved { next_hop } else { 0 },
+            ta: node,
+            ether_type: if p.is_arp() { 0x806 } else { 0x800 },
+        };
+        self.packet('D', now, node, Layer::Ifq, code, p, mac, next_hop);
     }
 
     /// The MAC fields packet `uid` arrived at `node` with, for the `f` line
@@ -1207,6 +1248,44 @@ mod tests {
 
     /// With `[mac] frames = "ns2"`, sizes below the agents are ns-2.35's.
     /// The expected lines are ns-2.35's own (chain6 over DSR and AODV,
+    /// The interface queue's lines as ns-2.35 writes them (its lines for
+    /// the same drops: `D 1.130025000 _0_ IFQ  --- 65 cbr 532 [0 1 0 800]
+    /// ------- [0:0 2:0 30 1] [65] 0 0` for a full queue over AODV, `D
+    /// 9.331272139 _5_ IFQ  ARP 0 AODV 44 [0 0 5 800] ------- [5:255
+    /// 21:255 30 11] …` at ARP, and `END` at the stop time for what a
+    /// node's `reset` finds queued or held).
+    #[test]
+    fn queue_drops_and_what_is_left_at_the_end_are_traced_as_ns2_writes_them() {
+        for (protocol, full) in [
+            (RoutingProtocol::Aodv, "---"),
+            (RoutingProtocol::Dsr, "IFQ"),
+        ] {
+            let path = dir().join(format!("ifq-{protocol:?}.tr"));
+            let mut t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
+            let cbr = data(7, 0, 3, false);
+            t.queue_dropped(1_130_025_000, 0, Some(DropReason::QueueFull), &cbr, 1, true);
+            t.queue_dropped(1_200_000_000, 0, Some(DropReason::Arp), &cbr, 1, false);
+            t.queue_dropped(5_000_000_000, 0, None, &cbr, 1, true);
+            t.queue_dropped(5_000_000_000, 0, None, &cbr, 1, false);
+            let request = crate::net::arp::request(0, 1);
+            t.queue_dropped(5_000_000_000, 0, None, &request, BROADCAST, true);
+            let tail = "------- [0:0 5:0 32 1] [3] 0 0";
+            assert_eq!(
+                lines(t),
+                vec![
+                    format!("D 1.130025000 _0_ IFQ  {full} 7 cbr 540 [0 1 0 800] {tail}"),
+                    format!("D 1.200000000 _0_ IFQ  ARP 7 cbr 540 [0 0 0 800] {tail}"),
+                    format!("D 5.000000000 _0_ IFQ  END 7 cbr 540 [0 1 0 800] {tail}"),
+                    format!("D 5.000000000 _0_ IFQ  END 7 cbr 540 [0 0 0 800] {tail}"),
+                    "D 5.000000000 _0_ IFQ  END 0 ARP 28 [0 ffffffff 0 806] ------- \
+                     [REQUEST 0/0 0/1]"
+                        .to_string(),
+                ],
+                "{protocol:?}"
+            );
+        }
+    }
+
     /// seed 1, `manetsim crosscheck --keep-traces`), times and uids aside.
     #[test]
     fn ns2_frame_sizes_are_traced_as_ns2_shows_them() {
