@@ -164,6 +164,32 @@ def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
     assert "IFQ:---" not in dsr_stats.drops
 
 
+def test_aomdv_traces_a_lost_neighbours_queue_as_ns2s_hello_drops(tmp_path: Path):
+    # With HELLO detection, what the queue held for a neighbour whose HELLOs
+    # stopped, and that cannot go another way, is dropped as ns-2.35's
+    # AOMDV `nb_delete` drops it: `D … RTR HELO`, with the lost neighbour as
+    # next hop; the results count it as `no_route`, with the `NRTE` lines.
+    path = tmp_path / "aomdv.tr"
+    rwp50 = REPO / "python/manetsim/benchmarks/rwp50.toml"
+    overrides = {
+        "routing.protocol": "aomdv",
+        "routing.aomdv.link_detection": "hello",
+        "duration_s": 60.0,
+        "output.ns2_trace": True,
+    }
+    result = manetsim.run(rwp50, overrides=overrides, ns2_trace=path)
+    drops = ns2.parse_trace(path).drops
+    assert drops.get("RTR:HELO", 0) > 20
+    assert drops["RTR:HELO"] + drops.get("RTR:NRTE", 0) == result.json["drops"]["no_route"]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[0] == "D" and t[4] == "HELO":
+            # `[0 next_hop node 800] ------- [src:port dst:port ttl next_hop]`
+            next_hop = int(t[16].rstrip("]"))
+            assert t[9] == f"{next_hop:x}", line
+            assert t[10] == f"{int(t[2].strip('_')):x}", line
+
+
 def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):
     path = tmp_path / "fields.tr"
     manetsim.run(QUICKSTART, overrides={"output.ns2_trace": True}, ns2_trace=path)

@@ -85,7 +85,7 @@ _DELIVERED_TYPES = {"tcp", "cbr", "exp", "pareto", "tcpFriend"}
 #: `BSY`, `STA`, `DUP`) and its `RET` lines (the routing agent may still
 #: save the packet; if not, its `CBK` line is the drop) are not drops of
 #: packets, nor is `END`: a packet still queued when the run ends.
-PACKET_DROPS = {"IFQ", "ARP", "CBK", "NRTE", "TTL", "TOUT", "ERR", "EGY"}
+PACKET_DROPS = {"IFQ", "ARP", "CBK", "NRTE", "HELO", "TTL", "TOUT", "ERR", "EGY"}
 
 _SET = re.compile(r"^\$node_\((\d+)\) set ([XY])_ (\S+)$")
 _SETDEST = re.compile(r'^\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"$')

@@ -62,6 +62,11 @@ pub enum RoutingAction {
     Create { packet: Packet, keep_uid: bool },
     /// Drop a packet the protocol held or was given.
     Drop { packet: Packet, reason: DropReason },
+    /// Drop a packet the interface queue held for `next_hop`, a neighbour
+    /// lost to missed HELLOs, that the protocol cannot send another way:
+    /// counted as `no_route`; ns-2.35's AOMDV drops such packets in
+    /// `nb_delete` with its own reason, `D … RTR HELO` in the trace.
+    DropForLostNeighbour { packet: Packet, next_hop: NodeId },
     /// Take every data packet the interface queue holds for `next_hop` back
     /// (with [`RoutingProtocol::reroutes_control`], the routing-control
     /// packets too) and hand each to [`RoutingProtocol::on_reroute`] (after
@@ -190,6 +195,12 @@ impl RoutingCtx<'_> {
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
         self.out.push(RoutingAction::Drop { packet, reason });
+    }
+
+    /// See [`RoutingAction::DropForLostNeighbour`].
+    pub fn drop_for_lost_neighbour(&mut self, packet: Packet, next_hop: NodeId) {
+        self.out
+            .push(RoutingAction::DropForLostNeighbour { packet, next_hop });
     }
 
     /// A request whose TTL ran out here ([`RoutingAction::Expired`]),

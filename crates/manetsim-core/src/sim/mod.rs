@@ -1356,6 +1356,9 @@ impl World {
                     RoutingAction::Drop { reason, packet } => {
                         self.drop_packet(now, n, reason, &packet)
                     }
+                    RoutingAction::DropForLostNeighbour { packet, .. } => {
+                        self.drop_packet(now, n, DropReason::NoRoute, &packet)
+                    }
                     RoutingAction::Originate { .. }
                     | RoutingAction::Create { .. }
                     | RoutingAction::Reroute { .. }
@@ -1440,6 +1443,19 @@ impl World {
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
             }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
+            RoutingAction::DropForLostNeighbour { packet, next_hop } => {
+                self.ledger.drop(DropReason::NoRoute);
+                if let Some(t) = &mut self.trace {
+                    // Taken from the queue: the header the link layer gave it.
+                    let mac = MacFields {
+                        duration_us: 0,
+                        ra: next_hop,
+                        ta: n,
+                        ether_type: 0x800,
+                    };
+                    t.packet('D', now, n, Layer::Router, "HELO", &packet, mac, next_hop);
+                }
+            }
             RoutingAction::Note(line) => {
                 if let Some(t) = &mut self.trace {
                     t.note(&line);

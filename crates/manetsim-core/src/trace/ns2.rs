@@ -22,7 +22,8 @@
 //!   `---`, as ns-2.35's `PriQueue` writes it), `ARP`, `END` (left in a
 //!   queue when the run ends), `RET` (the MAC gave up on the
 //!   frame after its retries), `CBK` (the routing agent dropped a packet
-//!   its MAC gave up on), `NRTE` (no route), `TTL`, `TOUT` (waited too
+//!   its MAC gave up on), `NRTE` (no route), `HELO` (queued for a
+//!   neighbour AOMDV lost to missed HELLOs, ns-2.35's AOMDV's code), `TTL`, `TOUT` (waited too
 //!   long for a route), `ERR` (an injected loss model), and `EGY` (a
 //!   node's battery ran out; ns-2 has no code for it);
 //! - `type`: `tcp`, `ack` (a TCP segment without payload), `cbr` (UDP),

@@ -942,20 +942,14 @@ impl RoutingProtocol for Aomdv {
     /// returns: data goes over another path of a route still up and is
     /// dropped otherwise (no buffering at the source, no RERR), control
     /// packets are dropped. With MAC feedback it is routed again.
-    fn on_reroute(
-        &mut self,
-        now: SimTime,
-        packet: Packet,
-        _next_hop: NodeId,
-        ctx: &mut RoutingCtx,
-    ) {
+    fn on_reroute(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, ctx: &mut RoutingCtx) {
         self.now = now;
         if self.cfg.link_detection != LinkDetection::Hello {
             self.route_output(now, packet, ctx);
         } else if !packet.is_control() && self.routes.up_mut(packet.dst, now).is_some() {
             self.forward_data(now, packet, ctx);
         } else {
-            ctx.drop_packet(packet, DropReason::NoRoute);
+            ctx.drop_for_lost_neighbour(packet, next_hop);
         }
     }
 

@@ -521,20 +521,21 @@ fn with_hello_detection_a_lost_neighbours_queue_is_salvaged_or_dropped_as_ns2_do
     assert_eq!(sent_data(&out), vec![(5, 2)], "over the path left");
     let reply = rrep_packet(0, 1, 7, 4, 2, 1, 0);
     let out = n.run(|a, ctx| a.on_reroute(ms(4000), reply.clone(), 1, ctx));
+    // Dropped for the lost neighbour: `no_route`, ns-2.35's `RTR HELO`.
     assert_eq!(
         out,
-        vec![RoutingAction::Drop {
+        vec![RoutingAction::DropForLostNeighbour {
             packet: reply,
-            reason: DropReason::NoRoute
+            next_hop: 1
         }]
     );
     // For a destination with no route the source drops it, unbuffered.
     let out = n.run(|a, ctx| a.on_reroute(ms(4000), data(0, 6, 7), 1, ctx));
     assert_eq!(
         out,
-        vec![RoutingAction::Drop {
+        vec![RoutingAction::DropForLostNeighbour {
             packet: data(0, 6, 7),
-            reason: DropReason::NoRoute
+            next_hop: 1
         }]
     );
     assert_eq!(n.a.buffered(), 0);
