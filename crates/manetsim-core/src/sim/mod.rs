@@ -1493,6 +1493,7 @@ impl World {
             let op = if packet.src == n { 's' } else { 'f' };
             let mac = t.received_mac(n, packet.uid);
             t.packet(op, now, n, Layer::Router, "---", &packet, mac, next_hop);
+            t.handed_down(n, &packet, mac, next_hop);
         }
         if self.ll_delay_ns > 0 {
             self.park(
@@ -1746,8 +1747,17 @@ impl World {
                     (mac, failed_hop)
                 }
                 _ if layer == Layer::Router => {
+                    // The header it arrived with (next hop: this node), or
+                    // that of the frame it last left in (its receiver).
                     let mac = t.received_mac(n, packet.uid);
-                    (mac, if mac == MacFields::default() { 0 } else { n })
+                    let next_hop = if mac == MacFields::default() {
+                        0
+                    } else if mac.ta == n {
+                        mac.ra
+                    } else {
+                        n
+                    };
+                    (mac, next_hop)
                 }
                 _ => (MacFields::default(), 0),
             };

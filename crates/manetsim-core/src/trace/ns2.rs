@@ -410,11 +410,7 @@ impl Ns2Trace {
     /// packet from their address classifier straight to the transport
     /// agent: its `r … AGT` line is the only one).
     pub fn routing_received(&mut self, now: SimTime, node: NodeId, p: &Packet, mac: MacFields) {
-        let kept = self.received_mac.entry(node).or_default();
-        if kept.len() == RECEIVED_MAC_KEPT {
-            kept.pop_front();
-        }
-        kept.push_back((p.uid, mac));
+        self.keep_mac(node, p.uid, mac);
         let for_me = !p.is_control() && (p.dst == node || p.dst == BROADCAST);
         if !for_me || self.protocol == RoutingProtocol::Dsr {
             self.packet('r', now, node, Layer::Router, "---", p, mac, node);
@@ -457,7 +453,8 @@ impl Ns2Trace {
     }
 
     /// The MAC fields packet `uid` arrived at `node` with, for the `f` line
-    /// of its forwarding (none kept: zeros, as a packet the node made).
+    /// of its forwarding (none kept: zeros, as a packet the node made), or
+    /// those of the frame it last left `node` in (see [`Self::frame`]).
     pub fn received_mac(&mut self, node: NodeId, uid: u64) -> MacFields {
         let Some(kept) = self.received_mac.get_mut(&node) else {
             return MacFields::default();
@@ -505,11 +502,62 @@ impl Ns2Trace {
             ether_type: if p.is_arp() { 0x806 } else { 0x800 },
         };
         self.packet('D', now, node, Layer::Mac, "RET", p, mac, next_hop);
+        if !p.is_arp() {
+            // The header stays on the packet, sent again or dropped later
+            // (see `frame`), even when only its RTS went on the air.
+            self.keep_mac(node, p.uid, mac);
+        }
     }
 
     /// A frame node `node` puts on the air.
     pub fn frame(&mut self, now: SimTime, node: NodeId, f: &Frame) {
         self.frame_line('s', now, node, f);
+        // ns-2.35's packet keeps the header of the frame it last left in:
+        // should the frame fail and the node's routing send the packet
+        // again (a DSR salvage, an AODV repair) or drop it later, its
+        // line shows that header.
+        if let (FrameKind::Data, Some(p)) = (&f.kind, &f.packet) {
+            if !p.is_arp() && f.ra != BROADCAST {
+                let mac = MacFields {
+                    duration_us: f.duration_ns / 1_000,
+                    ra: f.ra,
+                    ta: f.ta,
+                    ether_type: 0x800,
+                };
+                self.keep_mac(node, p.uid, mac);
+            }
+        }
+    }
+
+    /// Node `node`'s routing handed `p`, which had header `mac` (see
+    /// [`Self::received_mac`]), down for `next_hop`: ns-2.35's link layer
+    /// addresses it, from the node to the next hop, and leaves the
+    /// duration as it was. Should the packet come back to routing before
+    /// it leaves (taken from the queue after a link break) and be sent
+    /// again or dropped, its line shows that header.
+    pub fn handed_down(&mut self, node: NodeId, p: &Packet, mac: MacFields, next_hop: NodeId) {
+        if next_hop != BROADCAST && !p.is_arp() {
+            let mac = MacFields {
+                ra: next_hop,
+                ta: node,
+                ether_type: 0x800,
+                ..mac
+            };
+            self.keep_mac(node, p.uid, mac);
+        }
+    }
+
+    /// Keeps `mac` as the header packet `uid` has at `node` (see
+    /// [`Self::received_mac`]), in place of any kept before.
+    fn keep_mac(&mut self, node: NodeId, uid: u64, mac: MacFields) {
+        let kept = self.received_mac.entry(node).or_default();
+        if let Some(i) = kept.iter().rposition(|&(u, _)| u == uid) {
+            kept.remove(i);
+        }
+        if kept.len() == RECEIVED_MAC_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((uid, mac));
     }
 
     /// An RTS, CTS or ACK for node `node` that its MAC accepted: an RTS it
@@ -1073,6 +1121,52 @@ mod tests {
         }
         assert_eq!(t.received_mac(4, 100), MacFields::default());
         assert_eq!(t.received_mac(4, 101), mac);
+        t.abandon();
+    }
+
+    #[test]
+    fn a_packet_sent_again_keeps_the_header_of_the_frame_it_last_left_in() {
+        // ns-2.35's `f … RTR` line of a packet its node's DSR salvaged,
+        // after the MAC gave up on it towards node 5: `f 10.331459898 _11_
+        // RTR  --- 2176 cbr 580 [13a 5 b 800] …`.
+        let path = dir().join("left-in.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
+        let p = data(2176, 0, 8, false);
+        let arrived = MacFields::received(11, 48, false, 300_000);
+        t.routing_received(1_000, 11, &p, arrived);
+        assert_eq!(
+            t.received_mac(11, 2176),
+            arrived,
+            "the `f` line of its arrival"
+        );
+        // Handed down, the link layer addresses it and keeps the duration:
+        // taken back from the queue, its line shows that.
+        t.handed_down(11, &p, arrived, 5);
+        let addressed = MacFields {
+            duration_us: 300,
+            ra: 5,
+            ta: 11,
+            ether_type: 0x800,
+        };
+        assert_eq!(t.received_mac(11, 2176), addressed);
+        let mut frame = Frame::control(FrameKind::Data, 11, 5, 314_000);
+        frame.packet = Some(p.clone());
+        // Retries of the same frame keep one entry.
+        t.frame(2_000, 11, &frame);
+        t.frame(3_000, 11, &frame);
+        let left_in = MacFields {
+            duration_us: 314,
+            ra: 5,
+            ta: 11,
+            ether_type: 0x800,
+        };
+        assert_eq!(t.received_mac(11, 2176), left_in);
+        assert_eq!(t.received_mac(11, 2176), MacFields::default());
+        // A broadcast leaves nothing to keep.
+        let mut flood = Frame::control(FrameKind::Data, 11, BROADCAST, 0);
+        flood.packet = Some(p);
+        t.frame(4_000, 11, &flood);
+        assert_eq!(t.received_mac(11, 2176), MacFields::default());
         t.abandon();
     }
 
