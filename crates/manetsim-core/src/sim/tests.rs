@@ -1045,32 +1045,15 @@ fn the_trace_ends_with_what_the_queues_and_arp_still_hold() {
     // and, as each node's `reset` empties its queue at the stop time, 50
     // `D 5.000000000 _0_ IFQ  END` lines; the results count those 50 as in
     // flight, not dropped.
-    let text = r#"
-name = "queue-end"
-duration_s = 5.0
-seed = 1
-
-[nodes]
-count = 3
-placement = "chain"
-spacing_m = 200.0
-
-[routing]
-protocol = "aodv"
-
-[[flows]]
-src = 0
-dst = 2
-start_s = 1.0
-packet_size_bytes = 512
-interval_s = 0.002
-"#;
     let s = scenario_with(
-        text,
+        CBR_CHAIN3,
         &[
-            "output.ns2_trace=true",
-            "mac.arp=ns2",
+            "routing.protocol=aodv",
             "routing.aodv.preset=ns2",
+            "mac.arp=ns2",
+            "flows.0.stop_s=5",
+            "flows.0.rate_bps=2048000",
+            "output.ns2_trace=true",
         ],
     );
     let dir = std::env::temp_dir().join(format!("manetsim-queue-end-{}", std::process::id()));
