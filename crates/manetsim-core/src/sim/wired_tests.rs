@@ -526,6 +526,26 @@ fn with_ns2_frames_a_host_s_packet_crosses_a_base_station_s_manet_without_a_rout
     assert_eq!(standard.flows[0].delay_ms, standard_bare.flows[0].delay_ms);
 }
 
+/// CBR at 100 packets/s from node 0 to the host from 40 s, and node 2,
+/// node 1's next hop towards the gateway, leaving at `at_s` (out of node
+/// 1's range 3 s later).
+fn relay_leaves(at_s: f64) -> String {
+    let cbr = "src = 0\ndst = 4\nstart_s = 40.0\npacket_size_bytes = 512\ninterval_s = 0.01";
+    chain(cbr)
+        + &format!(
+            r#"
+[mobility]
+model = "waypoints"
+
+[[mobility.moves]]
+node = 2
+at_s = {at_s:?}
+to = [400.0, 1000.0]
+speed_mps = 50.0
+"#
+        )
+}
+
 #[test]
 fn a_dsdv_relay_with_no_route_to_its_base_station_drops_the_packet() {
     // DSDV with MAC feedback, CBR at 100 packets/s from node 0 to the
@@ -536,18 +556,7 @@ fn a_dsdv_relay_with_no_route_to_its_base_station_drops_the_packet() {
     // tunnelled, a relay holds it for the gateway as for any destination.
     use super::tests::scenario_with;
     use super::{run_with, Outputs};
-    let text =
-        chain("src = 0\ndst = 4\nstart_s = 40.0\npacket_size_bytes = 512\ninterval_s = 0.01")
-            + r#"
-[mobility]
-model = "waypoints"
-
-[[mobility.moves]]
-node = 2
-at_s = 60.0
-to = [400.0, 1000.0]
-speed_mps = 50.0
-"#;
+    let text = relay_leaves(60.0);
     let common = [
         "routing.protocol=dsdv",
         "routing.dsdv={mac_feedback = true}",
@@ -600,18 +609,7 @@ fn a_dsdv_relay_whose_arp_gives_up_routes_a_host_s_packet_again_and_drops_it() {
     // calls the failure callback (`lost_link`) for each: the route breaks,
     // the packet is routed again and, for another domain with no route to
     // the base station, freed. Tunnelled, DSDV holds them for the gateway.
-    let text =
-        chain("src = 0\ndst = 4\nstart_s = 40.0\npacket_size_bytes = 512\ninterval_s = 0.01")
-            + r#"
-[mobility]
-model = "waypoints"
-
-[[mobility.moves]]
-node = 2
-at_s = 30.0
-to = [400.0, 1000.0]
-speed_mps = 50.0
-"#;
+    let text = relay_leaves(30.0);
     let run = |forwarding: &str| {
         let f = format!("gateway.forwarding={forwarding}");
         run_text(
