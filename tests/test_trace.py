@@ -184,10 +184,14 @@ def test_aomdv_traces_a_lost_neighbours_queue_as_ns2s_hello_drops(tmp_path: Path
     for line in path.read_text(encoding="utf-8").splitlines():
         t = line.split()
         if t[0] == "D" and t[4] == "HELO":
-            # `[0 next_hop node 800] ------- [src:port dst:port ttl next_hop]`
+            # `[duration next_hop node 800] ------- [src:port dst:port ttl next_hop]`
             next_hop = int(t[16].rstrip("]"))
             assert t[9] == f"{next_hop:x}", line
             assert t[10] == f"{int(t[2].strip('_')):x}", line
+            # The duration is what a relayed packet arrived with (SIFS and
+            # the ACK, 314 us), 0 on one the node made, as in ns-2.35.
+            made_here = t[13].lstrip("[").split(":")[0] == t[2].strip("_")
+            assert t[8] == ("[0" if made_here else "[13a"), line
 
 
 def test_the_trace_lines_have_ns2s_fields(tmp_path: Path):

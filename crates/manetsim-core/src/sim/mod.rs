@@ -1446,12 +1446,18 @@ impl World {
             RoutingAction::DropForLostNeighbour { packet, next_hop } => {
                 self.ledger.drop(DropReason::NoRoute);
                 if let Some(t) = &mut self.trace {
-                    // Taken from the queue: the header the link layer gave it.
-                    let mac = MacFields {
-                        duration_us: 0,
-                        ra: next_hop,
-                        ta: n,
-                        ether_type: 0x800,
+                    // Taken from the queue: the header the link layer gave
+                    // it (with the duration it arrived with).
+                    let kept = t.received_mac(n, packet.uid);
+                    let mac = if kept == MacFields::default() {
+                        MacFields {
+                            duration_us: 0,
+                            ra: next_hop,
+                            ta: n,
+                            ether_type: 0x800,
+                        }
+                    } else {
+                        kept
                     };
                     t.packet('D', now, n, Layer::Router, "HELO", &packet, mac, next_hop);
                 }
