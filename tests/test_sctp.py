@@ -219,10 +219,8 @@ def test_ns2s_send_rule_stalls_a_slow_application_as_ns2_does_and_says_so():
     assert (flow["sent"], flow["received"]) == (1, 1)
 
 
-def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
-    # 200-byte messages at 400 kbit/s over three hops: RFC 4960's sender
-    # lets a message out alone whenever cwnd has room, ns-2.35's bundles
-    # what waits at each SACK.
+def _cbr200_chain4() -> dict:
+    """200-byte messages at 400 kbit/s over SCTP, three hops of AODV."""
     scenario = load_toml(QUICKSTART.read_text())
     scenario["nodes"] = {"count": 4, "placement": "chain", "spacing_m": 200.0}
     scenario["flows"] = [
@@ -237,6 +235,14 @@ def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
         }
     ]
     scenario["routing"]["protocol"] = "aodv"
+    return scenario
+
+
+def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
+    # 200-byte messages at 400 kbit/s over three hops: RFC 4960's sender
+    # lets a message out alone whenever cwnd has room, ns-2.35's bundles
+    # what waits at each SACK.
+    scenario = _cbr200_chain4()
     over = {"duration_s": 30}
     per_packet = []
     for rule in ("rfc", "ns2"):
@@ -249,6 +255,60 @@ def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
     assert per_packet[1] > 5.5 > per_packet[0], per_packet
 
 
+def test_ns2s_handshake_confirms_the_path_with_a_heartbeat_before_data(tmp_path: Path):
+    # ns-2.35's agent (its trace of this chain): INIT 56, INIT ACK 56,
+    # COOKIE ECHO 36, COOKIE ACK 36 bytes, then a HEARTBEAT (H) and its
+    # ACK (B) of 56, and the first DATA when the ACK arrives.
+    scenario = _cbr200_chain4()
+    _like_ns2_sets_and_names(scenario, "handshake_rule")
+    over = {"duration_s": 5, "output.ns2_trace": True, "flows.0.sctp.handshake_rule": "ns2"}
+    trace = tmp_path / "run.tr"
+    result = manetsim.run(scenario, overrides=over, ns2_trace=trace)
+    sent = []
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        t = line.split()
+        if t[0] in "sr" and t[3] == "AGT" and t[6] == "sctp":
+            sent.append((t[0], t[2], float(t[1]), int(t[7]), t[18]))
+    opening = [(op, node, size, kind) for op, node, _, size, kind in sent[:13]]
+    assert opening[:12:2] == [
+        ("s", "_0_", 56, "I"),
+        ("s", "_3_", 56, "I"),
+        ("s", "_0_", 36, "I"),
+        ("s", "_3_", 36, "I"),
+        ("s", "_0_", 56, "H"),
+        ("s", "_3_", 56, "B"),
+    ]
+    # Each is received by the other end before the next leaves.
+    assert [(op, kind) for op, _, _, kind in opening[1:12:2]] == [("r", k) for k in "IIIIHB"]
+    assert opening[12][3] == "D"
+    assert sent[12][2] == sent[11][2], "the first DATA leaves as the HEARTBEAT ACK arrives"
+    # The HEARTBEAT's round trip is the first RTT sample: RTO = 1 s (RTO.Min
+    # over 3 RTT), before any SACK; the RFC rule keeps 3 s until then.
+    series = result.timeseries("sctp")
+    first_srtt = series[series["srtt_ms"].notna()].iloc[0]
+    hb_rtt_ms = (sent[11][2] - sent[8][2]) * 1000
+    assert first_srtt["srtt_ms"] == pytest.approx(hb_rtt_ms, abs=1e-6)
+    assert first_srtt["rto_ms"] == 1000
+    assert first_srtt["t_s"] == pytest.approx(sent[11][2])
+    # The chain carries about 60 % of the 4 s offered (measured: 103,600
+    # bytes in order; 120,600 with RFC 4960's opening).
+    assert result.flows.iloc[0]["delivered_in_order_bytes"] >= 0.45 * 4 * 400_000 / 8
+
+
+def test_wireshark_dissects_ns2s_handshake_and_heartbeat(tmp_path: Path):
+    over = {**SHORT, "output.pcap": True, "flows.0.sctp.handshake_rule": "ns2"}
+    manetsim.run(QUICKSTART, overrides=over, pcap=tmp_path / "run")
+    checks = ["-o", "ip.check_checksum:TRUE", "-o", "sctp.checksum:CRC 32c"]
+    sink = tmp_path / "run-5.pcap"
+    assert tshark(sink, *checks, "-Y", "_ws.expert.severity >= warning") == ""
+    fields = ("-T", "fields", "-e", "sctp.chunk_type")
+    chunks = tshark(sink, *checks, "-Y", "sctp", *fields).split()
+    # INIT, INIT ACK, COOKIE ECHO, COOKIE ACK, HEARTBEAT (4), its ACK (5),
+    # then DATA (bundled chunks listed with commas).
+    assert chunks[:6] == ["1", "2", "10", "11", "4", "5"]
+    assert set(chunks[6].split(",")) == {"0"}
+
+
 @pytest.mark.parametrize(
     ("sets", "message"),
     [
@@ -259,6 +319,7 @@ def test_ns2s_send_rule_bundles_a_fast_cbr_flow_fuller():
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst_rule=x"), "`rfc` or `ns2`"),
         (("flows.0.transport=sctp", "flows.0.sctp.send_rule=later"), "`rfc` or `ns2`"),
         (("flows.0.transport=sctp", "flows.0.sctp.idle_rule=later"), "one of `rfc`, `ns2`, `off`"),
+        (("flows.0.transport=sctp", "flows.0.sctp.handshake_rule=tcp"), "`rfc` or `ns2`"),
     ],
 )
 def test_what_sctp_cannot_do_is_refused_clearly(sets: tuple[str, ...], message: str):

@@ -315,9 +315,9 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     layer) and :func:`tcp_overrides` (loss response, limited transmit), a
     TCP flow with the handshake goes without it, as ns-2.35's one-way
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
-    SCTP flow applies ``Max.Burst``, counts its bytes and times its sends
-    as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
-    ``send_rule`` and ``idle_rule = "ns2"``), a TFRC flow spaces its packets as
+    SCTP flow applies ``Max.Burst``, counts its bytes, times its sends
+    and opens as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
+    ``send_rule``, ``idle_rule`` and ``handshake_rule = "ns2"``), a TFRC flow spaces its packets as
     ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
     filters of 0.95), and a gateway forwards as ns-2.35's base stations do
     (``gateway.forwarding = "base_station"``). With them
@@ -343,6 +343,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.sctp.byte_rule"] = "ns2"
             out[f"flows.{i}.sctp.send_rule"] = "ns2"
             out[f"flows.{i}.sctp.idle_rule"] = "ns2"
+            out[f"flows.{i}.sctp.handshake_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -571,6 +572,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "bytes, and raises a cwnd between 2 and 4 x 1,468 bytes to that floor "
                 "(RFC 4960 leaves a cwnd of 4 MTU or less alone); "
                 f"--set flows.{i}.sctp.idle_rule=ns2 compares like with like "
+                '(docs/scenario.md, "SCTP")'
+            )
+        if flow.get("transport") == "sctp" and sctp.get("handshake_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.handshake_rule is "{sctp.get("handshake_rule", "rfc")}": '
+                "ns-2.35's agent opens with smaller chunks (no state cookie), then sends "
+                "a HEARTBEAT and holds its data until the HEARTBEAT ACK, one round trip "
+                "later, whose RTT sets the RTO; "
+                f"--set flows.{i}.sctp.handshake_rule=ns2 compares like with like "
                 '(docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")

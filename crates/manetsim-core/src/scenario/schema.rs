@@ -991,6 +991,11 @@ pub struct SctpFlowConfig {
     /// application on arrival.
     #[serde(default)]
     pub unordered: bool,
+    /// How the association opens: `rfc` (RFC 4960 §5.1, data with the
+    /// COOKIE ACK) or `ns2` (ns-2.35's sizes, and a HEARTBEAT answered
+    /// before data, see [`crate::transport::sctp::HandshakeRule`]).
+    #[serde(default)]
+    pub handshake_rule: crate::transport::sctp::HandshakeRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -1009,6 +1014,7 @@ impl Default for SctpFlowConfig {
             idle_rule: Default::default(),
             streams: default_streams(),
             unordered: false,
+            handshake_rule: Default::default(),
         }
     }
 }

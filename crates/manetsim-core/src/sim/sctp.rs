@@ -4,7 +4,8 @@
 //! and drives their timers, as `sim/tcp.rs` does for TCP.
 //!
 //! - The association opens when the application starts: INIT, INIT ACK,
-//!   COOKIE ECHO, COOKIE ACK, then data.
+//!   COOKIE ECHO, COOKIE ACK, then data (with `handshake_rule = "ns2"`,
+//!   a HEARTBEAT and its ACK before the data, as in ns-2.35).
 //! - CBR over SCTP (`app = "cbr"`): the application hands the sender one
 //!   message of `packet_size_bytes` every interval; messages wait in the
 //!   sender while `cwnd` allows no more.
@@ -14,7 +15,7 @@
 //! when they wait and fit in the MTU): `IP 20 + SCTP`
 //! ([`SctpChunk::wire_len`]). DATA packets are `PacketKind::Data` numbered
 //! by their last TSN, so flow statistics count each packet once, as
-//! ns-2.35's trace does; the others (handshake, SACK) are the flow's
+//! ns-2.35's trace does; the others (handshake, HEARTBEAT, SACK) are the flow's
 //! control packets, `PacketKind::TcpAck`. A packet's `created_at` is when it
 //! was sent. At `stop_s` the sender stops (nothing more is sent, not even
 //! retransmissions); the receiver keeps acknowledging what still arrives.
@@ -54,6 +55,7 @@ impl SctpFlow {
             // The scenario checked that it fits 16 bits.
             streams: u16::try_from(table.streams).unwrap_or(u16::MAX),
             unordered: table.unordered,
+            handshake_rule: table.handshake_rule,
             ..SctpConfig::default()
         };
         Self {

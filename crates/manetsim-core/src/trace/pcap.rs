@@ -66,7 +66,8 @@ use crate::mac::{Frame, FrameKind};
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
 use crate::transport::sctp::{
-    SctpChunk, SctpConfig, COOKIE_BYTES, DATA_CHUNK_HEADER_BYTES, SACK_CHUNK_BYTES,
+    HandshakeRule, SctpChunk, SctpConfig, COOKIE_BYTES, DATA_CHUNK_HEADER_BYTES,
+    HEARTBEAT_CHUNK_BYTES, SACK_CHUNK_BYTES,
 };
 use crate::transport::tcp::TcpSegment;
 use crate::wire::dsr;
@@ -423,18 +424,49 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
         out.extend_from_slice(&0u32.to_be_bytes()); // initial TSN
     };
     let cookie = [0u8; COOKIE_BYTES as usize];
+    // The state cookie manetsim's handshake carries; ns-2.35's carries none
+    // (an empty State Cookie parameter in the INIT ACK, the same 4 bytes as
+    // its INIT's unreliable-streams parameter, here Forward-TSN-Supported).
+    let cookie_of = |rule: &HandshakeRule| match rule {
+        HandshakeRule::Rfc => &cookie[..],
+        HandshakeRule::Ns2 => &[][..],
+    };
     match chunk {
-        SctpChunk::Init { streams } => init(1, sender_tag, 0, (*streams, 1), out),
-        SctpChunk::InitAck { streams } => {
-            init(2, receiver_tag, 4 + COOKIE_BYTES as u16, (1, *streams), out);
+        SctpChunk::Init { streams, rule } => match rule {
+            HandshakeRule::Rfc => init(1, sender_tag, 0, (*streams, 1), out),
+            HandshakeRule::Ns2 => {
+                init(1, sender_tag, 4, (*streams, 1), out);
+                out.extend_from_slice(&0xC000u16.to_be_bytes()); // Forward-TSN-Supported
+                out.extend_from_slice(&4u16.to_be_bytes());
+            }
+        },
+        SctpChunk::InitAck { streams, rule } => {
+            let cookie = cookie_of(rule);
+            let param = 4 + cookie.len() as u16;
+            init(2, receiver_tag, param, (1, *streams), out);
             out.extend_from_slice(&7u16.to_be_bytes()); // State Cookie
-            out.extend_from_slice(&(4 + COOKIE_BYTES as u16).to_be_bytes());
-            out.extend_from_slice(&cookie);
+            out.extend_from_slice(&param.to_be_bytes());
+            out.extend_from_slice(cookie);
         }
-        SctpChunk::CookieEcho => {
+        SctpChunk::CookieEcho { rule } => {
+            let cookie = cookie_of(rule);
             out.extend_from_slice(&[10, 0]);
-            out.extend_from_slice(&(4 + COOKIE_BYTES as u16).to_be_bytes());
-            out.extend_from_slice(&cookie);
+            out.extend_from_slice(&(4 + cookie.len() as u16).to_be_bytes());
+            out.extend_from_slice(cookie);
+        }
+        SctpChunk::Heartbeat { sent_at } | SctpChunk::HeartbeatAck { sent_at } => {
+            let kind = if matches!(chunk, SctpChunk::Heartbeat { .. }) {
+                4
+            } else {
+                5
+            };
+            out.extend_from_slice(&[kind, 0]);
+            out.extend_from_slice(&(HEARTBEAT_CHUNK_BYTES as u16).to_be_bytes());
+            // Heartbeat Info: the send time in ns, then 8 bytes of zeros.
+            out.extend_from_slice(&1u16.to_be_bytes());
+            out.extend_from_slice(&(HEARTBEAT_CHUNK_BYTES as u16 - 4).to_be_bytes());
+            out.extend_from_slice(&sent_at.to_be_bytes());
+            out.extend_from_slice(&[0; 8]);
         }
         SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
         SctpChunk::Data(chunks) => {

@@ -221,21 +221,50 @@ fn sctp_packet(chunk: SctpChunk, payload: u32) -> Vec<u8> {
 #[test]
 fn sctp_chunks_have_rfc_4960s_layouts() {
     use crate::transport::sctp::SctpSack;
-    let init = sctp_packet(SctpChunk::Init { streams: 1 }, 0);
+    let init = sctp_packet(
+        SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+        0,
+    );
     assert_eq!(&init[4..8], &[0; 4], "INIT carries verification tag 0");
     assert_eq!(&init[12..16], &[1, 0, 0, 20]);
     assert_eq!(&init[16..20], &1u32.to_be_bytes(), "the sender's tag");
     // Outbound and inbound streams: the sender asks for its streams and
     // takes one back; the receiver grants them.
-    let init3 = sctp_packet(SctpChunk::Init { streams: 3 }, 0);
+    let init3 = sctp_packet(
+        SctpChunk::Init {
+            streams: 3,
+            rule: HandshakeRule::Rfc,
+        },
+        0,
+    );
     assert_eq!(&init3[24..28], &[0, 3, 0, 1]);
-    let init_ack3 = sctp_packet(SctpChunk::InitAck { streams: 3 }, 0);
+    let init_ack3 = sctp_packet(
+        SctpChunk::InitAck {
+            streams: 3,
+            rule: HandshakeRule::Rfc,
+        },
+        0,
+    );
     assert_eq!(&init_ack3[24..28], &[0, 1, 0, 3]);
-    let init_ack = sctp_packet(SctpChunk::InitAck { streams: 1 }, 0);
+    let init_ack = sctp_packet(
+        SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+        0,
+    );
     assert_eq!(&init_ack[4..8], &1u32.to_be_bytes());
     assert_eq!(&init_ack[12..16], &[2, 0, 0, 56]);
     assert_eq!(&init_ack[32..36], &[0, 7, 0, 36], "a state cookie");
-    let echo = sctp_packet(SctpChunk::CookieEcho, 0);
+    let echo = sctp_packet(
+        SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc,
+        },
+        0,
+    );
     assert_eq!(&echo[4..8], &0x5C00_0000u32.to_be_bytes());
     assert_eq!(&echo[12..16], &[10, 0, 0, 36]);
     assert_eq!(
@@ -298,6 +327,46 @@ fn sctp_chunks_have_rfc_4960s_layouts() {
         0,
     );
     assert_eq!(&none[16..20], &u32::MAX.to_be_bytes());
+}
+
+#[test]
+fn ns2s_handshake_and_heartbeat_have_its_sizes_in_valid_layouts() {
+    let ns2 = HandshakeRule::Ns2;
+    // INIT: the fixed fields and Forward-TSN-Supported, 24 bytes.
+    let init = sctp_packet(
+        SctpChunk::Init {
+            streams: 1,
+            rule: ns2,
+        },
+        0,
+    );
+    assert_eq!(init.len(), 36);
+    assert_eq!(&init[12..16], &[1, 0, 0, 24]);
+    assert_eq!(&init[32..36], &[0xc0, 0, 0, 4]);
+    // INIT ACK: an empty state cookie.
+    let init_ack = sctp_packet(
+        SctpChunk::InitAck {
+            streams: 1,
+            rule: ns2,
+        },
+        0,
+    );
+    assert_eq!(&init_ack[12..16], &[2, 0, 0, 24]);
+    assert_eq!(&init_ack[32..36], &[0, 7, 0, 4]);
+    let echo = sctp_packet(SctpChunk::CookieEcho { rule: ns2 }, 0);
+    assert_eq!(&echo[12..], &[10, 0, 0, 4]);
+    // HEARTBEAT: Heartbeat Info with the send time, to the receiver's tag;
+    // its ACK echoes it, to the sender's.
+    let sent_at = 1_057_893_271;
+    let hb = sctp_packet(SctpChunk::Heartbeat { sent_at }, 0);
+    assert_eq!(hb.len(), 36);
+    assert_eq!(&hb[4..8], &0x5C00_0000u32.to_be_bytes());
+    assert_eq!(&hb[12..20], &[4, 0, 0, 24, 0, 1, 0, 20]);
+    assert_eq!(&hb[20..28], &sent_at.to_be_bytes());
+    let ack = sctp_packet(SctpChunk::HeartbeatAck { sent_at }, 0);
+    assert_eq!(&ack[4..8], &1u32.to_be_bytes());
+    assert_eq!(&ack[12..16], &[5, 0, 0, 24]);
+    assert_eq!(&ack[16..], &hb[16..]);
 }
 
 #[test]

@@ -55,11 +55,16 @@
 //!   lost chunk holds back only its own stream. Unordered messages
 //!   ([`SctpConfig::unordered`], the U bit) are handed over on arrival.
 //!
+//! [`HandshakeRule::Ns2`] opens the association as ns-2.35's `Agent/SCTP`
+//! does: its chunk sizes (no state cookie), and one HEARTBEAT after the
+//! COOKIE ACK whose HEARTBEAT ACK confirms the path (§5.4), gives the first
+//! RTT sample and lets data leave.
+//!
 //! Simplifications, each stated where it matters: no
 //! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
-//! failover and no heartbeats, §8.3); no shutdown (the sender stops at the
-//! flow's end); TSNs count from 0.
+//! failover and no periodic heartbeats, §8.3); no shutdown (the sender
+//! stops at the flow's end); TSNs count from 0.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -80,6 +85,9 @@ pub const SACK_CHUNK_BYTES: u32 = 16;
 pub const INIT_CHUNK_BYTES: u32 = 20;
 /// The state cookie manetsim's INIT ACK carries and COOKIE ECHO returns.
 pub const COOKIE_BYTES: u32 = 32;
+/// A HEARTBEAT or HEARTBEAT ACK chunk: its header and a Heartbeat Info
+/// parameter of 20 bytes (§3.3.5), ns-2.35's fixed size.
+pub const HEARTBEAT_CHUNK_BYTES: u32 = 24;
 
 /// When `Max.Burst` limits a sending opportunity (`[flows.sctp]
 /// max_burst_rule`).
@@ -139,6 +147,8 @@ pub struct SctpConfig {
     /// Send every message unordered (§6.6, the U bit): the receiver hands
     /// it to the application on arrival, whatever its stream holds back.
     pub unordered: bool,
+    /// How the association opens ([`HandshakeRule`]).
+    pub handshake_rule: HandshakeRule,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -166,8 +176,8 @@ pub enum SendRule {
     #[default]
     Rfc,
     /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
-    /// - new data leaves only while a SACK (or the COOKIE ACK) is being
-    ///   handled, never when the application hands a message over, and only
+    /// - new data leaves only while a SACK (or the COOKIE ACK, the
+    ///   HEARTBEAT ACK under [`HandshakeRule::Ns2`]) is being handled, never when the application hands a message over, and only
     ///   once no chunk waits for retransmission; a message handed over with
     ///   nothing outstanding waits for a SACK that never comes (the sender
     ///   stalls: an application slower than the round trip sends one
@@ -179,6 +189,27 @@ pub enum SendRule {
     ///   (bundled), and each later SACK sends more while the outstanding
     ///   bytes other than marked ones are under `cwnd`;
     /// - the receiver acknowledges the first DATA chunk at once.
+    Ns2,
+}
+
+/// How the association opens (`[flows.sctp] handshake_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandshakeRule {
+    /// RFC 4960 §5.1: INIT, INIT ACK with a 32-byte state cookie, COOKIE
+    /// ECHO returning it, COOKIE ACK; data leaves with the COOKIE ACK.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
+    /// - INIT and INIT ACK of 24 bytes (the fixed fields and a 4-byte
+    ///   parameter: ns-2.35's unreliable streams, Forward-TSN-Supported in
+    ///   a pcap), COOKIE ECHO and COOKIE ACK of 4, without a cookie;
+    /// - on the COOKIE ACK the sender sends a HEARTBEAT to confirm the path
+    ///   (§5.4), and no data until its HEARTBEAT ACK; the ACK's echoed
+    ///   send time gives the first RTT sample (RTO = max(`RTO.Min`, 3 RTT)),
+    ///   then data leaves as at a SACK;
+    /// - an unanswered HEARTBEAT is sent again after the RTO (which the
+    ///   T1 expiries doubled), doubling it each time, without limit.
     Ns2,
 }
 
@@ -233,6 +264,7 @@ impl Default for SctpConfig {
             idle_rule: IdleRule::Rfc,
             streams: 1,
             unordered: false,
+            handshake_rule: HandshakeRule::Rfc,
         }
     }
 }
@@ -316,19 +348,32 @@ pub struct SctpSack {
 }
 
 /// What an SCTP packet carries: one control chunk, or DATA chunks (one, or
-/// several bundled, in TSN order).
+/// several bundled, in TSN order). A handshake chunk's layout (its size,
+/// the cookie) follows `rule`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SctpChunk {
     /// INIT, asking for `streams` outbound streams.
     Init {
         streams: u16,
+        rule: HandshakeRule,
     },
     /// INIT ACK, granting `streams` inbound streams.
     InitAck {
         streams: u16,
+        rule: HandshakeRule,
     },
-    CookieEcho,
+    CookieEcho {
+        rule: HandshakeRule,
+    },
     CookieAck,
+    /// HEARTBEAT (§8.3), its Heartbeat Info carrying the send time.
+    Heartbeat {
+        sent_at: SimTime,
+    },
+    /// HEARTBEAT ACK, echoing the HEARTBEAT's send time.
+    HeartbeatAck {
+        sent_at: SimTime,
+    },
     Data(Vec<SctpData>),
     Sack(SctpSack),
 }
@@ -350,10 +395,22 @@ impl SctpChunk {
     pub fn wire_len(&self) -> u32 {
         COMMON_HEADER_BYTES
             + match self {
-                Self::Init { .. } => INIT_CHUNK_BYTES,
-                Self::InitAck { .. } => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
-                Self::CookieEcho => 4 + COOKIE_BYTES,
+                Self::Init { rule, .. } => match rule {
+                    HandshakeRule::Rfc => INIT_CHUNK_BYTES,
+                    HandshakeRule::Ns2 => INIT_CHUNK_BYTES + 4,
+                },
+                // ns-2.35's carries no cookie: a 4-byte parameter, as its
+                // INIT's.
+                Self::InitAck { rule, .. } => match rule {
+                    HandshakeRule::Rfc => INIT_CHUNK_BYTES + 4 + COOKIE_BYTES,
+                    HandshakeRule::Ns2 => INIT_CHUNK_BYTES + 4,
+                },
+                Self::CookieEcho { rule } => match rule {
+                    HandshakeRule::Rfc => 4 + COOKIE_BYTES,
+                    HandshakeRule::Ns2 => 4,
+                },
                 Self::CookieAck => 4,
+                Self::Heartbeat { .. } | Self::HeartbeatAck { .. } => HEARTBEAT_CHUNK_BYTES,
                 Self::Data(chunks) => chunks.iter().map(|d| data_chunk_len(d.bytes)).sum(),
                 Self::Sack(s) => SACK_CHUNK_BYTES + 4 * (s.gaps.len() + s.dups.len()) as u32,
             }
@@ -361,7 +418,10 @@ impl SctpChunk {
 
     /// Whether the chunk travels from the sending end to the receiving end.
     pub fn to_receiver(&self) -> bool {
-        matches!(self, Self::Init { .. } | Self::CookieEcho | Self::Data(_))
+        matches!(
+            self,
+            Self::Init { .. } | Self::CookieEcho { .. } | Self::Heartbeat { .. } | Self::Data(_)
+        )
     }
 }
 
@@ -454,6 +514,12 @@ pub struct SctpSender {
     init_retrans: u32,
     /// A handshake chunk to send.
     control: Option<SctpChunk>,
+    /// [`HandshakeRule::Ns2`]: when the HEARTBEAT that confirms the path
+    /// is sent again, while unanswered.
+    hb_timeout: Option<SimTime>,
+    /// Data may leave: the COOKIE ACK came ([`HandshakeRule::Rfc`]), or
+    /// the HEARTBEAT ACK ([`HandshakeRule::Ns2`]).
+    path_confirmed: bool,
     error_count: u32,
     /// In fast recovery until the cumulative TSN passes this one.
     recovery_exit: Option<u64>,
@@ -463,8 +529,8 @@ pub struct SctpSender {
     /// [`MaxBurstRule::Ns2`]: a SACK acknowledged a chunk sent again, so
     /// the limit applies until a sending opportunity reaches it.
     apply_max_burst: bool,
-    /// [`SendRule::Ns2`]: a SACK (or the COOKIE ACK) is being handled, so
-    /// new data may leave; closed when nothing more leaves.
+    /// [`SendRule::Ns2`]: a SACK (or what confirmed the path) is being
+    /// handled, so new data may leave; closed when nothing more leaves.
     new_data_window: bool,
     /// [`SendRule::Ns2`]: the weight of marked chunks, which stay in
     /// `flight`.
@@ -506,6 +572,8 @@ impl SctpSender {
             t1_value: cfg.rto_initial,
             init_retrans: 0,
             control: None,
+            hb_timeout: None,
+            path_confirmed: false,
             error_count: 0,
             recovery_exit: None,
             fast_rtx_due: false,
@@ -546,7 +614,29 @@ impl SctpSender {
     fn init(&self) -> SctpChunk {
         SctpChunk::Init {
             streams: self.cfg.streams,
+            rule: self.cfg.handshake_rule,
         }
+    }
+
+    /// The COOKIE ECHO this sender sends.
+    fn cookie_echo(&self) -> SctpChunk {
+        SctpChunk::CookieEcho {
+            rule: self.cfg.handshake_rule,
+        }
+    }
+
+    /// [`HandshakeRule::Ns2`]: a HEARTBEAT to confirm the path, sent again
+    /// after the RTO while unanswered.
+    fn send_heartbeat(&mut self, now: SimTime) {
+        self.control = Some(SctpChunk::Heartbeat { sent_at: now });
+        self.hb_timeout = Some(now + self.rto);
+    }
+
+    /// The path is confirmed: data may leave, as at a SACK.
+    fn confirm_path(&mut self) {
+        self.path_confirmed = true;
+        self.refill_burst();
+        self.new_data_window = true;
     }
 
     fn ns2_sends(&self) -> bool {
@@ -580,18 +670,35 @@ impl SctpSender {
     /// A chunk from the receiving end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
         match chunk {
-            SctpChunk::InitAck { streams } if self.state == SctpState::CookieWait => {
+            SctpChunk::InitAck { streams, .. } if self.state == SctpState::CookieWait => {
                 // §5.1.1: no more outbound streams than the peer accepts.
                 self.out_streams = self.cfg.streams.min(*streams).max(1);
                 self.state = SctpState::CookieEchoed;
-                self.control = Some(SctpChunk::CookieEcho);
+                self.control = Some(self.cookie_echo());
                 self.t1 = Some(now + self.t1_value);
             }
             SctpChunk::CookieAck if self.state == SctpState::CookieEchoed => {
                 self.state = SctpState::Established;
                 self.t1 = None;
-                self.refill_burst();
-                self.new_data_window = true;
+                match self.cfg.handshake_rule {
+                    HandshakeRule::Rfc => self.confirm_path(),
+                    HandshakeRule::Ns2 => {
+                        // ns-2.35's T1 expiries doubled the path's RTO,
+                        // which the HEARTBEAT's timer runs at.
+                        self.rto = self.t1_value;
+                        self.send_heartbeat(now);
+                    }
+                }
+            }
+            SctpChunk::HeartbeatAck { sent_at } if self.state == SctpState::Established => {
+                // §8.3: an RTT sample from the echoed send time (a late
+                // answer to an earlier HEARTBEAT carries that one's).
+                self.rtt_sample(now.saturating_sub(*sent_at));
+                self.hb_timeout = None;
+                self.error_count = 0;
+                if !self.path_confirmed {
+                    self.confirm_path();
+                }
             }
             SctpChunk::Sack(s) if self.state == SctpState::Established => {
                 // ns-2.35 opens the window for new data with any SACK, a
@@ -815,7 +922,11 @@ impl SctpSender {
         if c.transmissions != 1 {
             return;
         }
-        let r = now.saturating_sub(sent_at);
+        self.rtt_sample(now.saturating_sub(sent_at));
+    }
+
+    /// §6.3.1 C1–C3: RTT sample `r` updates SRTT, RTTVAR and the RTO.
+    fn rtt_sample(&mut self, r: SimTime) {
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -854,7 +965,7 @@ impl SctpSender {
         if let Some(c) = self.control.take() {
             return Some(c);
         }
-        if self.state != SctpState::Established {
+        if self.state != SctpState::Established || !self.path_confirmed {
             return None;
         }
         if self.ns2_sends() {
@@ -1113,9 +1224,10 @@ impl SctpSender {
         data
     }
 
-    /// The earliest timer deadline (T1, T3-rtx or `cwnd`'s decay).
+    /// The earliest timer deadline (T1, T3-rtx, `cwnd`'s decay or the
+    /// HEARTBEAT's).
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        [self.t1, self.t3, self.idle_decay]
+        [self.t1, self.t3, self.idle_decay, self.hb_timeout]
             .into_iter()
             .flatten()
             .min()
@@ -1131,6 +1243,12 @@ impl SctpSender {
         }
         if self.idle_decay.is_some_and(|t| t <= now) {
             self.on_idle_decay(now);
+        }
+        if self.hb_timeout.is_some_and(|t| t <= now) {
+            // ns-2.35: the RTO doubles and the HEARTBEAT goes again, for
+            // as long as the path is unconfirmed.
+            self.rto = (2 * self.rto).min(self.cfg.rto_max);
+            self.send_heartbeat(now);
         }
     }
 
@@ -1167,7 +1285,7 @@ impl SctpSender {
         }
         self.t1_value = (2 * self.t1_value).min(self.cfg.rto_max);
         self.control = Some(match self.state {
-            SctpState::CookieEchoed => SctpChunk::CookieEcho,
+            SctpState::CookieEchoed => self.cookie_echo(),
             _ => self.init(),
         });
         self.t1 = Some(now + self.t1_value);
@@ -1213,6 +1331,7 @@ impl SctpSender {
         self.t1 = None;
         self.t3 = None;
         self.idle_decay = None;
+        self.hb_timeout = None;
         self.control = None;
         self.fast_rtx_due = false;
     }
@@ -1222,7 +1341,7 @@ impl SctpSender {
 #[derive(Debug, Clone)]
 pub struct SctpReceiver {
     cfg: SctpConfig,
-    /// Handshake answers to send.
+    /// Handshake and HEARTBEAT answers to send.
     control: VecDeque<SctpChunk>,
     /// The lowest TSN not yet received.
     cum_next: u64,
@@ -1277,11 +1396,17 @@ impl SctpReceiver {
     /// A chunk from the sending end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
         match chunk {
-            // Every stream the sender asks for is granted.
-            SctpChunk::Init { streams } => self
+            // Every stream the sender asks for is granted, in the INIT's
+            // layout.
+            SctpChunk::Init { streams, rule } => self.control.push_back(SctpChunk::InitAck {
+                streams: *streams,
+                rule: *rule,
+            }),
+            SctpChunk::CookieEcho { .. } => self.control.push_back(SctpChunk::CookieAck),
+            // §8.3: the Heartbeat Info goes back unchanged.
+            SctpChunk::Heartbeat { sent_at } => self
                 .control
-                .push_back(SctpChunk::InitAck { streams: *streams }),
-            SctpChunk::CookieEcho => self.control.push_back(SctpChunk::CookieAck),
+                .push_back(SctpChunk::HeartbeatAck { sent_at: *sent_at }),
             SctpChunk::Data(chunks) => self.on_data(now, chunks),
             _ => {}
         }

@@ -10,9 +10,26 @@ fn cfg() -> SctpConfig {
 fn established(bulk: bool, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(cfg(), bulk);
     s.start(now);
-    assert_eq!(s.poll_transmit(now), Some(SctpChunk::Init { streams: 1 }));
-    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
-    assert_eq!(s.poll_transmit(now), Some(SctpChunk::CookieEcho));
+    assert_eq!(
+        s.poll_transmit(now),
+        Some(SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc
+        })
+    );
+    s.on_chunk(
+        now,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
+    assert_eq!(
+        s.poll_transmit(now),
+        Some(SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc
+        })
+    );
     s.on_chunk(now, &SctpChunk::CookieAck);
     assert_eq!(s.state(), SctpState::Established);
     s
@@ -65,7 +82,14 @@ fn sizes_follow_the_chunk_layouts() {
         dups: vec![1],
     });
     assert_eq!(s.wire_len(), 12 + 16 + 3 * 4);
-    assert_eq!(SctpChunk::Init { streams: 1 }.wire_len(), 32);
+    assert_eq!(
+        SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc
+        }
+        .wire_len(),
+        32
+    );
     assert_eq!(SctpChunk::CookieAck.wire_len(), 16);
     assert_eq!(SctpConfig::max_chunk_bytes(1500), 1452);
     assert_eq!(cfg().initial_cwnd_bytes(), 4380);
@@ -83,7 +107,13 @@ fn sizes_follow_the_chunk_layouts() {
 fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 1 }));
+    assert_eq!(
+        s.poll_transmit(0),
+        Some(SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc
+        })
+    );
     assert_eq!(s.poll_transmit(0), None, "no data before the handshake");
     let mut t = 0;
     let mut waits = Vec::new();
@@ -92,7 +122,13 @@ fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
         waits.push((next - t) / NS_PER_S);
         t = next;
         s.on_timeout(t);
-        assert_eq!(s.poll_transmit(t), Some(SctpChunk::Init { streams: 1 }));
+        assert_eq!(
+            s.poll_transmit(t),
+            Some(SctpChunk::Init {
+                streams: 1,
+                rule: HandshakeRule::Rfc
+            })
+        );
     }
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60]);
     s.on_timeout(s.poll_timeout().unwrap());
@@ -106,13 +142,35 @@ fn a_lost_cookie_echo_is_sent_again() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
     s.poll_transmit(0);
-    s.on_chunk(MS, &SctpChunk::InitAck { streams: 1 });
-    assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
+    s.on_chunk(
+        MS,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
+    assert_eq!(
+        s.poll_transmit(MS),
+        Some(SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc
+        })
+    );
     assert_eq!(s.poll_timeout(), Some(MS + 3 * NS_PER_S));
     s.on_timeout(MS + 3 * NS_PER_S);
-    assert_eq!(s.poll_transmit(MS), Some(SctpChunk::CookieEcho));
+    assert_eq!(
+        s.poll_transmit(MS),
+        Some(SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc
+        })
+    );
     // A second INIT ACK changes nothing.
-    s.on_chunk(MS, &SctpChunk::InitAck { streams: 1 });
+    s.on_chunk(
+        MS,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     assert_eq!(s.poll_transmit(MS), None);
 }
 
@@ -140,7 +198,13 @@ fn established_ns2(now: SimTime) -> SctpSender {
     );
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
+    s.on_chunk(
+        now,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -518,9 +582,26 @@ fn the_peer_window_limits_new_data() {
 #[test]
 fn the_receiver_answers_the_handshake_and_delays_sacks() {
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(0, &SctpChunk::Init { streams: 1 });
-    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck { streams: 1 }));
-    r.on_chunk(MS, &SctpChunk::CookieEcho);
+    r.on_chunk(
+        0,
+        &SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
+    assert_eq!(
+        r.poll_transmit(0),
+        Some(SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc
+        })
+    );
+    r.on_chunk(
+        MS,
+        &SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc,
+        },
+    );
     assert_eq!(r.poll_transmit(MS), Some(SctpChunk::CookieAck));
     let d = |tsn| SctpChunk::data(tsn, 1000);
     // One packet: the SACK waits up to 200 ms.
@@ -660,7 +741,13 @@ fn established_with(c: SctpConfig, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(c, false);
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(now, &SctpChunk::InitAck { streams: 1 });
+    s.on_chunk(
+        now,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -797,9 +884,26 @@ fn ns2_sender(chunk_bytes: u32, before: u64) -> (SctpSender, Vec<Vec<u64>>) {
     let mut s = SctpSender::new(ns2_sends(chunk_bytes), false);
     s.write(before);
     s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 1 }));
-    s.on_chunk(0, &SctpChunk::InitAck { streams: 1 });
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::CookieEcho));
+    assert_eq!(
+        s.poll_transmit(0),
+        Some(SctpChunk::Init {
+            streams: 1,
+            rule: HandshakeRule::Rfc
+        })
+    );
+    s.on_chunk(
+        0,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
+    assert_eq!(
+        s.poll_transmit(0),
+        Some(SctpChunk::CookieEcho {
+            rule: HandshakeRule::Rfc
+        })
+    );
     s.on_chunk(0, &SctpChunk::CookieAck);
     let sent = packets(&mut s, 0);
     (s, sent)
@@ -869,7 +973,13 @@ fn under_ns2_sends_cwnd_is_checked_once_per_packet() {
     r.write(100);
     r.start(0);
     r.poll_transmit(0);
-    r.on_chunk(0, &SctpChunk::InitAck { streams: 1 });
+    r.on_chunk(
+        0,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     r.poll_transmit(0);
     r.on_chunk(0, &SctpChunk::CookieAck);
     let n: usize = packets(&mut r, 0).iter().map(Vec::len).sum();
@@ -1028,8 +1138,20 @@ fn stream_ids(s: &mut SctpSender, now: SimTime) -> Vec<(u64, u16, u64)> {
 fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     let mut s = SctpSender::new(streams(3), false);
     s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(SctpChunk::Init { streams: 3 }));
-    s.on_chunk(0, &SctpChunk::InitAck { streams: 3 });
+    assert_eq!(
+        s.poll_transmit(0),
+        Some(SctpChunk::Init {
+            streams: 3,
+            rule: HandshakeRule::Rfc
+        })
+    );
+    s.on_chunk(
+        0,
+        &SctpChunk::InitAck {
+            streams: 3,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     s.poll_transmit(0);
     s.on_chunk(0, &SctpChunk::CookieAck);
     s.write(7);
@@ -1041,7 +1163,13 @@ fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     let mut s = SctpSender::new(streams(3), false);
     s.start(0);
     s.poll_transmit(0);
-    s.on_chunk(0, &SctpChunk::InitAck { streams: 2 });
+    s.on_chunk(
+        0,
+        &SctpChunk::InitAck {
+            streams: 2,
+            rule: HandshakeRule::Rfc,
+        },
+    );
     s.poll_transmit(0);
     s.on_chunk(0, &SctpChunk::CookieAck);
     s.write(4);
@@ -1051,8 +1179,20 @@ fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     );
     // The receiver grants what it is asked for.
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(0, &SctpChunk::Init { streams: 5 });
-    assert_eq!(r.poll_transmit(0), Some(SctpChunk::InitAck { streams: 5 }));
+    r.on_chunk(
+        0,
+        &SctpChunk::Init {
+            streams: 5,
+            rule: HandshakeRule::Rfc,
+        },
+    );
+    assert_eq!(
+        r.poll_transmit(0),
+        Some(SctpChunk::InitAck {
+            streams: 5,
+            rule: HandshakeRule::Rfc
+        })
+    );
 }
 
 fn chunk(tsn: u64, stream: u16, ssn: u64, first_sent_at: SimTime) -> SctpChunk {
@@ -1139,4 +1279,202 @@ fn streams_deliver_every_byte_and_sooner_over_a_lossy_link() {
     assert!(four < one && any < four, "{one} {four} {any}");
     // Both ways lossy, the retransmissions lost too.
     run_lossy_link_with(streams(3), |n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
+}
+
+/// A sender under ns-2.35's handshake rule, through INIT, INIT ACK,
+/// COOKIE ECHO and COOKIE ACK (at `now`), with its HEARTBEAT sent.
+fn ns2_handshake(bulk: bool, now: SimTime) -> SctpSender {
+    let ns2 = HandshakeRule::Ns2;
+    let mut s = SctpSender::new(
+        SctpConfig {
+            handshake_rule: ns2,
+            ..cfg()
+        },
+        bulk,
+    );
+    s.start(0);
+    let init = s.poll_transmit(0).unwrap();
+    assert_eq!(
+        init,
+        SctpChunk::Init {
+            streams: 1,
+            rule: ns2
+        }
+    );
+    let mut r = SctpReceiver::new(cfg());
+    r.on_chunk(0, &init);
+    let init_ack = r.poll_transmit(0).unwrap();
+    assert_eq!(
+        init_ack,
+        SctpChunk::InitAck {
+            streams: 1,
+            rule: ns2
+        }
+    );
+    s.on_chunk(0, &init_ack);
+    assert_eq!(
+        s.poll_transmit(0),
+        Some(SctpChunk::CookieEcho { rule: ns2 })
+    );
+    s.on_chunk(now, &SctpChunk::CookieAck);
+    assert_eq!(s.state(), SctpState::Established);
+    assert_eq!(
+        s.poll_transmit(now),
+        Some(SctpChunk::Heartbeat { sent_at: now })
+    );
+    s
+}
+
+#[test]
+fn ns2s_handshake_chunks_have_its_sizes() {
+    let ns2 = HandshakeRule::Ns2;
+    // ns-2.35's trace: 56, 56, 36, 36, 56 and 56 bytes with IP's 20.
+    let sizes: Vec<u32> = [
+        SctpChunk::Init {
+            streams: 1,
+            rule: ns2,
+        },
+        SctpChunk::InitAck {
+            streams: 1,
+            rule: ns2,
+        },
+        SctpChunk::CookieEcho { rule: ns2 },
+        SctpChunk::CookieAck,
+        SctpChunk::Heartbeat { sent_at: 0 },
+        SctpChunk::HeartbeatAck { sent_at: 0 },
+    ]
+    .iter()
+    .map(|c| 20 + c.wire_len())
+    .collect();
+    assert_eq!(sizes, [56, 56, 36, 36, 56, 56]);
+    // RFC 4960's, with manetsim's 32-byte cookie.
+    let rfc = HandshakeRule::Rfc;
+    assert_eq!(
+        SctpChunk::InitAck {
+            streams: 1,
+            rule: rfc
+        }
+        .wire_len(),
+        68
+    );
+    assert_eq!(SctpChunk::CookieEcho { rule: rfc }.wire_len(), 48);
+    assert!(SctpChunk::Heartbeat { sent_at: 0 }.to_receiver());
+    assert!(!SctpChunk::HeartbeatAck { sent_at: 0 }.to_receiver());
+}
+
+#[test]
+fn under_ns2s_handshake_data_waits_for_the_heartbeat_ack_whose_rtt_sets_the_rto() {
+    let t0 = 60 * MS;
+    let mut s = ns2_handshake(true, t0);
+    assert_eq!(
+        s.poll_transmit(t0),
+        None,
+        "no data before the path is confirmed"
+    );
+    assert_eq!(s.metrics().srtt, None);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(t0 + 3 * NS_PER_S),
+        "the HEARTBEAT's timer"
+    );
+    // The receiver echoes the send time; 40 ms later the ACK is back.
+    let mut r = SctpReceiver::new(cfg());
+    r.on_chunk(t0 + 20 * MS, &SctpChunk::Heartbeat { sent_at: t0 });
+    let ack = r.poll_transmit(t0 + 20 * MS).unwrap();
+    assert_eq!(ack, SctpChunk::HeartbeatAck { sent_at: t0 });
+    s.on_chunk(t0 + 40 * MS, &ack);
+    let m = s.metrics();
+    assert_eq!(m.srtt, Some(40 * MS));
+    assert_eq!(m.rto, NS_PER_S, "max(RTO.Min, 3 x 40 ms)");
+    assert_eq!(m.cwnd_bytes, 4380, "the HEARTBEAT leaves cwnd alone");
+    // Data leaves now, as at the COOKIE ACK under RFC 4960's rule.
+    assert_eq!(drain(&mut s, t0 + 40 * MS), [0, 1, 2, 3]);
+    assert_eq!(
+        s.poll_timeout(),
+        Some(t0 + 40 * MS + NS_PER_S),
+        "T3 at the new RTO"
+    );
+    // A second ACK (a late answer) is one more RTT sample, nothing else.
+    s.on_chunk(t0 + 90 * MS, &ack);
+    assert_eq!(s.metrics().srtt, Some((7 * 40 + 90) * MS / 8));
+    assert_eq!(s.poll_transmit(t0 + 90 * MS), None);
+}
+
+#[test]
+fn a_slow_path_s_first_rtt_sets_an_rto_of_three_rtts() {
+    let mut s = ns2_handshake(false, 0);
+    s.on_chunk(500 * MS, &SctpChunk::HeartbeatAck { sent_at: 0 });
+    assert_eq!(s.metrics().rto, 1500 * MS);
+    // CBR: nothing waits, nothing leaves.
+    assert_eq!(s.poll_transmit(500 * MS), None);
+}
+
+#[test]
+fn an_unanswered_heartbeat_is_sent_again_with_a_doubling_rto_for_ever() {
+    let mut s = ns2_handshake(true, MS);
+    let mut t = MS;
+    let mut waits = Vec::new();
+    for _ in 0..12 {
+        let next = s.poll_timeout().unwrap();
+        waits.push((next - t) / NS_PER_S);
+        t = next;
+        s.on_timeout(t);
+        assert_eq!(
+            s.poll_transmit(t),
+            Some(SctpChunk::Heartbeat { sent_at: t })
+        );
+        assert_eq!(s.poll_transmit(t), None, "still no data");
+    }
+    assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60, 60, 60, 60, 60]);
+    assert_eq!(s.state(), SctpState::Established, "ns-2.35 never gives up");
+    assert_eq!(s.metrics().timeouts, 0, "no T3 expiry");
+    // The answer to the latest one confirms the path.
+    s.on_chunk(t + 30 * MS, &SctpChunk::HeartbeatAck { sent_at: t });
+    assert_eq!(s.metrics().rto, NS_PER_S);
+    assert_eq!(drain(&mut s, t + 30 * MS), [0, 1, 2, 3]);
+}
+
+#[test]
+fn the_heartbeat_runs_at_the_rto_the_t1_expiries_doubled() {
+    let ns2 = HandshakeRule::Ns2;
+    let mut s = SctpSender::new(
+        SctpConfig {
+            handshake_rule: ns2,
+            ..cfg()
+        },
+        true,
+    );
+    s.start(0);
+    s.poll_transmit(0);
+    // The INIT is lost once: T1 at 3 s, then 6 s.
+    s.on_timeout(3 * NS_PER_S);
+    assert_eq!(
+        s.poll_transmit(3 * NS_PER_S),
+        Some(SctpChunk::Init {
+            streams: 1,
+            rule: ns2
+        })
+    );
+    let t = 3 * NS_PER_S + 50 * MS;
+    s.on_chunk(
+        t,
+        &SctpChunk::InitAck {
+            streams: 1,
+            rule: ns2,
+        },
+    );
+    s.poll_transmit(t);
+    s.on_chunk(t + 50 * MS, &SctpChunk::CookieAck);
+    assert_eq!(s.poll_timeout(), Some(t + 50 * MS + 6 * NS_PER_S));
+    assert_eq!(s.metrics().rto, 6 * NS_PER_S);
+}
+
+#[test]
+fn rfc_4960s_handshake_sends_no_heartbeat() {
+    let mut s = established(true, 0);
+    let sent = drain(&mut s, 0);
+    assert_eq!(sent, [0, 1, 2, 3]);
+    // A stray HEARTBEAT ACK still gives an RTT sample, and no more.
+    s.on_chunk(30 * MS, &SctpChunk::HeartbeatAck { sent_at: 0 });
+    assert_eq!(s.metrics().srtt, Some(30 * MS));
 }
