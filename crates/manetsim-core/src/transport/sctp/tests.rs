@@ -103,6 +103,28 @@ fn sizes_follow_the_chunk_layouts() {
     );
 }
 
+/// Lets the sender's next `n` timers expire from `t0` on, checking that
+/// each sends `expected(t)` alone; returns the waits in seconds and the
+/// last expiry's time.
+fn expiries(
+    s: &mut SctpSender,
+    t0: SimTime,
+    n: usize,
+    expected: impl Fn(SimTime) -> SctpChunk,
+) -> (Vec<u64>, SimTime) {
+    let mut t = t0;
+    let mut waits = Vec::new();
+    for _ in 0..n {
+        let next = s.poll_timeout().unwrap();
+        waits.push((next - t) / NS_PER_S);
+        t = next;
+        s.on_timeout(t);
+        assert_eq!(s.poll_transmit(t), Some(expected(t)));
+        assert_eq!(s.poll_transmit(t), None, "nothing else, no data");
+    }
+    (waits, t)
+}
+
 #[test]
 fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
     let mut s = SctpSender::new(cfg(), true);
@@ -115,21 +137,11 @@ fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
         })
     );
     assert_eq!(s.poll_transmit(0), None, "no data before the handshake");
-    let mut t = 0;
-    let mut waits = Vec::new();
-    for _ in 0..8 {
-        let next = s.poll_timeout().unwrap();
-        waits.push((next - t) / NS_PER_S);
-        t = next;
-        s.on_timeout(t);
-        assert_eq!(
-            s.poll_transmit(t),
-            Some(SctpChunk::Init {
-                streams: 1,
-                rule: HandshakeRule::Rfc
-            })
-        );
-    }
+    let init = SctpChunk::Init {
+        streams: 1,
+        rule: HandshakeRule::Rfc,
+    };
+    let (waits, t) = expiries(&mut s, 0, 8, |_| init.clone());
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60]);
     s.on_timeout(s.poll_timeout().unwrap());
     assert_eq!(s.state(), SctpState::Failed);
@@ -1412,19 +1424,7 @@ fn a_slow_path_s_first_rtt_sets_an_rto_of_three_rtts() {
 #[test]
 fn an_unanswered_heartbeat_is_sent_again_with_a_doubling_rto_for_ever() {
     let mut s = ns2_handshake(true, MS);
-    let mut t = MS;
-    let mut waits = Vec::new();
-    for _ in 0..12 {
-        let next = s.poll_timeout().unwrap();
-        waits.push((next - t) / NS_PER_S);
-        t = next;
-        s.on_timeout(t);
-        assert_eq!(
-            s.poll_transmit(t),
-            Some(SctpChunk::Heartbeat { sent_at: t })
-        );
-        assert_eq!(s.poll_transmit(t), None, "still no data");
-    }
+    let (waits, t) = expiries(&mut s, MS, 12, |t| SctpChunk::Heartbeat { sent_at: t });
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60, 60, 60, 60, 60]);
     assert_eq!(s.state(), SctpState::Established, "ns-2.35 never gives up");
     assert_eq!(s.metrics().timeouts, 0, "no T3 expiry");
