@@ -422,10 +422,12 @@ impl Ns2Trace {
     /// there or held by ARP when the run ends (`None`): its `D … IFQ`
     /// line. ns-2.35's link layer has given the packet its MAC header
     /// before the queue or ARP sees it: the node as transmitter and, once
-    /// ARP has `resolved` it, the next hop as receiver (0 before; ns-2.35
-    /// also leaves there, and
-    /// in the duration, what a forwarded packet arrived with, which is not
-    /// copied). The reason is ns-2.35's: `---` for a full
+    /// ARP has `resolved` it, the next hop as receiver; the rest is what the
+    /// packet's header held: the duration (see [`Self::received_mac`]: a
+    /// forwarded packet's arrival, 0 on one the node made) and, before ARP
+    /// resolved it, the receiver (the node itself for a forwarded packet,
+    /// which arrived addressed to it; 0 on one the node made). The reason
+    /// is ns-2.35's: `---` for a full
     /// `Queue/DropTail/PriQueue` (every routing protocol's but DSR's), `IFQ` for a
     /// full `CMUPriQueue` (DSR), `ARP`, and `END` for a packet its node's
     /// `reset` finds queued or held at the end (`DROP_END_OF_SIMULATION`).
@@ -443,9 +445,14 @@ impl Ns2Trace {
             Some(DropReason::QueueFull) if self.protocol != RoutingProtocol::Dsr => "---",
             Some(r) => drop_code(r).1,
         };
+        let forwarded = p.src != node;
         let mac = MacFields {
-            duration_us: 0,
-            ra: if resolved { next_hop } else { 0 },
+            duration_us: self.received_mac(node, p.uid).duration_us,
+            ra: match (resolved, forwarded) {
+                (true, _) => next_hop,
+                (false, true) => node,
+                (false, false) => 0,
+            },
             ta: node,
             ether_type: if p.is_arp() { 0x806 } else { 0x800 },
         };
