@@ -1264,6 +1264,9 @@ impl World {
             t.mac_gave_up(now, n, &packet, next_hop, gave_up);
             self.failed_frame = (packet.uid, gave_up.duration_ns, next_hop, n);
         }
+        if let (TxOutcome::Acked | TxOutcome::Broadcast, Some(t)) = (outcome, &mut self.trace) {
+            t.packet_left(n, packet.uid);
+        }
         match outcome {
             TxOutcome::Acked => {}
             TxOutcome::Broadcast => self.ledger.deliver(),

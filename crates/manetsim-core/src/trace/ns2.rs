@@ -193,10 +193,11 @@ pub struct Ns2Trace {
     /// (`cbr`, or `exp` and `pareto` for on-off sources); `cbr` when unset.
     udp_names: Vec<&'static str>,
     line: String,
-    /// Per node, the MAC fields of the latest packets its routing received
+    /// Per node, the MAC fields of the packets it holds or last received
     /// (uid, fields; at most [`RECEIVED_MAC_KEPT`]): a packet forwarded
     /// keeps the MAC header it arrived with in ns-2, whose `f` line shows
-    /// it.
+    /// it, and the one its link layer or its last frame gave it, which its
+    /// drop lines show.
     received_mac: HashMap<NodeId, VecDeque<(u64, MacFields)>>,
     /// The MAC's parameters, for the sizes ns-2 shows below its agents.
     mac: Option<MacParams>,
@@ -206,9 +207,11 @@ pub struct Ns2Trace {
     base_station: Option<GatewayView>,
 }
 
-/// Received packets' MAC fields kept per node for their `f` lines: a
-/// relay's jittered broadcast leaves within 10 ms, while a few dozen
-/// other packets may arrive.
+/// Packets' MAC fields kept per node: a relay's jittered broadcast leaves
+/// within 10 ms, while a few dozen other packets may arrive; a packet
+/// that left for good is forgotten ([`Ns2Trace::packet_left`]), and a
+/// broadcast's fields go first when the node's share is full, so that
+/// packets waiting in the queue or for ARP keep theirs.
 const RECEIVED_MAC_KEPT: usize = 64;
 
 impl Ns2Trace {
@@ -410,7 +413,10 @@ impl Ns2Trace {
     /// packet from their address classifier straight to the transport
     /// agent: its `r … AGT` line is the only one).
     pub fn routing_received(&mut self, now: SimTime, node: NodeId, p: &Packet, mac: MacFields) {
-        self.keep_mac(node, p.uid, mac);
+        // Data for the node itself goes no further.
+        if p.is_control() || p.dst != node {
+            self.keep_mac(node, p.uid, mac);
+        }
         let for_me = !p.is_control() && (p.dst == node || p.dst == BROADCAST);
         if !for_me || self.protocol == RoutingProtocol::Dsr {
             self.packet('r', now, node, Layer::Router, "---", p, mac, node);
@@ -555,16 +561,35 @@ impl Ns2Trace {
     }
 
     /// Keeps `mac` as the header packet `uid` has at `node` (see
-    /// [`Self::received_mac`]), in place of any kept before.
+    /// [`Self::received_mac`]), in place of any kept before; when the
+    /// node's share is full, the oldest broadcast's goes, or else the
+    /// oldest.
     fn keep_mac(&mut self, node: NodeId, uid: u64, mac: MacFields) {
         let kept = self.received_mac.entry(node).or_default();
         if let Some(i) = kept.iter().rposition(|&(u, _)| u == uid) {
             kept.remove(i);
         }
         if kept.len() == RECEIVED_MAC_KEPT {
-            kept.pop_front();
+            match kept.iter().position(|(_, m)| m.ra == BROADCAST) {
+                Some(i) => {
+                    kept.remove(i);
+                }
+                None => {
+                    kept.pop_front();
+                }
+            }
         }
         kept.push_back((uid, mac));
+    }
+
+    /// Packet `uid` left `node` for good (its frame acknowledged, or its
+    /// broadcast sent): nothing of it is kept there any more.
+    pub fn packet_left(&mut self, node: NodeId, uid: u64) {
+        if let Some(kept) = self.received_mac.get_mut(&node) {
+            if let Some(i) = kept.iter().rposition(|&(u, _)| u == uid) {
+                kept.remove(i);
+            }
+        }
     }
 
     /// An RTS, CTS or ACK for node `node` that its MAC accepted: an RTS it
@@ -1130,6 +1155,22 @@ mod tests {
         }
         assert_eq!(t.received_mac(4, 100), MacFields::default());
         assert_eq!(t.received_mac(4, 101), mac);
+        // A broadcast's fields go before an older unicast's.
+        let flood = MacFields::received(BROADCAST, 1, false, 0);
+        p.uid = 500;
+        t.routing_received(3_000, 4, &p, flood);
+        p.uid = 501;
+        t.routing_received(3_000, 4, &p, mac);
+        assert_eq!(t.received_mac(4, 500), MacFields::default());
+        assert_eq!(t.received_mac(4, 102), mac);
+        // Gone for good: forgotten.
+        t.packet_left(4, 501);
+        assert_eq!(t.received_mac(4, 501), MacFields::default());
+        // Data for the node itself is not kept.
+        let mut mine = data(600, 0, 4, false);
+        mine.dst = 4;
+        t.routing_received(4_000, 4, &mine, mac);
+        assert_eq!(t.received_mac(4, 600), MacFields::default());
         t.abandon();
     }
 
