@@ -196,11 +196,13 @@ def test_aomdv_traces_a_lost_neighbours_queue_as_ns2s_hello_drops(tmp_path: Path
             assert t[8] == ("[0" if made_here else "[13a"), line
         if t[0] == "D" and t[4] == "ARP" and t[6] == "cbr":
             # ARP gave up before resolving the next hop: ns-2.35's header
-            # still has the receiver a forwarded packet arrived with (the
-            # node itself), 0 on one the node made; the node as transmitter.
+            # still has the receiver and duration a forwarded packet arrived
+            # with (the node itself), 0 on one the node made; the node as
+            # transmitter.
             node = f"{int(t[2].strip('_')):x}"
             made_here = t[13].lstrip("[").split(":")[0] == t[2].strip("_")
             assert (t[9], t[10]) == ("0" if made_here else node, node), line
+            assert t[8] == ("[0" if made_here else "[13a"), line
             arp_drops += 1
     assert arp_drops > 10
 
