@@ -198,7 +198,8 @@ impl World {
     }
 
     /// Appends the sender's state to the SCTP time series when it changed;
-    /// warns once if the association failed.
+    /// warns once if the association failed, and once if a HEARTBEAT that
+    /// was to confirm the path went unanswered.
     fn record_sctp(&mut self, now: SimTime, f: u32) {
         let flow = self.sctp[f as usize].as_mut().expect("an SCTP flow");
         let m = flow.sender.metrics();
@@ -207,7 +208,17 @@ impl World {
         }
         let failed_now =
             m.state == SctpState::Failed && flow.last.is_none_or(|l| l.state != SctpState::Failed);
+        let unconfirmed_now =
+            m.heartbeat_timeouts > 0 && flow.last.is_none_or(|l| l.heartbeat_timeouts == 0);
         flow.last = Some(m);
+        if unconfirmed_now {
+            self.warnings.push(format!(
+                "flow {f}: the HEARTBEAT that confirms the SCTP path went unanswered at {:.3} s; \
+                 no data leaves until one is answered (handshake_rule = \"ns2\": ns-2.35 sends \
+                 it again at a doubling RTO and never gives up)",
+                to_secs(now)
+            ));
+        }
         if failed_now {
             let why = if m.timeouts > 0 {
                 "Association.Max.Retrans (10) retransmission timeouts in a row"

@@ -197,6 +197,33 @@ fn an_unreachable_peer_fails_the_association_after_eight_init_retransmissions() 
 }
 
 #[test]
+fn under_ns2s_handshake_an_unanswered_heartbeat_holds_the_data_and_is_reported() {
+    // The hop loses 40 % of all packets. Seed 5: the INIT is lost once
+    // (T1 doubles to 6 s), the handshake ends at 4.007 s and its HEARTBEAT
+    // is lost; 6 s later it goes again, and data follows its answer.
+    let r = run_sctp(
+        LOSSY_HOP,
+        &[
+            "seed=5",
+            "duration_s=30",
+            "loss.0.packets=all",
+            "loss.0.rate=0.4",
+            "flows.0.sctp.handshake_rule=ns2",
+        ],
+    );
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert!(
+        w.contains("flow 0: the HEARTBEAT that confirms the SCTP path went unanswered at 10.007 s"),
+        "{w}"
+    );
+    let s = &r.timeseries.sctp;
+    let first_rtt = s.srtt_ms.iter().position(Option::is_some).unwrap();
+    assert!(s.t_s[first_rtt] > 10.007, "{}", s.t_s[first_rtt]);
+    assert!(r.flows[0].received > 50, "{:?}", r.flows[0]);
+}
+
+#[test]
 fn a_trace_and_captures_change_nothing_in_an_sctp_run() {
     let dir = std::env::temp_dir().join(format!("manetsim-sctp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -474,6 +474,9 @@ pub struct SctpMetrics {
     pub retransmitted_packets: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// [`HandshakeRule::Ns2`]: HEARTBEATs that went unanswered while the
+    /// path waited for confirmation (each sent again).
+    pub heartbeat_timeouts: u64,
     pub state: SctpState,
 }
 
@@ -541,6 +544,7 @@ pub struct SctpSender {
     retransmitted_packets: u64,
     timeouts: u64,
     fast_retransmits: u64,
+    heartbeat_timeouts: u64,
 }
 
 impl SctpSender {
@@ -586,6 +590,7 @@ impl SctpSender {
             retransmitted_packets: 0,
             timeouts: 0,
             fast_retransmits: 0,
+            heartbeat_timeouts: 0,
             cfg,
         }
     }
@@ -663,6 +668,7 @@ impl SctpSender {
             retransmitted_packets: self.retransmitted_packets,
             timeouts: self.timeouts,
             fast_retransmits: self.fast_retransmits,
+            heartbeat_timeouts: self.heartbeat_timeouts,
             state: self.state,
         }
     }
@@ -1247,6 +1253,7 @@ impl SctpSender {
         if self.hb_timeout.is_some_and(|t| t <= now) {
             // ns-2.35: the RTO doubles and the HEARTBEAT goes again, for
             // as long as the path is unconfirmed.
+            self.heartbeat_timeouts += 1;
             self.rto = (2 * self.rto).min(self.cfg.rto_max);
             self.send_heartbeat(now);
         }

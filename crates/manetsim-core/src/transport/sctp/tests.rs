@@ -1428,6 +1428,7 @@ fn an_unanswered_heartbeat_is_sent_again_with_a_doubling_rto_for_ever() {
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60, 60, 60, 60, 60]);
     assert_eq!(s.state(), SctpState::Established, "ns-2.35 never gives up");
     assert_eq!(s.metrics().timeouts, 0, "no T3 expiry");
+    assert_eq!(s.metrics().heartbeat_timeouts, 12);
     // The answer to the latest one confirms the path.
     s.on_chunk(t + 30 * MS, &SctpChunk::HeartbeatAck { sent_at: t });
     assert_eq!(s.metrics().rto, NS_PER_S);
