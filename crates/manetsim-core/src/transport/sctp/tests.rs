@@ -6,30 +6,36 @@ fn cfg() -> SctpConfig {
     SctpConfig::default()
 }
 
+/// RFC 4960's INIT asking for `streams` streams.
+fn init(streams: u16) -> SctpChunk {
+    SctpChunk::Init {
+        streams,
+        rule: HandshakeRule::Rfc,
+    }
+}
+
+/// RFC 4960's INIT ACK granting `streams` streams.
+fn init_ack(streams: u16) -> SctpChunk {
+    SctpChunk::InitAck {
+        streams,
+        rule: HandshakeRule::Rfc,
+    }
+}
+
+/// RFC 4960's COOKIE ECHO.
+fn cookie_echo() -> SctpChunk {
+    SctpChunk::CookieEcho {
+        rule: HandshakeRule::Rfc,
+    }
+}
+
 /// A sender past its handshake, at `now`.
 fn established(bulk: bool, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(cfg(), bulk);
     s.start(now);
-    assert_eq!(
-        s.poll_transmit(now),
-        Some(SctpChunk::Init {
-            streams: 1,
-            rule: HandshakeRule::Rfc
-        })
-    );
-    s.on_chunk(
-        now,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
-    assert_eq!(
-        s.poll_transmit(now),
-        Some(SctpChunk::CookieEcho {
-            rule: HandshakeRule::Rfc
-        })
-    );
+    assert_eq!(s.poll_transmit(now), Some(init(1)));
+    s.on_chunk(now, &init_ack(1));
+    assert_eq!(s.poll_transmit(now), Some(cookie_echo()));
     s.on_chunk(now, &SctpChunk::CookieAck);
     assert_eq!(s.state(), SctpState::Established);
     s
@@ -82,14 +88,7 @@ fn sizes_follow_the_chunk_layouts() {
         dups: vec![1],
     });
     assert_eq!(s.wire_len(), 12 + 16 + 3 * 4);
-    assert_eq!(
-        SctpChunk::Init {
-            streams: 1,
-            rule: HandshakeRule::Rfc
-        }
-        .wire_len(),
-        32
-    );
+    assert_eq!(init(1).wire_len(), 32);
     assert_eq!(SctpChunk::CookieAck.wire_len(), 16);
     assert_eq!(SctpConfig::max_chunk_bytes(1500), 1452);
     assert_eq!(cfg().initial_cwnd_bytes(), 4380);
@@ -129,18 +128,9 @@ fn expiries(
 fn the_handshake_retransmits_with_a_doubling_timer_then_fails() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
-    assert_eq!(
-        s.poll_transmit(0),
-        Some(SctpChunk::Init {
-            streams: 1,
-            rule: HandshakeRule::Rfc
-        })
-    );
+    assert_eq!(s.poll_transmit(0), Some(init(1)));
     assert_eq!(s.poll_transmit(0), None, "no data before the handshake");
-    let init = SctpChunk::Init {
-        streams: 1,
-        rule: HandshakeRule::Rfc,
-    };
+    let init = init(1);
     let (waits, t) = expiries(&mut s, 0, 8, |_| init.clone());
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60]);
     s.on_timeout(s.poll_timeout().unwrap());
@@ -154,35 +144,13 @@ fn a_lost_cookie_echo_is_sent_again() {
     let mut s = SctpSender::new(cfg(), true);
     s.start(0);
     s.poll_transmit(0);
-    s.on_chunk(
-        MS,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
-    assert_eq!(
-        s.poll_transmit(MS),
-        Some(SctpChunk::CookieEcho {
-            rule: HandshakeRule::Rfc
-        })
-    );
+    s.on_chunk(MS, &init_ack(1));
+    assert_eq!(s.poll_transmit(MS), Some(cookie_echo()));
     assert_eq!(s.poll_timeout(), Some(MS + 3 * NS_PER_S));
     s.on_timeout(MS + 3 * NS_PER_S);
-    assert_eq!(
-        s.poll_transmit(MS),
-        Some(SctpChunk::CookieEcho {
-            rule: HandshakeRule::Rfc
-        })
-    );
+    assert_eq!(s.poll_transmit(MS), Some(cookie_echo()));
     // A second INIT ACK changes nothing.
-    s.on_chunk(
-        MS,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    s.on_chunk(MS, &init_ack(1));
     assert_eq!(s.poll_transmit(MS), None);
 }
 
@@ -210,13 +178,7 @@ fn established_ns2(now: SimTime) -> SctpSender {
     );
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(
-        now,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    s.on_chunk(now, &init_ack(1));
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -594,26 +556,9 @@ fn the_peer_window_limits_new_data() {
 #[test]
 fn the_receiver_answers_the_handshake_and_delays_sacks() {
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(
-        0,
-        &SctpChunk::Init {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
-    assert_eq!(
-        r.poll_transmit(0),
-        Some(SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc
-        })
-    );
-    r.on_chunk(
-        MS,
-        &SctpChunk::CookieEcho {
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    r.on_chunk(0, &init(1));
+    assert_eq!(r.poll_transmit(0), Some(init_ack(1)));
+    r.on_chunk(MS, &cookie_echo());
     assert_eq!(r.poll_transmit(MS), Some(SctpChunk::CookieAck));
     let d = |tsn| SctpChunk::data(tsn, 1000);
     // One packet: the SACK waits up to 200 ms.
@@ -753,13 +698,7 @@ fn established_with(c: SctpConfig, now: SimTime) -> SctpSender {
     let mut s = SctpSender::new(c, false);
     s.start(now);
     s.poll_transmit(now);
-    s.on_chunk(
-        now,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    s.on_chunk(now, &init_ack(1));
     s.poll_transmit(now);
     s.on_chunk(now, &SctpChunk::CookieAck);
     s
@@ -896,26 +835,9 @@ fn ns2_sender(chunk_bytes: u32, before: u64) -> (SctpSender, Vec<Vec<u64>>) {
     let mut s = SctpSender::new(ns2_sends(chunk_bytes), false);
     s.write(before);
     s.start(0);
-    assert_eq!(
-        s.poll_transmit(0),
-        Some(SctpChunk::Init {
-            streams: 1,
-            rule: HandshakeRule::Rfc
-        })
-    );
-    s.on_chunk(
-        0,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
-    assert_eq!(
-        s.poll_transmit(0),
-        Some(SctpChunk::CookieEcho {
-            rule: HandshakeRule::Rfc
-        })
-    );
+    assert_eq!(s.poll_transmit(0), Some(init(1)));
+    s.on_chunk(0, &init_ack(1));
+    assert_eq!(s.poll_transmit(0), Some(cookie_echo()));
     s.on_chunk(0, &SctpChunk::CookieAck);
     let sent = packets(&mut s, 0);
     (s, sent)
@@ -985,13 +907,7 @@ fn under_ns2_sends_cwnd_is_checked_once_per_packet() {
     r.write(100);
     r.start(0);
     r.poll_transmit(0);
-    r.on_chunk(
-        0,
-        &SctpChunk::InitAck {
-            streams: 1,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    r.on_chunk(0, &init_ack(1));
     r.poll_transmit(0);
     r.on_chunk(0, &SctpChunk::CookieAck);
     let n: usize = packets(&mut r, 0).iter().map(Vec::len).sum();
@@ -1150,20 +1066,8 @@ fn stream_ids(s: &mut SctpSender, now: SimTime) -> Vec<(u64, u16, u64)> {
 fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     let mut s = SctpSender::new(streams(3), false);
     s.start(0);
-    assert_eq!(
-        s.poll_transmit(0),
-        Some(SctpChunk::Init {
-            streams: 3,
-            rule: HandshakeRule::Rfc
-        })
-    );
-    s.on_chunk(
-        0,
-        &SctpChunk::InitAck {
-            streams: 3,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    assert_eq!(s.poll_transmit(0), Some(init(3)));
+    s.on_chunk(0, &init_ack(3));
     s.poll_transmit(0);
     s.on_chunk(0, &SctpChunk::CookieAck);
     s.write(7);
@@ -1175,13 +1079,7 @@ fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     let mut s = SctpSender::new(streams(3), false);
     s.start(0);
     s.poll_transmit(0);
-    s.on_chunk(
-        0,
-        &SctpChunk::InitAck {
-            streams: 2,
-            rule: HandshakeRule::Rfc,
-        },
-    );
+    s.on_chunk(0, &init_ack(2));
     s.poll_transmit(0);
     s.on_chunk(0, &SctpChunk::CookieAck);
     s.write(4);
@@ -1191,20 +1089,8 @@ fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
     );
     // The receiver grants what it is asked for.
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(
-        0,
-        &SctpChunk::Init {
-            streams: 5,
-            rule: HandshakeRule::Rfc,
-        },
-    );
-    assert_eq!(
-        r.poll_transmit(0),
-        Some(SctpChunk::InitAck {
-            streams: 5,
-            rule: HandshakeRule::Rfc
-        })
-    );
+    r.on_chunk(0, &init(5));
+    assert_eq!(r.poll_transmit(0), Some(init_ack(5)));
 }
 
 fn chunk(tsn: u64, stream: u16, ssn: u64, first_sent_at: SimTime) -> SctpChunk {
@@ -1293,17 +1179,22 @@ fn streams_deliver_every_byte_and_sooner_over_a_lossy_link() {
     run_lossy_link_with(streams(3), |n| n % 5 == 0 || n % 13 == 0, |n| n % 3 == 0);
 }
 
+/// A sender under ns-2.35's handshake rule, not started.
+fn ns2_opening_sender(bulk: bool) -> SctpSender {
+    SctpSender::new(
+        SctpConfig {
+            handshake_rule: HandshakeRule::Ns2,
+            ..cfg()
+        },
+        bulk,
+    )
+}
+
 /// A sender under ns-2.35's handshake rule, through INIT, INIT ACK,
 /// COOKIE ECHO and COOKIE ACK (at `now`), with its HEARTBEAT sent.
 fn ns2_handshake(bulk: bool, now: SimTime) -> SctpSender {
     let ns2 = HandshakeRule::Ns2;
-    let mut s = SctpSender::new(
-        SctpConfig {
-            handshake_rule: ns2,
-            ..cfg()
-        },
-        bulk,
-    );
+    let mut s = ns2_opening_sender(bulk);
     s.start(0);
     let init = s.poll_transmit(0).unwrap();
     assert_eq!(
@@ -1438,13 +1329,7 @@ fn an_unanswered_heartbeat_is_sent_again_with_a_doubling_rto_for_ever() {
 #[test]
 fn the_heartbeat_runs_at_the_rto_the_t1_expiries_doubled() {
     let ns2 = HandshakeRule::Ns2;
-    let mut s = SctpSender::new(
-        SctpConfig {
-            handshake_rule: ns2,
-            ..cfg()
-        },
-        true,
-    );
+    let mut s = ns2_opening_sender(true);
     s.start(0);
     s.poll_transmit(0);
     // The INIT is lost once: T1 at 3 s, then 6 s.
