@@ -136,14 +136,15 @@ def test_a_relayed_request_and_reply_keep_their_uid_from_hop_to_hop(tmp_path: Pa
     assert widest["reply"] >= 4, (protocol, widest)
 
 
+def _flooded_chain(path: Path, extra: dict[str, object]) -> tuple[manetsim.Result, ns2.TraceStats]:
+    """The chain with 3-packet queues and a 600 kbit/s flow, traced to `path`."""
+    overrides = {"mac.queue_packets": 3, "flows.1.rate_bps": 600000, **extra}
+    result = manetsim.run(CHAIN, overrides=overrides, ns2_trace=path)
+    return result, ns2.parse_trace(path)
+
+
 def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
-    path = tmp_path / "drops.tr"
-    result = manetsim.run(
-        CHAIN,
-        overrides={"mac.queue_packets": 3, "flows.1.rate_bps": 600000, "mac.arp": "ns2"},
-        ns2_trace=path,
-    )
-    stats = ns2.parse_trace(path)
+    result, stats = _flooded_chain(tmp_path / "drops.tr", {"mac.arp": "ns2"})
     drops = result.json["drops"]
     assert drops["queue_full"] > 0
     # ns-2.35's PriQueue (under AODV) drops with no code; DSR's CMUPriQueue
@@ -152,13 +153,7 @@ def test_drops_are_traced_with_ns2s_codes(tmp_path: Path):
     assert "IFQ:IFQ" not in stats.drops
     assert stats.drops.get("IFQ:ARP", 0) == drops["arp"]
     assert stats.drops.get("RTR:NRTE", 0) == drops["no_route"]
-    dsr_path = tmp_path / "dsr.tr"
-    over_dsr = manetsim.run(
-        CHAIN,
-        overrides={"mac.queue_packets": 3, "flows.1.rate_bps": 600000, "routing.protocol": "dsr"},
-        ns2_trace=dsr_path,
-    )
-    dsr_stats = ns2.parse_trace(dsr_path)
+    over_dsr, dsr_stats = _flooded_chain(tmp_path / "dsr.tr", {"routing.protocol": "dsr"})
     assert over_dsr.json["drops"]["queue_full"] > 0
     assert dsr_stats.drops.get("IFQ:IFQ", 0) == over_dsr.json["drops"]["queue_full"]
     assert "IFQ:---" not in dsr_stats.drops

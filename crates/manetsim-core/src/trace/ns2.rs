@@ -1206,9 +1206,7 @@ mod tests {
         t.frame(3_000, 11, &frame);
         let left_in = MacFields {
             duration_us: 314,
-            ra: 5,
-            ta: 11,
-            ether_type: 0x800,
+            ..addressed
         };
         assert_eq!(t.received_mac(11, 2176), left_in);
         assert_eq!(t.received_mac(11, 2176), MacFields::default());
