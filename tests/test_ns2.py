@@ -1378,6 +1378,7 @@ NS2_MAC = [
                 'routing.aomdv.disjoint is "link"',
                 "routing.aomdv.rerr_rate_limit is true",
                 'routing.aomdv.message_sizes is "standard"',
+                'routing.aomdv.target_replies is "paths"',
             ],
         ),
         (
@@ -1387,6 +1388,7 @@ NS2_MAC = [
                 'routing.aomdv.disjoint="node"',
                 "routing.aomdv.rerr_rate_limit=false",
                 'routing.aomdv.message_sizes="ns2"',
+                'routing.aomdv.target_replies="ns2"',
                 "mac.arp=ns2",
                 *NS2_MAC,
             ],
@@ -1528,6 +1530,7 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         assert like.get("routing.aomdv.disjoint") == ("node" if routing == "aomdv" else None)
         assert like.get("routing.aomdv.rerr_rate_limit") == (False if routing == "aomdv" else None)
         assert like.get("routing.aomdv.message_sizes") == ("ns2" if routing == "aomdv" else None)
+        assert like.get("routing.aomdv.target_replies") == ("ns2" if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []
 

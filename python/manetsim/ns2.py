@@ -303,6 +303,7 @@ def routing_overrides(routing: str) -> dict[str, Any]:
             "routing.aomdv.disjoint": "node",
             "routing.aomdv.rerr_rate_limit": False,
             "routing.aomdv.message_sizes": "ns2",
+            "routing.aomdv.target_replies": "ns2",
         }
     return {}
 
@@ -436,6 +437,14 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "over UDP, 56 bytes at the IP layer, ns-2.35's without, RREQ and RREP 52 bytes "
             "and HELLO 44; --set routing.aomdv.message_sizes=ns2 compares like with like "
             "(docs/fidelity.md)"
+        )
+    if routing == "aomdv" and aomdv.get("target_replies", "paths") != "ns2":
+        notes.append(
+            'routing.aomdv.target_replies is "paths": manetsim\'s AOMDV destination answers '
+            "each request copy that set up a reverse path, once per path; ns-2.35's also "
+            "answers a copy with no room for its path and one sharing the first hop of a "
+            "path no shorter than it; --set routing.aomdv.target_replies=ns2 compares like "
+            "with like (docs/fidelity.md)"
         )
     if c["mac"].get("arp", "off") == "off":
         notes.append(

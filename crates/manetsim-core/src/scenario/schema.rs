@@ -637,6 +637,24 @@ pub struct AomdvOptions {
     /// and RREP 32 bytes, HELLO 24).
     #[serde(default)]
     pub message_sizes: AomdvMessageSizes,
+    /// Which RREQ copies the destination answers: `paths` (each that set
+    /// up or refreshed a reverse path, once per path) or `ns2` (each that
+    /// ns-2.35's `recvRequest` lets through, see
+    /// [`crate::routing::aomdv::AomdvConfig::ns2_target_replies`]).
+    #[serde(default)]
+    pub target_replies: AomdvTargetReplies,
+}
+
+/// Which RREQ copies an AOMDV destination answers (`[routing.aomdv]
+/// target_replies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AomdvTargetReplies {
+    /// Each copy that set up or refreshed a reverse path, once per path.
+    #[default]
+    Paths,
+    /// ns-2.35's `recvRequest`.
+    Ns2,
 }
 
 /// How AOMDV's messages are sized (`[routing.aomdv] message_sizes`).
@@ -671,6 +689,7 @@ impl Default for AomdvOptions {
             disjoint: AomdvDisjoint::Link,
             rerr_rate_limit: true,
             message_sizes: AomdvMessageSizes::Standard,
+            target_replies: AomdvTargetReplies::Paths,
         }
     }
 }

@@ -24,8 +24,8 @@ use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
     AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvMessageSizes, AomdvOptions,
-    AppKind, DsdvOptions, DsrOptions, DsrPreset, GatewayForwarding, OlsrOptions, Placement,
-    RoutingProtocol, Scenario, Transport,
+    AomdvTargetReplies, AppKind, DsdvOptions, DsrOptions, DsrPreset, GatewayForwarding,
+    OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -87,6 +87,7 @@ pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
         };
         cfg.rerr_limits = o.rerr_rate_limit;
         cfg.ns2_message_sizes = o.message_sizes == AomdvMessageSizes::Ns2;
+        cfg.ns2_target_replies = o.target_replies == AomdvTargetReplies::Ns2;
     }
     cfg
 }

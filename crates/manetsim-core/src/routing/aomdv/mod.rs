@@ -194,6 +194,14 @@ pub struct AomdvConfig {
     /// carried as 0), a HELLO 24 bytes (no RREQ ID, no first hop): at the
     /// IP layer 52, 52 and 44 bytes, as its traces show, against 56 each.
     pub ns2_message_sizes: bool,
+    /// The destination answers RREQ copies as ns-2.35's `recvRequest`
+    /// does: every copy its reverse-route filter lets through, with no
+    /// once-per-path bookkeeping; besides those that set up or refreshed a
+    /// reverse path, one that found no room for a new path, and one that
+    /// shares its first hop (the RREQ's) with a kept path no shorter than
+    /// itself. Off: each copy that set up or refreshed a reverse path,
+    /// once per path.
+    pub ns2_target_replies: bool,
 }
 
 impl Default for AomdvConfig {
@@ -218,6 +226,7 @@ impl Default for AomdvConfig {
             link_detection: LinkDetection::MacFeedback,
             disjoint: Disjoint::Link,
             ns2_message_sizes: false,
+            ns2_target_replies: false,
             hello_interval: NS_PER_S,
             allowed_hello_loss: 3,
             rerr_rate_limit: 10,
@@ -565,16 +574,38 @@ impl Aomdv {
         self.route_found(now, base.orig, ctx);
 
         if base.dst == self.me {
-            let Some(rev) = reverse else {
-                return;
-            };
-            let Some(rec) = self.rreqs.get_mut(base.orig, base.rreq_id, now) else {
-                return;
-            };
-            if rec.reverse_used.contains(&rev) {
-                return; // this path was answered already
+            if self.cfg.ns2_target_replies {
+                // ns-2.35 answers what its filter let through: a copy with
+                // no room for its path, and one whose first hop a kept path
+                // no shorter than it ends with, as well.
+                let answered = match offer {
+                    Offer::Replaced | Offer::Added | Offer::Refreshed => true,
+                    Offer::Rejected(Reject::Full) => true,
+                    Offer::Rejected(Reject::NotDisjoint) => {
+                        self.routes.get(base.orig).is_some_and(|e| {
+                            e.paths.iter().any(|p| {
+                                p.last_hop == first_hop
+                                    && base.hop_count.saturating_add(1) <= p.hops
+                            })
+                        })
+                    }
+                    Offer::Rejected(_) => false,
+                };
+                if !answered {
+                    return;
+                }
+            } else {
+                let Some(rev) = reverse else {
+                    return;
+                };
+                let Some(rec) = self.rreqs.get_mut(base.orig, base.rreq_id, now) else {
+                    return;
+                };
+                if rec.reverse_used.contains(&rev) {
+                    return; // this path was answered already
+                }
+                rec.reverse_used.push(rev);
             }
-            rec.reverse_used.push(rev);
             if !base.unknown_seqno && seq_newer(base.dst_seqno, self.seqno) {
                 self.seqno = base.dst_seqno.wrapping_add(1);
             }

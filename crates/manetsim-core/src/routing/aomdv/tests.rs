@@ -661,3 +661,37 @@ fn with_ns2_message_sizes_requests_replies_and_hellos_are_ns2s_size() {
     let mut std = Agent::wrap(0, Aomdv::new(0, hello_cfg()), 1);
     assert_eq!(sizes(&std.data(0, data(0, 9, 1))), [("rreq", 56)]);
 }
+
+#[test]
+fn under_ns2s_rule_the_destination_answers_every_copy_its_filter_lets_through() {
+    let cfg = AomdvConfig {
+        ns2_target_replies: true,
+        ..AomdvConfig::default()
+    };
+    let mut n = Agent::wrap(9, Aomdv::new(9, cfg), 10);
+    // (sender, first hop, hop count) of copies of one RREQ from node 0, and
+    // whether ns-2.35's `recvRequest` answers each.
+    let copies = [
+        (3, 1, 2, true),    // the first: a new route
+        (4, 2, 2, true),    // a disjoint path
+        (3, 1, 2, true),    // the same path again: refreshed
+        (6, 2, 2, true),    // first hop 2's path is no shorter
+        (7, 2, 3, false),   // first hop 2's path is shorter
+        (3, 5, 2, false),   // next hop 3 taken, no path ends with 5
+        (10, 11, 2, true),  // a third disjoint path
+        (12, 13, 2, true),  // no room for a fourth: still answered
+        (14, 15, 4, false), // two hops longer than the shortest
+    ];
+    for (i, &(from, first_hop, hops, answered)) in copies.iter().enumerate() {
+        let at = ms(i as u64);
+        let out = originated(&n.control(
+            at,
+            from,
+            rreq_packet(from, 30, rreq(0, 1, 9, hops, first_hop)),
+        ));
+        let replies: Vec<NodeId> = out.iter().map(|(_, to, _, _)| *to).collect();
+        let expected = if answered { vec![from] } else { vec![] };
+        assert_eq!(replies, expected, "copy {i}: {:?}", copies[i]);
+    }
+    assert_eq!(n.paths(0).len(), 3);
+}
