@@ -2,7 +2,7 @@
 
 use super::*;
 
-use super::tests::{run_text as run_onoff, scenario_with};
+use super::tests::{fresh_dir, run_text as run_onoff, scenario_with};
 
 /// Three static nodes 200 m apart, an exponential on-off source of
 /// 512-byte packets at 64 kbit/s (bursts and idle times of 0.5 s on
@@ -110,9 +110,7 @@ fn a_pareto_source_is_burstier_than_an_exponential_one() {
 
 #[test]
 fn the_trace_names_onoff_packets_as_ns2_does() {
-    let dir = std::env::temp_dir().join(format!("manetsim-onoff-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-onoff");
     for (dist, name) in [("exponential", " exp "), ("pareto", " pareto ")] {
         let s = scenario_with(
             CHAIN,

@@ -2,7 +2,7 @@
 
 use super::*;
 
-use super::tests::scenario_with;
+use super::tests::{fresh_dir, scenario_with};
 
 fn run_sctp(text: &str, overrides: &[&str]) -> RunResult {
     run(&scenario_with(text, overrides)).expect("runs")
@@ -225,9 +225,7 @@ fn under_ns2s_handshake_an_unanswered_heartbeat_holds_the_data_and_is_reported()
 
 #[test]
 fn a_trace_and_captures_change_nothing_in_an_sctp_run() {
-    let dir = std::env::temp_dir().join(format!("manetsim-sctp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-sctp");
     let short = ["duration_s=20", "flows.0.stop_s=20", "loss.0.rate=0.1"];
     let plain = run_sctp(LOSSY_HOP, &short);
     let mut with_outputs = short.to_vec();

@@ -558,6 +558,15 @@ packet_size_bytes = 512
 "#;
 
 /// The scenario `text` with `key=value` overrides.
+/// An empty directory `NAME-PID` under the system's temporary directory,
+/// for a test's output files (the test removes it when done).
+pub(super) fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub(super) fn scenario_with(text: &str, overrides: &[&str]) -> crate::scenario::Scenario {
     let overrides: Vec<(String, String)> = overrides
         .iter()
@@ -823,9 +832,7 @@ fn captures_change_nothing_and_hold_every_frame_each_node_sent_or_was_sent() {
     let text = MOBILE_AODV
         .replace("duration_s = 40.0", "duration_s = 12.0")
         .replace("[routing]", "[mac]\narp = \"ns2\"\n\n[routing]");
-    let dir = std::env::temp_dir().join(format!("manetsim-sim-pcap-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-sim-pcap");
     let plain = crate::scenario::load_str(&text, "test.toml", &[]).unwrap();
     let captured = crate::scenario::load_str(
         &text,
@@ -907,9 +914,7 @@ fn captures_change_nothing_and_hold_every_frame_each_node_sent_or_was_sent() {
 fn captures_that_cannot_be_written_stop_the_run_and_leave_no_trace_behind() {
     let text = format!("{ESCAPED}pcap = true\nns2_trace = true\n");
     let s = crate::scenario::load_str(&text, "test.toml", &[]).unwrap();
-    let dir = std::env::temp_dir().join(format!("manetsim-pcap-fail-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-pcap-fail");
     // The name would put `NAME-0.pcap` outside the current directory.
     let trace = dir.join("run.tr");
     let only_trace = Outputs {
@@ -1056,9 +1061,7 @@ fn the_trace_ends_with_what_the_queues_and_arp_still_hold() {
             "output.ns2_trace=true",
         ],
     );
-    let dir = std::env::temp_dir().join(format!("manetsim-queue-end-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-queue-end");
     let trace = dir.join("run.tr");
     let outputs = Outputs {
         ns2_trace: Some(&trace),

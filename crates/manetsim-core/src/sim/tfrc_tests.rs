@@ -3,7 +3,7 @@
 use super::*;
 use crate::transport::tfrc::throughput_bps;
 
-use super::tests::scenario_with;
+use super::tests::{fresh_dir, scenario_with};
 
 /// The whole run of `text` with `key=value` overrides, as `run` gives it.
 fn run_tfrc(text: &str, overrides: &[&str]) -> RunResult {
@@ -257,9 +257,7 @@ fn tfrc_and_tcp_sharing_two_hops_get_comparable_shares() {
 
 #[test]
 fn a_trace_and_captures_change_nothing_in_a_tfrc_run() {
-    let dir = std::env::temp_dir().join(format!("manetsim-tfrc-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-tfrc");
     let plain = run_tfrc(CBR_CHAIN, &["duration_s=20", "flows.0.stop_s=20"]);
     let s = scenario_with(
         CBR_CHAIN,

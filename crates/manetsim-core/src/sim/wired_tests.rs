@@ -1,7 +1,7 @@
 //! A gateway's wired links to Internet hosts, end to end: small scenarios
 //! with asserted numbers.
 
-use super::tests::run_text;
+use super::tests::{fresh_dir, run_text};
 
 /// Four static nodes 200 m apart, node 3 the gateway, and one host (node
 /// 4) behind it over an ADSL-like uplink: 756 kbit/s, 25 ms; then `flow`.
@@ -152,9 +152,7 @@ fn captures_show_the_tunnel_on_the_air_and_each_host_s_link() {
     use super::tests::pcap_records_of;
     use super::{run_with, Outputs};
     use crate::trace::pcap::{IP_PROTOCOL_IPIP, LINKTYPE_IEEE802_11, LINKTYPE_RAW};
-    let dir = std::env::temp_dir().join(format!("manetsim-gw-pcap-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-gw-pcap");
     // CBR from node 0 to the host, and from the host to node 1.
     let text = chain(CBR) + "\n[[flows]]\n" + &CBR.replace("src = 0\ndst = 4", "src = 4\ndst = 1");
     let s = crate::scenario::load_str(&text, "g.toml", &[("output.pcap".into(), "true".into())])
@@ -408,9 +406,7 @@ fn base_station_forwarding_carries_no_tunnel_header() {
 
     // On the air and in the ns-2 trace the packet goes from node 0 to the
     // host (node 4), in no outer header.
-    let dir = std::env::temp_dir().join(format!("manetsim-gw-bs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-gw-bs");
     let s = scenario_with(
         &chain(CBR),
         &[
@@ -563,9 +559,7 @@ fn a_dsdv_relay_with_no_route_to_its_base_station_drops_the_packet() {
         "duration_s=90",
         "output.ns2_trace=true",
     ];
-    let dir = std::env::temp_dir().join(format!("manetsim-gw-relay-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("manetsim-gw-relay");
     let relay_no_route = |forwarding: &str| {
         let mut o = common.to_vec();
         let f = format!("gateway.forwarding={forwarding}");
