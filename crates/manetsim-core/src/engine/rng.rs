@@ -27,6 +27,9 @@ pub enum Stream {
     Loss = 7,
     /// Per-flow on-off source draws (burst lengths and idle times).
     OnOff = 8,
+    /// Per-flow SCTP heartbeat jitter (id 2f for the sender, 2f + 1 for
+    /// the receiver).
+    SctpHeartbeat = 9,
     /// Tests only.
     Test = 999,
 }

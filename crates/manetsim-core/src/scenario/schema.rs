@@ -1015,9 +1015,17 @@ pub struct SctpFlowConfig {
     /// before data, see [`crate::transport::sctp::HandshakeRule`]).
     #[serde(default)]
     pub handshake_rule: crate::transport::sctp::HandshakeRule,
+    /// RFC 4960 §8.3's `HB.interval`, seconds: each end sends a HEARTBEAT
+    /// when its path was idle for an RTO and this long (give or take half
+    /// an RTO); 0 sends none.
+    #[serde(default = "default_heartbeat_interval_s")]
+    pub heartbeat_interval_s: f64,
 }
 fn default_max_burst() -> u32 {
     4
+}
+fn default_heartbeat_interval_s() -> f64 {
+    30.0
 }
 fn default_streams() -> u32 {
     1
@@ -1034,6 +1042,7 @@ impl Default for SctpFlowConfig {
             streams: default_streams(),
             unordered: false,
             handshake_rule: Default::default(),
+            heartbeat_interval_s: default_heartbeat_interval_s(),
         }
     }
 }

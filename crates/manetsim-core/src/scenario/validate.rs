@@ -868,6 +868,7 @@ impl Checker<'_> {
                     ),
                 );
             }
+            self.delay(&key("sctp.heartbeat_interval_s"), sctp.heartbeat_interval_s)?;
         }
         if let Some(tcp) = &f.tcp {
             self.transport_table(&key("tcp"), f.transport, Transport::Tcp)?;

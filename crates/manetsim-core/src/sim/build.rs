@@ -508,7 +508,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         sctp: s
             .flows
             .iter()
-            .map(|f| (f.transport == Transport::Sctp).then(|| SctpFlow::from_scenario(f)))
+            .enumerate()
+            .map(|(i, f)| {
+                (f.transport == Transport::Sctp).then(|| SctpFlow::from_scenario(f, s.seed, i))
+            })
             .collect(),
         sctp_series: Default::default(),
         batteries: match &s.energy {

@@ -10,6 +10,9 @@
 //!   message of `packet_size_bytes` every interval; messages wait in the
 //!   sender while `cwnd` allows no more.
 //! - FTP over SCTP (`app = "ftp"`): always a message to send.
+//! - Both ends send HEARTBEATs on their idle path (`[flows.sctp]
+//!   heartbeat_interval_s`, RFC 4960 §8.3), until the flow's `stop_s`, as
+//!   if the association shut down then.
 //!
 //! Each packet carries one control chunk or DATA chunks (several, bundled,
 //! when they wait and fit in the MTU): `IP 20 + SCTP`
@@ -21,7 +24,7 @@
 //! retransmissions); the receiver keeps acknowledging what still arrives.
 
 use super::{rearm_transport, World};
-use crate::engine::{to_secs, SimTime, TimerSlot};
+use crate::engine::{from_secs, to_secs, Rng, SimTime, Stream, TimerSlot};
 use crate::metrics::result::SctpSeries;
 use crate::net::{Packet, PacketKind, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES};
 use crate::scenario::{self, AppKind};
@@ -39,10 +42,14 @@ pub(crate) struct SctpFlow {
     pub delivered_bytes: u64,
     /// The last metrics recorded in the time series.
     last: Option<SctpMetrics>,
+    /// The receiver's giving up was warned of.
+    receiver_failure_warned: bool,
 }
 
 impl SctpFlow {
-    pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+    /// Flow `index`'s ends; `seed` is the scenario's (for the jitter of
+    /// their heartbeat periods).
+    pub(crate) fn from_scenario(f: &scenario::Flow, seed: u64, index: usize) -> Self {
         let table = f.sctp.clone().unwrap_or_default();
         let cfg = SctpConfig {
             chunk_bytes: f.packet_size_bytes,
@@ -56,16 +63,24 @@ impl SctpFlow {
             streams: u16::try_from(table.streams).unwrap_or(u16::MAX),
             unordered: table.unordered,
             handshake_rule: table.handshake_rule,
+            heartbeat_interval: from_secs(table.heartbeat_interval_s),
             ..SctpConfig::default()
         };
+        let id = 2 * index as u64;
         Self {
-            sender: SctpSender::new(cfg.clone(), f.app == AppKind::Ftp),
-            receiver: SctpReceiver::new(cfg),
+            sender: SctpSender::new(cfg.clone(), f.app == AppKind::Ftp)
+                .with_heartbeat_rng(Rng::new(seed, Stream::SctpHeartbeat, id)),
+            receiver: SctpReceiver::new(cfg).with_heartbeat_rng(Rng::new(
+                seed,
+                Stream::SctpHeartbeat,
+                id + 1,
+            )),
             send_timer: TimerSlot::default(),
             recv_timer: TimerSlot::default(),
             started: false,
             delivered_bytes: 0,
             last: None,
+            receiver_failure_warned: false,
         }
     }
 }
@@ -97,6 +112,9 @@ impl World {
         };
         if receiver {
             if flow.recv_timer.fire(gen) {
+                if now >= self.flows[f as usize].stop_ns {
+                    flow.receiver.stop_heartbeats();
+                }
                 flow.receiver.on_timeout(now);
                 self.events += 1;
                 self.pump_sctp_receiver(now, f);
@@ -110,8 +128,12 @@ impl World {
 
     /// An SCTP packet of flow `f` reached its destination node.
     pub(super) fn on_sctp_delivered(&mut self, now: SimTime, f: u32, chunk: &SctpChunk) {
+        let stop = self.flows[f as usize].stop_ns;
         let flow = self.sctp_flow(f);
         if chunk.to_receiver() {
+            if now >= stop {
+                flow.receiver.stop_heartbeats();
+            }
             flow.receiver.on_chunk(now, chunk);
             flow.delivered_bytes += flow.receiver.take_delivered();
             self.pump_sctp_receiver(now, f);
@@ -159,6 +181,15 @@ impl World {
             self.send_sctp(now, f, dst, src, c);
         }
         let flow = self.sctp[f as usize].as_mut().expect("an SCTP flow");
+        if flow.receiver.failed() && !flow.receiver_failure_warned {
+            flow.receiver_failure_warned = true;
+            self.warnings.push(format!(
+                "flow {f}: the SCTP receiver gave the association up at {:.3} s after \
+                 Association.Max.Retrans (10) unanswered HEARTBEATs in a row; it acknowledges \
+                 nothing more",
+                to_secs(now)
+            ));
+        }
         let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
         rearm_transport(&mut self.q, &mut flow.recv_timer, wanted, f, true);
     }
@@ -220,8 +251,8 @@ impl World {
             ));
         }
         if failed_now {
-            let why = if m.timeouts > 0 {
-                "Association.Max.Retrans (10) retransmission timeouts in a row"
+            let why = if m.timeouts > 0 || m.heartbeats_unanswered > 0 {
+                "Association.Max.Retrans (10) retransmission timeouts and unanswered HEARTBEATs in a row"
             } else {
                 "Max.Init.Retransmits (8) unanswered INIT or COOKIE ECHO retransmissions"
             };

@@ -8,6 +8,23 @@ fn run_sctp(text: &str, overrides: &[&str]) -> RunResult {
     run(&scenario_with(text, overrides)).expect("runs")
 }
 
+/// Runs `text` with `overrides` writing an ns-2 trace (into a fresh
+/// directory `name`, removed after): the result and the trace.
+fn run_traced(text: &str, overrides: &[&str], name: &str) -> (RunResult, String) {
+    let dir = fresh_dir(name);
+    let trace = dir.join("run.tr");
+    let mut with_trace = overrides.to_vec();
+    with_trace.push("output.ns2_trace=true");
+    let outputs = Outputs {
+        ns2_trace: Some(&trace),
+        pcap_prefix: None,
+    };
+    let r = run_with(&scenario_with(text, &with_trace), &outputs).expect("runs");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (r, text)
+}
+
 /// A 6-node static chain, 5 hops, one CBR flow of 1000-byte messages at
 /// 80 kbit/s from end to end over AODV.
 const CBR_CHAIN: &str = r#"
@@ -357,17 +374,9 @@ fn small_messages_travel_bundled_and_arrive_in_order() {
     assert!(f.retransmissions > 0 && chunks_again >= f.retransmissions);
     assert!(r.ledger.balanced);
     // The ns-2 trace names a bundle by its chunk count and last TSN.
-    let dir = std::env::temp_dir().join(format!("manetsim-bundle-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("run.tr");
     let mut traced = sets.to_vec();
-    traced.extend(["output.ns2_trace=true", "duration_s=3", "flows.0.stop_s=3"]);
-    let outputs = Outputs {
-        ns2_trace: Some(&trace),
-        pcap_prefix: None,
-    };
-    run_with(&scenario_with(LOSSY_HOP, &traced), &outputs).unwrap();
-    let text = std::fs::read_to_string(&trace).unwrap();
+    traced.extend(["duration_s=3", "flows.0.stop_s=3"]);
+    let (_, text) = run_traced(LOSSY_HOP, &traced, "manetsim-bundle");
     let six = text
         .lines()
         .find(|l| l.starts_with("s ") && l.contains(" AGT ") && l.contains(" [6 D "))
@@ -375,7 +384,6 @@ fn small_messages_travel_bundled_and_arrive_in_order() {
     // 6 chunks of 216 bytes and the common header: 1,308 bytes, with IP's
     // 20 the 1,328 ns-2.35 shows.
     assert!(six.contains(" sctp 1328 "), "{six}");
-    std::fs::remove_dir_all(&dir).unwrap();
     // Without bundling each message takes a packet of its own.
     let mut one = sets.to_vec();
     one.push("flows.0.sctp.bundling=false");
@@ -433,4 +441,94 @@ fn streams_spare_messages_the_wait_behind_a_lost_chunk_of_another_stream() {
     // UDP has no such delay.
     let udp = run_sctp(LOSSY_HOP, &["flows.0.transport=udp", "flows.0.app=cbr"]);
     assert_eq!(udp.flows[0].delivery_delay_ms, None);
+}
+
+/// The times of the HEARTBEATs (`H`) or their answers (`B`) node `node`'s
+/// agent sent, from an ns-2 trace.
+fn agent_sent(trace: &str, node: u32, chunk: char) -> Vec<f64> {
+    let (who, what) = (format!(" _{node}_ AGT "), format!(" [1 {chunk} "));
+    trace
+        .lines()
+        .filter(|l| l.starts_with("s ") && l.contains(&who) && l.contains(&what))
+        .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn both_ends_heartbeat_their_idle_path_and_each_heartbeat_is_answered() {
+    // One 1000-byte message every 40 s over the clean hop, for 400 s.
+    let sets = [
+        "duration_s=400",
+        "flows.0.app=cbr",
+        "flows.0.rate_bps=200",
+        "loss=[]",
+    ];
+    let (r, trace) = run_traced(LOSSY_HOP, &sets, "manetsim-sctp-hb");
+    let f = &r.flows[0];
+    assert_eq!((f.sent, f.received), (10, 10));
+    // The receiver sends no DATA: a HEARTBEAT every period, the first
+    // RTO (3 s) + 30 s +- 1.5 s after the association opened (1 s), the
+    // second as long again, then every 31 s +- 0.5 s (RTO 1 s).
+    let receiver = agent_sent(&trace, 1, 'H');
+    assert_eq!(receiver.len(), 12, "{receiver:?}");
+    assert!((32.5..35.6).contains(&receiver[0]), "{receiver:?}");
+    for w in receiver[1..].windows(2) {
+        assert!((30.5..31.5).contains(&(w[1] - w[0])), "{receiver:?}");
+    }
+    // The sender heartbeats only in periods without a message: fewer.
+    let sender = agent_sent(&trace, 0, 'H');
+    assert!(!sender.is_empty() && sender.len() < 8, "{sender:?}");
+    // Each is answered by the other end.
+    assert_eq!(agent_sent(&trace, 0, 'B').len(), receiver.len());
+    assert_eq!(agent_sent(&trace, 1, 'B').len(), sender.len());
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // Turned off, neither end sends one.
+    let (_, off) = run_traced(
+        LOSSY_HOP,
+        &[&sets[..], &["flows.0.sctp.heartbeat_interval_s=0"]].concat(),
+        "manetsim-sctp-hb-off",
+    );
+    assert!(!off.contains(" [1 H "));
+}
+
+#[test]
+fn unanswered_heartbeats_end_the_association_at_both_ends_once_the_peer_is_gone() {
+    // The receiver leaves at 100 s, out of range for good. The sender's
+    // message every 40 s is never acknowledged again, and neither end's
+    // HEARTBEATs are answered.
+    let r = run_sctp(
+        LOSSY_HOP,
+        &[
+            "duration_s=1500",
+            "flows.0.app=cbr",
+            "flows.0.rate_bps=200",
+            "loss=[]",
+            "area.width_m=6000",
+            "mobility.model=waypoints",
+            "mobility.moves=[{node = 1, at_s = 100.0, to = [5500.0, 0.0], speed_mps = 5000.0}]",
+        ],
+    );
+    let at = |w: &str| -> f64 {
+        let s = w.split(" at ").nth(1).unwrap();
+        s.split(' ').next().unwrap().parse().unwrap()
+    };
+    let sender = r
+        .warnings
+        .iter()
+        .find(|w| w.contains("the SCTP association failed"))
+        .expect("the sender gives up");
+    assert!(sender.contains("unanswered HEARTBEATs"), "{sender}");
+    let receiver = r
+        .warnings
+        .iter()
+        .find(|w| w.contains("the SCTP receiver gave the association up"))
+        .expect("the receiver gives up");
+    // Eleven errors each: the sender's T3 expiries (RTO doubling to 60 s)
+    // and HEARTBEATs together within about 10 minutes; the receiver's
+    // HEARTBEATs alone, one a period of 30 s plus the backed-off RTO.
+    let (s, q) = (at(sender), at(receiver));
+    assert!((300.0..800.0).contains(&s), "{sender}");
+    assert!((700.0..1400.0).contains(&q), "{receiver}");
+    assert!(s < q, "{sender} / {receiver}");
+    assert!(r.flows[0].received <= 3, "{:?}", r.flows[0]);
 }

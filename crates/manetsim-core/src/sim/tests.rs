@@ -557,7 +557,6 @@ rate_bps = 8192
 packet_size_bytes = 512
 "#;
 
-/// The scenario `text` with `key=value` overrides.
 /// An empty directory `NAME-PID` under the system's temporary directory,
 /// for a test's output files (the test removes it when done).
 pub(super) fn fresh_dir(name: &str) -> std::path::PathBuf {
@@ -567,6 +566,7 @@ pub(super) fn fresh_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The scenario `text` with `key=value` overrides.
 pub(super) fn scenario_with(text: &str, overrides: &[&str]) -> crate::scenario::Scenario {
     let overrides: Vec<(String, String)> = overrides
         .iter()

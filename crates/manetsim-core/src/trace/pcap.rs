@@ -454,7 +454,7 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
             out.extend_from_slice(&(4 + cookie.len() as u16).to_be_bytes());
             out.extend_from_slice(cookie);
         }
-        SctpChunk::Heartbeat { sent_at } | SctpChunk::HeartbeatAck { sent_at } => {
+        SctpChunk::Heartbeat { sent_at, .. } | SctpChunk::HeartbeatAck { sent_at, .. } => {
             let kind = if matches!(chunk, SctpChunk::Heartbeat { .. }) {
                 4
             } else {

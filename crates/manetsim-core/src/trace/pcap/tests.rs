@@ -358,12 +358,24 @@ fn ns2s_handshake_and_heartbeat_have_its_sizes_in_valid_layouts() {
     // HEARTBEAT: Heartbeat Info with the send time, to the receiver's tag;
     // its ACK echoes it, to the sender's.
     let sent_at = 1_057_893_271;
-    let hb = sctp_packet(SctpChunk::Heartbeat { sent_at }, 0);
+    let hb = sctp_packet(
+        SctpChunk::Heartbeat {
+            sent_at,
+            to_receiver: true,
+        },
+        0,
+    );
     assert_eq!(hb.len(), 36);
     assert_eq!(&hb[4..8], &0x5C00_0000u32.to_be_bytes());
     assert_eq!(&hb[12..20], &[4, 0, 0, 24, 0, 1, 0, 20]);
     assert_eq!(&hb[20..28], &sent_at.to_be_bytes());
-    let ack = sctp_packet(SctpChunk::HeartbeatAck { sent_at }, 0);
+    let ack = sctp_packet(
+        SctpChunk::HeartbeatAck {
+            sent_at,
+            to_receiver: false,
+        },
+        0,
+    );
     assert_eq!(&ack[4..8], &1u32.to_be_bytes());
     assert_eq!(&ack[12..16], &[5, 0, 0, 24]);
     assert_eq!(&ack[16..], &hb[16..]);

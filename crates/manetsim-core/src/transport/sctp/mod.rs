@@ -33,7 +33,15 @@
 //!   TSN outstanding when it began, each chunk fast-retransmitted once (RFC
 //!   9260's clarification), the first packet sent regardless of `cwnd`;
 //! - 8.1: the association fails after `Association.Max.Retrans` (10)
-//!   consecutive T3 expiries without new data acknowledged.
+//!   consecutive errors: T3 expiries without new data acknowledged, and
+//!   HEARTBEATs unanswered;
+//! - 8.3: each end sends a HEARTBEAT at the end of a heartbeat period (the
+//!   RTO plus `HB.interval` of 30 s, give or take half an RTO) in which it sent
+//!   nothing that times a round trip; an answer gives an RTT sample and
+//!   clears the error counter, and a HEARTBEAT unanswered within an RTO
+//!   counts an error and doubles the RTO. The data receiver sends no such
+//!   chunk, so it sends a HEARTBEAT every period; if it gives the
+//!   association up, it answers nothing more (no ABORT is modelled).
 //!
 //! - 6.10: bundling ([`SctpConfig::bundling`]): a packet carries as many
 //!   DATA chunks as fit in the MTU, each let out by the rules of 6.1 as a
@@ -63,14 +71,15 @@
 //! Simplifications, each stated where it matters: no
 //! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
-//! failover and no periodic heartbeats, §8.3); no shutdown (the sender
-//! stops at the flow's end); TSNs count from 0.
+//! failover, and no `Path.Max.Retrans` apart from the association's
+//! counter); no shutdown (the sender stops at the flow's end, and both
+//! ends' HEARTBEATs with it); TSNs count from 0.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{SimTime, NS_PER_MS, NS_PER_S};
+use crate::engine::{Rng, SimTime, NS_PER_MS, NS_PER_S};
 
 #[cfg(test)]
 mod tests;
@@ -149,6 +158,9 @@ pub struct SctpConfig {
     pub unordered: bool,
     /// How the association opens ([`HandshakeRule`]).
     pub handshake_rule: HandshakeRule,
+    /// §8.3's `HB.interval` (30 s): each end sends a HEARTBEAT when its
+    /// path was idle for about an RTO and this long; zero sends none.
+    pub heartbeat_interval: SimTime,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -265,6 +277,7 @@ impl Default for SctpConfig {
             streams: 1,
             unordered: false,
             handshake_rule: HandshakeRule::Rfc,
+            heartbeat_interval: 30 * NS_PER_S,
         }
     }
 }
@@ -366,13 +379,16 @@ pub enum SctpChunk {
         rule: HandshakeRule,
     },
     CookieAck,
-    /// HEARTBEAT (§8.3), its Heartbeat Info carrying the send time.
+    /// HEARTBEAT (§8.3), its Heartbeat Info carrying the send time;
+    /// either end sends them.
     Heartbeat {
         sent_at: SimTime,
+        to_receiver: bool,
     },
     /// HEARTBEAT ACK, echoing the HEARTBEAT's send time.
     HeartbeatAck {
         sent_at: SimTime,
+        to_receiver: bool,
     },
     Data(Vec<SctpData>),
     Sack(SctpSack),
@@ -418,10 +434,13 @@ impl SctpChunk {
 
     /// Whether the chunk travels from the sending end to the receiving end.
     pub fn to_receiver(&self) -> bool {
-        matches!(
-            self,
-            Self::Init { .. } | Self::CookieEcho { .. } | Self::Heartbeat { .. } | Self::Data(_)
-        )
+        match self {
+            Self::Heartbeat { to_receiver, .. } | Self::HeartbeatAck { to_receiver, .. } => {
+                *to_receiver
+            }
+            Self::Init { .. } | Self::CookieEcho { .. } | Self::Data(_) => true,
+            Self::InitAck { .. } | Self::CookieAck | Self::Sack(_) => false,
+        }
     }
 }
 
@@ -458,6 +477,168 @@ struct Outstanding {
     fast_retransmitted: bool,
 }
 
+/// One endpoint's view of the path's round trip (§6.3.1).
+#[derive(Debug, Clone)]
+struct PathRtt {
+    srtt: Option<SimTime>,
+    rttvar: SimTime,
+    rto: SimTime,
+}
+
+impl PathRtt {
+    fn new(cfg: &SctpConfig) -> Self {
+        Self {
+            srtt: None,
+            rttvar: 0,
+            rto: cfg.rto_initial,
+        }
+    }
+
+    /// C1–C3: RTT sample `r` updates SRTT, RTTVAR and the RTO.
+    fn sample(&mut self, r: SimTime, cfg: &SctpConfig) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
+                self.srtt = Some((7 * srtt + r) / 8);
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        self.rto = (srtt + 4 * self.rttvar).clamp(cfg.rto_min, cfg.rto_max);
+    }
+
+    /// E2 (and §8.3's back-off of an unanswered HEARTBEAT): the RTO
+    /// doubles, up to `RTO.Max`.
+    fn back_off(&mut self, cfg: &SctpConfig) {
+        self.rto = (2 * self.rto).min(cfg.rto_max);
+    }
+}
+
+/// §8.3: one endpoint's HEARTBEATs to its peer's address while it is idle.
+///
+/// A heartbeat period lasts RTO + `HB.interval`, give or take half an RTO
+/// (uniformly). A period in which no chunk left that can time a round
+/// trip (a DATA chunk's first transmission, a HEARTBEAT) ends with a
+/// HEARTBEAT. A HEARTBEAT not answered within one RTO counts as an error
+/// of the association (§8.1) and doubles the RTO.
+#[derive(Debug, Clone)]
+struct IdleHeartbeat {
+    /// `HB.interval`; zero turns the HEARTBEATs off.
+    interval: SimTime,
+    /// Draws each period's jitter.
+    rng: Rng,
+    /// When the current period started.
+    period_start: SimTime,
+    /// When the current period ends; `None` before the association is
+    /// established, once it failed, or with the HEARTBEATs off.
+    period_end: Option<SimTime>,
+    /// A chunk that can time a round trip left in the current period.
+    busy: bool,
+    /// The last HEARTBEAT's answer is due by then.
+    ack_due: Option<SimTime>,
+    sent: u64,
+    unanswered: u64,
+}
+
+/// What a heartbeat timer's expiry asks of its endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeartbeatDue {
+    Nothing,
+    /// The last HEARTBEAT went unanswered for an RTO.
+    Unanswered,
+    /// The period ended idle: send a HEARTBEAT.
+    Send,
+}
+
+impl IdleHeartbeat {
+    fn new(cfg: &SctpConfig, rng: Rng) -> Self {
+        Self {
+            interval: cfg.heartbeat_interval,
+            rng,
+            period_start: 0,
+            period_end: None,
+            busy: false,
+            ack_due: None,
+            sent: 0,
+            unanswered: 0,
+        }
+    }
+
+    /// The association is established: the first period starts.
+    fn start(&mut self, now: SimTime, rto: SimTime) {
+        if self.interval > 0 && self.period_end.is_none() {
+            self.busy = false;
+            self.period_start = now;
+            self.period_end = Some(now + self.period(rto));
+        }
+    }
+
+    fn stop(&mut self) {
+        self.period_end = None;
+        self.ack_due = None;
+    }
+
+    /// RTO + `HB.interval` + a jitter uniform in [-RTO/2, RTO/2).
+    fn period(&mut self, rto: SimTime) -> SimTime {
+        let jitter = (self.rng.uniform() * rto as f64) as SimTime;
+        self.interval + rto / 2 + jitter
+    }
+
+    /// A chunk that can time a round trip leaves.
+    fn on_rtt_chunk(&mut self) {
+        self.busy = true;
+    }
+
+    /// A HEARTBEAT leaves, at a period's start; its answer is due within
+    /// `rto`.
+    fn on_sent(&mut self, now: SimTime, rto: SimTime) {
+        self.sent += 1;
+        self.ack_due = Some(now + rto);
+    }
+
+    fn on_ack(&mut self) {
+        self.ack_due = None;
+    }
+
+    /// The last HEARTBEAT went unanswered and the RTO backed off to `rto`:
+    /// the current period lasts as the backed-off RTO says.
+    fn back_off(&mut self, rto: SimTime) {
+        if self.period_end.is_some() {
+            self.period_end = Some(self.period_start + self.period(rto));
+        }
+    }
+
+    fn deadline(&self) -> Option<SimTime> {
+        [self.period_end, self.ack_due].into_iter().flatten().min()
+    }
+
+    /// The timers whose deadline passed: an unanswered HEARTBEAT first
+    /// (the endpoint backs its RTO off, then calls [`Self::back_off`]), then
+    /// the period's end; call again while it returns something.
+    fn on_timeout(&mut self, now: SimTime, rto: SimTime) -> HeartbeatDue {
+        if self.ack_due.is_some_and(|t| t <= now) {
+            self.ack_due = None;
+            self.unanswered += 1;
+            return HeartbeatDue::Unanswered;
+        }
+        if self.period_end.is_none_or(|t| t > now) {
+            return HeartbeatDue::Nothing;
+        }
+        let idle = !self.busy;
+        self.busy = false;
+        self.period_start = now;
+        self.period_end = Some(now + self.period(rto));
+        if idle {
+            HeartbeatDue::Send
+        } else {
+            HeartbeatDue::Nothing
+        }
+    }
+}
+
 /// The sender's state, for time series and results.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SctpMetrics {
@@ -477,6 +658,10 @@ pub struct SctpMetrics {
     /// [`HandshakeRule::Ns2`]: HEARTBEATs that went unanswered while the
     /// path waited for confirmation (each sent again).
     pub heartbeat_timeouts: u64,
+    /// §8.3: HEARTBEATs sent on the idle path, and those unanswered
+    /// within an RTO.
+    pub heartbeats_sent: u64,
+    pub heartbeats_unanswered: u64,
     pub state: SctpState,
 }
 
@@ -502,9 +687,7 @@ pub struct SctpSender {
     partial_bytes_acked: u32,
     flight: u32,
     peer_rwnd: u32,
-    srtt: Option<SimTime>,
-    rttvar: SimTime,
-    rto: SimTime,
+    rtt: PathRtt,
     /// The chunk timed for an RTT measurement: TSN and send time.
     probe: Option<(u64, SimTime)>,
     t3: Option<SimTime>,
@@ -523,6 +706,12 @@ pub struct SctpSender {
     /// Data may leave: the COOKIE ACK came ([`HandshakeRule::Rfc`]), or
     /// the HEARTBEAT ACK ([`HandshakeRule::Ns2`]).
     path_confirmed: bool,
+    /// §8.3: HEARTBEATs while the path is idle.
+    heartbeat: IdleHeartbeat,
+    /// The HEARTBEAT ACK owed to the receiving end's HEARTBEAT: the send
+    /// time it echoes.
+    heartbeat_reply: Option<SimTime>,
+    /// §8.1: consecutive T3 expiries and unanswered HEARTBEATs.
     error_count: u32,
     /// In fast recovery until the cumulative TSN passes this one.
     recovery_exit: Option<u64>,
@@ -566,9 +755,7 @@ impl SctpSender {
             partial_bytes_acked: 0,
             flight: 0,
             peer_rwnd: cfg.rwnd_bytes,
-            srtt: None,
-            rttvar: 0,
-            rto: cfg.rto_initial,
+            rtt: PathRtt::new(&cfg),
             probe: None,
             t3: None,
             idle_decay: None,
@@ -578,6 +765,8 @@ impl SctpSender {
             control: None,
             hb_timeout: None,
             path_confirmed: false,
+            heartbeat: IdleHeartbeat::new(&cfg, Rng::from_seed(0)),
+            heartbeat_reply: None,
             error_count: 0,
             recovery_exit: None,
             fast_rtx_due: false,
@@ -593,6 +782,13 @@ impl SctpSender {
             heartbeat_timeouts: 0,
             cfg,
         }
+    }
+
+    /// The generator of the jitter of §8.3's heartbeat periods (a fixed
+    /// seed otherwise).
+    pub fn with_heartbeat_rng(mut self, rng: Rng) -> Self {
+        self.heartbeat.rng = rng;
+        self
     }
 
     /// Opens the association: INIT leaves at the next poll.
@@ -633,8 +829,13 @@ impl SctpSender {
     /// [`HandshakeRule::Ns2`]: a HEARTBEAT to confirm the path, sent again
     /// after the RTO while unanswered.
     fn send_heartbeat(&mut self, now: SimTime) {
-        self.control = Some(SctpChunk::Heartbeat { sent_at: now });
-        self.hb_timeout = Some(now + self.rto);
+        self.control = Some(SctpChunk::Heartbeat {
+            sent_at: now,
+            to_receiver: true,
+        });
+        self.hb_timeout = Some(now + self.rtt.rto);
+        // It times a round trip: the path is not idle.
+        self.heartbeat.on_rtt_chunk();
     }
 
     /// The path is confirmed: data may leave, as at a SACK.
@@ -662,13 +863,15 @@ impl SctpSender {
             cwnd_bytes: self.cwnd,
             ssthresh_bytes: self.ssthresh,
             flight_bytes: self.flight,
-            srtt: self.srtt,
-            rto: self.rto,
+            srtt: self.rtt.srtt,
+            rto: self.rtt.rto,
             retransmissions: self.retransmissions,
             retransmitted_packets: self.retransmitted_packets,
             timeouts: self.timeouts,
             fast_retransmits: self.fast_retransmits,
             heartbeat_timeouts: self.heartbeat_timeouts,
+            heartbeats_sent: self.heartbeat.sent,
+            heartbeats_unanswered: self.heartbeat.unanswered,
             state: self.state,
         }
     }
@@ -691,16 +894,30 @@ impl SctpSender {
                     HandshakeRule::Ns2 => {
                         // ns-2.35's T1 expiries doubled the path's RTO,
                         // which the HEARTBEAT's timer runs at.
-                        self.rto = self.t1_value;
+                        self.rtt.rto = self.t1_value;
                         self.send_heartbeat(now);
                     }
                 }
+                self.heartbeat.start(now, self.rtt.rto);
             }
-            SctpChunk::HeartbeatAck { sent_at } if self.state == SctpState::Established => {
+            // §8.3: the receiving end's HEARTBEAT is answered from the
+            // COOKIE-ECHOED state on.
+            SctpChunk::Heartbeat {
+                sent_at,
+                to_receiver: false,
+            } if matches!(self.state, SctpState::CookieEchoed | SctpState::Established) => {
+                self.heartbeat_reply = Some(*sent_at);
+            }
+            SctpChunk::HeartbeatAck {
+                sent_at,
+                to_receiver: false,
+            } if self.state == SctpState::Established => {
                 // §8.3: an RTT sample from the echoed send time (a late
-                // answer to an earlier HEARTBEAT carries that one's).
+                // answer to an earlier HEARTBEAT carries that one's), and
+                // the error counters cleared.
                 self.rtt_sample(now.saturating_sub(*sent_at));
                 self.hb_timeout = None;
+                self.heartbeat.on_ack();
                 self.error_count = 0;
                 if !self.path_confirmed {
                     self.confirm_path();
@@ -817,7 +1034,7 @@ impl SctpSender {
         if self.flight == 0 {
             self.t3 = None;
         } else if advanced {
-            self.t3 = Some(now + self.rto);
+            self.t3 = Some(now + self.rtt.rto);
         }
         if self.ns2_sends() {
             // ns-2.35: a fast retransmit sends one packet of marked chunks;
@@ -933,18 +1150,7 @@ impl SctpSender {
 
     /// §6.3.1 C1–C3: RTT sample `r` updates SRTT, RTTVAR and the RTO.
     fn rtt_sample(&mut self, r: SimTime) {
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2;
-            }
-            Some(srtt) => {
-                self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
-                self.srtt = Some((7 * srtt + r) / 8);
-            }
-        }
-        let srtt = self.srtt.unwrap_or(r);
-        self.rto = (srtt + 4 * self.rttvar).clamp(self.cfg.rto_min, self.cfg.rto_max);
+        self.rtt.sample(r, &self.cfg);
     }
 
     /// A new sending opportunity: `max_burst` packets, or without a limit
@@ -970,6 +1176,12 @@ impl SctpSender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<SctpChunk> {
         if let Some(c) = self.control.take() {
             return Some(c);
+        }
+        if let Some(sent_at) = self.heartbeat_reply.take() {
+            return Some(SctpChunk::HeartbeatAck {
+                sent_at,
+                to_receiver: true,
+            });
         }
         if self.state != SctpState::Established || !self.path_confirmed {
             return None;
@@ -1031,7 +1243,7 @@ impl SctpSender {
                 self.out[i].misses = 0;
             }
             if i == 0 {
-                self.t3 = Some(now + self.rto);
+                self.t3 = Some(now + self.rtt.rto);
             }
             let tsn = self.cum_next + i as u64;
             chunks.push(self.transmit(now, i, tsn));
@@ -1121,7 +1333,7 @@ impl SctpSender {
                     // §6.3.2 R4-like: retransmitting the earliest
                     // outstanding chunk restarts T3.
                     if i == 0 {
-                        self.t3 = Some(now + self.rto);
+                        self.t3 = Some(now + self.rtt.rto);
                     }
                     return Some((self.transmit(now, i, tsn), true));
                 }
@@ -1155,6 +1367,7 @@ impl SctpSender {
     /// The next message leaves as a new chunk: it takes the next TSN and
     /// joins the outstanding chunks.
     fn send_new(&mut self, now: SimTime) -> SctpData {
+        self.heartbeat.on_rtt_chunk();
         if !self.bulk {
             self.waiting -= 1;
         }
@@ -1222,21 +1435,27 @@ impl SctpSender {
         }
         // §6.3.2 R1.
         if self.t3.is_none() {
-            self.t3 = Some(now + self.rto);
+            self.t3 = Some(now + self.rtt.rto);
         }
         if self.cfg.idle_rule != IdleRule::Off {
-            self.idle_decay = Some(now + self.rto);
+            self.idle_decay = Some(now + self.rtt.rto);
         }
         data
     }
 
     /// The earliest timer deadline (T1, T3-rtx, `cwnd`'s decay or the
-    /// HEARTBEAT's).
+    /// HEARTBEATs').
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        [self.t1, self.t3, self.idle_decay, self.hb_timeout]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.t1,
+            self.t3,
+            self.idle_decay,
+            self.hb_timeout,
+            self.heartbeat.deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Timers whose deadline passed expire.
@@ -1254,8 +1473,31 @@ impl SctpSender {
             // ns-2.35: the RTO doubles and the HEARTBEAT goes again, for
             // as long as the path is unconfirmed.
             self.heartbeat_timeouts += 1;
-            self.rto = (2 * self.rto).min(self.cfg.rto_max);
+            self.rtt.back_off(&self.cfg);
             self.send_heartbeat(now);
+        }
+        loop {
+            match self.heartbeat.on_timeout(now, self.rtt.rto) {
+                HeartbeatDue::Nothing => break,
+                // §8.1, §8.3: an error of the association, and the RTO
+                // backs off.
+                HeartbeatDue::Unanswered => {
+                    self.error_count += 1;
+                    if self.error_count > self.cfg.assoc_max_retrans {
+                        self.fail();
+                        return;
+                    }
+                    self.rtt.back_off(&self.cfg);
+                    self.heartbeat.back_off(self.rtt.rto);
+                }
+                HeartbeatDue::Send => {
+                    self.control = Some(SctpChunk::Heartbeat {
+                        sent_at: now,
+                        to_receiver: true,
+                    });
+                    self.heartbeat.on_sent(now, self.rtt.rto);
+                }
+            }
         }
     }
 
@@ -1280,7 +1522,7 @@ impl SctpSender {
         // ns-2.35 restarts its timer for ever; past the floor a restart
         // changes nothing until a packet leaves, which restarts it anyway.
         if self.cwnd > 4 * mtu {
-            self.idle_decay = Some(now + self.rto);
+            self.idle_decay = Some(now + self.rtt.rto);
         }
     }
 
@@ -1314,7 +1556,7 @@ impl SctpSender {
         self.ssthresh = (self.cwnd / 2).max(4 * mtu);
         self.cwnd = mtu;
         self.partial_bytes_acked = 0;
-        self.rto = (2 * self.rto).min(self.cfg.rto_max);
+        self.rtt.back_off(&self.cfg);
         for i in 0..self.out.len() {
             if !self.out[i].gap_acked {
                 if self.ns2_sends() {
@@ -1339,6 +1581,8 @@ impl SctpSender {
         self.t3 = None;
         self.idle_decay = None;
         self.hb_timeout = None;
+        self.heartbeat.stop();
+        self.heartbeat_reply = None;
         self.control = None;
         self.fast_rtx_due = false;
     }
@@ -1372,6 +1616,20 @@ pub struct SctpReceiver {
     sack_due: Option<SimTime>,
     /// User bytes delivered in order and not yet taken.
     delivered: u64,
+    /// The COOKIE ECHO came: the association is established.
+    established: bool,
+    /// Its view of the round trip, from its HEARTBEATs' answers.
+    rtt: PathRtt,
+    /// §8.3: the data receiver sends no chunk that times a round trip,
+    /// so its path is idle whenever the HEARTBEATs are on.
+    heartbeat: IdleHeartbeat,
+    /// §8.1: consecutive unanswered HEARTBEATs.
+    error_count: u32,
+    /// Too many unanswered HEARTBEATs: the receiver dropped the
+    /// association, and answers nothing more.
+    failed: bool,
+    /// Its HEARTBEATs stopped (the flow ended).
+    quiet: bool,
 }
 
 /// One inbound stream at the receiver.
@@ -1384,7 +1642,6 @@ struct InStream {
 impl SctpReceiver {
     pub fn new(cfg: SctpConfig) -> Self {
         Self {
-            cfg,
             control: VecDeque::new(),
             cum_next: 0,
             held: BTreeSet::new(),
@@ -1397,11 +1654,51 @@ impl SctpReceiver {
             sack_now: false,
             sack_due: None,
             delivered: 0,
+            established: false,
+            rtt: PathRtt::new(&cfg),
+            heartbeat: IdleHeartbeat::new(&cfg, Rng::from_seed(1)),
+            error_count: 0,
+            failed: false,
+            quiet: false,
+            cfg,
         }
+    }
+
+    /// The generator of the jitter of §8.3's heartbeat periods (a fixed
+    /// seed otherwise).
+    pub fn with_heartbeat_rng(mut self, rng: Rng) -> Self {
+        self.heartbeat.rng = rng;
+        self
+    }
+
+    /// Its HEARTBEATs stop, as they would after a SHUTDOWN (§8.3): the
+    /// flow ended.
+    pub fn stop_heartbeats(&mut self) {
+        self.quiet = true;
+        self.heartbeat.stop();
+    }
+
+    /// It gave the association up after `Association.Max.Retrans`
+    /// unanswered HEARTBEATs in a row (§8.1).
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// §8.3: HEARTBEATs it sent, and those unanswered within an RTO.
+    pub fn heartbeats(&self) -> (u64, u64) {
+        (self.heartbeat.sent, self.heartbeat.unanswered)
+    }
+
+    /// Its RTO.
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto
     }
 
     /// A chunk from the sending end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
+        if self.failed {
+            return;
+        }
         match chunk {
             // Every stream the sender asks for is granted, in the INIT's
             // layout.
@@ -1409,11 +1706,33 @@ impl SctpReceiver {
                 streams: *streams,
                 rule: *rule,
             }),
-            SctpChunk::CookieEcho { .. } => self.control.push_back(SctpChunk::CookieAck),
+            SctpChunk::CookieEcho { .. } => {
+                self.control.push_back(SctpChunk::CookieAck);
+                if !self.established {
+                    self.established = true;
+                    if !self.quiet {
+                        self.heartbeat.start(now, self.rtt.rto);
+                    }
+                }
+            }
             // §8.3: the Heartbeat Info goes back unchanged.
-            SctpChunk::Heartbeat { sent_at } => self
-                .control
-                .push_back(SctpChunk::HeartbeatAck { sent_at: *sent_at }),
+            SctpChunk::Heartbeat {
+                sent_at,
+                to_receiver: true,
+            } => self.control.push_back(SctpChunk::HeartbeatAck {
+                sent_at: *sent_at,
+                to_receiver: false,
+            }),
+            // An answer to its own HEARTBEAT: an RTT sample, and the
+            // error counter cleared.
+            SctpChunk::HeartbeatAck {
+                sent_at,
+                to_receiver: true,
+            } if self.established => {
+                self.rtt.sample(now.saturating_sub(*sent_at), &self.cfg);
+                self.heartbeat.on_ack();
+                self.error_count = 0;
+            }
             SctpChunk::Data(chunks) => self.on_data(now, chunks),
             _ => {}
         }
@@ -1540,14 +1859,48 @@ impl SctpReceiver {
         }
     }
 
-    /// The delayed-SACK deadline.
+    /// The delayed-SACK deadline, or the HEARTBEATs'.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.sack_due
+        [self.sack_due, self.heartbeat.deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
+        if self.failed {
+            return;
+        }
         if self.sack_due.is_some_and(|t| t <= now) {
             self.sack_now = true;
+        }
+        loop {
+            match self.heartbeat.on_timeout(now, self.rtt.rto) {
+                HeartbeatDue::Nothing => break,
+                HeartbeatDue::Unanswered => {
+                    self.error_count += 1;
+                    if self.error_count > self.cfg.assoc_max_retrans {
+                        // §8.1: the association is given up (no ABORT is
+                        // modelled: the sender finds out by its own
+                        // timeouts).
+                        self.failed = true;
+                        self.heartbeat.stop();
+                        self.control.clear();
+                        self.sack_now = false;
+                        self.sack_due = None;
+                        return;
+                    }
+                    self.rtt.back_off(&self.cfg);
+                    self.heartbeat.back_off(self.rtt.rto);
+                }
+                HeartbeatDue::Send => {
+                    self.control.push_back(SctpChunk::Heartbeat {
+                        sent_at: now,
+                        to_receiver: false,
+                    });
+                    self.heartbeat.on_sent(now, self.rtt.rto);
+                }
+            }
         }
     }
 }

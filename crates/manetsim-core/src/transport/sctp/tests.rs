@@ -2,8 +2,14 @@ use super::*;
 
 const MS: SimTime = NS_PER_MS;
 
+/// RFC 4960's defaults, without §8.3's HEARTBEATs on the idle path: the
+/// tests of the other sections time their own timers alone; those of §8.3
+/// turn them on.
 fn cfg() -> SctpConfig {
-    SctpConfig::default()
+    SctpConfig {
+        heartbeat_interval: 0,
+        ..SctpConfig::default()
+    }
 }
 
 /// RFC 4960's INIT asking for `streams` streams.
@@ -1223,7 +1229,10 @@ fn ns2_handshake(bulk: bool, now: SimTime) -> SctpSender {
     assert_eq!(s.state(), SctpState::Established);
     assert_eq!(
         s.poll_transmit(now),
-        Some(SctpChunk::Heartbeat { sent_at: now })
+        Some(SctpChunk::Heartbeat {
+            sent_at: now,
+            to_receiver: true
+        })
     );
     s
 }
@@ -1243,8 +1252,14 @@ fn ns2s_handshake_chunks_have_its_sizes() {
         },
         SctpChunk::CookieEcho { rule: ns2 },
         SctpChunk::CookieAck,
-        SctpChunk::Heartbeat { sent_at: 0 },
-        SctpChunk::HeartbeatAck { sent_at: 0 },
+        SctpChunk::Heartbeat {
+            sent_at: 0,
+            to_receiver: true,
+        },
+        SctpChunk::HeartbeatAck {
+            sent_at: 0,
+            to_receiver: false,
+        },
     ]
     .iter()
     .map(|c| 20 + c.wire_len())
@@ -1261,8 +1276,16 @@ fn ns2s_handshake_chunks_have_its_sizes() {
         68
     );
     assert_eq!(SctpChunk::CookieEcho { rule: rfc }.wire_len(), 48);
-    assert!(SctpChunk::Heartbeat { sent_at: 0 }.to_receiver());
-    assert!(!SctpChunk::HeartbeatAck { sent_at: 0 }.to_receiver());
+    assert!(SctpChunk::Heartbeat {
+        sent_at: 0,
+        to_receiver: true
+    }
+    .to_receiver());
+    assert!(!SctpChunk::HeartbeatAck {
+        sent_at: 0,
+        to_receiver: false
+    }
+    .to_receiver());
 }
 
 #[test]
@@ -1282,9 +1305,21 @@ fn under_ns2s_handshake_data_waits_for_the_heartbeat_ack_whose_rtt_sets_the_rto(
     );
     // The receiver echoes the send time; 40 ms later the ACK is back.
     let mut r = SctpReceiver::new(cfg());
-    r.on_chunk(t0 + 20 * MS, &SctpChunk::Heartbeat { sent_at: t0 });
+    r.on_chunk(
+        t0 + 20 * MS,
+        &SctpChunk::Heartbeat {
+            sent_at: t0,
+            to_receiver: true,
+        },
+    );
     let ack = r.poll_transmit(t0 + 20 * MS).unwrap();
-    assert_eq!(ack, SctpChunk::HeartbeatAck { sent_at: t0 });
+    assert_eq!(
+        ack,
+        SctpChunk::HeartbeatAck {
+            sent_at: t0,
+            to_receiver: false
+        }
+    );
     s.on_chunk(t0 + 40 * MS, &ack);
     let m = s.metrics();
     assert_eq!(m.srtt, Some(40 * MS));
@@ -1306,7 +1341,13 @@ fn under_ns2s_handshake_data_waits_for_the_heartbeat_ack_whose_rtt_sets_the_rto(
 #[test]
 fn a_slow_path_s_first_rtt_sets_an_rto_of_three_rtts() {
     let mut s = ns2_handshake(false, 0);
-    s.on_chunk(500 * MS, &SctpChunk::HeartbeatAck { sent_at: 0 });
+    s.on_chunk(
+        500 * MS,
+        &SctpChunk::HeartbeatAck {
+            sent_at: 0,
+            to_receiver: false,
+        },
+    );
     assert_eq!(s.metrics().rto, 1500 * MS);
     // CBR: nothing waits, nothing leaves.
     assert_eq!(s.poll_transmit(500 * MS), None);
@@ -1315,13 +1356,22 @@ fn a_slow_path_s_first_rtt_sets_an_rto_of_three_rtts() {
 #[test]
 fn an_unanswered_heartbeat_is_sent_again_with_a_doubling_rto_for_ever() {
     let mut s = ns2_handshake(true, MS);
-    let (waits, t) = expiries(&mut s, MS, 12, |t| SctpChunk::Heartbeat { sent_at: t });
+    let (waits, t) = expiries(&mut s, MS, 12, |t| SctpChunk::Heartbeat {
+        sent_at: t,
+        to_receiver: true,
+    });
     assert_eq!(waits, [3, 6, 12, 24, 48, 60, 60, 60, 60, 60, 60, 60]);
     assert_eq!(s.state(), SctpState::Established, "ns-2.35 never gives up");
     assert_eq!(s.metrics().timeouts, 0, "no T3 expiry");
     assert_eq!(s.metrics().heartbeat_timeouts, 12);
     // The answer to the latest one confirms the path.
-    s.on_chunk(t + 30 * MS, &SctpChunk::HeartbeatAck { sent_at: t });
+    s.on_chunk(
+        t + 30 * MS,
+        &SctpChunk::HeartbeatAck {
+            sent_at: t,
+            to_receiver: false,
+        },
+    );
     assert_eq!(s.metrics().rto, NS_PER_S);
     assert_eq!(drain(&mut s, t + 30 * MS), [0, 1, 2, 3]);
 }
@@ -1361,6 +1411,299 @@ fn rfc_4960s_handshake_sends_no_heartbeat() {
     let sent = drain(&mut s, 0);
     assert_eq!(sent, [0, 1, 2, 3]);
     // A stray HEARTBEAT ACK still gives an RTT sample, and no more.
-    s.on_chunk(30 * MS, &SctpChunk::HeartbeatAck { sent_at: 0 });
+    s.on_chunk(
+        30 * MS,
+        &SctpChunk::HeartbeatAck {
+            sent_at: 0,
+            to_receiver: false,
+        },
+    );
     assert_eq!(s.metrics().srtt, Some(30 * MS));
+}
+
+/// RFC 4960's defaults with §8.3's HEARTBEATs (`HB.interval` 30 s).
+fn heartbeating() -> SctpConfig {
+    SctpConfig {
+        heartbeat_interval: 30 * NS_PER_S,
+        ..cfg()
+    }
+}
+
+fn heartbeat(sent_at: SimTime, to_receiver: bool) -> SctpChunk {
+    SctpChunk::Heartbeat {
+        sent_at,
+        to_receiver,
+    }
+}
+
+fn heartbeat_ack(sent_at: SimTime, to_receiver: bool) -> SctpChunk {
+    SctpChunk::HeartbeatAck {
+        sent_at,
+        to_receiver,
+    }
+}
+
+/// Runs a sender's timers up to `until`, answering nothing: the time and
+/// chunk of each HEARTBEAT it sends.
+fn unanswered(s: &mut SctpSender, until: SimTime) -> Vec<SimTime> {
+    let mut sent = Vec::new();
+    while let Some(t) = s.poll_timeout().filter(|&t| t <= until) {
+        s.on_timeout(t);
+        while let Some(c) = s.poll_transmit(t) {
+            assert_eq!(c, heartbeat(t, true));
+            sent.push(t);
+        }
+    }
+    sent
+}
+
+#[test]
+fn an_idle_sender_heartbeats_once_a_period_and_the_answer_times_the_path() {
+    let t0 = 5 * NS_PER_S;
+    let mut s = established_with(heartbeating(), t0);
+    // The first period: RTO (the initial 3 s) + 30 s, give or take 1.5 s.
+    let end = s.poll_timeout().unwrap();
+    assert!((t0 + 31_500 * MS..t0 + 34_500 * MS).contains(&end), "{end}");
+    assert_eq!(s.poll_transmit(end - 1), None);
+    s.on_timeout(end);
+    assert_eq!(s.poll_transmit(end), Some(heartbeat(end, true)));
+    assert_eq!(s.metrics().heartbeats_sent, 1);
+    // Answered 80 ms later: the first RTT sample, RTO = max(1 s, 3 x 80 ms).
+    s.on_chunk(end + 80 * MS, &heartbeat_ack(end, false));
+    let m = s.metrics();
+    assert_eq!((m.srtt, m.rto), (Some(80 * MS), NS_PER_S));
+    // Nothing is due until the next period ends. It started with the
+    // HEARTBEAT, at the RTO of then (3 s); the one after it runs at 1 s.
+    let next = s.poll_timeout().unwrap();
+    assert!(
+        (end + 31_500 * MS..end + 34_500 * MS).contains(&next),
+        "{next}"
+    );
+    s.on_timeout(next);
+    assert_eq!(s.poll_transmit(next), Some(heartbeat(next, true)));
+    s.on_chunk(next + 80 * MS, &heartbeat_ack(next, false));
+    let after = s.poll_timeout().unwrap();
+    assert!(
+        (next + 30_500 * MS..next + 31_500 * MS).contains(&after),
+        "{after}"
+    );
+    assert_eq!(s.metrics().heartbeats_unanswered, 0);
+}
+
+#[test]
+fn the_jitter_spreads_periods_over_an_rto_around_rto_plus_the_interval() {
+    let mut s = established_with(heartbeating(), 0);
+    let mut at = 0;
+    let mut periods = Vec::new();
+    for _ in 0..200 {
+        let end = s.poll_timeout().unwrap();
+        periods.push(end - at);
+        at = end;
+        s.on_timeout(end);
+        s.poll_transmit(end);
+        s.on_chunk(end + 10 * MS, &heartbeat_ack(end, false));
+    }
+    // From the third on (the first two started before an answer), RTO is
+    // 1 s: each period in [30.5, 31.5) s.
+    let secs: Vec<f64> = periods[2..].iter().map(|&p| p as f64 / 1e9).collect();
+    assert!(secs.iter().all(|p| (30.5..31.5).contains(p)), "{secs:?}");
+    let mean = secs.iter().sum::<f64>() / secs.len() as f64;
+    assert!((mean - 31.0).abs() < 0.06, "{mean}");
+    let (lo, hi) = secs
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    assert!(lo < 30.6 && hi > 31.4, "{lo} {hi}");
+}
+
+#[test]
+fn a_sender_with_new_data_in_every_period_sends_no_heartbeat() {
+    let mut s = established_with(heartbeating(), 0);
+    // One message every 20 s, each acknowledged 50 ms later.
+    for k in 0..30u64 {
+        let t = k * 20 * NS_PER_S;
+        while let Some(due) = s.poll_timeout().filter(|&d| d <= t) {
+            s.on_timeout(due);
+            assert_eq!(s.poll_transmit(due), None, "at {due}");
+        }
+        s.write(1);
+        assert_eq!(drain(&mut s, t), [k]);
+        s.on_chunk(t + 50 * MS, &sack(k + 1, &[]));
+    }
+    assert_eq!(s.metrics().heartbeats_sent, 0);
+    // Idle from then on: a HEARTBEAT within two periods.
+    let last = 29 * 20 * NS_PER_S;
+    assert_eq!(unanswered(&mut s, last + 63 * NS_PER_S).len(), 1);
+}
+
+#[test]
+fn unanswered_heartbeats_back_off_and_the_eleventh_fails_the_association() {
+    let mut s = established_with(heartbeating(), 0);
+    let sent = unanswered(&mut s, 3_000 * NS_PER_S);
+    // Each went unanswered an RTO later: an error, and the RTO doubles
+    // (3, 6, ..., 60 s); the next period is RTO + 30 s +- RTO/2 after it.
+    assert_eq!(sent.len(), 11, "{sent:?}");
+    assert_eq!(s.state(), SctpState::Failed);
+    let m = s.metrics();
+    assert_eq!((m.heartbeats_sent, m.heartbeats_unanswered), (11, 11));
+    assert_eq!(m.timeouts, 0);
+    let rto_s = [3, 6, 12, 24, 48, 60, 60, 60, 60, 60];
+    for (k, w) in sent.windows(2).enumerate() {
+        let (gap, rto) = (w[1] - w[0], rto_s[k] * NS_PER_S);
+        // The period started at the HEARTBEAT, with the RTO doubled an
+        // RTO (the one before doubling) later.
+        let doubled = (2 * rto).min(60 * NS_PER_S);
+        let lo = 30 * NS_PER_S + doubled / 2;
+        assert!((lo..lo + doubled).contains(&gap), "{k}: {gap}");
+    }
+    assert_eq!(s.poll_timeout(), None, "a failed association times nothing");
+}
+
+#[test]
+fn t3_expiries_and_unanswered_heartbeats_count_together_and_an_answer_clears_them() {
+    let mut s = established_with(heartbeating(), 0);
+    s.write(1);
+    assert_eq!(drain(&mut s, 0), [0]);
+    // The chunk and its retransmissions are lost: T3 at 3, 9, 21, 45 and
+    // 93 s (RTO 3 s doubling). Retransmissions time no round trip, so the
+    // second period is idle and ends with a HEARTBEAT, which goes
+    // unanswered too: both count.
+    let errors = |m: &SctpMetrics| m.timeouts + m.heartbeats_unanswered;
+    while s.metrics().heartbeats_unanswered == 0 {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    let m = s.metrics();
+    assert!(m.timeouts >= 4 && errors(&m) <= 8, "{m:?}");
+    assert_eq!(s.state(), SctpState::Established);
+    // The next HEARTBEAT is answered: the count starts again.
+    let sent = loop {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        let mut hb = None;
+        while let Some(c) = s.poll_transmit(t) {
+            if let SctpChunk::Heartbeat { sent_at, .. } = c {
+                hb = Some(sent_at);
+            }
+        }
+        if let Some(h) = hb {
+            break h;
+        }
+    };
+    s.on_chunk(sent + 40 * MS, &heartbeat_ack(sent, false));
+    assert_eq!(s.metrics().rto, NS_PER_S);
+    // Ten more errors are allowed before the eleventh fails it.
+    let before = s.metrics();
+    while s.state() == SctpState::Established {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    assert_eq!(errors(&s.metrics()) - errors(&before), 11);
+}
+
+#[test]
+fn the_sender_answers_the_receivers_heartbeat_from_cookie_echoed_on() {
+    let mut s = SctpSender::new(heartbeating(), true);
+    s.start(0);
+    s.poll_transmit(0);
+    // Before the INIT ACK, a HEARTBEAT has no association to answer for.
+    s.on_chunk(MS, &heartbeat(0, false));
+    assert_eq!(s.poll_transmit(MS), None);
+    s.on_chunk(2 * MS, &init_ack(1));
+    assert_eq!(s.poll_transmit(2 * MS), Some(cookie_echo()));
+    s.on_chunk(3 * MS, &heartbeat(MS, false));
+    assert_eq!(s.poll_transmit(3 * MS), Some(heartbeat_ack(MS, true)));
+    // A HEARTBEAT ACK to the receiver is not one for the sender.
+    s.on_chunk(4 * MS, &SctpChunk::CookieAck);
+    s.on_chunk(5 * MS, &heartbeat_ack(0, true));
+    assert_eq!(s.metrics().srtt, None);
+}
+
+/// A receiver past the handshake (COOKIE ECHO at `now`), its answers taken.
+fn receiver_established(c: SctpConfig, now: SimTime) -> SctpReceiver {
+    let mut r = SctpReceiver::new(c);
+    r.on_chunk(now, &init(1));
+    r.on_chunk(now, &cookie_echo());
+    assert_eq!(r.poll_transmit(now), Some(init_ack(1)));
+    assert_eq!(r.poll_transmit(now), Some(SctpChunk::CookieAck));
+    r
+}
+
+#[test]
+fn the_receiver_heartbeats_every_period_since_it_sends_no_data() {
+    let mut r = receiver_established(heartbeating(), 0);
+    let d = |tsn| SctpChunk::data(tsn, 1000);
+    // Data arriving does not make the receiver's own path busy.
+    let mut sent = Vec::new();
+    let mut tsn = 0;
+    let mut t = 0;
+    while sent.len() < 4 {
+        let due = r.poll_timeout().unwrap();
+        if due > t + NS_PER_S {
+            t += NS_PER_S;
+            r.on_chunk(t, &d(tsn));
+            tsn += 1;
+            while r.poll_transmit(t).is_some() {}
+            continue;
+        }
+        t = due;
+        r.on_timeout(t);
+        while let Some(c) = r.poll_transmit(t) {
+            if c == heartbeat(t, false) {
+                sent.push(t);
+                r.on_chunk(t + 20 * MS, &heartbeat_ack(t, true));
+            }
+        }
+    }
+    assert!((31_500 * MS..34_500 * MS).contains(&sent[0]), "{sent:?}");
+    assert!(
+        (31_500 * MS..34_500 * MS).contains(&(sent[1] - sent[0])),
+        "{sent:?}"
+    );
+    for w in sent[1..].windows(2) {
+        // RTO 1 s after the first answer (RTT 20 ms).
+        assert!(
+            (30_500 * MS..31_500 * MS).contains(&(w[1] - w[0])),
+            "{sent:?}"
+        );
+    }
+    assert_eq!(r.rto(), NS_PER_S);
+    assert_eq!(r.heartbeats(), (4, 0));
+    assert!(tsn > 100);
+}
+
+#[test]
+fn a_receiver_whose_heartbeats_go_unanswered_gives_up_and_answers_nothing() {
+    let mut r = receiver_established(heartbeating(), 0);
+    while !r.failed() {
+        let t = r.poll_timeout().expect("a HEARTBEAT timer");
+        r.on_timeout(t);
+        while r.poll_transmit(t).is_some() {}
+    }
+    assert_eq!(r.heartbeats(), (11, 11));
+    assert_eq!(r.poll_timeout(), None);
+    r.on_chunk(0, &SctpChunk::data(0, 1000));
+    r.on_chunk(0, &heartbeat(0, true));
+    assert_eq!(r.poll_transmit(0), None);
+    assert_eq!(r.take_delivered(), 0);
+}
+
+#[test]
+fn a_receiver_stops_heartbeating_when_told() {
+    let mut r = receiver_established(heartbeating(), 0);
+    assert!(r.poll_timeout().is_some());
+    r.stop_heartbeats();
+    assert_eq!(r.poll_timeout(), None);
+    // It still answers the sender's.
+    r.on_chunk(MS, &heartbeat(0, true));
+    assert_eq!(r.poll_transmit(MS), Some(heartbeat_ack(0, false)));
+}
+
+#[test]
+fn an_interval_of_zero_sends_no_heartbeats() {
+    let s = established_with(cfg(), 0);
+    assert_eq!(s.poll_timeout(), None);
+    let r = receiver_established(cfg(), 0);
+    assert_eq!(r.poll_timeout(), None);
 }
