@@ -72,7 +72,21 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     tcl = (tmp_path / "x.tcl").read_text()
     assert "set agent_(0) [new Agent/SCTP]" in tcl
     assert "set sink_(0) [new Agent/SCTP]" in tcl
-    assert "$agent_(0) set heartbeatInterval_ 0" in tcl
+    # RFC 4960's HB.interval at both ends, as the flow's.
+    assert "$agent_(0) set heartbeatInterval_ 30" in tcl
+    assert "$sink_(0) set heartbeatInterval_ 30" in tcl
+    off = ("--set", "flows.0.sctp.heartbeat_interval_s=0")
+    proc = cli("export", "ns2", QUICKSTART, *sets, *big, *off, "-o", tmp_path / "off.tcl")
+    assert proc.returncode == 0, proc.stderr
+    assert "$sink_(0) set heartbeatInterval_ 0" in (tmp_path / "off.tcl").read_text()
+    # ns-2.35's interval is a whole number of seconds.
+    half = ("--set", "flows.0.sctp.heartbeat_interval_s=2.5")
+    line = assert_clean_error(
+        cli("export", "ns2", QUICKSTART, *sets, *big, *half, "-o", tmp_path / "half.tcl")
+    )
+    assert "flows.0.sctp.heartbeat_interval_s" in line
+    assert "whole number" in line
+    assert not (tmp_path / "half.tcl").exists()
     # A CBR message is the application's packetSize_, in one chunk.
     assert "$app_(0) set packetSize_ 1000" in tcl
     # Bulk: chunks of the flow's size plus the 16-byte chunk header, which
@@ -412,3 +426,39 @@ def test_cwnd_halves_per_idle_rto_between_bursts():
 
 def test_ns2s_idle_rule_is_set_by_like_ns2_and_named_otherwise():
     _like_ns2_sets_and_names(_idle_onoff_scenario(), "idle_rule")
+
+
+def test_the_cross_check_names_how_ns2_treats_lost_heartbeats_and_errors():
+    from manetsim import ns2
+
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000)
+    like = ns2.like_ns2_overrides(scenario)
+    notes = ns2.known_differences(scenario, like)
+    (beat,) = [n for n in notes if "heartbeat_interval_s" in n]
+    assert "at once, at the doubled RTO" in beat
+    assert "--set flows.0.sctp.heartbeat_interval_s=0" in beat
+    (errors,) = [n for n in notes if "never fails" in n]
+    assert errors.startswith("flows.0 is SCTP")
+    off = {**like, "flows.0.sctp.heartbeat_interval_s": 0}
+    assert not [n for n in ns2.known_differences(scenario, off) if "heartbeat" in n]
+
+
+def test_both_ends_heartbeat_an_idle_association_and_zero_turns_it_off(tmp_path: Path):
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000, rate_bps=200)
+    over = {"duration_s": 100, "flows.0.stop_s": 100, "output.ns2_trace": True}
+    heard = []
+    for interval in (30, 0):
+        trace = tmp_path / f"{interval}.tr"
+        manetsim.run(
+            scenario,
+            overrides={**over, "flows.0.sctp.heartbeat_interval_s": interval},
+            ns2_trace=trace,
+        )
+        heard.append(sum(" [1 H " in line for line in trace.read_text().splitlines()))
+    # One message every 40 s: the receiver heartbeats every period (about
+    # 31 s), the sender in the periods without a message; each HEARTBEAT
+    # is traced where it is sent, forwarded and received.
+    assert heard[0] > 0
+    assert heard[1] == 0

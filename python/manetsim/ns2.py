@@ -592,6 +592,25 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"--set flows.{i}.sctp.handshake_rule=ns2 compares like with like "
                 '(docs/scenario.md, "SCTP")'
             )
+        if flow.get("transport") == "sctp":
+            notes.append(
+                f"flows.{i} is SCTP: ns-2.35's agent (its sctp.cc) stops counting the "
+                "association's errors once its only address turns inactive, after 6 "
+                "in a row (Path.Max.Retrans 5), so its association never fails; "
+                "manetsim's fails at the 11th (RFC 4960 section 8.1), and the flow "
+                "sends nothing more: they differ where a path stays lost for minutes"
+            )
+        if flow.get("transport") == "sctp" and float(sctp.get("heartbeat_interval_s", 30.0)):
+            notes.append(
+                f"flows.{i}.sctp.heartbeat_interval_s is "
+                f"{float(sctp.get('heartbeat_interval_s', 30.0)):g}: both simulators "
+                "heartbeat an idle path alike, but after an unanswered HEARTBEAT "
+                "ns-2.35's agent sends the next at once, at the doubled RTO, where "
+                "manetsim, as RFC 4960 section 8.3 says, waits for the end of the "
+                "next period; they differ only where a path stays lost for about "
+                f"30 s or more; --set flows.{i}.sctp.heartbeat_interval_s=0 turns "
+                'the heartbeats off in both (docs/scenario.md, "SCTP")'
+            )
     energy = c.get("energy")
     if energy and float(energy.get("idle_w", 0.0)):
         notes.append(
@@ -1164,6 +1183,13 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
             "packet: remove the key for a like-for-like run, or use messages of at "
             f"least {_SCTP_MIN_UNBUNDLED_BYTES} bytes",
         )
+    interval = float((flow.get("sctp") or {}).get("heartbeat_interval_s", 30.0))
+    if interval != int(interval):
+        raise ExportError(
+            f"{key}.sctp.heartbeat_interval_s",
+            f"ns-2.35's heartbeatInterval_ is a whole number of seconds, and this "
+            f"flow's is {interval:g}",
+        )
     streams = int((flow.get("sctp") or {}).get("streams", 1))
     if streams > 1 and app != "ftp":
         # sctp.cc's sendmsg: an application that is not SCTP-aware (CBR,
@@ -1218,24 +1244,26 @@ def _flow_lines(i: int, flow: Mapping[str, Any]) -> list[str]:
     elif flow["transport"] == "sctp":
         # ns-2.35's dataChunkSize_ counts the chunk's 16-byte header: a bulk
         # transfer's messages are the flow's size; a CBR message is its
-        # packetSize_, in one chunk of up to the default 1468. manetsim
-        # models no heartbeats: ns-2's interval 0 leaves only the one it
-        # sends as the association opens.
+        # packetSize_, in one chunk of up to the default 1468. Both ends
+        # heartbeat an idle path every heartbeatInterval_ (RFC 4960's
+        # HB.interval, the flow's heartbeat_interval_s); 0 leaves only the
+        # HEARTBEAT ns-2.35 sends as the association opens.
         # A bulk transfer's chunks go to numOutStreams_ streams in turn;
         # unordered_ sets every chunk's U bit.
         chunk = size + _SCTP_DATA_HEADER_BYTES if flow["app"] == "ftp" else 1468
         sctp = flow.get("sctp") or {}
+        heartbeat_s = int(float(sctp.get("heartbeat_interval_s", 30.0)))
         lines += [
             f"set agent_({i}) [new Agent/SCTP]",
             f"$agent_({i}) set mtu_ {_SCTP_MTU_BYTES}",
             f"$agent_({i}) set dataChunkSize_ {chunk}",
-            f"$agent_({i}) set heartbeatInterval_ 0",
+            f"$agent_({i}) set heartbeatInterval_ {heartbeat_s}",
             f"$agent_({i}) set useMaxBurst_ 1",
             f"$agent_({i}) set numOutStreams_ {int(sctp.get('streams', 1))}",
             f"$agent_({i}) set unordered_ {1 if sctp.get('unordered', False) else 0}",
             f"set sink_({i}) [new Agent/SCTP]",
             f"$sink_({i}) set mtu_ {_SCTP_MTU_BYTES}",
-            f"$sink_({i}) set heartbeatInterval_ 0",
+            f"$sink_({i}) set heartbeatInterval_ {heartbeat_s}",
         ]
     elif flow["transport"] == "tfrc":
         # ns-2.35's TFRC: the application's bytes become packets of

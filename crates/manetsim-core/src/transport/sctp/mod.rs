@@ -834,13 +834,14 @@ impl SctpSender {
             to_receiver: true,
         });
         self.hb_timeout = Some(now + self.rtt.rto);
-        // It times a round trip: the path is not idle.
-        self.heartbeat.on_rtt_chunk();
     }
 
-    /// The path is confirmed: data may leave, as at a SACK.
-    fn confirm_path(&mut self) {
+    /// The path is confirmed: data may leave, as at a SACK, and the first
+    /// heartbeat period starts (ns-2.35 starts it once its HEARTBEAT is
+    /// answered).
+    fn confirm_path(&mut self, now: SimTime) {
         self.path_confirmed = true;
+        self.heartbeat.start(now, self.rtt.rto);
         self.refill_burst();
         self.new_data_window = true;
     }
@@ -890,7 +891,7 @@ impl SctpSender {
                 self.state = SctpState::Established;
                 self.t1 = None;
                 match self.cfg.handshake_rule {
-                    HandshakeRule::Rfc => self.confirm_path(),
+                    HandshakeRule::Rfc => self.confirm_path(now),
                     HandshakeRule::Ns2 => {
                         // ns-2.35's T1 expiries doubled the path's RTO,
                         // which the HEARTBEAT's timer runs at.
@@ -898,7 +899,6 @@ impl SctpSender {
                         self.send_heartbeat(now);
                     }
                 }
-                self.heartbeat.start(now, self.rtt.rto);
             }
             // §8.3: the receiving end's HEARTBEAT is answered from the
             // COOKIE-ECHOED state on.
@@ -920,7 +920,7 @@ impl SctpSender {
                 self.heartbeat.on_ack();
                 self.error_count = 0;
                 if !self.path_confirmed {
-                    self.confirm_path();
+                    self.confirm_path(now);
                 }
             }
             SctpChunk::Sack(s) if self.state == SctpState::Established => {
