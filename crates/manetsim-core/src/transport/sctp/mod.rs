@@ -543,7 +543,18 @@ struct IdleHeartbeat {
     unanswered: u64,
 }
 
-/// What a heartbeat timer's expiry asks of its endpoint.
+/// What the heartbeat timers' expiry asks of their endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeartbeatExpiry {
+    Quiet,
+    /// Send a HEARTBEAT now.
+    Send,
+    /// An unanswered HEARTBEAT was the error too many: the association
+    /// fails (the HEARTBEATs have stopped).
+    Failed,
+}
+
+/// One heartbeat timer's expiry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum HeartbeatDue {
     Nothing,
@@ -615,8 +626,40 @@ impl IdleHeartbeat {
         [self.period_end, self.ack_due].into_iter().flatten().min()
     }
 
+    /// Runs the timers whose deadline passed at `now`: an unanswered
+    /// HEARTBEAT is an error of the association (§8.1, in `error_count`)
+    /// and backs the RTO and the current period off (§8.3); an idle
+    /// period's end asks for a HEARTBEAT, whose answer is due an RTO later.
+    fn expire(
+        &mut self,
+        now: SimTime,
+        rtt: &mut PathRtt,
+        error_count: &mut u32,
+        cfg: &SctpConfig,
+    ) -> HeartbeatExpiry {
+        let mut out = HeartbeatExpiry::Quiet;
+        loop {
+            match self.on_timeout(now, rtt.rto) {
+                HeartbeatDue::Nothing => return out,
+                HeartbeatDue::Unanswered => {
+                    *error_count += 1;
+                    if *error_count > cfg.assoc_max_retrans {
+                        self.stop();
+                        return HeartbeatExpiry::Failed;
+                    }
+                    rtt.back_off(cfg);
+                    self.back_off(rtt.rto);
+                }
+                HeartbeatDue::Send => {
+                    self.on_sent(now, rtt.rto);
+                    out = HeartbeatExpiry::Send;
+                }
+            }
+        }
+    }
+
     /// The timers whose deadline passed: an unanswered HEARTBEAT first
-    /// (the endpoint backs its RTO off, then calls [`Self::back_off`]), then
+    /// ([`Self::expire`] backs the RTO off, then calls [`Self::back_off`]), then
     /// the period's end; call again while it returns something.
     fn on_timeout(&mut self, now: SimTime, rto: SimTime) -> HeartbeatDue {
         if self.ack_due.is_some_and(|t| t <= now) {
@@ -1476,28 +1519,18 @@ impl SctpSender {
             self.rtt.back_off(&self.cfg);
             self.send_heartbeat(now);
         }
-        loop {
-            match self.heartbeat.on_timeout(now, self.rtt.rto) {
-                HeartbeatDue::Nothing => break,
-                // §8.1, §8.3: an error of the association, and the RTO
-                // backs off.
-                HeartbeatDue::Unanswered => {
-                    self.error_count += 1;
-                    if self.error_count > self.cfg.assoc_max_retrans {
-                        self.fail();
-                        return;
-                    }
-                    self.rtt.back_off(&self.cfg);
-                    self.heartbeat.back_off(self.rtt.rto);
-                }
-                HeartbeatDue::Send => {
-                    self.control = Some(SctpChunk::Heartbeat {
-                        sent_at: now,
-                        to_receiver: true,
-                    });
-                    self.heartbeat.on_sent(now, self.rtt.rto);
-                }
+        match self
+            .heartbeat
+            .expire(now, &mut self.rtt, &mut self.error_count, &self.cfg)
+        {
+            HeartbeatExpiry::Quiet => {}
+            HeartbeatExpiry::Send => {
+                self.control = Some(SctpChunk::Heartbeat {
+                    sent_at: now,
+                    to_receiver: true,
+                });
             }
+            HeartbeatExpiry::Failed => self.fail(),
         }
     }
 
@@ -1874,32 +1907,22 @@ impl SctpReceiver {
         if self.sack_due.is_some_and(|t| t <= now) {
             self.sack_now = true;
         }
-        loop {
-            match self.heartbeat.on_timeout(now, self.rtt.rto) {
-                HeartbeatDue::Nothing => break,
-                HeartbeatDue::Unanswered => {
-                    self.error_count += 1;
-                    if self.error_count > self.cfg.assoc_max_retrans {
-                        // §8.1: the association is given up (no ABORT is
-                        // modelled: the sender finds out by its own
-                        // timeouts).
-                        self.failed = true;
-                        self.heartbeat.stop();
-                        self.control.clear();
-                        self.sack_now = false;
-                        self.sack_due = None;
-                        return;
-                    }
-                    self.rtt.back_off(&self.cfg);
-                    self.heartbeat.back_off(self.rtt.rto);
-                }
-                HeartbeatDue::Send => {
-                    self.control.push_back(SctpChunk::Heartbeat {
-                        sent_at: now,
-                        to_receiver: false,
-                    });
-                    self.heartbeat.on_sent(now, self.rtt.rto);
-                }
+        match self
+            .heartbeat
+            .expire(now, &mut self.rtt, &mut self.error_count, &self.cfg)
+        {
+            HeartbeatExpiry::Quiet => {}
+            HeartbeatExpiry::Send => self.control.push_back(SctpChunk::Heartbeat {
+                sent_at: now,
+                to_receiver: false,
+            }),
+            // §8.1: the association is given up (no ABORT is modelled: the
+            // sender finds out by its own timeouts).
+            HeartbeatExpiry::Failed => {
+                self.failed = true;
+                self.control.clear();
+                self.sack_now = false;
+                self.sack_due = None;
             }
         }
     }
