@@ -433,15 +433,50 @@ def test_the_cross_check_names_how_ns2_treats_lost_heartbeats_and_errors():
 
     scenario = load_toml(QUICKSTART.read_text())
     scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000)
-    like = ns2.like_ns2_overrides(scenario)
-    notes = ns2.known_differences(scenario, like)
-    (beat,) = [n for n in notes if "heartbeat_interval_s" in n]
-    assert "at once, at the doubled RTO" in beat
-    assert "--set flows.0.sctp.heartbeat_interval_s=0" in beat
-    (errors,) = [n for n in notes if "never fails" in n]
-    assert errors.startswith("flows.0 is SCTP")
-    off = {**like, "flows.0.sctp.heartbeat_interval_s": 0}
-    assert not [n for n in ns2.known_differences(scenario, off) if "heartbeat" in n]
+    _like_ns2_sets_and_names(scenario, "fault_rule")
+    (note,) = [n for n in ns2.known_differences(scenario) if "fault_rule" in n]
+    assert "never fails" in note
+    assert "at once, at the doubled RTO" in note
+    # Without heartbeats only the error count differs.
+    off = {"flows.0.sctp.heartbeat_interval_s": 0}
+    (note,) = [n for n in ns2.known_differences(scenario, off) if "fault_rule" in n]
+    assert "never fails" in note
+    assert "HEARTBEAT" not in note
+
+
+def test_ns2s_fault_rule_keeps_an_association_through_a_long_outage():
+    # The receiver (node 1 of two, 100 m apart) is out of range from 100 s
+    # to 1,000 s: RFC 4960's association fails, ns-2.35's does not, and
+    # every message arrives once the receiver is back.
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["nodes"] = {"count": 2, "placement": "chain", "spacing_m": 100.0}
+    scenario["area"] = {"width_m": 6000.0, "height_m": 100.0}
+    scenario["routing"]["protocol"] = "aodv"
+    scenario["flows"] = [
+        {
+            "src": 0,
+            "dst": 1,
+            "transport": "sctp",
+            "app": "cbr",
+            "start_s": 1.0,
+            "packet_size_bytes": 1000,
+            "rate_bps": 200,
+        }
+    ]
+    scenario["mobility"] = {
+        "model": "waypoints",
+        "moves": [
+            {"node": 1, "at_s": 100.0, "to": [5500.0, 0.0], "speed_mps": 5000.0},
+            {"node": 1, "at_s": 1000.0, "to": [100.0, 0.0], "speed_mps": 5000.0},
+        ],
+    }
+    over = {"duration_s": 1500}
+    rfc = manetsim.run(scenario, overrides=over)
+    ns2_like = manetsim.run(scenario, overrides={**over, "flows.0.sctp.fault_rule": "ns2"})
+    assert any("association failed" in w for w in rfc.warnings)
+    assert any("turned inactive" in w for w in ns2_like.warnings)
+    assert rfc.flows.iloc[0]["received"] < 10
+    assert ns2_like.flows.iloc[0]["received"] == 38
 
 
 def test_both_ends_heartbeat_an_idle_association_and_zero_turns_it_off(tmp_path: Path):

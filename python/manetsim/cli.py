@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     convert = _command(commands, "convert", convert_command)
     _scenario_file(convert)
-    _output_option(convert, "Write the ns-2 movement file here (default: stdout).")
+    _output_option(convert, "Write the ns-2 movement file here (default, or -: stdout).")
     _seed_option(convert)
     _set_option(convert)
 
@@ -309,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     exports = _group(commands, "export", "Write a scenario for another simulator.")
     export_ns2 = _command(exports, "ns2", export_ns2_command)
     _scenario_file(export_ns2)
-    _output_option(export_ns2, "Write the Tcl script here (default: stdout).")
+    _output_option(export_ns2, "Write the Tcl script here (default, or -: stdout).")
     export_ns2.add_argument(
         "--trace",
         metavar="FILE",
@@ -1150,8 +1150,9 @@ def _escape(text: str) -> str:
 
 
 def _write_or_print(output: Path | None, text: str) -> None:
-    """`text` to `output` (whole or not at all), or to stdout without one."""
-    if output is None:
+    """`text` to `output` (whole or not at all), or to stdout without one or
+    with ``-``, as Unix tools take it."""
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
     else:
         write_text_atomic(output, text)

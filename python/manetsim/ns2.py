@@ -316,11 +316,12 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     layer) and :func:`tcp_overrides` (loss response, limited transmit), a
     TCP flow with the handshake goes without it, as ns-2.35's one-way
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
-    SCTP flow applies ``Max.Burst``, counts its bytes, times its sends
-    and opens as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
-    ``send_rule``, ``idle_rule`` and ``handshake_rule = "ns2"``), a TFRC flow spaces its packets as
-    ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention,
-    filters of 0.95), and a gateway forwards as ns-2.35's base stations do
+    SCTP flow applies ``Max.Burst``, counts its bytes, times its sends,
+    opens and counts its errors as ns-2.35's agent does (``max_burst_rule``,
+    ``byte_rule``, ``send_rule``, ``idle_rule``, ``handshake_rule`` and
+    ``fault_rule = "ns2"``), a TFRC flow spaces its packets as ns-2.35's
+    ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention, filters of
+    0.95), and a gateway forwards as ns-2.35's base stations do
     (``gateway.forwarding = "base_station"``). With them
     :func:`known_differences` has nothing to say but about an energy
     model's idle power, which ns-2.35 charges lazily (the scenario's own
@@ -345,6 +346,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.sctp.send_rule"] = "ns2"
             out[f"flows.{i}.sctp.idle_rule"] = "ns2"
             out[f"flows.{i}.sctp.handshake_rule"] = "ns2"
+            out[f"flows.{i}.sctp.fault_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -592,24 +594,22 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 f"--set flows.{i}.sctp.handshake_rule=ns2 compares like with like "
                 '(docs/scenario.md, "SCTP")'
             )
-        if flow.get("transport") == "sctp":
-            notes.append(
-                f"flows.{i} is SCTP: ns-2.35's agent (its sctp.cc) stops counting the "
-                "association's errors once its only address turns inactive, after 6 "
-                "in a row (Path.Max.Retrans 5), so its association never fails; "
-                "manetsim's fails at the 11th (RFC 4960 section 8.1), and the flow "
-                "sends nothing more: they differ where a path stays lost for minutes"
+        if flow.get("transport") == "sctp" and sctp.get("fault_rule", "rfc") != "ns2":
+            resend = (
+                "; after an unanswered HEARTBEAT it sends the next at once, at the "
+                "doubled RTO, where RFC 4960 section 8.3 waits for the end of the "
+                "next heartbeat period"
+                if float(sctp.get("heartbeat_interval_s", 30.0))
+                else ""
             )
-        if flow.get("transport") == "sctp" and float(sctp.get("heartbeat_interval_s", 30.0)):
             notes.append(
-                f"flows.{i}.sctp.heartbeat_interval_s is "
-                f"{float(sctp.get('heartbeat_interval_s', 30.0)):g}: both simulators "
-                "heartbeat an idle path alike, but after an unanswered HEARTBEAT "
-                "ns-2.35's agent sends the next at once, at the doubled RTO, where "
-                "manetsim, as RFC 4960 section 8.3 says, waits for the end of the "
-                "next period; they differ only where a path stays lost for about "
-                f"30 s or more; --set flows.{i}.sctp.heartbeat_interval_s=0 turns "
-                'the heartbeats off in both (docs/scenario.md, "SCTP")'
+                f'flows.{i}.sctp.fault_rule is "{sctp.get("fault_rule", "rfc")}": '
+                "ns-2.35's agent stops counting the association's errors once its only "
+                "address turns inactive, after 6 in a row (Path.Max.Retrans 5), so its "
+                "association never fails where manetsim's fails at the 11th (RFC 4960 "
+                f"section 8.1){resend}; they differ where a path stays lost for 30 s or "
+                f"more; --set flows.{i}.sctp.fault_rule=ns2 compares like with like "
+                '(docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")
     if energy and float(energy.get("idle_w", 0.0)):

@@ -1020,6 +1020,13 @@ pub struct SctpFlowConfig {
     /// an RTO); 0 sends none.
     #[serde(default = "default_heartbeat_interval_s")]
     pub heartbeat_interval_s: f64,
+    /// How errors count and an unanswered HEARTBEAT is followed: `rfc`
+    /// (RFC 4960 §8.1, §8.3: the association fails after 10 in a row) or
+    /// `ns2` (ns-2.35's: the only address turns inactive after 6 and the
+    /// association never fails; an unanswered HEARTBEAT goes again at
+    /// once, see [`crate::transport::sctp::FaultRule`]).
+    #[serde(default)]
+    pub fault_rule: crate::transport::sctp::FaultRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -1043,6 +1050,7 @@ impl Default for SctpFlowConfig {
             unordered: false,
             handshake_rule: Default::default(),
             heartbeat_interval_s: default_heartbeat_interval_s(),
+            fault_rule: Default::default(),
         }
     }
 }

@@ -64,6 +64,7 @@ impl SctpFlow {
             unordered: table.unordered,
             handshake_rule: table.handshake_rule,
             heartbeat_interval: from_secs(table.heartbeat_interval_s),
+            fault_rule: table.fault_rule,
             ..SctpConfig::default()
         };
         let id = 2 * index as u64;
@@ -241,7 +242,18 @@ impl World {
             m.state == SctpState::Failed && flow.last.is_none_or(|l| l.state != SctpState::Failed);
         let unconfirmed_now =
             m.heartbeat_timeouts > 0 && flow.last.is_none_or(|l| l.heartbeat_timeouts == 0);
+        let inactive_now =
+            m.path_inactivations > 0 && flow.last.is_none_or(|l| l.path_inactivations == 0);
         flow.last = Some(m);
+        if inactive_now {
+            self.warnings.push(format!(
+                "flow {f}: the SCTP receiver's address turned inactive at {:.3} s after \
+                 Path.Max.Retrans (5) retransmission timeouts and unanswered HEARTBEATs in a row \
+                 (fault_rule = \"ns2\": as in ns-2.35, its errors then no longer count toward \
+                 the association, which does not fail)",
+                to_secs(now)
+            ));
+        }
         if unconfirmed_now {
             self.warnings.push(format!(
                 "flow {f}: the HEARTBEAT that confirms the SCTP path went unanswered at {:.3} s; \

@@ -43,6 +43,11 @@
 //!   chunk, so it sends a HEARTBEAT every period; if it gives the
 //!   association up, it answers nothing more (no ABORT is modelled).
 //!
+//! [`FaultRule::Ns2`] replaces 8.1's and 8.3's handling of errors with
+//! ns-2.35's: the only address turns inactive after `Path.Max.Retrans`
+//! errors and stops the association's count, so it never fails, and an
+//! unanswered HEARTBEAT goes again at once.
+//!
 //! - 6.10: bundling ([`SctpConfig::bundling`]): a packet carries as many
 //!   DATA chunks as fit in the MTU, each let out by the rules of 6.1 as a
 //!   packet of its own would be (`cwnd`, the peer's window), while
@@ -161,6 +166,11 @@ pub struct SctpConfig {
     /// §8.3's `HB.interval` (30 s): each end sends a HEARTBEAT when its
     /// path was idle for about an RTO and this long; zero sends none.
     pub heartbeat_interval: SimTime,
+    /// How errors count and an unanswered HEARTBEAT is followed
+    /// ([`FaultRule`]).
+    pub fault_rule: FaultRule,
+    /// `Path.Max.Retrans` (5), under [`FaultRule::Ns2`].
+    pub path_max_retrans: u32,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -225,6 +235,33 @@ pub enum HandshakeRule {
     Ns2,
 }
 
+/// How an endpoint counts its errors (T3 expiries, unanswered
+/// HEARTBEATs) and what follows an unanswered HEARTBEAT (`[flows.sctp]
+/// fault_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultRule {
+    /// RFC 4960 §8.1 and §8.3: every error counts toward
+    /// `Association.Max.Retrans`, and the association fails at the
+    /// count's excess; after an unanswered HEARTBEAT the next waits for
+    /// the end of the heartbeat period, which the doubled RTO lengthens.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
+    /// - errors also count on the peer's (only) address; once they exceed
+    ///   `Path.Max.Retrans` (5) the address is inactive, and while it is,
+    ///   errors no longer count toward the association, which therefore
+    ///   never fails;
+    /// - a T3 expiry that makes the address inactive sends a HEARTBEAT at
+    ///   once (with HEARTBEATs on);
+    /// - an unanswered HEARTBEAT is sent again at once, at the doubled RTO;
+    /// - a HEARTBEAT ACK makes the address active and clears both counts;
+    ///   a SACK that newly acknowledges a chunk clears the association's,
+    ///   and, unless every such chunk waits for its retransmission after a
+    ///   T3 expiry, the address's too.
+    Ns2,
+}
+
 /// How `cwnd` decays while the sender sends nothing (`[flows.sctp]
 /// idle_rule`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -278,6 +315,8 @@ impl Default for SctpConfig {
             unordered: false,
             handshake_rule: HandshakeRule::Rfc,
             heartbeat_interval: 30 * NS_PER_S,
+            fault_rule: FaultRule::Rfc,
+            path_max_retrans: 5,
         }
     }
 }
@@ -473,6 +512,8 @@ struct Outstanding {
     in_flight: bool,
     /// Marked for retransmission.
     marked: bool,
+    /// Marked by a T3 expiry and not sent again since.
+    t3_marked: bool,
     misses: u32,
     fast_retransmitted: bool,
 }
@@ -514,6 +555,80 @@ impl PathRtt {
     /// doubles, up to `RTO.Max`.
     fn back_off(&mut self, cfg: &SctpConfig) {
         self.rto = (2 * self.rto).min(cfg.rto_max);
+    }
+}
+
+/// §8.1: one endpoint's consecutive errors, and under [`FaultRule::Ns2`]
+/// its peer's address's.
+#[derive(Debug, Clone, Default)]
+struct Errors {
+    /// The association's count (`Association.Max.Retrans`).
+    assoc: u32,
+    /// [`FaultRule::Ns2`]: the address's count (`Path.Max.Retrans`).
+    path: u32,
+    /// [`FaultRule::Ns2`]: the address is inactive.
+    inactive: bool,
+    /// Times the address turned inactive.
+    inactivations: u64,
+}
+
+/// What one more error did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ErrorVerdict {
+    Counted,
+    /// The address turned inactive ([`FaultRule::Ns2`]).
+    PathInactive,
+    /// The association fails.
+    Failed,
+}
+
+impl Errors {
+    /// A T3 expiry or an unanswered HEARTBEAT.
+    fn count(&mut self, cfg: &SctpConfig) -> ErrorVerdict {
+        match cfg.fault_rule {
+            FaultRule::Rfc => {
+                self.assoc += 1;
+                if self.assoc > cfg.assoc_max_retrans {
+                    ErrorVerdict::Failed
+                } else {
+                    ErrorVerdict::Counted
+                }
+            }
+            FaultRule::Ns2 => {
+                self.path += 1;
+                if self.inactive {
+                    return ErrorVerdict::Counted;
+                }
+                self.assoc += 1;
+                let mut verdict = ErrorVerdict::Counted;
+                if self.path > cfg.path_max_retrans {
+                    self.inactive = true;
+                    self.inactivations += 1;
+                    verdict = ErrorVerdict::PathInactive;
+                }
+                if self.assoc > cfg.assoc_max_retrans {
+                    verdict = ErrorVerdict::Failed;
+                }
+                verdict
+            }
+        }
+    }
+
+    /// A HEARTBEAT ACK: the address is active and both counts clear.
+    fn clear(&mut self) {
+        self.assoc = 0;
+        self.path = 0;
+        self.inactive = false;
+    }
+
+    /// A SACK newly acknowledged chunks; `clean`: one of them was not
+    /// waiting for its retransmission after a T3 expiry.
+    fn on_new_ack(&mut self, clean: bool) {
+        self.assoc = 0;
+        if clean {
+            self.path = 0;
+            self.inactive = false;
+        }
     }
 }
 
@@ -614,6 +729,13 @@ impl IdleHeartbeat {
         self.ack_due = None;
     }
 
+    /// A HEARTBEAT leaves within the current period, which is then not
+    /// idle.
+    fn send_now(&mut self, now: SimTime, rto: SimTime) {
+        self.on_sent(now, rto);
+        self.busy = true;
+    }
+
     /// The last HEARTBEAT went unanswered and the RTO backed off to `rto`:
     /// the current period lasts as the backed-off RTO says.
     fn back_off(&mut self, rto: SimTime) {
@@ -627,14 +749,15 @@ impl IdleHeartbeat {
     }
 
     /// Runs the timers whose deadline passed at `now`: an unanswered
-    /// HEARTBEAT is an error of the association (§8.1, in `error_count`)
-    /// and backs the RTO and the current period off (§8.3); an idle
-    /// period's end asks for a HEARTBEAT, whose answer is due an RTO later.
+    /// HEARTBEAT is an error (§8.1, in `errors`) and backs the RTO off,
+    /// and then the current period (§8.3) or, under [`FaultRule::Ns2`],
+    /// sends the next HEARTBEAT at once; an idle period's end asks for a
+    /// HEARTBEAT, whose answer is due an RTO later.
     fn expire(
         &mut self,
         now: SimTime,
         rtt: &mut PathRtt,
-        error_count: &mut u32,
+        errors: &mut Errors,
         cfg: &SctpConfig,
     ) -> HeartbeatExpiry {
         let mut out = HeartbeatExpiry::Quiet;
@@ -642,13 +765,18 @@ impl IdleHeartbeat {
             match self.on_timeout(now, rtt.rto) {
                 HeartbeatDue::Nothing => return out,
                 HeartbeatDue::Unanswered => {
-                    *error_count += 1;
-                    if *error_count > cfg.assoc_max_retrans {
+                    if errors.count(cfg) == ErrorVerdict::Failed {
                         self.stop();
                         return HeartbeatExpiry::Failed;
                     }
                     rtt.back_off(cfg);
-                    self.back_off(rtt.rto);
+                    match cfg.fault_rule {
+                        FaultRule::Rfc => self.back_off(rtt.rto),
+                        FaultRule::Ns2 => {
+                            self.send_now(now, rtt.rto);
+                            out = HeartbeatExpiry::Send;
+                        }
+                    }
                 }
                 HeartbeatDue::Send => {
                     self.on_sent(now, rtt.rto);
@@ -705,6 +833,8 @@ pub struct SctpMetrics {
     /// within an RTO.
     pub heartbeats_sent: u64,
     pub heartbeats_unanswered: u64,
+    /// [`FaultRule::Ns2`]: times the peer's address turned inactive.
+    pub path_inactivations: u64,
     pub state: SctpState,
 }
 
@@ -755,7 +885,7 @@ pub struct SctpSender {
     /// time it echoes.
     heartbeat_reply: Option<SimTime>,
     /// §8.1: consecutive T3 expiries and unanswered HEARTBEATs.
-    error_count: u32,
+    errors: Errors,
     /// In fast recovery until the cumulative TSN passes this one.
     recovery_exit: Option<u64>,
     /// One fast retransmission may leave regardless of `cwnd`.
@@ -810,7 +940,7 @@ impl SctpSender {
             path_confirmed: false,
             heartbeat: IdleHeartbeat::new(&cfg, Rng::from_seed(0)),
             heartbeat_reply: None,
-            error_count: 0,
+            errors: Errors::default(),
             recovery_exit: None,
             fast_rtx_due: false,
             burst_left: cfg.max_burst,
@@ -897,6 +1027,11 @@ impl SctpSender {
         self.state
     }
 
+    /// [`FaultRule::Ns2`]: the receiver's address is inactive.
+    pub fn path_inactive(&self) -> bool {
+        self.errors.inactive
+    }
+
     /// Messages waiting to be sent for the first time.
     pub fn waiting(&self) -> u64 {
         self.waiting
@@ -916,6 +1051,7 @@ impl SctpSender {
             heartbeat_timeouts: self.heartbeat_timeouts,
             heartbeats_sent: self.heartbeat.sent,
             heartbeats_unanswered: self.heartbeat.unanswered,
+            path_inactivations: self.errors.inactivations,
             state: self.state,
         }
     }
@@ -961,7 +1097,7 @@ impl SctpSender {
                 self.rtt_sample(now.saturating_sub(*sent_at));
                 self.hb_timeout = None;
                 self.heartbeat.on_ack();
-                self.error_count = 0;
+                self.errors.clear();
                 if !self.path_confirmed {
                     self.confirm_path(now);
                 }
@@ -987,6 +1123,9 @@ impl SctpSender {
         let flight_before = self.flight;
         let advanced = cum_next > self.cum_next;
         let mut newly_acked: u32 = 0;
+        // A newly acknowledged chunk that was not waiting for its
+        // retransmission after a T3 expiry ([`FaultRule::Ns2`]).
+        let mut clean = false;
         let mut htna: Option<u64> = None;
         while self.cum_next < cum_next {
             let c = self.out.pop_front().expect("an outstanding chunk per TSN");
@@ -994,6 +1133,7 @@ impl SctpSender {
             self.cum_next += 1;
             if !c.gap_acked {
                 newly_acked += c.weight;
+                clean |= !c.t3_marked;
                 htna = Some(tsn);
                 self.measure(now, tsn, &c);
             }
@@ -1035,7 +1175,9 @@ impl SctpSender {
                         self.marked_bytes -= c.weight;
                     }
                 }
+                clean |= !c.t3_marked;
                 c.marked = false;
+                c.t3_marked = false;
                 newly_acked += c.weight;
                 htna = Some(tsn);
                 let c = c.clone();
@@ -1043,7 +1185,7 @@ impl SctpSender {
             }
         }
         if newly_acked > 0 {
-            self.error_count = 0;
+            self.errors.on_new_ack(clean);
         }
         let fast_marked = self.count_misses(advanced, htna, highest_gap);
         // §7.2.4: leave fast recovery once the cumulative ack passes its
@@ -1437,6 +1579,7 @@ impl SctpSender {
             gap_acked: false,
             in_flight: false,
             marked: false,
+            t3_marked: false,
             misses: 0,
             fast_retransmitted: false,
         });
@@ -1452,6 +1595,7 @@ impl SctpSender {
             self.marked_bytes -= c.weight;
         }
         c.marked = false;
+        c.t3_marked = false;
         c.in_flight = true;
         c.sent_at = now;
         c.transmissions += 1;
@@ -1507,7 +1651,7 @@ impl SctpSender {
             self.on_t1(now);
         }
         if self.t3.is_some_and(|t| t <= now) {
-            self.on_t3();
+            self.on_t3(now);
         }
         if self.idle_decay.is_some_and(|t| t <= now) {
             self.on_idle_decay(now);
@@ -1521,7 +1665,7 @@ impl SctpSender {
         }
         match self
             .heartbeat
-            .expire(now, &mut self.rtt, &mut self.error_count, &self.cfg)
+            .expire(now, &mut self.rtt, &mut self.errors, &self.cfg)
         {
             HeartbeatExpiry::Quiet => {}
             HeartbeatExpiry::Send => {
@@ -1574,14 +1718,14 @@ impl SctpSender {
     }
 
     /// §6.3.3 E1–E3 and §8.1.
-    fn on_t3(&mut self) {
+    fn on_t3(&mut self, now: SimTime) {
         self.t3 = None;
         // ns-2.35 stops the decay at a T3 expiry; the retransmission
         // starts it again.
         self.idle_decay = None;
         self.timeouts += 1;
-        self.error_count += 1;
-        if self.error_count > self.cfg.assoc_max_retrans {
+        let verdict = self.errors.count(&self.cfg);
+        if verdict == ErrorVerdict::Failed {
             self.fail();
             return;
         }
@@ -1596,6 +1740,7 @@ impl SctpSender {
                     self.out[i].misses = 0;
                 }
                 self.mark(i);
+                self.out[i].t3_marked = true;
             }
         }
         self.recovery_exit = None;
@@ -1605,6 +1750,15 @@ impl SctpSender {
         // ns-2.35 sends one packet of marked chunks at the expiry.
         if self.ns2_sends() {
             self.rtx_limit = RtxLimit::OnePacket;
+        }
+        // [`FaultRule::Ns2`]: the address just turned inactive, so a
+        // HEARTBEAT goes at once, at the doubled RTO.
+        if verdict == ErrorVerdict::PathInactive && self.heartbeat.period_end.is_some() {
+            self.heartbeat.send_now(now, self.rtt.rto);
+            self.control = Some(SctpChunk::Heartbeat {
+                sent_at: now,
+                to_receiver: true,
+            });
         }
     }
 
@@ -1657,7 +1811,7 @@ pub struct SctpReceiver {
     /// so its path is idle whenever the HEARTBEATs are on.
     heartbeat: IdleHeartbeat,
     /// §8.1: consecutive unanswered HEARTBEATs.
-    error_count: u32,
+    errors: Errors,
     /// Too many unanswered HEARTBEATs: the receiver dropped the
     /// association, and answers nothing more.
     failed: bool,
@@ -1690,7 +1844,7 @@ impl SctpReceiver {
             established: false,
             rtt: PathRtt::new(&cfg),
             heartbeat: IdleHeartbeat::new(&cfg, Rng::from_seed(1)),
-            error_count: 0,
+            errors: Errors::default(),
             failed: false,
             quiet: false,
             cfg,
@@ -1715,6 +1869,11 @@ impl SctpReceiver {
     /// unanswered HEARTBEATs in a row (§8.1).
     pub fn failed(&self) -> bool {
         self.failed
+    }
+
+    /// [`FaultRule::Ns2`]: the sender's address is inactive (to this end).
+    pub fn path_inactive(&self) -> bool {
+        self.errors.inactive
     }
 
     /// §8.3: HEARTBEATs it sent, and those unanswered within an RTO.
@@ -1764,7 +1923,7 @@ impl SctpReceiver {
             } if self.established => {
                 self.rtt.sample(now.saturating_sub(*sent_at), &self.cfg);
                 self.heartbeat.on_ack();
-                self.error_count = 0;
+                self.errors.clear();
             }
             SctpChunk::Data(chunks) => self.on_data(now, chunks),
             _ => {}
@@ -1909,7 +2068,7 @@ impl SctpReceiver {
         }
         match self
             .heartbeat
-            .expire(now, &mut self.rtt, &mut self.error_count, &self.cfg)
+            .expire(now, &mut self.rtt, &mut self.errors, &self.cfg)
         {
             HeartbeatExpiry::Quiet => {}
             HeartbeatExpiry::Send => self.control.push_back(SctpChunk::Heartbeat {

@@ -1707,3 +1707,159 @@ fn an_interval_of_zero_sends_no_heartbeats() {
     let r = receiver_established(cfg(), 0);
     assert_eq!(r.poll_timeout(), None);
 }
+
+fn ns2_faults(c: SctpConfig) -> SctpConfig {
+    SctpConfig {
+        fault_rule: FaultRule::Ns2,
+        ..c
+    }
+}
+
+#[test]
+fn errors_under_ns2s_rule_make_the_address_inactive_at_the_sixth_and_never_fail() {
+    let rfc = cfg();
+    let mut e = Errors::default();
+    let verdicts: Vec<_> = (0..11).map(|_| e.count(&rfc)).collect();
+    assert!(verdicts[..10].iter().all(|v| *v == ErrorVerdict::Counted));
+    assert_eq!(verdicts[10], ErrorVerdict::Failed);
+
+    let ns2 = ns2_faults(cfg());
+    let mut e = Errors::default();
+    let verdicts: Vec<_> = (0..100).map(|_| e.count(&ns2)).collect();
+    // Path.Max.Retrans 5: the sixth error in a row makes the address
+    // inactive; the association's count stops there, at 6 of 10.
+    assert_eq!(verdicts[5], ErrorVerdict::PathInactive);
+    assert!(verdicts
+        .iter()
+        .enumerate()
+        .all(|(k, v)| k == 5 || *v == ErrorVerdict::Counted));
+    assert_eq!(
+        (e.assoc, e.path, e.inactive, e.inactivations),
+        (6, 100, true, 1)
+    );
+    // A SACK for chunks that all wait for their retransmission after a T3
+    // expiry clears only the association's count.
+    e.on_new_ack(false);
+    assert_eq!((e.assoc, e.path, e.inactive), (0, 100, true));
+    assert_eq!(e.count(&ns2), ErrorVerdict::Counted);
+    assert_eq!(
+        e.assoc, 0,
+        "an inactive address's errors are not the association's"
+    );
+    // One for a chunk sent since (or never marked) makes it active again.
+    e.on_new_ack(true);
+    assert_eq!((e.assoc, e.path, e.inactive), (0, 0, false));
+    for _ in 0..5 {
+        e.count(&ns2);
+    }
+    e.clear();
+    assert_eq!(
+        (e.assoc, e.path, e.inactive, e.inactivations),
+        (0, 0, false, 1)
+    );
+}
+
+#[test]
+fn ns2s_fault_rule_sends_an_unanswered_heartbeat_again_at_once_and_never_fails() {
+    let mut s = established_with(ns2_faults(heartbeating()), 0);
+    let sent = unanswered(&mut s, 3_000 * NS_PER_S);
+    // The first at the end of the first idle period, then each again an
+    // RTO later, the RTO doubling from 3 s to its 60 s ceiling.
+    assert!((31_500 * MS..34_500 * MS).contains(&sent[0]), "{sent:?}");
+    for (k, w) in sent.windows(2).enumerate() {
+        let rto = ((3 * NS_PER_S) << k.min(5)).min(60 * NS_PER_S);
+        assert_eq!(w[1] - w[0], rto, "{k}: {sent:?}");
+    }
+    assert!(sent.len() > 45, "{}", sent.len());
+    assert_eq!(s.state(), SctpState::Established);
+    assert!(s.path_inactive());
+    let m = s.metrics();
+    assert_eq!(
+        (m.heartbeats_sent, m.path_inactivations),
+        (sent.len() as u64, 1)
+    );
+    // An answer makes the address active again.
+    let last = *sent.last().unwrap();
+    s.on_chunk(last + 40 * MS, &heartbeat_ack(last, false));
+    assert!(!s.path_inactive());
+    assert_eq!(s.metrics().rto, NS_PER_S);
+}
+
+#[test]
+fn ns2s_fault_rule_heartbeats_when_a_t3_expiry_makes_the_address_inactive() {
+    // A period of over 1,000 s: no idle period ends in this test.
+    let c = ns2_faults(SctpConfig {
+        heartbeat_interval: 1_000 * NS_PER_S,
+        ..cfg()
+    });
+    let mut s = established_with(c, 0);
+    s.write(3);
+    assert_eq!(drain(&mut s, 0), [0, 1, 2]);
+    let mut expiries = Vec::new();
+    let mut heartbeats = Vec::new();
+    while s.metrics().timeouts < 8 {
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        expiries.push(t / NS_PER_S);
+        while let Some(c) = s.poll_transmit(t) {
+            if let SctpChunk::Heartbeat { sent_at, .. } = c {
+                heartbeats.push(sent_at / NS_PER_S);
+            }
+        }
+    }
+    // T3 at 3, 9, 21, 45, 93 and 153 s: the sixth makes the address
+    // inactive, and a HEARTBEAT leaves with the retransmission; unanswered
+    // an RTO (60 s) later, it goes again with the seventh expiry's.
+    assert_eq!(expiries[..6], [3, 9, 21, 45, 93, 153]);
+    assert_eq!(heartbeats[..2], [153, 213]);
+    assert!(s.path_inactive());
+    // After the last expiry chunks 0 and 1 went again (one may overrun the
+    // cwnd of 1 MTU) and chunk 2 waits: acknowledging it alone leaves the
+    // address inactive, chunks 0 and 1 make it active.
+    let t = 300 * NS_PER_S;
+    s.on_chunk(t, &sack(0, &[(2, 2)]));
+    assert!(s.path_inactive());
+    s.on_chunk(t, &sack(3, &[]));
+    assert!(!s.path_inactive());
+    assert_eq!(s.state(), SctpState::Established);
+}
+
+#[test]
+fn under_the_rfc_rule_the_same_losses_fail_the_association() {
+    let c = SctpConfig {
+        heartbeat_interval: 1_000 * NS_PER_S,
+        ..cfg()
+    };
+    let mut s = established_with(c, 0);
+    s.write(1);
+    drain(&mut s, 0);
+    while let Some(t) = s.poll_timeout() {
+        s.on_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    assert_eq!(s.state(), SctpState::Failed);
+    assert_eq!(s.metrics().timeouts, 11);
+    assert!(!s.path_inactive());
+}
+
+#[test]
+fn a_receiver_under_ns2s_fault_rule_keeps_heartbeating_and_never_gives_up() {
+    let mut r = receiver_established(ns2_faults(heartbeating()), 0);
+    let mut sent = Vec::new();
+    while let Some(t) = r.poll_timeout().filter(|&t| t <= 2_000 * NS_PER_S) {
+        r.on_timeout(t);
+        while let Some(c) = r.poll_transmit(t) {
+            assert_eq!(c, heartbeat(t, false));
+            sent.push(t);
+        }
+    }
+    assert!(!r.failed());
+    for (k, w) in sent.windows(2).enumerate() {
+        let rto = ((3 * NS_PER_S) << k.min(5)).min(60 * NS_PER_S);
+        assert_eq!(w[1] - w[0], rto, "{k}: {sent:?}");
+    }
+    assert_eq!(r.heartbeats(), (sent.len() as u64, sent.len() as u64 - 1));
+    // It still answers the sender's, and takes data.
+    r.on_chunk(MS, &heartbeat(0, true));
+    assert_eq!(r.poll_transmit(MS), Some(heartbeat_ack(0, false)));
+}
