@@ -1184,7 +1184,9 @@ impl SctpSender {
                 self.measure(now, tsn, &c);
             }
         }
-        if newly_acked > 0 {
+        // ns-2.35 clears the association's count whenever the cumulative
+        // ack advances, also over chunks gap-acknowledged before.
+        if newly_acked > 0 || (advanced && self.cfg.fault_rule == FaultRule::Ns2) {
             self.errors.on_new_ack(clean);
         }
         let fast_marked = self.count_misses(advanced, htna, highest_gap);
