@@ -676,6 +676,28 @@ def test_overlap_tally_counts_the_metrics_both_intervals_tell():
     assert ns2.overlap_line(1, []) == "95 % intervals overlap for 1 of 1 metrics"
 
 
+def test_a_seed_on_which_one_simulator_received_under_half_is_named():
+    # As ns-2.35's SCTP on sctp_chain4's seed 8 (stuck on a full window).
+    left_out = [(7, "ns-2 crashed on seed 7 (SIGSEGV)")]
+    ours = ns2.Side(
+        per_seed=[{"flows.received": 4168.0}, {"flows.received": 4217.0}], left_out=left_out
+    )
+    theirs = ns2.Side(
+        per_seed=[{"flows.received": 4036.0}, {"flows.received": 311.0}], left_out=left_out
+    )
+    seeds = ns2.compared_seeds(3, 6, left_out)
+    assert seeds == [6, 8]
+    assert ns2.divergent_seeds(ours, theirs, seeds) == [(8, 4217.0, 311.0)]
+    line = ns2.divergent_line(8, 4217.0, 311.0)
+    assert line.startswith("seed 8: manetsim's flows received 4,217 packets, ns-2.35's 311")
+    # Nothing delivered on either side is not apart; a figure missing is
+    # not compared.
+    none = ns2.Side(per_seed=[{"flows.received": 0.0}, {}])
+    assert ns2.divergent_seeds(none, none, [1, 2]) == []
+    out = ns2.crosscheck_json("s.toml", 3, ours, theirs, [], [], first=6)
+    assert out["divergent"] == [{"seed": 8, "manetsim_received": 4217.0, "ns2_received": 311.0}]
+
+
 def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
     fake = str(_stand_in_ns(tmp_path))
     fixture = FIXTURES / "ns2_chain3_aodv.toml"

@@ -908,6 +908,9 @@ def crosscheck_command(args: argparse.Namespace) -> None:
         )
     for seed, why in ours.left_out:
         out.print(f"left out: seed {seed}: {why}", markup=False, soft_wrap=True)
+    compared_seeds = ns2_mod.compared_seeds(seeds, first, ours.left_out)
+    for seed, a, b in ns2_mod.divergent_seeds(ours, theirs, compared_seeds):
+        out.print(f"apart: {ns2_mod.divergent_line(seed, a, b)}", markup=False, soft_wrap=True)
     for note in notes:
         out.print(f"note: {note}", markup=False, soft_wrap=True)
 

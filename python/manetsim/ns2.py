@@ -2455,6 +2455,39 @@ def overlap_line(told: int, apart: list[str]) -> str:
     return line + (f"; apart: {', '.join(apart)}" if apart else "")
 
 
+def compared_seeds(seeds: int, first: int, left_out: list[tuple[int, str]]) -> list[int]:
+    """The seeds a cross-check of ``seeds`` seeds from ``first`` compared, in
+    the order of its sides' ``per_seed``: those not left out."""
+    dropped = {seed for seed, _ in left_out}
+    return [s for s in range(first, first + seeds) if s not in dropped]
+
+
+def divergent_seeds(
+    ours: Side, theirs: Side, seeds: list[int], factor: float = 2.0
+) -> list[tuple[int, float, float]]:
+    """(seed, manetsim's, ns-2.35's) packets received by all flows
+    (``flows.received``) on each seed where one simulator received less than
+    ``1/factor`` of the other's: a seed the means can hide (ns-2.35's SCTP
+    stuck for good on a full window, a flow's route never found), to look at
+    with ``--keep-traces``."""
+    out = []
+    for seed, a_fig, b_fig in zip(seeds, ours.per_seed, theirs.per_seed, strict=True):
+        a, b = a_fig.get("flows.received"), b_fig.get("flows.received")
+        if a is None or b is None or math.isnan(a) or math.isnan(b):
+            continue
+        if max(a, b) > 0 and min(a, b) * factor < max(a, b):
+            out.append((seed, a, b))
+    return out
+
+
+def divergent_line(seed: int, ours: float, theirs: float) -> str:
+    """:func:`divergent_seeds`'s finding in words, for a report."""
+    return (
+        f"seed {seed}: manetsim's flows received {ours:,.0f} packets, ns-2.35's "
+        f"{theirs:,.0f}, under half the other's; --keep-traces DIR keeps both traces"
+    )
+
+
 def is_per_flow_metric(key: str) -> bool:
     """Whether a cross-check metric is one flow's (``flow3.delay_ms``), not all
     flows' together (``flows.delay_ms``) or a count."""
@@ -2500,11 +2533,15 @@ def crosscheck_json(
 
     manetsim_side = side(ours)
     manetsim_side["core_s"] = [_json_number(v) for v in ours.core_s]
-    dropped = {seed for seed, _ in ours.left_out}
+    compared = compared_seeds(seeds, first, ours.left_out)
     return {
         "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike)) else None,
-        "seeds": [s for s in range(first, first + seeds) if s not in dropped],
+        "seeds": compared,
         "left_out": [{"seed": seed, "why": why} for seed, why in ours.left_out],
+        "divergent": [
+            {"seed": seed, "manetsim_received": a, "ns2_received": b}
+            for seed, a, b in divergent_seeds(ours, theirs, compared)
+        ],
         "manetsim": manetsim_side,
         "ns2": side(theirs),
         "summary": [
