@@ -491,23 +491,33 @@ fn both_ends_heartbeat_their_idle_path_and_each_heartbeat_is_answered() {
     assert!(!off.contains(" [1 H "));
 }
 
+/// The clean hop for 1,500 s, one 1000-byte message every 40 s, and the
+/// receiver out of range from 100 s (`moves`: the receiver's moves), with
+/// `extra` overrides.
+fn receiver_leaves(moves: &str, extra: &[&str]) -> RunResult {
+    let moves = format!("mobility.moves=[{moves}]");
+    let mut sets = vec![
+        "duration_s=1500",
+        "flows.0.app=cbr",
+        "flows.0.rate_bps=200",
+        "loss=[]",
+        "area.width_m=6000",
+        "mobility.model=waypoints",
+        &moves,
+    ];
+    sets.extend_from_slice(extra);
+    run_sctp(LOSSY_HOP, &sets)
+}
+
+/// Node 1 goes 5.4 km away at 100 s.
+const LEAVES: &str = "{node = 1, at_s = 100.0, to = [5500.0, 0.0], speed_mps = 5000.0}";
+
 #[test]
 fn unanswered_heartbeats_end_the_association_at_both_ends_once_the_peer_is_gone() {
     // The receiver leaves at 100 s, out of range for good. The sender's
     // message every 40 s is never acknowledged again, and neither end's
     // HEARTBEATs are answered.
-    let r = run_sctp(
-        LOSSY_HOP,
-        &[
-            "duration_s=1500",
-            "flows.0.app=cbr",
-            "flows.0.rate_bps=200",
-            "loss=[]",
-            "area.width_m=6000",
-            "mobility.model=waypoints",
-            "mobility.moves=[{node = 1, at_s = 100.0, to = [5500.0, 0.0], speed_mps = 5000.0}]",
-        ],
-    );
+    let r = receiver_leaves(LEAVES, &[]);
     let at = |w: &str| -> f64 {
         let s = w.split(" at ").nth(1).unwrap();
         s.split(' ').next().unwrap().parse().unwrap()
@@ -539,23 +549,10 @@ fn under_ns2s_fault_rule_the_association_outlives_a_long_outage() {
     // association fails meanwhile (the test above); ns-2.35's only turns
     // the address inactive, keeps heartbeating it every RTO (60 s at most),
     // and carries on once an answer comes.
-    let run_rule = |rule: &str| {
-        let rule = format!("flows.0.sctp.fault_rule={rule}");
-        run_sctp(
-            LOSSY_HOP,
-            &[
-                "duration_s=1500",
-                "flows.0.app=cbr",
-                "flows.0.rate_bps=200",
-                "loss=[]",
-                "area.width_m=6000",
-                "mobility.model=waypoints",
-                "mobility.moves=[{node = 1, at_s = 100.0, to = [5500.0, 0.0], speed_mps = 5000.0}, \
-                 {node = 1, at_s = 1000.0, to = [100.0, 0.0], speed_mps = 5000.0}]",
-                &rule,
-            ],
-        )
-    };
+    let moves =
+        format!("{LEAVES}, {{node = 1, at_s = 1000.0, to = [100.0, 0.0], speed_mps = 5000.0}}");
+    let run_rule =
+        |rule: &str| receiver_leaves(&moves, &[&format!("flows.0.sctp.fault_rule={rule}")]);
     let rfc = run_rule("rfc");
     assert!(rfc
         .warnings
