@@ -181,9 +181,10 @@ pub enum ByteRule {
     /// RFC 4960 §6.1: its user data; `cwnd` grows by at most one MTU.
     #[default]
     Rfc,
-    /// ns-2.35's `Agent/SCTP`: its user data and its 16-byte header; `cwnd`
-    /// grows by at most the MTU less the IP and common headers (1,468
-    /// bytes), as its `cwnd_` trace shows.
+    /// ns-2.35's `Agent/SCTP`: its user data and its 16-byte header, at
+    /// the sender and in the receiver's window alike; `cwnd` grows by at
+    /// most the MTU less the IP and common headers (1,468 bytes), as its
+    /// `cwnd_` trace shows.
     Ns2,
 }
 
@@ -1184,6 +1185,7 @@ impl SctpSender {
                 self.measure(now, tsn, &c);
             }
         }
+        self.take_back_gap_acks(now, &sack.gaps);
         // ns-2.35 clears the association's count whenever the cumulative
         // ack advances, also over chunks gap-acknowledged before.
         if newly_acked > 0 || (advanced && self.cfg.fault_rule == FaultRule::Ns2) {
@@ -1253,6 +1255,38 @@ impl SctpSender {
                 c.in_flight = false;
                 self.flight -= c.weight;
             }
+        }
+    }
+
+    /// §6.2.1 D iii-iv: a chunk a gap-ack block acknowledged before and
+    /// this SACK's `gaps` do not cover may be missing again: the receiver
+    /// reneged, or this SACK is older than the last (a path can reorder
+    /// them). It counts as outstanding again, in the flight size and so
+    /// against the peer's window, which this SACK's `a_rwnd`, as old as
+    /// the SACK, still counts it in; T3 runs for it. (ns-2.35 does the same:
+    /// its "out of order SACK?" case.)
+    fn take_back_gap_acks(&mut self, now: SimTime, gaps: &[(u64, u64)]) {
+        let mut blocks = gaps.iter().peekable();
+        let mut taken_back = false;
+        for i in 0..self.out.len() {
+            if !self.out[i].gap_acked {
+                continue;
+            }
+            let tsn = self.cum_next + i as u64;
+            while blocks.peek().is_some_and(|&&(_, hi)| hi < tsn) {
+                blocks.next();
+            }
+            if blocks.peek().is_some_and(|&&(lo, _)| lo <= tsn) {
+                continue;
+            }
+            let c = &mut self.out[i];
+            c.gap_acked = false;
+            c.in_flight = true;
+            self.flight += c.weight;
+            taken_back = true;
+        }
+        if taken_back && self.t3.is_none() {
+            self.t3 = Some(now + self.rtt.rto);
         }
     }
 
@@ -1791,8 +1825,8 @@ pub struct SctpReceiver {
     /// the ordered messages received beyond it: SSN, user bytes, first
     /// sent.
     in_streams: Vec<InStream>,
-    /// User bytes received and not yet handed to the application: what
-    /// the receive window holds (§6.2).
+    /// What the chunks received and not yet handed to the application
+    /// weigh ([`ByteRule`]): what the receive window holds (§6.2).
     undelivered: u32,
     /// Messages handed to the application, and the sum of their delays
     /// from first sending, nanoseconds.
@@ -1982,7 +2016,7 @@ impl SctpReceiver {
             self.in_streams[i]
                 .waiting
                 .insert(d.ssn, (d.bytes, d.first_sent_at));
-            self.undelivered += d.bytes;
+            self.undelivered += self.cfg.weight(d.bytes);
             return;
         }
         self.deliver(now, d.bytes, d.first_sent_at);
@@ -1992,7 +2026,7 @@ impl SctpReceiver {
             let Some((bytes, first)) = st.waiting.remove(&st.next_ssn) else {
                 break;
             };
-            self.undelivered -= bytes;
+            self.undelivered -= self.cfg.weight(bytes);
             self.deliver(now, bytes, first);
         }
     }

@@ -1863,3 +1863,43 @@ fn a_receiver_under_ns2s_fault_rule_keeps_heartbeating_and_never_gives_up() {
     r.on_chunk(MS, &heartbeat(0, true));
     assert_eq!(r.poll_transmit(MS), Some(heartbeat_ack(0, false)));
 }
+
+#[test]
+fn a_sack_older_than_the_last_takes_back_the_gap_acks_it_lacks() {
+    let mut s = established(true, 0);
+    let sent = fill(&mut s, 0);
+    assert!(sent.len() >= 5, "{sent:?}");
+    let flight = |s: &SctpSender| s.metrics().flight_bytes;
+    let all = flight(&s);
+    // TSNs 2-4 arrive, 0 and 1 not yet: 3,000 bytes fewer outstanding.
+    s.on_chunk(100 * MS, &sack(0, &[(2, 4)]));
+    assert_eq!(flight(&s), all - 3000);
+    // A SACK sent before that one, overtaken on the way (a path can
+    // reorder them): it knows only of TSN 2, so 3 and 4 count as
+    // outstanding again (§6.2.1 D iv), and against its a_rwnd.
+    s.on_chunk(110 * MS, &sack(0, &[(2, 2)]));
+    assert_eq!(flight(&s), all - 1000);
+    // The next SACK acknowledges them again.
+    s.on_chunk(120 * MS, &sack(0, &[(2, 4)]));
+    assert_eq!(flight(&s), all - 3000);
+    // Without gaps, none is taken back but TSNs 0-4 left the flight.
+    s.on_chunk(130 * MS, &sack(5, &[]));
+    assert_eq!(flight(&s), all - 5000);
+}
+
+#[test]
+fn the_receivers_window_counts_held_chunks_as_the_byte_rule_weighs_them() {
+    for (rule, held) in [(ByteRule::Rfc, 1000), (ByteRule::Ns2, 1016)] {
+        let c = SctpConfig {
+            byte_rule: rule,
+            ..cfg()
+        };
+        let mut r = receiver_established(c, 0);
+        // TSN 1 and 2 arrive before 0: both held for reordering.
+        r.on_chunk(MS, &SctpChunk::data(1, 1000));
+        r.on_chunk(MS, &SctpChunk::data(2, 1000));
+        assert_eq!(r.sack().a_rwnd, 65_536 - 2 * held, "{rule:?}");
+        r.on_chunk(2 * MS, &SctpChunk::data(0, 1000));
+        assert_eq!(r.sack().a_rwnd, 65_536, "{rule:?}");
+    }
+}
