@@ -1028,6 +1028,12 @@ impl SctpSender {
         self.state
     }
 
+    /// The peer's window as the sender sees it (§6.2.1): the last
+    /// `a_rwnd` less what it sent since.
+    pub fn peer_rwnd(&self) -> u32 {
+        self.peer_rwnd
+    }
+
     /// [`FaultRule::Ns2`]: the receiver's address is inactive.
     pub fn path_inactive(&self) -> bool {
         self.errors.inactive
@@ -1252,8 +1258,11 @@ impl SctpSender {
             if ns2 {
                 self.marked_bytes += c.weight;
             } else {
+                // §6.2.1 C: its size goes back to the peer's window, which
+                // its retransmission takes again (B).
                 c.in_flight = false;
                 self.flight -= c.weight;
+                self.peer_rwnd += c.weight;
             }
         }
     }

@@ -1903,3 +1903,18 @@ fn the_receivers_window_counts_held_chunks_as_the_byte_rule_weighs_them() {
         assert_eq!(r.sack().a_rwnd, 65_536, "{rule:?}");
     }
 }
+
+#[test]
+fn chunks_marked_for_retransmission_give_their_size_back_to_the_peers_window() {
+    let mut s = established(true, 0);
+    let n = fill(&mut s, 0).len() as u32;
+    assert_eq!(s.peer_rwnd(), 65_536 - n * 1000);
+    // T3 marks every chunk: §6.2.1 C gives their sizes back to the window,
+    // and B takes those it sends again (one packet's worth) once more.
+    let t3 = s.poll_timeout().unwrap();
+    s.on_timeout(t3);
+    let again = drain(&mut s, t3).len() as u32;
+    assert!(again >= 1 && again < n, "{again} of {n}");
+    assert_eq!(s.metrics().flight_bytes, again * 1000);
+    assert_eq!(s.peer_rwnd(), 65_536 - again * 1000);
+}
