@@ -1272,8 +1272,9 @@ impl SctpSender {
     /// reneged, or this SACK is older than the last (a path can reorder
     /// them). It counts as outstanding again, in the flight size and so
     /// against the peer's window, which this SACK's `a_rwnd`, as old as
-    /// the SACK, still counts it in; T3 runs for it. (ns-2.35 does the same:
-    /// its "out of order SACK?" case.)
+    /// the SACK, still counts it in; T3 runs for it. Its miss indications
+    /// come from the HTNA rule, as any outstanding chunk's. (ns-2.35 does
+    /// the same: its "out of order SACK?" case.)
     fn take_back_gap_acks(&mut self, now: SimTime, gaps: &[(u64, u64)]) {
         let mut blocks = gaps.iter().peekable();
         let mut taken_back = false;
