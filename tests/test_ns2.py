@@ -719,6 +719,23 @@ def test_crosscheck_over_seeds_prints_intervals_and_overlap(tmp_path: Path):
     assert "±" not in one.stdout
 
 
+def test_crosscheck_names_a_seed_on_which_ns2_delivered_under_half(tmp_path: Path):
+    # On seed 2 the stand-in's trace stops after its first lines, as a run
+    # stuck early would: its flow received nothing there.
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    stuck = (
+        f"  head -n 3 '{FIXTURES / 'ns2_chain3_aodv.tr'}' > trace.tr\n"
+        "  echo 'manetsim-flow 0 0 0'; echo 'NS EXITING...'; exit 0\n"
+    )
+    fake = str(_stand_in_ns(tmp_path, "stuck-ns", 2, stuck))
+    proc = cli("crosscheck", fixture, "--seeds", "2", "--ns", fake, "--totals-only")
+    assert proc.returncode == 0, proc.stderr
+    apart = [line for line in proc.stdout.splitlines() if line.startswith("apart:")]
+    assert len(apart) == 1, proc.stdout
+    assert apart[0].startswith("apart: seed 2: manetsim's flows received ")
+    assert "ns-2.35's 0, under half the other's; --keep-traces DIR" in apart[0]
+
+
 def test_crosscheck_runs_its_seeds_from_the_scenarios_seed(tmp_path: Path):
     fake = str(_stand_in_ns(tmp_path))
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
