@@ -318,8 +318,8 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
     SCTP flow applies ``Max.Burst``, counts its bytes, times its sends,
     opens and counts its errors as ns-2.35's agent does (``max_burst_rule``,
-    ``byte_rule``, ``send_rule``, ``idle_rule``, ``handshake_rule`` and
-    ``fault_rule = "ns2"``), a TFRC flow spaces its packets as ns-2.35's
+    ``byte_rule``, ``send_rule``, ``idle_rule``, ``handshake_rule``,
+    ``fault_rule`` and ``window_rule = "ns2"``), a TFRC flow spaces its packets as ns-2.35's
     ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention, filters of
     0.95), and a gateway forwards as ns-2.35's base stations do
     (``gateway.forwarding = "base_station"``). With them
@@ -347,6 +347,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.sctp.idle_rule"] = "ns2"
             out[f"flows.{i}.sctp.handshake_rule"] = "ns2"
             out[f"flows.{i}.sctp.fault_rule"] = "ns2"
+            out[f"flows.{i}.sctp.window_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -609,6 +610,18 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "association never fails where manetsim's fails at the 11th (RFC 4960 "
                 f"section 8.1){resend}; they differ where a path stays lost for 30 s or "
                 f"more; --set flows.{i}.sctp.fault_rule=ns2 compares like with like "
+                '(docs/scenario.md, "SCTP")'
+            )
+        if flow.get("transport") == "sctp" and sctp.get("window_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.window_rule is "{sctp.get("window_rule", "rfc")}": '
+                "ns-2.35's receiver drops any chunk its window has no room for, the one "
+                "that would fill the gap in front of what it holds included, and its "
+                "sender takes gap acks back only from a SACK with gap-ack blocks, so a "
+                "late SACK can open the window over the chunks held; an association "
+                "whose window fills that way delivers nothing more (RFC 4960 section "
+                "6.2 drops the highest held TSN instead); "
+                f"--set flows.{i}.sctp.window_rule=ns2 compares like with like "
                 '(docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")

@@ -1027,6 +1027,14 @@ pub struct SctpFlowConfig {
     /// once, see [`crate::transport::sctp::FaultRule`]).
     #[serde(default)]
     pub fault_rule: crate::transport::sctp::FaultRule,
+    /// What a full receive window does: `rfc` (RFC 4960 §6.2: the highest
+    /// TSN held for reordering makes room for a lower one; every SACK's
+    /// gap-ack blocks are trusted alone) or `ns2` (ns-2.35's: any chunk
+    /// that does not fit is dropped, the gap-filling one included, and a
+    /// SACK without gap-ack blocks leaves earlier gap acks standing, see
+    /// [`crate::transport::sctp::WindowRule`]).
+    #[serde(default)]
+    pub window_rule: crate::transport::sctp::WindowRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -1051,6 +1059,7 @@ impl Default for SctpFlowConfig {
             handshake_rule: Default::default(),
             heartbeat_interval_s: default_heartbeat_interval_s(),
             fault_rule: Default::default(),
+            window_rule: Default::default(),
         }
     }
 }

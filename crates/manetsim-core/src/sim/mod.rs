@@ -2517,7 +2517,12 @@ impl World {
                 sctp: self.sctp_series.clone(),
                 ..TimeSeries::default()
             },
-            warnings: self.warnings.clone(),
+            warnings: self
+                .warnings
+                .iter()
+                .cloned()
+                .chain(self.sctp_window_warnings())
+                .collect(),
         }
     }
 }

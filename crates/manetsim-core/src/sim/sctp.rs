@@ -29,7 +29,7 @@ use crate::metrics::result::SctpSeries;
 use crate::net::{Packet, PacketKind, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES};
 use crate::scenario::{self, AppKind};
 use crate::transport::sctp::{
-    SctpChunk, SctpConfig, SctpMetrics, SctpReceiver, SctpSender, SctpState,
+    SctpChunk, SctpConfig, SctpMetrics, SctpReceiver, SctpSender, SctpState, WindowRule,
 };
 
 pub(crate) struct SctpFlow {
@@ -65,6 +65,7 @@ impl SctpFlow {
             handshake_rule: table.handshake_rule,
             heartbeat_interval: from_secs(table.heartbeat_interval_s),
             fault_rule: table.fault_rule,
+            window_rule: table.window_rule,
             ..SctpConfig::default()
         };
         let id = 2 * index as u64;
@@ -193,6 +194,40 @@ impl World {
         }
         let wanted = flow.receiver.poll_timeout().map(|t| t.max(now));
         rearm_transport(&mut self.q, &mut flow.recv_timer, wanted, f, true);
+    }
+
+    /// One warning per SCTP flow whose receiver's full window turned
+    /// chunks away ([`WindowRule`]), for the result.
+    pub(super) fn sctp_window_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (f, flow) in self.sctp.iter().enumerate() {
+            let Some(flow) = flow else { continue };
+            let w = flow.receiver.window_drops();
+            let Some(first) = w.first_at else { continue };
+            let what = match flow.receiver.window_rule() {
+                WindowRule::Rfc => format!(
+                    "dropped {} arriving DATA chunks and {} it held for reordering, to make \
+                     room for lower TSNs (window_rule = \"rfc\", RFC 4960 section 6.2)",
+                    w.dropped, w.reneged
+                ),
+                WindowRule::Ns2 if w.gap_fillers > 0 => format!(
+                    "dropped {} arriving DATA chunks, {} of them the one that would fill the gap \
+                     in front of the chunks it held, so from the first of those it delivered \
+                     nothing more (window_rule = \"ns2\", as ns-2.35's receiver does)",
+                    w.dropped, w.gap_fillers
+                ),
+                WindowRule::Ns2 => format!(
+                    "dropped {} arriving DATA chunks (window_rule = \"ns2\", as ns-2.35's \
+                     receiver does)",
+                    w.dropped
+                ),
+            };
+            out.push(format!(
+                "flow {f}: the SCTP receiver's window was full from {:.3} s: it {what}",
+                to_secs(first)
+            ));
+        }
+        out
     }
 
     /// Wraps a chunk in a packet and hands it to `from`'s routing agent.

@@ -17,7 +17,9 @@
 //!   use of the limit);
 //! - 6.2, 6.7: the receiver's SACK with gap-ack blocks and duplicate TSNs,
 //!   delayed up to 200 ms or every second packet, and at once while there
-//!   are gaps, when a gap is filled, or for a duplicate;
+//!   are gaps, when a gap is filled, or for a duplicate; a chunk that does
+//!   not fit the receiver's window is dropped, or the highest TSN held for
+//!   reordering makes room for it ([`WindowRule::Rfc`]);
 //! - 6.3: the RTO (RTO.Initial 3 s, RTO.Min 1 s, RTO.Max 60 s, α = 1/8,
 //!   β = 1/4), one RTT measurement at a time and none from a retransmitted
 //!   chunk (Karn), the T3-rtx timer rules R1–R3, and on its expiry E1–E3:
@@ -171,6 +173,40 @@ pub struct SctpConfig {
     pub fault_rule: FaultRule,
     /// `Path.Max.Retrans` (5), under [`FaultRule::Ns2`].
     pub path_max_retrans: u32,
+    /// How the receiver treats a chunk its window has no room for, and
+    /// which SACKs the sender trusts for gap acks ([`WindowRule`]).
+    pub window_rule: WindowRule,
+}
+
+/// How the receive window is kept full or open (`[flows.sctp]
+/// window_rule`): what the receiver does with a DATA chunk its window has
+/// no room for, and which SACKs the sender takes gap acks back from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowRule {
+    /// RFC 4960:
+    /// - §6.2: a new chunk that does not fit the window left is dropped if
+    ///   no TSN held for reordering is above its own; otherwise the highest
+    ///   such TSN is dropped (reneged) to make room, as often as needed,
+    ///   and the new chunk is taken; either way a SACK leaves at once;
+    /// - §6.2.1 D iv: every SACK's gap-ack blocks are the receiver's whole
+    ///   report, so a chunk an earlier SACK gap-acknowledged and this one
+    ///   does not is outstanding again.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP`, as its `sctp.cc` does it:
+    /// - `ProcessDataChunk` drops any chunk, new or duplicate, that does
+    ///   not fit the window left, the one that would fill the gap in front
+    ///   of the held chunks included; so once the chunks held above a gap
+    ///   fill the window, the gap is never filled and the association
+    ///   delivers nothing more (a SACK still answers each drop while a gap
+    ///   is open);
+    /// - `ProcessSackChunk` runs its gap-ack processing (which takes gap
+    ///   acks back) only for a SACK that has gap-ack blocks: a late SACK
+    ///   without any, of the current cumulative ack, leaves the earlier gap
+    ///   acks standing, and its older, larger `a_rwnd` opens the window
+    ///   over the chunks the receiver still holds.
+    Ns2,
 }
 
 /// What a DATA chunk counts in the flight size, the peer's window and
@@ -318,6 +354,7 @@ impl Default for SctpConfig {
             heartbeat_interval: 30 * NS_PER_S,
             fault_rule: FaultRule::Rfc,
             path_max_retrans: 5,
+            window_rule: WindowRule::Rfc,
         }
     }
 }
@@ -1191,7 +1228,10 @@ impl SctpSender {
                 self.measure(now, tsn, &c);
             }
         }
-        self.take_back_gap_acks(now, &sack.gaps);
+        // ns-2.35 takes gap acks back only from a SACK with blocks.
+        if self.cfg.window_rule == WindowRule::Rfc || !sack.gaps.is_empty() {
+            self.take_back_gap_acks(now, &sack.gaps);
+        }
         // ns-2.35 clears the association's count whenever the cumulative
         // ack advances, also over chunks gap-acknowledged before.
         if newly_acked > 0 || (advanced && self.cfg.fault_rule == FaultRule::Ns2) {
@@ -1863,13 +1903,32 @@ pub struct SctpReceiver {
     failed: bool,
     /// Its HEARTBEATs stopped (the flow ended).
     quiet: bool,
+    /// Chunks its full window turned away ([`WindowRule`]).
+    full: WindowDrops,
+}
+
+/// What a full receive window turned away ([`WindowRule`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WindowDrops {
+    /// Arriving DATA chunks dropped for want of room.
+    pub dropped: u64,
+    /// Of those, chunks that would have filled the gap in front of the
+    /// chunks held ([`WindowRule::Ns2`]).
+    pub gap_fillers: u64,
+    /// Chunks held for reordering dropped to make room for a lower TSN
+    /// ([`WindowRule::Rfc`]).
+    pub reneged: u64,
+    /// When the window first turned a chunk away.
+    pub first_at: Option<SimTime>,
 }
 
 /// One inbound stream at the receiver.
 #[derive(Debug, Clone, Default)]
 struct InStream {
     next_ssn: u64,
-    waiting: BTreeMap<u64, (u32, SimTime)>,
+    /// Messages held behind an earlier one: SSN → user bytes, first sent,
+    /// TSN.
+    waiting: BTreeMap<u64, (u32, SimTime, u64)>,
 }
 
 impl SctpReceiver {
@@ -1893,6 +1952,7 @@ impl SctpReceiver {
             errors: Errors::default(),
             failed: false,
             quiet: false,
+            full: WindowDrops::default(),
             cfg,
         }
     }
@@ -1984,7 +2044,13 @@ impl SctpReceiver {
         let first = self.cfg.send_rule == SendRule::Ns2 && self.cum_next == 0;
         let mut new = false;
         for d in chunks {
-            if d.tsn < self.cum_next || self.held.contains(&d.tsn) {
+            let dup = d.tsn < self.cum_next || self.held.contains(&d.tsn);
+            if !self.has_room(now, d, dup) {
+                // ns-2.35 answers while a gap is open; §6.2 at once.
+                self.sack_now |= self.cfg.window_rule == WindowRule::Rfc || !self.held.is_empty();
+                continue;
+            }
+            if dup {
                 // §6.2: a duplicate is acknowledged at once.
                 self.dups.push(d.tsn);
                 self.sack_now = true;
@@ -2010,6 +2076,73 @@ impl SctpReceiver {
         }
     }
 
+    /// Whether chunk `d` may be taken: it fits the window left, or
+    /// ([`WindowRule::Rfc`]) chunks held for reordering with higher TSNs
+    /// were dropped to make room (§6.2), or it is a duplicate, which takes
+    /// no room ([`WindowRule::Rfc`]). A chunk turned away is counted.
+    fn has_room(&mut self, now: SimTime, d: &SctpData, dup: bool) -> bool {
+        let weight = self.cfg.weight(d.bytes);
+        let fits = |r: &Self| weight <= r.cfg.rwnd_bytes.saturating_sub(r.undelivered);
+        if fits(self) {
+            return true;
+        }
+        match self.cfg.window_rule {
+            WindowRule::Rfc if dup => return true,
+            WindowRule::Rfc => {
+                while self.renege_above(d.tsn) {
+                    self.full.reneged += 1;
+                    self.full.first_at.get_or_insert(now);
+                    if fits(self) {
+                        return true;
+                    }
+                }
+            }
+            WindowRule::Ns2 => {
+                if d.tsn == self.cum_next {
+                    self.full.gap_fillers += 1;
+                }
+            }
+        }
+        self.full.dropped += 1;
+        self.full.first_at.get_or_insert(now);
+        false
+    }
+
+    /// §6.2: drops the highest TSN held for reordering, if it is above
+    /// `tsn`: its message leaves its stream and the window. Whether one was.
+    fn renege_above(&mut self, tsn: u64) -> bool {
+        // Within a stream, SSNs and TSNs rise together: each stream's last
+        // message is its highest TSN.
+        let highest = self
+            .in_streams
+            .iter()
+            .enumerate()
+            .filter_map(|(i, st)| {
+                st.waiting
+                    .last_key_value()
+                    .map(|(&ssn, &(_, _, t))| (t, i, ssn))
+            })
+            .max();
+        let Some((t, i, ssn)) = highest.filter(|&(t, _, _)| t > tsn) else {
+            return false;
+        };
+        if let Some((bytes, _, _)) = self.in_streams[i].waiting.remove(&ssn) {
+            self.undelivered -= self.cfg.weight(bytes);
+        }
+        self.held.remove(&t);
+        true
+    }
+
+    /// What its full window turned away so far ([`WindowRule`]).
+    pub fn window_drops(&self) -> WindowDrops {
+        self.full
+    }
+
+    /// Its [`WindowRule`].
+    pub fn window_rule(&self) -> WindowRule {
+        self.cfg.window_rule
+    }
+
     /// §6.6: a new chunk's message goes to the application at once if it
     /// is unordered or the next of its stream, and with it every message
     /// its stream held back behind it; otherwise it waits in its stream.
@@ -2025,7 +2158,7 @@ impl SctpReceiver {
         if d.ssn != self.in_streams[i].next_ssn {
             self.in_streams[i]
                 .waiting
-                .insert(d.ssn, (d.bytes, d.first_sent_at));
+                .insert(d.ssn, (d.bytes, d.first_sent_at, d.tsn));
             self.undelivered += self.cfg.weight(d.bytes);
             return;
         }
@@ -2033,7 +2166,7 @@ impl SctpReceiver {
         loop {
             let st = &mut self.in_streams[i];
             st.next_ssn += 1;
-            let Some((bytes, first)) = st.waiting.remove(&st.next_ssn) else {
+            let Some((bytes, first, _)) = st.waiting.remove(&st.next_ssn) else {
                 break;
             };
             self.undelivered -= self.cfg.weight(bytes);

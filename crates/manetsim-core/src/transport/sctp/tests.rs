@@ -1918,3 +1918,118 @@ fn chunks_marked_for_retransmission_give_their_size_back_to_the_peers_window() {
     assert_eq!(s.metrics().flight_bytes, again * 1000);
     assert_eq!(s.peer_rwnd(), 65_536 - again * 1000);
 }
+
+/// A receiver under `rule` with ns-2.35's byte rule (chunks of 1,000 user
+/// bytes weigh 1,016), holding TSNs 1-64 above the missing TSN 0: 65,024
+/// of its 65,536 bytes, too full for another chunk.
+fn receiver_full(rule: WindowRule) -> SctpReceiver {
+    let c = SctpConfig {
+        byte_rule: ByteRule::Ns2,
+        window_rule: rule,
+        ..cfg()
+    };
+    let mut r = receiver_established(c, 0);
+    for tsn in 1..=64 {
+        r.on_chunk(MS, &SctpChunk::data(tsn, 1000));
+    }
+    while r.poll_transmit(MS).is_some() {}
+    assert_eq!(r.sack().a_rwnd, 65_536 - 64 * 1016);
+    assert_eq!(r.window_drops(), WindowDrops::default());
+    r
+}
+
+#[test]
+fn under_ns2s_window_rule_a_full_receiver_drops_the_chunk_that_fills_its_gap() {
+    let mut r = receiver_full(WindowRule::Ns2);
+    // TSN 0 would deliver all 65 chunks, but 1,016 bytes do not fit in the
+    // 512 left: ns-2.35's ProcessDataChunk drops it, and a SACK still
+    // answers while the gap is open.
+    for k in 1..=3 {
+        r.on_chunk(2 * k * MS, &SctpChunk::data(0, 1000));
+        let Some(SctpChunk::Sack(s)) = r.poll_transmit(2 * k * MS) else {
+            panic!("a SACK");
+        };
+        assert_eq!((s.cum_next, s.gaps, s.dups), (0, vec![(1, 64)], vec![]));
+    }
+    // A duplicate is dropped too, unreported; a higher TSN as well.
+    r.on_chunk(10 * MS, &SctpChunk::data(5, 1000));
+    r.on_chunk(10 * MS, &SctpChunk::data(65, 1000));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(10 * MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!((s.cum_next, s.gaps, s.dups), (0, vec![(1, 64)], vec![]));
+    assert_eq!(r.take_delivered(), 0, "the association is stuck");
+    let w = r.window_drops();
+    assert_eq!((w.dropped, w.gap_fillers, w.reneged), (5, 3, 0));
+    assert_eq!(w.first_at, Some(2 * MS));
+}
+
+#[test]
+fn under_rfc_4960_a_full_receiver_drops_the_highest_held_tsn_for_a_lower_one() {
+    let mut r = receiver_full(WindowRule::Rfc);
+    // A TSN above all held is dropped (§6.2), and a SACK leaves at once.
+    r.on_chunk(2 * MS, &SctpChunk::data(65, 1000));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(2 * MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!((s.cum_next, s.gaps), (0, vec![(1, 64)]));
+    // TSN 0 takes TSN 64's room: 0-63 are delivered, 64 must come again.
+    r.on_chunk(3 * MS, &SctpChunk::data(0, 1000));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(3 * MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!((s.cum_next, s.gaps, s.a_rwnd), (64, vec![], 65_536));
+    assert_eq!(r.take_delivered(), 64 * 1000);
+    let w = r.window_drops();
+    assert_eq!((w.dropped, w.gap_fillers, w.reneged), (1, 0, 1));
+    // A duplicate takes no room and is reported as one.
+    let mut r = receiver_full(WindowRule::Rfc);
+    r.on_chunk(2 * MS, &SctpChunk::data(7, 1000));
+    let Some(SctpChunk::Sack(s)) = r.poll_transmit(2 * MS) else {
+        panic!("a SACK");
+    };
+    assert_eq!((s.gaps, s.dups), (vec![(1, 64)], vec![7]));
+    assert_eq!(r.window_drops(), WindowDrops::default());
+}
+
+#[test]
+fn under_ns2s_window_rule_a_late_sack_without_blocks_leaves_gap_acks_standing() {
+    for rule in [WindowRule::Rfc, WindowRule::Ns2] {
+        let c = SctpConfig {
+            window_rule: rule,
+            ..cfg()
+        };
+        let mut s = SctpSender::new(c, true);
+        s.start(0);
+        assert_eq!(s.poll_transmit(0), Some(init(1)));
+        s.on_chunk(0, &init_ack(1));
+        assert_eq!(s.poll_transmit(0), Some(cookie_echo()));
+        s.on_chunk(0, &SctpChunk::CookieAck);
+        let sent = fill(&mut s, 0);
+        assert!(sent.len() >= 5, "{sent:?}");
+        let all = s.metrics().flight_bytes;
+        // TSNs 1-4 arrive, 0 not yet: the receiver holds 4,000 bytes.
+        let mut late = SctpSack {
+            cum_next: 0,
+            a_rwnd: 65_536 - 4000,
+            gaps: vec![(1, 4)],
+            dups: vec![],
+        };
+        s.on_chunk(100 * MS, &SctpChunk::Sack(late.clone()));
+        assert_eq!(s.metrics().flight_bytes, all - 4000);
+        assert_eq!(s.peer_rwnd(), 65_536 - 4000 - (all - 4000));
+        // A SACK from before any of them arrived, overtaken on the way:
+        // the same cumulative ack, no blocks, the whole window.
+        late.gaps.clear();
+        late.a_rwnd = 65_536;
+        s.on_chunk(110 * MS, &SctpChunk::Sack(late));
+        let (flight, window) = (s.metrics().flight_bytes, s.peer_rwnd());
+        match rule {
+            // §6.2.1 D iv: TSNs 1-4 are outstanding again.
+            WindowRule::Rfc => assert_eq!((flight, window), (all, 65_536 - all)),
+            // ns-2.35: they stay acknowledged, and the window opens over
+            // the 4,000 bytes the receiver still holds.
+            WindowRule::Ns2 => assert_eq!((flight, window), (all - 4000, 65_536 - all + 4000)),
+        }
+    }
+}
