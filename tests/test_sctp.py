@@ -519,3 +519,9 @@ def test_ns2s_window_rule_is_set_by_like_ns2_and_can_stall_an_association():
     assert not [w for w in rfc.warnings if "window was full" in w]
     received = stalled.flows.iloc[0]["received"], rfc.flows.iloc[0]["received"]
     assert received[0] < received[1] / 2, received
+
+
+def test_ns2s_miss_rule_is_set_by_like_ns2_and_named_otherwise():
+    scenario = load_toml(QUICKSTART.read_text())
+    scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000)
+    _like_ns2_sets_and_names(scenario, "miss_rule")

@@ -317,10 +317,11 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
     TCP flow with the handshake goes without it, as ns-2.35's one-way
     agents do (then a 40-byte SYN first: ``start_rule = "ns2"``), an
     SCTP flow applies ``Max.Burst``, counts its bytes, times its sends,
-    opens and counts its errors as ns-2.35's agent does (``max_burst_rule``,
-    ``byte_rule``, ``send_rule``, ``idle_rule``, ``handshake_rule``,
-    ``fault_rule`` and ``window_rule = "ns2"``), a TFRC flow spaces its packets as ns-2.35's
-    ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention, filters of
+    opens, counts its errors, keeps its window and counts miss indications
+    as ns-2.35's agent does (``max_burst_rule``, ``byte_rule``,
+    ``send_rule``, ``idle_rule``, ``handshake_rule``, ``fault_rule``,
+    ``window_rule`` and ``miss_rule = "ns2"``), a TFRC flow spaces its
+    packets as ns-2.35's ``Agent/TFRC`` (``ca_`` and ``df_``: oscillation prevention, filters of
     0.95), and a gateway forwards as ns-2.35's base stations do
     (``gateway.forwarding = "base_station"``). With them
     :func:`known_differences` has nothing to say but about an energy
@@ -348,6 +349,7 @@ def like_ns2_overrides(scenario: ScenarioLike, overrides: Overrides = None) -> d
             out[f"flows.{i}.sctp.handshake_rule"] = "ns2"
             out[f"flows.{i}.sctp.fault_rule"] = "ns2"
             out[f"flows.{i}.sctp.window_rule"] = "ns2"
+            out[f"flows.{i}.sctp.miss_rule"] = "ns2"
         if flow.get("transport") == "tfrc":
             out[f"flows.{i}.tfrc.oscillation_prevention"] = True
             out[f"flows.{i}.tfrc.rtt_filter"] = NS2_TFRC_DF
@@ -622,6 +624,17 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "whose window fills that way delivers nothing more (RFC 4960 section "
                 "6.2 drops the highest held TSN instead); "
                 f"--set flows.{i}.sctp.window_rule=ns2 compares like with like "
+                '(docs/scenario.md, "SCTP")'
+            )
+        if flow.get("transport") == "sctp" and sctp.get("miss_rule", "rfc") != "ns2":
+            notes.append(
+                f'flows.{i}.sctp.miss_rule is "{sctp.get("miss_rule", "rfc")}": '
+                "ns-2.35's agent keeps the highest TSN newly acknowledged from SACK "
+                "to SACK, so a SACK that acknowledges nothing new (one answering a "
+                "duplicate, or a late one) still counts miss indications, and a chunk "
+                "marked after a T3 expiry counts them too: it fast-retransmits more, "
+                "often chunks the receiver holds (RFC 4960 section 7.2.4 counts per "
+                f"SACK); --set flows.{i}.sctp.miss_rule=ns2 compares like with like "
                 '(docs/scenario.md, "SCTP")'
             )
     energy = c.get("energy")

@@ -1035,6 +1035,12 @@ pub struct SctpFlowConfig {
     /// [`crate::transport::sctp::WindowRule`]).
     #[serde(default)]
     pub window_rule: crate::transport::sctp::WindowRule,
+    /// Which SACKs count miss indications for fast retransmit: `rfc`
+    /// (RFC 4960 §7.2.4's HTNA rule, per SACK) or `ns2` (ns-2.35's: the
+    /// highest TSN newly acknowledged kept from SACK to SACK, see
+    /// [`crate::transport::sctp::MissRule`]).
+    #[serde(default)]
+    pub miss_rule: crate::transport::sctp::MissRule,
 }
 fn default_max_burst() -> u32 {
     4
@@ -1060,6 +1066,7 @@ impl Default for SctpFlowConfig {
             heartbeat_interval_s: default_heartbeat_interval_s(),
             fault_rule: Default::default(),
             window_rule: Default::default(),
+            miss_rule: Default::default(),
         }
     }
 }

@@ -66,6 +66,7 @@ impl SctpFlow {
             heartbeat_interval: from_secs(table.heartbeat_interval_s),
             fault_rule: table.fault_rule,
             window_rule: table.window_rule,
+            miss_rule: table.miss_rule,
             ..SctpConfig::default()
         };
         let id = 2 * index as u64;

@@ -70,6 +70,11 @@
 //!   lost chunk holds back only its own stream. Unordered messages
 //!   ([`SctpConfig::unordered`], the U bit) are handed over on arrival.
 //!
+//! [`MissRule::Ns2`] counts miss indications as ns-2.35's `Agent/SCTP`
+//! does: the highest TSN newly acknowledged kept from SACK to SACK, and
+//! chunks marked after a T3 expiry counted too; [`WindowRule::Ns2`] keeps
+//! its receive window as ns-2.35's does.
+//!
 //! [`HandshakeRule::Ns2`] opens the association as ns-2.35's `Agent/SCTP`
 //! does: its chunk sizes (no state cookie), and one HEARTBEAT after the
 //! COOKIE ACK whose HEARTBEAT ACK confirms the path (§5.4), gives the first
@@ -176,6 +181,36 @@ pub struct SctpConfig {
     /// How the receiver treats a chunk its window has no room for, and
     /// which SACKs the sender trusts for gap acks ([`WindowRule`]).
     pub window_rule: WindowRule,
+    /// Which SACKs count miss indications ([`MissRule`]).
+    pub miss_rule: MissRule,
+}
+
+/// Which chunks a SACK counts a miss indication for (§7.2.4, `[flows.sctp]
+/// miss_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissRule {
+    /// RFC 4960 §7.2.4 with the HTNA rule: a SACK with gap-ack blocks
+    /// counts one for each chunk it reports missing below the highest TSN
+    /// it newly acknowledges (in fast recovery, when it advances the
+    /// cumulative ack, below the highest TSN it reports), so a SACK that
+    /// newly acknowledges nothing counts none; a chunk already marked for
+    /// retransmission counts none.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/SCTP` (its `ProcessGapAckBlocks`):
+    /// - the highest TSN newly acknowledged is kept from SACK to SACK
+    ///   (`uiHighestTsnNewlyAcked`): a cumulative ack sets it to the last
+    ///   chunk it newly acknowledges, each newly gap-acknowledged chunk
+    ///   raises it, and a SACK with gap-ack blocks counts a miss for each
+    ///   chunk it reports missing below it, also when it newly acknowledges
+    ///   nothing (a SACK answering a duplicate, or one overtaken on the way);
+    /// - a SACK that advances the cumulative ack counts below the highest
+    ///   TSN it reports too while that kept TSN is at or below the last fast
+    ///   retransmit's recovery point (`uiRecover`, kept as well);
+    /// - a chunk marked for retransmission after a T3 expiry counts misses
+    ///   too, and three make it a fast retransmit (once).
+    Ns2,
 }
 
 /// How the receive window is kept full or open (`[flows.sctp]
@@ -355,6 +390,7 @@ impl Default for SctpConfig {
             fault_rule: FaultRule::Rfc,
             path_max_retrans: 5,
             window_rule: WindowRule::Rfc,
+            miss_rule: MissRule::Rfc,
         }
     }
 }
@@ -926,6 +962,10 @@ pub struct SctpSender {
     errors: Errors,
     /// In fast recovery until the cumulative TSN passes this one.
     recovery_exit: Option<u64>,
+    /// [`MissRule::Ns2`]: the highest TSN newly acknowledged, kept from
+    /// SACK to SACK, and the last recovery point.
+    kept_htna: Option<u64>,
+    kept_recover: Option<u64>,
     /// One fast retransmission may leave regardless of `cwnd`.
     fast_rtx_due: bool,
     burst_left: u32,
@@ -980,6 +1020,8 @@ impl SctpSender {
             heartbeat_reply: None,
             errors: Errors::default(),
             recovery_exit: None,
+            kept_htna: None,
+            kept_recover: None,
             fast_rtx_due: false,
             burst_left: cfg.max_burst,
             apply_max_burst: false,
@@ -1179,6 +1221,7 @@ impl SctpSender {
                 newly_acked += c.weight;
                 clean |= !c.t3_marked;
                 htna = Some(tsn);
+                self.kept_htna = Some(tsn);
                 self.measure(now, tsn, &c);
             }
             if c.in_flight {
@@ -1224,6 +1267,7 @@ impl SctpSender {
                 c.t3_marked = false;
                 newly_acked += c.weight;
                 htna = Some(tsn);
+                self.kept_htna = self.kept_htna.max(Some(tsn));
                 let c = c.clone();
                 self.measure(now, tsn, &c);
             }
@@ -1352,10 +1396,23 @@ impl SctpSender {
         let Some(highest) = highest_gap else {
             return false;
         };
+        let kept = self.cfg.miss_rule == MissRule::Ns2;
         // In fast recovery, a SACK that advances the cumulative ack counts
         // every TSN it reports missing; otherwise those below the highest
-        // TSN it newly acknowledges.
-        let limit = if self.recovery_exit.is_some() && advanced {
+        // TSN it newly acknowledges. ns-2.35 keeps both the highest TSN
+        // newly acknowledged and the recovery point from SACK to SACK.
+        let limit = if kept {
+            let in_recovery = advanced
+                && self
+                    .kept_htna
+                    .zip(self.kept_recover)
+                    .is_some_and(|(h, r)| h <= r);
+            match (in_recovery, self.kept_htna) {
+                (true, h) => h.max(Some(highest)).unwrap_or(highest),
+                (false, Some(h)) => h,
+                (false, None) => return false,
+            }
+        } else if self.recovery_exit.is_some() && advanced {
             highest
         } else {
             match htna {
@@ -1371,14 +1428,14 @@ impl SctpSender {
                 break;
             }
             let c = &mut self.out[i];
-            if c.gap_acked || c.marked || c.fast_retransmitted {
+            if c.gap_acked || (c.marked && !kept) || c.fast_retransmitted {
                 continue;
             }
             c.misses += 1;
             if c.misses >= self.cfg.fast_rtx_trigger {
                 // ns-2.35 makes the chunk ineligible for another fast
                 // retransmit as it marks it.
-                if ns2 {
+                if ns2 || kept {
                     c.fast_retransmitted = true;
                     c.misses = 0;
                 }
@@ -1396,6 +1453,7 @@ impl SctpSender {
             self.cwnd = self.ssthresh;
             self.partial_bytes_acked = 0;
             self.recovery_exit = Some(self.next_tsn - 1);
+            self.kept_recover = self.recovery_exit;
         }
         if !ns2 {
             self.fast_rtx_due = true;

@@ -2033,3 +2033,95 @@ fn under_ns2s_window_rule_a_late_sack_without_blocks_leaves_gap_acks_standing() 
         }
     }
 }
+
+/// A bulk sender under `miss_rule`, past its handshake, its first flight
+/// (TSNs 0-4) out.
+fn sender_with_miss_rule(rule: MissRule) -> SctpSender {
+    let c = SctpConfig {
+        miss_rule: rule,
+        ..cfg()
+    };
+    let mut s = SctpSender::new(c, true);
+    s.start(0);
+    assert_eq!(s.poll_transmit(0), Some(init(1)));
+    s.on_chunk(0, &init_ack(1));
+    assert_eq!(s.poll_transmit(0), Some(cookie_echo()));
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    assert_eq!(fill(&mut s, 0), [0, 1, 2, 3, 4]);
+    s
+}
+
+#[test]
+fn under_ns2s_miss_rule_a_sack_that_acknowledges_nothing_new_still_counts_misses() {
+    for rule in [MissRule::Rfc, MissRule::Ns2] {
+        let mut s = sender_with_miss_rule(rule);
+        // TSNs 0 and 2 missing; the gap block 3..=3 newly acks TSN 3.
+        s.on_chunk(MS, &sack(0, &[(1, 1), (3, 3)]));
+        // Two repeats newly acknowledge nothing (the receiver answers a
+        // duplicate, or an older SACK arrives late).
+        s.on_chunk(2 * MS, &sack(0, &[(1, 1), (3, 3)]));
+        s.on_chunk(3 * MS, &sack(0, &[(1, 1), (3, 3)]));
+        let misses: Vec<u32> = s.out.iter().map(|c| c.misses).collect();
+        match rule {
+            // §7.2.4's HTNA: only the first SACK counts.
+            MissRule::Rfc => {
+                assert_eq!(misses, [1, 0, 1, 0, 0]);
+                assert_eq!(s.metrics().fast_retransmits, 0);
+            }
+            // ns-2.35 keeps TSN 3 as the highest newly acknowledged: each
+            // repeat counts again, and the third makes TSNs 0 and 2 fast
+            // retransmits (their counts start over, ineligible for more).
+            MissRule::Ns2 => {
+                assert_eq!(misses, [0, 0, 0, 0, 0]);
+                assert_eq!(s.metrics().fast_retransmits, 1);
+                assert!(s.out[0].fast_retransmitted && s.out[2].fast_retransmitted);
+                assert!(s.out[0].marked && s.out[2].marked);
+            }
+        }
+    }
+}
+
+#[test]
+fn under_ns2s_miss_rule_a_chunk_marked_by_a_t3_expiry_can_become_a_fast_retransmit() {
+    for rule in [MissRule::Rfc, MissRule::Ns2] {
+        let mut s = sender_with_miss_rule(rule);
+        // T3 marks TSNs 0-4; none is sent again yet.
+        let t3 = s.poll_timeout().unwrap();
+        s.on_timeout(t3);
+        assert!(s.out.iter().all(|c| c.marked));
+        // Then TSNs 1, 2 and 3 are reported, TSN 0 missing each time.
+        for k in 1..=3 {
+            s.on_chunk(t3 + k * MS, &sack(0, &[(1, k)]));
+        }
+        let (m, c0) = (s.metrics(), &s.out[0]);
+        match rule {
+            // A chunk marked for retransmission counts no miss.
+            MissRule::Rfc => assert_eq!((m.fast_retransmits, c0.misses), (0, 0)),
+            // ns-2.35 counts its misses too, and the third makes it a fast
+            // retransmit (one packet at once, cwnd cut), once.
+            MissRule::Ns2 => {
+                assert_eq!(m.fast_retransmits, 1);
+                assert!(c0.fast_retransmitted && c0.marked);
+                assert_eq!(s.kept_recover, Some(4));
+            }
+        }
+    }
+}
+
+#[test]
+fn under_ns2s_miss_rule_a_cumulative_ack_sets_the_kept_tsn_and_a_t3_keeps_the_recovery_point() {
+    let mut s = sender_with_miss_rule(MissRule::Ns2);
+    for k in 1..=3 {
+        s.on_chunk(k * MS, &sack(0, &[(1, k)]));
+    }
+    assert_eq!((s.kept_htna, s.kept_recover), (Some(3), Some(4)));
+    // TSN 0 arrives: the cumulative ack newly acknowledges it alone (1-3
+    // were gap-acknowledged), so the kept TSN falls to 0, as ns-2.35's
+    // SendBufferDequeueUpTo sets it.
+    s.on_chunk(5 * MS, &sack(1, &[(2, 3)]));
+    assert_eq!(s.kept_htna, Some(0));
+    // A T3 expiry ends fast recovery; ns-2.35's uiRecover stays.
+    let t3 = s.poll_timeout().unwrap();
+    s.on_timeout(t3);
+    assert_eq!((s.recovery_exit, s.kept_recover), (None, Some(4)));
+}
