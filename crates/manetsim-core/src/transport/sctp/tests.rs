@@ -37,7 +37,12 @@ fn cookie_echo() -> SctpChunk {
 
 /// A sender past its handshake, at `now`.
 fn established(bulk: bool, now: SimTime) -> SctpSender {
-    let mut s = SctpSender::new(cfg(), bulk);
+    established_from(cfg(), bulk, now)
+}
+
+/// A sender of configuration `c` past its handshake, at `now`.
+fn established_from(c: SctpConfig, bulk: bool, now: SimTime) -> SctpSender {
+    let mut s = SctpSender::new(c, bulk);
     s.start(now);
     assert_eq!(s.poll_transmit(now), Some(init(1)));
     s.on_chunk(now, &init_ack(1));
@@ -1999,12 +2004,7 @@ fn under_ns2s_window_rule_a_late_sack_without_blocks_leaves_gap_acks_standing() 
             window_rule: rule,
             ..cfg()
         };
-        let mut s = SctpSender::new(c, true);
-        s.start(0);
-        assert_eq!(s.poll_transmit(0), Some(init(1)));
-        s.on_chunk(0, &init_ack(1));
-        assert_eq!(s.poll_transmit(0), Some(cookie_echo()));
-        s.on_chunk(0, &SctpChunk::CookieAck);
+        let mut s = established_from(c, true, 0);
         let sent = fill(&mut s, 0);
         assert!(sent.len() >= 5, "{sent:?}");
         let all = s.metrics().flight_bytes;
@@ -2041,12 +2041,7 @@ fn sender_with_miss_rule(rule: MissRule) -> SctpSender {
         miss_rule: rule,
         ..cfg()
     };
-    let mut s = SctpSender::new(c, true);
-    s.start(0);
-    assert_eq!(s.poll_transmit(0), Some(init(1)));
-    s.on_chunk(0, &init_ack(1));
-    assert_eq!(s.poll_transmit(0), Some(cookie_echo()));
-    s.on_chunk(0, &SctpChunk::CookieAck);
+    let mut s = established_from(c, true, 0);
     assert_eq!(fill(&mut s, 0), [0, 1, 2, 3, 4]);
     s
 }
