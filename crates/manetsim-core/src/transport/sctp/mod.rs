@@ -1402,15 +1402,13 @@ impl SctpSender {
         // TSN it newly acknowledges. ns-2.35 keeps both the highest TSN
         // newly acknowledged and the recovery point from SACK to SACK.
         let limit = if kept {
-            let in_recovery = advanced
-                && self
-                    .kept_htna
-                    .zip(self.kept_recover)
-                    .is_some_and(|(h, r)| h <= r);
-            match (in_recovery, self.kept_htna) {
-                (true, h) => h.max(Some(highest)).unwrap_or(highest),
-                (false, Some(h)) => h,
-                (false, None) => return false,
+            let Some(h) = self.kept_htna else {
+                return false;
+            };
+            if advanced && self.kept_recover.is_some_and(|r| h <= r) {
+                h.max(highest)
+            } else {
+                h
             }
         } else if self.recovery_exit.is_some() && advanced {
             highest
