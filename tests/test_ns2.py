@@ -371,6 +371,22 @@ def test_the_parser_counts_sctp_data_chunks_only(tmp_path: Path):
     assert (3, 0) not in stats.flows, "SACKs are not a flow's data"
 
 
+def test_a_bundle_of_chunks_sent_again_counts_as_one_retransmission(tmp_path: Path):
+    # ns-2.35 names a bundle by its last TSN: TSNs 1-6 left as packet 6,
+    # 7-12 as packet 12; TSNs 4-9 sent again leave as packet 9, a TSN that
+    # named no packet, but whose chunks were all sent before (as manetsim
+    # counts it). Then 13-18 as packet 18, new.
+    fwd = "[0:0 3:0 32 0]"
+    lines = [
+        f"s {t} _0_ AGT  --- {uid} sctp 1328 [0 0 0 0] ------- {fwd} [1 D {tsn} 0 1] 0 0"
+        for t, uid, tsn in [(1.0, 1, 6), (1.1, 2, 12), (2.0, 3, 9), (2.1, 4, 18)]
+    ]
+    trace = tmp_path / "bundles.tr"
+    trace.write_text("\n".join(lines) + "\n")
+    flow = ns2.parse_trace(trace).flows[(0, 0)]
+    assert (flow.sent, flow.retransmissions) == (4, 1)
+
+
 def test_aodv_route_errors_sent_at_a_drops_instant_are_originated(tmp_path: Path):
     # ns-2.35's AODV originates a route error unjittered, at the instant of the
     # drop that caused it (`RTR CBK` after a failure, `RTR NRTE` with no

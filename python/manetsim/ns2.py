@@ -1426,6 +1426,9 @@ class FlowStats:
     delays_s: list[float] = field(default_factory=list)
     seqs_sent: set[int] = field(default_factory=set)
     seqs_received: set[int] = field(default_factory=set)
+    # The highest sequence number sent so far (an SCTP packet's is its last
+    # TSN), -1 before the first.
+    highest_seq_sent: int = -1
     retransmissions: int = 0
     duplicates: int = 0
 
@@ -1642,9 +1645,17 @@ def _count_sent(stats: FlowStats, sent_at: dict[str, tuple[float, int]], ev: _Da
         counted = size + _UDP_IP_HEADER_BYTES
     sent_at[uid] = (now, counted)
     if seq is not None:
-        if seq in stats.seqs_sent:
+        # A retransmission, as manetsim counts it: a TCP segment sent
+        # before; an SCTP packet whose last chunk was sent before. ns-2.35's
+        # trace names a bundle by its last TSN only, so a packet of chunks
+        # sent again may carry a TSN that named no packet: it was sent
+        # before if it is not above the highest TSN sent (TSNs leave in
+        # order).
+        again = seq <= stats.highest_seq_sent if kind == "sctp" else seq in stats.seqs_sent
+        if again:
             stats.retransmissions += 1
         stats.seqs_sent.add(seq)
+        stats.highest_seq_sent = max(stats.highest_seq_sent, seq)
 
 
 def _count_received(
