@@ -2127,6 +2127,13 @@ impl World {
     /// MAC header `mac` (for the trace).
     fn receive(&mut self, now: SimTime, n: u32, from: NodeId, mut packet: Packet, mac: MacFields) {
         if packet.is_arp() {
+            // An ARP message passes the same point above the MAC (ns-2.35's
+            // link layer takes it from there): an `after_mac` loss model
+            // of "all" packets loses it too.
+            if !self.losses.is_empty() && self.lost_after_mac(n, &packet) {
+                self.drop_received(now, n, DropReason::LossModel, &packet);
+                return;
+            }
             self.arp_input(now, n, packet);
             return;
         }

@@ -1086,3 +1086,60 @@ fn the_trace_ends_with_what_the_queues_and_arp_still_hold() {
     let dropped: u64 = r.drops.values().sum();
     assert!(f.received + dropped + 50 <= f.sent, "{f:?} {:?}", r.drops);
 }
+
+/// An `after_mac` loss model of every packet loses ARP messages too, as
+/// ns-2.35's error model between MAC and link layer does: a sender that
+/// loses every packet it receives never hears the ARP reply, so its data
+/// never leaves (its requests go unanswered until its packets fail).
+#[test]
+fn an_after_mac_loss_of_all_packets_loses_arp_replies_too() {
+    let text = |rate: f64| {
+        format!(
+            r#"
+name = "arp-loss"
+duration_s = 5.0
+seed = 3
+
+[area]
+width_m = 400.0
+height_m = 100.0
+
+[nodes]
+count = 2
+placement = "chain"
+spacing_m = 200.0
+
+[mac]
+arp = "ns2"
+
+[routing]
+protocol = "static"
+
+[[flows]]
+src = 0
+dst = 1
+transport = "udp"
+app = "cbr"
+start_s = 1.0
+rate_bps = 40000.0
+packet_size_bytes = 512
+
+[[loss]]
+node = 0
+model = "uniform"
+rate = {rate}
+packets = "all"
+where = "after_mac"
+"#
+        )
+    };
+    let lossy = run(&crate::scenario::load_str(&text(1.0), "t.toml", &[]).unwrap()).unwrap();
+    let clean = run(&crate::scenario::load_str(&text(0.0), "t.toml", &[]).unwrap()).unwrap();
+    assert!(clean.flows[0].sent >= 39, "{}", clean.flows[0].sent);
+    assert_eq!(clean.flows[0].received, clean.flows[0].sent);
+    assert_eq!(lossy.flows[0].received, 0);
+    // Node 0 lost every ARP reply node 1 sent, and its data failed.
+    assert!(lossy.drops["loss_model"] >= 3, "{:?}", lossy.drops);
+    assert!(lossy.drops["arp"] > 0, "{:?}", lossy.drops);
+    assert!(lossy.ledger.balanced);
+}
