@@ -1409,12 +1409,13 @@ def test_crosscheck_prints_a_long_scenario_path_on_one_line(tmp_path: Path):
 
 
 # ns-2.35's frame sizes and backoff slots: like with like at the MAC; and
-# its halving of the TCP window.
+# its halving of the TCP window and end of fast recovery.
 NS2_MAC = [
     "mac.frames=ns2",
     "mac.backoff_draw=ns2",
     "mac.ll_delay_s=25e-6",
     "flows.0.tcp.ssthresh_rule=ns2",
+    "flows.0.tcp.recovery_rule=ns2",
 ]
 
 
@@ -1429,11 +1430,19 @@ NS2_MAC = [
         (["routing.protocol=dsdv", *NS2_MAC], ['mac.arp is "off"']),
         (
             ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.ll_delay_s=25e-6"],
-            ['mac.backoff_draw is "standard"', 'flows.0.tcp.ssthresh_rule is "flight_size"'],
+            [
+                'mac.backoff_draw is "standard"',
+                'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.recovery_rule is "rfc"',
+            ],
         ),
         (
             ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.backoff_draw=ns2"],
-            ["mac.ll_delay_s is 0:", 'flows.0.tcp.ssthresh_rule is "flight_size"'],
+            [
+                "mac.ll_delay_s is 0:",
+                'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.recovery_rule is "rfc"',
+            ],
         ),
         (
             ["routing.protocol=aomdv", "mac.arp=ns2", *NS2_MAC],
@@ -1467,6 +1476,7 @@ NS2_MAC = [
                 'mac.backoff_draw is "standard"',
                 "mac.ll_delay_s is 0:",
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.recovery_rule is "rfc"',
             ],
         ),
     ],
@@ -1506,8 +1516,14 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     sets = {"flows.0.tcp.variant": variant}
     # Flow 1 is CBR: left alone. ns-2.35's Vegas agent has no limited
     # transmit, and a window rule of its own.
-    # ns-2.35's Sack1 recovers its own way.
-    rule = {"vegas": "vegas_rule", "sack": "sack_rule"}.get(variant)
+    # ns-2.35's Sack1 recovers its own way, and its Reno and Newreno end
+    # fast recovery their own way.
+    rule = {
+        "vegas": "vegas_rule",
+        "sack": "sack_rule",
+        "reno": "recovery_rule",
+        "newreno": "recovery_rule",
+    }.get(variant)
     own = {f"flows.0.tcp.{rule}": "ns2"} if rule else {}
     assert ns2.tcp_overrides(fixture, sets) == {
         "flows.0.tcp.ssthresh_rule": "ns2",
@@ -1515,7 +1531,7 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
         "flows.0.tcp.start_rule": "ns2",
         **own,
     }
-    standard_rule = {"vegas": "paper", "sack": "rfc"}.get(variant)
+    standard_rule = "paper" if variant == "vegas" else "rfc"
     paper = {f"flows.0.tcp.{rule}": standard_rule} if rule else {}
     assert ns2.tcp_overrides(fixture, sets, "standard") == {
         "flows.0.tcp.ssthresh_rule": "flight_size",

@@ -231,11 +231,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("standard", "ns2"),
         default="ns2",
         help="manetsim's [flows.tcp] ssthresh_rule, limited_transmit, start_rule, "
-        "vegas_rule and sack_rule (ns2: ns-2.35's halving of the window, its limited "
-        "transmit, singledup_, on in its agents but Vegas, its one-way agents' 40-byte "
-        "SYN first, syn_, and its Vegas and Sack1 agents' rules; standard: RFC 5681's "
-        "halving of the flight, limited transmit and the SYN off on both sides, the Vegas "
-        "paper's rule and RFC 6675's SACK recovery)",
+        "vegas_rule, sack_rule and recovery_rule (ns2: ns-2.35's halving of the window, "
+        "its limited transmit, singledup_, on in its agents but Vegas, its one-way agents' "
+        "40-byte SYN first, syn_, and its Vegas, Sack1, Reno and Newreno agents' rules; "
+        "standard: RFC 5681's halving of the flight, limited transmit and the SYN off on "
+        "both sides, the Vegas paper's rule, RFC 6675's SACK recovery and RFC 6582's "
+        "fast recovery)",
     )
 
 
@@ -261,13 +262,14 @@ def tcp_overrides(
     the window on a loss (``ssthresh_rule = "ns2"``), its limited
     transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
     exports but Vegas), its Vegas agent's window rule (``vegas_rule =
-    "ns2"``), its Sack1 agent's recovery (``sack_rule = "ns2"``) and,
-    for a flow without the handshake, its agents' start (``start_rule =
+    "ns2"``), its Sack1 agent's recovery (``sack_rule = "ns2"``), its Reno
+    and Newreno agents' fast recovery (``recovery_rule = "ns2"``) and, for
+    a flow without the handshake, its agents' start (``start_rule =
     "ns2"``: a 40-byte SYN first, ``syn_`` and ``delay_growth_``);
     ``"standard"``: RFC 5681's halving of the flight,
     no limited transmit (the export then turns ns-2's off too), the Vegas
-    paper's rule, RFC 6675's SACK recovery and the initial window at once
-    (``syn_`` off too)."""
+    paper's rule, RFC 6675's SACK recovery, RFC 5681's and RFC 6582's fast
+    recovery and the initial window at once (``syn_`` off too)."""
     if tcp not in ("standard", "ns2"):
         raise ValueError(f"tcp must be standard or ns2, got {tcp!r}")
     c = load_config(scenario, overrides, None)
@@ -280,10 +282,9 @@ def tcp_overrides(
         out[f"flows.{i}.tcp.limited_transmit"] = tcp == "ns2" and variant != "vegas"
         if not (flow.get("tcp") or {}).get("handshake", True):
             out[f"flows.{i}.tcp.start_rule"] = "ns2" if tcp == "ns2" else "window"
-        if variant == "vegas":
-            out[f"flows.{i}.tcp.vegas_rule"] = "ns2" if tcp == "ns2" else "paper"
-        if variant == "sack":
-            out[f"flows.{i}.tcp.sack_rule"] = "ns2" if tcp == "ns2" else "rfc"
+        own = _NS2_VARIANT_RULES.get(variant)
+        if own is not None:
+            out[f"flows.{i}.tcp.{own[0]}"] = "ns2" if tcp == "ns2" else own[1]
     return out
 
 
@@ -379,6 +380,16 @@ _NS2_VARIANT_RULES = {
         "manetsim recovers as RFC 6675 does, ns-2.35's Sack1 resends every hole below the "
         "highest SACK as a pipe counter allows and resends SACKed segments after a timeout",
     ),
+    **{
+        variant: (
+            "recovery_rule",
+            "rfc",
+            "manetsim ends fast recovery with cwnd at ssthresh (RFC 5681, RFC 6582), "
+            f"ns-2.35's {agent} opens the window on the ACK that ends it as on any new ACK, "
+            "and its partial ACKs may deflate the window it leaves",
+        )
+        for variant, agent in (("reno", "Reno"), ("newreno", "Newreno"))
+    },
 }
 
 
@@ -489,7 +500,7 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             )
         # A variant whose ns-2.35 agent has a rule of its own.
         own = (
-            _NS2_VARIANT_RULES.get(tcp.get("variant", ""))
+            _NS2_VARIANT_RULES.get(tcp.get("variant", "newreno"))
             if flow.get("transport") == "tcp"
             else None
         )

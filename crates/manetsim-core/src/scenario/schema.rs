@@ -863,6 +863,11 @@ pub struct TcpConfig {
     /// (ns-2.35's `Sack1`, see [`crate::transport::tcp::SackRule`]).
     #[serde(default)]
     pub sack_rule: crate::transport::tcp::SackRule,
+    /// Added key: how Reno's and NewReno's fast recovery deflates the
+    /// window and ends: `rfc` (RFC 5681 and RFC 6582) or `ns2` (ns-2.35's,
+    /// see [`crate::transport::tcp::RecoveryRule`]).
+    #[serde(default)]
+    pub recovery_rule: crate::transport::tcp::RecoveryRule,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -905,6 +910,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             start_rule: Default::default(),
             sack_rule: Default::default(),
+            recovery_rule: Default::default(),
         }
     }
 }

@@ -996,19 +996,36 @@ fn vegas_rule_is_a_flow_key() {
 }
 
 #[test]
-fn sack_rule_is_a_flow_key() {
-    use crate::transport::tcp::SackRule;
+fn sack_rule_and_recovery_rule_are_flow_keys() {
+    use crate::transport::tcp::{RecoveryRule, SackRule};
     let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\", tcp = {variant = \"sack\"}}]";
-    let s = load_with(BASE, &[tcp]).unwrap();
-    assert_eq!(s.flows[0].tcp.clone().unwrap().sack_rule, SackRule::Rfc);
-    let s = load_with(BASE, &[tcp, "flows.0.tcp.sack_rule=ns2"]).unwrap();
-    assert_eq!(s.flows[0].tcp.clone().unwrap().sack_rule, SackRule::Ns2);
-    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.sack_rule=linux"]));
-    assert!(
-        e.message.contains("`rfc`") && e.message.contains("`ns2`"),
-        "{e}"
+    let t = load_with(BASE, &[tcp]).unwrap().flows[0]
+        .tcp
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (t.sack_rule, t.recovery_rule),
+        (SackRule::Rfc, RecoveryRule::Rfc)
     );
-    assert_eq!(e.key.as_deref(), Some("flows[0].tcp.sack_rule"));
+    let both = ["flows.0.tcp.sack_rule=ns2", "flows.0.tcp.recovery_rule=ns2"];
+    let s = load_with(BASE, &[tcp, both[0], both[1]]).unwrap();
+    let t = s.flows[0].tcp.clone().unwrap();
+    assert_eq!(
+        (t.sack_rule, t.recovery_rule),
+        (SackRule::Ns2, RecoveryRule::Ns2)
+    );
+    for key in ["sack_rule", "recovery_rule"] {
+        let bad = format!("flows.0.tcp.{key}=linux");
+        let e = err(load_with(BASE, &[tcp, &bad]));
+        assert!(
+            e.message.contains("`rfc`") && e.message.contains("`ns2`"),
+            "{e}"
+        );
+        assert_eq!(
+            e.key.as_deref(),
+            Some(format!("flows[0].tcp.{key}").as_str())
+        );
+    }
 }
 
 #[test]

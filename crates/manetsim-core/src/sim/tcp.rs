@@ -108,6 +108,7 @@ impl TcpFlow {
             limited_transmit: t.limited_transmit,
             start_rule: t.start_rule,
             sack_rule: t.sack_rule,
+            recovery_rule: t.recovery_rule,
             ..TcpConfig::default()
         };
         let receiver = TcpReceiver::new(&cfg);

@@ -108,6 +108,35 @@ pub struct TcpConfig {
     pub start_rule: StartRule,
     /// How the SACK variant recovers: RFC 6675's, or ns-2.35's `Sack1`.
     pub sack_rule: SackRule,
+    /// How Reno's and NewReno's fast recovery deflates the window and
+    /// ends: RFC 5681's and RFC 6582's, or ns-2.35's.
+    pub recovery_rule: RecoveryRule,
+}
+
+/// How Reno's and NewReno's fast recovery deflates the window on a
+/// partial ACK and what the ACK that ends it does (`[flows.tcp]
+/// recovery_rule`). Both rules count the duplicate ACKs alike, and a
+/// NewReno partial ACK leaves the same window (cwnd less the segments it
+/// acknowledges, plus one); they differ in the window recovery leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryRule {
+    /// RFC 5681 section 3.2 step 6 and RFC 6582 section 3.2 step 3: the
+    /// ACK that ends recovery sets cwnd to the value the loss chose
+    /// (ssthresh) and nothing more.
+    #[default]
+    Rfc,
+    /// ns-2.35's `Agent/TCP/Reno` and `Agent/TCP/Newreno` with their
+    /// defaults (`partial_window_deflation_ 1`, read from `tcp-reno.cc`
+    /// and `tcp-newreno.cc`): the window is `cwnd_` plus `dupwnd_`, the
+    /// duplicate ACKs; a partial ACK for `d` segments takes `d - 1` from
+    /// `dupwnd_` while `dupwnd_ > d`, else takes the rest from `cwnd_`
+    /// itself (at least 1) and leaves `dupwnd_` at 1. The ACK that ends
+    /// recovery drops `dupwnd_`, so cwnd is the halved window less what
+    /// partial ACKs took from it, and then opens the window as any new
+    /// ACK does (`recv_newack_helper`: one segment in slow start, else
+    /// 1/cwnd).
+    Ns2,
 }
 
 /// How the SACK variant recovers from a loss (`[flows.tcp] sack_rule`).
@@ -181,6 +210,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             start_rule: StartRule::Window,
             sack_rule: SackRule::Rfc,
+            recovery_rule: RecoveryRule::Rfc,
         }
     }
 }

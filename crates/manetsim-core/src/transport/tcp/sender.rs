@@ -15,7 +15,9 @@
 //!   Reno (RFC 5681 3.2: cwnd = ssthresh + 3, +1 per dupack, leave on the
 //!   first new ACK), NewReno (RFC 6582: leave when the ACK reaches
 //!   `recover`; a partial ACK retransmits the next hole, deflates cwnd by the
-//!   amount acked and adds one segment, and restarts the RTO), SACK (RFC
+//!   amount acked and adds one segment, and, the first of a recovery only,
+//!   restarts the RTO; with [`RecoveryRule::Ns2`](super::RecoveryRule::Ns2)
+//!   as ns-2.35's agents deflate and end it), SACK (RFC
 //!   6675: scoreboard, IsLost, pipe, NextSeg rules 1 and 2; recovery ends
 //!   when the ACK reaches the recovery point; a retransmit timeout clears
 //!   the SACKed bits, RFC 2018 section 8), or with
@@ -39,7 +41,7 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
-use super::{TcpConfig, TcpMetrics};
+use super::{RecoveryRule, TcpConfig, TcpMetrics};
 use crate::engine::SimTime;
 
 /// Connection state of the sender (RFC 9293 names).
@@ -71,8 +73,12 @@ struct Sent {
 struct InRecovery {
     /// `recover` / RecoveryPoint: snd_max at entry.
     point: u64,
-    /// cwnd to use when recovery ends.
+    /// cwnd to use when recovery ends (with
+    /// [`RecoveryRule::Ns2`](super::RecoveryRule::Ns2) ns-2.35's `cwnd_`,
+    /// which partial ACKs may deflate).
     post_cwnd: f64,
+    /// Partial ACKs so far (NewReno): only the first restarts the timer.
+    partial_acks: u32,
 }
 
 /// The sending half of a TCP connection.
@@ -708,17 +714,49 @@ impl TcpSender {
             snd_max: self.snd_max,
         };
         let mode = self.cc.recovery();
+        let ns2_recovery = self.cfg.recovery_rule == RecoveryRule::Ns2;
+        // RFC 6582 section 3.2 step 3 restarts the timer on the first
+        // partial ACK only (ns-2.35's `newreno_changes1_ 1` too).
+        let mut keep_timer = false;
         match self.recovery {
             Some(rec) => match mode {
-                Recovery::Reno => self.exit_recovery(now, rec),
-                Recovery::NewReno | Recovery::Sack if ack >= rec.point => {
-                    self.exit_recovery(now, rec)
+                Recovery::Reno => {
+                    self.exit_recovery(now, rec);
+                    if ns2_recovery {
+                        self.cc.on_ack(&mut self.st, &ev);
+                    }
                 }
+                Recovery::NewReno if ack >= rec.point => {
+                    self.exit_recovery(now, rec);
+                    if ns2_recovery {
+                        self.cc.on_ack(&mut self.st, &ev);
+                    }
+                }
+                Recovery::Sack if ack >= rec.point => self.exit_recovery(now, rec),
                 Recovery::NewReno => {
                     // RFC 6582 section 3.2 step 3, partial ACK.
                     self.retransmit_now = Some(ack);
                     let acked_pkts = acked_bytes as f64 / self.mss() as f64;
-                    self.st.cwnd = (self.st.cwnd - acked_pkts + 1.0).max(1.0);
+                    let mut post_cwnd = rec.post_cwnd;
+                    if ns2_recovery {
+                        // ns-2.35's `partialnewack`: `dupwnd_` first, then
+                        // `cwnd_` itself.
+                        let dupwnd = self.st.cwnd - rec.post_cwnd;
+                        if dupwnd > acked_pkts {
+                            self.st.cwnd -= acked_pkts - 1.0;
+                        } else {
+                            post_cwnd = (rec.post_cwnd - (acked_pkts - dupwnd)).max(1.0);
+                            self.st.cwnd = post_cwnd + 1.0;
+                        }
+                    } else {
+                        self.st.cwnd = (self.st.cwnd - acked_pkts + 1.0).max(1.0);
+                    }
+                    keep_timer = rec.partial_acks > 0;
+                    self.recovery = Some(InRecovery {
+                        post_cwnd,
+                        partial_acks: rec.partial_acks + 1,
+                        ..rec
+                    });
                     self.cc.on_partial_ack(&mut self.st, &ev);
                 }
                 Recovery::Sack => {
@@ -743,7 +781,7 @@ impl TcpSender {
             self.rto_deadline = None;
         } else if self.snd_una >= self.snd_max {
             self.rto_deadline = None;
-        } else {
+        } else if !(keep_timer && self.rto_deadline.is_some()) {
             // RFC 6298 (5.3).
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -806,6 +844,7 @@ impl TcpSender {
                 self.recovery = Some(InRecovery {
                     point: self.snd_max,
                     post_cwnd: post,
+                    partial_acks: 0,
                 });
                 self.retransmit_now = Some(self.snd_una);
             }
@@ -815,6 +854,7 @@ impl TcpSender {
                 self.recovery = Some(InRecovery {
                     point: self.snd_max,
                     post_cwnd: post,
+                    partial_acks: 0,
                 });
                 if let Some(f) = self.sent.front_mut() {
                     f.lost = true;

@@ -312,6 +312,88 @@ fn newreno_stays_in_recovery_after_a_partial_ack() {
 }
 
 #[test]
+fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+    // RFC 6582 section 3.2 step 3 ("Impatient"), as ns-2.35's
+    // `newreno_changes1_ 1`: under either recovery rule.
+    for rule in [RecoveryRule::Rfc, RecoveryRule::Ns2] {
+        let c = TcpConfig {
+            recovery_rule: rule,
+            ..cfg(CcKind::NewReno)
+        };
+        let mut s = with_cwnd(c, 10.0);
+        dupacks(&mut s, NS_PER_S, 0, 3);
+        drain(&mut s, NS_PER_S);
+        let rto = s.poll_timeout().unwrap() - NS_PER_S;
+        s.on_segment(2 * NS_PER_S, &ack(2000)); // first partial ACK
+        assert_eq!(s.poll_timeout(), Some(2 * NS_PER_S + rto), "{rule:?}");
+        drain(&mut s, 2 * NS_PER_S);
+        s.on_segment(3 * NS_PER_S, &ack(4000)); // second: the timer runs on
+        assert!(s.metrics().in_recovery);
+        assert_eq!(s.poll_timeout(), Some(2 * NS_PER_S + rto), "{rule:?}");
+        drain(&mut s, 3 * NS_PER_S);
+        s.on_segment(4 * NS_PER_S, &ack(10_000)); // ends recovery
+        assert!(!s.metrics().in_recovery);
+        drain(&mut s, 4 * NS_PER_S);
+        assert_eq!(s.poll_timeout(), Some(4 * NS_PER_S + rto), "{rule:?}");
+    }
+}
+
+#[test]
+fn ns2_recovery_rule_deflates_cwnd_itself_and_opens_it_as_recovery_ends() {
+    let with = |kind, rule| TcpConfig {
+        ssthresh_rule: SsthreshRule::Ns2,
+        recovery_rule: rule,
+        ..cfg(kind)
+    };
+    let cwnd = |s: &TcpSender| s.metrics().cwnd_packets;
+    // Eight in flight; the fast retransmit halves to cwnd_ 4 (ssthresh
+    // 4) with dupwnd_ 3, a fourth duplicate makes dupwnd_ 4.
+    let start = |kind, rule| {
+        let mut s = with_cwnd(with(kind, rule), 8.0);
+        dupacks(&mut s, 1, 0, 4);
+        drain(&mut s, 1);
+        assert_eq!(cwnd(&s), 8.0);
+        s
+    };
+    // A partial ACK for six segments: both rules leave 8 - 6 + 1 = 3, but
+    // ns-2.35 takes the two beyond dupwnd_ from cwnd_ itself (4 -> 2).
+    for rule in [RecoveryRule::Rfc, RecoveryRule::Ns2] {
+        let mut s = start(CcKind::NewReno, rule);
+        s.on_segment(2, &ack(6000));
+        assert_eq!(cwnd(&s), 3.0, "{rule:?}");
+        drain(&mut s, 2);
+        s.on_segment(3, &ack(8000)); // covers `recover`
+        assert!(!s.metrics().in_recovery);
+        let expect = match rule {
+            // ssthresh.
+            RecoveryRule::Rfc => 4.0,
+            // cwnd_ 2, then slow start below ssthresh_ 4: 3.
+            RecoveryRule::Ns2 => 3.0,
+        };
+        assert_eq!(cwnd(&s), expect, "{rule:?}");
+    }
+    // A partial ACK for one segment comes out of dupwnd_ alone; the ACK
+    // that ends recovery then opens cwnd_ 4 by 1/4 under ns-2.35's rule.
+    for rule in [RecoveryRule::Rfc, RecoveryRule::Ns2] {
+        let mut s = start(CcKind::NewReno, rule);
+        s.on_segment(2, &ack(1000));
+        assert_eq!(cwnd(&s), 8.0, "{rule:?}");
+        drain(&mut s, 2);
+        s.on_segment(3, &ack(8000));
+        let expect = if rule == RecoveryRule::Ns2 { 4.25 } else { 4.0 };
+        assert_eq!(cwnd(&s), expect, "{rule:?}");
+    }
+    // Reno leaves on the first new ACK, and opens the window on it alike.
+    for rule in [RecoveryRule::Rfc, RecoveryRule::Ns2] {
+        let mut s = start(CcKind::Reno, rule);
+        s.on_segment(2, &ack(2000));
+        assert!(!s.metrics().in_recovery);
+        let expect = if rule == RecoveryRule::Ns2 { 4.25 } else { 4.0 };
+        assert_eq!(cwnd(&s), expect, "{rule:?}");
+    }
+}
+
+#[test]
 fn sack_retransmits_every_lost_segment_from_the_scoreboard() {
     let mut s = with_flight(CcKind::Sack, 10.0);
     // Segments 0 and 2 lost; 1, 3, 4, 5 arrive.
@@ -953,6 +1035,7 @@ fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_and_star
             c.limited_transmit = true;
             c.start_rule = StartRule::Ns2;
             c.sack_rule = SackRule::Ns2;
+            c.recovery_rule = RecoveryRule::Ns2;
             c.delayed_ack = seed == 1;
             let o = run_pipe(&c, 200_000, 0.05, 3000 + (k as u64) * 10 + seed);
             assert!(o.done, "{} seed {seed}", kind.name());
