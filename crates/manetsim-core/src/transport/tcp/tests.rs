@@ -855,6 +855,35 @@ fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
     assert_eq!(sent, [2, 3, 4]);
 }
 
+#[test]
+fn ns2_vegas_restarts_at_two_segments_after_a_timeout() {
+    // ns-2.35's Vegas agent on chain6 over DSDV (seed 1, `manetsim
+    // crosscheck --keep-traces`): packet 0 alone at 1 s, no route yet; at
+    // 4 s its timeout sends packets 0 and 1 (`cwnd_ = v_slowstart_`), and
+    // again at 10, 22 and 46 s. Brakmo and Peterson's rule restarts at one.
+    for (rule, expect) in [(VegasRule::Ns2, vec![0, 1]), (VegasRule::Paper, vec![0])] {
+        let vegas = CcKind::Vegas {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            rule,
+        };
+        let c = TcpConfig {
+            mss_bytes: 512,
+            ssthresh_rule: SsthreshRule::Ns2,
+            ..ns2_start(vegas)
+        };
+        let mut s = TcpSender::new(c, None);
+        assert_eq!(drain(&mut s, NS_PER_S).len(), 1);
+        let t = s.poll_timeout().unwrap();
+        assert_eq!(t, 4 * NS_PER_S);
+        s.on_timeout(t);
+        let sent: Vec<u64> = drain(&mut s, t).iter().map(|g| g.seq / 512).collect();
+        assert_eq!(sent, expect, "{rule:?}");
+        assert_eq!(s.metrics().ssthresh_packets, 2.0, "{rule:?}");
+    }
+}
+
 // ---- Receiver ---------------------------------------------------------------
 
 #[test]

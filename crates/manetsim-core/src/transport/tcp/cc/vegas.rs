@@ -34,8 +34,13 @@
 //! - a round whose RTT is below BaseRTT, or that sent at most one segment,
 //!   sets BaseRTT to it.
 //!
-//! Its own loss recovery (fine-grained retransmission checks and window
-//! cuts on duplicate ACKs) is not modelled: loss recovery stays Reno's.
+//! - a retransmission timeout halves the window into ssthresh and restarts
+//!   cwnd at two segments (`v_slowstart_`), where the paper's rule (as
+//!   Reno) restarts it at one.
+//!
+//! Its own loss recovery on duplicate ACKs (fine-grained retransmission
+//! checks, window cuts by a quarter) is not modelled: fast recovery stays
+//! Reno's.
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +58,9 @@ pub enum VegasRule {
     /// ns-2.35's `Agent/TCP/Vegas` (see the module's text).
     Ns2,
 }
+
+/// ns-2.35's `v_slowstart_`: the window a retransmission timeout leaves.
+const NS2_RESTART_WINDOW: f64 = 2.0;
 
 #[derive(Debug, Clone)]
 pub struct Vegas {
@@ -236,7 +244,12 @@ impl CongestionControl for Vegas {
 
     fn on_rto(&mut self, st: &mut CcState, _now: SimTime) {
         st.ssthresh = st.loss_ssthresh();
-        st.cwnd = 1.0;
+        // ns-2.35's `timeout()` restarts at `v_slowstart_`, two segments,
+        // after `slowdown()` halved the window into ssthresh.
+        st.cwnd = match self.rule {
+            VegasRule::Paper => 1.0,
+            VegasRule::Ns2 => NS2_RESTART_WINDOW,
+        };
         self.restart_rounds();
     }
 }
