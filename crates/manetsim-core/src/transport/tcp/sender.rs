@@ -41,8 +41,8 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
-use super::{RecoveryRule, TcpConfig, TcpMetrics};
-use crate::engine::SimTime;
+use super::{CcKind, RecoveryRule, TcpConfig, TcpMetrics, VegasRule};
+use crate::engine::{SimTime, NS_PER_S};
 
 /// Connection state of the sender (RFC 9293 names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,50 @@ struct Sent {
     rec_retx: bool,
     sacked: bool,
     lost: bool,
+    /// Times sent (ns-2.35 Vegas's `v_transmits_`).
+    transmits: u32,
+    /// ns-2.35 Vegas's `vegastime()` at the last send, seconds.
+    sent_vt: f64,
+}
+
+/// ns-2.35's `Agent/TCP/Vegas` loss recovery (with
+/// [`VegasRule::Ns2`](super::VegasRule::Ns2)), read from its
+/// `tcp-vegas.cc`. Times are its `vegastime()`: seconds since `firstsent_`,
+/// which its `send_much` sets whenever it sends packet 0 (again after a
+/// timeout).
+#[derive(Debug, Clone, Default)]
+struct Ns2VegasLoss {
+    /// `firstsent_`, seconds.
+    first_sent_s: f64,
+    /// An ACK has arrived (`firstrecv_` set).
+    started: bool,
+    /// `v_sa_` and `v_sd_`: 8 × the smoothed fine-grained RTT and 4 × its
+    /// mean deviation, seconds.
+    sa_s: f64,
+    sd_s: f64,
+    /// `v_timeout_`, seconds.
+    timeout_s: f64,
+    /// `v_newcwnd_`: the window a duplicate ACK's cut chose.
+    new_cwnd: f64,
+    /// `t_cwnd_changed_`, a `vegastime()`.
+    cwnd_changed_vt: f64,
+    /// `v_worried_`: ACKs after a fast retransmit that check the next
+    /// segment's fine-grained timer.
+    worried: u32,
+    /// `last_cwnd_action_ == CWND_ACTION_TIMEOUT`.
+    after_timeout: bool,
+}
+
+impl Ns2VegasLoss {
+    fn vt(&self, now: SimTime) -> f64 {
+        now as f64 / NS_PER_S as f64 - self.first_sent_s
+    }
+
+    /// Whether a segment sent at `sent_vt` has outlived `v_timeout_`
+    /// (`vegas_expire`).
+    fn expired(&self, now: SimTime, sent_vt: f64) -> bool {
+        self.vt(now) - sent_vt >= self.timeout_s
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -140,6 +184,12 @@ pub struct TcpSender {
     /// [`SackRule::Ns2`](super::SackRule::Ns2): no hole below this is
     /// resent again in this recovery (ns-2.35's scoreboard's `h_seqno_`).
     ns2_resent_to: u64,
+    /// Vegas with [`VegasRule::Ns2`](super::VegasRule::Ns2): its agent's
+    /// own loss recovery.
+    ns2_vegas: Option<Ns2VegasLoss>,
+    /// The newest segment the last new ACK covered: (`sent_vt`,
+    /// `transmits`).
+    last_acked: Option<(f64, u32)>,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -192,6 +242,14 @@ impl TcpSender {
         let one_way_syn = cfg.one_way_syn();
         let data_start = (handshake || one_way_syn) as u64;
         let vegas_delay_growth = ns2_start && !one_way_syn;
+        let ns2_vegas = matches!(
+            cfg.variant,
+            CcKind::Vegas {
+                rule: VegasRule::Ns2,
+                ..
+            }
+        )
+        .then(Ns2VegasLoss::default);
         Self {
             cc: AnyCc::new(cfg.variant),
             peer_window: cfg.window_packets as u64 * cfg.mss_bytes as u64,
@@ -233,6 +291,8 @@ impl TcpSender {
             ns2_pipe: 0,
             ns2_muted: false,
             ns2_resent_to: 0,
+            ns2_vegas,
+            last_acked: None,
         }
     }
 
@@ -519,9 +579,20 @@ impl TcpSender {
             rec_retx: false,
             sacked: false,
             lost: false,
+            transmits: 1,
+            sent_vt: 0.0,
         });
         self.snd_nxt = end;
         self.snd_max = end;
+        if let Some(v) = &mut self.ns2_vegas {
+            if seq == self.data_start {
+                // `send_much` with `t_seqno_ == 0`.
+                v.first_sent_s = now as f64 / NS_PER_S as f64;
+            }
+            if let Some(back) = self.sent.back_mut() {
+                back.sent_vt = v.vt(now);
+            }
+        }
         if self.timed.is_none() {
             self.timed = Some((end, now));
         }
@@ -532,6 +603,10 @@ impl TcpSender {
         let s = &mut self.sent[i];
         s.retx = true;
         s.sent_at = now;
+        s.transmits += 1;
+        if let Some(v) = &self.ns2_vegas {
+            s.sent_vt = v.vt(now);
+        }
         let (seq, len, fin) = (s.seq, (s.end - s.seq - s.fin as u64) as u32, s.fin);
         // Karn: a retransmission invalidates the timed segment.
         self.timed = None;
@@ -598,6 +673,17 @@ impl TcpSender {
         if seg.ack > self.snd_max {
             return;
         }
+        if let Some(v) = &mut self.ns2_vegas {
+            if !v.started {
+                // `firstrecv_`: the first ACK's `vegastime()` primes the
+                // fine-grained estimator.
+                v.started = true;
+                let first = v.vt(now);
+                v.sa_s = first * 8.0;
+                v.sd_s = first;
+                v.timeout_s = (v.sa_s / 4.0 + v.sd_s) / 2.0;
+            }
+        }
         let old_window = self.peer_window;
         self.peer_window = seg.window as u64;
         let ns2_sack = self.cfg.ns2_sack();
@@ -610,6 +696,9 @@ impl TcpSender {
             self.update_scoreboard(&seg.sack);
         }
         if seg.ack > self.snd_una {
+            if self.ns2_vegas.is_some() {
+                return self.ns2_vegas_new_ack(now, seg.ack);
+            }
             self.on_new_ack(now, seg.ack);
             if ns2_sack {
                 if self.recovery.is_some() {
@@ -630,7 +719,9 @@ impl TcpSender {
             && self.snd_max > self.snd_una
             && seg.window as u64 == old_window
         {
-            if !ns2_sack {
+            if self.ns2_vegas.is_some() {
+                self.ns2_vegas_dup_ack(now);
+            } else if !ns2_sack {
                 self.on_dup_ack(now);
             } else if self.recovery.is_some() {
                 self.mark_sacked(&seg.sack);
@@ -674,6 +765,7 @@ impl TcpSender {
             if front.end <= ack {
                 retx_covered |= front.retx;
                 newest = Some((front.sent_at, retx_covered));
+                self.last_acked = Some((front.sent_vt, front.transmits));
                 self.sent.pop_front();
             } else {
                 if front.seq < ack {
@@ -784,6 +876,117 @@ impl TcpSender {
         } else if !(keep_timer && self.rto_deadline.is_some()) {
             // RFC 6298 (5.3).
             self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// A new ACK under ns-2.35's Vegas recovery: a window inflated by
+    /// duplicate ACKs falls to the cut's (`v_newcwnd_`, ssthresh 2); the ACK
+    /// then acts as any new ACK; the segment it acknowledges, sent once,
+    /// gives a fine-grained RTT sample; and for up to two ACKs after a fast
+    /// retransmit the next segment is resent at once if its fine-grained
+    /// timer has run out (`v_worried_`).
+    fn ns2_vegas_new_ack(&mut self, now: SimTime, ack: u64) {
+        let threshold = self.cfg.dupack_threshold;
+        if let Some(v) = &self.ns2_vegas {
+            if self.dupacks > threshold && self.st.cwnd > v.new_cwnd {
+                self.st.cwnd = v.new_cwnd;
+                self.st.ssthresh = 2.0;
+            }
+        }
+        self.last_acked = None;
+        self.on_new_ack(now, ack);
+        let front = self.sent.front().map(|f| (f.seq, f.sent_vt));
+        let last = self.last_acked.take();
+        let Some(v) = &mut self.ns2_vegas else {
+            return;
+        };
+        if let Some((sent_vt, 1)) = last {
+            let rtt = v.vt(now) - sent_vt;
+            if rtt > 0.0 {
+                let n = rtt - v.sa_s / 8.0;
+                v.sa_s += n;
+                v.sd_s += n.abs() - v.sd_s / 4.0;
+                v.timeout_s = (v.sa_s / 4.0 + v.sd_s) / 2.0;
+                v.timeout_s += v.timeout_s / 16.0;
+            }
+        }
+        if v.worried > 0 {
+            v.worried -= 1;
+            // Nothing outstanding reads as a send time of -1 s.
+            let expired =
+                front.map_or(v.vt(now) + 1.0 >= v.timeout_s, |(_, vt)| v.expired(now, vt));
+            if expired {
+                self.dupacks = threshold;
+                if let Some((seq, _)) = front {
+                    self.retransmit_now = Some(seq);
+                }
+            } else {
+                v.worried = 0;
+            }
+        }
+    }
+
+    /// A duplicate ACK under ns-2.35's Vegas recovery. The first
+    /// unacknowledged segment is resent when its fine-grained timer has run
+    /// out or at the third duplicate, unless a timeout came since `recover`
+    /// was set (`bug_fix_`). Each such retransmission lengthens `v_timeout_`
+    /// (doubles it if the segment was resent before), backs off the
+    /// retransmission timer and restarts it, and, if the window has not
+    /// been cut since the segment left, cuts it: to 2 from 3 or less, else
+    /// by half for a segment resent before, else by a quarter (whole
+    /// segments), inflated by the duplicates so far. Further duplicates
+    /// inflate it by one each.
+    fn ns2_vegas_dup_ack(&mut self, now: SimTime) {
+        self.dupacks += 1;
+        let threshold = self.cfg.dupack_threshold;
+        let Some(front) = self.sent.front() else {
+            return;
+        };
+        let (seq, transmits, sent_vt) = (front.seq, front.transmits, front.sent_vt);
+        let recovered = self.recover.is_none_or(|r| self.snd_una > r);
+        let outstanding = (self.snd_max - self.snd_una).div_ceil(self.mss());
+        let Some(v) = &mut self.ns2_vegas else {
+            return;
+        };
+        let expired = v.expired(now, sent_vt);
+        if !(expired || self.dupacks == threshold) {
+            if self.dupacks > threshold {
+                self.st.cwnd += 1.0;
+            }
+            return;
+        }
+        if !recovered && v.after_timeout {
+            // `bug_fix_`: no fast retransmit for what a timeout resent.
+            return;
+        }
+        v.after_timeout = false;
+        self.recover = Some(self.snd_max);
+        v.worried = (outstanding + 1).min(2) as u32;
+        if transmits > 1 {
+            v.timeout_s *= 2.0;
+        } else {
+            v.timeout_s += v.timeout_s / 8.0;
+        }
+        if v.cwnd_changed_vt < sent_vt {
+            let win = self.st.cwnd.min(self.st.max_cwnd).floor().max(0.0) as u64;
+            let win = if win <= 3 {
+                2
+            } else if transmits > 1 {
+                win >> 1
+            } else {
+                win - (win >> 2)
+            };
+            v.new_cwnd = win as f64;
+            self.st.cwnd = v.new_cwnd + self.dupacks as f64;
+            v.cwnd_changed_vt = v.vt(now);
+        }
+        // `reset_rtx_timer(1)`: backed off, restarted.
+        self.rtt.on_timeout();
+        self.rto_deadline = Some(now + self.rtt.rto());
+        self.fast_retransmits += 1;
+        self.retransmit_now = Some(seq);
+        if transmits == 1 {
+            self.dupacks = threshold;
         }
     }
 
@@ -953,6 +1156,16 @@ impl TcpSender {
         // RFC 6298 (5.4)–(5.6) and RFC 5681 eq. (4).
         self.update_flight();
         self.cc.on_rto(&mut self.st, now);
+        if let Some(v) = &mut self.ns2_vegas {
+            // `timeout()`: the window changed now; go-back-N to packet 0
+            // sets `firstsent_` again.
+            v.after_timeout = true;
+            v.new_cwnd = 0.0;
+            v.cwnd_changed_vt = v.vt(now);
+            if self.snd_una == self.data_start {
+                v.first_sent_s = now as f64 / NS_PER_S as f64;
+            }
+        }
         self.recovery = None;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);

@@ -884,6 +884,84 @@ fn ns2_vegas_restarts_at_two_segments_after_a_timeout() {
     }
 }
 
+/// A Vegas sender under ns-2.35's rule with eight segments sent at 0 s and
+/// each ACKed 10 ms apart from 100 ms up to `upto` bytes, the window
+/// sending new segments as it goes: the fine-grained estimator is primed.
+fn ns2_vegas_acked(upto: u64) -> (TcpSender, SimTime) {
+    let vegas = CcKind::Vegas {
+        alpha: 1.0,
+        beta: 3.0,
+        gamma: 1.0,
+        rule: VegasRule::Ns2,
+    };
+    let c = TcpConfig {
+        ssthresh_rule: SsthreshRule::Ns2,
+        ..cfg(vegas)
+    };
+    let mut s = with_cwnd(c, 8.0);
+    let mut now = 90 * NS_PER_MS;
+    for k in 1..=upto / MSS {
+        now += 10 * NS_PER_MS;
+        s.on_segment(now, &ack(k * MSS));
+        drain(&mut s, now);
+    }
+    (s, now)
+}
+
+#[test]
+fn ns2_vegas_cuts_a_quarter_at_the_third_duplicate_and_deflates_on_the_next_ack() {
+    let (mut s, t) = ns2_vegas_acked(8 * MSS);
+    let w = s.metrics().cwnd_packets.floor();
+    assert!(w > 3.0, "{w}");
+    // Segment 8 (sent at 100 ms) is lost: two duplicates do nothing.
+    dupacks(&mut s, t + NS_PER_MS, 8 * MSS, 2);
+    assert!(drain(&mut s, t + NS_PER_MS).is_empty());
+    dupacks(&mut s, t + 2 * NS_PER_MS, 8 * MSS, 1);
+    let segs = drain(&mut s, t + 2 * NS_PER_MS);
+    assert_eq!((segs[0].seq, segs[0].retransmission), (8 * MSS, true));
+    let cut = w - (w as u64 >> 2) as f64;
+    assert_eq!(
+        s.metrics().cwnd_packets,
+        cut + 3.0,
+        "w - w/4, inflated by 3"
+    );
+    assert_eq!(s.metrics().fast_retransmits, 1);
+    dupacks(&mut s, t + 3 * NS_PER_MS, 8 * MSS, 1);
+    assert_eq!(s.metrics().cwnd_packets, cut + 4.0);
+    s.on_segment(t + 50 * NS_PER_MS, &ack(9 * MSS));
+    let m = s.metrics();
+    assert!(m.cwnd_packets <= cut + 1.0, "{} from {cut}", m.cwnd_packets);
+    assert_eq!(m.ssthresh_packets, 2.0);
+}
+
+#[test]
+fn ns2_vegas_resends_at_the_first_duplicate_once_the_fine_grained_timer_ran_out() {
+    let (mut s, t) = ns2_vegas_acked(8 * MSS);
+    // Just before the coarse timeout, segment 8 (sent at 100 ms) has
+    // outlived `v_timeout_` (about 0.15 s): the first duplicate resends.
+    let late = s.poll_timeout().unwrap() - NS_PER_MS;
+    assert!(late - 100 * NS_PER_MS > 200 * NS_PER_MS);
+    dupacks(&mut s, late, 8 * MSS, 1);
+    let segs = drain(&mut s, late);
+    assert_eq!((segs[0].seq, segs[0].retransmission), (8 * MSS, true));
+    assert_eq!(s.metrics().fast_retransmits, 1);
+    // The same segment lost again: resent at once, but the window is not
+    // cut again, for it was cut the moment the segment was last sent.
+    let w = s.metrics().cwnd_packets;
+    // The retransmission backed the coarse timer off and restarted it.
+    let later = s.poll_timeout().unwrap() - NS_PER_MS;
+    assert!(later - late > 2 * (late - t));
+    dupacks(&mut s, later, 8 * MSS, 1);
+    let segs = drain(&mut s, later);
+    assert_eq!((segs[0].seq, segs[0].retransmission), (8 * MSS, true));
+    assert_eq!(s.metrics().fast_retransmits, 2);
+    assert_eq!(s.metrics().cwnd_packets, w);
+    // Under Brakmo and Peterson's rule the same duplicate does nothing.
+    let mut paper = with_cwnd(cfg(CcKind::VEGAS), 8.0);
+    dupacks(&mut paper, late, 0, 1);
+    assert!(drain(&mut paper, late).is_empty());
+}
+
 // ---- Receiver ---------------------------------------------------------------
 
 #[test]

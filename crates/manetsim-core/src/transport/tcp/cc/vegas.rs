@@ -12,9 +12,8 @@
 //! - Slow start: cwnd grows exponentially only every other RTT; when
 //!   `Diff > γ` Vegas leaves slow start (ssthresh := cwnd) for the linear
 //!   mode (paper section 3.3).
-//! - Loss recovery is Reno's with the default halving (ns-2's Vegas agent
-//!   also keeps Reno-style recovery); the paper's finer-grained timeout
-//!   checks are not modelled.
+//! - Loss recovery is Reno's with the default halving; the paper's
+//!   finer-grained timeout checks are not modelled under this rule.
 //!
 //! [`VegasRule::Ns2`] (`[flows.tcp] vegas_rule = "ns2"`) adjusts the
 //! window as ns-2.35's `Agent/TCP/Vegas` does instead (its
@@ -36,11 +35,13 @@
 //!
 //! - a retransmission timeout halves the window into ssthresh and restarts
 //!   cwnd at two segments (`v_slowstart_`), where the paper's rule (as
-//!   Reno) restarts it at one.
-//!
-//! Its own loss recovery on duplicate ACKs (fine-grained retransmission
-//! checks, window cuts by a quarter) is not modelled: fast recovery stays
-//! Reno's.
+//!   Reno) restarts it at one;
+//! - its own loss recovery replaces Reno's: the sender
+//!   ([`super::super::TcpSender`], `ns2_vegas_dup_ack` and
+//!   `ns2_vegas_new_ack`) keeps a fine-grained timer per segment and resends
+//!   on a duplicate ACK once it ran out, or at the third, cutting the
+//!   window by a quarter (by half for a segment resent before, to 2 from 3
+//!   or less) once per window.
 
 use serde::{Deserialize, Serialize};
 
