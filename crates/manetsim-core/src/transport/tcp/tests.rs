@@ -705,6 +705,17 @@ fn lost_syn_is_retransmitted_with_backoff() {
 
 // ---- ns-2.35's one-way start (`syn_`, `delay_growth_`) ---------------------
 
+/// Vegas with ns-2.35's defaults (`v_alpha_ 1`, `v_beta_ 3`, `v_gamma_ 1`)
+/// under `rule`.
+fn ns2_vegas_kind(rule: VegasRule) -> CcKind {
+    CcKind::Vegas {
+        alpha: 1.0,
+        beta: 3.0,
+        gamma: 1.0,
+        rule,
+    }
+}
+
 fn ns2_start(kind: CcKind) -> TcpConfig {
     TcpConfig {
         start_rule: StartRule::Ns2,
@@ -820,12 +831,7 @@ fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
     // at 1.0271 s sends packet 1 alone, and the ACK of packet 1 at 1.0385 s
     // (the window set to windowInit_ 2 first, then Vegas's rule adds one)
     // sends packets 2, 3 and 4.
-    let vegas = CcKind::Vegas {
-        alpha: 1.0,
-        beta: 3.0,
-        gamma: 1.0,
-        rule: VegasRule::Ns2,
-    };
+    let vegas = ns2_vegas_kind(VegasRule::Ns2);
     let c = TcpConfig {
         mss_bytes: 512,
         ..ns2_start(vegas)
@@ -862,12 +868,7 @@ fn ns2_vegas_restarts_at_two_segments_after_a_timeout() {
     // 4 s its timeout sends packets 0 and 1 (`cwnd_ = v_slowstart_`), and
     // again at 10, 22 and 46 s. Brakmo and Peterson's rule restarts at one.
     for (rule, expect) in [(VegasRule::Ns2, vec![0, 1]), (VegasRule::Paper, vec![0])] {
-        let vegas = CcKind::Vegas {
-            alpha: 1.0,
-            beta: 3.0,
-            gamma: 1.0,
-            rule,
-        };
+        let vegas = ns2_vegas_kind(rule);
         let c = TcpConfig {
             mss_bytes: 512,
             ssthresh_rule: SsthreshRule::Ns2,
@@ -888,12 +889,7 @@ fn ns2_vegas_restarts_at_two_segments_after_a_timeout() {
 /// each ACKed 10 ms apart from 100 ms up to `upto` bytes, the window
 /// sending new segments as it goes: the fine-grained estimator is primed.
 fn ns2_vegas_acked(upto: u64) -> (TcpSender, SimTime) {
-    let vegas = CcKind::Vegas {
-        alpha: 1.0,
-        beta: 3.0,
-        gamma: 1.0,
-        rule: VegasRule::Ns2,
-    };
+    let vegas = ns2_vegas_kind(VegasRule::Ns2);
     let c = TcpConfig {
         ssthresh_rule: SsthreshRule::Ns2,
         ..cfg(vegas)
