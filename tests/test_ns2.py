@@ -1413,6 +1413,7 @@ def test_crosscheck_prints_a_long_scenario_path_on_one_line(tmp_path: Path):
 NS2_MAC = [
     "mac.frames=ns2",
     "mac.backoff_draw=ns2",
+    "mac.backoff_count=ns2",
     "mac.ll_delay_s=25e-6",
     "flows.0.tcp.ssthresh_rule=ns2",
     "flows.0.tcp.recovery_rule=ns2",
@@ -1429,7 +1430,13 @@ NS2_MAC = [
         (["mac.arp=ns2", "routing.protocol=dsdv", *NS2_MAC], []),
         (["routing.protocol=dsdv", *NS2_MAC], ['mac.arp is "off"']),
         (
-            ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.ll_delay_s=25e-6"],
+            [
+                "mac.arp=ns2",
+                "routing.protocol=dsdv",
+                "mac.frames=ns2",
+                "mac.backoff_count=ns2",
+                "mac.ll_delay_s=25e-6",
+            ],
             [
                 'mac.backoff_draw is "standard"',
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
@@ -1439,6 +1446,7 @@ NS2_MAC = [
         (
             ["mac.arp=ns2", "routing.protocol=dsdv", "mac.frames=ns2", "mac.backoff_draw=ns2"],
             [
+                'mac.backoff_count is "exact"',
                 "mac.ll_delay_s is 0:",
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
                 'flows.0.tcp.recovery_rule is "rfc"',
@@ -1474,6 +1482,7 @@ NS2_MAC = [
                 'mac.arp is "off"',
                 'mac.frames is "standard"',
                 'mac.backoff_draw is "standard"',
+                'mac.backoff_count is "exact"',
                 "mac.ll_delay_s is 0:",
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
                 'flows.0.tcp.recovery_rule is "rfc"',
@@ -1504,6 +1513,7 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
         "mac.arp",
         "mac.frames",
         "mac.backoff_draw",
+        "mac.backoff_count",
         "mac.ll_delay_s",
     ]
     with pytest.raises(ValueError, match="standard or ns2"):

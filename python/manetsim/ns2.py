@@ -222,9 +222,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--mac",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [mac] frames, backoff_draw and ll_delay_s (ns2: ns-2.35's "
-        "frame sizes, backoff slots and 25 us link layer, so both put the same frames "
-        "on the air at the same moments)",
+        help="manetsim's [mac] frames, backoff_draw, backoff_count and ll_delay_s (ns2: "
+        "ns-2.35's frame sizes, backoff slots and their count in doubles, and 25 us link "
+        "layer, so both put the same frames on the air at the same moments)",
     )
     parser.add_argument(
         "--tcp",
@@ -243,13 +243,15 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
     """Scenario overrides for manetsim's MAC below a cross-check: ``[mac] arp``
     (``"off"`` or ``"ns2"``), and with ``mac="ns2"`` ns-2.35's frame sizes,
-    backoff slots and 25 us link layer (``mac="standard"``: the defaults)."""
+    backoff slots, count of slots and 25 us link layer (``mac="standard"``:
+    the defaults)."""
     if arp not in ("off", "ns2") or mac not in ("standard", "ns2"):
         raise ValueError(f"arp must be off or ns2 and mac standard or ns2, got {arp!r}, {mac!r}")
     return {
         "mac.arp": arp,
         "mac.frames": mac,
         "mac.backoff_draw": mac,
+        "mac.backoff_count": "ns2" if mac == "ns2" else "exact",
         "mac.ll_delay_s": NS2_LL_DELAY_S if mac == "ns2" else 0.0,
     }
 
@@ -480,6 +482,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
         notes.append(
             'mac.backoff_draw is "standard": manetsim draws 0..CW backoff slots, ns-2.35 '
             "0..CW-1; --set mac.backoff_draw=ns2 compares like with like (docs/fidelity.md)"
+        )
+    if c["mac"].get("backoff_count", "exact") == "exact":
+        notes.append(
+            'mac.backoff_count is "exact": ns-2.35 counts the slots a paused backoff '
+            "waited in doubles, and a pause on a slot boundary counts one fewer about two "
+            "times in three; --set mac.backoff_count=ns2 compares like with like "
+            "(docs/fidelity.md)"
         )
     if float(c["mac"].get("ll_delay_s", 0.0)) != NS2_LL_DELAY_S:
         notes.append(

@@ -693,8 +693,11 @@ impl Dcf {
 
     fn backoff_pause(&mut self, now: SimTime) {
         // Only whole slots counted after the DIFS wait are consumed.
-        let counting_from = self.backoff.stime + self.backoff.difs_wait;
-        let slots = now.saturating_sub(counting_from) / self.p.slot_ns;
+        let b = &self.backoff;
+        let slots = self
+            .p
+            .backoff_count
+            .slots(b.stime, b.difs_wait, now, self.p.slot_ns);
         self.backoff.rtime = self.backoff.rtime.saturating_sub(slots * self.p.slot_ns);
         self.backoff.paused = true;
         self.backoff.difs_wait = 0;
@@ -1484,6 +1487,47 @@ mod tests {
             assert!(seen[..=top].iter().all(|&s| s), "{draw:?}");
             assert!(seen[top + 1..].iter().all(|&s| !s), "{draw:?}");
         }
+    }
+
+    /// Two stations that start counting at the same idle instant, one
+    /// whose frame arrives exactly three slots in at the other: the other
+    /// pauses with three slots counted, or, as ns-2.35 counts them in
+    /// doubles (`[mac] backoff_count = "ns2"`), with two at some instants
+    /// (52.827731057 s, where its trace showed the tie) and three at others
+    /// (1 ms). A nanosecond past the boundary, both count three.
+    #[test]
+    fn ns2s_count_of_slots_can_come_out_one_short_on_a_slot_boundary() {
+        use crate::mac::BackoffCount;
+        let (difs, slot) = (50_000, 20_000);
+        let counted = |count: BackoffCount, idle_at: SimTime, late: SimTime| {
+            let p = MacParams {
+                rts_threshold_bytes: 3000,
+                backoff_count: count,
+                ..MacParams::default()
+            };
+            let mut m = Dcf::new(0, Rc::new(p), 10.0, 3.652e-10, Rng::new(1, Stream::Test, 0));
+            let mut out = Vec::new();
+            // A frame is heard as ours arrives: a paused backoff, which
+            // resumes as the frame ends at `idle_at`.
+            m.on_rx_start(idle_at - 1_000, 1, 1e-6, 1_000, &mut out);
+            m.send(idle_at - 500, pkt(1028), 1, &mut out);
+            assert!(m.backoff.paused);
+            m.backoff.rtime = 10 * slot;
+            let ack = Frame::control(FrameKind::Ack, 5, 6, 0);
+            m.on_rx_end(idle_at, 1, &ack, &mut out);
+            assert!(!m.backoff.paused);
+            // The neighbour's frame, three slots after DIFS.
+            m.on_rx_start(idle_at + difs + 3 * slot + late, 2, 1e-6, 352_000, &mut out);
+            assert!(m.backoff.paused);
+            10 - m.backoff.rtime / slot
+        };
+        for idle_at in [52_827_731_057, 1_000_000] {
+            assert_eq!(counted(BackoffCount::Exact, idle_at, 0), 3);
+            assert_eq!(counted(BackoffCount::Exact, idle_at, 1), 3);
+            assert_eq!(counted(BackoffCount::Ns2, idle_at, 1), 3);
+        }
+        assert_eq!(counted(BackoffCount::Ns2, 52_827_731_057, 0), 2);
+        assert_eq!(counted(BackoffCount::Ns2, 1_000_000, 0), 3);
     }
 
     /// Fires the live timer of kind `t` at its deadline, returning the deadline.

@@ -446,6 +446,11 @@ pub struct Mac {
     /// Backoff slots: `standard` (0..=CW) or `ns2` (0..CW, as ns-2.35).
     #[serde(default)]
     pub backoff_draw: crate::mac::BackoffDraw,
+    /// How a paused backoff counts the slots that went by: `exact` or
+    /// `ns2` (ns-2.35's arithmetic in doubles, see
+    /// [`crate::mac::BackoffCount`]).
+    #[serde(default)]
+    pub backoff_count: crate::mac::BackoffCount,
     /// Time a packet spends in the link layer, between the MAC and
     /// routing, each way (ns-2.35's `LL` `delay_`, 25 µs; 0 by default).
     #[serde(default)]
@@ -482,6 +487,7 @@ impl Default for Mac {
             arp: Default::default(),
             frames: Default::default(),
             backoff_draw: Default::default(),
+            backoff_count: Default::default(),
             ll_delay_s: 0.0,
         }
     }

@@ -432,6 +432,23 @@ fn mac_frames_and_backoff_draw_take_standard_or_ns2() {
 }
 
 #[test]
+fn mac_backoff_count_takes_exact_or_ns2() {
+    use crate::mac::BackoffCount;
+    assert_eq!(
+        load_with(BASE, &[]).unwrap().mac.backoff_count,
+        BackoffCount::Exact
+    );
+    let s = load_with(BASE, &["mac.backoff_count=ns2"]).unwrap();
+    assert_eq!(s.mac.backoff_count, BackoffCount::Ns2);
+    let e = err(load_with(BASE, &["mac.backoff_count=standard"]));
+    assert_eq!(e.key.as_deref(), Some("mac.backoff_count"));
+    assert!(
+        e.message.contains("`exact`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
     use crate::transport::tcp::SsthreshRule;
     let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\"}]";
