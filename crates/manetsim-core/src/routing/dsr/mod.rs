@@ -83,7 +83,11 @@
 //!   error it received and carries it on its next propagating request (if
 //!   sent within 1 s); every node the request reaches removes the link
 //!   before it considers replying from its cache, and passes the error on
-//!   with the request (ns-2 `propagate_last_error`, `max_err_hold`).
+//!   with the request (ns-2 `propagate_last_error`, `max_err_hold`). With
+//!   the `ns2` preset node 0 also takes every error riding on a request
+//!   it receives (its own, rebroadcast, included) for one sent to it, and
+//!   holds it afresh, as ns-2.35 marks such an error with the tell address
+//!   0, which is node 0's ([`DsrConfig::grat_errors_tell_node_zero`]).
 //! * **Failed control packets.** With the RFC preset a reply or route
 //!   error the MAC fails to deliver is dropped. With ns-2's cache it is
 //!   treated as ns-2.35's `xmitFailed` treats any source-routed packet:
@@ -331,6 +335,18 @@ pub struct DsrConfig {
     /// than the error, and the nodes between forward them by their flow
     /// tables. Otherwise each error carries its source route.
     pub flow_errors_by_flow: bool,
+    /// Node 0 holds every route error that rides on a request it receives
+    /// as one sent to it, as in ns-2.35. Its `sendOutRtReq` marks the error
+    /// it puts on a request with the tell address `GRAT_ROUTE_ERROR`,
+    /// which is 0, and `recv` hands any packet it forwards or drops that
+    /// carries an error to `processBrokenRouteError` first
+    /// (`dsragent_snoop_forwarded_errors`), which holds an error whose tell
+    /// address is the node's own. So node 0, hearing its own propagating
+    /// request rebroadcast, holds its error again with a fresh time, and a
+    /// request it sends within `max_err_hold` carries the error again: a
+    /// non-propagating one then makes the neighbour drop the link from its
+    /// cache before it looks for a reply there. Other nodes are unaffected.
+    pub grat_errors_tell_node_zero: bool,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -395,6 +411,7 @@ impl Default for DsrConfig {
             returned_packets_tell_salvager: false,
             default_flow_errors_ignored: false,
             flow_errors_by_flow: false,
+            grat_errors_tell_node_zero: false,
         }
     }
 }
@@ -412,7 +429,9 @@ impl DsrConfig {
     /// salvaged, and its sources' deafness to Default Flow Unknown errors
     /// ([`DsrConfig::default_flow_errors_ignored`]), and its unknown-flow
     /// errors sent under flow state ([`DsrConfig::flow_errors_by_flow`]),
-    /// everything else as [`Default`].
+    /// and node 0's holding of the errors on requests it receives
+    /// ([`DsrConfig::grat_errors_tell_node_zero`]), everything else as
+    /// [`Default`].
     pub fn ns2() -> Self {
         Self {
             pacing: RequestPacing::Ns2,
@@ -429,6 +448,7 @@ impl DsrConfig {
             returned_packets_tell_salvager: true,
             default_flow_errors_ignored: true,
             flow_errors_by_flow: true,
+            grat_errors_tell_node_zero: true,
             ..Self::default()
         }
     }
@@ -2479,11 +2499,18 @@ impl RoutingProtocol for Dsr {
         // Route errors first, so a request carrying one (or a reply) is
         // handled with the broken link already gone from the cache.
         let mut errors = Vec::new();
+        // ns-2.35's tell address of an error on a request is node 0's.
+        let told_as_node_zero = self.cfg.grat_errors_tell_node_zero
+            && self.me == 0
+            && repr
+                .options
+                .iter()
+                .any(|o| matches!(o, DsrOption::RouteRequest { .. }));
         for o in &repr.options {
             if let DsrOption::RouteError { .. } = o {
                 if let Some((from, to)) = broken_link(o) {
                     self.link_broken(from, to, now);
-                    if packet.dst == self.me {
+                    if packet.dst == self.me || told_as_node_zero {
                         self.held_error = Some((now, o.clone()));
                     }
                     errors.push(o.clone());

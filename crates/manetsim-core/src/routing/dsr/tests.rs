@@ -1130,6 +1130,60 @@ fn ns2_last_route_error_rides_on_ring_zero_and_propagating_requests() {
     assert_eq!(carried, vec![(1, true), (16, true)]);
 }
 
+/// ns-2.35 marks an error riding on a request with the tell address 0
+/// (`GRAT_ROUTE_ERROR`), node 0's own: node 0, hearing its propagating
+/// request rebroadcast with its error, holds the error again, and its
+/// next request within a second carries it once more (chain6 over DSR:
+/// 533 of ns-2.35's non-propagating requests after a failure at node 0
+/// carried an error, 16 of manetsim's before). Other nodes do not hold
+/// it, nor node 0 without the rule.
+#[test]
+fn ns2_node_zero_holds_the_error_on_a_request_it_hears_as_told_to_it() {
+    let dead = rerr_opt(1, 2, 0);
+    let mut echo = rreq(0, 15, 7, 5, &[0, 1]);
+    echo.body = Some(
+        DsrRepr::control(vec![
+            dead.clone(),
+            DsrOption::RouteRequest {
+                id: 7,
+                target: 5,
+                addresses: vec![0, 1],
+            },
+        ])
+        .to_bytes()
+        .into(),
+    );
+    let t = 3 * NS_PER_S;
+    let mut d = dsr_ns2(0);
+    run(&mut d, |d, c| d.on_control(t, 1, echo.clone(), c));
+    assert_eq!(d.held_error, Some((t, dead.clone())));
+    // Its next cycle, 0.9 s later, carries the error on both requests.
+    run(&mut d, |d, c| {
+        d.route_output(t + 900 * NS_PER_MS, data(0, 5), c)
+    });
+    let acts = advance(&mut d, t + 950 * NS_PER_MS);
+    let carried: Vec<bool> = acts
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Originate {
+                packet,
+                message: "rreq",
+                ..
+            } => Some(parse(packet).options.contains(&dead)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(carried, vec![true, true]);
+
+    let mut other = dsr_ns2(4);
+    run(&mut other, |d, c| d.on_control(t, 1, echo.clone(), c));
+    assert_eq!(other.held_error, None);
+    let mut rule_off = dsr_ns2(0);
+    rule_off.cfg.grat_errors_tell_node_zero = false;
+    run(&mut rule_off, |d, c| d.on_control(t, 1, echo.clone(), c));
+    assert_eq!(rule_off.held_error, None);
+}
+
 // ---------------------------------------------------------------------
 // ns-2.35's route cache (`CacheModel::Ns2`)
 // ---------------------------------------------------------------------
