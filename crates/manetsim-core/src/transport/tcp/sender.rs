@@ -26,9 +26,13 @@
 //!   `singledup_`): the first and second duplicate ACKs since the last new
 //!   ACK each let the segment at `snd_nxt` leave if at most ⌊cwnd +
 //!   duplicates⌋ segments (and the windows' caps) are then outstanding. A
-//!   fast retransmit or a timeout does not start a new count (ns-2.35
-//!   resets `dupacks_` only on a new ACK), so Tahoe's go-back-N sends
-//!   nothing more on the duplicates that follow.
+//!   fast retransmit does not start a new count (ns-2.35 resets
+//!   `dupacks_` on a new ACK), nor does a timeout under Tahoe (ns-2.35's
+//!   base agent), so Tahoe's go-back-N sends nothing more on the
+//!   duplicates that follow; under the other variants a timeout starts a
+//!   new count (ns-2.35's Reno, NewReno and Sack1 `timeout()` zero
+//!   `dupacks_`), and the first two duplicates after it each let the next
+//!   go-back-N segment leave.
 //! - **Handshake** (optional): SYN, then data after the SYN-ACK; a finite
 //!   flow ends with FIN. Without the handshake (ns-2's one-way agents) data
 //!   starts at sequence 0 and no FIN is sent, or, with
@@ -145,9 +149,9 @@ pub struct TcpSender {
     finite: bool,
     sent: VecDeque<Sent>,
     dupacks: u32,
-    /// Duplicate ACKs since the last new ACK, as ns-2.35 counts `dupacks_`
-    /// (neither a fast retransmit nor a timeout resets it): limited
-    /// transmit acts on the first two of a run only.
+    /// Duplicate ACKs since the last new ACK or, but under Tahoe, the last
+    /// timeout, as ns-2.35 counts `dupacks_` (a fast retransmit does not
+    /// reset it): limited transmit acts on the first two of a run only.
     dup_run: u32,
     recovery: Option<InRecovery>,
     recover: Option<u64>,
@@ -1168,6 +1172,13 @@ impl TcpSender {
         }
         self.recovery = None;
         self.dupacks = 0;
+        // ns-2.35's Reno, NewReno and Sack1 agents zero `dupacks_` in their
+        // `timeout()`, so the first two duplicates after it each let a
+        // segment leave again (`send_one`, here in the go-back-N region);
+        // its base agent, Tahoe, keeps counting from before.
+        if self.cc.recovery() != Recovery::Tahoe {
+            self.dup_run = 0;
+        }
         self.recover = Some(self.snd_max);
         self.retransmit_now = None;
         self.send_one = false;

@@ -268,8 +268,8 @@ fn limited_transmit_sends_one_new_segment_on_each_of_two_dupacks() {
     assert_eq!(drain(&mut s, 1).len(), 1);
     s.on_segment(2, &ack(0));
     assert_eq!(drain(&mut s, 2).len(), 1);
-    // Duplicates after a fast retransmit or a timeout are not a new run:
-    // Tahoe's go-back-N (cwnd 1) sends nothing more on them.
+    // Duplicates after a fast retransmit are not a new run: Tahoe's
+    // go-back-N (cwnd 1) sends nothing more on them.
     let mut s = with_cwnd(lt(CcKind::Tahoe), 10.0);
     dupacks(&mut s, 1, 0, 3);
     assert_eq!(drain(&mut s, 1).len(), 1, "the fast retransmit");
@@ -277,20 +277,68 @@ fn limited_transmit_sends_one_new_segment_on_each_of_two_dupacks() {
         s.on_segment(k, &ack(0));
         assert!(drain(&mut s, k).is_empty(), "duplicate {}", k + 2);
     }
-    let mut s = with_cwnd(lt(CcKind::Reno), 10.0);
-    dupacks(&mut s, 1, 0, 3);
-    drain(&mut s, 1);
-    let t = s.poll_timeout().unwrap();
-    s.on_timeout(t);
-    assert_eq!(drain(&mut s, t).len(), 1, "the timeout's retransmission");
-    s.on_segment(t, &ack(0));
-    assert!(drain(&mut s, t).is_empty(), "a fourth duplicate");
     // A new ACK withdraws an unused allowance.
     let mut s = with_cwnd(lt(CcKind::Reno), 4.0);
     s.on_segment(1, &ack(0));
     s.on_segment(2, &ack(1000));
     let segs = drain(&mut s, 2);
     assert_eq!(segs.len(), 2, "the window's own two, nothing more");
+}
+
+/// Two duplicates, a timeout, then three more: the sent sequence numbers
+/// after the timeout, per event (the timeout's own retransmission first).
+fn after_a_timeout(kind: CcKind) -> Vec<Vec<(u64, bool)>> {
+    let c = TcpConfig {
+        limited_transmit: true,
+        ..cfg(kind)
+    };
+    let mut s = with_cwnd(c, 10.0);
+    for k in 1..=2 {
+        s.on_segment(k, &ack(0));
+        assert_eq!(
+            drain(&mut s, k).len(),
+            1,
+            "{}: limited transmit",
+            kind.name()
+        );
+    }
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    let mut out = vec![drain(&mut s, t)];
+    for k in 1..=3 {
+        s.on_segment(t + k, &ack(0));
+        out.push(drain(&mut s, t + k));
+    }
+    out.iter()
+        .map(|v| v.iter().map(|g| (g.seq, g.retransmission)).collect())
+        .collect()
+}
+
+#[test]
+fn a_timeout_starts_a_new_run_of_duplicates_except_under_tahoe() {
+    // ns-2.35's Reno and NewReno `timeout()` zero `dupacks_`: the first
+    // two duplicates after it each send the next go-back-N segment
+    // (`send_one`: at most cwnd 1 + the duplicates outstanding), the
+    // third none (the fast retransmit is barred until `recover`).
+    for kind in [CcKind::Reno, CcKind::NewReno] {
+        assert_eq!(
+            after_a_timeout(kind),
+            vec![
+                vec![(0, true)],
+                vec![(1000, true)],
+                vec![(2000, true)],
+                vec![]
+            ],
+            "{}",
+            kind.name()
+        );
+    }
+    // Its base agent (Tahoe) keeps counting: these are the third to fifth
+    // duplicates, and nothing leaves on them.
+    assert_eq!(
+        after_a_timeout(CcKind::Tahoe),
+        vec![vec![(0, true)], vec![], vec![], vec![]]
+    );
 }
 
 #[test]
