@@ -1416,6 +1416,7 @@ NS2_MAC = [
     "mac.backoff_count=ns2",
     "mac.ll_delay_s=25e-6",
     "flows.0.tcp.ssthresh_rule=ns2",
+    "flows.0.tcp.rto_rule=ns2",
     "flows.0.tcp.recovery_rule=ns2",
 ]
 
@@ -1440,6 +1441,7 @@ NS2_MAC = [
             [
                 'mac.backoff_draw is "standard"',
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.rto_rule is "rfc"',
                 'flows.0.tcp.recovery_rule is "rfc"',
             ],
         ),
@@ -1449,6 +1451,7 @@ NS2_MAC = [
                 'mac.backoff_count is "exact"',
                 "mac.ll_delay_s is 0:",
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.rto_rule is "rfc"',
                 'flows.0.tcp.recovery_rule is "rfc"',
             ],
         ),
@@ -1485,6 +1488,7 @@ NS2_MAC = [
                 'mac.backoff_count is "exact"',
                 "mac.ll_delay_s is 0:",
                 'flows.0.tcp.ssthresh_rule is "flight_size"',
+                'flows.0.tcp.rto_rule is "rfc"',
                 'flows.0.tcp.recovery_rule is "rfc"',
             ],
         ),
@@ -1537,6 +1541,7 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     own = {f"flows.0.tcp.{rule}": "ns2"} if rule else {}
     assert ns2.tcp_overrides(fixture, sets) == {
         "flows.0.tcp.ssthresh_rule": "ns2",
+        "flows.0.tcp.rto_rule": "ns2",
         "flows.0.tcp.limited_transmit": variant != "vegas",
         "flows.0.tcp.start_rule": "ns2",
         **own,
@@ -1545,6 +1550,7 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     paper = {f"flows.0.tcp.{rule}": standard_rule} if rule else {}
     assert ns2.tcp_overrides(fixture, sets, "standard") == {
         "flows.0.tcp.ssthresh_rule": "flight_size",
+        "flows.0.tcp.rto_rule": "rfc",
         "flows.0.tcp.limited_transmit": False,
         "flows.0.tcp.start_rule": "window",
         **paper,
@@ -1553,7 +1559,9 @@ def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     assert not [n for n in ns2.known_differences(fixture, both) if "tcp" in n]
     standard = {**sets, **ns2.tcp_overrides(fixture, sets, "standard")}
     noted = [n.split(" is ")[0] for n in ns2.known_differences(fixture, standard) if "tcp" in n]
-    assert noted == ["flows.0.tcp.ssthresh_rule"] + ([f"flows.0.tcp.{rule}"] if rule else [])
+    assert noted == ["flows.0.tcp.ssthresh_rule", "flows.0.tcp.rto_rule"] + (
+        [f"flows.0.tcp.{rule}"] if rule else []
+    )
     with pytest.raises(ValueError, match="standard or ns2"):
         ns2.tcp_overrides(fixture, sets, "rfc")
 

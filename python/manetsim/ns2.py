@@ -230,13 +230,14 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--tcp",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [flows.tcp] ssthresh_rule, limited_transmit, start_rule, "
+        help="manetsim's [flows.tcp] ssthresh_rule, rto_rule, limited_transmit, start_rule, "
         "vegas_rule, sack_rule and recovery_rule (ns2: ns-2.35's halving of the window, "
+        "its retransmission timeout in clock ticks, "
         "its limited transmit, singledup_, on in its agents but Vegas, its one-way agents' "
         "40-byte SYN first, syn_, and its Vegas, Sack1, Reno and Newreno agents' rules; "
-        "standard: RFC 5681's halving of the flight, limited transmit and the SYN off on "
-        "both sides, the Vegas paper's rule, RFC 6675's SACK recovery and RFC 6582's "
-        "fast recovery)",
+        "standard: RFC 5681's halving of the flight, RFC 6298's timeout, limited transmit "
+        "and the SYN off on both sides, the Vegas paper's rule, RFC 6675's SACK recovery "
+        "and RFC 6582's fast recovery)",
     )
 
 
@@ -261,14 +262,15 @@ def tcp_overrides(
 ) -> dict[str, Any]:
     """Scenario overrides for every TCP flow of ``scenario`` (after
     ``overrides``) below a cross-check. ``tcp="ns2"``: ns-2.35's halving of
-    the window on a loss (``ssthresh_rule = "ns2"``), its limited
+    the window on a loss (``ssthresh_rule = "ns2"``), its retransmission
+    timeout in clock ticks (``rto_rule = "ns2"``), its limited
     transmit (``singledup_``, on by default in every ns-2.35 agent manetsim
     exports but Vegas), its Vegas agent's window rule (``vegas_rule =
     "ns2"``), its Sack1 agent's recovery (``sack_rule = "ns2"``), its Reno
     and Newreno agents' fast recovery (``recovery_rule = "ns2"``) and, for
     a flow without the handshake, its agents' start (``start_rule =
     "ns2"``: a 40-byte SYN first, ``syn_`` and ``delay_growth_``);
-    ``"standard"``: RFC 5681's halving of the flight,
+    ``"standard"``: RFC 5681's halving of the flight, RFC 6298's timeout,
     no limited transmit (the export then turns ns-2's off too), the Vegas
     paper's rule, RFC 6675's SACK recovery, RFC 5681's and RFC 6582's fast
     recovery and the initial window at once (``syn_`` off too)."""
@@ -281,6 +283,7 @@ def tcp_overrides(
             continue
         variant = (flow.get("tcp") or {}).get("variant", "newreno")
         out[f"flows.{i}.tcp.ssthresh_rule"] = "ns2" if tcp == "ns2" else "flight_size"
+        out[f"flows.{i}.tcp.rto_rule"] = "ns2" if tcp == "ns2" else "rfc"
         out[f"flows.{i}.tcp.limited_transmit"] = tcp == "ns2" and variant != "vegas"
         if not (flow.get("tcp") or {}).get("handshake", True):
             out[f"flows.{i}.tcp.start_rule"] = "ns2" if tcp == "ns2" else "window"
@@ -506,6 +509,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "keeping ssthresh's integer part; "
                 f"--set flows.{i}.tcp.ssthresh_rule=ns2 compares like with like "
                 "(docs/fidelity.md)"
+            )
+        if flow.get("transport") == "tcp" and tcp.get("rto_rule") != "ns2":
+            notes.append(
+                f'flows.{i}.tcp.rto_rule is "{tcp.get("rto_rule", "rfc")}": manetsim computes '
+                "the retransmission timeout as RFC 6298 does, ns-2.35 in whole ticks of its "
+                "clock from the one segment it times; "
+                f"--set flows.{i}.tcp.rto_rule=ns2 compares like with like (docs/fidelity.md)"
             )
         # A variant whose ns-2.35 agent has a rule of its own.
         own = (

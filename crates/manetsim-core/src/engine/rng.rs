@@ -30,6 +30,9 @@ pub enum Stream {
     /// Per-flow SCTP heartbeat jitter (id 2f for the sender, 2f + 1 for
     /// the receiver).
     SctpHeartbeat = 9,
+    /// Per-flow TCP clock offset (ns-2.35's `boot_time_`), drawn only with
+    /// `rto_rule = "ns2"`.
+    TcpClock = 10,
     /// Tests only.
     Test = 999,
 }

@@ -874,6 +874,11 @@ pub struct TcpConfig {
     /// see [`crate::transport::tcp::RecoveryRule`]).
     #[serde(default)]
     pub recovery_rule: crate::transport::tcp::RecoveryRule,
+    /// Added key: how the retransmission timeout is computed: `rfc` (RFC
+    /// 6298) or `ns2` (ns-2.35's clock ticks, see
+    /// [`crate::transport::tcp::RtoRule`]).
+    #[serde(default)]
+    pub rto_rule: crate::transport::tcp::RtoRule,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -917,6 +922,7 @@ impl Default for TcpConfig {
             start_rule: Default::default(),
             sack_rule: Default::default(),
             recovery_rule: Default::default(),
+            rto_rule: Default::default(),
         }
     }
 }

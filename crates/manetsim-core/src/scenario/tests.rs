@@ -1013,25 +1013,29 @@ fn vegas_rule_is_a_flow_key() {
 }
 
 #[test]
-fn sack_rule_and_recovery_rule_are_flow_keys() {
-    use crate::transport::tcp::{RecoveryRule, SackRule};
+fn sack_rule_recovery_rule_and_rto_rule_are_flow_keys() {
+    use crate::transport::tcp::{RecoveryRule, RtoRule, SackRule};
     let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\", tcp = {variant = \"sack\"}}]";
     let t = load_with(BASE, &[tcp]).unwrap().flows[0]
         .tcp
         .clone()
         .unwrap();
     assert_eq!(
-        (t.sack_rule, t.recovery_rule),
-        (SackRule::Rfc, RecoveryRule::Rfc)
+        (t.sack_rule, t.recovery_rule, t.rto_rule),
+        (SackRule::Rfc, RecoveryRule::Rfc, RtoRule::Rfc)
     );
-    let both = ["flows.0.tcp.sack_rule=ns2", "flows.0.tcp.recovery_rule=ns2"];
-    let s = load_with(BASE, &[tcp, both[0], both[1]]).unwrap();
+    let all = [
+        "flows.0.tcp.sack_rule=ns2",
+        "flows.0.tcp.recovery_rule=ns2",
+        "flows.0.tcp.rto_rule=ns2",
+    ];
+    let s = load_with(BASE, &[tcp, all[0], all[1], all[2]]).unwrap();
     let t = s.flows[0].tcp.clone().unwrap();
     assert_eq!(
-        (t.sack_rule, t.recovery_rule),
-        (SackRule::Ns2, RecoveryRule::Ns2)
+        (t.sack_rule, t.recovery_rule, t.rto_rule),
+        (SackRule::Ns2, RecoveryRule::Ns2, RtoRule::Ns2)
     );
-    for key in ["sack_rule", "recovery_rule"] {
+    for key in ["sack_rule", "recovery_rule", "rto_rule"] {
         let bad = format!("flows.0.tcp.{key}=linux");
         let e = err(load_with(BASE, &[tcp, &bad]));
         assert!(

@@ -496,7 +496,10 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         tcp: s
             .flows
             .iter()
-            .map(|f| (f.transport == Transport::Tcp).then(|| TcpFlow::from_scenario(f)))
+            .enumerate()
+            .map(|(i, f)| {
+                (f.transport == Transport::Tcp).then(|| TcpFlow::from_scenario(f, s.seed, i))
+            })
             .collect(),
         tcp_series: Default::default(),
         tfrc: s

@@ -21,13 +21,15 @@
 use std::collections::VecDeque;
 
 use super::{rearm_transport, World};
-use crate::engine::{from_secs, to_secs, SimTime, TimerSlot};
+use crate::engine::{from_secs, to_secs, Rng, SimTime, Stream, TimerSlot};
 use crate::metrics::result::TcpSeries;
 use crate::net::{
     Packet, PacketKind, RoutingProtocol, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES,
 };
 use crate::scenario::{self, AppKind, TcpVariant};
-use crate::transport::tcp::{CcKind, TcpConfig, TcpMetrics, TcpReceiver, TcpSegment, TcpSender};
+use crate::transport::tcp::{
+    CcKind, RtoRule, TcpConfig, TcpMetrics, TcpReceiver, TcpSegment, TcpSender,
+};
 
 pub(crate) struct TcpFlow {
     pub sender: TcpSender,
@@ -85,7 +87,7 @@ pub(crate) fn variant_name(v: TcpVariant) -> &'static str {
 }
 
 impl TcpFlow {
-    pub(crate) fn from_scenario(f: &scenario::Flow) -> Self {
+    pub(crate) fn from_scenario(f: &scenario::Flow, seed: u64, index: usize) -> Self {
         let t = f.tcp.clone().unwrap_or_default();
         let variant = match cc_kind(t.variant) {
             CcKind::Vegas { .. } => CcKind::Vegas {
@@ -109,7 +111,17 @@ impl TcpFlow {
             start_rule: t.start_rule,
             sack_rule: t.sack_rule,
             recovery_rule: t.recovery_rule,
+            rto_rule: t.rto_rule,
             ..TcpConfig::default()
+        };
+        let cfg = if cfg.rto_rule == RtoRule::Ns2 {
+            // ns-2.35's `boot_time_ = Random::uniform(tcp_tick_)`.
+            let mut rng = Rng::new(seed, Stream::TcpClock, index as u64);
+            let tick_offset =
+                ((rng.uniform() * cfg.tick as f64) as SimTime).min(cfg.tick.saturating_sub(1));
+            TcpConfig { tick_offset, ..cfg }
+        } else {
+            cfg
         };
         let receiver = TcpReceiver::new(&cfg);
         let one_way_syn = cfg.one_way_syn();

@@ -111,6 +111,43 @@ pub struct TcpConfig {
     /// How Reno's and NewReno's fast recovery deflates the window and
     /// ends: RFC 5681's and RFC 6582's, or ns-2.35's.
     pub recovery_rule: RecoveryRule,
+    /// How the retransmission timeout is computed: RFC 6298's arithmetic,
+    /// or ns-2.35's clock ticks.
+    pub rto_rule: RtoRule,
+    /// ns-2.35's `boot_time_`, in `[0, tick)`: where this agent's clock
+    /// ticks fall (used by [`RtoRule::Ns2`] only).
+    pub tick_offset: SimTime,
+}
+
+/// How the retransmission timeout is computed (`[flows.tcp] rto_rule`).
+/// Both rules back the timeout off by doubling from `min_rto` upwards and
+/// end the backoff on the next valid RTT sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRule {
+    /// RFC 6298 in real numbers: SRTT and RTTVAR from each sample (the
+    /// newest segment the ACK covers, if none of those was resent), RTO =
+    /// SRTT + max(G, 4 RTTVAR) clamped to `[min_rto, max_rto]`, and the
+    /// backoff at most `max_backoff`.
+    #[default]
+    Rfc,
+    /// ns-2.35's `TcpAgent` with its defaults (`rfc2988_ 1`, `tcpTick_`,
+    /// no timestamps), read from its `tcp.cc`:
+    /// - the sample is the time since the timed segment left, counted in
+    ///   whole ticks of the agent's clock (the tick boundaries it crossed,
+    ///   at least one; the clock is offset by `tick_offset`), even when
+    ///   the ACK also covers later segments;
+    /// - SRTT (in eighths of a tick) and RTTVAR (in quarters) are
+    ///   integers, updated as 4.4BSD does; the first sample sets SRTT to
+    ///   it and RTTVAR to half of it;
+    /// - RTO = ⌊SRTT + 4 RTTVAR⌋ ticks; below `min_rto` the backoff
+    ///   multiplies `min_rto`, else the RTO; the result is at most
+    ///   `max_rto` and at least two ticks;
+    /// - each timeout doubles the backoff while it is below `max_backoff`
+    ///   or the backed-off timeout is below `max_rto`; once the backoff
+    ///   exceeds 8, SRTT is cleared, so the next sample starts the
+    ///   estimate afresh.
+    Ns2,
 }
 
 /// How Reno's and NewReno's fast recovery deflates the window on a
@@ -211,6 +248,8 @@ impl Default for TcpConfig {
             start_rule: StartRule::Window,
             sack_rule: SackRule::Rfc,
             recovery_rule: RecoveryRule::Rfc,
+            rto_rule: RtoRule::Rfc,
+            tick_offset: 0,
         }
     }
 }

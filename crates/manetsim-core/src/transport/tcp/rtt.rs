@@ -1,5 +1,6 @@
-//! Retransmission timeout (RFC 6298) with Karn's algorithm and exponential
-//! backoff.
+//! Retransmission timeout with Karn's algorithm and exponential backoff:
+//! RFC 6298 in real numbers, or ns-2.35's integer clock ticks
+//! ([`RtoRule`]).
 //!
 //! The caller feeds only Karn-valid samples (segments never retransmitted;
 //! RFC 6298 section 3, Karn & Partridge). A timeout doubles the RTO up to
@@ -7,9 +8,19 @@
 //! valid sample arrives, which recomputes the RTO (section 5, note after
 //! (5.7)).
 
+use super::RtoRule;
 use crate::engine::SimTime;
 
-/// RFC 6298 estimator state.
+/// ns-2.35's `t_srtt_` and `t_rttvar_`: the smoothed RTT in eighths of a
+/// tick and its mean deviation in quarters (0 SRTT: no estimate yet).
+#[derive(Debug, Clone)]
+struct TickEstimate {
+    tick_offset: SimTime,
+    srtt8: i64,
+    rttvar4: i64,
+}
+
+/// Estimator state.
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
     srtt: Option<f64>,
@@ -20,6 +31,7 @@ pub struct RttEstimator {
     max_rto: SimTime,
     tick: SimTime,
     max_backoff: u32,
+    ticks: Option<TickEstimate>,
 }
 
 impl RttEstimator {
@@ -39,35 +51,97 @@ impl RttEstimator {
             max_rto,
             tick,
             max_backoff: max_backoff.max(1),
+            ticks: None,
         }
     }
 
-    /// A Karn-valid RTT measurement (RFC 6298 (2.2) and (2.3)).
-    pub fn sample(&mut self, r: SimTime) {
-        let r = r as f64;
+    /// The same, computing the RTO by `rule`; `tick_offset` places the
+    /// ticks of [`RtoRule::Ns2`]'s clock.
+    pub fn with_rule(mut self, rule: RtoRule, tick_offset: SimTime) -> Self {
+        self.ticks = (rule == RtoRule::Ns2).then_some(TickEstimate {
+            tick_offset,
+            srtt8: 0,
+            rttvar4: 0,
+        });
+        self
+    }
+
+    /// A Karn-valid RTT measurement `r` of a segment sent at `sent_at`
+    /// (RFC 6298 (2.2) and (2.3), or ns-2.35's `rtt_update`).
+    pub fn sample(&mut self, sent_at: SimTime, r: SimTime) {
+        let rf = r as f64;
         match self.srtt {
             None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2.0;
+                self.srtt = Some(rf);
+                self.rttvar = rf / 2.0;
             }
             Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
-                self.srtt = Some(0.875 * s + 0.125 * r);
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - rf).abs();
+                self.srtt = Some(0.875 * s + 0.125 * rf);
             }
         }
-        let srtt = self.srtt.unwrap_or(r);
-        let rto = srtt + (self.tick as f64).max(4.0 * self.rttvar);
-        self.base_rto = (rto.round() as SimTime).clamp(self.min_rto, self.max_rto);
         self.backoff = 1;
+        let tick = self.tick.max(1);
+        if let Some(t) = &mut self.ticks {
+            // The tick boundaries between the send and now on a clock
+            // offset by `tick_offset`: ⌊(r + (sent + offset) mod tick) / tick⌋.
+            let off = (sent_at + t.tick_offset) % tick;
+            let m = (((r + off) / tick) as i64).max(1);
+            if t.srtt8 != 0 {
+                let mut delta = m - (t.srtt8 >> 3);
+                t.srtt8 += delta;
+                if t.srtt8 <= 0 {
+                    t.srtt8 = 1;
+                }
+                delta = delta.abs() - (t.rttvar4 >> 2);
+                t.rttvar4 += delta;
+                if t.rttvar4 <= 0 {
+                    t.rttvar4 = 1;
+                }
+            } else {
+                t.srtt8 = m << 3;
+                t.rttvar4 = m << 1;
+            }
+            // ⌊SRTT + 4 RTTVAR⌋ in ticks, from the scaled integers.
+            self.base_rto = (((t.rttvar4 << 3) + t.srtt8) >> 3) as SimTime * tick;
+            return;
+        }
+        let srtt = self.srtt.unwrap_or(rf);
+        let rto = srtt + (tick as f64).max(4.0 * self.rttvar);
+        self.base_rto = (rto.round() as SimTime).clamp(self.min_rto, self.max_rto);
     }
 
-    /// The retransmission timer fired: double (RFC 6298 (5.5)).
+    /// The retransmission timer fired: double (RFC 6298 (5.5), or ns-2.35's
+    /// `rtt_backoff`).
     pub fn on_timeout(&mut self) {
-        self.backoff = (self.backoff * 2).min(self.max_backoff);
+        if self.ticks.is_none() {
+            self.backoff = (self.backoff * 2).min(self.max_backoff);
+            return;
+        }
+        if (self.backoff < self.max_backoff || self.rto() < self.max_rto) && self.backoff < 1 << 30
+        {
+            self.backoff *= 2;
+        }
+        if self.backoff > 8 {
+            if let Some(t) = &mut self.ticks {
+                // ns-2.35 moves SRTT into RTTVAR and clears it; the next
+                // sample then starts the estimate afresh.
+                t.rttvar4 += t.srtt8 >> 3;
+                t.srtt8 = 0;
+            }
+        }
     }
 
     /// The current RTO, backoff included.
     pub fn rto(&self) -> SimTime {
+        if self.ticks.is_some() {
+            // ns-2.35's `rtt_timeout` with `rfc2988_`.
+            let base = self.base_rto.max(self.min_rto);
+            let rto = base
+                .saturating_mul(self.backoff as SimTime)
+                .min(self.max_rto);
+            return rto.max(2 * self.tick);
+        }
         self.base_rto
             .saturating_mul(self.backoff as SimTime)
             .min(self.max_rto)
@@ -101,7 +175,7 @@ mod tests {
     fn first_sample_sets_srtt_and_rttvar() {
         let mut e = est();
         assert_eq!(e.rto(), 3 * NS_PER_S);
-        e.sample(100 * NS_PER_MS);
+        e.sample(0, 100 * NS_PER_MS);
         assert_eq!(e.srtt(), Some(100 * NS_PER_MS));
         // 100 ms + 4 × 50 ms
         assert_eq!(e.rto(), 300 * NS_PER_MS);
@@ -111,7 +185,7 @@ mod tests {
     fn min_rto_clamps() {
         let mut e = est();
         for _ in 0..50 {
-            e.sample(10 * NS_PER_MS);
+            e.sample(0, 10 * NS_PER_MS);
         }
         assert_eq!(e.rto(), 200 * NS_PER_MS);
     }
@@ -128,8 +202,87 @@ mod tests {
         }
         assert_eq!(e.rto(), 60 * NS_PER_S); // max_rto
         assert_eq!(e.backoff(), 64);
-        e.sample(100 * NS_PER_MS);
+        e.sample(0, 100 * NS_PER_MS);
         assert_eq!(e.backoff(), 1);
         assert_eq!(e.rto(), 300 * NS_PER_MS);
+    }
+
+    fn ns2(tick_offset: SimTime) -> RttEstimator {
+        est().with_rule(RtoRule::Ns2, tick_offset)
+    }
+
+    const MS: SimTime = NS_PER_MS;
+
+    #[test]
+    fn ns2_rule_counts_ticks_and_keeps_scaled_integers() {
+        let mut e = ns2(0);
+        assert_eq!(e.rto(), 3 * NS_PER_S); // rtxcur_init_
+                                           // 95 ms from a send on a tick boundary crosses 9 ticks: SRTT 72/8,
+                                           // RTTVAR 18/4, RTO ⌊(8·18 + 72) / 8⌋ = 27 ticks (RFC 6298: 285 ms).
+        e.sample(0, 95 * MS);
+        assert_eq!(e.rto(), 270 * MS);
+        // Sent 5 ms past a tick, 95 ms cross 10: delta 10 − 9 = 1, SRTT
+        // 73/8; |1| − ⌊18/4⌋ = −3, RTTVAR 15/4; RTO ⌊(120 + 73) / 8⌋ = 24.
+        e.sample(1005 * MS, 95 * MS);
+        assert_eq!(e.rto(), 240 * MS);
+        // The float SRTT the window rules read is kept as before.
+        assert_eq!(e.srtt(), Some(95 * MS));
+    }
+
+    #[test]
+    fn ns2_rule_offsets_the_clock() {
+        // With the ticks 6 ms later, the same 95 ms cross 10 boundaries.
+        let mut e = ns2(6 * MS);
+        e.sample(0, 95 * MS);
+        assert_eq!(e.rto(), 300 * MS); // ⌊(8·20 + 80) / 8⌋ ticks
+        let mut e = ns2(6 * MS);
+        e.sample(3 * MS, 95 * MS); // (3 + 6 + 95) / 10: still 10
+        assert_eq!(e.rto(), 300 * MS);
+        let mut e = ns2(6 * MS);
+        e.sample(5 * MS, 95 * MS); // (5 + 6) mod 10 = 1: 9 ticks
+        assert_eq!(e.rto(), 270 * MS);
+    }
+
+    #[test]
+    fn ns2_rule_backs_off_to_max_rto_and_starts_afresh_after_eight() {
+        let mut e = ns2(0);
+        e.sample(0, 3 * MS); // one tick at least: RTO 3 ticks, below min_rto
+        assert_eq!(e.rto(), 200 * MS);
+        let mut seen = Vec::new();
+        for _ in 0..11 {
+            e.on_timeout();
+            seen.push((e.backoff(), e.rto() / MS));
+        }
+        // Past 64 the backoff still doubles while the timeout is below
+        // max_rto (`rfc2988_`), as 200 ms × 512 is capped at 60 s.
+        assert_eq!(
+            seen,
+            [
+                (2, 400),
+                (4, 800),
+                (8, 1600),
+                (16, 3200),
+                (32, 6400),
+                (64, 12_800),
+                (128, 25_600),
+                (256, 51_200),
+                (512, 60_000),
+                (512, 60_000),
+                (512, 60_000),
+            ]
+        );
+        // SRTT was cleared at backoff 16: 95 ms start a new estimate (RTO
+        // 270 ms) instead of being smoothed into the 1-tick one.
+        e.sample(0, 95 * MS);
+        assert_eq!((e.backoff(), e.rto()), (1, 270 * MS));
+        let mut kept = ns2(0);
+        kept.sample(0, 3 * MS);
+        for _ in 0..3 {
+            kept.on_timeout(); // backoff 8: SRTT kept
+        }
+        kept.sample(0, 95 * MS);
+        // delta 9 − 1 = 8: SRTT 16/8; 8 − ⌊2/4⌋ = 8: RTTVAR 10/4;
+        // ⌊(80 + 16) / 8⌋ = 12 ticks, below min_rto.
+        assert_eq!((kept.backoff(), kept.rto()), (1, 200 * MS));
     }
 }

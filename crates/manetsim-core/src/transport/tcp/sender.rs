@@ -45,7 +45,7 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
-use super::{CcKind, RecoveryRule, TcpConfig, TcpMetrics, VegasRule};
+use super::{CcKind, RecoveryRule, RtoRule, TcpConfig, TcpMetrics, VegasRule};
 use crate::engine::{SimTime, NS_PER_S};
 
 /// Connection state of the sender (RFC 9293 names).
@@ -241,7 +241,8 @@ impl TcpSender {
             cfg.max_rto,
             cfg.tick,
             cfg.max_backoff,
-        );
+        )
+        .with_rule(cfg.rto_rule, cfg.tick_offset);
         let handshake = cfg.handshake;
         let one_way_syn = cfg.one_way_syn();
         let data_start = (handshake || one_way_syn) as u64;
@@ -738,7 +739,7 @@ impl TcpSender {
 
     fn rtt_sample(&mut self, now: SimTime, r: SimTime, for_rto: bool) {
         if for_rto {
-            self.rtt.sample(r);
+            self.rtt.sample(now - r, r);
             self.st.srtt = self.rtt.srtt();
         }
         self.st.last_rtt = Some(r);
@@ -783,14 +784,17 @@ impl TcpSender {
             _ => (None, None),
         };
         let timed_hit = matches!(self.timed, Some((end, _)) if ack >= end);
+        // ns-2.35 times only the timed segment, even when the ACK also
+        // covers later ones.
+        let timed_only = self.cfg.rto_rule == RtoRule::Ns2;
         if let Some(r) = rtt {
-            let for_rto = timed_hit;
+            let for_rto = timed_hit && !timed_only;
             self.rtt_sample(now, r, for_rto);
         }
         if timed_hit {
-            if rtt.is_none() {
+            if rtt.is_none() || timed_only {
                 if let Some((_, t)) = self.timed {
-                    self.rtt.sample(now - t);
+                    self.rtt.sample(t, now - t);
                     self.st.srtt = self.rtt.srtt();
                 }
             }

@@ -620,6 +620,32 @@ fn a_valid_sample_sets_srtt_and_rto() {
 }
 
 #[test]
+fn ns2_rto_rule_times_the_timed_segment_in_ticks() {
+    // Segment 0 leaves at 0 and is timed; segment 1 leaves at 40 ms; one
+    // ACK at 135 ms covers both.
+    let run = |rule: RtoRule| {
+        let mut s = TcpSender::new(
+            TcpConfig {
+                rto_rule: rule,
+                ..cfg(CcKind::NewReno)
+            },
+            None,
+        );
+        s.state_mut().cwnd = 1.0;
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        s.state_mut().cwnd = 2.0;
+        assert_eq!(drain(&mut s, 40 * NS_PER_MS).len(), 1);
+        s.on_segment(135 * NS_PER_MS, &ack(2 * MSS));
+        let m = s.metrics();
+        (m.srtt, m.rto)
+    };
+    // RFC 6298 from the newest segment: 95 ms, RTO 95 + 4 × 47.5 ms.
+    assert_eq!(run(RtoRule::Rfc), (Some(95 * NS_PER_MS), 285 * NS_PER_MS));
+    // ns-2.35 from the timed one: 13 ticks, RTO ⌊(8·26 + 104) / 8⌋ ticks.
+    assert_eq!(run(RtoRule::Ns2), (Some(135 * NS_PER_MS), 390 * NS_PER_MS));
+}
+
+#[test]
 fn veno_random_loss_cuts_to_four_fifths_in_the_sender() {
     let mut s = with_flight(CcKind::VENO, 10.0);
     // No RTT known: N = 0 < β, a random loss.
@@ -1178,7 +1204,7 @@ fn every_variant_delivers_every_byte_once_over_a_lossy_pipe() {
 }
 
 #[test]
-fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_and_start() {
+fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_start_and_rto() {
     for (k, kind) in CcKind::all().into_iter().enumerate() {
         for seed in 0..3u64 {
             let mut c = cfg(kind);
@@ -1187,6 +1213,8 @@ fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_and_star
             c.start_rule = StartRule::Ns2;
             c.sack_rule = SackRule::Ns2;
             c.recovery_rule = RecoveryRule::Ns2;
+            c.rto_rule = RtoRule::Ns2;
+            c.tick_offset = seed * 3 * NS_PER_MS;
             c.delayed_ack = seed == 1;
             let o = run_pipe(&c, 200_000, 0.05, 3000 + (k as u64) * 10 + seed);
             assert!(o.done, "{} seed {seed}", kind.name());
