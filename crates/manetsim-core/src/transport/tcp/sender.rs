@@ -613,8 +613,13 @@ impl TcpSender {
             s.sent_vt = v.vt(now);
         }
         let (seq, len, fin) = (s.seq, (s.end - s.seq - s.fin as u64) as u32, s.fin);
-        // Karn: a retransmission invalidates the timed segment.
-        self.timed = None;
+        // Karn: a retransmission invalidates the timed segment. ns-2.35
+        // ends its timing only on a timeout or a fast retransmit
+        // (`reset_rtx_timer`), so the timed segment's ACK may come after
+        // holes were resent.
+        if self.cfg.rto_rule != RtoRule::Ns2 {
+            self.timed = None;
+        }
         self.retransmissions += 1;
         self.emit(now, seq, len, fin, true)
     }
@@ -992,6 +997,7 @@ impl TcpSender {
         self.rtt.on_timeout();
         self.rto_deadline = Some(now + self.rtt.rto());
         self.fast_retransmits += 1;
+        self.timed = None;
         self.retransmit_now = Some(seq);
         if transmits == 1 {
             self.dupacks = threshold;
@@ -1039,6 +1045,7 @@ impl TcpSender {
             }
         }
         self.fast_retransmits += 1;
+        self.timed = None;
         self.recover = Some(self.snd_max);
         self.update_flight();
         match mode {

@@ -646,6 +646,44 @@ fn ns2_rto_rule_times_the_timed_segment_in_ticks() {
 }
 
 #[test]
+fn ns2_rto_rule_keeps_timing_across_a_hole_resent_in_recovery() {
+    // Six segments leave at 0; 0 and 2 are lost. Four duplicates at 100 ms
+    // (a fast retransmit ends any timing); new data then leaves and is
+    // timed. A partial ACK at 200 ms resends segment 2; the ACK of
+    // everything comes at 300 ms.
+    let run = |rule: RtoRule| {
+        let mut s = TcpSender::new(
+            TcpConfig {
+                rto_rule: rule,
+                ..cfg(CcKind::NewReno)
+            },
+            None,
+        );
+        s.state_mut().cwnd = 6.0;
+        assert_eq!(drain(&mut s, 0).len(), 6);
+        let t1 = 100 * NS_PER_MS;
+        dupacks(&mut s, t1, 0, 4);
+        let sent: Vec<(u64, bool)> = drain(&mut s, t1)
+            .iter()
+            .map(|g| (g.seq / MSS, g.retransmission))
+            .collect();
+        assert_eq!(sent, [(0, true), (6, false)]);
+        let t2 = 200 * NS_PER_MS;
+        s.on_segment(t2, &ack(2 * MSS));
+        let resent = drain(&mut s, t2);
+        assert!(resent
+            .first()
+            .is_some_and(|g| g.seq == 2 * MSS && g.retransmission));
+        s.on_segment(300 * NS_PER_MS, &ack(7 * MSS));
+        s.metrics().srtt
+    };
+    // RFC 6298 with Karn: the resend of segment 2 ended the timing.
+    assert_eq!(run(RtoRule::Rfc), None);
+    // ns-2.35: segment 6, sent at 100 ms, is timed until its ACK.
+    assert_eq!(run(RtoRule::Ns2), Some(200 * NS_PER_MS));
+}
+
+#[test]
 fn veno_random_loss_cuts_to_four_fifths_in_the_sender() {
     let mut s = with_flight(CcKind::VENO, 10.0);
     // No RTT known: N = 0 < β, a random loss.
