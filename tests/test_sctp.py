@@ -309,6 +309,7 @@ def test_ns2s_handshake_confirms_the_path_with_a_heartbeat_before_data(tmp_path:
     assert result.flows.iloc[0]["delivered_in_order_bytes"] >= 0.45 * 4 * 400_000 / 8
 
 
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
 def test_wireshark_dissects_ns2s_handshake_and_heartbeat(tmp_path: Path):
     over = {**SHORT, "output.pcap": True, "flows.0.sctp.handshake_rule": "ns2"}
     manetsim.run(QUICKSTART, overrides=over, pcap=tmp_path / "run")
