@@ -619,18 +619,20 @@ fn a_valid_sample_sets_srtt_and_rto() {
     assert_eq!(m.rto, 300 * NS_PER_MS);
 }
 
+fn newreno_with(rule: RtoRule) -> TcpSender {
+    let c = TcpConfig {
+        rto_rule: rule,
+        ..cfg(CcKind::NewReno)
+    };
+    TcpSender::new(c, None)
+}
+
 #[test]
 fn ns2_rto_rule_times_the_timed_segment_in_ticks() {
     // Segment 0 leaves at 0 and is timed; segment 1 leaves at 40 ms; one
     // ACK at 135 ms covers both.
     let run = |rule: RtoRule| {
-        let mut s = TcpSender::new(
-            TcpConfig {
-                rto_rule: rule,
-                ..cfg(CcKind::NewReno)
-            },
-            None,
-        );
+        let mut s = newreno_with(rule);
         s.state_mut().cwnd = 1.0;
         assert_eq!(drain(&mut s, 0).len(), 1);
         s.state_mut().cwnd = 2.0;
@@ -652,13 +654,7 @@ fn ns2_rto_rule_keeps_timing_across_a_hole_resent_in_recovery() {
     // timed. A partial ACK at 200 ms resends segment 2; the ACK of
     // everything comes at 300 ms.
     let run = |rule: RtoRule| {
-        let mut s = TcpSender::new(
-            TcpConfig {
-                rto_rule: rule,
-                ..cfg(CcKind::NewReno)
-            },
-            None,
-        );
+        let mut s = newreno_with(rule);
         s.state_mut().cwnd = 6.0;
         assert_eq!(drain(&mut s, 0).len(), 6);
         let t1 = 100 * NS_PER_MS;
