@@ -781,6 +781,10 @@ pub struct Dsr {
     /// With ns-2's pacing: per target, and the next send-buffer check.
     pacing: BTreeMap<NodeId, Pacing>,
     buffer_check_at: Option<SimTime>,
+    /// ns-2's send-buffer timer runs from the start whether or not the
+    /// buffer holds anything: its latest expiry so far (0 before the
+    /// first), drawn lazily when a check is wanted.
+    buffer_check_last: SimTime,
     /// With `flow_state`: the flows this node opened or relays, and what
     /// it did by them.
     flows: FlowTable,
@@ -810,6 +814,7 @@ impl Dsr {
             grat_hold: GratHold::default(),
             pacing: BTreeMap::new(),
             buffer_check_at: None,
+            buffer_check_last: 0,
             flows: FlowTable::default(),
             flow_counts: FlowStateCounts::default(),
             tap_seen: Vec::new(),
@@ -979,16 +984,19 @@ impl Dsr {
     }
 
     /// Another node's packet this node salvages, with no cached route:
-    /// with ns-2's pacing it waits in the send buffer, with one
-    /// non-propagating cycle at most; otherwise (or when the pacing allows
-    /// no cycle) it is given back.
+    /// with ns-2's pacing it waits in the send buffer, and the buffer's
+    /// next check asks for a route (one non-propagating cycle at most, or
+    /// the packet is dropped there); otherwise it is given back.
     fn await_route_for_other(
         &mut self,
         now: SimTime,
         p: Packet,
         ctx: &mut RoutingCtx,
     ) -> Result<(), Packet> {
-        if !self.ns2_pacing() || !self.ns2_request(now, p.dst, false, ctx) {
+        // ns-2's `undeliverablePkt` only puts it in the send buffer
+        // (`stickPacketInSendBuffer`); its request waits for the buffer's
+        // next check.
+        if !self.ns2_pacing() {
             return Err(p);
         }
         self.buffer_packet(now, p, ctx);
@@ -1063,11 +1071,22 @@ impl Dsr {
         }
     }
 
-    /// The next check of the send buffer (ns-2's pacing): `buffer_check`
-    /// plus a uniform draw of up to as much again.
+    /// The next check of the send buffer (ns-2's pacing): the next expiry
+    /// after `now` of ns-2's `SendBufferTimer`, which runs from time 0 and
+    /// re-arms itself `buffer_check` plus a uniform draw of up to as much
+    /// again after each expiry, whether or not the buffer holds anything;
+    /// the expiries while the buffer was empty are drawn here, lazily.
     fn plan_buffer_check(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
-        let check = self.cfg.buffer_check;
-        self.buffer_check_at = Some(now + check + ctx.rng.below(check.max(1)));
+        let check = self.cfg.buffer_check.max(1);
+        let mut t = self.buffer_check_last;
+        loop {
+            t += check + ctx.rng.below(check);
+            if t > now {
+                break;
+            }
+            self.buffer_check_last = t;
+        }
+        self.buffer_check_at = Some(t);
     }
 
     /// ns-2's `getRouteForPacket` for a packet to `target` with no cached
@@ -2677,8 +2696,9 @@ impl RoutingProtocol for Dsr {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
         self.cache.expire(now);
-        if self.buffer_check_at.is_some_and(|t| t <= now) {
+        if let Some(t) = self.buffer_check_at.filter(|&t| t <= now) {
             self.buffer_check_at = None;
+            self.buffer_check_last = t;
             self.ns2_check_buffer(now, ctx);
         }
         for target in self.requests.due(now) {

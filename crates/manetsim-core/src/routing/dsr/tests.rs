@@ -1103,6 +1103,44 @@ fn ns2_forwarder_salvages_a_buffered_packet_once_a_route_is_learned() {
     assert_eq!((sr.salvage, sr.addresses), (1, vec![2, 7]));
 }
 
+/// ns-2.35's `undeliverablePkt` only puts another node's packet in the
+/// send buffer; its `SendBufferTimer`, re-armed every 30-60 ms from time 0
+/// whether or not the buffer holds anything, asks for the route at its
+/// next expiry: sooner than 30 ms after the failure as often as not.
+#[test]
+fn ns2_a_salvaged_packet_asks_for_a_route_at_the_buffer_timer_s_next_expiry() {
+    let mut waits = Vec::new();
+    for k in 0..12u64 {
+        let mut d = dsr_ns2(2);
+        let t = NS_PER_S + k * 7 * NS_PER_MS;
+        let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+        let at_once = run(&mut d, |d, c| d.on_link_failure(t, 3, Some(p), c));
+        assert!(!at_once.iter().any(|a| matches!(
+            a,
+            RoutingAction::Originate {
+                message: "rreq",
+                ..
+            }
+        )));
+        let acts = advance(&mut d, t + 100 * NS_PER_MS);
+        let r = requests(&acts);
+        assert_eq!(r.len(), 1, "one non-propagating request");
+        assert_eq!(r[0].1, 1);
+        waits.push(r[0].0 - t);
+    }
+    // The timer's next expiry, plus the broadcast jitter (at most 10 ms).
+    assert!(
+        waits.iter().all(|&w| w > 0 && w <= 70 * NS_PER_MS),
+        "{waits:?}"
+    );
+    assert!(waits.iter().any(|&w| w < 30 * NS_PER_MS), "{waits:?}");
+    // Not at once (the jitter alone is at most 10 ms).
+    assert!(
+        waits.iter().filter(|&&w| w > 20 * NS_PER_MS).count() >= 4,
+        "{waits:?}"
+    );
+}
+
 #[test]
 fn ns2_last_route_error_rides_on_ring_zero_and_propagating_requests() {
     let mut d = dsr_ns2(0);
@@ -1157,11 +1195,13 @@ fn ns2_node_zero_holds_the_error_on_a_request_it_hears_as_told_to_it() {
     let mut d = dsr_ns2(0);
     run(&mut d, |d, c| d.on_control(t, 1, echo.clone(), c));
     assert_eq!(d.held_error, Some((t, dead.clone())));
-    // Its next cycle, 0.9 s later, carries the error on both requests.
+    // Its next cycle, 0.9 s later, carries the error on both requests (the
+    // propagating one at the first check of the send buffer 30 ms on, within
+    // 90 ms).
     run(&mut d, |d, c| {
         d.route_output(t + 900 * NS_PER_MS, data(0, 5), c)
     });
-    let acts = advance(&mut d, t + 950 * NS_PER_MS);
+    let acts = advance(&mut d, t + 990 * NS_PER_MS);
     let carried: Vec<bool> = acts
         .iter()
         .filter_map(|(_, a)| match a {
