@@ -20,6 +20,24 @@ struct TickEstimate {
     rttvar4: i64,
 }
 
+/// ns-2.35's `rtt_update` in whole ticks, shared by TCP's timeout and
+/// TFRC's `t_RTO`: folds a sample of `m` ticks (at least 1) into the
+/// smoothed RTT scaled by 8 and its mean deviation scaled by 4 (gains 1/8
+/// and 1/4, each kept at least 1; the first sample sets SRTT to it and
+/// RTTVAR to half of it) and returns ⌊SRTT + 4 RTTVAR⌋ in ticks.
+pub(crate) fn ns2_tick_update(srtt8: &mut i64, rttvar4: &mut i64, m: i64) -> i64 {
+    if *srtt8 != 0 {
+        let mut delta = m - (*srtt8 >> 3);
+        *srtt8 = (*srtt8 + delta).max(1);
+        delta = delta.abs() - (*rttvar4 >> 2);
+        *rttvar4 = (*rttvar4 + delta).max(1);
+    } else {
+        *srtt8 = m << 3;
+        *rttvar4 = m << 1;
+    }
+    ((*rttvar4 << 3) + *srtt8) >> 3
+}
+
 /// Estimator state.
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
@@ -87,23 +105,8 @@ impl RttEstimator {
             // offset by `tick_offset`: ⌊(r + (sent + offset) mod tick) / tick⌋.
             let off = (sent_at + t.tick_offset) % tick;
             let m = (((r + off) / tick) as i64).max(1);
-            if t.srtt8 != 0 {
-                let mut delta = m - (t.srtt8 >> 3);
-                t.srtt8 += delta;
-                if t.srtt8 <= 0 {
-                    t.srtt8 = 1;
-                }
-                delta = delta.abs() - (t.rttvar4 >> 2);
-                t.rttvar4 += delta;
-                if t.rttvar4 <= 0 {
-                    t.rttvar4 = 1;
-                }
-            } else {
-                t.srtt8 = m << 3;
-                t.rttvar4 = m << 1;
-            }
-            // ⌊SRTT + 4 RTTVAR⌋ in ticks, from the scaled integers.
-            self.base_rto = (((t.rttvar4 << 3) + t.srtt8) >> 3) as SimTime * tick;
+            let rto_ticks = ns2_tick_update(&mut t.srtt8, &mut t.rttvar4, m);
+            self.base_rto = rto_ticks as SimTime * tick;
             return;
         }
         let srtt = self.srtt.unwrap_or(rf);
@@ -160,6 +163,19 @@ impl RttEstimator {
 mod tests {
     use super::*;
     use crate::engine::{NS_PER_MS, NS_PER_S};
+
+    #[test]
+    fn ns2_tick_update_smooths_in_scaled_integers() {
+        let (mut srtt8, mut rttvar4) = (0, 0);
+        // First sample of 5 ticks: SRTT 5 (40/8), RTTVAR 2.5 (10/4);
+        // ⌊5 + 4 × 2.5⌋ = 15.
+        assert_eq!(ns2_tick_update(&mut srtt8, &mut rttvar4, 5), 15);
+        assert_eq!((srtt8, rttvar4), (40, 10));
+        // 3 ticks: delta -2, SRTT8 38; |delta| - RTTVAR4/4 = 0, RTTVAR4 10;
+        // (80 + 38) / 8 = 14 (14.75 floored).
+        assert_eq!(ns2_tick_update(&mut srtt8, &mut rttvar4, 3), 14);
+        assert_eq!((srtt8, rttvar4), (38, 10));
+    }
 
     fn est() -> RttEstimator {
         RttEstimator::new(

@@ -63,6 +63,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{SimTime, NS_PER_S};
+use crate::transport::tcp::rtt::ns2_tick_update;
 
 #[cfg(test)]
 mod tests;
@@ -172,18 +173,11 @@ const RTO_TICK_S: f64 = 0.1;
 impl TickRto {
     /// A new RTT sample of `sample_s` seconds.
     fn sample(&mut self, sample_s: f64) {
+        // TFRC rounds its sample to the nearest tick, where TCP counts the
+        // tick boundaries crossed; the smoothing is TCP's.
         let rtt = ((sample_s / RTO_TICK_S + 0.5) as i64).max(1);
-        if self.srtt8 != 0 {
-            let mut delta = rtt - (self.srtt8 >> 3);
-            self.srtt8 = (self.srtt8 + delta).max(1);
-            delta = delta.abs() - (self.rttvar4 >> 2);
-            self.rttvar4 = (self.rttvar4 + delta).max(1);
-        } else {
-            self.srtt8 = rtt << 3;
-            self.rttvar4 = rtt << 1;
-        }
-        // (srtt + 4 rttvar) in ticks, as (8 srtt + 32 rttvar) / 8.
-        self.rto_s = (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * RTO_TICK_S;
+        let ticks = ns2_tick_update(&mut self.srtt8, &mut self.rttvar4, rtt);
+        self.rto_s = ticks as f64 * RTO_TICK_S;
     }
 }
 
