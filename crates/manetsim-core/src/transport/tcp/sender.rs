@@ -593,6 +593,11 @@ impl TcpSender {
             if seq == self.data_start {
                 // `send_much` with `t_seqno_ == 0`.
                 v.first_sent_s = now as f64 / NS_PER_S as f64;
+                if let AnyCc::Vegas(vegas) = &mut self.cc {
+                    // `v_begtime_` is 0 on the `vegastime()` clock: the
+                    // first round began as this packet left.
+                    vegas.begin_round_at(now);
+                }
             }
             if let Some(back) = self.sent.back_mut() {
                 back.sent_vt = v.vt(now);
@@ -749,7 +754,11 @@ impl TcpSender {
         }
         self.st.last_rtt = Some(r);
         self.st.min_rtt = Some(self.st.min_rtt.map_or(r, |m| m.min(r)));
-        self.cc.on_rtt_sample(&mut self.st, now, r);
+        // ns-2.35's Vegas takes its own sample, after the ACK's round
+        // (`ns2_vegas_new_ack`).
+        if self.ns2_vegas.is_none() {
+            self.cc.on_rtt_sample(&mut self.st, now, r);
+        }
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
@@ -817,6 +826,7 @@ impl TcpSender {
             rtt,
             sent_at,
             snd_max: self.snd_max,
+            snd_nxt: self.snd_nxt,
         };
         let mode = self.cc.recovery();
         let ns2_recovery = self.cfg.recovery_rule == RecoveryRule::Ns2;
@@ -913,7 +923,9 @@ impl TcpSender {
         let Some(v) = &mut self.ns2_vegas else {
             return;
         };
-        if let Some((sent_vt, 1)) = last {
+        // `sendTime != 0.`: the packet sent at `vegastime()` 0, the first,
+        // gives no sample (`firstrecv_` primed the estimates instead).
+        if let Some((sent_vt, 1)) = last.filter(|&(vt, _)| vt != 0.0) {
             let rtt = v.vt(now) - sent_vt;
             if rtt > 0.0 {
                 let n = rtt - v.sa_s / 8.0;
@@ -921,8 +933,17 @@ impl TcpSender {
                 v.sd_s += n.abs() - v.sd_s / 4.0;
                 v.timeout_s = (v.sa_s / 4.0 + v.sd_s) / 2.0;
                 v.timeout_s += v.timeout_s / 16.0;
+                // The same sample joins the next round's mean and BaseRTT
+                // only now, after this ACK closed its round (`v_sumRTT_`,
+                // `v_cntRTT_` and `v_baseRTT_` follow the round's test in
+                // `recv`): the ACK that ends a round is counted in the next.
+                let r = (rtt * NS_PER_S as f64).round() as SimTime;
+                self.cc.on_rtt_sample(&mut self.st, now, r);
             }
         }
+        let Some(v) = &mut self.ns2_vegas else {
+            return;
+        };
         if v.worried > 0 {
             v.worried -= 1;
             // Nothing outstanding reads as a send time of -1 s.

@@ -970,6 +970,54 @@ fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
 }
 
 #[test]
+fn ns2_vegas_counts_a_round_s_last_ack_in_the_next_round() {
+    // ns-2.35's Vegas `recv` closes a round before it adds the ACK's own
+    // RTT sample (`v_sumRTT_`), and the packet sent at `vegastime()` 0
+    // gives none (`sendTime != 0.`). Packet 0 leaves at 1 s; its ACK at
+    // +27 ms closes round 1 with no samples (RTT 27 ms, BaseRTT 27 ms) and
+    // sends packet 1; its ACK, 11 ms later, closes round 2 (one segment:
+    // BaseRTT 11 ms), opens the window and sends packets 2-4, then adds
+    // packet 1's 11 ms. Packet 2's ACK 50 ms later closes round 3 with
+    // that sample alone: 3 outstanding, 3 sent, Diff 0, where counting its
+    // own 50 ms would give 3 − 3 × 11/50 = 2.34.
+    let vegas = ns2_vegas_kind(VegasRule::Ns2);
+    let c = TcpConfig {
+        mss_bytes: 512,
+        ..ns2_start(vegas)
+    };
+    let mut s = TcpSender::new(c, None);
+    let diff = |s: &TcpSender| match s.cc() {
+        cc::AnyCc::Vegas(v) => v.last_diff(),
+        _ => unreachable!(),
+    };
+    let t0 = NS_PER_S;
+    assert_eq!(drain(&mut s, t0).len(), 1);
+    let t1 = t0 + 27 * NS_PER_MS;
+    s.on_segment(t1, &TcpSegment { ack: 512, ..ack(0) });
+    assert_eq!(diff(&s), Some(0.0));
+    assert_eq!(drain(&mut s, t1).len(), 1);
+    let t2 = t1 + 11 * NS_PER_MS;
+    s.on_segment(
+        t2,
+        &TcpSegment {
+            ack: 1024,
+            ..ack(0)
+        },
+    );
+    let sent: Vec<u64> = drain(&mut s, t2).iter().map(|g| g.seq / 512).collect();
+    assert_eq!(sent, [2, 3, 4]);
+    let t3 = t2 + 50 * NS_PER_MS;
+    s.on_segment(
+        t3,
+        &TcpSegment {
+            ack: 1536,
+            ..ack(0)
+        },
+    );
+    assert_eq!(diff(&s), Some(0.0));
+}
+
+#[test]
 fn ns2_vegas_restarts_at_two_segments_after_a_timeout() {
     // ns-2.35's Vegas agent on chain6 over DSDV (seed 1, `manetsim
     // crosscheck --keep-traces`): packet 0 alone at 1 s, no route yet; at

@@ -229,6 +229,9 @@ pub struct AckEvent {
     pub sent_at: Option<SimTime>,
     /// snd_max when the ACK arrived (marks "one RTT later").
     pub snd_max: u64,
+    /// snd_nxt when the ACK arrived, before it lets anything leave (below
+    /// snd_max while a timeout's go-back-N resends; ns-2's `t_seqno_`).
+    pub snd_nxt: u64,
 }
 
 /// The congestion-control hooks. Every hook has an RFC 5681 default.
@@ -399,5 +402,6 @@ pub(crate) fn test_ack(now: SimTime, ack: u64, rtt: Option<SimTime>) -> AckEvent
         rtt,
         sent_at: rtt.map(|r| now.saturating_sub(r)),
         snd_max: ack + 10_000,
+        snd_nxt: ack + 10_000,
     }
 }

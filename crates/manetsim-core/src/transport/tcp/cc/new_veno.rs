@@ -193,6 +193,7 @@ mod tests {
             rtt: Some((r_ms - s_ms) * NS_PER_MS),
             sent_at: Some(s_ms * NS_PER_MS),
             snd_max: 0,
+            snd_nxt: 0,
         };
         nv.on_ack(st, &ev);
     }

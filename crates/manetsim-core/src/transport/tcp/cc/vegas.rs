@@ -113,6 +113,11 @@ impl Vegas {
         }
     }
 
+    /// ns-2's `t_seqno_ - last_ack_` at an ACK, in segments.
+    fn ns2_outstanding(ev: &AckEvent, mss: u64) -> f64 {
+        (ev.snd_nxt.saturating_sub(ev.ack) / mss) as f64 + 1.0
+    }
+
     /// One new ACK under ns-2.35's rule (see the module's text).
     fn on_ack_ns2(&mut self, st: &mut CcState, ev: &AckEvent) {
         let mss = st.mss.max(1) as u64;
@@ -127,10 +132,13 @@ impl Vegas {
             };
             self.rtt_sum = 0;
             self.rtt_count = 0;
-            // Segments sent in the round, and outstanding (ns-2's
-            // `t_seqno_ - last_ack_`, one more than the flight).
-            let sent = ev.snd_max.saturating_sub(begin) / mss;
-            let outstanding = st.flight + 1.0;
+            // Segments sent in the round (ns-2's `t_seqno_ - v_begseq_`),
+            // and outstanding (`t_seqno_ - last_ack_`, one more than the
+            // segments from the ACK to `t_seqno_`), both counted to
+            // snd_nxt: after a timeout, to what go-back-N has resent so
+            // far, not to the highest segment sent.
+            let sent = ev.snd_nxt.saturating_sub(begin) / mss;
+            let outstanding = Self::ns2_outstanding(ev, mss);
             if rtt > 0.0 {
                 let base = match self.base_rtt {
                     Some(b) if (b as f64) <= rtt && sent > 1 => b as f64,
@@ -166,16 +174,23 @@ impl Vegas {
                     self.incr = 0.0;
                 }
             }
-            self.round_end = Some(ev.snd_max);
+            self.round_end = Some(ev.snd_nxt);
             self.round_began = ev.now;
         }
         if self.incr == 1.0 && st.cwnd >= st.ssthresh {
             self.incr = 0.0;
         }
-        if self.incr > 0.0 && st.cwnd - (st.flight + 1.0) <= 2.0 {
+        if self.incr > 0.0 && st.cwnd - Self::ns2_outstanding(ev, mss) <= 2.0 {
             st.cwnd += self.incr;
         }
         st.clamp();
+    }
+
+    /// (ns-2's rule) The first round began at `now`, as the first packet
+    /// left (`v_begtime_` is 0 on the agent's `vegastime()` clock, which
+    /// starts then).
+    pub fn begin_round_at(&mut self, now: SimTime) {
+        self.round_began = now;
     }
 
     /// Diff of the last completed round, segments.
@@ -321,97 +336,119 @@ mod tests {
         assert_eq!(v.base_rtt(), Some(90 * NS_PER_MS));
     }
 
-    /// A Vegas on ns-2.35's rule with BaseRTT 100 ms, whose first round
-    /// (one segment of 1000 bytes sent, at its first ACK) held the window.
-    fn ns2_primed(cwnd: f64, ssthresh: f64, flight: f64) -> (Vegas, CcState) {
+    /// A Vegas on ns-2.35's rule with BaseRTT 100 ms, cwnd and ssthresh as
+    /// given, whose round began when 1000 bytes had been sent.
+    fn ns2_primed(cwnd: f64, ssthresh: f64) -> (Vegas, CcState) {
         let mut v = Vegas::with_rule(1.0, 3.0, 1.0, VegasRule::Ns2);
+        v.base_rtt = Some(100 * NS_PER_MS);
+        v.round_end = Some(1000);
         let mut st = test_state();
-        (st.cwnd, st.ssthresh, st.flight) = (cwnd, ssthresh, flight);
-        v.on_rtt_sample(&mut st, 0, 100 * NS_PER_MS);
-        let mut ev = test_ack(NS_PER_MS, 1000, None);
-        ev.snd_max = 1000;
-        v.on_ack(&mut st, &ev);
-        assert_eq!(st.cwnd, cwnd);
+        (st.cwnd, st.ssthresh) = (cwnd, ssthresh);
         (v, st)
     }
 
-    /// The closing ACK of a round whose samples average `rtt_ms` and that
-    /// sent `sent` segments (after [`ns2_primed`]).
-    fn ns2_close(v: &mut Vegas, st: &mut CcState, rtt_ms: u64, sent: u64) {
+    /// The ACK that closes the round (it covers the round's first segment,
+    /// bytes 1000-2000): the round's samples average `rtt_ms`, it sent
+    /// `sent` segments, and `outstanding` is ns-2's `t_seqno_ - last_ack_`
+    /// after the ACK (at most `sent`).
+    fn ns2_close(v: &mut Vegas, st: &mut CcState, rtt_ms: u64, sent: u64, outstanding: u64) {
         v.on_rtt_sample(st, 0, rtt_ms * NS_PER_MS);
-        let mut ev = test_ack(2 * NS_PER_MS, 2000, None);
-        ev.snd_max = 1000 + sent * 1000;
+        let snd_nxt = 1000 + sent * 1000;
+        let mut ev = test_ack(2 * NS_PER_MS, snd_nxt - (outstanding - 1) * 1000, None);
+        (ev.snd_max, ev.snd_nxt) = (snd_nxt, snd_nxt);
         v.on_ack(st, &ev);
     }
 
     #[test]
     fn ns2_rule_rounds_diff_to_whole_segments() {
-        // cwnd 3, 3 segments outstanding (ns-2's t_seqno_ - last_ack_ is
-        // the flight plus one). 3 sent in 125 ms: Diff = (3/100 − 3/125)
-        // × 100 = 0.6, rounded to 1, not below α: the window holds (the
-        // paper's rule, with Diff 0.6 < α, would grow).
-        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
-        ns2_close(&mut v, &mut st, 125, 3);
+        // 3 sent in 125 ms, 3 outstanding: Diff = (3/100 − 3/125) × 100 =
+        // 0.6, rounded to 1, not below α: the window holds (the paper's
+        // rule, with Diff 0.6 < α, would grow).
+        let (mut v, mut st) = ns2_primed(3.0, 2.0);
+        ns2_close(&mut v, &mut st, 125, 3, 3);
         assert!((v.last_diff().unwrap() - 0.6).abs() < 1e-9);
         assert_eq!(st.cwnd, 3.0);
-        // 3 sent in 110 ms: Diff ≈ 0.27, rounded to 0 < α: this ACK and
-        // each of the round's add 1/cwnd as of the round's start.
-        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
-        ns2_close(&mut v, &mut st, 110, 3);
+        // In 110 ms: Diff ≈ 0.27, rounded to 0 < α: this ACK and each of
+        // the round's add 1/cwnd as of the round's start.
+        let (mut v, mut st) = ns2_primed(3.0, 2.0);
+        ns2_close(&mut v, &mut st, 110, 3, 3);
         assert_eq!(st.cwnd, 3.0 + 1.0 / 3.0);
         for _ in 0..3 {
             let mut ev = test_ack(3 * NS_PER_MS, 2500, None);
-            ev.snd_max = 4000;
+            (ev.snd_max, ev.snd_nxt) = (4000, 4000);
             v.on_ack(&mut st, &ev);
         }
         assert!((st.cwnd - (3.0 + 4.0 / 3.0)).abs() < 1e-9, "{}", st.cwnd);
         // ... but not while the window is more than 2 segments ahead of
-        // what is outstanding.
-        st.flight = 0.0;
+        // what is outstanding (one segment here).
         let before = st.cwnd;
-        let mut ev = test_ack(3 * NS_PER_MS, 2600, None);
-        ev.snd_max = 4000;
+        let mut ev = test_ack(3 * NS_PER_MS, 4000, None);
+        (ev.snd_max, ev.snd_nxt) = (4000, 4000);
         v.on_ack(&mut st, &ev);
         assert_eq!(st.cwnd, before);
-        // 2 sent in 400 ms: Diff = 3 − 0.5 = 2.5, rounded to 3, not above
-        // β: holds.
-        let (mut v, mut st) = ns2_primed(3.0, 2.0, 2.0);
-        ns2_close(&mut v, &mut st, 400, 2);
+        // In 400 ms: Diff = 3 − 0.75 = 2.25, rounded to 2: holds.
+        let (mut v, mut st) = ns2_primed(3.0, 2.0);
+        ns2_close(&mut v, &mut st, 400, 3, 3);
         assert_eq!(st.cwnd, 3.0);
     }
 
     #[test]
+    fn ns2_rule_counts_to_snd_nxt_not_snd_max() {
+        // After a timeout go-back-N has resent one segment of five: ns-2's
+        // `t_seqno_` is snd_nxt. The round sent one segment, so its RTT
+        // (here 60 ms, above the least sample) becomes BaseRTT; Diff = 0.
+        let (mut v, mut st) = ns2_primed(2.0, 2.0);
+        v.on_rtt_sample(&mut st, 0, 60 * NS_PER_MS);
+        let mut ev = test_ack(2 * NS_PER_MS, 2000, None);
+        (ev.snd_max, ev.snd_nxt) = (6000, 2000);
+        v.on_ack(&mut st, &ev);
+        assert_eq!(v.base_rtt(), Some(60 * NS_PER_MS));
+        assert_eq!(v.last_diff(), Some(0.0));
+        // The next round ends with the ACK of the segment that was at
+        // snd_nxt, here as go-back-N has resent two more (at snd_max it
+        // would wait for an ACK of 7000).
+        v.on_rtt_sample(&mut st, 0, 90 * NS_PER_MS);
+        let mut ev = test_ack(3 * NS_PER_MS, 3000, None);
+        (ev.snd_max, ev.snd_nxt) = (6000, 4000);
+        v.on_ack(&mut st, &ev);
+        // 2 sent in 90 ms, 2 outstanding, BaseRTT 60: 2 − 4/3 = 0.67.
+        assert!((v.last_diff().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn ns2_rule_shrinks_by_one_above_beta() {
-        // 4 outstanding, 2 sent in 1 s: Diff = (4/100 − 2/1000) × 100 =
-        // 3.8, rounded to 4 > β: one segment off at once.
-        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
-        ns2_close(&mut v, &mut st, 1000, 2);
-        assert!((v.last_diff().unwrap() - 3.8).abs() < 1e-9);
+        // 4 sent in 1 s, 4 outstanding: Diff = (4/100 − 4/1000) × 100 =
+        // 3.6, rounded to 4 > β: one segment off at once.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0);
+        ns2_close(&mut v, &mut st, 1000, 4, 4);
+        assert!((v.last_diff().unwrap() - 3.6).abs() < 1e-9);
         assert_eq!(st.cwnd, 4.0);
-        // 2 sent in 333 ms: Diff ≈ 3.4 holds, rounded to 3.
-        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
-        ns2_close(&mut v, &mut st, 333, 2);
-        assert!((v.last_diff().unwrap() - 3.4).abs() < 1e-2);
+        // In 500 ms: Diff = 3.2, rounded to 3: holds.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0);
+        ns2_close(&mut v, &mut st, 500, 4, 4);
+        assert!((v.last_diff().unwrap() - 3.2).abs() < 1e-9);
         assert_eq!(st.cwnd, 5.0);
         // A round that sent one segment sets BaseRTT to its RTT, here
-        // higher than the least sample: Diff = (4 − 1) = 3, holds.
-        let (mut v, mut st) = ns2_primed(5.0, 2.0, 3.0);
-        ns2_close(&mut v, &mut st, 250, 1);
+        // higher than the least sample.
+        let (mut v, mut st) = ns2_primed(5.0, 2.0);
+        ns2_close(&mut v, &mut st, 250, 1, 1);
         assert_eq!(v.base_rtt(), Some(250 * NS_PER_MS));
-        assert!((v.last_diff().unwrap() - 3.0).abs() < 1e-9);
+        assert_eq!(v.last_diff(), Some(0.0));
     }
 
     #[test]
     fn ns2_rule_cuts_an_eighth_when_slow_start_ends() {
-        // Slow start grows every other round: not in the first (primed),
-        // in the second, which meets Diff = (4/100 − 2/300) × 100 = 3.3,
-        // rounded to 3 > γ: ssthresh 2 and cwnd 4 − 4/8.
-        let (mut v, mut st) = ns2_primed(4.0, 20.0, 3.0);
-        ns2_close(&mut v, &mut st, 300, 2);
+        // Slow start grows every other round: not in the first, in the
+        // second, which meets Diff = (4/100 − 4/300) × 100 = 2.67, rounded
+        // to 3 > γ: ssthresh 2 and cwnd 4 − 4/8.
+        let (mut v, mut st) = ns2_primed(4.0, 20.0);
+        v.grow_this_round = false;
+        ns2_close(&mut v, &mut st, 300, 4, 4);
         assert_eq!((st.cwnd, st.ssthresh), (3.5, 2.0));
         // Below γ it grows by one per ACK through the round.
-        let (mut v, mut st) = ns2_primed(4.0, 20.0, 3.0);
-        ns2_close(&mut v, &mut st, 100, 4);
+        let (mut v, mut st) = ns2_primed(4.0, 20.0);
+        v.grow_this_round = false;
+        ns2_close(&mut v, &mut st, 100, 4, 4);
         assert_eq!(st.cwnd, 5.0);
     }
 
