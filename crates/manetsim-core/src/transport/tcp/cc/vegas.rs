@@ -20,11 +20,17 @@
 //! `tcp-vegas.cc`), the agent behind the published studies:
 //!
 //! - a round ends with the ACK of the first segment sent in it; its RTT is
-//!   the mean of the round's samples (or the round's length without any);
+//!   the mean of the samples of the ACKs from the one that closed the
+//!   round before to the one before this (each ACK adds its sample after
+//!   the round's test), or the round's length without any; the sample is
+//!   the segment the ACK acknowledges, if sent once and not as the first
+//!   packet (`sendTime != 0.`);
 //! - `Diff = (expected − actual) × BaseRTT`, with expected = the segments
 //!   outstanding plus one over BaseRTT, actual = the segments sent in the
 //!   round over its RTT, **rounded to a whole segment** (so with α = 1 and
-//!   β = 3 the window grows below 0.5 and shrinks above 3.5);
+//!   β = 3 the window grows below 0.5 and shrinks above 3.5); both count
+//!   to snd_nxt (`t_seqno_`), which after a timeout is what go-back-N has
+//!   resent so far;
 //! - a growing round adds 1/cwnd per ACK (1 in slow start) while the
 //!   window is no more than 2 segments ahead of what is outstanding, so
 //!   cwnd takes fractional values; a shrinking one takes 1 off at once;
