@@ -932,6 +932,29 @@ fn ns2_start_without_the_handshake_only() {
     );
 }
 
+/// ns-2.35's Vegas agent with its one-way start and 512-byte packets.
+fn ns2_vegas_512() -> TcpSender {
+    let vegas = ns2_vegas_kind(VegasRule::Ns2);
+    let c = TcpConfig {
+        mss_bytes: 512,
+        ..ns2_start(vegas)
+    };
+    assert!(!c.one_way_syn(), "ns-2.35's Vegas sends no SYN");
+    TcpSender::new(c, None)
+}
+
+/// An ACK of `ack` bytes at `t`; the packets (of 512 bytes) it sends.
+fn ack_512(s: &mut TcpSender, t: SimTime, ack: u64) -> Vec<u64> {
+    s.on_segment(
+        t,
+        &TcpSegment {
+            ack,
+            ..self::ack(0)
+        },
+    );
+    drain(s, t).iter().map(|g| g.seq / 512).collect()
+}
+
 #[test]
 fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
     // ns-2.35's Vegas agent on the 3-node chain fixture (`manetsim export
@@ -939,13 +962,7 @@ fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
     // at 1.0271 s sends packet 1 alone, and the ACK of packet 1 at 1.0385 s
     // (the window set to windowInit_ 2 first, then Vegas's rule adds one)
     // sends packets 2, 3 and 4.
-    let vegas = ns2_vegas_kind(VegasRule::Ns2);
-    let c = TcpConfig {
-        mss_bytes: 512,
-        ..ns2_start(vegas)
-    };
-    assert!(!c.one_way_syn(), "ns-2.35's Vegas sends no SYN");
-    let mut s = TcpSender::new(c, None);
+    let mut s = ns2_vegas_512();
     let t0 = NS_PER_S;
     let sent: Vec<(u64, u32)> = drain(&mut s, t0).iter().map(|g| (g.seq, g.len)).collect();
     assert_eq!(
@@ -953,20 +970,8 @@ fn ns2_start_for_vegas_sends_data_alone_and_opens_on_the_ack_after_its_own() {
         [(0, 512)],
         "delay_growth_: a window of one, data first"
     );
-    let t1 = t0 + 27_064_400;
-    s.on_segment(t1, &TcpSegment { ack: 512, ..ack(0) });
-    let sent: Vec<u64> = drain(&mut s, t1).iter().map(|g| g.seq / 512).collect();
-    assert_eq!(sent, [1]);
-    let t2 = t0 + 38_460_400;
-    s.on_segment(
-        t2,
-        &TcpSegment {
-            ack: 1024,
-            ..ack(0)
-        },
-    );
-    let sent: Vec<u64> = drain(&mut s, t2).iter().map(|g| g.seq / 512).collect();
-    assert_eq!(sent, [2, 3, 4]);
+    assert_eq!(ack_512(&mut s, t0 + 27_064_400, 512), [1]);
+    assert_eq!(ack_512(&mut s, t0 + 38_460_400, 1024), [2, 3, 4]);
 }
 
 #[test]
@@ -980,12 +985,7 @@ fn ns2_vegas_counts_a_round_s_last_ack_in_the_next_round() {
     // packet 1's 11 ms. Packet 2's ACK 50 ms later closes round 3 with
     // that sample alone: 3 outstanding, 3 sent, Diff 0, where counting its
     // own 50 ms would give 3 − 3 × 11/50 = 2.34.
-    let vegas = ns2_vegas_kind(VegasRule::Ns2);
-    let c = TcpConfig {
-        mss_bytes: 512,
-        ..ns2_start(vegas)
-    };
-    let mut s = TcpSender::new(c, None);
+    let mut s = ns2_vegas_512();
     let diff = |s: &TcpSender| match s.cc() {
         cc::AnyCc::Vegas(v) => v.last_diff(),
         _ => unreachable!(),
@@ -993,27 +993,11 @@ fn ns2_vegas_counts_a_round_s_last_ack_in_the_next_round() {
     let t0 = NS_PER_S;
     assert_eq!(drain(&mut s, t0).len(), 1);
     let t1 = t0 + 27 * NS_PER_MS;
-    s.on_segment(t1, &TcpSegment { ack: 512, ..ack(0) });
+    assert_eq!(ack_512(&mut s, t1, 512), [1]);
     assert_eq!(diff(&s), Some(0.0));
-    assert_eq!(drain(&mut s, t1).len(), 1);
     let t2 = t1 + 11 * NS_PER_MS;
-    s.on_segment(
-        t2,
-        &TcpSegment {
-            ack: 1024,
-            ..ack(0)
-        },
-    );
-    let sent: Vec<u64> = drain(&mut s, t2).iter().map(|g| g.seq / 512).collect();
-    assert_eq!(sent, [2, 3, 4]);
-    let t3 = t2 + 50 * NS_PER_MS;
-    s.on_segment(
-        t3,
-        &TcpSegment {
-            ack: 1536,
-            ..ack(0)
-        },
-    );
+    assert_eq!(ack_512(&mut s, t2, 1024), [2, 3, 4]);
+    ack_512(&mut s, t2 + 50 * NS_PER_MS, 1536);
     assert_eq!(diff(&s), Some(0.0));
 }
 
