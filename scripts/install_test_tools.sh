@@ -21,8 +21,12 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null; then
 fi
 echo "install_test_tools: apt-get install ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-if timeout 300 apt-get update -qq \
-    && timeout 600 apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null; then
+try_install() {
+    timeout 600 apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null 2>&1
+}
+# The package lists may be missing or stale: refresh them if the first try
+# fails (a refresh that fails for some sources may still serve Debian's).
+if try_install || { timeout 300 apt-get update -qq; try_install; }; then
     echo "install_test_tools: installed ${missing[*]}"
 else
     echo "install_test_tools: could not install ${missing[*]}; their tests will skip"
