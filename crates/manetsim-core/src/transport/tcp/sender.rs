@@ -941,9 +941,6 @@ impl TcpSender {
                 self.cc.on_rtt_sample(&mut self.st, now, r);
             }
         }
-        let Some(v) = &mut self.ns2_vegas else {
-            return;
-        };
         if v.worried > 0 {
             v.worried -= 1;
             // Nothing outstanding reads as a send time of -1 s.

@@ -444,9 +444,9 @@ mod tests {
 
     #[test]
     fn ns2_rule_cuts_an_eighth_when_slow_start_ends() {
-        // Slow start grows every other round: not in the first, in the
-        // second, which meets Diff = (4/100 − 4/300) × 100 = 2.67, rounded
-        // to 3 > γ: ssthresh 2 and cwnd 4 − 4/8.
+        // Slow start grows every other round; after a round without
+        // growth, this one meets Diff = (4/100 − 4/300) × 100 = 2.67,
+        // rounded to 3 > γ: ssthresh 2 and cwnd 4 − 4/8.
         let (mut v, mut st) = ns2_primed(4.0, 20.0);
         v.grow_this_round = false;
         ns2_close(&mut v, &mut st, 300, 4, 4);
