@@ -269,6 +269,24 @@ pub struct DsrConfig {
     /// The identification of this node's first Route Request (ns-2.35
     /// numbers them from 1, `route_request_num`).
     pub first_request_id: u16,
+    /// A request is taken as ns-2.35 takes it. A relay takes one only if
+    /// its identification is above the last one it took from the same
+    /// initiator, as ns-2.35's request table keeps one number per
+    /// initiator (`ignoreRouteRequestp`: `get(src) >= rtreq_seq`); an
+    /// initiator numbers all its requests in one sequence, whatever their
+    /// targets, so a request that arrives after a later one of the same
+    /// initiator is ignored, even one never seen before. A request whose
+    /// route (the initiator and its relays) already holds
+    /// [`DsrConfig::max_route_len`] nodes is ignored without being
+    /// recorded, and one with a node less is still passed on, filling it.
+    /// The target records the number of every copy it answers
+    /// (`handlePacketReceipt` overwrites it) and answers none whose route
+    /// is full (`returnSrcRouteToRequestor`). Otherwise (RFC 4728 section
+    /// 4.3) the last [`request_table::IDS_PER_INITIATOR`] identifications
+    /// of each initiator are kept and only those are duplicates, and a
+    /// relay passes a request on only while its route leaves room for the
+    /// relay and the target.
+    pub ns2_request_rules: bool,
     /// With ns-2's cache (whose `tap` overhears packets for other nodes):
     /// an overheard packet is looked at once, as ns-2.35's
     /// `DSR_FILTER_TAP` does: a table of [`TAP_SLOTS`] uids, the slot
@@ -403,6 +421,7 @@ impl Default for DsrConfig {
             ns2_request_sizes: false,
             ns2_header_sizes: false,
             first_request_id: 0,
+            ns2_request_rules: false,
             tap_once: false,
             tap_unwraps_errors: false,
             unwrapped_errors_keep_uid: false,
@@ -421,7 +440,8 @@ impl DsrConfig {
     /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
     /// flow state, its growing requests
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
-    /// ([`DsrConfig::ns2_header_sizes`]), request numbers, tap
+    /// ([`DsrConfig::ns2_header_sizes`]), request numbers and its handling of
+    /// requests ([`DsrConfig::ns2_request_rules`]), tap
     /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
     /// uids and salvage counts of its route errors, its salvage of the
     /// queue's packets for a broken link without route errors, and its
@@ -440,6 +460,7 @@ impl DsrConfig {
             ns2_request_sizes: true,
             ns2_header_sizes: true,
             first_request_id: 1,
+            ns2_request_rules: true,
             tap_once: true,
             tap_unwraps_errors: true,
             unwrapped_errors_keep_uid: true,
@@ -1931,12 +1952,23 @@ impl Dsr {
         let mut back = vec![self.me];
         back.extend(record.iter().rev());
         back.push(initiator);
-        // ns-2 caches the way back only as the target, or when it replies
-        // from its cache (below).
-        if (!self.ns2_cache() || target == self.me) && self.cache.add(&back, now) {
+        let ns2_rules = self.cfg.ns2_request_rules;
+        // The route so far (the initiator and its relays) holds no room
+        // for this node.
+        let full = record.len() + 1 >= self.cfg.max_route_len;
+        // ns-2 caches the way back only as the target (of a request it
+        // answers), or when it replies from its cache (below).
+        let learns = !self.ns2_cache() || (target == self.me && !(ns2_rules && full));
+        if learns && self.cache.add(&back, now) {
             self.flush(now, ctx);
         }
         if target == self.me {
+            if ns2_rules {
+                self.requests.take_newest(initiator, id);
+                if full {
+                    return;
+                }
+            }
             let mut route = record.to_vec();
             route.push(self.me);
             if self.ns2_pacing() {
@@ -1953,7 +1985,13 @@ impl Dsr {
             }
             return;
         }
-        if !self.requests.first_sighting(initiator, id) {
+        if ns2_rules {
+            // A full route: ignored, not recorded.
+            if self.requests.stale(initiator, id) || full {
+                return;
+            }
+            self.requests.take_newest(initiator, id);
+        } else if !self.requests.first_sighting(initiator, id) {
             return;
         }
         if self.cfg.reply_from_cache {
@@ -1973,7 +2011,13 @@ impl Dsr {
                 }
             }
         }
-        if packet.ttl <= 1 || record.len() + 2 >= self.cfg.max_route_len {
+        let room = if ns2_rules {
+            // Checked above: this node fills the route at most.
+            true
+        } else {
+            record.len() + 2 < self.cfg.max_route_len
+        };
+        if packet.ttl <= 1 || !room {
             return;
         }
         let mut rec = record.to_vec();

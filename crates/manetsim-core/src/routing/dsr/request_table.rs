@@ -33,6 +33,8 @@ pub struct Discovery {
 #[derive(Debug, Clone, Default)]
 pub struct RequestTable {
     seen: BTreeMap<NodeId, VecDeque<u16>>,
+    /// ns-2.35's table: the identification last taken from each initiator.
+    newest: BTreeMap<NodeId, u16>,
     discoveries: BTreeMap<NodeId, Discovery>,
 }
 
@@ -49,6 +51,19 @@ impl RequestTable {
         }
         ids.push_back(id);
         true
+    }
+
+    /// ns-2.35's test (`ignoreRouteRequestp`): a request is stale unless
+    /// its identification is above the last one taken from its initiator
+    /// (none taken reads as 0).
+    pub fn stale(&self, initiator: NodeId, id: u16) -> bool {
+        id <= self.newest.get(&initiator).copied().unwrap_or(0)
+    }
+
+    /// Records `id` as the last identification taken from `initiator`,
+    /// whether or not it is above the one before (ns-2.35's `insert`).
+    pub fn take_newest(&mut self, initiator: NodeId, id: u16) {
+        self.newest.insert(initiator, id);
     }
 
     pub fn discovery(&self, target: NodeId) -> Option<Discovery> {
@@ -100,6 +115,21 @@ mod tests {
             t.first_sighting(1, id);
         }
         assert!(t.first_sighting(1, 7), "forgotten after 16 newer ids");
+    }
+
+    #[test]
+    fn ns2_rule_ignores_any_request_not_above_the_last_taken() {
+        let mut t = RequestTable::default();
+        assert!(t.stale(4, 0), "none taken reads as 0");
+        assert!(!t.stale(4, 1));
+        t.take_newest(4, 6);
+        assert!(t.stale(4, 6), "the same request again");
+        assert!(t.stale(4, 5), "an earlier request, never seen");
+        assert!(!t.stale(4, 7));
+        assert!(!t.stale(5, 1), "per initiator");
+        // The target overwrites: a lower number taken lowers the bar.
+        t.take_newest(4, 3);
+        assert!(!t.stale(4, 5));
     }
 
     #[test]

@@ -1243,6 +1243,94 @@ fn ns2_a_relay_of_a_request_does_not_learn_the_way_back() {
     assert_eq!(t.route_to(0, 0), Some(vec![9, 1, 0]));
 }
 
+/// Whether relay `d` rebroadcasts request `p` (heard from node 1).
+fn rebroadcasts(d: &mut Dsr, p: Packet) -> bool {
+    let now = 0;
+    let out = run(d, |d, c| d.on_control(now, 1, p, c));
+    assert!(
+        originated(&out).is_empty(),
+        "a rebroadcast waits for its jitter"
+    );
+    let Some(at) = d.poll_timeout() else {
+        return false;
+    };
+    let out = run(d, |d, c| d.on_timeout(at, c));
+    originated(&out).iter().any(|o| o.2 == "rreq")
+}
+
+#[test]
+fn ns2_a_relay_ignores_a_request_older_than_the_last_it_took_from_its_initiator() {
+    // Initiator 0 numbers its requests for 8 and for 9 in one sequence;
+    // relay 2 hears number 6 (for 9) before number 5 (for 8).
+    let mut ns2 = dsr_ns2(2);
+    assert!(rebroadcasts(&mut ns2, rreq(0, 16, 6, 9, &[1])));
+    assert!(
+        !rebroadcasts(&mut ns2, rreq(0, 16, 5, 8, &[1])),
+        "ns-2.35 keeps one number per initiator: 5 <= 6 is ignored"
+    );
+    assert!(rebroadcasts(&mut ns2, rreq(0, 16, 7, 8, &[1])));
+    assert!(
+        rebroadcasts(&mut ns2, rreq(3, 16, 1, 8, &[1])),
+        "per initiator"
+    );
+    // RFC 4728 keeps the recent numbers: 5 was never seen, so it goes on.
+    let mut rfc = dsr(2);
+    assert!(rebroadcasts(&mut rfc, rreq(0, 16, 6, 9, &[1])));
+    assert!(rebroadcasts(&mut rfc, rreq(0, 16, 5, 8, &[1])));
+    assert!(!rebroadcasts(&mut rfc, rreq(0, 16, 5, 8, &[3])), "a copy");
+}
+
+#[test]
+fn ns2_a_request_with_a_full_route_is_ignored_without_being_recorded() {
+    // 16 nodes on the route (the initiator and 15 relays): no room for
+    // relay 20, which ignores it, but takes the same request when it
+    // comes by a shorter route.
+    let mut d = dsr_ns2(20);
+    let full: Vec<NodeId> = (1..=15).collect();
+    assert!(!rebroadcasts(&mut d, rreq(0, 16, 5, 99, &full)));
+    assert!(rebroadcasts(&mut d, rreq(0, 16, 5, 99, &[1])));
+    // With 15 nodes it goes on, filling the route; RFC 4728 keeps room
+    // for the target too.
+    let long: Vec<NodeId> = (1..=14).collect();
+    assert!(rebroadcasts(&mut dsr_ns2(20), rreq(0, 16, 5, 99, &long)));
+    assert!(!rebroadcasts(&mut dsr(20), rreq(0, 16, 5, 99, &long)));
+    let shorter: Vec<NodeId> = (1..=13).collect();
+    assert!(rebroadcasts(&mut dsr(20), rreq(0, 16, 5, 99, &shorter)));
+}
+
+#[test]
+fn ns2_a_target_answers_every_copy_and_takes_its_number() {
+    // The target (9) answers both copies of number 6, then, as a relay,
+    // ignores number 5 of the same initiator for another target.
+    let mut d = dsr_ns2(9);
+    for via in [1, 3] {
+        run(&mut d, |d, c| {
+            d.on_control(0, via, rreq(0, 16, 6, 9, &[via]), c)
+        });
+    }
+    let at = d.poll_timeout().expect("the replies' jitter");
+    let mut replies = 0;
+    let mut now = at;
+    while let Some(t) = d.poll_timeout().filter(|&t| t <= now + 20 * NS_PER_MS) {
+        let out = run(&mut d, |d, c| d.on_timeout(t, c));
+        replies += originated(&out).iter().filter(|o| o.2 == "rrep").count();
+        now = t;
+    }
+    assert_eq!(replies, 2);
+    assert!(!rebroadcasts(&mut d, rreq(0, 16, 5, 8, &[1])));
+    // A copy whose route is full gets no answer (the answer's route
+    // would be too long), but its number is taken.
+    let mut d = dsr_ns2(99);
+    let full: Vec<NodeId> = (1..=15).collect();
+    let out = run(&mut d, |d, c| {
+        d.on_control(0, 15, rreq(0, 16, 6, 99, &full), c)
+    });
+    assert!(originated(&out).is_empty());
+    assert_eq!(d.poll_timeout(), None, "no answer waiting for its jitter");
+    assert_eq!(d.route_to(0, 0), None, "nor the way back learned");
+    assert!(!rebroadcasts(&mut d, rreq(0, 16, 6, 8, &[1])));
+}
+
 #[test]
 fn ns2_a_relay_of_a_reply_learns_its_source_route_not_the_reply() {
     // Reply for 0 from 3 about 0-1-2-3, relayed by 1 (source route 2, 1).
