@@ -1577,18 +1577,23 @@ impl Dsr {
             e.cycles = 0;
             e.last_cycle = Some(0);
         }
-        let cache = &self.cache;
-        let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
+        // Each packet's route is looked up in turn, as ns-2.35's loop over
+        // its send buffer does (`findRoute` for use): a lookup may move a
+        // route from the secondary cache into the full primary one and push
+        // out the route an earlier lookup found for a later packet.
+        let waiting = self.buffer.drain();
+        let mut keep = Vec::with_capacity(waiting.len());
         let mut delay = 0;
-        for p in ready {
-            let route = self
-                .cache
-                .find_for_use(p.dst, now)
-                .expect("found above")
-                .to_vec();
-            self.release(now, p, &route, delay, ctx);
-            delay += self.cfg.nonprop_timeout;
+        for (t, p) in waiting {
+            match self.cache.find_for_use(p.dst, now).map(<[NodeId]>::to_vec) {
+                Some(route) => {
+                    self.release(now, p, &route, delay, ctx);
+                    delay += self.cfg.nonprop_timeout;
+                }
+                None => keep.push((t, p)),
+            }
         }
+        self.buffer.restore(keep);
     }
 
     /// Sends buffered packets that now have a route; ends the discoveries
@@ -1599,21 +1604,23 @@ impl Dsr {
         if self.buffer.is_empty() || self.ns2_pacing() {
             return;
         }
-        let cache = &self.cache;
-        let ready = self.buffer.take_where(|p| cache.find(p.dst, now).is_some());
-        for p in ready {
+        // Each packet's route is looked up in turn: with ns-2's cache a
+        // lookup for use may push out a route found for a later packet.
+        let waiting = self.buffer.drain();
+        let mut keep = Vec::with_capacity(waiting.len());
+        for (t, p) in waiting {
+            let Some(route) = self.cache.find_for_use(p.dst, now).map(<[NodeId]>::to_vec) else {
+                keep.push((t, p));
+                continue;
+            };
             self.requests.end_discovery(p.dst);
             if p.is_control() {
-                let route = self
-                    .cache
-                    .find_for_use(p.dst, now)
-                    .expect("found above")
-                    .to_vec();
                 self.release_control(now, p, &route, 0, ctx);
             } else {
                 self.originate_data(now, p, ctx);
             }
         }
+        self.buffer.restore(keep);
     }
 
     /// The route packet `p` (source route `sr`) travelled, this node last,

@@ -54,21 +54,6 @@ impl SendBuffer {
             .map(|(t, _)| t.saturating_add(self.timeout))
     }
 
-    /// Removes and returns (in order) the packets for which `ready` holds.
-    pub fn take_where(&mut self, mut ready: impl FnMut(&Packet) -> bool) -> Vec<Packet> {
-        let mut out = Vec::new();
-        let mut keep = VecDeque::with_capacity(self.queue.len());
-        for (t, p) in self.queue.drain(..) {
-            if ready(&p) {
-                out.push(p);
-            } else {
-                keep.push_back((t, p));
-            }
-        }
-        self.queue = keep;
-        out
-    }
-
     /// Removes and returns every packet with the time it was buffered, in
     /// order (for [`Self::restore`]).
     pub fn drain(&mut self) -> Vec<(SimTime, Packet)> {
@@ -115,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn packets_expire_in_order_and_can_be_taken_by_destination() {
+    fn packets_expire_in_order_and_go_back_ahead_of_newer_ones() {
         let mut b = SendBuffer::new(64, 100);
         b.push(0, pkt(1));
         b.push(50, pkt(2));
@@ -124,9 +109,17 @@ mod tests {
         assert_eq!(b.expire(99).len(), 0);
         assert_eq!(b.expire(100).len(), 1);
         assert!(b.has_dst(1));
-        let t = b.take_where(|p| p.dst == 1);
-        assert_eq!(t.len(), 1);
-        assert_eq!(b.len(), 1);
-        assert!(!b.has_dst(1));
+        let taken = b.drain();
+        assert_eq!(
+            taken.iter().map(|(t, p)| (*t, p.dst)).collect::<Vec<_>>(),
+            [(50, 2), (60, 1)]
+        );
+        assert!(b.is_empty());
+        b.push(70, pkt(3));
+        b.restore(taken);
+        assert_eq!(
+            b.drain().iter().map(|(_, p)| p.dst).collect::<Vec<_>>(),
+            [2, 1, 3]
+        );
     }
 }

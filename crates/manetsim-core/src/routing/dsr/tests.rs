@@ -1332,6 +1332,28 @@ fn ns2_a_target_answers_every_copy_and_takes_its_number() {
 }
 
 #[test]
+fn ns2_an_accepted_reply_looks_each_buffered_packet_s_route_up_in_turn() {
+    // The primary cache is full (30 routes, the next victim the route to
+    // 100) and the route to 200 is in the secondary one. A reply releases
+    // the packet for 200 first: its lookup moves that route into the
+    // primary cache and pushes out the route to 100, so the packet for 100
+    // stays buffered (it once was taken as ready and then found no route).
+    let mut d = dsr_ns2(0);
+    for i in 0..30 {
+        assert!(d.cache.add(&[0, 100 + i], 0));
+    }
+    assert!(d.cache.notice(&[0, 200], 0));
+    d.buffer.push(0, data(0, 200));
+    d.buffer.push(0, data(0, 100));
+    let out = run(&mut d, |d, c| d.ns2_accept_reply(0, 200, c));
+    assert!(dropped(&out).is_empty());
+    assert_eq!(d.buffer.len(), 1);
+    assert!(d.buffer.has_dst(100));
+    assert_eq!(d.route_to(100, 0), None);
+    assert_eq!(d.route_to(200, 0), Some(vec![0, 200]));
+}
+
+#[test]
 fn ns2_a_relay_of_a_reply_learns_its_source_route_not_the_reply() {
     // Reply for 0 from 3 about 0-1-2-3, relayed by 1 (source route 2, 1).
     let mut d = dsr_ns2(1);
