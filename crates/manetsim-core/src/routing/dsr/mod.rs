@@ -1617,7 +1617,10 @@ impl Dsr {
             if p.is_control() {
                 self.release_control(now, p, &route, 0, ctx);
             } else {
-                self.originate_data(now, p, ctx);
+                // As `originate_data` with the route just found.
+                let mut p = p;
+                self.strip(&mut p);
+                self.send_own(now, p, &route, 0, ctx);
             }
         }
         self.buffer.restore(keep);
