@@ -292,7 +292,8 @@ pub struct DsrConfig {
     /// `DSR_FILTER_TAP` does: a table of [`TAP_SLOTS`] uids, the slot
     /// picked by the uid's low bits, skips a packet whose uid its slot
     /// holds (a retransmission, or the same packet heard again at a later
-    /// hop). A node's own packets are not looked at.
+    /// hop). A node's own packets are not looked at, nor packets sent by
+    /// flow state (without a source route), which take no slot.
     pub tap_once: bool,
     /// With ns-2's cache: an overheard route error is handled as one
     /// received (ns-2.35's `tap` calls `processBrokenRouteError`), so a
@@ -974,6 +975,16 @@ impl Dsr {
     /// header or, on a default flow, with no DSR header at all.
     fn by_flow(p: &Packet) -> bool {
         !p.is_control() && (p.body.is_none() || FlowHeader::is_flow_state(p.body()))
+    }
+
+    /// Whether `p` carries a source route (ns-2.35's `num_addrs()` is not
+    /// 0): not a packet sent by flow state.
+    fn source_routed(p: &Packet) -> bool {
+        if p.is_control() {
+            DsrRepr::parse(p.body()).is_ok_and(|r| r.source_route().is_some())
+        } else {
+            !Self::by_flow(p)
+        }
     }
 
     /// A data packet this node originates (or must route again as source).
@@ -2639,7 +2650,13 @@ impl RoutingProtocol for Dsr {
     }
 
     fn on_overheard(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
-        if self.cfg.tap_once && (packet.src == self.me || self.tapped_before(packet)) {
+        // ns-2.35's `tap` hands a packet without a source route (sent by
+        // flow state) to its flow shortening, which never acts (module
+        // docs), before its uid table: such a packet takes no slot, and
+        // the same packet salvaged later with a source route is new to it.
+        if self.cfg.tap_once
+            && (packet.src == self.me || !Self::source_routed(packet) || self.tapped_before(packet))
+        {
             return;
         }
         if packet.is_control() {

@@ -2685,6 +2685,29 @@ fn ns2_the_tap_looks_at_each_packet_once() {
 }
 
 #[test]
+fn ns2_the_tap_keeps_no_slot_for_a_packet_sent_by_flow() {
+    // 7 overhears 0's packet (uid 5) sent by flow, with the flow header
+    // and then with none (the default flow), and later the same packet
+    // salvaged by 1 along 1-2-3-4: the salvaged copy is new to the tap,
+    // whose table never took the flow packet's uid (ns-2.35's `tap`
+    // returns for a packet with no source route before its table).
+    let mut d = dsr_ns2(7);
+    d.cfg.gratuitous_replies = false;
+    let mut flow = by_flow(Some(1), 31);
+    flow.uid = 5;
+    let mut bare = by_flow(None, 31);
+    bare.uid = 5;
+    for p in [&flow, &bare] {
+        assert!(overhear(&mut d, 0, 0, p).is_empty());
+    }
+    assert_eq!(d.route_to(4, 0), None);
+    let mut salvaged = routed(0, 4, &[1, 2, 3], 2, 1);
+    salvaged.uid = 5;
+    assert!(overhear(&mut d, NS_PER_S, 1, &salvaged).is_empty());
+    assert_eq!(d.route_to(4, 0), Some(vec![7, 1, 2, 3, 4]));
+}
+
+#[test]
 fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
     // 2 tells 4 that 2 -> 1 broke while carrying 4's error for 0; 4 then
     // sends 0 its own error along its cache.
