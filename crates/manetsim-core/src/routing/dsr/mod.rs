@@ -160,7 +160,7 @@ use crate::wire::dsr::{
     ERROR_UNKNOWN_FLOW, NEXT_HEADER_TCP, NEXT_HEADER_UDP,
 };
 use flow_table::{FlowEntry, FlowTable};
-use request_table::{backoff, Discovery, RequestTable};
+use request_table::{backoff, Discovery, Ns2Table, RequestTable};
 pub use route_cache::CacheModel;
 use route_cache::RouteCache;
 use send_buffer::SendBuffer;
@@ -281,7 +281,11 @@ pub struct DsrConfig {
     /// recorded, and one with a node less is still passed on, filling it.
     /// The target records the number of every copy it answers
     /// (`handlePacketReceipt` overwrites it) and answers none whose route
-    /// is full (`returnSrcRouteToRequestor`). Otherwise (RFC 4728 section
+    /// is full (`returnSrcRouteToRequestor`). The numbers are kept in
+    /// ns-2.35's request table of 128 nodes, which also holds the pacing
+    /// of [`RequestPacing::Ns2`] ([`request_table::Ns2Table`]): a node
+    /// that deals with more initiators and targets forgets the oldest
+    /// round-robin. Otherwise (RFC 4728 section
     /// 4.3) the last [`request_table::IDS_PER_INITIATOR`] identifications
     /// of each initiator are kept and only those are duplicates, and a
     /// relay passes a request on only while its route leaves room for the
@@ -800,8 +804,11 @@ pub struct Dsr {
     grat_sent: Vec<(NodeId, NodeId, SimTime)>,
     /// With ns-2's cache, ns-2.35's table of gratuitous replies instead.
     grat_hold: GratHold,
-    /// With ns-2's pacing: per target, and the next send-buffer check.
-    pacing: BTreeMap<NodeId, Pacing>,
+    /// ns-2.35's request table, with ns-2's pacing or request rules: per
+    /// node, the last request number taken from it and the pacing of
+    /// discoveries of it, 128 nodes at most.
+    ns2_table: Ns2Table<Pacing>,
+    /// With ns-2's pacing: the next send-buffer check.
     buffer_check_at: Option<SimTime>,
     /// ns-2's send-buffer timer runs from the start whether or not the
     /// buffer holds anything: its latest expiry so far (0 before the
@@ -834,7 +841,7 @@ impl Dsr {
             held_error: None,
             grat_sent: Vec::new(),
             grat_hold: GratHold::default(),
-            pacing: BTreeMap::new(),
+            ns2_table: Ns2Table::default(),
             buffer_check_at: None,
             buffer_check_last: 0,
             flows: FlowTable::default(),
@@ -872,7 +879,7 @@ impl Dsr {
     /// whether a cycle was started since the last accepted reply).
     pub fn discovering(&self, target: NodeId) -> bool {
         self.requests.discovery(target).is_some()
-            || self.pacing.get(&target).is_some_and(|p| p.cycles > 0)
+            || self.ns2_table.pacing(target).is_some_and(|p| p.cycles > 0)
     }
 
     // ---------------------------------------------------------------
@@ -1135,7 +1142,7 @@ impl Dsr {
         ctx: &mut RoutingCtx,
     ) -> bool {
         let (period, max) = (self.cfg.request_period, self.cfg.request_max_period);
-        let e = self.pacing.entry(target).or_default();
+        let e = self.ns2_table.pacing_mut(target);
         let wait = period
             .saturating_mul(1u64 << (2 * e.cycles).min(62))
             .min(max);
@@ -1584,10 +1591,11 @@ impl Dsr {
     /// resets its pacing, and the buffered packets that now have a route
     /// go, `nonprop_timeout` (ns-2's `arp_timeout`) apart.
     fn ns2_accept_reply(&mut self, now: SimTime, target: NodeId, ctx: &mut RoutingCtx) {
-        if let Some(e) = self.pacing.get_mut(&target) {
-            e.cycles = 0;
-            e.last_cycle = Some(0);
-        }
+        // ns-2's `getEntry`: a target the table does not hold takes an
+        // entry.
+        let e = self.ns2_table.pacing_mut(target);
+        e.cycles = 0;
+        e.last_cycle = Some(0);
         // Each packet's route is looked up in turn, as ns-2.35's loop over
         // its send buffer does (`findRoute` for use): a lookup may move a
         // route from the secondary cache into the full primary one and push
@@ -1985,7 +1993,7 @@ impl Dsr {
         }
         if target == self.me {
             if ns2_rules {
-                self.requests.take_newest(initiator, id);
+                self.ns2_table.take(initiator, id);
                 if full {
                     return;
                 }
@@ -2008,10 +2016,10 @@ impl Dsr {
         }
         if ns2_rules {
             // A full route: ignored, not recorded.
-            if self.requests.stale(initiator, id) || full {
+            if id <= self.ns2_table.taken(initiator) || full {
                 return;
             }
-            self.requests.take_newest(initiator, id);
+            self.ns2_table.take(initiator, id);
         } else if !self.requests.first_sighting(initiator, id) {
             return;
         }

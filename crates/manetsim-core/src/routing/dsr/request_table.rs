@@ -33,9 +33,97 @@ pub struct Discovery {
 #[derive(Debug, Clone, Default)]
 pub struct RequestTable {
     seen: BTreeMap<NodeId, VecDeque<u16>>,
-    /// ns-2.35's table: the identification last taken from each initiator.
-    newest: BTreeMap<NodeId, u16>,
     discoveries: BTreeMap<NodeId, Discovery>,
+}
+
+/// How many nodes ns-2.35's request table holds (`DSRAgent`'s
+/// `request_table(128)`).
+pub const NS2_ENTRIES: usize = 128;
+
+/// ns-2.35's request table (`requesttable.cc`): one entry per node, which
+/// holds both the last request number this node took from it as an
+/// initiator and this node's pacing `P` of discoveries with it as the
+/// target. It holds [`NS2_ENTRIES`] nodes; a node not in it takes the next
+/// entry round-robin, whoever held it (ns-2's `insert` and `getEntry`
+/// create, `get` does not). A node forgotten so reads as new: no request
+/// taken from it, its pacing fresh.
+#[derive(Debug, Clone)]
+pub struct Ns2Table<P> {
+    entries: Vec<Ns2Entry<P>>,
+    /// Where each node's entry is.
+    index: BTreeMap<NodeId, usize>,
+    /// The entry the next new node takes.
+    next: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Ns2Entry<P> {
+    node: NodeId,
+    /// The last request number taken from `node` (0: none).
+    taken: u16,
+    pacing: P,
+}
+
+impl<P> Default for Ns2Table<P> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            index: BTreeMap::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<P: Default> Ns2Table<P> {
+    /// The entry for `node`, created (and another node's forgotten) if
+    /// it has none.
+    fn slot(&mut self, node: NodeId) -> usize {
+        if let Some(&i) = self.index.get(&node) {
+            return i;
+        }
+        let i = self.next;
+        let e = Ns2Entry {
+            node,
+            taken: 0,
+            pacing: P::default(),
+        };
+        if i < self.entries.len() {
+            let old = std::mem::replace(&mut self.entries[i], e);
+            self.index.remove(&old.node);
+        } else {
+            self.entries.push(e);
+        }
+        self.index.insert(node, i);
+        self.next = (i + 1) % NS2_ENTRIES;
+        i
+    }
+
+    /// The last request number taken from `initiator`, 0 if none (or its
+    /// entry was given to another node): ns-2's `get`.
+    pub fn taken(&self, initiator: NodeId) -> u16 {
+        self.index
+            .get(&initiator)
+            .map_or(0, |&i| self.entries[i].taken)
+    }
+
+    /// Records `id` as the last request number taken from `initiator`,
+    /// whether or not it is above the one before: ns-2's `insert`.
+    pub fn take(&mut self, initiator: NodeId, id: u16) {
+        let i = self.slot(initiator);
+        self.entries[i].taken = id;
+    }
+
+    /// The pacing of discoveries of `target`, created if the table has no
+    /// entry for it: ns-2's `getEntry`.
+    pub fn pacing_mut(&mut self, target: NodeId) -> &mut P {
+        let i = self.slot(target);
+        &mut self.entries[i].pacing
+    }
+
+    /// The pacing of discoveries of `target`, if the table holds it.
+    pub fn pacing(&self, target: NodeId) -> Option<&P> {
+        self.index.get(&target).map(|&i| &self.entries[i].pacing)
+    }
 }
 
 impl RequestTable {
@@ -51,19 +139,6 @@ impl RequestTable {
         }
         ids.push_back(id);
         true
-    }
-
-    /// ns-2.35's test (`ignoreRouteRequestp`): a request is stale unless
-    /// its identification is above the last one taken from its initiator
-    /// (none taken reads as 0).
-    pub fn stale(&self, initiator: NodeId, id: u16) -> bool {
-        id <= self.newest.get(&initiator).copied().unwrap_or(0)
-    }
-
-    /// Records `id` as the last identification taken from `initiator`,
-    /// whether or not it is above the one before (ns-2.35's `insert`).
-    pub fn take_newest(&mut self, initiator: NodeId, id: u16) {
-        self.newest.insert(initiator, id);
     }
 
     pub fn discovery(&self, target: NodeId) -> Option<Discovery> {
@@ -118,18 +193,38 @@ mod tests {
     }
 
     #[test]
-    fn ns2_rule_ignores_any_request_not_above_the_last_taken() {
-        let mut t = RequestTable::default();
-        assert!(t.stale(4, 0), "none taken reads as 0");
-        assert!(!t.stale(4, 1));
-        t.take_newest(4, 6);
-        assert!(t.stale(4, 6), "the same request again");
-        assert!(t.stale(4, 5), "an earlier request, never seen");
-        assert!(!t.stale(4, 7));
-        assert!(!t.stale(5, 1), "per initiator");
-        // The target overwrites: a lower number taken lowers the bar.
-        t.take_newest(4, 3);
-        assert!(!t.stale(4, 5));
+    fn ns2_table_keeps_the_last_request_number_taken_per_initiator() {
+        let mut t = Ns2Table::<u32>::default();
+        assert_eq!(t.taken(4), 0, "none taken reads as 0");
+        t.take(4, 6);
+        assert_eq!((t.taken(4), t.taken(5)), (6, 0));
+        // Overwritten, not raised: a lower number taken lowers the bar.
+        t.take(4, 3);
+        assert_eq!(t.taken(4), 3);
+        assert_eq!(t.pacing(4), Some(&0), "the same entry holds the pacing");
+        assert_eq!(t.pacing(5), None, "reading creates nothing");
+    }
+
+    #[test]
+    fn ns2_table_gives_the_next_entry_round_robin_to_a_new_node() {
+        let mut t = Ns2Table::<u32>::default();
+        t.take(1000, 9);
+        *t.pacing_mut(2000) = 7;
+        for n in 0..NS2_ENTRIES as NodeId - 2 {
+            t.take(n, 1);
+        }
+        // Full: the nodes first in still hold their entries.
+        assert_eq!((t.taken(1000), t.pacing(2000)), (9, Some(&7)));
+        // A 129th node takes node 1000's entry, a 130th node 2000's.
+        *t.pacing_mut(3000) = 1;
+        assert_eq!(t.taken(1000), 0, "forgotten: reads as new");
+        assert_eq!(t.pacing(2000), Some(&7));
+        t.take(4000, 2);
+        assert_eq!(t.pacing(2000), None);
+        assert_eq!((t.taken(4000), t.taken(0)), (2, 1));
+        // Node 1000 comes back into the next entry, node 0's, afresh.
+        assert_eq!(*t.pacing_mut(1000), 0);
+        assert_eq!((t.taken(1000), t.taken(0), t.taken(1)), (0, 0, 1));
     }
 
     #[test]

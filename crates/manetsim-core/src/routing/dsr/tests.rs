@@ -1281,6 +1281,44 @@ fn ns2_a_relay_ignores_a_request_older_than_the_last_it_took_from_its_initiator(
 }
 
 #[test]
+fn ns2_a_relay_forgets_an_initiator_after_128_other_nodes() {
+    // Relay 2's request table holds 128 nodes (ns-2.35's `RequestTable`):
+    // once 128 others have come after initiator 0, 0's entry is the next
+    // one given away, and 0's number 5, older than the 6 taken, is new.
+    let mut d = dsr_ns2(2);
+    assert!(rebroadcasts(&mut d, rreq(0, 16, 6, 9, &[1])));
+    for n in 0..127 {
+        assert!(rebroadcasts(&mut d, rreq(1000 + n, 16, 1, 9, &[1])));
+    }
+    assert!(
+        !rebroadcasts(&mut d, rreq(0, 16, 5, 9, &[1])),
+        "0 still held"
+    );
+    assert!(rebroadcasts(&mut d, rreq(2000, 16, 1, 9, &[1])));
+    assert!(rebroadcasts(&mut d, rreq(0, 16, 5, 9, &[1])), "0 forgotten");
+}
+
+#[test]
+fn ns2_a_node_forgets_its_pacing_of_a_target_after_128_other_nodes() {
+    // The same table holds node 2's pacing of its discoveries of 9: the
+    // 128th node after 9 takes 9's entry, and the cycle under way is
+    // forgotten.
+    let mut d = dsr_ns2(2);
+    run(&mut d, |d, c| d.route_output(0, data(2, 9), c));
+    assert!(d.discovering(9));
+    for n in 0..127 {
+        run(&mut d, |d, c| {
+            d.on_control(0, 1, rreq(1000 + n, 16, 1, 77, &[1]), c)
+        });
+    }
+    assert!(d.discovering(9), "9 still held");
+    run(&mut d, |d, c| {
+        d.on_control(0, 1, rreq(2000, 16, 1, 77, &[1]), c)
+    });
+    assert!(!d.discovering(9), "9's entry went to node 2000");
+}
+
+#[test]
 fn ns2_a_request_with_a_full_route_is_ignored_without_being_recorded() {
     // 16 nodes on the route (the initiator and 15 relays): no room for
     // relay 20, which ignores it, but takes the same request when it
