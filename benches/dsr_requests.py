@@ -33,12 +33,16 @@ readings behind docs/fidelity.md's DSR request lines (2026-12-04).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+from manetsim import ns2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # `s|r|f time _node_ RTR reason uid DSR size [mac] ------- [src:port
 # dst:port ttl next] h [q id] [r id len a->b] [w n t f->u]`
@@ -169,35 +173,18 @@ def table(ours: Tally, theirs: Tally) -> list[str]:
     return rows
 
 
-def seed_dirs(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if (p / "ns2.tr").exists() or (p / "manetsim.tr").exists():
-            out.append(p)
-        else:
-            out.extend(sorted(d for d in p.glob("seed-*") if d.is_dir()))
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="+", type=Path, help="seed folders, or their parent")
-    args = parser.parse_args(argv)
-    dirs = seed_dirs(args.dirs)
-    pairs = [(d / "manetsim.tr", d / "ns2.tr") for d in dirs]
-    missing = [str(p) for pair in pairs for p in pair if not p.exists()]
-    if not dirs or missing:
-        what = ", ".join(missing) if missing else ", ".join(map(str, args.dirs))
-        print(f"dsr_requests: no kept traces: {what}", file=sys.stderr)
+    seeds = ns2.kept_seeds_from_argv("dsr_requests", __doc__.split("\n\n")[0], argv)
+    if seeds is None:
         return 2
     ours, theirs = Tally(), Tally()
     sent, follow_ups = [0, 0], [0, 0]
-    for m, n in pairs:
+    for _, (m, n) in seeds:
         for k, (r, tally) in enumerate(((read(m), ours), (read(n), theirs))):
             tally.add(r)
             sent[k] += len(r.sent)
             follow_ups[k] += len(r.forerunners())
-    print(f"{len(dirs)} seed(s): {', '.join(d.name for d in dirs)}")
+    print(f"{len(seeds)} seed(s): {', '.join(d.name for d, _ in seeds)}")
     print(f"requests sent: manetsim {sent[0]:,}, ns-2.35 {sent[1]:,}")
     print(f"of them follow-ups: manetsim {follow_ups[0]:,}, ns-2.35 {follow_ups[1]:,}")
     print("\n".join(table(ours, theirs)))

@@ -23,13 +23,17 @@ readings behind docs/fidelity.md's AOMDV TTL lines (2026-12-04).
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+from manetsim import ns2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # `[src:port dst:port ttl next]` then the request's
 # `[type hops bcast_id [dst dst_seq] [src src_seq]]`.
@@ -105,16 +109,6 @@ def mean_ci(values: list[int]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / n)
 
 
-def seed_dirs(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if (p / "ns2.tr").exists() or (p / "manetsim.tr").exists():
-            out.append(p)
-        else:
-            out.extend(sorted(d for d in p.glob("seed-*") if d.is_dir()))
-    return out
-
-
 def _mean_ci_text(values: list[int]) -> str:
     if not values:
         return "-"
@@ -142,19 +136,12 @@ def table(ours: dict[int, Ring], theirs: dict[int, Ring]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="+", type=Path, help="seed folders, or their parent")
-    args = parser.parse_args(argv)
-    dirs = seed_dirs(args.dirs)
-    pairs = [(d / "manetsim.tr", d / "ns2.tr") for d in dirs]
-    missing = [str(p) for pair in pairs for p in pair if not p.exists()]
-    if not dirs or missing:
-        what = ", ".join(missing) if missing else ", ".join(map(str, args.dirs))
-        print(f"ring_searches: no kept traces: {what}", file=sys.stderr)
+    seeds = ns2.kept_seeds_from_argv("ring_searches", __doc__.split("\n\n")[0], argv)
+    if seeds is None:
         return 2
-    ours = rings([read(m) for m, _ in pairs])
-    theirs = rings([read(n) for _, n in pairs])
-    print(f"{len(dirs)} seed(s): {', '.join(d.name for d in dirs)}")
+    ours = rings([read(m) for _, (m, _) in seeds])
+    theirs = rings([read(n) for _, (_, n) in seeds])
+    print(f"{len(seeds)} seed(s): {', '.join(d.name for d, _ in seeds)}")
     print("\n".join(table(ours, theirs)))
     return 0
 

@@ -1659,6 +1659,25 @@ def test_kept_traces_are_found_and_a_missing_one_is_named(tmp_path: Path):
     assert ns2.kept_traces(tmp_path) == (tmp_path / "manetsim.tr", tmp_path / "ns2.tr")
 
 
+def test_kept_seeds_are_seed_folders_or_the_folders_holding_them(tmp_path: Path):
+    kept = tmp_path / "kept"
+    for seed in (10, 2):
+        d = kept / f"seed-{seed}"
+        d.mkdir(parents=True)
+        for name in ("manetsim.tr", "ns2.tr"):
+            (d / name).write_text("", encoding="utf-8")
+    (kept / "notes").mkdir()
+    one = kept / "seed-2"
+    expected = [(d, (d / "manetsim.tr", d / "ns2.tr")) for d in (kept / "seed-10", one)]
+    assert ns2.kept_seeds([kept]) == expected, "in name order"
+    assert ns2.kept_seeds([one]) == [(one, (one / "manetsim.tr", one / "ns2.tr"))]
+    with pytest.raises(FileNotFoundError, match="no seed folder in"):
+        ns2.kept_seeds([tmp_path / "nothing"])
+    (one / "ns2.tr").unlink()
+    with pytest.raises(FileNotFoundError, match=r"seed-2/ns2\.tr"):
+        ns2.kept_seeds([kept])
+
+
 def test_a_bulk_tfrc_flow_is_exported_to_ns2s_tfrc_agents_stopped_at_the_agent(tmp_path: Path):
     text = (FIXTURES / "ns2_chain3_aodv.toml").read_text(encoding="utf-8")
     bulk = text.replace('transport = "udp"\napp = "cbr"', 'transport = "tfrc"\napp = "ftp"')

@@ -14,6 +14,7 @@ and from ns-2's trace by :func:`parse_trace`.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -36,7 +37,6 @@ from manetsim.run import load_config, movements_ns2, override_pairs, resolved_to
 from manetsim.stats import intervals_overlap, mean_ci
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable, Iterable, Mapping
 
     from manetsim.run import Overrides, ScenarioLike
@@ -2327,6 +2327,45 @@ def kept_traces(seed_dir: Path) -> tuple[Path, Path]:
     if missing:
         raise FileNotFoundError(f"no trace at {', '.join(missing)}")
     return traces
+
+
+def kept_seeds(paths: Iterable[Path]) -> list[tuple[Path, tuple[Path, Path]]]:
+    """The seed folders ``crosscheck(keep_traces=DIR)`` left among
+    ``paths``, each with its two traces (:func:`kept_traces`): a path is a
+    seed folder (``DIR/seed-N``, holding a trace) or a folder holding them
+    (taken in name order).
+
+    Raises :class:`FileNotFoundError` naming the paths when they hold no
+    seed folder, or naming the traces a seed folder lacks.
+    """
+    paths = list(paths)
+    dirs: list[Path] = []
+    for p in paths:
+        if (p / KEPT_MANETSIM_TRACE).exists() or (p / KEPT_NS2_TRACE).exists():
+            dirs.append(p)
+        else:
+            dirs.extend(sorted(d for d in p.glob("seed-*") if d.is_dir()))
+    if not dirs:
+        raise FileNotFoundError(f"no seed folder in {', '.join(map(str, paths))}")
+    return [(d, kept_traces(d)) for d in dirs]
+
+
+def kept_seeds_from_argv(
+    prog: str, description: str, argv: list[str] | None
+) -> list[tuple[Path, tuple[Path, Path]]] | None:
+    """For a script that reads a crosscheck's kept traces: its arguments
+    (``argv``, or the command line's), seed folders or the folders holding
+    them, parsed as ``prog``, and their :func:`kept_seeds`; ``None`` after
+    saying on stderr why there are none.
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("dirs", nargs="+", type=Path, help="seed folders, or their parent")
+    args = parser.parse_args(argv)
+    try:
+        return kept_seeds(args.dirs)
+    except FileNotFoundError as e:
+        print(f"{prog}: no kept traces: {e}", file=sys.stderr)
+        return None
 
 
 def ns2_failure(stdout: str, stderr: str) -> str:
