@@ -984,16 +984,6 @@ impl Dsr {
         !p.is_control() && (p.body.is_none() || FlowHeader::is_flow_state(p.body()))
     }
 
-    /// Whether `p` carries a source route (ns-2.35's `num_addrs()` is not
-    /// 0): not a packet sent by flow state.
-    fn source_routed(p: &Packet) -> bool {
-        if p.is_control() {
-            DsrRepr::parse(p.body()).is_ok_and(|r| r.source_route().is_some())
-        } else {
-            !Self::by_flow(p)
-        }
-    }
-
     /// A data packet this node originates (or must route again as source).
     fn originate_data(&mut self, now: SimTime, mut p: Packet, ctx: &mut RoutingCtx) {
         self.strip(&mut p);
@@ -2226,17 +2216,21 @@ impl Dsr {
     /// entry names this node is handled as if it had arrived,
     /// [`Self::tapped_error_for_me`]); then a reply's route that names
     /// this node and the packet's source route go to the secondary cache.
-    fn tap_control(&mut self, now: SimTime, from: NodeId, packet: &Packet, ctx: &mut RoutingCtx) {
-        let Ok(repr) = DsrRepr::parse(packet.body()) else {
-            return;
-        };
+    fn tap_control(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        packet: &Packet,
+        repr: &DsrRepr,
+        ctx: &mut RoutingCtx,
+    ) {
         for o in &repr.options {
             if let Some((from, to)) = broken_link(o) {
                 self.link_broken(from, to, now);
             }
         }
         if self.cfg.tap_unwraps_errors {
-            self.tapped_error_for_me(now, packet.uid, &repr, ctx);
+            self.tapped_error_for_me(now, packet.uid, repr, ctx);
         }
         for o in &repr.options {
             if let DsrOption::RouteReply { addresses, .. } = o {
@@ -2662,13 +2656,23 @@ impl RoutingProtocol for Dsr {
         // flow state) to its flow shortening, which never acts (module
         // docs), before its uid table: such a packet takes no slot, and
         // the same packet salvaged later with a source route is new to it.
-        if self.cfg.tap_once
-            && (packet.src == self.me || !Self::source_routed(packet) || self.tapped_before(packet))
-        {
+        if packet.is_control() {
+            let Ok(repr) = DsrRepr::parse(packet.body()) else {
+                return;
+            };
+            if self.cfg.tap_once
+                && (packet.src == self.me
+                    || repr.source_route().is_none()
+                    || self.tapped_before(packet))
+            {
+                return;
+            }
+            self.tap_control(now, from, packet, &repr, ctx);
             return;
         }
-        if packet.is_control() {
-            self.tap_control(now, from, packet, ctx);
+        if self.cfg.tap_once
+            && (packet.src == self.me || Self::by_flow(packet) || self.tapped_before(packet))
+        {
             return;
         }
         if packet.body.is_none() {
