@@ -297,7 +297,8 @@ pub struct DsrConfig {
     /// picked by the uid's low bits, skips a packet whose uid its slot
     /// holds (a retransmission, or the same packet heard again at a later
     /// hop). A node's own packets are not looked at, nor packets sent by
-    /// flow state (without a source route), which take no slot.
+    /// flow state (without a source route), which take no slot; a route
+    /// request from another node, received as a broadcast, takes one.
     pub tap_once: bool,
     /// With ns-2's cache: an overheard route error is handled as one
     /// received (ns-2.35's `tap` calls `processBrokenRouteError`), so a
@@ -2581,6 +2582,13 @@ impl RoutingProtocol for Dsr {
         let Ok(repr) = DsrRepr::parse(packet.body()) else {
             return;
         };
+        // ns-2.35's MAC hands every data frame it receives to the tap, a
+        // broadcast one too: a route request from another node takes its
+        // slot in the tap's table (where a data packet's uid may have been)
+        // before the agent receives it.
+        if self.cfg.tap_once && packet.dst == BROADCAST && packet.src != self.me {
+            self.tapped_before(&packet);
+        }
         let mut forward: Option<&'static str> = None;
         // Route errors first, so a request carrying one (or a reply) is
         // handled with the broken link already gone from the cache.

@@ -2746,6 +2746,41 @@ fn ns2_the_tap_keeps_no_slot_for_a_packet_sent_by_flow() {
 }
 
 #[test]
+fn ns2_a_received_route_request_takes_its_slot_in_the_tap_table() {
+    // 7 overhears 0's packet (uid 5) from 1, then the same packet from 2,
+    // one hop on: the second is skipped as seen. A route request (uid
+    // 5 + TAP_SLOTS, the same slot) received in between takes the slot,
+    // as ns-2.35's MAC hands broadcast frames to the tap too, and the
+    // packet from 2 is looked at again: 7 learns the shorter route.
+    for request in [false, true] {
+        let mut d = dsr_ns2(7);
+        d.cfg.gratuitous_replies = false;
+        let mut at_1 = routed(0, 4, &[1, 2, 3], 2, 0);
+        at_1.uid = 5;
+        assert!(overhear(&mut d, 0, 1, &at_1).is_empty());
+        assert_eq!(d.route_to(4, 0), Some(vec![7, 1, 2, 3, 4]));
+        if request {
+            let mut q = rreq(9, 16, 1, 8, &[9]);
+            q.uid = 5 + TAP_SLOTS as u64;
+            run(&mut d, |d, c| d.on_control(1, 9, q, c));
+        }
+        // 7's own request takes no slot.
+        let mut own = rreq(7, 16, 2, 8, &[7]);
+        own.uid = 5 + 2 * TAP_SLOTS as u64;
+        run(&mut d, |d, c| d.on_control(2, 9, own, c));
+        let mut at_2 = routed(0, 4, &[1, 2, 3], 1, 0);
+        at_2.uid = 5;
+        assert!(overhear(&mut d, 3, 2, &at_2).is_empty());
+        let want = if request {
+            vec![7, 2, 3, 4]
+        } else {
+            vec![7, 1, 2, 3, 4]
+        };
+        assert_eq!(d.route_to(4, 3), Some(want), "request {request}");
+    }
+}
+
+#[test]
 fn ns2_a_nested_route_error_is_passed_on_to_the_inner_node() {
     // 2 tells 4 that 2 -> 1 broke while carrying 4's error for 0; 4 then
     // sends 0 its own error along its cache.
