@@ -1450,6 +1450,7 @@ mod tests {
             payload_bytes: size - 28,
             created_at: 0,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: None,

@@ -172,6 +172,7 @@ mod tests {
             payload_bytes: 72,
             created_at: 0,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: None,

@@ -245,6 +245,7 @@ mod tests {
             payload_bytes: 0,
             created_at: 0,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: if tcp {

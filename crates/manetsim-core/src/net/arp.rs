@@ -163,6 +163,7 @@ fn arp_packet(src: NodeId, dst: NodeId, kind: PacketKind) -> Packet {
         payload_bytes: 0,
         created_at: 0,
         hops: 0,
+        stale_header_bytes: 0,
         path: 0,
         body: None,
         transport: None,

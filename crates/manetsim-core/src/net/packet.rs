@@ -57,6 +57,15 @@ pub struct Packet {
     pub created_at: SimTime,
     /// MAC hops travelled so far.
     pub hops: u16,
+    /// Bytes of an earlier routing header that `size_bytes` still counts
+    /// though the packet no longer carries it: ns-2.35's DSR counts a
+    /// relay's old source route again when it salvages a packet through its
+    /// send buffer ([`DsrConfig::ns2_buffered_salvage_sizes`]). They go on
+    /// the air and into traces, but are not part of the datagram its source
+    /// sent, which the flow's counts take. 0 for every other packet.
+    ///
+    /// [`DsrConfig::ns2_buffered_salvage_sizes`]: crate::routing::dsr::DsrConfig::ns2_buffered_salvage_sizes
+    pub stale_header_bytes: u16,
     /// A fingerprint of the nodes the packet has visited, in order (see
     /// [`Packet::visit`]); two packets of a flow took the same route exactly
     /// when their fingerprints at the destination are equal.
@@ -103,6 +112,11 @@ impl TransportHeader {
     }
 }
 
+// A packet in flight is copied through queues and the air: it stays within
+// 88 bytes on 64-bit targets (`stale_header_bytes` took padding).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Packet>() <= 88);
+
 impl Packet {
     pub fn is_control(&self) -> bool {
         matches!(self.kind, PacketKind::Control)
@@ -134,6 +148,7 @@ impl Packet {
             payload_bytes: 0,
             created_at: 0,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: Some(message.into()),
             transport: None,

@@ -2216,12 +2216,13 @@ impl World {
             }
             let stats = &mut self.flow_stats[flow as usize];
             // The datagram as its source sent it (`receive` took off the
-            // routing header, DSR's, which is routing overhead).
+            // routing header, DSR's, which is routing overhead, but not the
+            // old header ns-2.35's DSR may still count).
             let fresh = stats.on_receive(
                 now,
                 seq,
                 packet.created_at,
-                packet.size_bytes,
+                packet.size_bytes - u32::from(packet.stale_header_bytes),
                 packet.payload_bytes,
                 packet.hops,
             );
@@ -2286,6 +2287,7 @@ impl World {
             payload_bytes: payload,
             created_at: now,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: None,

@@ -255,6 +255,7 @@ impl World {
             payload_bytes: payload,
             created_at: now,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: TransportHeader::sctp(chunk),

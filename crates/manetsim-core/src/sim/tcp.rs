@@ -345,6 +345,7 @@ impl World {
             payload_bytes: seg.len,
             created_at: now,
             hops: 0,
+            stale_header_bytes: 0,
             path: 0,
             body: None,
             transport: TransportHeader::tcp(seg),

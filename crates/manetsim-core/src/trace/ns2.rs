@@ -981,7 +981,11 @@ const NS2_TFRC_FEEDBACK_FEWER_BYTES: u32 = 4;
 /// which agents do not see.
 fn agent_size(p: &Packet) -> u32 {
     let size = match p.kind {
-        PacketKind::Data { .. } if p.transport.is_none() => return p.payload_bytes,
+        // With the old routing header ns-2.35's DSR may still count
+        // (`Packet::stale_header_bytes`), which its agents see too.
+        PacketKind::Data { .. } if p.transport.is_none() => {
+            return p.payload_bytes + u32::from(p.stale_header_bytes);
+        }
         _ => p.size_bytes - p.body().len() as u32,
     };
     match p.tfrc() {
@@ -1347,6 +1351,27 @@ mod tests {
                 "s 5.000000000 _1_ MAC  --- 0 RTS 44 [7 2 1 0] ",
             ]
         );
+    }
+
+    #[test]
+    fn an_agent_sees_the_old_route_ns2s_dsr_left_counted_on_a_salvaged_packet() {
+        // A CBR and a TCP packet a relay salvaged through its send buffer
+        // still count 24 bytes of their old source route, as ns-2.35's
+        // agents see them.
+        let path = dir().join("stale-header.tr");
+        let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![0, 0]).unwrap();
+        for (uid, tcp) in [(3, false), (4, true)] {
+            let mut p = data(uid, 0, 2, tcp);
+            p.size_bytes += 24;
+            p.stale_header_bytes = 24;
+            t.agent_received(2_000_000_000, 5, &p, MacFields::received(5, 4, false, 0));
+        }
+        let got = lines(t);
+        let size = |l: &String| {
+            let mut it = l.split(' ').skip_while(|w| *w != "cbr" && *w != "tcp");
+            it.nth(1).unwrap().to_string()
+        };
+        assert_eq!(got.iter().map(size).collect::<Vec<_>>(), ["536", "576"]);
     }
 
     #[test]

@@ -193,6 +193,16 @@ fn random_waypoint_network_keeps_its_books() {
         );
         assert!(received > sent / 2, "DSR keeps most traffic flowing");
         assert!(messages(&r, "rerr") > 0, "links break as nodes move");
+        // Every datagram counts as its source sent it (512 B and the UDP and
+        // IP headers), whatever routing header ns-2's sizes left on it.
+        for f in &r.flows {
+            let ratio = f.throughput_kbps / f.goodput_kbps;
+            assert!(
+                (ratio - 540.0 / 512.0).abs() < 1e-12,
+                "seed {seed} flow {}: {ratio}",
+                f.id
+            );
+        }
     }
 }
 

@@ -266,6 +266,17 @@ pub struct DsrConfig {
     /// unknown-flow errors 4 less. The packets carry the RFC's bytes
     /// either way; only their sizes (and so their airtime) change.
     pub ns2_header_sizes: bool,
+    /// A relay that salvages another node's data packet through its send
+    /// buffer (no cached route) counts the packet's old source route in its
+    /// size again, as ns-2.35 does: `undeliverablePkt` takes the old header
+    /// off only on the way out from the cache, and `sendOutPacketWithRoute`
+    /// adds the new one's on release. The packet goes into the buffer with
+    /// its old source route alone (the flow options cleared, as
+    /// `undeliverablePkt` clears them), a packet sent by flow with the
+    /// flow's route (`xmitFlowFailed` puts it in the header), and on release
+    /// keeps those bytes ([`Packet::stale_header_bytes`]) on the air and in
+    /// traces, up to its destination, but not in the flow's counts.
+    pub ns2_buffered_salvage_sizes: bool,
     /// The identification of this node's first Route Request (ns-2.35
     /// numbers them from 1, `route_request_num`).
     pub first_request_id: u16,
@@ -426,6 +437,7 @@ impl Default for DsrConfig {
             flow_state: false,
             ns2_request_sizes: false,
             ns2_header_sizes: false,
+            ns2_buffered_salvage_sizes: false,
             first_request_id: 0,
             ns2_request_rules: false,
             tap_once: false,
@@ -446,7 +458,9 @@ impl DsrConfig {
     /// ([`RequestPacing::Ns2`]), its route cache ([`CacheModel::Ns2`]), its
     /// flow state, its growing requests
     /// ([`DsrConfig::ns2_request_sizes`]), its header sizes
-    /// ([`DsrConfig::ns2_header_sizes`]), request numbers and its handling of
+    /// ([`DsrConfig::ns2_header_sizes`], also of a packet salvaged through
+    /// the send buffer: [`DsrConfig::ns2_buffered_salvage_sizes`]), request
+    /// numbers and its handling of
     /// requests ([`DsrConfig::ns2_request_rules`]), tap
     /// ([`DsrConfig::tap_once`], [`DsrConfig::tap_unwraps_errors`]) and
     /// uids and salvage counts of its route errors, its salvage of the
@@ -465,6 +479,7 @@ impl DsrConfig {
             flow_state: true,
             ns2_request_sizes: true,
             ns2_header_sizes: true,
+            ns2_buffered_salvage_sizes: true,
             first_request_id: 1,
             ns2_request_rules: true,
             tap_once: true,
@@ -1206,7 +1221,14 @@ impl Dsr {
             .as_ref()
             .and_then(SourceRoute::of)
             .map_or(0, |sr| sr.salvage);
+        // ns-2.35 adds the new header's size to one that still counts the old.
+        let stale = match &p.body {
+            Some(b) if self.cfg.ns2_buffered_salvage_sizes => self.counted_body(b),
+            _ => 0,
+        };
         self.attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
+        p.size_bytes += stale;
+        p.stale_header_bytes = p.stale_header_bytes.saturating_add(stale as u16);
         self.send_later(now, delay, p, route[1], Out::Data, ctx);
     }
 
@@ -1851,15 +1873,25 @@ impl Dsr {
             self.salvage(now, p, 0, reason, ctx);
             return;
         };
-        let travelled = self
+        let entry = self
             .flows
             .get(p.src, p.dst, id)
             .filter(|e| e.alive(now))
-            .map(|e| e.route[..=e.hop_count as usize].to_vec());
-        match travelled {
-            Some(travelled) => {
-                self.send_error(now, broken, 0, &travelled, ctx);
-                self.strip(&mut p);
+            .map(|e| (e.route.clone(), e.hop_count as usize));
+        match entry {
+            Some((route, hop)) => {
+                self.send_error(now, broken, 0, &route[..=hop], ctx);
+                if self.cfg.ns2_buffered_salvage_sizes && route.len() >= 2 {
+                    // ns-2.35's `xmitFlowFailed` fills the header with the
+                    // flow's route, which a salvage through the send buffer
+                    // goes on counting.
+                    // As it left this node: the intermediate nodes still to visit.
+                    let mut sr = SourceRoute::along(&route);
+                    sr.segments_left = (route.len() - 2).saturating_sub(hop) as u8;
+                    self.attach(&mut p, &sr);
+                } else {
+                    self.strip(&mut p);
+                }
                 self.salvage(now, p, 0, reason, ctx);
             }
             None => ctx.drop_packet(p, reason),
@@ -1885,7 +1917,17 @@ impl Dsr {
                 ctx.send(p, next);
             }
             None if salvage < self.cfg.max_salvage && self.ns2_pacing() => {
-                // ns-2: into the send buffer, with one non-propagating cycle.
+                // ns-2: into the send buffer, with one non-propagating cycle;
+                // its `undeliverablePkt` clears the flow options first.
+                if self.cfg.ns2_buffered_salvage_sizes {
+                    let sr = DsrRepr::parse(p.body())
+                        .ok()
+                        .as_ref()
+                        .and_then(SourceRoute::of);
+                    if let Some(sr) = sr {
+                        self.attach(&mut p, &sr);
+                    }
+                }
                 if let Err(p) = self.await_route_for_other(now, p, ctx) {
                     ctx.drop_packet(p, DropReason::NoRoute);
                 }

@@ -1103,6 +1103,91 @@ fn ns2_forwarder_salvages_a_buffered_packet_once_a_route_is_learned() {
     assert_eq!((sr.salvage, sr.addresses), (1, vec![2, 7]));
 }
 
+/// The packet relay `d` sends to `next` within 100 ms after `t`.
+fn released_to(d: &mut Dsr, t: SimTime, next: NodeId) -> Packet {
+    let acts = advance(d, t + 100 * NS_PER_MS);
+    let s: Vec<&Packet> = acts
+        .iter()
+        .filter_map(|(_, a)| match a {
+            RoutingAction::Send { packet, next_hop } if *next_hop == next => Some(packet),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(s.len(), 1, "{acts:?}");
+    s[0].clone()
+}
+
+#[test]
+fn ns2_a_packet_salvaged_through_the_send_buffer_keeps_counting_its_old_route() {
+    // Relay 2 loses 3 with 0's packet along 0-1-2-3-4-5 and has no route
+    // to 5: the packet waits with its source route, 24 bytes as ns-2.35
+    // counts six nodes; released along 2-7-5 it counts the new route's 12
+    // on top, as ns-2.35's `sendOutPacketWithRoute` adds them to a size
+    // its `undeliverablePkt` never took the old header off.
+    let base = data(0, 5).size_bytes;
+    for ns2_sizes in [true, false] {
+        let mut d = dsr_ns2(2);
+        d.cfg.ns2_buffered_salvage_sizes = ns2_sizes;
+        let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+        run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 3, Some(p), c));
+        d.learn_route(&[2, 7, 5], NS_PER_S + 5 * NS_PER_MS);
+        let p = released_to(&mut d, NS_PER_S, 7);
+        let stale = if ns2_sizes { 24 } else { 0 };
+        assert_eq!(
+            (p.size_bytes, p.stale_header_bytes),
+            (base + stale + 12, stale as u16),
+            "ns2 sizes {ns2_sizes}"
+        );
+    }
+    // Salvaged from the cache, the old header comes off.
+    let mut d = dsr_ns2(2);
+    d.learn_route(&[2, 7, 5], 0);
+    let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+    let out = run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 3, Some(p), c));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(
+        (s[0].0.size_bytes, s[0].0.stale_header_bytes),
+        (base + 12, 0)
+    );
+}
+
+#[test]
+fn ns2_a_buffered_salvage_counts_the_route_without_flow_options_or_the_flow_s_route() {
+    // Relay 1 loses 2 with 0's packet that establishes flow 1 along
+    // 0-1-2-3 (its route and the flow's Timeout and id): ns-2.35's
+    // `undeliverablePkt` clears the flow options, so 16 bytes of route
+    // stay counted, and the release along 1-4-3 adds 12.
+    let mut src = dsr_ns2(0);
+    src.learn_route(&[0, 1, 2, 3], 0);
+    let out = run(&mut src, |s, c| s.route_output(0, data(0, 3), c));
+    let mut p = sent(&out)[0].0.clone();
+    assert_eq!(p.size_bytes, 540 + 24, "route and flow options");
+    p.ttl -= 1;
+    let mut d = dsr_ns2(1);
+    run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 2, Some(p), c));
+    assert_eq!(d.buffered(), 1);
+    d.learn_route(&[1, 4, 3], NS_PER_S + 5 * NS_PER_MS);
+    let p = released_to(&mut d, NS_PER_S, 4);
+    assert_eq!((p.size_bytes, p.stale_header_bytes), (540 + 16 + 12, 16));
+    // A packet sent by flow: `xmitFlowFailed` puts the flow's route in its
+    // header first (16 bytes for 0-1-2-3), which the release keeps.
+    for id in [Some(1), None] {
+        let mut d = relay_with_flow();
+        run(&mut d, |d, c| {
+            d.on_link_failure(NS_PER_S, 2, Some(by_flow(id, 31)), c)
+        });
+        assert_eq!(d.buffered(), 1, "flow {id:?}");
+        d.learn_route(&[1, 4, 3], NS_PER_S + 5 * NS_PER_MS);
+        let p = released_to(&mut d, NS_PER_S, 4);
+        assert_eq!(
+            (p.size_bytes, p.stale_header_bytes),
+            (540 + 16 + 12, 16),
+            "flow {id:?}"
+        );
+    }
+}
+
 /// ns-2.35's `undeliverablePkt` only puts another node's packet in the
 /// send buffer; its `SendBufferTimer`, re-armed every 30-60 ms from time 0
 /// whether or not the buffer holds anything, asks for the route at its

@@ -167,6 +167,7 @@ fn data(dst: NodeId, uid: u64) -> Packet {
         payload_bytes: 512,
         created_at: 0,
         hops: 0,
+        stale_header_bytes: 0,
         path: 0,
         body: None,
         transport: None,

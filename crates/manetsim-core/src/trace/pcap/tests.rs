@@ -16,6 +16,7 @@ fn udp_packet(flow: u32, src: NodeId, dst: NodeId, payload_bytes: u32) -> Packet
         payload_bytes,
         created_at: 0,
         hops: 0,
+        stale_header_bytes: 0,
         path: 0,
         body: None,
         transport: None,
