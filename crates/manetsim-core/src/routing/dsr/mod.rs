@@ -1094,10 +1094,21 @@ impl Dsr {
         } else {
             SourceRoute::salvaged(self.me, route, old.as_ref().map_or(0, |sr| sr.salvage))
         };
+        // Another node's packet salvaged through the send buffer: ns-2.35
+        // adds the new header's size to one that still counts the old, as
+        // for data (`release`).
+        let stale = match &p.body {
+            Some(b) if p.src != self.me && old.is_some() && self.cfg.ns2_buffered_salvage_sizes => {
+                self.counted_body(b)
+            }
+            _ => 0,
+        };
         repr.options
             .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
         repr.options.push(sr.option());
         self.attach_repr(&mut p, &repr);
+        p.size_bytes += stale;
+        p.stale_header_bytes = p.stale_header_bytes.saturating_add(stale as u16);
         let out = Out::Held {
             message,
             forwarded: old.is_some(),
@@ -1749,6 +1760,12 @@ impl Dsr {
             ctx.drop_packet(p, DropReason::RetryLimit);
             return;
         }
+        if !own && self.cfg.ns2_buffered_salvage_sizes {
+            // ns-2.35's `undeliverablePkt` clears the flow options of a
+            // packet it salvages.
+            repr.options
+                .retain(|o| !matches!(o, DsrOption::Timeout { .. } | DsrOption::DestFlowId { .. }));
+        }
         let route = if own {
             self.cache.find_for_use(p.dst, now)
         } else {
@@ -1756,7 +1773,8 @@ impl Dsr {
         };
         let Some(route) = route.map(<[NodeId]>::to_vec) else {
             // ns-2's `undeliverablePkt`: into the send buffer while a route
-            // is found.
+            // is found (another node's packet with its route, which goes on
+            // counting on release: `release_control`).
             self.attach_repr(&mut p, &repr);
             if own {
                 self.await_route(now, p, ctx);

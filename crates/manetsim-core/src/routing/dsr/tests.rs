@@ -2974,3 +2974,58 @@ fn ns2_a_control_packet_queued_for_a_broken_link_is_salvaged_without_an_error() 
     );
     assert_eq!(d.buffered(), 1);
 }
+
+#[test]
+fn ns2_a_reply_salvaged_through_the_send_buffer_keeps_counting_its_old_header() {
+    // 3's reply to 0 about 0-5-6-3 fails at relay 2 on 2 -> 1, and 2 has
+    // no route to 0: ns-2.35's `undeliverablePkt` buffers it still
+    // counting its header (4 fixed, the reply's 5 + 4 × 4 nodes, the
+    // route 3-2-1-0's 4 × 3: 40 bytes), its flow options cleared. Released
+    // along 2-7-0 (the reply's 21, the salvaged route 2-7-0's 8 and 4:
+    // 36), it counts both.
+    let reply = |timeout: bool| {
+        let mut options = vec![
+            DsrOption::RouteReply {
+                last_hop_external: false,
+                addresses: vec![5, 6, 3],
+            },
+            sr_opt(&[2, 1], 1),
+        ];
+        if timeout {
+            options.push(DsrOption::Timeout { timeout_s: 10 });
+        }
+        let mut p = control(3, 0, 64, options);
+        p.size_bytes = 20 + parse(&p).ns2_len() as u32;
+        p
+    };
+    for (ns2_sizes, timeout, size, stale) in [
+        (true, false, 96, 40),
+        (true, true, 96, 40),
+        (false, false, 56, 0),
+    ] {
+        let mut d = dsr_ns2(2);
+        d.cfg.ns2_buffered_salvage_sizes = ns2_sizes;
+        run(&mut d, |d, c| {
+            d.on_link_failure(NS_PER_S, 1, Some(reply(timeout)), c)
+        });
+        assert_eq!(d.buffered(), 1);
+        d.learn_route(&[2, 7, 0], NS_PER_S + 5 * NS_PER_MS);
+        let acts = advance(&mut d, NS_PER_S + 100 * NS_PER_MS);
+        let out: Vec<RoutingAction> = acts.into_iter().map(|(_, a)| a).collect();
+        let r = resent(&out);
+        assert_eq!((r.len(), r[0].1, r[0].2), (1, 7, "rrep"), "{out:?}");
+        let p = r[0].0;
+        let case = format!("ns2 sizes {ns2_sizes}, timeout {timeout}");
+        assert_eq!(
+            (p.size_bytes, p.stale_header_bytes),
+            (size, stale),
+            "{case}"
+        );
+        let repr = parse(p);
+        let has_timeout = repr
+            .options
+            .iter()
+            .any(|o| matches!(o, DsrOption::Timeout { .. }));
+        assert!(!has_timeout, "{case}");
+    }
+}
