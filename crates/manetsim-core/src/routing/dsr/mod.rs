@@ -933,6 +933,18 @@ impl Dsr {
         p
     }
 
+    /// Control packet `packet` passed on with the header `repr`: its uid,
+    /// and the old header bytes a salvage through a send buffer left
+    /// counted ([`Packet::stale_header_bytes`]), which ns-2.35 keeps in the
+    /// size up to the packet's destination.
+    fn passed_on(&self, packet: &Packet, repr: &DsrRepr) -> Packet {
+        let mut p = self.control(packet.src, packet.dst, packet.ttl, repr);
+        p.uid = packet.uid;
+        p.size_bytes += u32::from(packet.stale_header_bytes);
+        p.stale_header_bytes = packet.stale_header_bytes;
+        p
+    }
+
     /// Removes the DSR header from a data packet (restoring its size).
     fn strip(&self, p: &mut Packet) {
         if let Some(b) = p.body.take() {
@@ -2505,9 +2517,8 @@ impl Dsr {
         }
         sr.segments_left -= 1;
         sr.replace_in(&mut repr);
-        let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
-        p.uid = packet.uid;
+        let p = self.passed_on(packet, &repr);
         ctx.relay(p, next, message);
     }
 
@@ -2540,15 +2551,13 @@ impl Dsr {
                 let mut repr = without_route(repr);
                 repr.options
                     .push(SourceRoute::salvaged(self.me, &route, 0).option());
-                let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
-                p.uid = packet.uid;
+                let p = self.passed_on(packet, &repr);
                 ctx.relay(p, route[1], message);
                 return;
             }
         };
         let next = self.pass_on_flow(now, packet, id, ctx);
-        let mut p = self.control(packet.src, packet.dst, packet.ttl, &repr);
-        p.uid = packet.uid;
+        let p = self.passed_on(packet, &repr);
         ctx.relay(p, next, message);
     }
 

@@ -3027,5 +3027,18 @@ fn ns2_a_reply_salvaged_through_the_send_buffer_keeps_counting_its_old_header() 
             .iter()
             .any(|o| matches!(o, DsrOption::Timeout { .. }));
         assert!(!has_timeout, "{case}");
+        // Relay 7 passes it on to 0 with the old bytes still counted, as
+        // ns-2.35's `handleForwarding` leaves the size alone.
+        let mut at_7 = p.clone();
+        at_7.ttl -= 1;
+        let mut r7 = dsr_ns2(7);
+        let out = run(&mut r7, |d, c| d.on_control(2 * NS_PER_S, 2, at_7, c));
+        let o = originated(&out);
+        assert_eq!((o.len(), o[0].1, o[0].2), (1, 0, "rrep"), "{case}: {out:?}");
+        assert_eq!(
+            (o[0].0.size_bytes, o[0].0.stale_header_bytes),
+            (size, stale),
+            "{case}"
+        );
     }
 }
