@@ -88,7 +88,7 @@ use crate::net::{
 use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
 use crate::scenario::{AppKind, LossWhere, OnOffDistribution, Scenario};
-use crate::trace::ns2::{drop_code, MacFields};
+use crate::trace::ns2::MacFields;
 use crate::trace::pcap::{self, DataHeader};
 use crate::trace::{Layer, Ns2Trace, PcapTrace};
 use floods::{FloodLog, Known};
@@ -1715,7 +1715,7 @@ impl World {
         if packet.dst != BROADCAST {
             self.drop_packet(now, n, reason, packet);
         } else if let Some(t) = &mut self.trace {
-            let (layer, code) = drop_code(reason);
+            let (layer, code) = t.drop_code(reason);
             t.packet('D', now, n, layer, code, packet, MacFields::default(), 0);
         }
     }
@@ -1725,7 +1725,7 @@ impl World {
     fn drop_packet(&mut self, now: SimTime, n: u32, reason: DropReason, packet: &Packet) {
         self.ledger.drop(reason);
         if let Some(t) = &mut self.trace {
-            let (layer, code) = drop_code(reason);
+            let (layer, code) = t.drop_code(reason);
             // ns-2.35's packet keeps the MAC header it last had: the failed
             // frame's after a MAC failure (without a duration for the
             // packets that were still queued), the one it arrived with

@@ -747,12 +747,14 @@ where = "after_mac"
     assert_eq!(agt_received[0], a.flows[0].received);
     assert_eq!(macs, a.mac.frames_sent);
     for reason in DropReason::ALL {
-        let (layer, code) = crate::trace::ns2::drop_code(reason);
+        let code_of =
+            |r| crate::trace::ns2::drop_code_under(crate::scenario::RoutingProtocol::Dsr, r);
+        let (layer, code) = code_of(reason);
         let key = format!("{}:{code}", layer.code());
-        // A routing agent's full buffer and a full queue share ns-2's code.
+        // DSR's full send buffer and its timeouts share ns-2's code.
         let expected: u64 = DropReason::ALL
             .iter()
-            .filter(|r| crate::trace::ns2::drop_code(**r) == (layer, code))
+            .filter(|r| code_of(**r) == (layer, code))
             .map(|r| a.drops[r.name()])
             .sum();
         assert_eq!(drops.get(&key).copied().unwrap_or(0), expected, "{key}");

@@ -18,7 +18,8 @@
 //! - `layer`: `AGT` (the flow's endpoints), `RTR` (the routing agent),
 //!   `MAC`, `IFQ` (the interface queue, and ARP);
 //! - `reason`: `---`, or on a drop ns-2's code: `IFQ` (DSR's queue full,
-//!   also a routing agent's full buffer; another protocol's full queue is
+//!   also AODV's full buffer of packets waiting for a route, where DSR's
+//!   full send buffer is `TOUT` as its timeouts; another protocol's full queue is
 //!   `---`, as ns-2.35's `PriQueue` writes it), `ARP`, `END` (left in a
 //!   queue when the run ends), `RET` (the MAC gave up on the
 //!   frame after its retries), `CBK` (the routing agent dropped a packet
@@ -143,6 +144,15 @@ pub fn drop_code(reason: DropReason) -> (Layer, &'static str) {
         DropReason::RouteBufferTimeout => (Layer::Router, "TOUT"),
         DropReason::LossModel => (Layer::Mac, "ERR"),
         DropReason::EnergyDepleted => (Layer::Mac, "EGY"),
+    }
+}
+
+/// [`drop_code`] under routing `protocol`: ns-2.35's DSR traces a packet
+/// its full send buffer evicts as `TOUT` (see [`Ns2Trace::drop_code`]).
+pub fn drop_code_under(protocol: RoutingProtocol, reason: DropReason) -> (Layer, &'static str) {
+    match reason {
+        DropReason::RouteBufferFull if protocol == RoutingProtocol::Dsr => (Layer::Router, "TOUT"),
+        _ => drop_code(reason),
     }
 }
 
@@ -437,6 +447,15 @@ impl Ns2Trace {
     /// `Queue/DropTail/PriQueue` (every routing protocol's but DSR's), `IFQ` for a
     /// full `CMUPriQueue` (DSR), `ARP`, and `END` for a packet its node's
     /// `reset` finds queued or held at the end (`DROP_END_OF_SIMULATION`).
+    /// ns-2's layer and code for a drop for `reason` under this trace's
+    /// routing protocol ([`drop_code`]), but for a full send buffer under
+    /// DSR: ns-2.35's `dropSendBuff` traces the packet it evicts as `TOUT`,
+    /// as it does one that waited too long (AODV's full queue of packets
+    /// waiting for a route is `IFQ`, `DROP_RTR_QFULL`).
+    pub fn drop_code(&self, reason: DropReason) -> (Layer, &'static str) {
+        drop_code_under(self.protocol, reason)
+    }
+
     pub fn queue_dropped(
         &mut self,
         now: SimTime,
@@ -449,7 +468,7 @@ impl Ns2Trace {
         let code = match reason {
             None => "END",
             Some(DropReason::QueueFull) if self.protocol != RoutingProtocol::Dsr => "---",
-            Some(r) => drop_code(r).1,
+            Some(r) => self.drop_code(r).1,
         };
         let forwarded = p.src != node;
         let mac = MacFields {
@@ -1372,6 +1391,29 @@ mod tests {
             it.nth(1).unwrap().to_string()
         };
         assert_eq!(got.iter().map(size).collect::<Vec<_>>(), ["536", "576"]);
+    }
+
+    #[test]
+    fn dsr_traces_a_full_send_buffer_s_eviction_as_a_timeout() {
+        // ns-2.35's `dropSendBuff` (DSR) drops with `DROP_RTR_QTIMEOUT`
+        // whether the buffer was full or the packet waited 30 s; AODV's
+        // queue of packets waiting for a route drops with `IFQ` when full.
+        for (protocol, full) in [
+            (RoutingProtocol::Dsr, "TOUT"),
+            (RoutingProtocol::Aodv, "IFQ"),
+        ] {
+            let path = dir().join(format!("send-buffer-{protocol:?}.tr"));
+            let t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
+            assert_eq!(
+                t.drop_code(DropReason::RouteBufferFull),
+                (Layer::Router, full)
+            );
+            assert_eq!(
+                t.drop_code(DropReason::RouteBufferTimeout),
+                (Layer::Router, "TOUT")
+            );
+            assert_eq!(t.drop_code(DropReason::NoRoute), (Layer::Router, "NRTE"));
+        }
     }
 
     #[test]
