@@ -753,6 +753,14 @@ fn flow_errors_only(repr: &DsrRepr) -> bool {
     any
 }
 
+/// Adds `old`, header bytes ns-2.35 leaves counted on a packet salvaged
+/// through the send buffer ([`DsrConfig::ns2_buffered_salvage_sizes`]), to
+/// `p`'s size and its [`Packet::stale_header_bytes`].
+fn keep_old_header(p: &mut Packet, old: u32) {
+    p.size_bytes += old;
+    p.stale_header_bytes = p.stale_header_bytes.saturating_add(old as u16);
+}
+
 /// The flow a control packet names in its Destination and Flow ID option.
 fn named_flow(repr: &DsrRepr) -> Option<u16> {
     repr.options.iter().find_map(|o| match o {
@@ -940,8 +948,7 @@ impl Dsr {
     fn passed_on(&self, packet: &Packet, repr: &DsrRepr) -> Packet {
         let mut p = self.control(packet.src, packet.dst, packet.ttl, repr);
         p.uid = packet.uid;
-        p.size_bytes += u32::from(packet.stale_header_bytes);
-        p.stale_header_bytes = packet.stale_header_bytes;
+        keep_old_header(&mut p, u32::from(packet.stale_header_bytes));
         p
     }
 
@@ -1119,8 +1126,7 @@ impl Dsr {
             .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
         repr.options.push(sr.option());
         self.attach_repr(&mut p, &repr);
-        p.size_bytes += stale;
-        p.stale_header_bytes = p.stale_header_bytes.saturating_add(stale as u16);
+        keep_old_header(&mut p, stale);
         let out = Out::Held {
             message,
             forwarded: old.is_some(),
@@ -1250,8 +1256,7 @@ impl Dsr {
             _ => 0,
         };
         self.attach(&mut p, &SourceRoute::salvaged(self.me, route, salvage));
-        p.size_bytes += stale;
-        p.stale_header_bytes = p.stale_header_bytes.saturating_add(stale as u16);
+        keep_old_header(&mut p, stale);
         self.send_later(now, delay, p, route[1], Out::Data, ctx);
     }
 
