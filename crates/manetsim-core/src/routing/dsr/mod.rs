@@ -753,6 +753,14 @@ fn flow_errors_only(repr: &DsrRepr) -> bool {
     any
 }
 
+/// The source route packet `p`'s DSR header carries, if any.
+fn source_route(p: &Packet) -> Option<SourceRoute> {
+    DsrRepr::parse(p.body())
+        .ok()
+        .as_ref()
+        .and_then(SourceRoute::of)
+}
+
 /// Adds `old`, header bytes ns-2.35 leaves counted on a packet salvaged
 /// through the send buffer ([`DsrConfig::ns2_buffered_salvage_sizes`]), to
 /// `p`'s size and its [`Packet::stale_header_bytes`].
@@ -1245,11 +1253,7 @@ impl Dsr {
             return;
         }
         // A packet buffered by flow carries no route: not salvaged before.
-        let salvage = DsrRepr::parse(p.body())
-            .ok()
-            .as_ref()
-            .and_then(SourceRoute::of)
-            .map_or(0, |sr| sr.salvage);
+        let salvage = source_route(&p).map_or(0, |sr| sr.salvage);
         // ns-2.35 adds the new header's size to one that still counts the old.
         let stale = match &p.body {
             Some(b) if self.cfg.ns2_buffered_salvage_sizes => self.counted_body(b),
@@ -1853,10 +1857,7 @@ impl Dsr {
             if self.cfg.returned_packets_tell_salvager {
                 // Salvaged back through this node: its salvager hears of
                 // the break (no one does if the route starts here).
-                let sr = DsrRepr::parse(p.body())
-                    .ok()
-                    .as_ref()
-                    .and_then(SourceRoute::of);
+                let sr = source_route(&p);
                 if let Some(sr) = sr {
                     let travelled = self.travelled(&p, &sr);
                     self.send_error(now, broken, sr.salvage, &travelled, ctx);
@@ -1869,11 +1870,7 @@ impl Dsr {
             self.flow_broken(now, p, broken, reason, ctx);
             return;
         }
-        let Some(sr) = DsrRepr::parse(p.body())
-            .ok()
-            .as_ref()
-            .and_then(SourceRoute::of)
-        else {
+        let Some(sr) = source_route(&p) else {
             ctx.drop_packet(p, reason);
             return;
         };
@@ -1955,10 +1952,7 @@ impl Dsr {
                 // ns-2: into the send buffer, with one non-propagating cycle;
                 // its `undeliverablePkt` clears the flow options first.
                 if self.cfg.ns2_buffered_salvage_sizes {
-                    let sr = DsrRepr::parse(p.body())
-                        .ok()
-                        .as_ref()
-                        .and_then(SourceRoute::of);
+                    let sr = source_route(&p);
                     if let Some(sr) = sr {
                         self.attach(&mut p, &sr);
                     }
@@ -2203,10 +2197,7 @@ impl Dsr {
     /// its origin (the source, or the node that salvaged it), and the index
     /// in it of the intended receiver (`from` is just before it).
     fn overheard_route(packet: &Packet, from: NodeId) -> Option<(Vec<NodeId>, usize)> {
-        let sr = DsrRepr::parse(packet.body())
-            .ok()
-            .as_ref()
-            .and_then(SourceRoute::of)?;
+        let sr = source_route(packet)?;
         let offset = usize::from(sr.salvage == 0);
         let mut path = Vec::with_capacity(sr.addresses.len() + 2);
         if offset == 1 {
@@ -2820,11 +2811,8 @@ impl RoutingProtocol for Dsr {
         // come back through it, routed again; the failed packet's error is
         // the only one this break sends.
         if self.cfg.queued_salvaged_without_error {
-            let passed_on = DsrRepr::parse(packet.body())
-                .ok()
-                .as_ref()
-                .and_then(SourceRoute::of)
-                .filter(|sr| sr.already_processed(self.me).is_some());
+            let passed_on =
+                source_route(&packet).filter(|sr| sr.already_processed(self.me).is_some());
             if let Some(sr) = passed_on {
                 if packet.src == self.me {
                     self.originate_data(now, packet, ctx);
