@@ -548,6 +548,10 @@ impl GratHold {
 /// ns-2's cap on `rt_reqs_outstanding`.
 const NS2_MAX_CYCLES: u32 = 15;
 
+/// The tell address ns-2.35 gives a route error riding on a request
+/// (`GRAT_ROUTE_ERROR`): node 0's ([`DsrConfig::grat_errors_tell_node_zero`]).
+const NS2_GRAT_ROUTE_ERROR: NodeId = 0;
+
 /// The link `from -> to` a "node unreachable" route error reports broken.
 fn broken_link(o: &DsrOption) -> Option<(NodeId, NodeId)> {
     match o {
@@ -1999,8 +2003,15 @@ impl Dsr {
             } else {
                 self.held_error.clone()
             };
-            if let (Some((at, e)), Some(hold)) = (held, self.cfg.propagate_last_error) {
+            if let (Some((at, mut e)), Some(hold)) = (held, self.cfg.propagate_last_error) {
                 if now <= at.saturating_add(hold) {
+                    if self.cfg.grat_errors_tell_node_zero {
+                        // ns-2.35's `sendOutRtReq` writes `GRAT_ROUTE_ERROR`
+                        // as the tell address, whoever was told.
+                        if let DsrOption::RouteError { destination, .. } = &mut e {
+                            *destination = NS2_GRAT_ROUTE_ERROR;
+                        }
+                    }
                     options.push(e);
                 }
             }
