@@ -178,8 +178,13 @@ fn next_header(p: &Packet) -> u8 {
     }
 }
 
-/// TTL of unicast DSR control packets (replies, errors).
+/// TTL of the unicast DSR control packets (replies, errors) a node
+/// creates, by default ([`DsrConfig::control_ttl`]).
 const CONTROL_TTL: u8 = 64;
+
+/// ns-2.35's TTL of the replies and errors its DSR creates
+/// (`returnSrcRouteToRequestor`, `sendRouteError` and the others set 255).
+const NS2_CONTROL_TTL: u8 = 255;
 
 /// Route errors one packet may carry, nested (ns-2 `MAX_ROUTE_ERRORS`).
 const MAX_NESTED_ERRORS: usize = 3;
@@ -382,6 +387,12 @@ pub struct DsrConfig {
     /// non-propagating one then makes the neighbour drop the link from its
     /// cache before it looks for a reply there. Other nodes are unaffected.
     pub grat_errors_tell_node_zero: bool,
+    /// The IP TTL of the replies and route errors a node creates; a relay
+    /// takes one off, as it does a data packet's (ns-2.35's
+    /// `handleForwarding` and `handleFlowForwarding` decrement every
+    /// packet's), and drops one that comes in with 1 left. 64 by default,
+    /// 255 in ns-2.35's agent.
+    pub control_ttl: u8,
 }
 
 /// The slots of ns-2.35's table of uids its tap has seen (`TAP_CACHE_SIZE`).
@@ -449,6 +460,7 @@ impl Default for DsrConfig {
             default_flow_errors_ignored: false,
             flow_errors_by_flow: false,
             grat_errors_tell_node_zero: false,
+            control_ttl: CONTROL_TTL,
         }
     }
 }
@@ -470,7 +482,8 @@ impl DsrConfig {
     /// ([`DsrConfig::default_flow_errors_ignored`]), and its unknown-flow
     /// errors sent under flow state ([`DsrConfig::flow_errors_by_flow`]),
     /// and node 0's holding of the errors on requests it receives
-    /// ([`DsrConfig::grat_errors_tell_node_zero`]), everything else as
+    /// ([`DsrConfig::grat_errors_tell_node_zero`]), and the TTL of its
+    /// replies and errors ([`DsrConfig::control_ttl`]), everything else as
     /// [`Default`].
     pub fn ns2() -> Self {
         Self {
@@ -491,6 +504,7 @@ impl DsrConfig {
             default_flow_errors_ignored: true,
             flow_errors_by_flow: true,
             grat_errors_tell_node_zero: true,
+            control_ttl: NS2_CONTROL_TTL,
             ..Self::default()
         }
     }
@@ -1538,7 +1552,12 @@ impl Dsr {
         if self.cfg.flow_errors_by_flow {
             // Back through `route_output` with its uid, to go by flow
             // ([`Self::release_control`]) or wait for a route.
-            let e = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(options));
+            let e = self.control(
+                self.me,
+                tell,
+                self.cfg.control_ttl,
+                &DsrRepr::control(options),
+            );
             ctx.create(e);
             return;
         }
@@ -1546,7 +1565,12 @@ impl Dsr {
         if let Some(route) = &route {
             options.push(SourceRoute::along(route).option());
         }
-        let e = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(options));
+        let e = self.control(
+            self.me,
+            tell,
+            self.cfg.control_ttl,
+            &DsrRepr::control(options),
+        );
         match route {
             Some(route) => ctx.originate(e, route[1], "rerr", false),
             None => ctx.create(e),
@@ -2179,7 +2203,7 @@ impl Dsr {
             },
             sr.option(),
         ]);
-        self.control(self.me, initiator, CONTROL_TTL, &repr)
+        self.control(self.me, initiator, self.cfg.control_ttl, &repr)
     }
 
     fn on_reply(&mut self, now: SimTime, packet: &Packet, route: &[NodeId], ctx: &mut RoutingCtx) {
@@ -2418,7 +2442,12 @@ impl Dsr {
             type_specific: unreachable.to_be_bytes().to_vec(),
         });
         nested.push(sr.option());
-        let p = self.control(self.me, tell, CONTROL_TTL, &DsrRepr::control(nested));
+        let p = self.control(
+            self.me,
+            tell,
+            self.cfg.control_ttl,
+            &DsrRepr::control(nested),
+        );
         ctx.originate(p, back[1], "rerr", false);
     }
 
@@ -2473,7 +2502,7 @@ impl Dsr {
             // Created without a route; it waits for one in the send buffer.
             repr.options
                 .retain(|o| !matches!(o, DsrOption::SourceRoute { .. }));
-            let mut p = self.control(self.me, tell, CONTROL_TTL, &repr);
+            let mut p = self.control(self.me, tell, self.cfg.control_ttl, &repr);
             if self.cfg.unwrapped_errors_keep_uid {
                 p.uid = uid;
                 ctx.create_copy(p);
@@ -2484,7 +2513,7 @@ impl Dsr {
         };
         let sr = SourceRoute::along(&route);
         sr.replace_in(&mut repr);
-        let mut p = self.control(self.me, tell, CONTROL_TTL, &repr);
+        let mut p = self.control(self.me, tell, self.cfg.control_ttl, &repr);
         if self.cfg.unwrapped_errors_keep_uid {
             p.uid = uid;
             ctx.originate_copy(p, route[1], "rerr");
@@ -2525,7 +2554,26 @@ impl Dsr {
         sr.segments_left -= 1;
         sr.replace_in(&mut repr);
         // The same packet goes on, as in ns-2.35's `handleForwarding`.
-        let p = self.passed_on(packet, &repr);
+        self.relay_hop(packet, &repr, next, message, ctx);
+    }
+
+    /// Relays control packet `packet` one hop on with the header `repr`
+    /// ([`Self::passed_on`]), its TTL one less, as a data packet's; one
+    /// that came in with 1 left goes no further ([`DsrConfig::control_ttl`]).
+    fn relay_hop(
+        &self,
+        packet: &Packet,
+        repr: &DsrRepr,
+        next: NodeId,
+        message: &'static str,
+        ctx: &mut RoutingCtx,
+    ) {
+        let mut p = self.passed_on(packet, repr);
+        if p.ttl <= 1 {
+            ctx.expired(|| p);
+            return;
+        }
+        p.ttl -= 1;
         ctx.relay(p, next, message);
     }
 
@@ -2564,8 +2612,7 @@ impl Dsr {
             }
         };
         let next = self.pass_on_flow(now, packet, id, ctx);
-        let p = self.passed_on(packet, &repr);
-        ctx.relay(p, next, message);
+        self.relay_hop(packet, &repr, next, message, ctx);
     }
 
     /// `repr`, the options of control packet `p` given back to this node

@@ -297,6 +297,39 @@ fn a_relayed_request_reply_or_error_keeps_the_uid_of_the_packet_it_passes_on() {
     assert_eq!(kept(&out), vec![(57, 0, true)]);
 }
 
+/// A target's reply leaves with TTL 64, or 255 as ns-2.35's do (its
+/// traces show `[3:255 0:255 255 2]` where manetsim wrote 64), and a relay
+/// takes one off, as ns-2.35's `handleForwarding` does (`254`, `253` …
+/// down the route); one that comes in with 1 left goes no further.
+#[test]
+fn a_reply_leaves_with_the_control_ttl_and_each_relay_takes_one_off() {
+    let ttl_of_reply = |mut d: Dsr| {
+        let out = run(&mut d, |d, c| {
+            d.on_control(0, 2, rreq(0, 16, 1, 3, &[1, 2]), c)
+        });
+        let mut ttls: Vec<u8> = originated(&out).iter().map(|o| o.0.ttl).collect();
+        // ns-2.35's target jitters its reply.
+        while let Some(at) = d.poll_timeout().filter(|&t| t < NS_PER_S) {
+            let out = run(&mut d, |d, c| d.on_timeout(at, c));
+            ttls.extend(originated(&out).iter().map(|o| o.0.ttl));
+        }
+        ttls
+    };
+    assert_eq!(ttl_of_reply(dsr(3)), vec![64]);
+    assert_eq!(ttl_of_reply(dsr_ns2(3)), vec![255]);
+    let relayed = |ttl: u8| {
+        let mut reply = reply_3_to_0();
+        reply.ttl = ttl;
+        let mut d = dsr(1);
+        let out = run(&mut d, |d, c| d.on_control(0, 2, reply, c));
+        let ttls: Vec<u8> = originated(&out).iter().map(|o| o.0.ttl).collect();
+        ttls
+    };
+    assert_eq!(relayed(64), vec![63]);
+    assert_eq!(relayed(2), vec![1]);
+    assert_eq!(relayed(1), Vec::<u8>::new());
+}
+
 #[test]
 fn non_propagating_request_is_not_rebroadcast() {
     let mut d = dsr(1);
