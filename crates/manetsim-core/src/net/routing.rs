@@ -67,6 +67,11 @@ pub enum RoutingAction {
     /// counted as `no_route`; ns-2.35's AOMDV drops such packets in
     /// `nb_delete` with its own reason, `D … RTR HELO` in the trace.
     DropForLostNeighbour { packet: Packet, next_hop: NodeId },
+    /// Drop another node's packet that was salvaged as many times as the
+    /// protocol allows, counted for `reason` (what brought it back: a MAC
+    /// failure, a lost route); ns-2.35's DSR traces it `D … RTR SAL`
+    /// (`DROP_RTR_SALVAGE`, its `undeliverablePkt`) whatever the reason.
+    DropSalvaged { packet: Packet, reason: DropReason },
     /// Take every data packet the interface queue holds for `next_hop` back
     /// (with [`RoutingProtocol::reroutes_control`], the routing-control
     /// packets too) and hand each to [`RoutingProtocol::on_reroute`] (after
@@ -197,6 +202,12 @@ impl RoutingCtx<'_> {
         self.out.push(RoutingAction::Drop { packet, reason });
     }
 
+    /// See [`RoutingAction::DropSalvaged`].
+    pub fn drop_salvaged(&mut self, packet: Packet, reason: DropReason) {
+        self.out
+            .push(RoutingAction::DropSalvaged { packet, reason });
+    }
+
     /// See [`RoutingAction::DropForLostNeighbour`].
     pub fn drop_for_lost_neighbour(&mut self, packet: Packet, next_hop: NodeId) {
         self.out
@@ -323,6 +334,14 @@ pub trait RoutingProtocol {
     /// ARP drop. The default: every packet.
     fn hears_failure(&self, _packet: &Packet) -> bool {
         true
+    }
+
+    /// The packets the agent holds while it looks for their routes, in the
+    /// order a reset at the end of an ns-2.35 run drops them
+    /// (`DROP_END_OF_SIMULATION`, `D … RTR END`): DSR's send buffer, as its
+    /// `Terminate` empties it. Only the ns-2 trace asks. The default: none.
+    fn waiting_packets(&self) -> Vec<&Packet> {
+        Vec::new()
     }
 
     /// The MAC gave up on a frame to `next_hop` (retry limit): the link is

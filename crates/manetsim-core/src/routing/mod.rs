@@ -72,6 +72,9 @@ impl RoutingProtocol for Router {
     fn hears_failure(&self, packet: &Packet) -> bool {
         dispatch!(self, r => r.hears_failure(packet))
     }
+    fn waiting_packets(&self) -> Vec<&Packet> {
+        dispatch!(self, r => r.waiting_packets())
+    }
     fn reroutes_control(&self) -> bool {
         dispatch!(self, r => r.reroutes_control())
     }

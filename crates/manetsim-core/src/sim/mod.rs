@@ -1359,6 +1359,9 @@ impl World {
                     RoutingAction::Drop { reason, packet } => {
                         self.drop_packet(now, n, reason, &packet)
                     }
+                    RoutingAction::DropSalvaged { packet, reason } => {
+                        self.drop_packet_as(now, n, reason, &packet, Some("SAL"))
+                    }
                     RoutingAction::DropForLostNeighbour { packet, .. } => {
                         self.drop_packet(now, n, DropReason::NoRoute, &packet)
                     }
@@ -1446,6 +1449,9 @@ impl World {
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
             }
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
+            RoutingAction::DropSalvaged { packet, reason } => {
+                self.drop_packet_as(now, n, reason, &packet, Some("SAL"))
+            }
             RoutingAction::DropForLostNeighbour { packet, next_hop } => {
                 self.ledger.drop(DropReason::NoRoute);
                 if let Some(t) = &mut self.trace {
@@ -1688,7 +1694,9 @@ impl World {
     /// and held by its ARP, as ns-2.35's scripts reset every mobile node at
     /// the stop time: node by node, the queue in the order it would serve
     /// it, then ARP's held packets ([`ArpTable::held_packets`]), each a
-    /// `D … IFQ END` line. They stay in flight in the results.
+    /// `D … IFQ END` line, then those its routing agent holds for a route
+    /// ([`RoutingProtocol::waiting_packets`]), each a `D … RTR END` line.
+    /// They stay in flight in the results.
     fn trace_left_in_queues(&mut self) {
         let Some(t) = &mut self.trace else {
             return;
@@ -1703,6 +1711,9 @@ impl World {
             }
             for (p, hop) in node.arp.iter().flat_map(|a| a.held_packets()) {
                 t.queue_dropped(self.end, n, None, p, hop, false);
+            }
+            for p in node.router.waiting_packets() {
+                t.router_dropped_at_end(self.end, n, p);
             }
         }
     }
@@ -1723,9 +1734,23 @@ impl World {
     /// Counts a dropped packet, and traces it at the layer that dropped it
     /// (a packet dropped after a MAC failure with the failure's next hop).
     fn drop_packet(&mut self, now: SimTime, n: u32, reason: DropReason, packet: &Packet) {
+        self.drop_packet_as(now, n, reason, packet, None);
+    }
+
+    /// [`Self::drop_packet`], traced with ns-2's reason `code` in place of
+    /// the one `reason` has (at the same layer).
+    fn drop_packet_as(
+        &mut self,
+        now: SimTime,
+        n: u32,
+        reason: DropReason,
+        packet: &Packet,
+        code: Option<&'static str>,
+    ) {
         self.ledger.drop(reason);
         if let Some(t) = &mut self.trace {
-            let (layer, code) = t.drop_code(reason);
+            let (layer, own_code) = t.drop_code(reason);
+            let code = code.unwrap_or(own_code);
             // ns-2.35's packet keeps the MAC header it last had: the failed
             // frame's after a MAC failure (without a duration for the
             // packets that were still queued), the one it arrived with
@@ -1755,19 +1780,7 @@ impl World {
                     };
                     (mac, failed_hop)
                 }
-                _ if layer == Layer::Router => {
-                    // The header it arrived with (next hop: this node), or
-                    // that of the frame it last left in (its receiver).
-                    let mac = t.received_mac(n, packet.uid);
-                    let next_hop = if mac == MacFields::default() {
-                        0
-                    } else if mac.ta == n {
-                        mac.ra
-                    } else {
-                        n
-                    };
-                    (mac, next_hop)
-                }
+                _ if layer == Layer::Router => t.router_mac(n, packet.uid),
                 _ => (MacFields::default(), 0),
             };
             t.packet('D', now, n, layer, code, packet, mac, next_hop);

@@ -764,6 +764,69 @@ where = "after_mac"
     }
 }
 
+/// What DSR's send buffer holds when the run ends is traced as ns-2.35's
+/// reset drops it (`Terminate`, `DROP_END_OF_SIMULATION`): a `D … RTR END`
+/// line a packet, after the node's queue; they stay in flight in the
+/// results. Here node 2 is out of range: node 0's packets all wait.
+#[test]
+fn dsr_traces_what_its_send_buffer_holds_at_the_end() {
+    let text = r#"
+name = "buffered"
+duration_s = 10.0
+
+[nodes]
+count = 3
+placement = "chain"
+spacing_m = 300.0
+
+[routing]
+protocol = "dsr"
+
+[routing.dsr]
+preset = "ns2"
+
+[[flows]]
+src = 0
+dst = 2
+transport = "udp"
+app = "cbr"
+start_s = 1.0
+rate_bps = 16384.0
+packet_size_bytes = 512
+"#;
+    let dir = std::env::temp_dir().join(format!("manetsim-sim-end-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("buffered.tr");
+    let s = crate::scenario::load_str(
+        text,
+        "test.toml",
+        &[("output.ns2_trace".into(), "true".into())],
+    )
+    .unwrap();
+    let r = run_traced(&s, Some(&path)).unwrap();
+    let trace = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    // 4 packets a second from 1 s, the last at 9.75 s: none delivered,
+    // none dropped (the buffer holds 64 for 30 s).
+    assert_eq!((r.flows[0].sent, r.flows[0].received), (36, 0));
+    assert_eq!(r.drops.values().sum::<u64>(), 0, "{:?}", r.drops);
+    let ends: Vec<Vec<&str>> = trace
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|t| t[0] == "D" && t[4] == "END")
+        .collect();
+    assert_eq!(ends.len(), 36);
+    for t in &ends {
+        assert_eq!(
+            (t[1], t[2], t[3], t[6]),
+            ("10.000000000", "_0_", "RTR", "cbr")
+        );
+    }
+    // In the order the packets came, as the buffer keeps them.
+    let uids: Vec<u64> = ends.iter().map(|t| t[5].parse().unwrap()).collect();
+    assert!(uids.windows(2).all(|w| w[0] < w[1]), "{uids:?}");
+}
+
 /// Two static nodes in a scenario whose name, were it a file's, would lead
 /// out of the current directory; its `[output]` table is left open.
 const ESCAPED: &str = r#"

@@ -484,6 +484,29 @@ impl Ns2Trace {
         self.packet('D', now, node, Layer::Ifq, code, p, mac, next_hop);
     }
 
+    /// The MAC fields and next hop of a `D … RTR` line for packet `uid`
+    /// at `node`: the header it arrived with (next hop: this node), or
+    /// that of the frame it last left in (its receiver); zeros for a
+    /// packet the node made and never sent.
+    pub fn router_mac(&mut self, node: NodeId, uid: u64) -> (MacFields, NodeId) {
+        let mac = self.received_mac(node, uid);
+        let next_hop = if mac == MacFields::default() {
+            0
+        } else if mac.ta == node {
+            mac.ra
+        } else {
+            node
+        };
+        (mac, next_hop)
+    }
+
+    /// Packet `p`, which `node`'s routing agent holds for a route, dropped
+    /// at the end of the run (`D … RTR END`, ns-2.35's DSR's `Terminate`).
+    pub fn router_dropped_at_end(&mut self, now: SimTime, node: NodeId, p: &Packet) {
+        let (mac, next_hop) = self.router_mac(node, p.uid);
+        self.packet('D', now, node, Layer::Router, "END", p, mac, next_hop);
+    }
+
     /// The MAC fields packet `uid` arrived at `node` with, for the `f` line
     /// of its forwarding (none kept: zeros, as a packet the node made), or
     /// those of the frame it last left `node` in (see [`Self::frame`]).

@@ -1806,7 +1806,7 @@ impl Dsr {
         let me = self.me;
         let own = p.src == me;
         if !own && salvage >= self.cfg.max_salvage {
-            ctx.drop_packet(p, DropReason::RetryLimit);
+            ctx.drop_salvaged(p, DropReason::RetryLimit);
             return;
         }
         if !own && self.cfg.ns2_buffered_salvage_sizes {
@@ -1969,14 +1969,20 @@ impl Dsr {
         reason: DropReason,
         ctx: &mut RoutingCtx,
     ) {
+        if salvage >= self.cfg.max_salvage {
+            // Before any route is looked up, as ns-2.35's `undeliverablePkt`
+            // checks (`DROP_RTR_SALVAGE`).
+            ctx.drop_salvaged(p, reason);
+            return;
+        }
         match self.cache.find(p.dst, now) {
-            Some(route) if salvage < self.cfg.max_salvage => {
+            Some(route) => {
                 let salvaged = SourceRoute::salvaged(self.me, route, salvage);
                 let next = route[1];
                 self.attach(&mut p, &salvaged);
                 ctx.send(p, next);
             }
-            None if salvage < self.cfg.max_salvage && self.ns2_pacing() => {
+            None if self.ns2_pacing() => {
                 // ns-2: into the send buffer, with one non-propagating cycle;
                 // its `undeliverablePkt` clears the flow options first.
                 if self.cfg.ns2_buffered_salvage_sizes {
@@ -2646,6 +2652,13 @@ impl Dsr {
 impl RoutingProtocol for Dsr {
     fn name(&self) -> &'static str {
         "dsr"
+    }
+
+    /// The send buffer, oldest first. ns-2.35's `Terminate` walks its 64
+    /// slots in order, a packet in the first one free when it came: the
+    /// same order unless a slot was freed under older packets.
+    fn waiting_packets(&self) -> Vec<&Packet> {
+        self.buffer.iter().collect()
     }
 
     fn route_output(&mut self, now: SimTime, mut packet: Packet, ctx: &mut RoutingCtx) {

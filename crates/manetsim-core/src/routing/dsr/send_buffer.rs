@@ -68,6 +68,11 @@ impl SendBuffer {
         }
     }
 
+    /// The packets, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.queue.iter().map(|(_, p)| p)
+    }
+
     /// Whether some packet waits for `dst`.
     pub fn has_dst(&self, dst: NodeId) -> bool {
         self.queue.iter().any(|(_, p)| p.dst == dst)
