@@ -72,6 +72,12 @@ pub enum RoutingAction {
     /// failure, a lost route); ns-2.35's DSR traces it `D … RTR SAL`
     /// (`DROP_RTR_SALVAGE`, its `undeliverablePkt`) whatever the reason.
     DropSalvaged { packet: Packet, reason: DropReason },
+    /// The packet this node originates or creates next, with a uid of its
+    /// own, is made from packet `uid`, as ns-2.35's DSR turns the packet it
+    /// could not deliver into its route error: an ns-2 trace shows it with
+    /// the MAC header that packet had last. Pushed only when
+    /// [`RoutingCtx::tracing`], right before that packet.
+    MadeFrom { uid: u64 },
     /// Take every data packet the interface queue holds for `next_hop` back
     /// (with [`RoutingProtocol::reroutes_control`], the routing-control
     /// packets too) and hand each to [`RoutingProtocol::on_reroute`] (after
@@ -200,6 +206,13 @@ impl RoutingCtx<'_> {
 
     pub fn drop_packet(&mut self, packet: Packet, reason: DropReason) {
         self.out.push(RoutingAction::Drop { packet, reason });
+    }
+
+    /// See [`RoutingAction::MadeFrom`].
+    pub fn made_from(&mut self, uid: u64) {
+        if self.tracing {
+            self.out.push(RoutingAction::MadeFrom { uid });
+        }
     }
 
     /// See [`RoutingAction::DropSalvaged`].

@@ -467,6 +467,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         holding: false,
         failed_next_hop: 0,
         failed_frame: (u64::MAX, 0, 0, u32::MAX),
+        made_from: None,
         held: Vec::new(),
         heard: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,

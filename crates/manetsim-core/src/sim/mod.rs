@@ -788,6 +788,9 @@ pub(crate) struct World {
     /// `NRTE` when DSR cannot salvage it) shows the frame's MAC header, as
     /// ns-2.35's does (the packets taken from the queue with it show none).
     failed_frame: (u64, SimTime, NodeId, u32),
+    /// The packet the next packet routing originates or creates is made
+    /// from ([`RoutingAction::MadeFrom`]), for the ns-2 trace.
+    made_from: Option<u64>,
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
@@ -1369,6 +1372,7 @@ impl World {
                     | RoutingAction::Create { .. }
                     | RoutingAction::Reroute { .. }
                     | RoutingAction::Note(_)
+                    | RoutingAction::MadeFrom { .. }
                     | RoutingAction::Expired(_) => {}
                 }
             }
@@ -1412,6 +1416,7 @@ impl World {
                     | RoutingAction::Originate { .. }
                     | RoutingAction::Resend { .. }
                     | RoutingAction::Create { .. }
+                    | RoutingAction::MadeFrom { .. }
             )
         {
             self.held.push((n, action));
@@ -1427,6 +1432,7 @@ impl World {
                 keep_uid,
             } => {
                 self.create(now, &mut packet, keep_uid);
+                self.inherit_header(n, packet.uid);
                 self.routing_stats
                     .count(message, packet.size_bytes, forwarded);
                 self.enqueue(now, n, packet, next_hop);
@@ -1446,8 +1452,10 @@ impl World {
                 keep_uid,
             } => {
                 self.create(now, &mut packet, keep_uid);
+                self.inherit_header(n, packet.uid);
                 self.with_router(now, n, |r, now, ctx| r.route_output(now, packet, ctx));
             }
+            RoutingAction::MadeFrom { uid } => self.made_from = Some(uid),
             RoutingAction::Drop { reason, packet } => self.drop_packet(now, n, reason, &packet),
             RoutingAction::DropSalvaged { packet, reason } => {
                 self.drop_packet_as(now, n, reason, &packet, Some("SAL"))
@@ -1627,6 +1635,30 @@ impl World {
         }
         packet.created_at = now;
         self.ledger.create();
+    }
+
+    /// With an ns-2 trace, packet `uid`, just made at node `n` from the
+    /// packet routing named ([`RoutingAction::MadeFrom`]), takes the MAC
+    /// header that packet had last: the frame the MAC gave up on, or the
+    /// one it arrived in.
+    fn inherit_header(&mut self, n: u32, uid: u64) {
+        let Some(from) = self.made_from.take() else {
+            return;
+        };
+        if let Some(t) = &mut self.trace {
+            let (failed_uid, duration_ns, hop, at) = self.failed_frame;
+            let mac = if (failed_uid, at) == (from, n) {
+                MacFields {
+                    duration_us: duration_ns / 1_000,
+                    ra: hop,
+                    ta: n,
+                    ether_type: 0x800,
+                }
+            } else {
+                t.peek_mac(n, from)
+            };
+            t.keep_header(n, uid, mac);
+        }
     }
 
     /// Originates an ARP message and queues it.

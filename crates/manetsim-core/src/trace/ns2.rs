@@ -602,6 +602,23 @@ impl Ns2Trace {
         }
     }
 
+    /// The MAC fields [`Self::received_mac`] would give for packet `uid` at
+    /// `node`, left kept.
+    pub fn peek_mac(&self, node: NodeId, uid: u64) -> MacFields {
+        self.received_mac
+            .get(&node)
+            .and_then(|kept| kept.iter().rev().find(|&&(u, _)| u == uid))
+            .map_or(MacFields::default(), |&(_, m)| m)
+    }
+
+    /// Packet `uid`, made at `node` from another packet, shows that
+    /// packet's header `mac` on its lines there (none if `mac` is empty).
+    pub fn keep_header(&mut self, node: NodeId, uid: u64, mac: MacFields) {
+        if mac != MacFields::default() {
+            self.keep_mac(node, uid, mac);
+        }
+    }
+
     /// Keeps `mac` as the header packet `uid` has at `node` (see
     /// [`Self::received_mac`]), in place of any kept before; when the
     /// node's share is full, the oldest broadcast's goes, or else the

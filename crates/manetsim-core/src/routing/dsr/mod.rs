@@ -1759,7 +1759,7 @@ impl Dsr {
                 .filter(|o| broken_link(o).is_some())
                 .cloned()
                 .collect();
-            self.send_nested_error(now, broken, salvage, &travelled, nested, ctx);
+            self.send_nested_error(now, broken, salvage, &travelled, nested, p.uid, ctx);
         }
         self.salvage_control(now, p, repr, salvage, broken, ctx);
     }
@@ -1888,7 +1888,7 @@ impl Dsr {
                 let sr = source_route(&p);
                 if let Some(sr) = sr {
                     let travelled = self.travelled(&p, &sr);
-                    self.send_error(now, broken, sr.salvage, &travelled, ctx);
+                    self.send_error(now, broken, sr.salvage, &travelled, p.uid, ctx);
                 }
             }
             self.originate_data(now, p, ctx);
@@ -1903,7 +1903,7 @@ impl Dsr {
             return;
         };
         let travelled = self.travelled(&p, &sr);
-        self.send_error(now, broken, sr.salvage, &travelled, ctx);
+        self.send_error(now, broken, sr.salvage, &travelled, p.uid, ctx);
         self.salvage(now, p, sr.salvage, reason, ctx);
     }
 
@@ -1940,7 +1940,7 @@ impl Dsr {
             .map(|e| (e.route.clone(), e.hop_count as usize));
         match entry {
             Some((route, hop)) => {
-                self.send_error(now, broken, 0, &route[..=hop], ctx);
+                self.send_error(now, broken, 0, &route[..=hop], p.uid, ctx);
                 if self.cfg.ns2_buffered_salvage_sizes && route.len() >= 2 {
                     // ns-2.35's `xmitFlowFailed` fills the header with the
                     // flow's route, which a salvage through the send buffer
@@ -2398,21 +2398,33 @@ impl Dsr {
 
     /// Sends a Route Error about `me -> unreachable` to the first node of
     /// `travelled` (the packet's source, or the node that salvaged it),
-    /// along `travelled` reversed.
+    /// along `travelled` reversed. `failed` is the uid of the packet that
+    /// could not go, which ns-2.35's `xmitFailed` turns into the error (an
+    /// ns-2 trace shows the error with that packet's MAC header).
     fn send_error(
         &mut self,
         now: SimTime,
         unreachable: NodeId,
         salvage: u8,
         travelled: &[NodeId],
+        failed: u64,
         ctx: &mut RoutingCtx,
     ) {
-        self.send_nested_error(now, unreachable, salvage, travelled, Vec::new(), ctx);
+        self.send_nested_error(
+            now,
+            unreachable,
+            salvage,
+            travelled,
+            Vec::new(),
+            failed,
+            ctx,
+        );
     }
 
     /// [`Self::send_error`] carrying `nested`, the route errors of the
     /// packet that failed, before its own: the node it goes to passes them
     /// on in turn (ns-2's nested errors, at most [`MAX_NESTED_ERRORS`]).
+    #[allow(clippy::too_many_arguments)]
     fn send_nested_error(
         &mut self,
         now: SimTime,
@@ -2420,6 +2432,7 @@ impl Dsr {
         salvage: u8,
         travelled: &[NodeId],
         mut nested: Vec<DsrOption>,
+        failed: u64,
         ctx: &mut RoutingCtx,
     ) {
         let Some(&tell) = travelled.first() else {
@@ -2454,6 +2467,7 @@ impl Dsr {
             self.cfg.control_ttl,
             &DsrRepr::control(nested),
         );
+        ctx.made_from(failed);
         ctx.originate(p, back[1], "rerr", false);
     }
 

@@ -560,11 +560,48 @@ fn a_salvaged_packet_s_break_is_reported_to_the_node_that_salvaged_it() {
     assert_eq!(dropped(&out), vec![DropReason::RetryLimit]);
 }
 
+/// ns-2.35's `xmitFailed` turns the packet it could not deliver into the
+/// route error, which its trace shows with that packet's MAC header: with
+/// a trace, the error is announced as made from the failed packet, just
+/// before it is sent; without one nothing is.
 #[test]
+fn a_route_error_is_made_from_the_packet_that_failed() {
+    for tracing in [true, false] {
+        let mut d = dsr(2);
+        d.learn_route(&[2, 7, 5], 0);
+        let mut p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
+        p.uid = 41;
+        let out = run_traced(&mut d, tracing, |d, c| d.on_link_failure(10, 3, Some(p), c));
+        let i = out
+            .iter()
+            .position(|a| {
+                matches!(
+                    a,
+                    RoutingAction::Originate {
+                        message: "rerr",
+                        ..
+                    }
+                )
+            })
+            .expect("a route error");
+        let made = out
+            .iter()
+            .filter(|a| matches!(a, RoutingAction::MadeFrom { .. }))
+            .count();
+        if tracing {
+            assert_eq!(out[i - 1], RoutingAction::MadeFrom { uid: 41 });
+            assert_eq!(made, 1);
+        } else {
+            assert_eq!(made, 0);
+        }
+    }
+}
+
 /// A packet salvaged 15 times is dropped before a route is looked up, as
 /// ns-2.35's `undeliverablePkt` drops it (`D … RTR SAL` in its trace),
 /// counted as the MAC failure that brought it back; one salvaged 14
 /// times goes on once more.
+#[test]
 fn salvage_count_is_limited() {
     for cfg in [DsrConfig::default(), DsrConfig::ns2()] {
         let mut d = Dsr::new(2, cfg.clone());
