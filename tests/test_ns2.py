@@ -554,6 +554,50 @@ def test_a_full_priqueue_counts_as_a_full_interface_queue(tmp_path: Path):
     assert ns2._ns2_figures(stats, "")["drops.queue_full"] == 3.0
 
 
+def test_a_packet_aodv_held_past_its_timeout_vanished_and_counts_as_a_route_buffer_drop(
+    tmp_path: Path,
+):
+    # ns-2.35's AODV and AOMDV unlink a packet that waited 30 s for a route
+    # and trace nothing (`aodv_rqueue::purge` calls no `drop`). A packet a
+    # routing agent took in (`r ... RTR`) and no later line shows, 30 s or
+    # more before the trace ends, is counted as that loss; one sent on,
+    # dropped or delivered is not, nor one taken in during the last 30 s
+    # (still waiting at the end), nor another node's MAC line of it.
+    ip = "------- [3:0 5:0 32 0] [0 0] 0 0"
+    trace = tmp_path / "vanished.tr"
+    trace.write_text(
+        # Waits at its source for ever: vanished.
+        f"s 1.0 _3_ AGT  --- 7 tcp 552 [0 0 0 0] {ip}\n"
+        f"r 1.0 _3_ RTR  --- 7 tcp 552 [0 0 0 0] {ip}\n"
+        # Waits at a relay, is sent on later.
+        f"r 2.0 _4_ RTR  --- 8 tcp 552 [13a 4 3 800] {ip}\n"
+        f"f 9.0 _4_ RTR  --- 8 tcp 552 [13a 4 3 800] {ip}\n"
+        # Dropped when the discovery gave up (traced).
+        f"r 3.0 _3_ RTR  --- 9 ack 40 [0 0 0 0] {ip}\n"
+        f"D 20.0 _3_ RTR  NRTE 9 ack 40 [0 0 0 0] {ip}\n"
+        # A relay that never heard it again: only another node's MAC did.
+        f"r 4.0 _6_ RTR  --- 10 tcp 552 [13a 6 3 800] {ip}\n"
+        f"D 4.5 _2_ MAC  COL 10 tcp 610 [13a 6 3 800] {ip}\n"
+        # Taken in 29 s before the end: still waiting.
+        f"r 11.0 _3_ RTR  --- 11 tcp 552 [0 0 0 0] {ip}\n"
+        # A routing agent's own packet is no flow's data.
+        "r 5.0 _3_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [3:255 -1:255 30 0] "
+        "[0x2 1 1 [5 0] [3 4]] (REQUEST)\n"
+        f"s 40.0 _3_ AGT  --- 12 tcp 552 [0 0 0 0] {ip}\n"
+    )
+    stats = ns2.parse_trace(trace)
+    assert stats.drops["RTR:vanished"] == 2
+    assert ns2._ns2_figures(stats, "")["drops.route_buffer"] == 2.0
+    # manetsim traces the same loss (`RTR TOUT`): nothing vanishes there.
+    kept = tmp_path / "kept.tr"
+    kept.write_text(
+        f"r 1.0 _3_ RTR  --- 7 tcp 552 [0 0 0 0] {ip}\n"
+        f"D 31.0 _3_ RTR  TOUT 7 tcp 552 [0 0 0 0] {ip}\n"
+        f"s 40.0 _3_ AGT  --- 12 tcp 552 [0 0 0 0] {ip}\n"
+    )
+    assert ns2.parse_trace(kept).drops == {"RTR:TOUT": 1}
+
+
 def test_energy_consumed_is_compared_from_ns2s_own_figures_at_the_end():
     # The export has ns-2.35 print each node's initial and remaining energy
     # when the run ends (`$node energy`); the crosscheck adds up what every

@@ -1545,6 +1545,10 @@ def parse_trace(path: str | Path) -> TraceStats:
     drop_instants: set[tuple[str, str]] = set()
     # The uids of TCP SYNs seen at an agent, to know them on a wired link.
     syns: set[str] = set()
+    # Data packets a routing agent has taken in (`r … RTR`) and nothing has
+    # shown since: uid -> the time it came in (see `_vanished`).
+    resting: dict[str, float] = {}
+    last_s = 0.0
     count = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for count, line in enumerate(handle, start=1):
@@ -1587,6 +1591,12 @@ def parse_trace(path: str | Path) -> TraceStats:
                 now = float(tokens[1])
             except ValueError:
                 raise ValueError(f"{path}:{count}: bad time `{tokens[1]}`") from None
+            last_s = max(last_s, now)
+            if layer == "RTR" and event == "r" and kind not in _CONTROL_TYPES:
+                resting[tokens[5]] = now
+            elif resting and layer != "MAC":
+                # Another node's MAC may still send or lose a copy of it.
+                resting.pop(tokens[5], None)
             if event in "Dd":
                 reason = tokens[4]
                 drops[f"{layer}:{reason}"] = drops.get(f"{layer}:{reason}", 0) + 1
@@ -1632,6 +1642,9 @@ def parse_trace(path: str | Path) -> TraceStats:
     for kind, sent in rerrs.items():
         if sent:
             forwarded["rerr"] += _rerrs_relayed(kind, sent, drop_instants)
+    vanished = _vanished(resting, last_s)
+    if vanished:
+        drops[VANISHED] = vanished
     return TraceStats(
         flows=flows,
         routing_packets=routing,
@@ -1641,6 +1654,29 @@ def parse_trace(path: str | Path) -> TraceStats:
         routing_forwarded_by_message=forwarded,
         flow_state={**flow_state, "opened": len(opened)} if opened else flow_state,
     )
+
+
+VANISHED = "RTR:vanished"
+"""The drop reason :func:`parse_trace` gives the packets :func:`_vanished`
+counts: no ns-2 trace line names it."""
+
+RTQ_TIMEOUT_S = 30.0
+"""How long ns-2.35's AODV and AOMDV keep a packet waiting for a route
+(``AODV_RTQ_TIMEOUT``, ``AOMDV_RTQ_TIMEOUT``)."""
+
+
+def _vanished(resting: Mapping[str, float], last_s: float) -> int:
+    """How many data packets a routing agent took in (``r … RTR``) at least
+    :data:`RTQ_TIMEOUT_S` before the trace's last line and no line showed
+    again: neither sent on, nor dropped, nor delivered.
+
+    ns-2.35's AODV and AOMDV drop a packet that waited that long for a route
+    without a trace line: their queues' ``purge()`` unlinks it and calls no
+    ``drop()``. The packet then only disappears from the trace, and this
+    counts it; manetsim counts the same loss as ``route_buffer_timeout``.
+    A packet taken in later may still have been waiting at the end, as
+    manetsim's in-flight packets are."""
+    return sum(1 for at in resting.values() if at + RTQ_TIMEOUT_S <= last_s)
 
 
 @dataclass(frozen=True)
@@ -1867,7 +1903,7 @@ DROPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "arp": (("arp",), ("IFQ:ARP",)),
     "route_buffer": (
         ("route_buffer_full", "route_buffer_timeout"),
-        ("RTR:IFQ", "RTR:TOUT"),
+        ("RTR:IFQ", "RTR:TOUT", "RTR:vanished"),
     ),
 }
 """Drops compared: manetsim's reasons and the ns-2 trace's layer and reason
@@ -1876,7 +1912,8 @@ under DSR traces as ``IFQ`` and its ``Queue/DropTail/PriQueue`` under AODV,
 AOMDV and DSDV as ``---``, dropping with no reason; a packet ARP gave up waiting on; a
 packet a routing agent's buffer of packets waiting for a route evicted when
 full or dropped after waiting too long, together because ns-2's DSR traces
-both as ``TOUT``)."""
+both as ``TOUT``, and ns-2.35's AODV and AOMDV trace the second not at all:
+:func:`_vanished` counts those)."""
 
 
 _UDP_IP_HEADER_BYTES = 28
