@@ -349,6 +349,17 @@ pub trait RoutingProtocol {
         true
     }
 
+    /// Whether a data packet this node originated that comes back to it
+    /// from a neighbour is dropped there (a routing loop) rather than
+    /// routed again. Hop-by-hop agents drop it, as ns-2.35's AODV, AOMDV
+    /// and DSDV do in their `recv` (`DROP_RTR_ROUTE_LOOP`, `LOOP` in the
+    /// trace) and as an IP stack drops a packet arriving with one of its
+    /// own addresses as source; a source-routed packet (DSR's) never
+    /// passes its source again. The default: dropped.
+    fn drops_returning_packets(&self) -> bool {
+        true
+    }
+
     /// The packets the agent holds while it looks for their routes, in the
     /// order a reset at the end of an ns-2.35 run drops them
     /// (`DROP_END_OF_SIMULATION`, `D … RTR END`): DSR's send buffer, as its

@@ -75,6 +75,9 @@ impl RoutingProtocol for Router {
     fn waiting_packets(&self) -> Vec<&Packet> {
         dispatch!(self, r => r.waiting_packets())
     }
+    fn drops_returning_packets(&self) -> bool {
+        dispatch!(self, r => r.drops_returning_packets())
+    }
     fn reroutes_control(&self) -> bool {
         dispatch!(self, r => r.reroutes_control())
     }

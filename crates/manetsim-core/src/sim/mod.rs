@@ -2218,6 +2218,13 @@ impl World {
             }
             self.deliver_local(now, packet, mac);
         } else {
+            if packet.src == n && self.nodes[n as usize].router.drops_returning_packets() {
+                // Its own packet, back: a routing loop. Counted as a packet
+                // routing could not send on (`no_route`), traced as
+                // ns-2.35's `LOOP`.
+                self.drop_packet_as(now, n, DropReason::NoRoute, &packet, Some("LOOP"));
+                return;
+            }
             packet.ttl = packet.ttl.saturating_sub(1);
             if packet.ttl == 0 {
                 self.drop_packet(now, n, DropReason::Ttl, &packet);
