@@ -580,6 +580,9 @@ def test_a_packet_aodv_held_past_its_timeout_vanished_and_counts_as_a_route_buff
         f"D 4.5 _2_ MAC  COL 10 tcp 610 [13a 6 3 800] {ip}\n"
         # Taken in 29 s before the end: still waiting.
         f"r 11.0 _3_ RTR  --- 11 tcp 552 [0 0 0 0] {ip}\n"
+        # A gateway's packet, on over the wire to a host.
+        f"r 6.0 _1_ RTR  --- 13 tcp 552 [13a 1 3 800] {ip}\n"
+        "+ 6.001 1 3 tcp 552 ------- 0 0.0.0.0 1.0.0.0 5 13\n"
         # A routing agent's own packet is no flow's data.
         "r 5.0 _3_ RTR  --- 0 AODV 48 [0 0 0 0] ------- [3:255 -1:255 30 0] "
         "[0x2 1 1 [5 0] [3 4]] (REQUEST)\n"

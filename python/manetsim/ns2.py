@@ -1571,6 +1571,9 @@ def parse_trace(path: str | Path) -> TraceStats:
             if not tokens[2].startswith("_"):
                 # A wired link's line (`+ - r d`): a host's sends and
                 # receptions, and the links' queue drops.
+                if resting and len(tokens) > 11:
+                    # A gateway's packet went on over the wire.
+                    resting.pop(tokens[11], None)
                 wired = _wired_event(tokens, f"{path}:{count}")
                 if wired is None:
                     continue

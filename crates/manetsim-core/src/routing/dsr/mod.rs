@@ -2668,14 +2668,14 @@ impl RoutingProtocol for Dsr {
         "dsr"
     }
 
-    /// The send buffer, oldest first. ns-2.35's `Terminate` walks its 64
-    /// slots in order, a packet in the first one free when it came: the
-    /// same order unless a slot was freed under older packets.
     fn drops_returning_packets(&self) -> bool {
         // Source routes: ns-2.35's DSR has no such check either.
         false
     }
 
+    /// The send buffer, oldest first. ns-2.35's `Terminate` walks its 64
+    /// slots in order, a packet in the first one free when it came: the
+    /// same order unless a slot was freed under older packets.
     fn waiting_packets(&self) -> Vec<&Packet> {
         self.buffer.iter().collect()
     }
