@@ -757,7 +757,7 @@ where = "after_mac"
     assert_eq!(a.timeseries, b.timeseries);
 
     let trace = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     let mut last = 0.0;
     let (mut agt_sent, mut agt_received) = ([0u64; 2], [0u64; 2]);
     let mut drops: BTreeMap<String, u64> = BTreeMap::new();
@@ -848,7 +848,7 @@ packet_size_bytes = 512
     .unwrap();
     let r = run_traced(&s, Some(&path)).unwrap();
     let trace = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     // 4 packets a second from 1 s, the last at 9.75 s: none delivered,
     // none dropped (the buffer holds 64 for 30 s).
     assert_eq!((r.flows[0].sent, r.flows[0].received), (36, 0));

@@ -1187,19 +1187,34 @@ mod tests {
     use crate::net::TransportHeader;
     use crate::transport::tcp::TcpSegment;
 
-    fn dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "manetsim-trace-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A folder of the test's own under the system's temporary folder,
+    /// removed with what it holds when the test ends, passed or failed.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new() -> Self {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let d = std::env::temp_dir().join(format!("manetsim-trace-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&d).unwrap();
+            Self(d)
+        }
+
+        fn join(&self, name: impl AsRef<std::path::Path>) -> PathBuf {
+            self.0.join(name)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 
     #[test]
     fn a_forwarded_packet_keeps_the_mac_fields_it_arrived_with() {
-        let path = dir().join("keeps.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("keeps.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
         let mut p = Packet::control(0, 5, 30, 8, Vec::new());
         p.uid = 7;
@@ -1242,7 +1257,8 @@ mod tests {
         // ns-2.35's `f … RTR` line of a packet its node's DSR salvaged,
         // after the MAC gave up on it towards node 5: `f 10.331459898 _11_
         // RTR  --- 2176 cbr 580 [13a 5 b 800] …`.
-        let path = dir().join("left-in.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("left-in.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
         let p = data(2176, 0, 8, false);
         let arrived = MacFields::received(11, 48, false, 300_000);
@@ -1319,7 +1335,8 @@ mod tests {
 
     #[test]
     fn an_agents_note_is_written_as_it_is() {
-        let path = dir().join("note.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("note.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
         t.note("SFErr 1.00000 _2_ 0 -> 5 : 3");
         assert_eq!(lines(t), ["SFErr 1.00000 _2_ 0 -> 5 : 3"]);
@@ -1327,7 +1344,8 @@ mod tests {
 
     #[test]
     fn writes_ns2_lines_for_each_layer() {
-        let path = dir().join("layers.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("layers.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![512, 0]).unwrap();
         let tcp = data(7, 0, 3, true);
         t.packet(
@@ -1417,7 +1435,8 @@ mod tests {
         // A CBR and a TCP packet a relay salvaged through its send buffer
         // still count 24 bytes of their old source route, as ns-2.35's
         // agents see them.
-        let path = dir().join("stale-header.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("stale-header.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![0, 0]).unwrap();
         for (uid, tcp) in [(3, false), (4, true)] {
             let mut p = data(uid, 0, 2, tcp);
@@ -1442,7 +1461,8 @@ mod tests {
             (RoutingProtocol::Dsr, "TOUT"),
             (RoutingProtocol::Aodv, "IFQ"),
         ] {
-            let path = dir().join(format!("send-buffer-{protocol:?}.tr"));
+            let scratch = Scratch::new();
+            let path = scratch.join(format!("send-buffer-{protocol:?}.tr"));
             let t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
             assert_eq!(
                 t.drop_code(DropReason::RouteBufferFull),
@@ -1458,7 +1478,8 @@ mod tests {
 
     #[test]
     fn a_frame_the_mac_gives_up_on_is_traced_as_ns2s_mac_discards_it() {
-        let path = dir().join("gave-up.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("gave-up.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0, 0]).unwrap();
         let cbr = data(21, 1, 9, false);
         // The RTS's retries ran out: its line, then the data frame's.
@@ -1510,7 +1531,8 @@ mod tests {
             (RoutingProtocol::Aodv, "---"),
             (RoutingProtocol::Dsr, "IFQ"),
         ] {
-            let path = dir().join(format!("ifq-{protocol:?}.tr"));
+            let scratch = Scratch::new();
+            let path = scratch.join(format!("ifq-{protocol:?}.tr"));
             let mut t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
             let cbr = data(7, 0, 3, false);
             t.queue_dropped(1_130_025_000, 0, Some(DropReason::QueueFull), &cbr, 1, true);
@@ -1547,7 +1569,8 @@ mod tests {
             (RoutingProtocol::Aodv, 552, 610, 552),
             (RoutingProtocol::Aomdv, 572, 630, 572),
         ] {
-            let path = dir().join(format!("sizes-{protocol:?}.tr"));
+            let scratch = Scratch::new();
+            let path = scratch.join(format!("sizes-{protocol:?}.tr"));
             let mut t = Ns2Trace::create(&path, protocol, vec![512]).unwrap();
             let mut mac = MacParams::from_scenario(&crate::scenario::Mac {
                 frames: FrameSizes::Ns2,
@@ -1612,7 +1635,8 @@ mod tests {
     #[test]
     fn tfrc_packets_are_traced_as_ns2s_agent_counts_them() {
         use crate::transport::tfrc::{TfrcData, TfrcFeedback};
-        let path = dir().join("tfrc.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("tfrc.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0]).unwrap();
         t.set_mac(MacParams::from_scenario(&crate::scenario::Mac {
             frames: FrameSizes::Ns2,
@@ -1669,7 +1693,8 @@ mod tests {
     /// then the routing agent's `r` as it takes the packet, fields alike.
     #[test]
     fn a_packet_an_agent_sends_is_received_by_its_routing_agent() {
-        let path = dir().join("agent.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("agent.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![512, 0]).unwrap();
         t.agent_sent(1_000_000_000, 0, &data(0, 0, 0, true));
         t.agent_sent(1_500_000_000, 2, &data(4, 1, 0, false));
@@ -1689,7 +1714,8 @@ mod tests {
     /// with the frame's bytes as sent and `COL`.
     #[test]
     fn collided_and_refused_frames_are_traced_where_ns2s_mac_writes_them() {
-        let path = dir().join("collided.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("collided.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![0, 0]).unwrap();
         let rts = Frame::control(FrameKind::Rts, 1, 2, 7_000);
         let cts = Frame::control(FrameKind::Cts, 2, 1, 5_000);
@@ -1746,7 +1772,8 @@ mod tests {
 
     #[test]
     fn aodv_replies_errors_and_hellos_carry_ns2s_fields() {
-        let path = dir().join("aodv.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("aodv.tr");
         let t = Ns2Trace::create(&path, RoutingProtocol::Aodv, vec![]).unwrap();
         let reply = aodv::RrepRepr {
             repair: false,
@@ -1794,7 +1821,8 @@ mod tests {
     fn aomdv_messages_carry_ns2s_fields_and_their_pair() {
         // As ns-2.35's trace of AOMDV reads them (chain6, seed 1): hop
         // counts from 0, a reply's RREQ ID and first hop after its type.
-        let path = dir().join("aomdv.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("aomdv.tr");
         let t = Ns2Trace::create(&path, RoutingProtocol::Aomdv, vec![]).unwrap();
         let base = aodv::RreqRepr {
             join: false,
@@ -1848,7 +1876,8 @@ mod tests {
 
     #[test]
     fn dsr_lines_have_the_shape_ns2s_parsers_read() {
-        let path = dir().join("dsr.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("dsr.tr");
         let mut t = Ns2Trace::create(&path, RoutingProtocol::Dsr, vec![]).unwrap();
         let reply = dsr::DsrOption::RouteReply {
             last_hop_external: false,
@@ -1955,7 +1984,8 @@ mod tests {
 
     #[test]
     fn an_unfinished_trace_leaves_no_file() {
-        let path = dir().join("unfinished.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("unfinished.tr");
         let t = Ns2Trace::create(&path, RoutingProtocol::Dsdv, vec![]).unwrap();
         let tmp = t.tmp.clone();
         assert!(tmp.exists());
@@ -1965,7 +1995,8 @@ mod tests {
 
     #[test]
     fn a_trace_that_cannot_take_its_name_leaves_no_file() {
-        let path = dir().join("blocked.tr");
+        let scratch = Scratch::new();
+        let path = scratch.join("blocked.tr");
         let t = Ns2Trace::create(&path, RoutingProtocol::Dsdv, vec![]).unwrap();
         let tmp = t.tmp.clone();
         // Something else takes the name while the run goes on.
