@@ -8,7 +8,7 @@ scenario, same seeds) for the reference scenario chain6 (6 static nodes 200 m
 apart, FTP 512 B, 360 s, one-way TCP agents) with Tahoe, Reno, NewReno, SACK and
 Vegas over AODV (ns-2 constants: `[routing.aodv] preset = "ns2"`), DSR and DSDV
 (and AOMDV with `--routing aomdv`, with ns-2.35's HELLO link detection),
-with manetsim's `[mac] arp`, `frames`, `backoff_draw` and `backoff_count` set to
+with manetsim's `[mac] arp`, `frames`, `backoff_draw`, `backoff_count` and `tie_rule` set to
 "ns2" and `ll_delay_s` to 25 us (unless `--arp off` or `--mac standard`), and
 the flow's `ssthresh_rule` to "ns2" with ns-2.35's limited transmit (unless `--tcp standard`),
 and prints a Markdown table: throughput, delay and retransmissions of both, with

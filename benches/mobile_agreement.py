@@ -13,8 +13,9 @@ runs the same scenario over DSR (``preset = "ns2"``), DSDV or AOMDV (with
 ns-2.35's HELLO link detection, ``[routing.aomdv] link_detection = "hello"``)
 instead of AODV;
 manetsim runs with ``[mac] arp = "ns2"`` unless ``--arp off``, and with ns-2.35's
-frame sizes, backoff slots, count of slots and link-layer delay (``[mac]
-frames``, ``backoff_draw`` and ``backoff_count = "ns2"``, ``ll_delay_s = 25e-6``)
+frame sizes, backoff slots, count of slots, order of ties within a nanosecond
+and link-layer delay (``[mac] frames``, ``backoff_draw``, ``backoff_count`` and
+``tie_rule = "ns2"``, ``ll_delay_s = 25e-6``)
 unless ``--mac standard``, and its TCP flow with ns-2.35's loss response and limited transmit
 (``[flows.tcp] ssthresh_rule = "ns2"``, ``limited_transmit = true``) unless
 ``--tcp standard``. ``--jobs N`` runs N seeds side by side (the same figures).

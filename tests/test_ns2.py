@@ -1571,6 +1571,20 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
         ns2.mac_overrides(mac="ieee")
 
 
+def test_the_tie_rule_is_noted_between_moving_nodes_only():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    aodv_ns2 = {"routing.aodv.preset": "ns2", **ns2.tcp_overrides(fixture)}
+    moving = {"mobility.model": "random_waypoint", "mobility.max_speed_mps": 5.0}
+    assert ns2.mac_overrides()["mac.tie_rule"] == "ns2"
+    assert ns2.known_differences(fixture, {**ns2.mac_overrides(), **aodv_ns2, **moving}) == []
+    timers = {**ns2.mac_overrides(), "mac.tie_rule": "timers_first", **aodv_ns2}
+    assert ns2.known_differences(fixture, timers) == []
+    notes = ns2.known_differences(fixture, {**timers, **moving})
+    assert len(notes) == 1, notes
+    assert notes[0].startswith('mac.tie_rule is "timers_first"'), notes
+    assert "--set mac.tie_rule=ns2 compares like with like" in notes[0]
+
+
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack", "vegas"])
 def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     fixture = FIXTURES / "ns2_chain3_aodv.toml"

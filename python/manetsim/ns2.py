@@ -222,8 +222,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--mac",
         choices=("standard", "ns2"),
         default="ns2",
-        help="manetsim's [mac] frames, backoff_draw, backoff_count and ll_delay_s (ns2: "
-        "ns-2.35's frame sizes, backoff slots and their count in doubles, and 25 us link "
+        help="manetsim's [mac] frames, backoff_draw, backoff_count, tie_rule and ll_delay_s "
+        "(ns2: ns-2.35's frame sizes, backoff slots and their count in doubles, its clock's "
+        "order of a backoff's end and a frame's arrival in one nanosecond, and 25 us link "
         "layer, so both put the same frames on the air at the same moments)",
     )
     parser.add_argument(
@@ -244,8 +245,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
     """Scenario overrides for manetsim's MAC below a cross-check: ``[mac] arp``
     (``"off"`` or ``"ns2"``), and with ``mac="ns2"`` ns-2.35's frame sizes,
-    backoff slots, count of slots and 25 us link layer (``mac="standard"``:
-    the defaults)."""
+    backoff slots, count of slots, order of a backoff's end and a frame's
+    arrival within one nanosecond (``tie_rule``) and 25 us link layer
+    (``mac="standard"``: the defaults)."""
     if arp not in ("off", "ns2") or mac not in ("standard", "ns2"):
         raise ValueError(f"arp must be off or ns2 and mac standard or ns2, got {arp!r}, {mac!r}")
     return {
@@ -253,6 +255,7 @@ def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
         "mac.frames": mac,
         "mac.backoff_draw": mac,
         "mac.backoff_count": "ns2" if mac == "ns2" else "exact",
+        "mac.tie_rule": "ns2" if mac == "ns2" else "timers_first",
         "mac.ll_delay_s": NS2_LL_DELAY_S if mac == "ns2" else 0.0,
     }
 
@@ -491,6 +494,15 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             'mac.backoff_count is "exact": ns-2.35 counts the slots a paused backoff '
             "waited in doubles, and a pause on a slot boundary counts one fewer about two "
             "times in three; --set mac.backoff_count=ns2 compares like with like "
+            "(docs/fidelity.md)"
+        )
+    moving = (c.get("mobility") or {}).get("model", "static") != "static"
+    if moving and c["mac"].get("tie_rule", "timers_first") == "timers_first":
+        notes.append(
+            'mac.tie_rule is "timers_first": a backoff that ends in the nanosecond a '
+            "frame starts arriving transmits; ns-2.35's clock of doubles lets the frame of a "
+            "node that came closer arrive first (the backoff defers), so moving nodes "
+            "collide less there; --set mac.tie_rule=ns2 compares like with like "
             "(docs/fidelity.md)"
         )
     if float(c["mac"].get("ll_delay_s", 0.0)) != NS2_LL_DELAY_S:

@@ -17,7 +17,10 @@ mod time;
 mod timer;
 
 pub use hash::{IntHasher, IntMap, IntSet};
-pub use queue::{place, seq_of, tie_key, Class, EventQueue, Place, TieKey};
+pub use queue::{
+    phase_of, phase_of_remainder, place, seq_of, tie_key, tie_key_at, Class, EventQueue, Phase,
+    Place, TieKey, PHASE_NEUTRAL,
+};
 pub use rng::{Rng, Stream};
 pub use time::{from_secs, to_secs, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use timer::TimerSlot;

@@ -33,20 +33,63 @@ pub enum Class {
     RxStart = 2,
 }
 
-/// Where an event stands among those at the same instant: its class in the
-/// top bits, its sequence number below.
+/// Where an event stands among those at the same instant: reception ends
+/// first, then by [`Phase`], then other events before reception starts,
+/// then by sequence number. Laid out, from the top bit: whether the class
+/// is other than [`Class::RxEnd`] (1 bit), the phase ([`PHASE_BITS`]),
+/// whether it is [`Class::RxStart`] (1 bit), the sequence number (the rest,
+/// [`SEQ_BITS`]). With every phase [`PHASE_NEUTRAL`] (as unless `[mac]
+/// tie_rule = "ns2"`) the order is ends, everything else, starts.
 pub type TieKey = u64;
 
-const CLASS_SHIFT: u32 = 62;
+/// Where within its nanosecond an event falls: the part of a propagation
+/// delay that rounding to whole nanoseconds took away, in units of
+/// 2^-[`PHASE_BITS`] ns from -0.5 ns ([`phase_of_remainder`]); an event
+/// inherits the phase of the event that scheduled it.
+pub type Phase = u16;
 
-/// The tie key of sequence number `seq` in `class`.
+/// Bits of a tie key that hold the phase: 1/65,536 ns (15 fs, the time
+/// light takes over 4.6 µm).
+pub const PHASE_BITS: u32 = 16;
+
+/// Bits of a tie key that hold the sequence number: 7 × 10^13 events.
+pub const SEQ_BITS: u32 = 64 - 2 - PHASE_BITS;
+
+/// The phase of an event on the nanosecond.
+pub const PHASE_NEUTRAL: Phase = 1 << (PHASE_BITS - 1);
+
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+
+/// The phase of an instant `remainder_ns` past the nanosecond it was
+/// rounded to (-0.5 to 0.5 ns).
+pub fn phase_of_remainder(remainder_ns: f64) -> Phase {
+    let units = ((remainder_ns + 0.5) * f64::from(1u32 << PHASE_BITS)).floor();
+    units.clamp(0.0, f64::from(Phase::MAX)) as Phase
+}
+
+/// The tie key of sequence number `seq` in `class`, on the nanosecond.
 pub fn tie_key(class: Class, seq: u64) -> TieKey {
-    ((class as u64) << CLASS_SHIFT) | seq
+    tie_key_at(class, PHASE_NEUTRAL, seq)
+}
+
+/// The tie key of sequence number `seq` in `class` at `phase`.
+#[inline]
+pub fn tie_key_at(class: Class, phase: Phase, seq: u64) -> TieKey {
+    debug_assert!(seq < SEQ_MASK, "sequence numbers run out");
+    let after_ends = u64::from(class != Class::RxEnd);
+    let start = u64::from(class == Class::RxStart);
+    (after_ends << 63) | (u64::from(phase) << (SEQ_BITS + 1)) | (start << SEQ_BITS) | seq
 }
 
 /// The sequence number of a tie key.
 pub fn seq_of(key: TieKey) -> u64 {
-    key & ((1 << CLASS_SHIFT) - 1)
+    key & SEQ_MASK
+}
+
+/// The phase of a tie key.
+#[inline]
+pub fn phase_of(key: TieKey) -> Phase {
+    (key >> (SEQ_BITS + 1)) as Phase
 }
 
 /// Where an event stands in the one total order: its time in the high 64
@@ -68,8 +111,8 @@ pub fn place(time: SimTime, key: TieKey) -> Place {
 /// Entry `i` (the root is 0, the children of `i` are `4i + 1` to `4i + 4`)
 /// sits at `i + 3` in the lines of places, so the children of `i` are
 /// exactly line `i + 1`. Places past the last entry are [`Place::MAX`],
-/// which no event has (no [`Class`] sets both top bits of a tie key), so a
-/// sift compares four children always; line 0 begins with three of them.
+/// which no event has (no sequence number sets all of a tie key's low
+/// bits), so a sift compares four children always; line 0 begins with three of them.
 struct QuadHeap<E> {
     lines: Vec<Line>,
     events: Vec<E>,
@@ -198,6 +241,9 @@ pub struct EventQueue<E> {
     now: SimTime,
     /// The tie key of the last popped event.
     key: TieKey,
+    /// The phase events scheduled with [`Self::schedule`] and
+    /// [`Self::schedule_far`] get: the last popped event's.
+    phase: Phase,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -214,6 +260,7 @@ impl<E: Copy> EventQueue<E> {
             next_seq: 0,
             now: 0,
             key: 0,
+            phase: PHASE_NEUTRAL,
         }
     }
 
@@ -236,19 +283,30 @@ impl<E: Copy> EventQueue<E> {
         seq
     }
 
-    /// Schedules `event` at absolute time `time` ([`Class::Normal`]).
-    /// Scheduling in the past is a logic error; the event is clamped to
-    /// `now` in release builds.
+    /// The phase of the last popped event, which the events it schedules
+    /// inherit (see [`Phase`]).
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Schedules `event` at absolute time `time` ([`Class::Normal`], at
+    /// [`Self::phase`]). Scheduling in the past is a logic error; the event
+    /// is clamped to `now` in release builds.
     pub fn schedule(&mut self, time: SimTime, event: E) {
+        self.schedule_at_phase(time, self.phase, event);
+    }
+
+    /// As [`Self::schedule`], at phase `phase`.
+    pub fn schedule_at_phase(&mut self, time: SimTime, phase: Phase, event: E) {
         let seq = self.reserve_seq();
-        self.schedule_keyed(time, tie_key(Class::Normal, seq), event);
+        self.schedule_keyed(time, tie_key_at(Class::Normal, phase, seq), event);
     }
 
     /// As [`Self::schedule`], for an event of a kind that is rare and
     /// usually due far ahead (kept apart from the frequent ones: see the
     /// module's documentation). Only speed depends on the choice.
     pub fn schedule_far(&mut self, time: SimTime, event: E) {
-        let key = tie_key(Class::Normal, self.reserve_seq());
+        let key = tie_key_at(Class::Normal, self.phase, self.reserve_seq());
         let at = self.place(time, key);
         self.far.push(at, event);
     }
@@ -285,6 +343,7 @@ impl<E: Copy> EventQueue<E> {
         }?;
         self.now = (at >> 64) as SimTime;
         self.key = at as TieKey;
+        self.phase = phase_of(self.key);
         Some((self.now, event))
     }
 
@@ -409,8 +468,39 @@ mod tests {
         assert_eq!(q.pop(), Some((5, "timer")));
         assert_eq!(q.pop(), Some((5, "start")));
         assert_eq!(q.key(), tie_key(Class::RxStart, early));
-        assert!(tie_key(Class::RxEnd, u64::MAX >> 2) < tie_key(Class::Normal, 0));
+        assert!(tie_key(Class::RxEnd, SEQ_MASK - 1) < tie_key(Class::Normal, 0));
         assert_eq!(seq_of(tie_key(Class::RxStart, early)), early);
+    }
+
+    #[test]
+    fn phases_order_timers_and_starts_within_their_nanosecond() {
+        let mut q = EventQueue::new();
+        let late = phase_of_remainder(0.2);
+        let early = phase_of_remainder(-0.1);
+        assert!(early < PHASE_NEUTRAL && PHASE_NEUTRAL < late);
+        let s = q.reserve_seq();
+        q.schedule_keyed(5, tie_key_at(Class::RxStart, early, s), "early start");
+        q.schedule_at_phase(5, late, "late timer");
+        let s = q.reserve_seq();
+        q.schedule_keyed(5, tie_key_at(Class::RxStart, late, s), "late start");
+        let s = q.reserve_seq();
+        q.schedule_keyed(5, tie_key_at(Class::RxEnd, late, s), "late end");
+        q.schedule(5, "neutral timer");
+        assert_eq!(q.pop(), Some((5, "late end")));
+        assert_eq!(q.pop(), Some((5, "early start")));
+        assert_eq!(q.phase(), early);
+        // What an event schedules inherits its phase.
+        q.schedule(5, "inherits early");
+        assert_eq!(q.pop(), Some((5, "inherits early")));
+        assert_eq!(q.pop(), Some((5, "neutral timer")));
+        assert_eq!(q.pop(), Some((5, "late timer")));
+        assert_eq!(q.pop(), Some((5, "late start")));
+        assert_eq!(q.phase(), late);
+        assert_eq!(phase_of(tie_key_at(Class::Normal, late, 9)), late);
+        assert_eq!(seq_of(tie_key_at(Class::RxStart, late, 9)), 9);
+        assert_eq!(phase_of_remainder(-0.5), 0);
+        assert_eq!(phase_of_remainder(0.0), PHASE_NEUTRAL);
+        assert_eq!(phase_of_remainder(0.5), Phase::MAX);
     }
 
     #[test]
@@ -501,17 +591,18 @@ mod tests {
                 let key = match rng.below(3) {
                     0 => {
                         q.schedule_far(at, id);
-                        tie_key(Class::Normal, q.next_seq - 1)
+                        tie_key_at(Class::Normal, q.phase(), q.next_seq - 1)
                     }
                     1 => {
                         let class = [Class::RxEnd, Class::RxStart][rng.below(2) as usize];
-                        let key = tie_key(class, q.reserve_seq());
+                        let phase = PHASE_NEUTRAL - 2 + rng.below(5) as Phase;
+                        let key = tie_key_at(class, phase, q.reserve_seq());
                         q.schedule_keyed(at, key, id);
                         key
                     }
                     _ => {
                         q.schedule(at, id);
-                        tie_key(Class::Normal, q.next_seq - 1)
+                        tie_key_at(Class::Normal, q.phase(), q.next_seq - 1)
                     }
                 };
                 model.insert((at, key), id);

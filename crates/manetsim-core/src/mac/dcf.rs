@@ -56,7 +56,7 @@
 
 use super::frame::Control;
 use super::{Frame, FrameKind, MacParams};
-use crate::engine::{Rng, SimTime, TimerSlot};
+use crate::engine::{Phase, Rng, SimTime, TimerSlot, PHASE_NEUTRAL};
 use crate::net::{NodeId, Packet, BROADCAST};
 use std::rc::Rc;
 
@@ -110,11 +110,13 @@ pub struct GaveUp {
 /// What the MAC asks the world to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MacAction {
-    /// Arm `timer` to fire at `at` with generation `gen`.
+    /// Arm `timer` to fire at `at` with generation `gen`, at `phase`
+    /// within its nanosecond (see [`Dcf::set_phase`]).
     SetTimer {
         timer: MacTimer,
         at: SimTime,
         gen: u32,
+        phase: Phase,
     },
     /// Start transmitting `frame` now; it lasts `airtime_ns`.
     Transmit { frame: Frame, airtime_ns: SimTime },
@@ -321,6 +323,10 @@ pub struct Dcf {
     /// duplicate (`MacAction::Accepted`, `Collided`, `Refused`,
     /// `Duplicate`).
     report_to_trace: bool,
+    /// Where within its nanosecond the call being handled falls, and the
+    /// NAV's expiry (see [`Self::set_phase`]).
+    phase: Phase,
+    nav_phase: Phase,
 }
 
 /// What a MAC hands up of the unicast frames it decodes for other nodes.
@@ -383,7 +389,19 @@ impl Dcf {
             tap: Tap::Off,
             report_to_trace: false,
             stats: MacStats::default(),
+            phase: PHASE_NEUTRAL,
+            nav_phase: PHASE_NEUTRAL,
         }
+    }
+
+    /// Where within its nanosecond (see [`Phase`]) the next calls fall, for
+    /// the timers they arm: those counted from the present get `phase`,
+    /// a backoff that resumes as the NAV expires the phase of the call that
+    /// last extended the NAV. Neutral unless the world keeps phases
+    /// (`[mac] tie_rule = "ns2"`).
+    #[inline]
+    pub fn set_phase(&mut self, phase: Phase) {
+        self.phase = phase;
     }
 
     /// Reports what ns-2.35's MAC writes in its trace beyond the frames it
@@ -460,8 +478,23 @@ impl Dcf {
     }
 
     fn arm(&mut self, timer: MacTimer, at: SimTime, out: &mut Vec<MacAction>) {
+        self.arm_at_phase(timer, at, self.phase, out);
+    }
+
+    fn arm_at_phase(
+        &mut self,
+        timer: MacTimer,
+        at: SimTime,
+        phase: Phase,
+        out: &mut Vec<MacAction>,
+    ) {
         let gen = self.timers[timer as usize].arm(at);
-        out.push(MacAction::SetTimer { timer, at, gen });
+        out.push(MacAction::SetTimer {
+            timer,
+            at,
+            gen,
+            phase,
+        });
     }
 
     fn cancel(&mut self, timer: MacTimer) {
@@ -492,6 +525,7 @@ impl Dcf {
         let until = now + dur;
         if until > self.nav_until {
             self.nav_until = until;
+            self.nav_phase = self.phase;
             self.resume_at_nav_expiry(now, out);
         }
     }
@@ -512,7 +546,7 @@ impl Dcf {
                 self.backoff.stime = self.nav_until;
                 self.backoff.difs_wait = self.p.difs_ns;
                 let at = self.nav_until + self.p.difs_ns + self.backoff.rtime;
-                self.arm(MacTimer::Backoff, at, out);
+                self.arm_at_phase(MacTimer::Backoff, at, self.nav_phase, out);
             }
         } else if self.backoff.resumes {
             self.backoff.resumes = false;
@@ -1275,7 +1309,10 @@ impl Dcf {
             }
             duration_ns
         };
-        self.nav_until = self.nav_until.max(end + nav_ns);
+        if end + nav_ns > self.nav_until {
+            self.nav_until = end + nav_ns;
+            self.nav_phase = self.phase;
+        }
         true
     }
 

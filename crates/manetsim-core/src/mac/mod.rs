@@ -9,4 +9,6 @@ mod params;
 pub use dcf::{least_nav_after, Dcf, GaveUp, MacAction, MacStats, MacTimer, Refusal, TxOutcome};
 pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 pub use ifq::{Enqueued, PriQueue};
-pub use params::{BackoffCount, BackoffDraw, FrameSizes, MacParams, NS2_DATA_HEADER_BYTES};
+pub use params::{
+    BackoffCount, BackoffDraw, FrameSizes, MacParams, TieRule, NS2_DATA_HEADER_BYTES,
+};

@@ -102,6 +102,27 @@ impl BackoffCount {
     }
 }
 
+/// What comes first when a timer expires in the nanosecond a frame starts
+/// arriving (`[mac] tie_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieRule {
+    /// The timer: a frame that starts arriving as a backoff ends is not
+    /// sensed by it (two stations whose backoffs end in the same slot both
+    /// transmit). Every event falls on its nanosecond.
+    #[default]
+    TimersFirst,
+    /// Whichever is earlier in ns-2.35's clock of doubles: each reception
+    /// keeps the part of its propagation delay that rounding to whole
+    /// nanoseconds took away, and what a reception's start or end sets off
+    /// (a backoff resuming, a timeout) keeps it too; at one nanosecond the
+    /// earlier comes first (see [`crate::engine::Phase`]). A backoff that
+    /// resumed at the end of a node's frame and ends as that node's next
+    /// frame starts arriving then defers when the two came closer in
+    /// between, and transmits when they moved apart, as in ns-2.35.
+    Ns2,
+}
+
 /// Timing and policy parameters of the DCF, all times in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MacParams {

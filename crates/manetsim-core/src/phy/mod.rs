@@ -11,7 +11,9 @@ mod grid;
 mod propagation;
 
 pub use grid::SpatialGrid;
-pub use propagation::{propagation_delay_ns, Propagation, RadioParams, SPEED_OF_LIGHT_MPS};
+pub use propagation::{
+    propagation_delay_ns, propagation_remainder_ns, Propagation, RadioParams, SPEED_OF_LIGHT_MPS,
+};
 
 /// A 2-D position in metres.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

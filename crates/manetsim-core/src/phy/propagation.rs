@@ -33,6 +33,13 @@ pub fn propagation_delay_ns(d_m: f64) -> u64 {
     (d_m * NS_PER_M + 0.5) as i64 as u64
 }
 
+/// What rounding the propagation delay over `d_m` metres to `delay_ns`
+/// ([`propagation_delay_ns`]) took away: -0.5 to 0.5 ns.
+#[inline]
+pub fn propagation_remainder_ns(d_m: f64, delay_ns: u64) -> f64 {
+    d_m * NS_PER_M - delay_ns as f64
+}
+
 /// How many shadowing standard deviations above the mean a frame may still
 /// be heard; bounds the search radius of the spatial index (P ≈ 3e-5).
 const SHADOWING_CUTOFF_SIGMAS: f64 = 4.0;

@@ -451,6 +451,11 @@ pub struct Mac {
     /// [`crate::mac::BackoffCount`]).
     #[serde(default)]
     pub backoff_count: crate::mac::BackoffCount,
+    /// What comes first when a timer expires in the nanosecond a frame
+    /// starts arriving: `timers_first` or `ns2` (the sub-nanosecond part of
+    /// the propagation delays decides, see [`crate::mac::TieRule`]).
+    #[serde(default)]
+    pub tie_rule: crate::mac::TieRule,
     /// Time a packet spends in the link layer, between the MAC and
     /// routing, each way (ns-2.35's `LL` `delay_`, 25 µs; 0 by default).
     #[serde(default)]
@@ -488,6 +493,7 @@ impl Default for Mac {
             frames: Default::default(),
             backoff_draw: Default::default(),
             backoff_count: Default::default(),
+            tie_rule: Default::default(),
             ll_delay_s: 0.0,
         }
     }

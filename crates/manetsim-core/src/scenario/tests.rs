@@ -449,6 +449,23 @@ fn mac_backoff_count_takes_exact_or_ns2() {
 }
 
 #[test]
+fn mac_tie_rule_takes_timers_first_or_ns2() {
+    use crate::mac::TieRule;
+    assert_eq!(
+        load_with(BASE, &[]).unwrap().mac.tie_rule,
+        TieRule::TimersFirst
+    );
+    let s = load_with(BASE, &["mac.tie_rule=ns2"]).unwrap();
+    assert_eq!(s.mac.tie_rule, TieRule::Ns2);
+    let e = err(load_with(BASE, &["mac.tie_rule=standard"]));
+    assert_eq!(e.key.as_deref(), Some("mac.tie_rule"));
+    assert!(
+        e.message.contains("`timers_first`") && e.message.contains("`ns2`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn tcp_ssthresh_rule_and_limited_transmit_are_flow_keys() {
     use crate::transport::tcp::SsthreshRule;
     let tcp = "flows=[{src = 0, dst = 1, transport = \"tcp\", app = \"ftp\"}]";

@@ -457,6 +457,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         seen_floods: 0,
         floods,
         eager_power_w: Default::default(),
+        phased: s.mac.tie_rule == crate::mac::TieRule::Ns2,
         ll_delay_ns: from_secs(s.mac.ll_delay_s),
         parked: Vec::new(),
         parked_free: Vec::new(),

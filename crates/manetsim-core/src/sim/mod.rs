@@ -66,8 +66,9 @@ mod wired;
 use crate::app::Cbr;
 use crate::energy::Battery;
 use crate::engine::{
-    from_secs, place, prefetch, prefetch_raw, seq_of, tie_key, to_secs, Class, EventQueue, Place,
-    Rng, SimTime, TieKey, TimerSlot, NS_PER_S,
+    from_secs, phase_of, phase_of_remainder, place, prefetch, prefetch_raw, seq_of, tie_key_at,
+    to_secs, Class, EventQueue, Phase, Place, Rng, SimTime, TieKey, TimerSlot, NS_PER_S,
+    PHASE_NEUTRAL,
 };
 use crate::loss::LossModel;
 use crate::mac::{
@@ -85,7 +86,7 @@ use crate::net::{
     NodeId, Packet, PacketKind, RoutingAction, RoutingCtx, RoutingProtocol, BROADCAST, DEFAULT_TTL,
     IP_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::phy::{propagation_delay_ns, Pos, RadioParams, SpatialGrid};
+use crate::phy::{propagation_delay_ns, propagation_remainder_ns, Pos, RadioParams, SpatialGrid};
 use crate::routing::Router;
 use crate::scenario::{AppKind, LossWhere, OnOffDistribution, Scenario};
 use crate::trace::ns2::MacFields;
@@ -446,6 +447,9 @@ struct LazyRx {
     seq: u64,
     serial: u32,
     ra: NodeId,
+    /// Where within their nanoseconds its start and end fall (`[mac]
+    /// tie_rule`; see [`Phase`]).
+    phase: Phase,
     started: bool,
     /// Only the start waits here: the end is an `RxEnd` event, as the MAC
     /// acts on frames it decodes for itself (and on any frame for a
@@ -455,11 +459,11 @@ struct LazyRx {
 
 impl LazyRx {
     fn start_key(&self) -> (SimTime, TieKey) {
-        (self.start, tie_key(Class::RxStart, self.seq))
+        (self.start, tie_key_at(Class::RxStart, self.phase, self.seq))
     }
 
     fn end_key(&self) -> (SimTime, TieKey) {
-        (self.end, tie_key(Class::RxEnd, self.seq))
+        (self.end, tie_key_at(Class::RxEnd, self.phase, self.seq))
     }
 
     /// When a paused backoff must hear this frame's end at the latest: past
@@ -610,7 +614,10 @@ impl Node {
             let (at, i) = due[k];
             let (t, key) = unflat(at);
             let e = self.lazy.overheard[i as usize];
-            if key == tie_key(Class::RxStart, e.seq) {
+            // What the MAC sets off here falls where the reception does
+            // within its nanosecond, not where the replaying event does.
+            self.mac.set_phase(e.phase);
+            if key == tie_key_at(Class::RxStart, e.phase, e.seq) {
                 // Heard whole with nothing in between (the common case)
                 // and nothing armed: the MAC may take both in one step.
                 let whole = !armed
@@ -634,19 +641,21 @@ impl Node {
             k += 1;
         }
         if armed {
-            debug_assert!(
-                self.mac
-                    .earliest_timer()
-                    .is_none_or(|(at, ..)| at > upto.0
-                        || (at == upto.0 && upto.1 < tie_key(Class::RxStart, 0))),
-                "a timer armed during a replay is due within it"
-            );
             // What was re-armed or cancelled since must not be scheduled.
             let mac = &self.mac;
             out.retain(|a| match *a {
                 MacAction::SetTimer { timer, gen, .. } => mac.timer_is_live(timer, gen),
                 _ => true,
             });
+            debug_assert!(
+                out[mark..].iter().all(|a| match *a {
+                    MacAction::SetTimer { at, phase, .. } =>
+                        at > upto.0
+                            || (at == upto.0 && upto.1 < tie_key_at(Class::RxStart, phase, 0)),
+                    _ => true,
+                }),
+                "a timer armed during a replay is due within it"
+            );
         }
         self.lazy.overheard.retain(|e| {
             if e.start_only {
@@ -670,6 +679,7 @@ impl Node {
         if e.started || e.start_only || flat(e.end_key()) > flat(upto) {
             return 0;
         }
+        self.mac.set_phase(e.phase);
         if !self
             .mac
             .overhear_whole(e.start, e.power_w, e.end, e.ra, e.duration_ns)
@@ -762,6 +772,9 @@ pub(crate) struct World {
     floods: Option<FloodLog>,
     /// The received powers of eager `Event::RxStart`s.
     eager_power_w: PowerSlots,
+    /// `[mac] tie_rule = "ns2"`: receptions keep the sub-nanosecond part
+    /// of their propagation delays (see [`Phase`]).
+    phased: bool,
     /// `[mac] ll_delay_s`: how long a packet takes through the link layer,
     /// each way.
     ll_delay_ns: SimTime,
@@ -1036,14 +1049,20 @@ impl World {
     /// go to `out`.
     fn sync(&mut self, now: SimTime, n: u32, out: &mut Vec<MacAction>) {
         let node = &mut self.nodes[n as usize];
+        let upto = if now == self.q.now() {
+            (now, self.q.key())
+        } else {
+            (now, TieKey::MAX)
+        };
         if !node.lazy.overheard.is_empty() {
-            let upto = if now == self.q.now() {
-                (now, self.q.key())
-            } else {
-                (now, TieKey::MAX)
-            };
             self.events += node.replay_overheard(upto, &mut self.due, out);
         }
+        // What the MAC does next falls in the present.
+        node.mac.set_phase(if now == self.q.now() {
+            self.q.phase()
+        } else {
+            PHASE_NEUTRAL
+        });
     }
 
     /// A MAC with a backoff must hear the ends of its pending overheard frames
@@ -1085,11 +1104,11 @@ impl World {
             .as_ref()
             .map_or((0, 0), |a| (a.airtime_ns, a.serial));
         let end = now + airtime;
-        // The end shares the start's sequence number (see `LazyRx`).
-        let seq = seq_of(self.q.key());
+        // The end shares the start's sequence number and phase (see `LazyRx`).
+        let key = self.q.key();
         self.q.schedule_keyed(
             end,
-            tie_key(Class::RxEnd, seq),
+            tie_key_at(Class::RxEnd, phase_of(key), seq_of(key)),
             Event::RxEnd { node: n, tx },
         );
         let mut out = std::mem::take(&mut self.out);
@@ -1133,9 +1152,15 @@ impl World {
     fn finish_mac(&mut self, now: SimTime, n: u32, mut out: Vec<MacAction>) {
         for a in out.drain(..) {
             match a {
-                MacAction::SetTimer { timer, at, gen } => {
-                    self.q.schedule(
+                MacAction::SetTimer {
+                    timer,
+                    at,
+                    gen,
+                    phase,
+                } => {
+                    self.q.schedule_at_phase(
                         at,
+                        phase,
                         Event::Mac {
                             node: n,
                             timer,
@@ -1860,6 +1885,7 @@ impl World {
         let far_m2 = self.prefilter_m * self.prefilter_m;
         let cutoff_m2 = self.sense_cutoff_m2;
         let lazy = self.overhear_lazily;
+        let phased = self.phased;
         let no_losses = self.losses.is_empty();
         let tappable = self.promiscuous && frame.tappable(self.tap_control);
         // A flooded control packet (an AODV RREQ) that a receiver has seen
@@ -1989,6 +2015,11 @@ impl World {
         // Then what each listener does with the frame.
         for &Heard { r, d, power_w } in heard.iter() {
             let delay = propagation_delay_ns(d);
+            let phase = if phased {
+                phase_of_remainder(propagation_remainder_ns(d, delay))
+            } else {
+                PHASE_NEUTRAL
+            };
             let node = &mut nodes[r as usize];
             // Below the receive threshold a frame is only sensed, never
             // decoded, even when it is addressed to this node (but an
@@ -2028,6 +2059,7 @@ impl World {
                     seq,
                     serial,
                     ra: frame.ra,
+                    phase,
                     started: false,
                     start_only: !only_sensed,
                 };
@@ -2058,7 +2090,7 @@ impl World {
                 if !only_sensed {
                     q.schedule_keyed(
                         rx.end,
-                        tie_key(Class::RxEnd, seq),
+                        tie_key_at(Class::RxEnd, phase, seq),
                         Event::RxEnd { node: r, tx: id },
                     );
                     pending += 1;
@@ -2077,7 +2109,7 @@ impl World {
             } else {
                 q.schedule_keyed(
                     now + delay,
-                    tie_key(Class::RxStart, seq),
+                    tie_key_at(Class::RxStart, phase, seq),
                     Event::RxStart {
                         node: r,
                         tx: id,
