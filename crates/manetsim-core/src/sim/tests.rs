@@ -1342,6 +1342,16 @@ fn ns2s_tie_rule_lets_a_frame_from_a_node_coming_closer_arrive_before_a_backoff_
 fn lazy_overhearing_changes_nothing_with_ns2s_tie_rule() {
     let text = format!("{MOBILE_AODV}\n[mac]\ntie_rule = \"ns2\"\n");
     let lazy = lazy_as_eager_delivering(&text, 10_000);
+    // With the rest of ns-2.35's MAC too (ARP, its frames, its count of
+    // slots, its link layer's delay).
+    let all = format!(
+        "{text}arp = \"ns2\"\nframes = \"ns2\"\nbackoff_draw = \"ns2\"\n\
+         backoff_count = \"ns2\"\nll_delay_s = 25e-6\n"
+    );
+    lazy_as_eager_delivering(&all, 10_000);
+    // DSR's promiscuous receptions stay events.
+    let dsr = mobile("dsr", 4) + "\n[routing.dsr]\npreset = \"ns2\"\n[mac]\ntie_rule = \"ns2\"\n";
+    lazy_as_eager_delivering(&dsr, 10_000);
     // The rule does change the run.
     let (timers, _, _, _) = both_ways_counting_floods(MOBILE_AODV);
     assert_ne!(timers.mac, lazy.mac);
