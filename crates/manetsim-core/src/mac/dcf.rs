@@ -718,7 +718,8 @@ impl Dcf {
             difs_wait,
         };
         if self.is_idle(now) {
-            self.arm(MacTimer::Backoff, now + difs_wait + rtime, out);
+            let phase = self.idle_phase(now);
+            self.arm_at_phase(MacTimer::Backoff, now + difs_wait + rtime, phase, out);
         } else {
             self.backoff.paused = true;
             self.resume_at_nav_expiry(now, out);
@@ -743,7 +744,19 @@ impl Dcf {
         self.backoff.stime = now;
         self.backoff.difs_wait = self.p.difs_ns;
         let at = now + self.backoff.rtime + self.p.difs_ns;
-        self.arm(MacTimer::Backoff, at, out);
+        let phase = self.idle_phase(now);
+        self.arm_at_phase(MacTimer::Backoff, at, phase, out);
+    }
+
+    /// Where within the nanosecond `now` the medium, idle at `now`, turned
+    /// idle: the later of the present and a NAV that expires in the same
+    /// nanosecond (see [`Self::set_phase`]).
+    fn idle_phase(&self, now: SimTime) -> Phase {
+        if self.nav_until == now {
+            self.phase.max(self.nav_phase)
+        } else {
+            self.phase
+        }
     }
 
     /// The rate a data frame goes at. A frame for the broadcast address
@@ -2349,6 +2362,49 @@ mod tests {
         );
         // Counting down, it waits for its own timer.
         assert!(!m.acts_on_overheard_end());
+    }
+
+    /// With phases (`[mac] tie_rule = "ns2"`), a backoff resumes where the
+    /// medium turned idle within its nanosecond: at a frame's end, or at a
+    /// NAV that expires later in the same nanosecond; what is counted from
+    /// the present gets the present's phase.
+    #[test]
+    fn a_backoff_resumes_at_the_later_of_a_frames_end_and_the_navs_in_one_nanosecond() {
+        let resumed_at = |nav_phase: Phase, end_phase: Phase| {
+            let mut m = mac(0, 3000);
+            let mut out = Vec::new();
+            m.on_rx_start(0, 1, 1e-6, 100_000, &mut out);
+            m.send(10, pkt(512), 1, &mut out);
+            assert!(m.backoff.busy && m.backoff.paused);
+            (m.nav_until, m.nav_phase) = (100_000, nav_phase);
+            out.clear();
+            m.set_phase(end_phase);
+            m.on_rx_end_overheard(100_000, 1, 3, 0, &mut out);
+            match out[..] {
+                [MacAction::SetTimer {
+                    timer: MacTimer::Backoff,
+                    phase,
+                    ..
+                }] => phase,
+                _ => panic!("{out:?}"),
+            }
+        };
+        assert_eq!(resumed_at(900, 100), 900);
+        assert_eq!(resumed_at(100, 900), 900);
+        assert_eq!(resumed_at(PHASE_NEUTRAL, PHASE_NEUTRAL), PHASE_NEUTRAL);
+        // A NAV that expired a nanosecond before counts for nothing.
+        let mut m = mac(0, 3000);
+        let mut out = Vec::new();
+        m.on_rx_start(0, 1, 1e-6, 100_000, &mut out);
+        m.send(10, pkt(512), 1, &mut out);
+        (m.nav_until, m.nav_phase) = (99_999, 900);
+        out.clear();
+        m.set_phase(100);
+        m.on_rx_end_overheard(100_000, 1, 3, 0, &mut out);
+        assert!(
+            matches!(out[..], [MacAction::SetTimer { phase: 100, .. }]),
+            "{out:?}"
+        );
     }
 
     /// What an overheard frame's end leaves of the NAV is never less than
