@@ -19,7 +19,9 @@
 
 use super::SimTime;
 
-/// Which events go first among those due at the same instant.
+/// Which events go first among those due at the same instant (of one
+/// [`Phase`]: with `[mac] tie_rule = "ns2"` the phase orders events within
+/// a nanosecond before the class does, reception ends apart).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Class {
@@ -36,15 +38,15 @@ pub enum Class {
 /// Where an event stands among those at the same instant: reception ends
 /// first, then by [`Phase`], then other events before reception starts,
 /// then by sequence number. Laid out, from the top bit: whether the class
-/// is other than [`Class::RxEnd`] (1 bit), the phase ([`PHASE_BITS`]),
+/// is other than [`Class::RxEnd`] (1 bit), the phase (`PHASE_BITS`),
 /// whether it is [`Class::RxStart`] (1 bit), the sequence number (the rest,
-/// [`SEQ_BITS`]). With every phase [`PHASE_NEUTRAL`] (as unless `[mac]
+/// `SEQ_BITS`). With every phase [`PHASE_NEUTRAL`] (as unless `[mac]
 /// tie_rule = "ns2"`) the order is ends, everything else, starts.
 pub type TieKey = u64;
 
 /// Where within its nanosecond an event falls: the part of a propagation
 /// delay that rounding to whole nanoseconds took away, in units of
-/// 2^-[`PHASE_BITS`] ns from -0.5 ns ([`phase_of_remainder`]); an event
+/// 2^-`PHASE_BITS` ns from -0.5 ns ([`phase_of_remainder`]); an event
 /// inherits the phase of the event that scheduled it.
 pub type Phase = u16;
 

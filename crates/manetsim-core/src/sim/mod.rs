@@ -34,7 +34,11 @@
 //! other event in the order it was scheduled, then reception starts
 //! ([`Class`]): a frame is over at its last nanosecond, and a frame that
 //! starts arriving as a backoff expires is not sensed by it (two stations
-//! whose backoffs end in the same slot both transmit).
+//! whose backoffs end in the same slot both transmit). With `[mac]
+//! tie_rule = "ns2"`, events after the ends go by where they fall within
+//! the nanosecond first ([`Phase`]: each reception keeps what rounding its
+//! propagation delay took away, and what it sets off inherits that), as
+//! ns-2.35's clock of doubles orders them.
 //!
 //! Promiscuous overhearing: a node whose routing agent asks for it
 //! ([`RoutingProtocol::wants_promiscuous`], e.g. DSR for its gratuitous
