@@ -1053,16 +1053,17 @@ impl World {
     /// go to `out`.
     fn sync(&mut self, now: SimTime, n: u32, out: &mut Vec<MacAction>) {
         let node = &mut self.nodes[n as usize];
-        let upto = if now == self.q.now() {
-            (now, self.q.key())
-        } else {
-            (now, TieKey::MAX)
-        };
+        let present = now == self.q.now();
         if !node.lazy.overheard.is_empty() {
+            let upto = if present {
+                (now, self.q.key())
+            } else {
+                (now, TieKey::MAX)
+            };
             self.events += node.replay_overheard(upto, &mut self.due, out);
         }
         // What the MAC does next falls in the present.
-        node.mac.set_phase(if now == self.q.now() {
+        node.mac.set_phase(if present {
             self.q.phase()
         } else {
             PHASE_NEUTRAL
