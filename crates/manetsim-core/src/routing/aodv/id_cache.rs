@@ -24,6 +24,9 @@ struct Slot {
 #[derive(Debug, Clone)]
 pub struct IdCache {
     lifetime: SimTime,
+    /// With ticks (> 0), an entry is forgotten only at the first multiple
+    /// of `tick` at or after `lifetime` has passed ([`IdCache::with_ticks`]).
+    tick: SimTime,
     /// A power of two long (or empty before the first insertion).
     slots: Vec<Slot>,
     /// Non-empty slots, live or expired.
@@ -43,14 +46,38 @@ impl IdCache {
     pub fn new(lifetime: SimTime) -> Self {
         Self {
             lifetime: lifetime.max(1),
+            tick: 0,
             slots: Vec::new(),
             used: 0,
         }
     }
 
+    /// A cache that forgets only at ticks `tick` apart, from time 0: an
+    /// entry recorded at `t` is a duplicate until the first tick at or
+    /// after `t + lifetime`, so for `lifetime` to `lifetime + tick`. This is
+    /// ns-2.35's `BroadcastTimer`: every BCAST_ID_SAVE it deletes the ids
+    /// whose `expire <= now`, and `id_lookup` matches any id still listed.
+    pub fn with_ticks(lifetime: SimTime, tick: SimTime) -> Self {
+        Self {
+            tick,
+            ..Self::new(lifetime)
+        }
+    }
+
+    /// When an entry recorded at `now` stops being a duplicate.
+    fn expiry(&self, now: SimTime) -> SimTime {
+        let at = now.saturating_add(self.lifetime);
+        if self.tick == 0 {
+            at
+        } else {
+            at.div_ceil(self.tick).saturating_mul(self.tick)
+        }
+    }
+
     /// Records (orig, id); returns true if it was already there and had not
     /// expired (a duplicate). An entry expires `lifetime` after it was
-    /// recorded: it is gone at exactly that instant.
+    /// recorded (with ticks, at the first tick from then): it is gone at
+    /// exactly that instant.
     pub fn check_and_insert(&mut self, orig: NodeId, id: u32, now: SimTime) -> bool {
         if self.used * 2 >= self.slots.len() {
             self.rebuild(now);
@@ -88,7 +115,7 @@ impl IdCache {
         self.slots[at] = Slot {
             orig,
             id,
-            expires: now.saturating_add(self.lifetime),
+            expires: self.expiry(now),
         };
         false
     }
@@ -157,21 +184,46 @@ mod tests {
         assert!(!c.check_and_insert(1, 7, 20));
     }
 
-    /// The plain definition: a FIFO of expiries beside a hashed set.
+    #[test]
+    fn with_ticks_an_id_is_forgotten_at_the_first_tick_after_its_lifetime() {
+        let mut c = IdCache::with_ticks(6, 6);
+        assert!(!c.check_and_insert(1, 7, 1));
+        assert!(c.check_and_insert(1, 7, 11), "7 s: expired, not yet purged");
+        assert!(!c.check_and_insert(1, 7, 12), "purged at the tick at 12");
+        assert!(c.check_and_insert(1, 7, 17), "recorded at 12, kept to 18");
+        assert!(!c.check_and_insert(1, 7, 18));
+        assert!(c.is_duplicate(1, 7, 23));
+        assert!(!c.is_duplicate(1, 7, 24));
+    }
+
+    /// The plain definition: a FIFO of expiries beside a hashed set; with
+    /// a tick, entries leave only at purges every `tick` from 0.
     struct Reference {
         lifetime: SimTime,
+        tick: SimTime,
+        next_purge: SimTime,
         order: VecDeque<(SimTime, (NodeId, u32))>,
         seen: IntSet<(NodeId, u32)>,
     }
 
     impl Reference {
-        fn check_and_insert(&mut self, orig: NodeId, id: u32, now: SimTime) -> bool {
+        fn purge(&mut self, upto: SimTime) {
             while let Some(&(exp, key)) = self.order.front() {
-                if exp > now {
+                if exp > upto {
                     break;
                 }
                 self.order.pop_front();
                 self.seen.remove(&key);
+            }
+        }
+
+        fn check_and_insert(&mut self, orig: NodeId, id: u32, now: SimTime) -> bool {
+            if self.tick == 0 {
+                self.purge(now);
+            }
+            while self.tick > 0 && self.next_purge <= now {
+                self.purge(self.next_purge);
+                self.next_purge += self.tick;
             }
             if !self.seen.insert((orig, id)) {
                 return true;
@@ -183,12 +235,31 @@ mod tests {
 
     #[test]
     fn agrees_with_the_plain_definition_through_growth_and_rebuilds() {
+        agrees_with_the_plain_definition(0);
+    }
+
+    #[test]
+    fn with_ticks_agrees_with_purges_every_tick() {
+        agrees_with_the_plain_definition(700);
+    }
+
+    fn agrees_with_the_plain_definition(tick: SimTime) {
         let mut rng = Rng::new(3, Stream::Mobility, 0);
-        let mut cache = IdCache::new(1_000);
+        let mut cache = IdCache::with_ticks(1_000, tick);
         let mut reference = Reference {
             lifetime: 1_000,
+            tick,
+            next_purge: 0,
             order: VecDeque::new(),
             seen: IntSet::default(),
+        };
+        // When an entry the reference expires at `exp` is purged.
+        let gone = |exp: SimTime| {
+            if tick == 0 {
+                exp
+            } else {
+                exp.div_ceil(tick) * tick
+            }
         };
         let mut now = 0;
         let mut duplicates = 0;
@@ -208,11 +279,11 @@ mod tests {
                 // still live then.
                 let later = now + rng.below(1_500);
                 let expiry = reference.order.iter().rev().find(|e| e.1 == (orig, id));
-                let now_live = expiry.is_some_and(|e| e.0 > now);
+                let now_live = expiry.is_some_and(|e| gone(e.0) > now);
                 let ahead = cache.is_duplicate(orig, id, later);
                 assert_eq!(
                     ahead,
-                    now_live && expiry.is_some_and(|e| e.0 > later),
+                    now_live && expiry.is_some_and(|e| gone(e.0) > later),
                     "step {step}"
                 );
                 seen_ahead += ahead as u32;

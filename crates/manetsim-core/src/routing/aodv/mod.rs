@@ -57,8 +57,13 @@
 //!   every new RREQ from the originator even when the route is kept (RFC
 //!   6.5; ns-2.35's `recvRequest`), and to ACTIVE_ROUTE_TIMEOUT by forwarding
 //!   a RREP (RFC 6.7; ns-2.35's `forward`); the RREQ duplicate cache keeps entries for
-//!   BCAST_ID_SAVE (ns-2: 6 s). Unlike the RFC (6.5), and like ns-2, no route
-//!   to the previous hop of a RREQ is created.
+//!   BCAST_ID_SAVE (ns-2: 6 s; with the ns2 preset until ns-2.35's purge
+//!   every 6 s after that, so 6 to 12 s: [`AodvConfig::rreq_id_purge_tick`]).
+//!   Unlike the RFC (6.5), and like ns-2, no route to the previous hop of a
+//!   RREQ is created. A node whose reverse route stays down (the RREQ it
+//!   answers carries an older number of its originator than the node has)
+//!   sends no reply, or with the ns2 preset sends it to node 0, as ns-2.35
+//!   does ([`AodvConfig::ns2_down_reply_to_node_zero`]).
 //! - **A RREP that brings no better route** is not forwarded (ns-2's
 //!   "suppress reply").
 //! - **Route lifetime**: sending or forwarding data over a route extends it
@@ -245,6 +250,13 @@ pub struct AodvConfig {
     pub reverse_route_life: SimTime,
     /// BCAST_ID_SAVE: how long a RREQ id is remembered (ns-2: 6 s).
     pub rreq_id_save: SimTime,
+    /// With a tick (> 0), RREQ ids are forgotten only at multiples of it
+    /// from time 0, each at the first tick at or after its BCAST_ID_SAVE
+    /// has passed: ns-2.35's `BroadcastTimer` purges the list of ids every
+    /// BCAST_ID_SAVE (6 s), and `id_lookup` matches any id still listed,
+    /// so an id is remembered 6 to 12 s. 0 (RFC 3561 section 6.5's
+    /// PATH_DISCOVERY_TIME): exactly `rreq_id_save`.
+    pub rreq_id_purge_tick: SimTime,
     /// NODE_TRAVERSAL_TIME (RFC: 40 ms; ns-2: 30 ms).
     pub node_traversal_time: SimTime,
     /// NET_DIAMETER (RFC: 35; ns-2: 30).
@@ -445,6 +457,21 @@ pub struct AodvConfig {
     /// with its own address, as a new UDP message (AODV-UU; RFC 3561 does
     /// not say). Nothing else reads a RREP's IP source.
     pub relayed_rrep_keeps_source: bool,
+    /// A RREP whose reverse route is down goes to node 0, as ns-2.35's
+    /// `sendReply` sends it: it takes the next hop from the route entry
+    /// without asking whether the route is up, and `rt_down` sets a down
+    /// route's next hop to 0, an address like any other in ns-2. The
+    /// reverse route stays down when the RREQ answered carries an older
+    /// sequence number of its originator than the node has (a request that
+    /// waited in a queue past the duplicate caches' 6 s floods again as
+    /// new). Node 0 then relays the reply if it has a route to its
+    /// destination, or the MAC gives it up when node 0 is out of range. A
+    /// route in local repair keeps its next hop in ns-2.35, and the reply
+    /// goes there. Node 0 itself sends no such reply (ns-2.35's would wait
+    /// at ARP for an address no node answers for). Off (RFC 3561 section
+    /// 6.6: the reply follows the reverse route the request set up), a
+    /// node with no active reverse route sends no reply.
+    pub ns2_down_reply_to_node_zero: bool,
 }
 
 impl Default for AodvConfig {
@@ -454,6 +481,7 @@ impl Default for AodvConfig {
             my_route_timeout: 10 * NS_PER_S,
             reverse_route_life: 6 * NS_PER_S,
             rreq_id_save: 6 * NS_PER_S,
+            rreq_id_purge_tick: 0,
             node_traversal_time: 40 * NS_PER_MS,
             net_diameter: 35,
             ttl_start: 1,
@@ -495,6 +523,7 @@ impl Default for AodvConfig {
             ns2_seqnos: false,
             release_spacing: 0,
             relayed_rrep_keeps_source: false,
+            ns2_down_reply_to_node_zero: false,
         }
     }
 }
@@ -527,6 +556,8 @@ impl AodvConfig {
             ns2_data_ttl: true,
             ns2_seqnos: true,
             relayed_rrep_keeps_source: true,
+            ns2_down_reply_to_node_zero: true,
+            rreq_id_purge_tick: 6 * NS_PER_S,
             // ns-2.35's sendError has no RERR_RATELIMIT.
             rerr_rate_limit: usize::MAX,
             ..Self::default()
@@ -719,7 +750,7 @@ impl Aodv {
         );
         Self {
             queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
-            ids: IdCache::new(cfg.rreq_id_save),
+            ids: IdCache::with_ticks(cfg.rreq_id_save, cfg.rreq_id_purge_tick),
             cfg,
             me,
             seqno,
@@ -1302,7 +1333,7 @@ impl Aodv {
         stamp: Option<u32>,
         ctx: &mut RoutingCtx,
     ) {
-        let Some(h) = self.routes.valid(to, self.now).map(|e| e.next_hop) else {
+        let Some(h) = self.reply_next_hop(to) else {
             return;
         };
         let mut msg = rp.to_bytes();
@@ -1311,6 +1342,23 @@ impl Aodv {
         }
         let p = self.control(to, self.cfg.net_diameter, msg, stamp);
         ctx.originate(p, h, "rrep", false);
+    }
+
+    /// The next hop of a RREP for `to`: that of an active route to it;
+    /// with [`AodvConfig::ns2_down_reply_to_node_zero`], also that of a
+    /// route in local repair, and node 0 for a route that is down.
+    fn reply_next_hop(&self, to: NodeId) -> Option<NodeId> {
+        if let Some(e) = self.routes.valid(to, self.now) {
+            return Some(e.next_hop);
+        }
+        if !self.cfg.ns2_down_reply_to_node_zero {
+            return None;
+        }
+        match self.routes.get(to) {
+            Some(e) if e.state == RouteState::InRepair => Some(e.next_hop),
+            Some(_) if self.me != 0 => Some(0),
+            _ => None,
+        }
     }
 
     fn on_rrep(

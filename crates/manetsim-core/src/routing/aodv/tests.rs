@@ -1809,3 +1809,78 @@ fn with_aodv_uus_rule_a_tcp_packets_discovery_and_its_retries_carry_the_g_flag()
     let out = uu.run(|a, ctx| a.route_to_internet(0, to_host, 20, ctx));
     assert_eq!(g_flags(&out), [(20, true)]);
 }
+
+/// A RREQ from `orig` (number `orig_seqno`, id `id`) for `dst`, relayed
+/// once by `sender`.
+fn rreq_numbered(sender: NodeId, orig: NodeId, id: u32, orig_seqno: u32, dst: NodeId) -> Packet {
+    let rq = RreqRepr {
+        hop_count: 1,
+        ..RreqRepr::request(id, dst, None, orig, orig_seqno)
+    };
+    rreq_packet(sender, 5, rq)
+}
+
+/// The next hops of the RREPs in `out`.
+fn reply_hops(out: &[RoutingAction]) -> Vec<NodeId> {
+    originated(out)
+        .into_iter()
+        .filter(|(_, _, m, _)| matches!(m, Message::Rrep(_)))
+        .map(|(_, to, _, _)| to)
+        .collect()
+}
+
+/// Node `me` answers a request of node 2 (number 10) from neighbour 3 at 0,
+/// lets the reverse route expire, and at 20 s hears an older request of
+/// node 2 (number 8, a new id) for itself from neighbour 4: the reverse
+/// route stays down. Returns the next hops of the replies to both.
+fn answer_a_stale_request(me: NodeId, cfg: AodvConfig) -> (Vec<NodeId>, Vec<NodeId>) {
+    let mut n = Node::with(me, cfg);
+    let first = reply_hops(&n.control(0, 3, rreq_numbered(3, 2, 1, 10, me)));
+    let at = 20 * NS_PER_S;
+    let late = reply_hops(&n.control(at, 4, rreq_numbered(4, 2, 2, 8, me)));
+    assert!(
+        n.a.routes().valid(2, at).is_none(),
+        "the older request leaves the reverse route down"
+    );
+    (first, late)
+}
+
+#[test]
+fn ns2_a_reply_over_a_reverse_route_that_is_down_goes_to_node_zero() {
+    assert_eq!(
+        answer_a_stale_request(5, AodvConfig::ns2()),
+        (vec![3], vec![0]),
+        "ns-2.35's sendReply takes the down route's next hop, 0"
+    );
+    // RFC 3561 section 6.6: no reverse route, no reply.
+    assert_eq!(
+        answer_a_stale_request(5, AodvConfig::default()),
+        (vec![3], vec![])
+    );
+    // Node 0 sends none to itself.
+    assert_eq!(
+        answer_a_stale_request(0, AodvConfig::ns2()),
+        (vec![3], vec![])
+    );
+}
+
+#[test]
+fn ns2_remembers_a_rreq_id_until_the_purge_tick_after_bcast_id_save() {
+    // Heard at 30 ms: BCAST_ID_SAVE ends at 6.03 s, and ns-2.35's
+    // BroadcastTimer, every 6 s from 0, forgets it at 12 s.
+    let mut n = Node::with(2, AodvConfig::ns2());
+    n.control(ms(30), 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
+    let id = (0, 7);
+    assert!(n.a.has_seen(id, 12 * NS_PER_S - 1));
+    assert!(!n.a.has_seen(id, 12 * NS_PER_S));
+    // A copy at 11 s is still a duplicate, and not relayed.
+    n.timeout(ms(100));
+    let copy = n.control(11 * NS_PER_S, 3, rreq_packet(3, 5, rreq(0, 7, 9, None, 1)));
+    assert!(copy.is_empty());
+    assert!(originated(&n.timeout(11 * NS_PER_S + ms(20))).is_empty());
+    // Heard exactly at 6 s: forgotten at the tick at 12 s too.
+    let mut m = Node::with(2, AodvConfig::ns2());
+    m.control(6 * NS_PER_S, 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
+    assert!(m.a.has_seen(id, 12 * NS_PER_S - 1));
+    assert!(!m.a.has_seen(id, 12 * NS_PER_S));
+}
