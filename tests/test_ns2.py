@@ -1510,6 +1510,7 @@ NS2_MAC = [
                 "routing.aomdv.rerr_rate_limit is true",
                 'routing.aomdv.message_sizes is "standard"',
                 'routing.aomdv.target_replies is "paths"',
+                'routing.aomdv.id_purge is "exact"',
             ],
         ),
         (
@@ -1520,6 +1521,7 @@ NS2_MAC = [
                 "routing.aomdv.rerr_rate_limit=false",
                 'routing.aomdv.message_sizes="ns2"',
                 'routing.aomdv.target_replies="ns2"',
+                'routing.aomdv.id_purge="ns2"',
                 "mac.arp=ns2",
                 *NS2_MAC,
             ],
@@ -1690,6 +1692,7 @@ def test_like_ns2_overrides_follow_the_routing_protocol():
         assert like.get("routing.aomdv.rerr_rate_limit") == (False if routing == "aomdv" else None)
         assert like.get("routing.aomdv.message_sizes") == ("ns2" if routing == "aomdv" else None)
         assert like.get("routing.aomdv.target_replies") == ("ns2" if routing == "aomdv" else None)
+        assert like.get("routing.aomdv.id_purge") == ("ns2" if routing == "aomdv" else None)
         assert like["flows.0.tcp.ssthresh_rule"] == "ns2"
         assert ns2.known_differences(fixture, {**sets, **like}) == []
 

@@ -300,10 +300,11 @@ def routing_overrides(routing: str) -> dict[str, Any]:
     """Scenario overrides that make manetsim's ``routing`` agent run as
     ns-2.35's does where it has a choice: AODV's and DSR's ``preset =
     "ns2"``, AOMDV's HELLO link detection, node-disjoint paths, unlimited
-    route errors and message sizes (ns-2.35 compiles AOMDV without
-    link-layer detection, with ``AOMDV_NODE_DISJOINT_PATHS``, sends a RERR
-    for every packet it cannot route, and sizes its messages by its
-    ``aomdv_packet.h``); nothing for the rest."""
+    route errors, message sizes, destination replies and RREQ ids kept to
+    its 6 s purge (ns-2.35 compiles AOMDV without link-layer detection,
+    with ``AOMDV_NODE_DISJOINT_PATHS``, sends a RERR for every packet it
+    cannot route, sizes its messages by its ``aomdv_packet.h`` and purges
+    its ids every BCAST_ID_SAVE); nothing for the rest."""
     if routing in ("aodv", "dsr"):
         return {f"routing.{routing}.preset": "ns2"}
     if routing == "aomdv":
@@ -313,6 +314,7 @@ def routing_overrides(routing: str) -> dict[str, Any]:
             "routing.aomdv.rerr_rate_limit": False,
             "routing.aomdv.message_sizes": "ns2",
             "routing.aomdv.target_replies": "ns2",
+            "routing.aomdv.id_purge": "ns2",
         }
     return {}
 
@@ -469,6 +471,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "answers a copy with no room for its path and one sharing the first hop of a "
             "path no shorter than it; --set routing.aomdv.target_replies=ns2 compares like "
             "with like (docs/fidelity.md)"
+        )
+    if routing == "aomdv" and aomdv.get("id_purge", "exact") != "ns2":
+        notes.append(
+            "routing.aomdv.id_purge is \"exact\": manetsim's AOMDV forgets a RREQ's id "
+            "6 s after hearing it; ns-2.35's at its purge every 6 s after that, 6 to 12 s "
+            "later; --set routing.aomdv.id_purge=ns2 compares like with like "
+            "(docs/fidelity.md)"
         )
     if c["mac"].get("arp", "off") == "off":
         notes.append(

@@ -655,6 +655,22 @@ pub struct AomdvOptions {
     /// [`crate::routing::aomdv::AomdvConfig::ns2_target_replies`]).
     #[serde(default)]
     pub target_replies: AomdvTargetReplies,
+    /// How long a RREQ's id is remembered: `exact` (BCAST_ID_SAVE, 6 s) or
+    /// `ns2` (until ns-2.35's purge every 6 s from 0 after that: 6 to 12 s).
+    #[serde(default)]
+    pub id_purge: AomdvIdPurge,
+}
+
+/// How long AOMDV remembers a RREQ's id (`[routing.aomdv] id_purge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AomdvIdPurge {
+    /// BCAST_ID_SAVE exactly.
+    #[default]
+    Exact,
+    /// Until the first of ns-2.35's purges, every BCAST_ID_SAVE from 0,
+    /// after BCAST_ID_SAVE has passed.
+    Ns2,
 }
 
 /// Which RREQ copies an AOMDV destination answers (`[routing.aomdv]
@@ -702,6 +718,7 @@ impl Default for AomdvOptions {
             rerr_rate_limit: true,
             message_sizes: AomdvMessageSizes::Standard,
             target_replies: AomdvTargetReplies::Paths,
+            id_purge: AomdvIdPurge::Exact,
         }
     }
 }

@@ -23,9 +23,9 @@ use crate::routing::dsr::{CacheModel, Dsr, DsrConfig};
 use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
-    AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvMessageSizes, AomdvOptions,
-    AomdvTargetReplies, AppKind, DsdvOptions, DsrOptions, DsrPreset, GatewayForwarding,
-    OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
+    AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvIdPurge, AomdvMessageSizes,
+    AomdvOptions, AomdvTargetReplies, AppKind, DsdvOptions, DsrOptions, DsrPreset,
+    GatewayForwarding, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
 };
 use std::rc::Rc;
 
@@ -88,6 +88,9 @@ pub fn aomdv_config(options: Option<&AomdvOptions>) -> AomdvConfig {
         cfg.rerr_limits = o.rerr_rate_limit;
         cfg.ns2_message_sizes = o.message_sizes == AomdvMessageSizes::Ns2;
         cfg.ns2_target_replies = o.target_replies == AomdvTargetReplies::Ns2;
+        if o.id_purge == AomdvIdPurge::Ns2 {
+            cfg.rreq_id_purge_tick = cfg.rreq_id_save;
+        }
     }
     cfg
 }

@@ -155,6 +155,12 @@ pub struct AomdvConfig {
     pub reverse_route_life: SimTime,
     /// BCAST_ID_SAVE (ns-2: 6 s).
     pub rreq_id_save: SimTime,
+    /// With a tick (> 0), RREQ records are forgotten only at multiples of
+    /// it from time 0, each at the first tick at or after its
+    /// `rreq_id_save` has passed: ns-2.35's `AOMDVBroadcastTimer` purges
+    /// its ids every BCAST_ID_SAVE (6 s), so an id is kept 6 to 12 s. 0:
+    /// exactly `rreq_id_save`.
+    pub rreq_id_purge_tick: SimTime,
     /// NODE_TRAVERSAL_TIME (ns-2: 30 ms).
     pub node_traversal_time: SimTime,
     /// NETWORK_DIAMETER (ns-2: 30).
@@ -213,6 +219,7 @@ impl Default for AomdvConfig {
             my_route_timeout: 10 * NS_PER_S,
             reverse_route_life: 6 * NS_PER_S,
             rreq_id_save: 6 * NS_PER_S,
+            rreq_id_purge_tick: 0,
             node_traversal_time: 30 * NS_PER_MS,
             net_diameter: 30,
             ttl_start: 30,
@@ -309,7 +316,7 @@ impl Aomdv {
     pub fn new(me: NodeId, cfg: AomdvConfig) -> Self {
         Self {
             queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
-            rreqs: RreqCache::new(cfg.rreq_id_save),
+            rreqs: RreqCache::with_ticks(cfg.rreq_id_save, cfg.rreq_id_purge_tick),
             cfg,
             me,
             // ns-2 starts sequence numbers at 2 (even: a valid route).

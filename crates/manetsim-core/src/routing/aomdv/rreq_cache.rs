@@ -43,14 +43,26 @@ impl RreqRecord {
 #[derive(Debug, Clone)]
 pub struct RreqCache {
     lifetime: SimTime,
+    /// With ticks (> 0), a record is forgotten only at the first multiple
+    /// of `tick` at or after `lifetime` has passed ([`RreqCache::with_ticks`]).
+    tick: SimTime,
     order: VecDeque<(SimTime, (NodeId, u32))>,
     records: BTreeMap<(NodeId, u32), RreqRecord>,
 }
 
 impl RreqCache {
     pub fn new(lifetime: SimTime) -> Self {
+        Self::with_ticks(lifetime, 0)
+    }
+
+    /// A cache that forgets only at ticks `tick` apart, from time 0: a
+    /// record made at `t` stays until the first tick at or after `t +
+    /// lifetime`, as ns-2.35's `AOMDVBroadcastTimer` deletes the ids past
+    /// their BCAST_ID_SAVE every BCAST_ID_SAVE. 0: exactly `lifetime`.
+    pub fn with_ticks(lifetime: SimTime, tick: SimTime) -> Self {
         Self {
             lifetime,
+            tick,
             order: VecDeque::new(),
             records: BTreeMap::new(),
         }
@@ -73,8 +85,11 @@ impl RreqCache {
             return true;
         }
         self.records.insert((orig, id), RreqRecord::default());
-        self.order
-            .push_back((now.saturating_add(self.lifetime), (orig, id)));
+        let mut until = now.saturating_add(self.lifetime);
+        if self.tick > 0 {
+            until = until.div_ceil(self.tick).saturating_mul(self.tick);
+        }
+        self.order.push_back((until, (orig, id)));
         false
     }
 
@@ -97,6 +112,18 @@ mod tests {
         assert!(c.get_mut(1, 7, 9).is_some());
         assert!(c.get_mut(1, 7, 10).is_none(), "expired");
         assert!(!c.check_and_insert(1, 7, 10));
+    }
+
+    #[test]
+    fn with_ticks_a_record_stays_until_the_first_tick_after_its_lifetime() {
+        let mut c = RreqCache::with_ticks(6, 6);
+        assert!(!c.check_and_insert(1, 7, 1));
+        assert!(c.check_and_insert(1, 7, 11), "7 s: expired, not yet purged");
+        assert!(c.get_mut(1, 7, 11).is_some());
+        assert!(c.get_mut(1, 7, 12).is_none(), "purged at the tick at 12");
+        assert!(!c.check_and_insert(1, 7, 12));
+        assert!(c.check_and_insert(1, 7, 17), "recorded at 12, kept to 18");
+        assert!(!c.check_and_insert(1, 7, 18));
     }
 
     #[test]
