@@ -35,6 +35,17 @@ pub struct IdCache {
 
 const MIN_SLOTS: usize = 16;
 
+/// When a record that expires at `expires` is gone, with purges every
+/// `tick` from time 0 (the first at or after `expires`), or at once when
+/// `tick` is 0: ns-2.35's `BroadcastTimer` (AODV's and AOMDV's).
+pub(crate) fn purged_at(expires: SimTime, tick: SimTime) -> SimTime {
+    if tick == 0 {
+        expires
+    } else {
+        expires.div_ceil(tick).saturating_mul(tick)
+    }
+}
+
 fn hash(orig: NodeId, id: u32) -> usize {
     let key = ((orig as u64) << 32) | id as u64;
     // Fibonacci hashing: the high bits of the product are well mixed.
@@ -66,12 +77,7 @@ impl IdCache {
 
     /// When an entry recorded at `now` stops being a duplicate.
     fn expiry(&self, now: SimTime) -> SimTime {
-        let at = now.saturating_add(self.lifetime);
-        if self.tick == 0 {
-            at
-        } else {
-            at.div_ceil(self.tick).saturating_mul(self.tick)
-        }
+        purged_at(now.saturating_add(self.lifetime), self.tick)
     }
 
     /// Records (orig, id); returns true if it was already there and had not

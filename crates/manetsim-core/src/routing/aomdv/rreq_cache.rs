@@ -11,6 +11,7 @@
 
 use crate::engine::SimTime;
 use crate::net::NodeId;
+use crate::routing::aodv::id_cache::purged_at;
 use std::collections::{BTreeMap, VecDeque};
 
 /// A path's name: (next hop, last hop).
@@ -85,10 +86,7 @@ impl RreqCache {
             return true;
         }
         self.records.insert((orig, id), RreqRecord::default());
-        let mut until = now.saturating_add(self.lifetime);
-        if self.tick > 0 {
-            until = until.div_ceil(self.tick).saturating_mul(self.tick);
-        }
+        let until = purged_at(now.saturating_add(self.lifetime), self.tick);
         self.order.push_back((until, (orig, id)));
         false
     }
