@@ -1020,8 +1020,10 @@ impl World {
 
     /// In a large network, where a node's state is seldom in cache when
     /// its event comes: starts loading what the next event in the queue
-    /// will read of its node (its [`Lazy`] line and the MAC's receiver
-    /// lines), while `ev`, just popped, is handled; and, for `ev`, its
+    /// will read of its node (its [`Lazy`] line, the MAC's receiver lines,
+    /// and the lines of the MAC's timers and held frames, which
+    /// [`Node::note_mac`] reads at the end of every event of the node),
+    /// while `ev`, just popped, is handled; and, for `ev`, its
     /// overheard list, whose place its [`Lazy`] line (loaded one event
     /// ago) gives. Hints only: nothing the simulation computes depends on
     /// them.
@@ -1038,6 +1040,7 @@ impl World {
             let node = &self.nodes[next as usize];
             prefetch(&node.lazy);
             node.mac.prefetch_receiver();
+            node.mac.prefetch_holds();
         }
         if let Some(n) = node_of(ev) {
             let list = &self.nodes[n as usize].lazy.overheard;
