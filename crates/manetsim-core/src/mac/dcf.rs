@@ -355,10 +355,10 @@ impl Dcf {
     }
 
     /// Starts loading what [`Self::is_passive`] reads beyond the first two
-    /// lines, as a hint: the timers' line and the frames the MAC holds.
-    /// Whether a frame is held is read from a tag the compiler places
-    /// inside the `Option`, so both ends of each are asked for (the
-    /// timers' line, and two more lines of today's layout).
+    /// lines, as a hint: the timers and the frames the MAC holds. Whether
+    /// a frame is held is read from a tag the compiler places somewhere
+    /// inside its `Option`, so the first and last bytes of each are asked
+    /// for (in today's layout, three lines in all with the timers').
     #[inline]
     pub fn prefetch_holds(&self) {
         fn both_ends<T>(x: &T) {
