@@ -317,6 +317,18 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     // ns-2's DSR runs over its CMUPriQueue: the ns2 preset does too.
     let cmu_queue =
         s.routing.protocol == RoutingProtocol::Dsr && dsr_config.cache == CacheModel::Ns2;
+    let mut dsdv_config = dsdv_config(s.routing.dsdv.as_ref());
+    dsdv_config.drop_internet_without_route = s
+        .gateway
+        .as_ref()
+        .is_some_and(|g| g.forwarding == GatewayForwarding::BaseStation);
+    // One configuration shared by every node's routing agent, not a copy
+    // in each (64-184 bytes a node).
+    let aodv_config = Rc::new(aodv_config);
+    let aomdv_config = Rc::new(aomdv_config(s.routing.aomdv.as_ref()));
+    let dsr_config = Rc::new(dsr_config);
+    let dsdv_config = Rc::new(dsdv_config);
+    let olsr_config = Rc::new(olsr_config(s.routing.olsr.as_ref()));
     let queue_packets = s.mac.queue_packets as usize;
     let mut nodes: Vec<Node> = (0..s.nodes.count)
         .map(|i| Node {
@@ -333,22 +345,18 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                 PriQueue::new(queue_packets)
             },
             router: match s.routing.protocol {
-                RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, dsr_config.clone()))),
-                RoutingProtocol::Dsdv => Router::Dsdv(Box::new(Dsdv::new(i, {
-                    let mut cfg = dsdv_config(s.routing.dsdv.as_ref());
-                    cfg.drop_internet_without_route = s
-                        .gateway
-                        .as_ref()
-                        .is_some_and(|g| g.forwarding == GatewayForwarding::BaseStation);
-                    cfg
-                }))),
-                RoutingProtocol::Aodv => Router::Aodv(Box::new(Aodv::new(i, aodv_config.clone()))),
-                RoutingProtocol::Aomdv => Router::Aomdv(Box::new(Aomdv::new(
-                    i,
-                    aomdv_config(s.routing.aomdv.as_ref()),
-                ))),
+                RoutingProtocol::Dsr => Router::Dsr(Box::new(Dsr::new(i, Rc::clone(&dsr_config)))),
+                RoutingProtocol::Dsdv => {
+                    Router::Dsdv(Box::new(Dsdv::new(i, Rc::clone(&dsdv_config))))
+                }
+                RoutingProtocol::Aodv => {
+                    Router::Aodv(Box::new(Aodv::new(i, Rc::clone(&aodv_config))))
+                }
+                RoutingProtocol::Aomdv => {
+                    Router::Aomdv(Box::new(Aomdv::new(i, Rc::clone(&aomdv_config))))
+                }
                 RoutingProtocol::Olsr => {
-                    Router::Olsr(Box::new(Olsr::new(i, olsr_config(s.routing.olsr.as_ref()))))
+                    Router::Olsr(Box::new(Olsr::new(i, Rc::clone(&olsr_config))))
                 }
                 RoutingProtocol::Static => Router::Static(StaticRouting::new(
                     i,

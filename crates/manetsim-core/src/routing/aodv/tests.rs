@@ -1802,7 +1802,7 @@ fn with_aodv_uus_rule_a_tcp_packets_discovery_and_its_retries_carry_the_g_flag()
     assert_eq!(g_flags(&plain.data(0, tcp)), [(9, false)]);
     // A TCP packet for a host behind the gateway: the host's RREQ too.
     let mut uu = with_gateway(0);
-    uu.a.cfg.gratuitous_for_tcp = true;
+    Rc::make_mut(&mut uu.a.cfg).gratuitous_for_tcp = true;
     let mut to_host = data(0, 9, 3);
     to_host.size_bytes += IP_HEADER_BYTES;
     to_host.transport = TransportHeader::tcp(TcpSegment::default());

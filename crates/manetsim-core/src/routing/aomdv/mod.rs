@@ -137,6 +137,7 @@ use crate::wire::aomdv::{short_hello, AomdvRrep, AomdvRreq, Message};
 use route_table::{seq_newer, Limits, Offer, Reject, RouteTable};
 use rreq_cache::RreqCache;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Protocol parameters; `Default` is ns-2.35's AOMDV (see the module doc
 /// for where detection differs).
@@ -290,7 +291,8 @@ enum Timer {
 /// One node's AOMDV agent.
 #[derive(Debug, Clone)]
 pub struct Aomdv {
-    cfg: AomdvConfig,
+    /// Shared by every node's agent (one copy, not one per node).
+    cfg: Rc<AomdvConfig>,
     me: NodeId,
     seqno: u32,
     rreq_id: u32,
@@ -313,7 +315,9 @@ pub struct Aomdv {
 }
 
 impl Aomdv {
-    pub fn new(me: NodeId, cfg: AomdvConfig) -> Self {
+    /// `cfg`: a [`AomdvConfig`], or an `Rc` of one the agents of a network share.
+    pub fn new(me: NodeId, cfg: impl Into<Rc<AomdvConfig>>) -> Self {
+        let cfg = cfg.into();
         Self {
             queue: RequestQueue::new(cfg.queue_len, cfg.queue_timeout),
             rreqs: RreqCache::with_ticks(cfg.rreq_id_save, cfg.rreq_id_purge_tick),

@@ -86,6 +86,7 @@ use crate::wire::dsdv::UpdateRepr;
 use advertise::{defer_triggers, make_update, periodic_wait, UpdateKind};
 use buffer::RouteBuffer;
 use route_table::{Learned, RouteTable};
+use std::rc::Rc;
 
 /// Protocol parameters; `Default` is ns-2.35's `Agent/DSDV` defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +150,8 @@ struct PendingSend {
 /// One node's DSDV agent.
 #[derive(Debug, Clone)]
 pub struct Dsdv {
-    cfg: DsdvConfig,
+    /// Shared by every node's agent (one copy, not one per node).
+    cfg: Rc<DsdvConfig>,
     me: NodeId,
     /// This node's own sequence number (even).
     seqno: u32,
@@ -168,7 +170,9 @@ impl Dsdv {
         self.cfg.mac_feedback
     }
 
-    pub fn new(me: NodeId, cfg: DsdvConfig) -> Self {
+    /// `cfg`: a [`DsdvConfig`], or an `Rc` of one the agents of a network share.
+    pub fn new(me: NodeId, cfg: impl Into<Rc<DsdvConfig>>) -> Self {
+        let cfg = cfg.into();
         Self {
             buffer: RouteBuffer::new(cfg.queue_per_destination),
             cfg,

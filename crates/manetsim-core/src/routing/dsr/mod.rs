@@ -833,7 +833,8 @@ fn control_message(repr: &DsrRepr) -> Option<&'static str> {
 #[derive(Debug, Clone)]
 pub struct Dsr {
     me: NodeId,
-    cfg: DsrConfig,
+    /// Shared by every node's agent (one copy, not one per node).
+    cfg: Rc<DsrConfig>,
     cache: RouteCache,
     buffer: SendBuffer,
     requests: RequestTable,
@@ -874,7 +875,9 @@ pub struct Dsr {
 }
 
 impl Dsr {
-    pub fn new(me: NodeId, cfg: DsrConfig) -> Self {
+    /// `cfg`: a [`DsrConfig`], or an `Rc` of one the agents of a network share.
+    pub fn new(me: NodeId, cfg: impl Into<Rc<DsrConfig>>) -> Self {
+        let cfg = cfg.into();
         Self {
             me,
             cache: match cfg.cache {

@@ -1223,7 +1223,7 @@ fn ns2_a_packet_salvaged_through_the_send_buffer_keeps_counting_its_old_route() 
     let base = data(0, 5).size_bytes;
     for ns2_sizes in [true, false] {
         let mut d = dsr_ns2(2);
-        d.cfg.ns2_buffered_salvage_sizes = ns2_sizes;
+        Rc::make_mut(&mut d.cfg).ns2_buffered_salvage_sizes = ns2_sizes;
         let p = routed(0, 5, &[1, 2, 3, 4], 2, 0);
         run(&mut d, |d, c| d.on_link_failure(NS_PER_S, 3, Some(p), c));
         d.learn_route(&[2, 7, 5], NS_PER_S + 5 * NS_PER_MS);
@@ -1431,7 +1431,7 @@ fn ns2_node_zero_holds_the_error_on_a_request_it_hears_as_told_to_it() {
     run(&mut other, |d, c| d.on_control(t, 1, echo.clone(), c));
     assert_eq!(other.held_error, None);
     let mut rule_off = dsr_ns2(0);
-    rule_off.cfg.grat_errors_tell_node_zero = false;
+    Rc::make_mut(&mut rule_off.cfg).grat_errors_tell_node_zero = false;
     run(&mut rule_off, |d, c| d.on_control(t, 1, echo.clone(), c));
     assert_eq!(rule_off.held_error, None);
 }
@@ -1632,7 +1632,7 @@ fn ns2_overhearing_a_route_error_removes_the_broken_link() {
 #[test]
 fn ns2_overhearing_data_off_its_route_learns_a_link_to_the_transmitter() {
     let mut d = dsr_ns2(7);
-    d.cfg.gratuitous_replies = false;
+    Rc::make_mut(&mut d.cfg).gratuitous_replies = false;
     assert!(d.wants_promiscuous(), "the cache overhears on its own");
     let out = overhear(&mut d, 0, 1, &from_1_to_2());
     assert!(out.is_empty());
@@ -1735,7 +1735,7 @@ fn flow_source_advertises_the_route_three_times_then_sends_bare_packets() {
     assert_eq!(send_from_0(&mut d, t + 1).0, Header::None);
     // Without flow state every packet carries its route (4 + 4 + 2 × 4).
     let mut plain = dsr_ns2(0);
-    plain.cfg.flow_state = false;
+    Rc::make_mut(&mut plain.cfg).flow_state = false;
     plain.learn_route(&[0, 1, 2, 3], 0);
     for t in 0..5 {
         assert_eq!(
@@ -1931,7 +1931,7 @@ fn a_traced_run_writes_the_flow_state_lines_ns2_writes() {
 fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
     // Relay 1 knows no flow, but has routes to 3 and back to 0.
     let mut d = dsr_ns2(1);
-    d.cfg.flow_errors_by_flow = false; // errors with their route, to read them
+    Rc::make_mut(&mut d.cfg).flow_errors_by_flow = false; // errors with their route, to read them
     d.learn_route(&[1, 4, 3], 0);
     d.learn_route(&[1, 0], 0);
     let out = run(&mut d, |d, c| d.route_output(0, by_flow(Some(5), 31), c));
@@ -1969,7 +1969,7 @@ fn a_relay_without_the_flow_salvages_the_packet_and_tells_the_source() {
     ));
     // A default-flow packet whose TTL is not the flow's is not on it.
     let mut d = relay_with_flow();
-    d.cfg.flow_errors_by_flow = false;
+    Rc::make_mut(&mut d.cfg).flow_errors_by_flow = false;
     d.learn_route(&[1, 0], 0);
     let out = run(&mut d, |d, c| d.route_output(1, by_flow(None, 29), c));
     assert_eq!(originated(&out).len(), 1, "{out:?}");
@@ -2163,7 +2163,7 @@ fn a_failed_default_flow_packet_of_a_flow_the_relay_does_not_know_counts_as_unkn
     // packet from 0 (ns-2.35's `xmitFlowFailed` then calls
     // `sendUnknownFlow`, which writes `SFErr`).
     let mut d = dsr_ns2(1);
-    d.cfg.flow_errors_by_flow = false; // the error with its route, to read it
+    Rc::make_mut(&mut d.cfg).flow_errors_by_flow = false; // the error with its route, to read it
     d.learn_route(&[1, 0], 0);
     d.learn_route(&[1, 4, 3], 0);
     let out = run(&mut d, |d, c| {
@@ -2426,7 +2426,7 @@ fn ns2_unknown_flow_errors_go_by_flow_as_ns2s_do() {
     );
     // Without the rule each error carries its route alone.
     let mut d = relay_1_without_flows();
-    d.cfg.flow_errors_by_flow = false;
+    Rc::make_mut(&mut d.cfg).flow_errors_by_flow = false;
     for t in 0..4 {
         let out = unknown_flow_at_1(&mut d, t);
         let o = originated(&out);
@@ -2878,7 +2878,7 @@ fn ns2_overhearing_a_nested_error_meant_for_it_passes_the_inner_error_on_twice()
     assert_eq!((o[0].0.src, o[0].0.dst, o[0].1), (4, 0, 8));
     // Without ns-2.35's tap rule, overhearing it only cleans the cache.
     let mut d = dsr_ns2(4);
-    d.cfg.tap_unwraps_errors = false;
+    Rc::make_mut(&mut d.cfg).tap_unwraps_errors = false;
     d.learn_route(&[4, 8, 0], 0);
     d.learn_route(&[4, 5, 9], 0);
     assert!(overhear(&mut d, 1, 2, &nested).is_empty());
@@ -2909,7 +2909,7 @@ fn ns2_an_overheard_route_error_for_this_node_is_held_for_its_next_request() {
     assert!(overhear(&mut d, 1, 2, &err).is_empty());
     assert_eq!(d.held_error, Some((1, rerr_opt(2, 1, 4))));
     let mut d = dsr_ns2(4);
-    d.cfg.tap_unwraps_errors = false;
+    Rc::make_mut(&mut d.cfg).tap_unwraps_errors = false;
     overhear(&mut d, 1, 2, &err);
     assert_eq!(d.held_error, None);
 }
@@ -2931,7 +2931,7 @@ fn ns2_the_tap_looks_at_each_packet_once() {
     assert_eq!(originated(&overhear(&mut d, 4 * NS_PER_S, 1, &p)).len(), 1);
     // Without the rule the same packet is looked at every time.
     let mut d = dsr_ns2(3);
-    d.cfg.tap_once = false;
+    Rc::make_mut(&mut d.cfg).tap_once = false;
     assert_eq!(originated(&overhear(&mut d, 0, 1, &p)).len(), 1);
     assert_eq!(originated(&overhear(&mut d, 2 * NS_PER_S, 1, &p)).len(), 1);
 }
@@ -2944,7 +2944,7 @@ fn ns2_the_tap_keeps_no_slot_for_a_packet_sent_by_flow() {
     // whose table never took the flow packet's uid (ns-2.35's `tap`
     // returns for a packet with no source route before its table).
     let mut d = dsr_ns2(7);
-    d.cfg.gratuitous_replies = false;
+    Rc::make_mut(&mut d.cfg).gratuitous_replies = false;
     let mut flow = by_flow(Some(1), 31);
     flow.uid = 5;
     let mut bare = by_flow(None, 31);
@@ -2968,7 +2968,7 @@ fn ns2_a_received_route_request_takes_its_slot_in_the_tap_table() {
     // packet from 2 is looked at again: 7 learns the shorter route.
     for request in [false, true] {
         let mut d = dsr_ns2(7);
-        d.cfg.gratuitous_replies = false;
+        Rc::make_mut(&mut d.cfg).gratuitous_replies = false;
         let mut at_1 = routed(0, 4, &[1, 2, 3], 2, 0);
         at_1.uid = 5;
         assert!(overhear(&mut d, 0, 1, &at_1).is_empty());
@@ -3133,7 +3133,7 @@ fn ns2_a_reply_salvaged_through_the_send_buffer_keeps_counting_its_old_header() 
         (false, false, 56, 0),
     ] {
         let mut d = dsr_ns2(2);
-        d.cfg.ns2_buffered_salvage_sizes = ns2_sizes;
+        Rc::make_mut(&mut d.cfg).ns2_buffered_salvage_sizes = ns2_sizes;
         run(&mut d, |d, c| {
             d.on_link_failure(NS_PER_S, 1, Some(reply(timeout)), c)
         });

@@ -117,6 +117,7 @@ use mpr_selectors::MprSelectorSet;
 use routing_table::RoutingTable;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use topology::TopologySet;
 use two_hop::TwoHopSet;
 
@@ -188,7 +189,8 @@ enum Timer {
 /// One node's OLSR agent.
 #[derive(Debug, Clone)]
 pub struct Olsr {
-    cfg: OlsrConfig,
+    /// Shared by every node's agent (one copy, not one per node).
+    cfg: Rc<OlsrConfig>,
     me: NodeId,
     links: LinkSet,
     two_hop: TwoHopSet,
@@ -233,7 +235,9 @@ pub struct Olsr {
 }
 
 impl Olsr {
-    pub fn new(me: NodeId, cfg: OlsrConfig) -> Self {
+    /// `cfg`: a [`OlsrConfig`], or an `Rc` of one the agents of a network share.
+    pub fn new(me: NodeId, cfg: impl Into<Rc<OlsrConfig>>) -> Self {
+        let cfg = cfg.into();
         Self {
             buffer: DataBuffer::new(cfg.buffer_packets, cfg.buffer_timeout),
             cfg,
