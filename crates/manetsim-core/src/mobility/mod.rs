@@ -38,6 +38,7 @@ pub use trajectory::{travel_time, Leg, Trajectory};
 use crate::engine::{from_secs, to_secs, SimTime};
 use crate::phy::Pos;
 use crate::scenario::{self, Scenario};
+use std::rc::Rc;
 
 /// One node's movement.
 pub trait MobilityModel {
@@ -260,9 +261,15 @@ impl Mobility {
                     .collect()
             }
             scenario::MobilityModel::RandomWaypoint => {
-                let params = rwp_params(s)?;
+                let params = Rc::new(rwp_params(s)?);
                 (0..count)
-                    .map(|i| NodeMobility::RandomWaypoint(RandomWaypoint::new(params, s.seed, i)))
+                    .map(|i| {
+                        NodeMobility::RandomWaypoint(RandomWaypoint::new(
+                            Rc::clone(&params),
+                            s.seed,
+                            i,
+                        ))
+                    })
                     .collect()
             }
             scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?

@@ -35,6 +35,7 @@
 
 use crate::engine::{from_secs, Rng, SimTime, Stream};
 use crate::phy::Pos;
+use std::rc::Rc;
 
 use super::trajectory::Leg;
 
@@ -56,41 +57,62 @@ impl RwpParams {
 }
 
 /// One node's random-waypoint walk. Memory is constant: the current leg and
-/// the generator, plus a copy of the state after the first leg so that a
-/// query for an earlier time can replay the walk.
+/// the generator. A query for an earlier time replays the walk from its
+/// first leg, drawn again from the seed (a few draws), so it is not kept.
 #[derive(Debug, Clone)]
 pub struct RandomWaypoint {
-    params: RwpParams,
-    initial: Pos,
-    first: Leg,
-    rng_after_first: Rng,
+    /// Shared by every node's walk.
+    params: Rc<RwpParams>,
+    /// The master seed and node the walk is drawn for.
+    seed: u64,
+    node: u32,
+    /// When the first leg starts.
+    first_start: SimTime,
     leg: Leg,
     rng: Rng,
 }
 
+/// Node `node`'s first leg for master seed `seed`, and its generator after
+/// drawing it.
+fn first_leg(params: &RwpParams, seed: u64, node: u32) -> (Leg, Rng) {
+    let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
+    let first = if params.steady_state {
+        stationary_first_leg(params, &mut rng)
+    } else {
+        let initial = uniform_point(params, &mut rng);
+        next_leg(params, &mut rng, params.pause, initial)
+    };
+    (first, rng)
+}
+
 impl RandomWaypoint {
-    /// Node `node`'s walk for master seed `seed`.
-    pub fn new(params: RwpParams, seed: u64, node: u32) -> Self {
-        let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
-        let first = if params.steady_state {
-            stationary_first_leg(&params, &mut rng)
-        } else {
-            let initial = uniform_point(&params, &mut rng);
-            next_leg(&params, &mut rng, params.pause, initial)
-        };
+    /// Node `node`'s walk for master seed `seed`; `params` may be an `Rc`
+    /// the walks of a network share.
+    pub fn new(params: impl Into<Rc<RwpParams>>, seed: u64, node: u32) -> Self {
+        let params = params.into();
+        let (first, rng) = first_leg(&params, seed, node);
         Self {
             params,
-            initial: first.from,
-            first,
-            rng_after_first: rng.clone(),
+            seed,
+            node,
+            first_start: first.start,
             leg: first,
             rng,
         }
     }
 
+    /// The walk's first leg (drawn again).
+    fn first(&self) -> Leg {
+        first_leg(&self.params, self.seed, self.node).0
+    }
+
     /// Where the node is at time 0.
     pub fn initial(&self) -> Pos {
-        self.initial
+        if self.leg.start == self.first_start {
+            self.leg.from
+        } else {
+            self.first().from
+        }
     }
 
     /// An upper bound on the node's speed.
@@ -102,9 +124,8 @@ impl RandomWaypoint {
     /// before `t`, or the first one).
     #[inline]
     fn advance_to(&mut self, t: SimTime) {
-        if t < self.leg.start && self.leg.start != self.first.start {
-            self.leg = self.first;
-            self.rng = self.rng_after_first.clone();
+        if t < self.leg.start && self.leg.start != self.first_start {
+            (self.leg, self.rng) = first_leg(&self.params, self.seed, self.node);
         }
         loop {
             let next_start = self.leg.end.saturating_add(self.params.pause);
@@ -127,7 +148,7 @@ impl RandomWaypoint {
     /// it gives the position: from its start (from 0 for the first leg,
     /// which gives its start point before it) until the next leg starts.
     pub(crate) fn leg_in_force(&self) -> (SimTime, SimTime, Leg) {
-        let from = if self.leg.start == self.first.start {
+        let from = if self.leg.start == self.first_start {
             0
         } else {
             self.leg.start
@@ -146,8 +167,7 @@ impl RandomWaypoint {
     /// left alone).
     pub fn legs_until(&self, until: SimTime) -> Vec<Leg> {
         let mut out = Vec::new();
-        let mut rng = self.rng_after_first.clone();
-        let mut leg = self.first;
+        let (mut leg, mut rng) = first_leg(&self.params, self.seed, self.node);
         while leg.start < until {
             out.push(leg);
             let next_start = leg.end.saturating_add(self.params.pause);
@@ -336,6 +356,24 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_far_along_redraws_the_same_first_leg() {
+        // The first leg is drawn again, not kept: after a walk has moved
+        // on, its start, its replay and its legs are those of a fresh walk.
+        for steady in [false, true] {
+            let p = params(steady, 1.0, 20.0, 4.0);
+            let fresh = RandomWaypoint::new(p, 3, 17);
+            let mut n = RandomWaypoint::new(p, 3, 17);
+            let late = n.position(900 * S);
+            assert_ne!(n.leg.start, n.first_start, "moved on");
+            assert_eq!(n.initial(), fresh.initial());
+            assert_eq!(n.legs_until(900 * S), fresh.legs_until(900 * S));
+            assert_eq!(n.position(0), fresh.clone().position(0));
+            assert_eq!(n.leg_in_force().0, 0, "back on the first leg");
+            assert_eq!(n.position(900 * S), late);
+        }
+    }
+
+    #[test]
     fn mean_leg_length_matches_known_values() {
         assert!((mean_leg_length(1.0, 1.0) - 0.521_405_433).abs() < 1e-8);
         // A 2 × 1 rectangle: 0.80477 (a 2·10⁶-sample Monte Carlo gives 0.80465).
@@ -359,9 +397,9 @@ mod tests {
         let mut paused = 0;
         for node in 0..2000 {
             let mut n = RandomWaypoint::new(p, 5, node);
-            if n.first.start > 0 {
+            if n.first().start > 0 {
                 paused += 1;
-                assert!(n.first.start <= p.pause);
+                assert!(n.first().start <= p.pause);
             }
             for t in [0, 7 * S, 300 * S] {
                 let q = n.position(t);
