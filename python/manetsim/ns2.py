@@ -1840,7 +1840,13 @@ def _rerrs_relayed(kind: str, sent: list[tuple[str, str]], drops: set[tuple[str,
     )
 
 
-_AODV_MESSAGES = {"(REQUEST)": "rreq", "(REPLY)": "rrep", "(ERROR)": "rerr", "(HELLO)": "hello"}
+_AODV_MESSAGES = {
+    "(REQUEST)": "rreq",
+    "(REPLY)": "rrep",
+    "(ERROR)": "rerr",
+    "(HELLO)": "hello",
+    "(GWADV)": "gwadv",
+}
 
 
 def _control_message(kind: str, tokens: list[str]) -> str | None:

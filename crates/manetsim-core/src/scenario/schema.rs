@@ -78,6 +78,36 @@ pub struct Gateway {
     /// How a packet for a host crosses the MANET (added; `tunnel`).
     #[serde(default)]
     pub forwarding: GatewayForwarding,
+    /// How the nodes find a gateway under AODV-UU (added; `reactive`).
+    #[serde(default)]
+    pub discovery: GatewayDiscovery,
+    /// Between one gateway's advertisements, seconds (added; 5 s, the
+    /// ADVERTISEMENT_INTERVAL of Hamidian's AODV-UU extension); only with
+    /// `discovery = "proactive"` or `"hybrid"`.
+    #[serde(default = "default_advertisement_interval_s")]
+    pub advertisement_interval_s: f64,
+    /// How many hops an advertisement goes under `discovery = "hybrid"`
+    /// (added; 3).
+    #[serde(default = "default_advertisement_zone_hops")]
+    pub advertisement_zone_hops: u32,
+}
+
+/// `gateway.discovery`: how a node finds a gateway under
+/// `routing.aodv.preset = "aodv_uu"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GatewayDiscovery {
+    /// AODV-UU 0.9's: a source seeks a host by a RREQ, which only gateways
+    /// answer.
+    #[default]
+    Reactive,
+    /// The gateways advertise themselves to the whole network every
+    /// `advertisement_interval_s`; a source that knows no gateway waits
+    /// for an advertisement.
+    Proactive,
+    /// The gateways' advertisements go `advertisement_zone_hops` hops; a
+    /// source that knows no gateway seeks the host as `reactive` does.
+    Hybrid,
 }
 
 /// `gateway.forwarding`: how a MANET node's packet for a host reaches the
@@ -168,6 +198,14 @@ fn default_wired_delay_s() -> f64 {
 }
 fn default_wired_queue_packets() -> u32 {
     50
+}
+
+pub(crate) fn default_advertisement_interval_s() -> f64 {
+    5.0
+}
+
+pub(crate) fn default_advertisement_zone_hops() -> u32 {
+    3
 }
 
 fn default_duration_s() -> f64 {

@@ -780,6 +780,82 @@ fn a_gateway_numbers_its_hosts_after_the_nodes() {
 }
 
 #[test]
+fn gateway_advertisements_need_aodv_uu_and_their_keys_the_discovery_that_reads_them() {
+    let uu = [
+        "routing.protocol=\"aodv\"",
+        "routing.aodv={preset = \"aodv_uu\"}",
+    ];
+    let with = |g: &str| {
+        let mut v = uu.to_vec();
+        v.push(g);
+        load_with(BASE, &v)
+    };
+    let s =
+        with("gateway={node = 3, discovery = \"hybrid\", advertisement_zone_hops = 2}").unwrap();
+    let g = s.gateway.unwrap();
+    assert_eq!(g.discovery, GatewayDiscovery::Hybrid);
+    assert_eq!(
+        (g.advertisement_interval_s, g.advertisement_zone_hops),
+        (5.0, 2)
+    );
+    let s = with("gateway={node = 3}").unwrap();
+    assert_eq!(s.gateway.unwrap().discovery, GatewayDiscovery::Reactive);
+    assert!(
+        with("gateway={node = 3, discovery = \"proactive\", advertisement_interval_s = 2.5}")
+            .is_ok()
+    );
+    let cases = [
+        (
+            "gateway={node = 3, discovery = \"proactive\", advertisement_zone_hops = 2}",
+            "gateway.advertisement_zone_hops",
+            "only gateway.discovery = \"hybrid\"",
+        ),
+        (
+            "gateway={node = 3, advertisement_interval_s = 2.0}",
+            "gateway.advertisement_interval_s",
+            "only gateway.discovery = \"proactive\" or \"hybrid\"",
+        ),
+        (
+            "gateway={node = 3, discovery = \"hybrid\", advertisement_zone_hops = 0}",
+            "gateway.advertisement_zone_hops",
+            "1 to 255",
+        ),
+        (
+            "gateway={node = 3, discovery = \"hybrid\", advertisement_zone_hops = 256}",
+            "gateway.advertisement_zone_hops",
+            "got 256",
+        ),
+        (
+            "gateway={node = 3, discovery = \"proactive\", advertisement_interval_s = 0}",
+            "gateway.advertisement_interval_s",
+            "> 0",
+        ),
+        (
+            "gateway={node = 3, discovery = \"proactive\", advertisement_interval_s = 1e7}",
+            "gateway.advertisement_interval_s",
+            "at most 1e6",
+        ),
+        (
+            "gateway={node = 3, discovery = \"periodic\"}",
+            "gateway.discovery",
+            "proactive",
+        ),
+    ];
+    for (set, key, says) in cases {
+        let e = err(with(set));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+    // Other protocols know the gateways without discovery.
+    let e = err(load_with(
+        BASE,
+        &["gateway={node = 3, discovery = \"proactive\"}"],
+    ));
+    assert_eq!(e.key.as_deref(), Some("gateway.discovery"), "{e}");
+    assert!(e.message.contains("aodv_uu"), "{e}");
+}
+
+#[test]
 fn a_gateway_node_may_be_a_list_of_distinct_nodes() {
     let s = load_with(BASE, &["gateway={node = [3, 0]}", "flows.0.dst=4"]).unwrap();
     let g = s.gateway.clone().unwrap();

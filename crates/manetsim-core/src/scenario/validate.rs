@@ -676,6 +676,52 @@ impl Checker<'_> {
                  use forwarding = \"tunnel\" with routing.aodv.preset = \"aodv_uu\"",
             );
         }
+        self.gateway_discovery(g, aodv_uu)
+    }
+
+    /// `discovery` and the advertisement keys, which only proactive and
+    /// hybrid discovery read: a value away from its default with another
+    /// discovery is refused rather than ignored.
+    fn gateway_discovery(&self, g: &Gateway, aodv_uu: bool) -> Res {
+        let advertises = g.discovery != GatewayDiscovery::Reactive;
+        if advertises && !aodv_uu {
+            return self.fail(
+                "gateway.discovery",
+                format!(
+                    "\"{}\" is AODV-UU's gateway discovery: set routing.protocol = \"aodv\" \
+                     with routing.aodv.preset = \"aodv_uu\" (the other protocols know the \
+                     gateways without discovery)",
+                    name_of(&g.discovery)
+                ),
+            );
+        }
+        let interval = g.advertisement_interval_s;
+        if !advertises && interval != default_advertisement_interval_s() {
+            return self.fail(
+                "gateway.advertisement_interval_s",
+                "only gateway.discovery = \"proactive\" or \"hybrid\" advertises gateways",
+            );
+        }
+        self.positive("gateway.advertisement_interval_s", interval)?;
+        if interval > 1e6 {
+            return self.fail(
+                "gateway.advertisement_interval_s",
+                format!("expected at most 1e6 s, got {}", fmt_float(interval)),
+            );
+        }
+        let zone = g.advertisement_zone_hops;
+        if g.discovery != GatewayDiscovery::Hybrid && zone != default_advertisement_zone_hops() {
+            return self.fail(
+                "gateway.advertisement_zone_hops",
+                "only gateway.discovery = \"hybrid\" limits how far advertisements go",
+            );
+        }
+        if !(1..=255).contains(&zone) {
+            return self.fail(
+                "gateway.advertisement_zone_hops",
+                format!("expected 1 to 255 hops (an IP TTL), got {zone}"),
+            );
+        }
         Ok(())
     }
 

@@ -16,7 +16,7 @@ use crate::net::arp::ArpModel;
 use crate::net::NodeId;
 use crate::net::RoutingProtocol as _;
 use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
-use crate::routing::aodv::{InternetGateway, LinkDetection};
+use crate::routing::aodv::{GatewayAdvertising, InternetGateway, LinkDetection};
 use crate::routing::aomdv::{Aomdv, AomdvConfig, Disjoint};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
 use crate::routing::dsr::{CacheModel, Dsr, DsrConfig};
@@ -24,8 +24,9 @@ use crate::routing::olsr::{Olsr, OlsrConfig};
 use crate::routing::{Aodv, AodvConfig, Router, StaticRoutes, StaticRouting};
 use crate::scenario::{
     AodvLinkDetection, AodvOptions, AodvPreset, AomdvDisjoint, AomdvIdPurge, AomdvMessageSizes,
-    AomdvOptions, AomdvTargetReplies, AppKind, DsdvOptions, DsrOptions, DsrPreset,
-    GatewayForwarding, OlsrOptions, Placement, RoutingProtocol, Scenario, Transport,
+    AomdvOptions, AomdvTargetReplies, AppKind, DsdvOptions, DsrOptions, DsrPreset, Gateway,
+    GatewayDiscovery, GatewayForwarding, OlsrOptions, Placement, RoutingProtocol, Scenario,
+    Transport,
 };
 use std::rc::Rc;
 
@@ -311,6 +312,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         aodv_config.gateway = s.gateway.as_ref().map(|g| InternetGateway {
             nodes: g.node.ids().to_vec(),
             first_host: s.nodes.count,
+            advertising: gateway_advertising(g),
         });
     }
     let dsr_config = dsr_config(s.routing.dsr.as_ref());
@@ -546,6 +548,24 @@ pub(crate) fn mac_params(s: &Scenario) -> MacParams {
         mac_params.ns2_tcp_extra_bytes = 0;
     }
     mac_params
+}
+
+/// `[gateway] discovery`'s advertisements, or `None` for reactive discovery.
+fn gateway_advertising(g: &Gateway) -> Option<GatewayAdvertising> {
+    let interval = from_secs(g.advertisement_interval_s).max(1);
+    match g.discovery {
+        GatewayDiscovery::Reactive => None,
+        GatewayDiscovery::Proactive => Some(GatewayAdvertising {
+            interval,
+            zone_hops: None,
+            reactive_fallback: false,
+        }),
+        GatewayDiscovery::Hybrid => Some(GatewayAdvertising {
+            interval,
+            zone_hops: Some(g.advertisement_zone_hops.min(u8::MAX as u32) as u8),
+            reactive_fallback: true,
+        }),
+    }
 }
 
 #[cfg(test)]

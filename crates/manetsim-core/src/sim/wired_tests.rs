@@ -637,3 +637,65 @@ fn a_dsdv_relay_whose_arp_gives_up_routes_a_host_s_packet_again_and_drops_it() {
     let f = &bare.flows[0];
     assert_eq!(drops(&bare, "no_route") + 2, f.sent, "{:?}", bare.drops);
 }
+
+/// [`chain`]'s CBR under AODV-UU with gateway discovery `discovery` and
+/// `more` overrides.
+fn advertised_chain(discovery: &str, more: &[&str]) -> crate::metrics::result::RunResult {
+    let d = format!("gateway.discovery=\"{discovery}\"");
+    let mut set = vec![
+        "routing.aodv.preset=\"aodv_uu\"",
+        "routing.aodv.link_detection=\"mac\"",
+        d.as_str(),
+    ];
+    set.extend_from_slice(more);
+    run_text(&chain(CBR), &set)
+}
+
+#[test]
+fn proactive_advertisements_reach_every_node_and_no_host_is_sought() {
+    let r = advertised_chain("proactive", &[]);
+    let f = &r.flows[0];
+    assert_eq!(f.sent, 236);
+    assert_eq!(f.received, f.sent, "{:?}", r.drops);
+    assert!(r.ledger.balanced);
+    // Twelve advertisements in 60 s (the first within 5 s, then one every
+    // 5 s), each sent by the gateway and passed on by nodes 2, 1 and 0:
+    // 54 bytes each (IP 20, UDP 8, the RREP 20 and its 6-byte mark).
+    let adv = &r.routing.by_message["gwadv"];
+    assert_eq!((adv.packets, adv.forwarded, adv.bytes), (48, 36, 48 * 54));
+    // Node 0 learns the gateway from them: no request, for the host or
+    // for the gateway, in the whole run.
+    assert_eq!(r.routing.route_discoveries, 0);
+    assert!(!r.routing.by_message.contains_key("rreq"));
+    assert!((f.hops_mean - 3.0).abs() < 1e-9);
+    // The same run with reactive discovery seeks the host.
+    let reactive = advertised_chain("reactive", &[]);
+    assert!(reactive.routing.route_discoveries >= 1);
+    assert!(!reactive.routing.by_message.contains_key("gwadv"));
+}
+
+#[test]
+fn hybrid_advertisements_stop_at_the_zone_and_farther_sources_seek_the_host() {
+    for zone in [1u64, 2, 3] {
+        let z = format!("gateway.advertisement_zone_hops={zone}");
+        let r = advertised_chain("hybrid", &[z.as_str()]);
+        let f = &r.flows[0];
+        assert_eq!(f.received, f.sent, "zone {zone}: {:?}", r.drops);
+        assert!(r.ledger.balanced);
+        // The gateway's twelve advertisements go `zone` hops: passed on by
+        // the nodes nearer than the zone's edge.
+        let adv = &r.routing.by_message["gwadv"];
+        assert_eq!((adv.packets, adv.forwarded), (12 * zone, 12 * (zone - 1)));
+        // Node 0 is three hops from the gateway. Outside the zone it seeks
+        // the host, and the gateway answers naming it (6 bytes more).
+        let rrep = &r.routing.by_message["rrep"];
+        if zone < 3 {
+            assert!(r.routing.route_discoveries >= 1, "zone {zone}");
+            assert_eq!(rrep.bytes - 48 * rrep.packets, 3 * 6, "zone {zone}");
+        } else {
+            // Inside it, at most the search its first packet started
+            // before the first advertisement came.
+            assert!(r.routing.route_discoveries <= 1, "zone {zone}");
+        }
+    }
+}

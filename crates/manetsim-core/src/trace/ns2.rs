@@ -60,7 +60,8 @@
 //!   hops 0` for UDP; for routing, AODV's message in ns-2's shape
 //!   (`[0x2 hops id [dst seqno] [origin seqno]] (REQUEST)`, see
 //!   [`aodv_fields`]), AOMDV's likewise, its replies, HELLOs and errors
-//!   followed by `[rreq_id first_hop]` (see [`aomdv_fields`]), DSR's
+//!   followed by `[rreq_id first_hop]` (see [`aomdv_fields`]), a gateway's
+//!   advertisement as a reply labelled `(GWADV)`, DSR's
 //!   request, reply and error flags in ns-2's shape (`n [q id] [p …] [e
 //!   …]`, with the fields manetsim does not track as 0), OLSR's message
 //!   type; for ARP `[REQUEST src/src 0/target]` or `REPLY`.
@@ -924,11 +925,13 @@ impl Ns2Trace {
     fn control_tail(&self, line: &mut String, p: &Packet) {
         let body = p.body();
         match self.protocol {
-            RoutingProtocol::Aodv | RoutingProtocol::Static => {
-                if let Ok(message) = aodv::Message::parse(body) {
-                    aodv_fields(line, &message, p.dst == BROADCAST);
+            RoutingProtocol::Aodv | RoutingProtocol::Static => match aodv::Message::parse(body) {
+                Ok(aodv::Message::Rrep(r)) if aodv::is_gateway_adv(body) => {
+                    gwadv_fields(line, &r);
                 }
-            }
+                Ok(message) => aodv_fields(line, &message, p.dst == BROADCAST),
+                Err(_) => {}
+            },
             RoutingProtocol::Aomdv => {
                 if let Ok(message) = aomdv::Message::parse(body) {
                     aomdv_fields(line, &message, p.dst == BROADCAST);
@@ -1169,6 +1172,14 @@ fn rrep_fields(line: &mut String, r: &aodv::RrepRepr, extra_hops: u32, broadcast
         r.dst_seqno,
         f64::from(r.lifetime_ms) / 1000.0
     );
+}
+
+/// A gateway advertisement ([`aodv::is_gateway_adv`]), which ns-2.35 has
+/// not: a reply's fields, labelled `(GWADV)`.
+fn gwadv_fields(line: &mut String, r: &aodv::RrepRepr) {
+    rrep_fields(line, r, 1, false);
+    line.truncate(line.len() - "(REPLY)".len());
+    line.push_str("(GWADV)");
 }
 
 /// `[0x8 count [first_dst seqno] 0.000000] (ERROR)`.
@@ -1800,11 +1811,26 @@ mod tests {
             (3, BROADCAST, aodv::Message::Rrep(hello)),
             (4, BROADCAST, aodv::Message::Rerr(error)),
         ];
-        let packets = messages.map(|(src, dst, message)| {
-            let mut bytes = vec![0; message.buffer_len()];
-            message.emit(&mut bytes);
-            (src, dst, bytes)
-        });
+        let mut packets: Vec<(NodeId, NodeId, Vec<u8>)> = messages
+            .map(|(src, dst, message)| {
+                let mut bytes = vec![0; message.buffer_len()];
+                message.emit(&mut bytes);
+                (src, dst, bytes)
+            })
+            .into();
+        // A gateway's advertisement, passed on two hops from it.
+        let advert = aodv::RrepRepr {
+            hop_count: 2,
+            dst: 9,
+            dst_seqno: 3,
+            orig: 9,
+            ..reply
+        };
+        packets.push((
+            6,
+            BROADCAST,
+            aodv::with_gateway_adv(advert.to_bytes(), 5_000),
+        ));
         let got = router_sends(t, packets);
         let tails: Vec<&str> = got.iter().map(|l| l.split("] [").last().unwrap()).collect();
         assert_eq!(
@@ -1813,6 +1839,7 @@ mod tests {
                 "0x4 1 [5 4] 10.000000] (REPLY)",
                 "0x1 1 [3 7] 2.000000] (HELLO)",
                 "0x8 2 [9 547] 0.000000] (ERROR)",
+                "0x4 3 [9 3] 10.000000] (GWADV)",
             ]
         );
     }

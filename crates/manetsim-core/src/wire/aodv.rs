@@ -77,6 +77,41 @@ pub fn inet_dest_of(b: &[u8]) -> Option<NodeId> {
     (b[at] == EXT_INET_DEST && b[at + 1] == 4).then(|| be32(b, at + 2))
 }
 
+/// manetsim's extension type marking a RREP as a gateway advertisement
+/// (the gateway's RREP for itself, flooded: proactive and hybrid gateway
+/// discovery, after Hamidian's extension of AODV-UU); the type after
+/// AODV-UU's own extensions. Its value is the gateway's advertisement
+/// interval in milliseconds (a length of 0 would be malformed to
+/// Wireshark's AODV dissector).
+pub const EXT_GATEWAY_ADV: u8 = 5;
+
+/// Length of that extension: type, length and a 32-bit interval.
+pub const GATEWAY_ADV_EXT_LEN: usize = 6;
+
+/// `msg` (a RREP's bytes) marked as a gateway advertisement
+/// ([`EXT_GATEWAY_ADV`]) sent every `interval_ms`.
+pub fn with_gateway_adv(mut msg: Vec<u8>, interval_ms: u32) -> Vec<u8> {
+    msg.extend_from_slice(&[EXT_GATEWAY_ADV, 4]);
+    msg.extend_from_slice(&interval_ms.to_be_bytes());
+    msg
+}
+
+/// The advertisement interval of a RREP marked as a gateway advertisement
+/// ([`with_gateway_adv`]) right after the RREP, or `None` when `b` is not
+/// one.
+pub fn gateway_adv_interval_ms(b: &[u8]) -> Option<u32> {
+    if b.first() != Some(&TYPE_RREP) || b.len() < RrepRepr::LEN + GATEWAY_ADV_EXT_LEN {
+        return None;
+    }
+    let at = RrepRepr::LEN;
+    (b[at] == EXT_GATEWAY_ADV && b[at + 1] == 4).then(|| be32(b, at + 2))
+}
+
+/// Whether `b` is a gateway advertisement ([`gateway_adv_interval_ms`]).
+pub fn is_gateway_adv(b: &[u8]) -> bool {
+    gateway_adv_interval_ms(b).is_some()
+}
+
 /// Route Request (RFC 3561 section 5.1), 24 bytes.
 ///
 /// ```text
@@ -463,6 +498,33 @@ mod tests {
         assert_eq!(inet_dest_of(&other), None, "another extension type");
         let rq = with_inet_dest(Message::Rreq(rreq()).to_bytes(), 1);
         assert_eq!(inet_dest_of(&rq), None, "a RREQ has none");
+    }
+
+    #[test]
+    fn a_gateway_advertisement_is_a_rrep_marked_in_6_bytes_more() {
+        let rp = RrepRepr::new(0, 3, 8, 3, 10_000);
+        let b = with_gateway_adv(rp.to_bytes(), 5_000);
+        assert_eq!(b.len(), RrepRepr::LEN + GATEWAY_ADV_EXT_LEN);
+        assert_eq!(&b[20..], &[5, 4, 0, 0, 0x13, 0x88]);
+        assert!(is_gateway_adv(&b));
+        assert_eq!(gateway_adv_interval_ms(&b), Some(5_000));
+        assert_eq!(
+            Message::parse(&b),
+            Ok(Message::Rrep(rp)),
+            "extension skipped"
+        );
+        assert_eq!(inet_dest_of(&b), None, "not a reply for a host");
+        assert!(
+            !is_gateway_adv(&rp.to_bytes()),
+            "a HELLO or reply is not one"
+        );
+        assert!(!is_gateway_adv(&b[..25]), "truncated");
+        assert!(!is_gateway_adv(&with_inet_dest(rp.to_bytes(), 9)));
+        let mut other = b.clone();
+        other[21] = 0;
+        assert!(!is_gateway_adv(&other), "another length");
+        let rq = with_gateway_adv(Message::Rreq(rreq()).to_bytes(), 5_000);
+        assert!(!is_gateway_adv(&rq), "a RREQ is not one");
     }
 
     #[test]

@@ -214,8 +214,8 @@ use crate::net::{
 };
 use crate::routing::timers::TimerQueue;
 use crate::wire::aodv::{
-    inet_dest_of, stamp_of, with_inet_dest, with_stamp, Message, RerrRepr, RrepRepr, RreqRepr,
-    TYPE_RREP, TYPE_RREQ,
+    gateway_adv_interval_ms, inet_dest_of, is_gateway_adv, stamp_of, with_gateway_adv,
+    with_inet_dest, with_stamp, Message, RerrRepr, RrepRepr, RreqRepr, TYPE_RREP, TYPE_RREQ,
 };
 use id_cache::IdCache;
 use neighbors::Neighbors;
@@ -598,6 +598,9 @@ impl AodvConfig {
 ///   neighbour whose link broke (`neighbor_link_break` takes down the
 ///   routes whose next hop is the lost neighbour, and the Internet route's
 ///   is the gateway), the host is sought again.
+///
+/// With [`Self::advertising`] the gateways also advertise themselves
+/// ([`GatewayAdvertising`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InternetGateway {
     /// The gateway nodes: each answers for every host.
@@ -605,6 +608,53 @@ pub struct InternetGateway {
     /// The first fixed host's id; every id from it (but [`BROADCAST`]) is a
     /// host, outside the MANET (AODV-UU's `locality`: `HOST_INET`).
     pub first_host: NodeId,
+    /// Proactive or hybrid discovery; `None`: reactive only (AODV-UU 0.9's).
+    pub advertising: Option<GatewayAdvertising>,
+}
+
+/// Proactive and hybrid gateway discovery, after Hamidian's extension of
+/// AODV-UU (ADVERTISEMENT_INTERVAL, and the hybrid scheme's advertisement
+/// zone):
+///
+/// - every `interval`, each gateway increments its sequence number and
+///   broadcasts an advertisement: a RREP for itself (hop count 0, lifetime
+///   [`Self::lifetime`]) marked by
+///   [`EXT_GATEWAY_ADV`](crate::wire::aodv::EXT_GATEWAY_ADV) (with the
+///   interval in milliseconds, which relays copy), with IP TTL
+///   `zone_hops` (hybrid) or NET_DIAMETER (proactive); its first goes at a
+///   uniform random time within the first interval, so that gateways do
+///   not advertise in step;
+/// - a node that hears one takes the route to the gateway it offers as it
+///   takes a reply's (a newer sequence number, or as new and fewer hops)
+///   and passes on the first copy of each advertisement (by gateway and
+///   sequence number) after the broadcast jitter, while its TTL lasts;
+/// - a source with a packet for a host and no Internet route for it takes
+///   the gateway it has an active route to with the fewest hops (the first
+///   listed among equals) and tunnels the packet there at once. Knowing
+///   none, it seeks the host by a RREQ as in reactive discovery
+///   (`reactive_fallback`, hybrid) or holds the packet in its request
+///   queue until an advertisement comes (proactive);
+/// - an advertisement that makes a gateway reachable sends the packets
+///   waiting for hosts to it, and moves a live Internet route to it when it
+///   offers fewer hops than the route had (as a later reply does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatewayAdvertising {
+    /// Between one gateway's advertisements.
+    pub interval: SimTime,
+    /// How many hops an advertisement goes (its IP TTL); `None`: the whole
+    /// network (NET_DIAMETER).
+    pub zone_hops: Option<u8>,
+    /// A source that knows no gateway seeks the host by a RREQ (hybrid);
+    /// else it waits for an advertisement (proactive).
+    pub reactive_fallback: bool,
+}
+
+impl GatewayAdvertising {
+    /// The lifetime an advertisement gives the route to its gateway: two
+    /// intervals, so that one lost advertisement does not end it.
+    pub fn lifetime(&self) -> SimTime {
+        2 * self.interval
+    }
 }
 
 impl InternetGateway {
@@ -700,6 +750,8 @@ enum Timer {
         packet: Packet,
         next_hop: NodeId,
     },
+    /// A gateway's next advertisement ([`GatewayAdvertising`]).
+    Advertise,
 }
 
 /// The lifetime ns-2.35's intermediate reply carries for a route expiring
@@ -741,6 +793,11 @@ pub struct Aodv {
     purge_at: Option<SimTime>,
     /// Internet routes by host ([`InternetGateway`]).
     internet: BTreeMap<NodeId, InternetRoute>,
+    /// The newest advertisement heard from each gateway, by its sequence
+    /// number ([`GatewayAdvertising`]); boxed when first needed, so that a
+    /// run without advertisements keeps 8 bytes a node for it, not 24.
+    #[allow(clippy::box_collection)] // the box is the point: 8 bytes, not 24
+    adverts: Option<Box<BTreeMap<NodeId, u32>>>,
 }
 
 impl Aodv {
@@ -772,6 +829,7 @@ impl Aodv {
             now: 0,
             purge_at: None,
             internet: BTreeMap::new(),
+            adverts: None,
         }
     }
 
@@ -1375,6 +1433,10 @@ impl Aodv {
         rp: RrepRepr,
         ctx: &mut RoutingCtx,
     ) {
+        if self.advertising().is_some() && is_gateway_adv(packet.body()) {
+            self.on_advertisement(now, from, packet, rp, ctx);
+            return;
+        }
         if packet.dst == BROADCAST && rp.dst == from && rp.hop_count == 0 {
             // A HELLO.
             let until = now + self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval;
@@ -1483,6 +1545,121 @@ impl Aodv {
         }
     }
 
+    // ---- Gateway advertisements ------------------------------------------
+
+    fn advertising(&self) -> Option<GatewayAdvertising> {
+        self.cfg.gateway.as_ref().and_then(|g| g.advertising)
+    }
+
+    fn is_gateway(&self) -> bool {
+        self.cfg
+            .gateway
+            .as_ref()
+            .is_some_and(|g| g.nodes.contains(&self.me))
+    }
+
+    /// A gateway advertises itself and arms its next advertisement.
+    fn advertise(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let Some(a) = self.advertising() else {
+            return;
+        };
+        self.seqno = self.seqno.wrapping_add(1).max(1);
+        let life_ms = (a.lifetime() / NS_PER_MS).min(u32::MAX as SimTime) as u32;
+        let rp = RrepRepr::new(0, self.me, self.seqno, self.me, life_ms);
+        let ttl = a.zone_hops.unwrap_or(self.cfg.net_diameter);
+        let interval_ms = (a.interval / NS_PER_MS).min(u32::MAX as SimTime) as u32;
+        let msg = with_gateway_adv(rp.to_bytes(), interval_ms);
+        let p = self.control(BROADCAST, ttl, msg, None);
+        ctx.originate(p, BROADCAST, "gwadv", false);
+        self.timers.push(now + a.interval, Timer::Advertise);
+    }
+
+    /// An advertisement of gateway `rp.dst` heard from `from` (see
+    /// [`GatewayAdvertising`]).
+    fn on_advertisement(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        packet: &Packet,
+        rp: RrepRepr,
+        ctx: &mut RoutingCtx,
+    ) {
+        let gateway = rp.dst;
+        if gateway == self.me {
+            return;
+        }
+        let heard = self.adverts.get_or_insert_default();
+        let first = heard
+            .get(&gateway)
+            .is_none_or(|&s| seq_newer(rp.dst_seqno, s));
+        if first {
+            heard.insert(gateway, rp.dst_seqno);
+        }
+        let hops = rp.hop_count.saturating_add(1);
+        let expire = now + rp.lifetime_ms as SimTime * NS_PER_MS;
+        if self
+            .routes
+            .offer(gateway, rp.dst_seqno, hops, from, expire, now)
+        {
+            self.route_found(now, gateway, ctx);
+            self.gateway_reachable(now, gateway, hops, ctx);
+        }
+        if !first {
+            return;
+        }
+        let mut out = rp;
+        out.hop_count = hops;
+        let interval_ms = gateway_adv_interval_ms(packet.body()).unwrap_or(0);
+        let msg = with_gateway_adv(out.to_bytes(), interval_ms);
+        if packet.ttl <= 1 {
+            // The zone's edge: traced as a TTL drop, as a RREQ's is.
+            ctx.expired(|| {
+                let mut p = self.control(BROADCAST, 0, msg, None);
+                p.uid = packet.uid;
+                p
+            });
+            return;
+        }
+        let mut p = self.control(BROADCAST, packet.ttl - 1, msg, None);
+        p.uid = packet.uid;
+        self.broadcast_jittered(now, Rebroadcast::new(p, "gwadv", true), ctx);
+    }
+
+    /// `gateway`, `hops` away, has become reachable by an advertisement:
+    /// the packets waiting for hosts go to it, and a live Internet route
+    /// through another gateway moves to it when it is shorter.
+    fn gateway_reachable(&mut self, now: SimTime, gateway: NodeId, hops: u8, ctx: &mut RoutingCtx) {
+        let Some(g) = self.cfg.gateway.as_ref() else {
+            return;
+        };
+        let mut hosts: Vec<NodeId> = self.queue.destinations();
+        hosts.retain(|&h| g.is_host(h));
+        for (&host, r) in &self.internet {
+            if r.is_up(now) && r.gateway != gateway && hops < r.hops && !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+        let expire = now + self.cfg.active_route_timeout;
+        for host in hosts {
+            self.internet_route_found(now, host, gateway, hops, expire, ctx);
+        }
+    }
+
+    /// The gateway this node has an active route to with the fewest hops
+    /// (the first listed among equals), with its hop count.
+    fn nearest_gateway(&self, now: SimTime) -> Option<(NodeId, u8)> {
+        let g = self.cfg.gateway.as_ref()?;
+        let mut best: Option<(NodeId, u8)> = None;
+        for &n in &g.nodes {
+            if let Some(e) = self.routes.valid(n, now) {
+                if best.is_none_or(|(_, h)| e.hops < h) {
+                    best = Some((n, e.hops));
+                }
+            }
+        }
+        best
+    }
+
     fn send_hello(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
         let life_ms =
             (self.cfg.allowed_hello_loss as SimTime * self.cfg.hello_interval / NS_PER_MS) as u32;
@@ -1522,6 +1699,10 @@ impl RoutingProtocol for Aodv {
             let i = self.cfg.hello_interval;
             let first = now + ctx.rng.below(i.max(1));
             self.timers.push(first, Timer::Hello);
+        }
+        if let Some(a) = self.advertising().filter(|_| self.is_gateway()) {
+            let first = now + ctx.rng.below(a.interval.max(1));
+            self.timers.push(first, Timer::Advertise);
         }
     }
 
@@ -1579,6 +1760,29 @@ impl RoutingProtocol for Aodv {
             packet.dst = r.gateway;
             self.route_output(now, packet, ctx);
             return;
+        }
+        if let Some(a) = self.advertising() {
+            if let Some((gateway, hops)) = self.nearest_gateway(now) {
+                // A gateway is known (an advertisement, or any route to
+                // it): the packet goes there with no discovery.
+                let route = InternetRoute {
+                    gateway,
+                    hops,
+                    expire: now + timeout,
+                    broken: false,
+                };
+                self.internet.insert(host, route);
+                packet.dst = gateway;
+                self.route_output(now, packet, ctx);
+                return;
+            }
+            if !a.reactive_fallback {
+                // Proactive: the packet waits for an advertisement.
+                packet.dst = host;
+                packet.size_bytes -= IP_HEADER_BYTES;
+                self.queue.hold(now, packet, ctx);
+                return;
+            }
         }
         // Buffered for the host, as AODV-UU queues the packet before its
         // tunnel, while the host is sought.
@@ -1829,6 +2033,7 @@ impl RoutingProtocol for Aodv {
                     }
                 }
                 Timer::Hello => self.send_hello(now, ctx),
+                Timer::Advertise => self.advertise(now, ctx),
                 Timer::RepairEnd { dst } => {
                     self.routes.settle(dst, now);
                     if let Some(e) = self.routes.get_mut(dst) {

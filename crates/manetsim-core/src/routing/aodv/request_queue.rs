@@ -84,6 +84,17 @@ impl RequestQueue {
         out
     }
 
+    /// The destinations of the packets held, each once, oldest first.
+    pub fn destinations(&self) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        for (_, p) in &self.items {
+            if !out.contains(&p.dst) {
+                out.push(p.dst);
+            }
+        }
+        out
+    }
+
     pub fn has_packets_for(&self, dst: NodeId) -> bool {
         self.items.iter().any(|(_, p)| p.dst == dst)
     }

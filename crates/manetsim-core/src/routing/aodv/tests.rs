@@ -261,6 +261,7 @@ fn with_gateway(me: NodeId) -> Node {
         gateway: Some(InternetGateway {
             nodes: vec![9],
             first_host: 20,
+            advertising: None,
         }),
         active_route_timeout: 3 * NS_PER_S,
         ..AodvConfig::default()
@@ -1883,4 +1884,190 @@ fn ns2_remembers_a_rreq_id_until_the_purge_tick_after_bcast_id_save() {
     m.control(6 * NS_PER_S, 1, rreq_packet(1, 5, rreq(0, 7, 9, None, 1)));
     assert!(m.a.has_seen(id, 12 * NS_PER_S - 1));
     assert!(!m.a.has_seen(id, 12 * NS_PER_S));
+}
+
+/// [`with_gateway`]'s node with gateway 9 advertising every 5 s, over the
+/// whole network (`zone_hops` `None`, proactive) or within a zone, with
+/// a fallback to reactive discovery (hybrid).
+fn advertised(me: NodeId, zone_hops: Option<u8>) -> Node {
+    let cfg = AodvConfig {
+        gateway: Some(InternetGateway {
+            nodes: vec![9],
+            first_host: 20,
+            advertising: Some(GatewayAdvertising {
+                interval: 5 * NS_PER_S,
+                zone_hops,
+                reactive_fallback: zone_hops.is_some(),
+            }),
+        }),
+        active_route_timeout: 3 * NS_PER_S,
+        ..AodvConfig::default()
+    };
+    Node::with(me, cfg)
+}
+
+/// Gateway `gw`'s advertisement with sequence number `seq`, as neighbour
+/// `sender` broadcasts it, `hops` from `gw`, with IP TTL `ttl`.
+fn gwadv_packet(sender: NodeId, gw: NodeId, seq: u32, hops: u8, ttl: u8) -> Packet {
+    let rp = RrepRepr::new(hops, gw, seq, gw, 10_000);
+    Packet::control(
+        sender,
+        BROADCAST,
+        ttl,
+        8,
+        with_gateway_adv(rp.to_bytes(), 5_000),
+    )
+}
+
+#[test]
+fn a_gateway_advertises_itself_every_interval_from_a_random_first_time() {
+    let mut gw = advertised(9, None);
+    assert!(gw.run(|a, ctx| a.start(0, ctx)).is_empty());
+    let first = gw.a.poll_timeout().expect("an advertisement is armed");
+    assert!(first < 5 * NS_PER_S, "{first}");
+    let out = gw.timeout(first);
+    let sent = originated_packets(&out);
+    assert_eq!(sent.len(), 1);
+    let (p, to, msg, _) = sent[0];
+    assert_eq!((to, msg, p.dst, p.ttl), (BROADCAST, "gwadv", BROADCAST, 35));
+    assert_eq!(gateway_adv_interval_ms(p.body()), Some(5_000));
+    let Ok(Message::Rrep(rp)) = Message::parse(p.body()) else {
+        panic!()
+    };
+    assert_eq!((rp.dst, rp.orig, rp.hop_count), (9, 9, 0));
+    assert_eq!(rp.lifetime_ms, 10_000, "two intervals");
+    assert_eq!(gw.a.poll_timeout(), Some(first + 5 * NS_PER_S));
+    let out = gw.timeout(first + 5 * NS_PER_S);
+    let Ok(Message::Rrep(next)) = Message::parse(originated_packets(&out)[0].0.body()) else {
+        panic!()
+    };
+    assert!(
+        seq_newer(next.dst_seqno, rp.dst_seqno),
+        "a new number each time"
+    );
+    // A hybrid gateway's go as far as its zone; a node that is no gateway
+    // advertises nothing, nor does a reactive gateway.
+    let mut hybrid = advertised(9, Some(3));
+    hybrid.run(|a, ctx| a.start(0, ctx));
+    let at = hybrid.a.poll_timeout().unwrap();
+    assert_eq!(originated_packets(&hybrid.timeout(at))[0].0.ttl, 3);
+    let mut other = advertised(4, None);
+    other.run(|a, ctx| a.start(0, ctx));
+    assert_eq!(other.a.poll_timeout(), None);
+    let mut reactive = with_gateway(9);
+    reactive.run(|a, ctx| a.start(0, ctx));
+    assert_eq!(reactive.a.poll_timeout(), None);
+}
+
+#[test]
+fn an_advertisement_gives_the_route_to_the_gateway_and_goes_on_once() {
+    let mut n = advertised(2, None);
+    let out = n.control(ms(100), 5, gwadv_packet(5, 9, 7, 1, 34));
+    assert!(originated(&out).is_empty(), "held for the jitter");
+    let e =
+        n.a.routes()
+            .valid(9, ms(100))
+            .expect("a route to the gateway");
+    assert_eq!((e.next_hop, e.hops), (5, 2));
+    let at = n.a.poll_timeout().unwrap();
+    assert!(at <= ms(110));
+    let out = n.timeout(at);
+    let sent = originated_packets(&out);
+    assert_eq!(sent.len(), 1);
+    let (p, to, msg, _) = sent[0];
+    assert_eq!((to, msg, p.ttl), (BROADCAST, "gwadv", 33));
+    assert!(is_gateway_adv(p.body()));
+    let Ok(Message::Rrep(rp)) = Message::parse(p.body()) else {
+        panic!()
+    };
+    assert_eq!((rp.dst, rp.dst_seqno, rp.hop_count), (9, 7, 2));
+    assert_eq!(gateway_adv_interval_ms(p.body()), Some(5_000), "copied");
+    // Another copy of the same advertisement, shorter: the route takes
+    // it, but the copy goes no further.
+    let out = n.control(ms(120), 9, gwadv_packet(9, 9, 7, 0, 35));
+    assert!(originated(&out).is_empty());
+    assert_eq!(n.a.routes().valid(9, ms(120)).map(|e| e.hops), Some(1));
+    assert!(n.timeout(ms(200)).is_empty(), "nothing passed on");
+    // The next advertisement goes on again; at the zone's edge (TTL 1) a
+    // new one is taken but not passed on.
+    n.control(ms(5100), 5, gwadv_packet(5, 9, 8, 1, 34));
+    assert_eq!(originated(&n.timeout(ms(5200))).len(), 1);
+    let out = n.control(ms(10_100), 5, gwadv_packet(5, 9, 9, 1, 1));
+    assert!(n.a.routes().valid(9, ms(10_100)).is_some());
+    assert!(originated(&out).is_empty());
+    assert!(originated(&n.timeout(ms(10_200))).is_empty());
+    // Its own advertisement coming back is ignored.
+    let mut gw = advertised(9, None);
+    let out = gw.control(ms(100), 5, gwadv_packet(5, 9, 7, 1, 34));
+    assert!(out.is_empty());
+    assert_eq!(gw.a.poll_timeout(), None);
+}
+
+#[test]
+fn a_source_that_heard_an_advertisement_tunnels_at_once_without_a_request() {
+    let mut n = advertised(0, None);
+    n.control(ms(100), 5, gwadv_packet(5, 9, 7, 1, 34));
+    let out = to_host(&mut n, ms(200), 0, 20, 1);
+    assert!(requests(&out).is_empty(), "no RREQ for the host");
+    assert_eq!(sent_to(&out), [(9, 560, 5)]);
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn a_proactive_source_that_knows_no_gateway_waits_for_an_advertisement() {
+    let mut n = advertised(0, None);
+    let out = to_host(&mut n, 0, 0, 20, 1);
+    assert!(requests(&out).is_empty(), "proactive: no RREQ");
+    assert!(sent_to(&out).is_empty());
+    assert_eq!(n.a.buffered(), 1);
+    // The advertisement sends the waiting packet, tunnelled.
+    let out = n.control(ms(500), 5, gwadv_packet(5, 9, 7, 1, 34));
+    assert_eq!(sent_to(&out), [(9, 560, 5)]);
+    assert_eq!(n.a.buffered(), 0);
+}
+
+#[test]
+fn a_hybrid_source_outside_the_zone_seeks_the_host_until_an_advertisement_comes() {
+    let mut n = advertised(0, Some(3));
+    let out = to_host(&mut n, 0, 0, 20, 1);
+    assert_eq!(requests(&out), [(20, false)], "reactive outside the zone");
+    assert_eq!(n.a.buffered(), 1);
+    // An advertisement answers the search before any reply does.
+    let out = n.control(ms(20), 5, gwadv_packet(5, 9, 7, 1, 2));
+    assert_eq!(sent_to(&out), [(9, 560, 5)]);
+    assert_eq!(n.a.buffered(), 0);
+    assert!(
+        requests(&n.timeout(ms(10_000))).is_empty(),
+        "the discovery ended"
+    );
+}
+
+#[test]
+fn a_live_internet_route_moves_only_to_a_gateway_with_fewer_hops() {
+    let cfg = |me| {
+        let mut n = advertised(me, None);
+        let mut c = (*n.a.cfg).clone();
+        c.gateway.as_mut().unwrap().nodes = vec![9, 8];
+        n.a = Aodv::new(me, c);
+        n
+    };
+    let mut n = cfg(0);
+    n.control(ms(100), 5, gwadv_packet(5, 9, 7, 2, 33));
+    assert_eq!(sent_to(&to_host(&mut n, ms(150), 0, 20, 1)), [(9, 560, 5)]);
+    // Gateway 8 as far away: the route stays with 9.
+    n.control(ms(200), 6, gwadv_packet(6, 8, 3, 2, 33));
+    assert_eq!(n.a.internet[&20].gateway, 9);
+    // Gateway 8 two hops away: the route moves to it.
+    n.control(ms(300), 8, gwadv_packet(8, 8, 4, 0, 35));
+    assert_eq!(n.a.internet[&20].gateway, 8);
+    let out = n.run(|a, ctx| {
+        let mut p = data(0, 9, 2);
+        p.size_bytes += IP_HEADER_BYTES;
+        a.route_to_internet(ms(400), p, 20, ctx)
+    });
+    assert_eq!(sent_to(&out), [(8, 560, 8)], "tunnelled to gateway 8");
+    // A new host takes the nearest gateway known.
+    let out = to_host(&mut n, ms(500), 0, 21, 3);
+    assert_eq!(n.a.internet[&21].gateway, 8);
+    assert_eq!(sent_to(&out)[0].2, 8);
 }
