@@ -636,7 +636,9 @@ pub struct InternetGateway {
 ///   queue until an advertisement comes (proactive);
 /// - an advertisement that makes a gateway reachable sends the packets
 ///   waiting for hosts to it, and moves a live Internet route to it when it
-///   offers fewer hops than the route had (as a later reply does).
+///   offers fewer hops than the route had (as a later reply does);
+/// - a live Internet route whose gateway the node has no active route to
+///   moves, at its next packet, to the nearest gateway it has one to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GatewayAdvertising {
     /// Between one gateway's advertisements.
@@ -1645,6 +1647,23 @@ impl Aodv {
         }
     }
 
+    /// With advertisements, a live Internet route for `host` whose gateway
+    /// this node has no active route to moves to the nearest gateway it has
+    /// one to, if any (else the packet seeks its gateway, as without).
+    fn leave_unreachable_gateway(&mut self, now: SimTime, host: NodeId) {
+        let Some(r) = self.internet.get(&host).filter(|r| r.is_up(now)) else {
+            return;
+        };
+        if self.routes.valid(r.gateway, now).is_some() {
+            return;
+        }
+        if let Some((gateway, hops)) = self.nearest_gateway(now) {
+            let r = self.internet.get_mut(&host).expect("looked up above");
+            r.gateway = gateway;
+            r.hops = hops;
+        }
+    }
+
     /// The gateway this node has an active route to with the fewest hops
     /// (the first listed among equals), with its hop count.
     fn nearest_gateway(&self, now: SimTime) -> Option<(NodeId, u8)> {
@@ -1753,6 +1772,9 @@ impl RoutingProtocol for Aodv {
         }
         self.now = now;
         let timeout = self.cfg.active_route_timeout;
+        if self.advertising().is_some() {
+            self.leave_unreachable_gateway(now, host);
+        }
         if let Some(r) = self.internet.get_mut(&host).filter(|r| r.is_up(now)) {
             // AODV-UU's `packet_input`: the use extends the Internet route,
             // then the packet goes to its gateway, found as any node is.

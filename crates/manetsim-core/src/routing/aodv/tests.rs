@@ -2071,3 +2071,21 @@ fn a_live_internet_route_moves_only_to_a_gateway_with_fewer_hops() {
     assert_eq!(n.a.internet[&21].gateway, 8);
     assert_eq!(sent_to(&out)[0].2, 8);
 }
+
+#[test]
+fn a_source_whose_gateway_is_unreachable_moves_to_another_it_knows() {
+    let mut n = advertised(0, None);
+    let mut c = (*n.a.cfg).clone();
+    c.gateway.as_mut().unwrap().nodes = vec![9, 8];
+    n.a = Aodv::new(0, c);
+    n.control(ms(100), 5, gwadv_packet(5, 9, 7, 1, 34));
+    n.control(ms(110), 6, gwadv_packet(6, 8, 3, 3, 32));
+    assert_eq!(sent_to(&to_host(&mut n, ms(150), 0, 20, 1)), [(9, 560, 5)]);
+    // The route to gateway 9 breaks; gateway 8 is still known (4 hops).
+    n.control(ms(200), 5, rerr_packet(5, vec![(9, 8)]));
+    assert!(n.a.routes().valid(9, ms(200)).is_none());
+    let out = to_host(&mut n, ms(300), 0, 20, 2);
+    assert!(requests(&out).is_empty(), "no search for gateway 9");
+    assert_eq!(sent_to(&out), [(8, 560, 6)]);
+    assert_eq!(n.a.internet[&20].gateway, 8);
+}
