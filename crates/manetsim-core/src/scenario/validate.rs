@@ -702,13 +702,7 @@ impl Checker<'_> {
                 "only gateway.discovery = \"proactive\" or \"hybrid\" advertises gateways",
             );
         }
-        self.positive("gateway.advertisement_interval_s", interval)?;
-        if interval > 1e6 {
-            return self.fail(
-                "gateway.advertisement_interval_s",
-                format!("expected at most 1e6 s, got {}", fmt_float(interval)),
-            );
-        }
+        self.period("gateway.advertisement_interval_s", interval)?;
         let zone = g.advertisement_zone_hops;
         if g.discovery != GatewayDiscovery::Hybrid && zone != default_advertisement_zone_hops() {
             return self.fail(
