@@ -108,6 +108,13 @@ def test_the_cli_runs_sctp_and_exports_it_as_ns2s_agent(tmp_path: Path):
     assert "flows.0.sctp.max_burst" in line
     assert "as 4" in line
     assert not (tmp_path / "h.tcl").exists()
+    # ns-2.35's Agent/SCTP does not fragment: a message over one chunk is
+    # refused for export (manetsim runs it, in fragments).
+    large = ("--set", "routing.protocol=aodv", "--set", "flows.0.packet_size_bytes=1456")
+    line = assert_clean_error(cli("export", "ns2", bulk, *large, "-o", tmp_path / "i.tcl"))
+    assert "flows.0.packet_size_bytes" in line
+    assert "does not fragment" in line
+    assert "at most 1452 bytes" in line
 
 
 def test_streams_cut_the_wait_behind_a_loss_and_export_for_bulk_transfers(tmp_path: Path):
@@ -327,7 +334,6 @@ def test_wireshark_dissects_ns2s_handshake_and_heartbeat(tmp_path: Path):
 @pytest.mark.parametrize(
     ("sets", "message"),
     [
-        (("flows.0.transport=sctp", "flows.0.packet_size_bytes=1453"), "at most 1452 bytes"),
         (("flows.0.transport=sctp", "flows.0.transfer_bytes=5120"), "SCTP flows send until"),
         (("flows.0.sctp.max_burst=4",), 'only used with transport = "sctp"'),
         (("flows.0.transport=sctp", "flows.0.sctp.max_burst=0"), "flows[0].sctp.max_burst"),
@@ -527,3 +533,29 @@ def test_ns2s_miss_rule_is_set_by_like_ns2_and_named_otherwise():
     scenario = load_toml(QUICKSTART.read_text())
     scenario["flows"][0].update(transport="sctp", packet_size_bytes=1000)
     _like_ns2_sets_and_names(scenario, "miss_rule")
+
+
+def test_a_message_larger_than_a_chunk_arrives_whole_and_wireshark_reads_its_fragments(
+    tmp_path: Path,
+):
+    over = {**SHORT, "flows.0.packet_size_bytes": 3000, "flows.0.rate_bps": 48_000}
+    result = manetsim.run(QUICKSTART, overrides=over)
+    flow = result.flows.iloc[0]
+    # Two messages a second, each three DATA chunks (1,452 + 1,452 + 96
+    # bytes), each in a packet of its own when they leave one by one.
+    assert flow["delivered_in_order_bytes"] % 3000 == 0
+    assert flow["delivered_in_order_bytes"] >= 3000 * 30
+    assert flow["sent"] >= 3 * 30
+    if shutil.which("tshark") is None:
+        return
+    over["output.pcap"] = True
+    manetsim.run(QUICKSTART, overrides=over, pcap=tmp_path / "run")
+    sink = tmp_path / "run-5.pcap"
+    checks = ["-o", "sctp.checksum:CRC 32c"]
+    assert tshark(sink, *checks, "-Y", "_ws.expert.severity >= warning") == ""
+    fields = ["-T", "fields", "-e", "sctp.data_b_bit", "-e", "sctp.data_e_bit"]
+    fields += ["-e", "sctp.chunk_length"]
+    rows = tshark(sink, *checks, "-Y", "sctp.chunk_type == 0", *fields).split("\n")
+    firsts = [r.split("\t") for r in rows[:3]]
+    assert [(b, e) for b, e, _ in firsts] == [("1", "0"), ("0", "0"), ("0", "1")]
+    assert [int(n) for _, _, n in firsts] == [1452 + 16, 1452 + 16, 96 + 16]

@@ -1290,6 +1290,13 @@ def _check_sctp_exportable(key: str, flow: Mapping[str, Any]) -> None:
             "ns-2.35's Agent/SCTP cuts a bulk transfer into chunks of dataChunkSize_, "
             f"a multiple of 4 bytes: use a multiple of 4 (got {size})",
         )
+    if size > _SCTP_MAX_CHUNK_BYTES:
+        raise ExportError(
+            f"{key}.packet_size_bytes",
+            "ns-2.35's Agent/SCTP does not fragment (it stops on a DATA chunk "
+            f"larger than its {_SCTP_MTU_BYTES}-byte MTU allows): use at most "
+            f"{_SCTP_MAX_CHUNK_BYTES} bytes (got {size})",
+        )
 
 
 #: ns-2.35's `Agent/TFRC` `df_`: the filter of its RTT estimate and of the
@@ -1298,6 +1305,10 @@ NS2_TFRC_DF = 0.95
 
 #: ns-2.35's `Agent/TFRC` `InitRate_`: bytes a second before the first report.
 NS2_TFRC_INIT_RATE_BYTES_PER_S = 300
+
+#: The largest message one DATA chunk carries in a 1500-byte packet (IP 20,
+#: common header 12, chunk header 16); manetsim fragments larger ones.
+_SCTP_MAX_CHUNK_BYTES = 1452
 
 #: ns-2.35's `MAX_BURST` (sctp.h), RFC 4960's recommended value.
 _NS2_SCTP_MAX_BURST = 4

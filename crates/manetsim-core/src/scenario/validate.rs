@@ -813,17 +813,6 @@ impl Checker<'_> {
                 ),
             );
         }
-        let max_chunk = crate::transport::sctp::SctpConfig::max_chunk_bytes(1500);
-        if f.transport == Transport::Sctp && f.packet_size_bytes > max_chunk {
-            return self.fail(
-                key("packet_size_bytes"),
-                format!(
-                    "an SCTP message must fit one DATA chunk within the 1500-byte MTU \
-                     (at most {max_chunk} bytes; fragmentation is not modelled), got {}",
-                    f.packet_size_bytes
-                ),
-            );
-        }
         if let Some(rate) = f.rate_bps {
             self.positive(&key("rate_bps"), rate)?;
         }
@@ -1770,14 +1759,11 @@ mod tests {
         );
         accepted(|s| flow(s).transport = Transport::Tfrc);
         accepted(|s| flow(s).transport = Transport::Sctp);
-        refused(
-            |s| {
-                flow(s).transport = Transport::Sctp;
-                flow(s).packet_size_bytes = 1453;
-            },
-            "flows[0].packet_size_bytes",
-            "at most 1452 bytes",
-        );
+        // Larger messages are fragmented (RFC 4960 section 6.9).
+        accepted(|s| {
+            flow(s).transport = Transport::Sctp;
+            flow(s).packet_size_bytes = 1453;
+        });
         refused(
             |s| {
                 flow(s).transport = Transport::Sctp;

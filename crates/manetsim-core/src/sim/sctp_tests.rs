@@ -582,3 +582,49 @@ fn under_ns2s_fault_rule_the_association_outlives_a_long_outage() {
     assert_eq!(r.received, 3, "{r:?}");
     assert_eq!(n.received, 38, "{n:?}");
 }
+
+#[test]
+fn messages_larger_than_a_chunk_cross_five_hops_in_fragments_and_arrive_whole() {
+    // 4,000-byte messages, 2.5 a second: each leaves as three DATA chunks
+    // (1,452 + 1,452 + 1,096 bytes, RFC 4960 section 6.9), one packet each
+    // (two do not fit 1,500 bytes), and reaches the application whole.
+    let r = run_sctp(
+        CBR_CHAIN,
+        &["flows.0.packet_size_bytes=4000", "flows.0.rate_bps=80000"],
+    );
+    let f = &r.flows[0];
+    let messages = f.delivered_in_order_bytes / 4000;
+    assert_eq!(f.delivered_in_order_bytes % 4000, 0);
+    assert!((146..=148).contains(&messages), "{messages}");
+    assert_eq!(f.sent, 3 * messages, "three packets a message");
+    assert_eq!(f.received, f.sent);
+    assert_eq!(f.retransmissions, 0);
+    assert!(r.ledger.balanced);
+    // The 1,000-byte run's delay is one packet's; these messages wait for
+    // their last fragment.
+    let small = run_sctp(CBR_CHAIN, &[]);
+    let delivery = f.delivery_delay_ms.unwrap();
+    assert!(
+        delivery > small.flows[0].delivery_delay_ms.unwrap(),
+        "{delivery}"
+    );
+    // Over a lossy hop, every lost fragment comes again and the
+    // application still gets whole messages, in order.
+    let r = run_sctp(
+        LOSSY_HOP,
+        &[
+            "loss.0.rate=0.05",
+            "flows.0.stop_s=80",
+            "flows.0.packet_size_bytes=3000",
+        ],
+    );
+    let f = &r.flows[0];
+    assert!(f.retransmissions > 0);
+    assert_eq!(f.delivered_in_order_bytes % 3000, 0);
+    assert!(
+        f.delivered_in_order_bytes > 3000 * 1000,
+        "{}",
+        f.delivered_in_order_bytes
+    );
+    assert!(r.ledger.balanced);
+}

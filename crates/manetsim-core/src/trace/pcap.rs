@@ -471,8 +471,9 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
         SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
         SctpChunk::Data(chunks) => {
             for d in chunks {
-                // Unfragmented (B and E), and U when unordered.
-                let flags = if d.unordered { 0x07 } else { 0x03 };
+                // U when unordered, B on a message's first fragment, E
+                // on its last (both on a message in one chunk).
+                let flags = u8::from(d.unordered) << 2 | u8::from(d.begin) << 1 | u8::from(d.end);
                 out.extend_from_slice(&[0, flags]);
                 let len = (DATA_CHUNK_HEADER_BYTES + d.bytes).min(u16::MAX as u32) as u16;
                 out.extend_from_slice(&len.to_be_bytes());

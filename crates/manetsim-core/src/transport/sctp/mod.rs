@@ -80,8 +80,13 @@
 //! COOKIE ACK whose HEARTBEAT ACK confirms the path (§5.4), gives the first
 //! RTT sample and lets data leave.
 //!
-//! Simplifications, each stated where it matters: no
-//! fragmentation (a message fits in one chunk); no SACK bundled with DATA;
+//! - 6.9: fragmentation: a message larger than one chunk within the MTU
+//!   leaves in fragments, each its own chunk and TSN on the message's
+//!   stream and SSN, B on the first and E on the last; the receiver holds
+//!   them (in its window) until the message is whole, then hands it over
+//!   as any message.
+//!
+//! Simplifications, each stated where it matters: no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
 //! failover, and no `Path.Max.Retrans` apart from the association's
 //! counter); no shutdown (the sender stops at the flow's end, and both
@@ -440,8 +445,14 @@ pub struct SctpData {
     pub ssn: u64,
     /// The U bit: hand the message over on arrival.
     pub unordered: bool,
-    /// When the chunk was first sent, carried for the receiver's
-    /// delivery delay (simulation bookkeeping, not a wire field).
+    /// The B bit: the message's first fragment (§6.9).
+    pub begin: bool,
+    /// The E bit: the message's last fragment. A message that fits one
+    /// chunk has both.
+    pub end: bool,
+    /// When the chunk's message was first sent, carried for the
+    /// receiver's delivery delay (simulation bookkeeping, not a wire
+    /// field).
     pub first_sent_at: SimTime,
 }
 
@@ -455,6 +466,8 @@ impl SctpData {
             stream: 0,
             ssn: tsn,
             unordered: false,
+            begin: true,
+            end: true,
             first_sent_at: 0,
         }
     }
@@ -574,6 +587,9 @@ struct Outstanding {
     bytes: u32,
     stream: u16,
     ssn: u64,
+    /// The fragment's B and E bits (§6.9).
+    begin: bool,
+    end: bool,
     first_sent_at: SimTime,
     /// What it counts in the flight size, the peer's window and `cwnd`
     /// growth ([`ByteRule`]).
@@ -590,6 +606,16 @@ struct Outstanding {
     t3_marked: bool,
     misses: u32,
     fast_retransmitted: bool,
+}
+
+/// The sender's message under fragmentation (§6.9).
+#[derive(Debug, Clone, Copy, Default)]
+struct Fragmenting {
+    /// User bytes of the message not yet in a chunk; 0: no message begun.
+    left: u32,
+    stream: u16,
+    ssn: u64,
+    first_sent_at: SimTime,
 }
 
 /// One endpoint's view of the path's round trip (§6.3.1).
@@ -925,6 +951,12 @@ pub struct SctpSender {
     next_ssn: Vec<u64>,
     /// Messages the application handed over, not yet sent.
     waiting: u64,
+    /// Messages begun so far (each message's stream is the next in turn).
+    messages_begun: u64,
+    /// §6.9: the message being fragmented: its user bytes not yet in a
+    /// chunk, stream, stream sequence number and first send time (`left`
+    /// 0: none).
+    fragmenting: Fragmenting,
     next_tsn: u64,
     /// The lowest TSN not acknowledged cumulatively; `out[0]`'s TSN.
     cum_next: u64,
@@ -998,6 +1030,8 @@ impl SctpSender {
             out_streams: cfg.streams.max(1),
             next_ssn: vec![0; usize::from(cfg.streams.max(1))],
             waiting: 0,
+            messages_begun: 0,
+            fragmenting: Fragmenting::default(),
             next_tsn: 0,
             cum_next: 0,
             out: VecDeque::new(),
@@ -1607,7 +1641,7 @@ impl SctpSender {
             }
         }
         self.rtx_limit = RtxLimit::None;
-        let has_data = self.bulk || self.waiting > 0;
+        let has_data = self.has_new_data();
         if !self.new_data_window
             || any_marked
             || !has_data
@@ -1617,11 +1651,11 @@ impl SctpSender {
             self.new_data_window = false;
             return None;
         }
-        let bytes = self.cfg.chunk_bytes;
-        let weight = self.cfg.weight(bytes);
         let mut room = payload;
         let mut chunks = Vec::new();
-        while (self.bulk || self.waiting > 0) && data_chunk_len(bytes) <= room {
+        while self.has_new_data() && data_chunk_len(self.next_new_bytes()) <= room {
+            let bytes = self.next_new_bytes();
+            let weight = self.cfg.weight(bytes);
             // §6.1 A: nothing into a closed window, except one chunk when
             // nothing is outstanding.
             if self.peer_rwnd < weight && !(self.flight == 0 && chunks.is_empty()) {
@@ -1676,8 +1710,8 @@ impl SctpSender {
             let tsn = self.cum_next + i as u64;
             return Some((self.transmit(now, i, tsn), false));
         }
-        let has_data = self.bulk || self.waiting > 0;
-        let bytes = self.cfg.chunk_bytes;
+        let has_data = self.has_new_data();
+        let bytes = self.next_new_bytes();
         let weight = self.cfg.weight(bytes);
         // §6.1 A: nothing new into a closed window, except one chunk when
         // nothing is in flight.
@@ -1691,30 +1725,67 @@ impl SctpSender {
         Some((self.send_new(now), false))
     }
 
-    /// The next message leaves as a new chunk: it takes the next TSN and
-    /// joins the outstanding chunks.
+    /// Whether new data waits: a message being fragmented, or one to
+    /// begin.
+    fn has_new_data(&self) -> bool {
+        self.fragmenting.left > 0 || self.bulk || self.waiting > 0
+    }
+
+    /// The user bytes of the next new chunk: the rest of the message being
+    /// fragmented, or the next message, as much of either as one chunk
+    /// carries within the MTU (§6.9).
+    fn next_new_bytes(&self) -> u32 {
+        let max = SctpConfig::max_chunk_bytes(self.cfg.mtu_bytes).max(1);
+        let left = if self.fragmenting.left > 0 {
+            self.fragmenting.left
+        } else {
+            self.cfg.chunk_bytes
+        };
+        left.min(max)
+    }
+
+    /// The next new chunk leaves: the next message's first fragment (the
+    /// whole message when it fits one chunk), or the next fragment of the
+    /// message begun; it takes the next TSN and joins the outstanding
+    /// chunks.
     fn send_new(&mut self, now: SimTime) -> SctpData {
         self.heartbeat.on_rtt_chunk();
-        if !self.bulk {
-            self.waiting -= 1;
+        let bytes = self.next_new_bytes();
+        let begin = self.fragmenting.left == 0;
+        if begin {
+            if !self.bulk {
+                self.waiting -= 1;
+            }
+            // Messages go to the streams in turn.
+            let stream = (self.messages_begun % u64::from(self.out_streams)) as u16;
+            self.messages_begun += 1;
+            let ssn = if self.cfg.unordered {
+                0
+            } else {
+                let next = &mut self.next_ssn[stream as usize];
+                *next += 1;
+                *next - 1
+            };
+            self.fragmenting = Fragmenting {
+                left: self.cfg.chunk_bytes,
+                stream,
+                ssn,
+                first_sent_at: now,
+            };
         }
-        let bytes = self.cfg.chunk_bytes;
+        let f = &mut self.fragmenting;
+        f.left -= bytes;
+        let end = f.left == 0;
+        let (stream, ssn, first_sent_at) = (f.stream, f.ssn, f.first_sent_at);
         let tsn = self.next_tsn;
         self.next_tsn += 1;
-        // Messages go to the streams in turn, each message one chunk.
-        let stream = (tsn % u64::from(self.out_streams)) as u16;
-        let ssn = if self.cfg.unordered {
-            0
-        } else {
-            let next = &mut self.next_ssn[stream as usize];
-            *next += 1;
-            *next - 1
-        };
         self.out.push_back(Outstanding {
             bytes,
             stream,
             ssn,
-            first_sent_at: now,
+            begin,
+            end,
+            first_sent_at,
             weight: self.cfg.weight(bytes),
             sent_at: now,
             transmissions: 0,
@@ -1748,6 +1819,8 @@ impl SctpSender {
             stream: c.stream,
             ssn: c.ssn,
             unordered: self.cfg.unordered,
+            begin: c.begin,
+            end: c.end,
             first_sent_at: c.first_sent_at,
         };
         if !was_in_flight {
@@ -1928,9 +2001,10 @@ pub struct SctpReceiver {
     /// TSNs received above `cum_next`, for the SACK's gap-ack blocks.
     held: BTreeSet<u64>,
     /// Each inbound stream's next stream sequence number to hand over, and
-    /// the ordered messages received beyond it: SSN, user bytes, first
-    /// sent.
+    /// the ordered messages received beyond it.
     in_streams: Vec<InStream>,
+    /// §6.9: fragments of messages not yet whole, by TSN.
+    fragments: BTreeMap<u64, SctpData>,
     /// What the chunks received and not yet handed to the application
     /// weigh ([`ByteRule`]): what the receive window holds (§6.2).
     undelivered: u32,
@@ -1982,9 +2056,37 @@ pub struct WindowDrops {
 #[derive(Debug, Clone, Default)]
 struct InStream {
     next_ssn: u64,
-    /// Messages held behind an earlier one: SSN → user bytes, first sent,
-    /// TSN.
-    waiting: BTreeMap<u64, (u32, SimTime, u64)>,
+    /// Messages held behind an earlier one, by SSN.
+    waiting: BTreeMap<u64, Whole>,
+}
+
+/// A message whole at the receiver: one chunk, or its fragments
+/// reassembled (§6.9).
+#[derive(Debug, Clone, Copy)]
+struct Whole {
+    stream: u16,
+    ssn: u64,
+    unordered: bool,
+    bytes: u32,
+    first_sent_at: SimTime,
+    /// Its chunks' TSNs, first to last.
+    tsns: (u64, u64),
+    /// What its chunks weigh in the window ([`ByteRule`]).
+    weight: u32,
+}
+
+impl Whole {
+    fn of_chunk(d: &SctpData, cfg: &SctpConfig) -> Self {
+        Self {
+            stream: d.stream,
+            ssn: d.ssn,
+            unordered: d.unordered,
+            bytes: d.bytes,
+            first_sent_at: d.first_sent_at,
+            tsns: (d.tsn, d.tsn),
+            weight: cfg.weight(d.bytes),
+        }
+    }
 }
 
 impl SctpReceiver {
@@ -1994,6 +2096,7 @@ impl SctpReceiver {
             cum_next: 0,
             held: BTreeSet::new(),
             in_streams: Vec::new(),
+            fragments: BTreeMap::new(),
             undelivered: 0,
             delivered_messages: 0,
             delivery_delay_sum: 0,
@@ -2117,7 +2220,11 @@ impl SctpReceiver {
             while self.held.remove(&self.cum_next) {
                 self.cum_next += 1;
             }
-            self.hand_over(now, d);
+            if d.begin && d.end {
+                self.hand_over(now, Whole::of_chunk(d, &self.cfg));
+            } else {
+                self.reassemble(now, d);
+            }
         }
         if !new {
             return;
@@ -2165,10 +2272,12 @@ impl SctpReceiver {
     }
 
     /// §6.2: drops the highest TSN held for reordering, if it is above
-    /// `tsn`: its message leaves its stream and the window. Whether one was.
+    /// `tsn`: a fragment of a message not yet whole, or the message it
+    /// ends, which leaves its stream and the window with all its chunks.
+    /// Whether one was.
     fn renege_above(&mut self, tsn: u64) -> bool {
         // Within a stream, SSNs and TSNs rise together: each stream's last
-        // message is its highest TSN.
+        // message holds its highest TSN.
         let highest = self
             .in_streams
             .iter()
@@ -2176,16 +2285,25 @@ impl SctpReceiver {
             .filter_map(|(i, st)| {
                 st.waiting
                     .last_key_value()
-                    .map(|(&ssn, &(_, _, t))| (t, i, ssn))
+                    .map(|(&ssn, w)| (w.tsns.1, i, ssn))
             })
             .max();
-        let Some((t, i, ssn)) = highest.filter(|&(t, _, _)| t > tsn) else {
+        let fragment = self.fragments.last_key_value().map(|(&t, _)| t);
+        if let Some(t) = fragment.filter(|&t| t > tsn && highest.is_none_or(|(h, _, _)| t > h)) {
+            let d = self.fragments.remove(&t).expect("the last fragment");
+            self.undelivered -= self.cfg.weight(d.bytes);
+            self.held.remove(&t);
+            return true;
+        }
+        let Some((_, i, ssn)) = highest.filter(|&(t, _, _)| t > tsn) else {
             return false;
         };
-        if let Some((bytes, _, _)) = self.in_streams[i].waiting.remove(&ssn) {
-            self.undelivered -= self.cfg.weight(bytes);
+        if let Some(w) = self.in_streams[i].waiting.remove(&ssn) {
+            self.undelivered -= w.weight;
+            for t in w.tsns.0..=w.tsns.1 {
+                self.held.remove(&t);
+            }
         }
-        self.held.remove(&t);
         true
     }
 
@@ -2199,34 +2317,68 @@ impl SctpReceiver {
         self.cfg.window_rule
     }
 
-    /// §6.6: a new chunk's message goes to the application at once if it
-    /// is unordered or the next of its stream, and with it every message
-    /// its stream held back behind it; otherwise it waits in its stream.
-    fn hand_over(&mut self, now: SimTime, d: &SctpData) {
-        if d.unordered {
-            self.deliver(now, d.bytes, d.first_sent_at);
+    /// §6.9: fragment `d` waits for the rest of its message; once every
+    /// fragment from the one with the B bit to the one with the E bit is
+    /// in, the message is whole and handed over.
+    fn reassemble(&mut self, now: SimTime, d: &SctpData) {
+        self.undelivered += self.cfg.weight(d.bytes);
+        self.fragments.insert(d.tsn, *d);
+        let mut first = d.tsn;
+        while !self.fragments[&first].begin {
+            match first.checked_sub(1) {
+                Some(t) if self.fragments.contains_key(&t) => first = t,
+                _ => return,
+            }
+        }
+        let mut last = d.tsn;
+        while !self.fragments[&last].end {
+            if !self.fragments.contains_key(&(last + 1)) {
+                return;
+            }
+            last += 1;
+        }
+        let head = self.fragments[&first];
+        let mut whole = Whole {
+            tsns: (first, last),
+            bytes: 0,
+            weight: 0,
+            ..Whole::of_chunk(&head, &self.cfg)
+        };
+        for t in first..=last {
+            let f = self.fragments.remove(&t).expect("checked above");
+            whole.bytes += f.bytes;
+            whole.weight += self.cfg.weight(f.bytes);
+        }
+        self.undelivered -= whole.weight;
+        self.hand_over(now, whole);
+    }
+
+    /// §6.6: a message goes to the application at once if it is unordered
+    /// or the next of its stream, and with it every message its stream
+    /// held back behind it; otherwise it waits in its stream.
+    fn hand_over(&mut self, now: SimTime, m: Whole) {
+        if m.unordered {
+            self.deliver(now, m.bytes, m.first_sent_at);
             return;
         }
-        let i = usize::from(d.stream);
+        let i = usize::from(m.stream);
         if self.in_streams.len() <= i {
             self.in_streams.resize_with(i + 1, InStream::default);
         }
-        if d.ssn != self.in_streams[i].next_ssn {
-            self.in_streams[i]
-                .waiting
-                .insert(d.ssn, (d.bytes, d.first_sent_at, d.tsn));
-            self.undelivered += self.cfg.weight(d.bytes);
+        if m.ssn != self.in_streams[i].next_ssn {
+            self.in_streams[i].waiting.insert(m.ssn, m);
+            self.undelivered += m.weight;
             return;
         }
-        self.deliver(now, d.bytes, d.first_sent_at);
+        self.deliver(now, m.bytes, m.first_sent_at);
         loop {
             let st = &mut self.in_streams[i];
             st.next_ssn += 1;
-            let Some((bytes, first, _)) = st.waiting.remove(&st.next_ssn) else {
+            let Some(w) = st.waiting.remove(&st.next_ssn) else {
                 break;
             };
-            self.undelivered -= self.cfg.weight(bytes);
-            self.deliver(now, bytes, first);
+            self.undelivered -= w.weight;
+            self.deliver(now, w.bytes, w.first_sent_at);
         }
     }
 

@@ -2120,3 +2120,155 @@ fn under_ns2s_miss_rule_a_cumulative_ack_sets_the_kept_tsn_and_a_t3_keeps_the_re
     s.on_timeout(t3);
     assert_eq!((s.recovery_exit, s.kept_recover), (None, Some(4)));
 }
+
+/// The chunks a sender sends now, whole.
+fn data_chunks(s: &mut SctpSender, now: SimTime) -> Vec<SctpData> {
+    let mut out = Vec::new();
+    while let Some(c) = s.poll_transmit(now) {
+        let SctpChunk::Data(chunks) = c else {
+            panic!("unexpected {c:?}");
+        };
+        out.extend(chunks);
+    }
+    out
+}
+
+#[test]
+fn a_message_larger_than_a_chunk_leaves_in_fragments_of_one_stream_and_ssn() {
+    // 3,000 bytes: 1,452 + 1,452 + 96 (§6.9), each fragment its own TSN,
+    // B on the first, E on the last; the next message takes the next
+    // stream, as an unfragmented one would.
+    let c = SctpConfig {
+        chunk_bytes: 3000,
+        streams: 2,
+        ..cfg()
+    };
+    let mut s = SctpSender::new(c, false);
+    s.start(0);
+    s.poll_transmit(0);
+    s.on_chunk(0, &init_ack(2));
+    s.poll_transmit(0);
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    s.write(2);
+    let sent = data_chunks(&mut s, MS);
+    let got: Vec<_> = sent
+        .iter()
+        .map(|d| (d.tsn, d.bytes, d.stream, d.ssn, d.begin, d.end))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0, 1452, 0, 0, true, false),
+            (1, 1452, 0, 0, false, false),
+            (2, 96, 0, 0, false, true),
+            (3, 1452, 1, 0, true, false),
+        ],
+        "cwnd (4,380 bytes) stops the fourth fragment"
+    );
+    assert_eq!(s.waiting(), 0, "both messages begun");
+    assert!(sent.iter().all(|d| d.first_sent_at == MS));
+    // A message that fits one chunk has both bits.
+    let mut one = established_with(cfg(), 0);
+    one.write(1);
+    let d = data_chunks(&mut one, 0)[0];
+    assert!(d.begin && d.end);
+}
+
+/// Fragment `tsn` of a 3,000-byte message on stream 0, SSN `ssn`.
+fn fragment(tsn: u64, bytes: u32, ssn: u64, begin: bool, end: bool) -> SctpChunk {
+    SctpChunk::Data(vec![SctpData {
+        ssn,
+        begin,
+        end,
+        ..SctpData::new(tsn, bytes)
+    }])
+}
+
+#[test]
+fn the_receiver_hands_a_message_over_once_every_fragment_is_in() {
+    let mut r = SctpReceiver::new(cfg());
+    let window = r.sack().a_rwnd;
+    // The last fragment first, then the first: the middle one is missing.
+    r.on_chunk(MS, &fragment(2, 96, 0, false, true));
+    r.on_chunk(2 * MS, &fragment(0, 1452, 0, true, false));
+    assert_eq!(r.take_delivered(), 0);
+    assert_eq!(r.delivered_messages(), 0);
+    assert_eq!(r.sack().cum_next, 1);
+    assert_eq!(r.sack().gaps, [(2, 2)]);
+    assert_eq!(r.sack().a_rwnd, window - 1548, "the fragments held weigh");
+    // The middle one completes it.
+    r.on_chunk(3 * MS, &fragment(1, 1452, 0, false, false));
+    assert_eq!(r.take_delivered(), 3000);
+    assert_eq!(r.delivered_messages(), 1);
+    assert_eq!(r.sack().a_rwnd, window);
+    // A whole message of a later SSN, arrived first, waits for it.
+    let mut r = SctpReceiver::new(cfg());
+    r.on_chunk(MS, &fragment(3, 1452, 1, true, false));
+    r.on_chunk(MS, &fragment(4, 100, 1, false, true));
+    r.on_chunk(MS, &fragment(0, 1452, 0, true, false));
+    r.on_chunk(MS, &fragment(2, 96, 0, false, true));
+    assert_eq!(r.delivered_messages(), 0);
+    r.on_chunk(2 * MS, &fragment(1, 1452, 0, false, false));
+    assert_eq!(r.take_delivered(), 3000 + 1552);
+    assert_eq!(r.delivered_messages(), 2);
+    assert_eq!(r.sack().a_rwnd, window);
+}
+
+/// 4,000-byte messages: three fragments each (1,452 + 1,452 + 1,096).
+fn large(c: SctpConfig) -> SctpConfig {
+    SctpConfig {
+        chunk_bytes: 4000,
+        ..c
+    }
+}
+
+#[test]
+fn fragmented_messages_arrive_whole_over_a_lossy_link() {
+    // Every byte and message arrives (the harness checks), on one stream,
+    // several, unordered, and both ways lossy.
+    let loss = |n: u64| n.is_multiple_of(7);
+    let (_, one) = run_lossy_link_receiver(large(cfg()), loss, |_| false);
+    run_lossy_link_receiver(large(streams(3)), loss, |_| false);
+    let unordered = SctpConfig {
+        unordered: true,
+        ..cfg()
+    };
+    run_lossy_link_receiver(large(unordered), loss, |_| false);
+    run_lossy_link_with(large(streams(2)), |n| n % 5 == 0, |n| n % 3 == 0);
+    assert!(one.mean_delivery_delay().is_some());
+}
+
+#[test]
+fn a_full_receiver_reneges_a_held_fragment_or_the_whole_message_above_a_gap() {
+    let small = SctpConfig {
+        rwnd_bytes: 3000,
+        ..cfg()
+    };
+    // Message 0's last two fragments (1,548 bytes) and message 1 whole
+    // (1,000 bytes, waiting for message 0): 2,548 held. Message 0's first
+    // fragment (1,452) does not fit: message 1, the highest TSN held,
+    // leaves with all its chunks, and message 0 is whole.
+    let mut r = SctpReceiver::new(small.clone());
+    r.on_chunk(MS, &fragment(1, 1452, 0, false, false));
+    r.on_chunk(MS, &fragment(2, 96, 0, false, true));
+    r.on_chunk(MS, &fragment(3, 1000, 1, true, true));
+    assert_eq!(r.sack().a_rwnd, 3000 - 2548);
+    r.on_chunk(2 * MS, &fragment(0, 1452, 0, true, false));
+    assert_eq!(r.take_delivered(), 3000);
+    let sack = r.sack();
+    assert_eq!((sack.cum_next, sack.gaps, sack.a_rwnd), (3, vec![], 3000));
+    assert_eq!(r.window_drops().reneged, 1);
+    // It comes again and is handed over.
+    r.on_chunk(3 * MS, &fragment(3, 1000, 1, true, true));
+    assert_eq!(r.take_delivered(), 1000);
+    // A fragment of a message not yet whole is reneged the same way.
+    let mut r = SctpReceiver::new(small);
+    r.on_chunk(MS, &fragment(1, 1452, 0, false, false));
+    r.on_chunk(MS, &fragment(2, 96, 0, false, true));
+    r.on_chunk(MS, &fragment(3, 1452, 1, true, false));
+    r.on_chunk(2 * MS, &fragment(0, 1452, 0, true, false));
+    assert_eq!(r.take_delivered(), 3000);
+    let sack = r.sack();
+    assert_eq!((sack.cum_next, sack.gaps), (3, vec![]));
+    assert_eq!(r.window_drops().reneged, 1);
+}
