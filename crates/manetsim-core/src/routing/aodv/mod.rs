@@ -1566,7 +1566,8 @@ impl Aodv {
             return;
         };
         self.seqno = self.seqno.wrapping_add(1).max(1);
-        let life_ms = (a.lifetime() / NS_PER_MS).min(u32::MAX as SimTime) as u32;
+        // In whole milliseconds, as a RREP carries it: at least one.
+        let life_ms = (a.lifetime() / NS_PER_MS).clamp(1, u32::MAX as SimTime) as u32;
         let rp = RrepRepr::new(0, self.me, self.seqno, self.me, life_ms);
         let ttl = a.zone_hops.unwrap_or(self.cfg.net_diameter);
         let interval_ms = (a.interval / NS_PER_MS).min(u32::MAX as SimTime) as u32;
