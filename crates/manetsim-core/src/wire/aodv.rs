@@ -60,21 +60,33 @@ pub const INET_EXT_LEN: usize = 6;
 /// extension naming `host`: the reply a gateway sends for a host outside
 /// the MANET, whose own destination is the gateway (RFC 3561 section 5's
 /// extension format: type, length, value).
-pub fn with_inet_dest(mut msg: Vec<u8>, host: NodeId) -> Vec<u8> {
-    msg.extend_from_slice(&[EXT_INET_DEST, 4]);
-    msg.extend_from_slice(&host.to_be_bytes());
-    msg
+pub fn with_inet_dest(msg: Vec<u8>, host: NodeId) -> Vec<u8> {
+    with_u32_ext(msg, EXT_INET_DEST, host)
 }
 
 /// The Internet destination a RREP's extension names
 /// ([`with_inet_dest`]), or `None` when the message has no such extension
 /// right after the RREP (or is not a RREP).
 pub fn inet_dest_of(b: &[u8]) -> Option<NodeId> {
-    if *b.first()? != TYPE_RREP || b.len() < RrepRepr::LEN + INET_EXT_LEN {
+    rrep_u32_ext(b, EXT_INET_DEST)
+}
+
+/// `msg` followed by an extension of type `ext` whose value is `value`, 32
+/// bits (RFC 3561 section 5's format: type, length 4, value).
+fn with_u32_ext(mut msg: Vec<u8>, ext: u8, value: u32) -> Vec<u8> {
+    msg.extend_from_slice(&[ext, 4]);
+    msg.extend_from_slice(&value.to_be_bytes());
+    msg
+}
+
+/// The 32-bit value of an extension of type `ext` right after a RREP, or
+/// `None` when `b` is not a RREP with one.
+fn rrep_u32_ext(b: &[u8], ext: u8) -> Option<u32> {
+    if *b.first()? != TYPE_RREP || b.len() < RrepRepr::LEN + 6 {
         return None;
     }
     let at = RrepRepr::LEN;
-    (b[at] == EXT_INET_DEST && b[at + 1] == 4).then(|| be32(b, at + 2))
+    (b[at] == ext && b[at + 1] == 4).then(|| be32(b, at + 2))
 }
 
 /// manetsim's extension type marking a RREP as a gateway advertisement
@@ -90,21 +102,15 @@ pub const GATEWAY_ADV_EXT_LEN: usize = 6;
 
 /// `msg` (a RREP's bytes) marked as a gateway advertisement
 /// ([`EXT_GATEWAY_ADV`]) sent every `interval_ms`.
-pub fn with_gateway_adv(mut msg: Vec<u8>, interval_ms: u32) -> Vec<u8> {
-    msg.extend_from_slice(&[EXT_GATEWAY_ADV, 4]);
-    msg.extend_from_slice(&interval_ms.to_be_bytes());
-    msg
+pub fn with_gateway_adv(msg: Vec<u8>, interval_ms: u32) -> Vec<u8> {
+    with_u32_ext(msg, EXT_GATEWAY_ADV, interval_ms)
 }
 
 /// The advertisement interval of a RREP marked as a gateway advertisement
 /// ([`with_gateway_adv`]) right after the RREP, or `None` when `b` is not
 /// one.
 pub fn gateway_adv_interval_ms(b: &[u8]) -> Option<u32> {
-    if b.first() != Some(&TYPE_RREP) || b.len() < RrepRepr::LEN + GATEWAY_ADV_EXT_LEN {
-        return None;
-    }
-    let at = RrepRepr::LEN;
-    (b[at] == EXT_GATEWAY_ADV && b[at + 1] == 4).then(|| be32(b, at + 2))
+    rrep_u32_ext(b, EXT_GATEWAY_ADV)
 }
 
 /// Whether `b` is a gateway advertisement ([`gateway_adv_interval_ms`]).

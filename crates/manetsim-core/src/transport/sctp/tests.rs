@@ -715,6 +715,18 @@ fn established_with(c: SctpConfig, now: SimTime) -> SctpSender {
     s
 }
 
+/// A sender of configuration `c` past its handshake at 0, the peer
+/// granting `granted` streams.
+fn established_granting(c: SctpConfig, granted: u16) -> SctpSender {
+    let mut s = SctpSender::new(c, false);
+    s.start(0);
+    s.poll_transmit(0);
+    s.on_chunk(0, &init_ack(granted));
+    s.poll_transmit(0);
+    s.on_chunk(0, &SctpChunk::CookieAck);
+    s
+}
+
 /// The packets a sender sends now: each one's TSNs.
 fn packets(s: &mut SctpSender, now: SimTime) -> Vec<Vec<u64>> {
     let mut out = Vec::new();
@@ -1087,12 +1099,7 @@ fn messages_go_to_the_granted_streams_in_turn_each_with_its_own_sequence() {
         [(0, 0, 0), (1, 1, 0), (2, 2, 0), (3, 0, 1)]
     );
     // A peer that grants fewer streams than asked for gets no more.
-    let mut s = SctpSender::new(streams(3), false);
-    s.start(0);
-    s.poll_transmit(0);
-    s.on_chunk(0, &init_ack(2));
-    s.poll_transmit(0);
-    s.on_chunk(0, &SctpChunk::CookieAck);
+    let mut s = established_granting(streams(3), 2);
     s.write(4);
     assert_eq!(
         stream_ids(&mut s, 0),
@@ -2143,12 +2150,7 @@ fn a_message_larger_than_a_chunk_leaves_in_fragments_of_one_stream_and_ssn() {
         streams: 2,
         ..cfg()
     };
-    let mut s = SctpSender::new(c, false);
-    s.start(0);
-    s.poll_transmit(0);
-    s.on_chunk(0, &init_ack(2));
-    s.poll_transmit(0);
-    s.on_chunk(0, &SctpChunk::CookieAck);
+    let mut s = established_granting(c, 2);
     s.write(2);
     let sent = data_chunks(&mut s, MS);
     let got: Vec<_> = sent
