@@ -853,6 +853,32 @@ fn gateway_advertisements_need_aodv_uu_and_their_keys_the_discovery_that_reads_t
     ));
     assert_eq!(e.key.as_deref(), Some("gateway.discovery"), "{e}");
     assert!(e.message.contains("aodv_uu"), "{e}");
+    assert!(e.message.contains("without discovery"), "{e}");
+    // OLSR's gateways announce themselves by HNA: the interval is read,
+    // a discovery is not.
+    let olsr = "routing.protocol=olsr";
+    let e = err(load_with(
+        BASE,
+        &[olsr, "gateway={node = 3, discovery = \"hybrid\"}"],
+    ));
+    assert_eq!(e.key.as_deref(), Some("gateway.discovery"), "{e}");
+    assert!(e.message.contains("HNA"), "{e}");
+    let s = load_with(
+        BASE,
+        &[olsr, "gateway={node = 3, advertisement_interval_s = 2.0}"],
+    )
+    .unwrap();
+    assert_eq!(s.gateway.unwrap().advertisement_interval_s, 2.0);
+    let e = err(load_with(
+        BASE,
+        &[olsr, "gateway={node = 3, advertisement_interval_s = 0.0}"],
+    ));
+    assert_eq!(e.key.as_deref(), Some("gateway.advertisement_interval_s"));
+    let e = err(load_with(
+        BASE,
+        &["gateway={node = 3, advertisement_interval_s = 2.0}"],
+    ));
+    assert!(e.message.contains("olsr"), "{e}");
 }
 
 #[test]

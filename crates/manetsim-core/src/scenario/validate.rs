@@ -676,30 +676,39 @@ impl Checker<'_> {
                  use forwarding = \"tunnel\" with routing.aodv.preset = \"aodv_uu\"",
             );
         }
-        self.gateway_discovery(g, aodv_uu)
+        let olsr = s.routing.protocol == RoutingProtocol::Olsr;
+        self.gateway_discovery(g, aodv_uu, olsr)
     }
 
     /// `discovery` and the advertisement keys, which only proactive and
-    /// hybrid discovery read: a value away from its default with another
-    /// discovery is refused rather than ignored.
-    fn gateway_discovery(&self, g: &Gateway, aodv_uu: bool) -> Res {
+    /// hybrid discovery read (and OLSR, whose gateways announce themselves
+    /// by HNA messages every `advertisement_interval_s`): a value away from
+    /// its default with another discovery is refused rather than ignored.
+    fn gateway_discovery(&self, g: &Gateway, aodv_uu: bool, olsr: bool) -> Res {
         let advertises = g.discovery != GatewayDiscovery::Reactive;
         if advertises && !aodv_uu {
+            let others = if olsr {
+                "OLSR's gateways always announce themselves, by HNA messages every \
+                 gateway.advertisement_interval_s"
+            } else {
+                "AODV's other presets, DSR, DSDV, AOMDV and static routes know the \
+                 gateways without discovery"
+            };
             return self.fail(
                 "gateway.discovery",
                 format!(
                     "\"{}\" is AODV-UU's gateway discovery: set routing.protocol = \"aodv\" \
-                     with routing.aodv.preset = \"aodv_uu\" (the other protocols know the \
-                     gateways without discovery)",
+                     with routing.aodv.preset = \"aodv_uu\" ({others})",
                     name_of(&g.discovery)
                 ),
             );
         }
         let interval = g.advertisement_interval_s;
-        if !advertises && interval != default_advertisement_interval_s() {
+        if !advertises && !olsr && interval != default_advertisement_interval_s() {
             return self.fail(
                 "gateway.advertisement_interval_s",
-                "only gateway.discovery = \"proactive\" or \"hybrid\" advertises gateways",
+                "only gateway.discovery = \"proactive\" or \"hybrid\" (with AODV-UU) or \
+                 routing.protocol = \"olsr\" (HNA messages) advertises gateways",
             );
         }
         self.period("gateway.advertisement_interval_s", interval)?;

@@ -330,7 +330,13 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     let aomdv_config = Rc::new(aomdv_config(s.routing.aomdv.as_ref()));
     let dsr_config = Rc::new(dsr_config);
     let dsdv_config = Rc::new(dsdv_config);
-    let olsr_config = Rc::new(olsr_config(s.routing.olsr.as_ref()));
+    let mut olsr_config = olsr_config(s.routing.olsr.as_ref());
+    if let Some(g) = &s.gateway {
+        // RFC 3626 section 18.3: HNA_HOLD_TIME is 3 × HNA_INTERVAL.
+        olsr_config.hna_interval = from_secs(g.advertisement_interval_s).max(1);
+        olsr_config.hna_hold = 3 * olsr_config.hna_interval;
+    }
+    let olsr_config = Rc::new(olsr_config);
     let queue_packets = s.mac.queue_packets as usize;
     let mut nodes: Vec<Node> = (0..s.nodes.count)
         .map(|i| Node {
@@ -358,7 +364,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
                     Router::Aomdv(Box::new(Aomdv::new(i, Rc::clone(&aomdv_config))))
                 }
                 RoutingProtocol::Olsr => {
-                    Router::Olsr(Box::new(Olsr::new(i, Rc::clone(&olsr_config))))
+                    let olsr = Olsr::new(i, Rc::clone(&olsr_config));
+                    Router::Olsr(Box::new(match &s.gateway {
+                        Some(g) => olsr.with_gateways(g.node.ids().contains(&i)),
+                        None => olsr,
+                    }))
                 }
                 RoutingProtocol::Static => Router::Static(StaticRouting::new(
                     i,

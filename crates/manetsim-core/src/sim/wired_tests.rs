@@ -699,3 +699,68 @@ fn hybrid_advertisements_stop_at_the_zone_and_farther_sources_seek_the_host() {
         }
     }
 }
+
+#[test]
+fn olsr_finds_the_gateway_by_its_hna_messages() {
+    let olsr = "routing.protocol=\"olsr\"";
+    let r = run_text(&chain(CBR), &[olsr]);
+    let f = &r.flows[0];
+    assert_eq!(f.sent, 236);
+    assert_eq!(f.received, f.sent, "{:?}", r.drops);
+    assert!(r.ledger.balanced);
+    assert!((f.hops_mean - 3.0).abs() < 1e-9);
+    // Twelve HNAs in 60 s (HNA_INTERVAL 5 s), each sent by the gateway
+    // and relayed by its MPR, node 2, and node 2's, node 1: 52 bytes each
+    // (IP 20, UDP 8, OLSR 4, the message 12, the default route 8).
+    let hna = &r.routing.by_message["hna"];
+    assert_eq!((hna.packets, hna.forwarded, hna.bytes), (36, 24, 36 * 52));
+    // Before the first HNA reached node 0 (near 5 s) its packets waited:
+    // more often announced, the gateway is known sooner.
+    let often = run_text(&chain(CBR), &[olsr, "gateway.advertisement_interval_s=2.0"]);
+    let g = &often.flows[0];
+    assert_eq!(g.received, g.sent);
+    // Every 2 s less a jitter of up to 0.5 s: 30 to 40 in 60 s, relayed
+    // twice each once the MPRs are chosen (not the first few).
+    let hna = &often.routing.by_message["hna"];
+    let sent = hna.packets - hna.forwarded;
+    assert!((30..=40).contains(&sent), "{hna:?}");
+    assert!(
+        (2 * sent - 6..=2 * sent).contains(&hna.forwarded),
+        "{hna:?}"
+    );
+    assert!(
+        g.delay_ms < f.delay_ms,
+        "{} against {}",
+        g.delay_ms,
+        f.delay_ms
+    );
+    // To the gateway itself no HNA is needed: its packets wait only for
+    // the route.
+    let to_gateway = run_text(&chain(CBR), &[olsr, "flows.0.dst=3"]);
+    assert!(to_gateway.flows[0].delay_ms < f.delay_ms);
+}
+
+#[test]
+fn under_olsr_a_node_tunnels_to_the_nearest_announcing_gateway() {
+    // Gateways at both ends of the chain: node 1 is one hop from node 0,
+    // two from node 3; node 2 the other way round.
+    let both = ["routing.protocol=\"olsr\"", "gateway.node=[3, 0]"];
+    for (src, gateway) in [(1, 0), (2, 3)] {
+        let s = format!("flows.0.src={src}");
+        let mut set = both.to_vec();
+        set.push(&s);
+        let r = run_text(&chain(CBR), &set);
+        let f = &r.flows[0];
+        assert_eq!(f.received, f.sent, "{:?}", r.drops);
+        assert!(
+            (f.hops_mean - 1.0).abs() < 1e-9,
+            "from {src}: {}",
+            f.hops_mean
+        );
+        // Each gateway's HNAs, relayed by nodes 1 and 2.
+        let hna = &r.routing.by_message["hna"];
+        assert_eq!((hna.packets, hna.forwarded), (72, 48));
+        assert_eq!(r.nodes[gateway].to_hosts, f.sent, "from {src}");
+        assert_eq!(r.nodes[3 - gateway].to_hosts, 0, "from {src}");
+    }
+}

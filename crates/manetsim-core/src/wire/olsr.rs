@@ -7,7 +7,7 @@
 //!
 //! [`PacketRepr::parse`] checks a byte string and never panics; a
 //! [`PacketRepr`] writes itself with `emit()` into exactly `buffer_len()`
-//! bytes. Message types other than HELLO and TC (MID, HNA, anything unknown)
+//! bytes. Message types other than HELLO, TC and HNA (MID, anything unknown)
 //! parse as [`MessageBody::Other`] with their bytes kept, so a node can
 //! forward what it does not understand (RFC 3626 section 3.4).
 //!
@@ -286,12 +286,58 @@ impl TcRepr {
     }
 }
 
+/// Host and Network Association (RFC 3626 section 12.1): 8 bytes per
+/// network the originator is a gateway to, its address and its netmask
+/// (0.0.0.0/0.0.0.0 for the whole Internet, a default route).
+///
+/// ```text
+///  0                   1                   2                   3
+///  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                         Network Address                       |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// |                             Netmask                           |
+/// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+/// :                              ...                              :
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HnaRepr {
+    /// (network address, netmask), as 32-bit values.
+    pub networks: Vec<(u32, u32)>,
+}
+
+impl HnaRepr {
+    pub fn buffer_len(&self) -> usize {
+        8 * self.networks.len()
+    }
+
+    fn parse(b: &[u8]) -> Result<Self, WireError> {
+        if !b.len().is_multiple_of(8) {
+            return Err(WireError::Malformed);
+        }
+        Ok(Self {
+            networks: (0..b.len())
+                .step_by(8)
+                .map(|i| (be32(b, i), be32(b, i + 4)))
+                .collect(),
+        })
+    }
+
+    fn emit(&self, b: &mut [u8]) {
+        for (k, &(network, netmask)) in self.networks.iter().enumerate() {
+            put32(b, 8 * k, network);
+            put32(b, 8 * k + 4, netmask);
+        }
+    }
+}
+
 /// What a message carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MessageBody {
     Hello(HelloRepr),
     Tc(TcRepr),
-    /// Any other type (MID, HNA, unknown), bytes after the message header.
+    Hna(HnaRepr),
+    /// Any other type (MID, unknown), bytes after the message header.
     Other {
         msg_type: u8,
         data: Vec<u8>,
@@ -303,6 +349,7 @@ impl MessageBody {
         match self {
             MessageBody::Hello(_) => TYPE_HELLO,
             MessageBody::Tc(_) => TYPE_TC,
+            MessageBody::Hna(_) => TYPE_HNA,
             MessageBody::Other { msg_type, .. } => *msg_type,
         }
     }
@@ -311,6 +358,7 @@ impl MessageBody {
         match self {
             MessageBody::Hello(h) => h.buffer_len(),
             MessageBody::Tc(t) => t.buffer_len(),
+            MessageBody::Hna(h) => h.buffer_len(),
             MessageBody::Other { data, .. } => data.len(),
         }
     }
@@ -364,6 +412,7 @@ impl MessageRepr {
         let body = match b[0] {
             TYPE_HELLO => MessageBody::Hello(HelloRepr::parse(data)?),
             TYPE_TC => MessageBody::Tc(TcRepr::parse(data)?),
+            TYPE_HNA => MessageBody::Hna(HnaRepr::parse(data)?),
             t => MessageBody::Other {
                 msg_type: t,
                 data: data.to_vec(),
@@ -393,6 +442,7 @@ impl MessageRepr {
         match &self.body {
             MessageBody::Hello(h) => h.emit(rest),
             MessageBody::Tc(t) => t.emit(rest),
+            MessageBody::Hna(h) => h.emit(rest),
             MessageBody::Other { data, .. } => rest.copy_from_slice(data),
         }
     }
@@ -511,6 +561,19 @@ mod tests {
         }
     }
 
+    fn hna() -> MessageRepr {
+        MessageRepr {
+            vtime: encode_time(15 * NS_PER_S),
+            originator: 5,
+            ttl: 255,
+            hop_count: 0,
+            seq: 12,
+            body: MessageBody::Hna(HnaRepr {
+                networks: vec![(0, 0), (0x0a01_0000, 0xffff_0000)],
+            }),
+        }
+    }
+
     #[test]
     fn time_codes_follow_rfc_section_18_3() {
         // The RFC's examples of its defaults: 2 s, 6 s, 5 s, 15 s, 30 s
@@ -584,13 +647,41 @@ mod tests {
             seq: 2,
             messages: vec![MessageRepr {
                 body: MessageBody::Other {
-                    msg_type: TYPE_HNA,
-                    data: vec![10, 0, 0, 0, 255, 0, 0, 0],
+                    msg_type: TYPE_MID,
+                    data: vec![10, 0, 0, 7],
                 },
                 ..tc()
             }],
         };
         assert_eq!(PacketRepr::parse(&other.to_bytes()), Ok(other));
+    }
+
+    #[test]
+    fn hna_round_trips_with_eight_bytes_a_network() {
+        let p = PacketRepr {
+            seq: 9,
+            messages: vec![hna()],
+        };
+        let b = p.to_bytes();
+        assert_eq!(b.len(), 4 + 12 + 16);
+        assert_eq!(b[4], TYPE_HNA);
+        // The default route, then 10.1.0.0/16.
+        assert_eq!(&b[16..24], &[0; 8]);
+        assert_eq!(&b[24..32], &[10, 1, 0, 0, 255, 255, 0, 0]);
+        assert_eq!(PacketRepr::parse(&b), Ok(p));
+        // A body that is not whole pairs.
+        let mut m = b.clone();
+        m[7] -= 4;
+        m[1] -= 4;
+        assert_eq!(PacketRepr::parse(&m[..28]), Err(WireError::Malformed));
+        let empty = PacketRepr {
+            seq: 1,
+            messages: vec![MessageRepr {
+                body: MessageBody::Hna(HnaRepr { networks: vec![] }),
+                ..hna()
+            }],
+        };
+        assert_eq!(PacketRepr::parse(&empty.to_bytes()), Ok(empty));
     }
 
     #[test]
@@ -626,6 +717,11 @@ mod tests {
             PacketRepr {
                 seq: 2,
                 messages: vec![tc(), hello()],
+            }
+            .to_bytes(),
+            PacketRepr {
+                seq: 3,
+                messages: vec![hna(), tc()],
             }
             .to_bytes(),
         ];

@@ -92,6 +92,7 @@
 pub mod data_buffer;
 pub mod duplicate_set;
 mod grouped;
+pub mod hna;
 pub mod link_set;
 pub mod mpr;
 pub mod mpr_selectors;
@@ -107,11 +108,12 @@ use crate::net::{
 };
 use crate::routing::timers::TimerQueue;
 use crate::wire::olsr::{
-    decode_time, encode_time, HelloRepr, LinkBlock, LinkCode, LinkType, MessageBody, MessageRepr,
-    NeighborType, PacketRepr, TcRepr,
+    decode_time, encode_time, HelloRepr, HnaRepr, LinkBlock, LinkCode, LinkType, MessageBody,
+    MessageRepr, NeighborType, PacketRepr, TcRepr,
 };
 use data_buffer::DataBuffer;
 use duplicate_set::DuplicateSet;
+use hna::{AssociationSet, INTERNET};
 use link_set::{LinkSet, WILL_DEFAULT};
 use mpr_selectors::MprSelectorSet;
 use routing_table::RoutingTable;
@@ -149,6 +151,10 @@ pub struct OlsrConfig {
     pub buffer_packets: usize,
     /// How long one may wait (30 s).
     pub buffer_timeout: SimTime,
+    /// HNA_INTERVAL (5 s): how often a gateway announces the Internet.
+    pub hna_interval: SimTime,
+    /// HNA_HOLD_TIME (3 × HNA_INTERVAL = 15 s), the Vtime of HNAs.
+    pub hna_hold: SimTime,
 }
 
 impl Default for OlsrConfig {
@@ -168,6 +174,8 @@ impl Default for OlsrConfig {
             min_tc_gap: NS_PER_S,
             buffer_packets: 64,
             buffer_timeout: 30 * NS_PER_S,
+            hna_interval: tc,
+            hna_hold: 3 * tc,
         }
     }
 }
@@ -179,11 +187,24 @@ enum Timer {
     Tc {
         generation: u64,
     },
+    /// The next HNA (a gateway's).
+    Hna,
     /// A message waiting out its forwarding jitter.
     Forward {
         packet: Packet,
         message: &'static str,
     },
+}
+
+/// HNA (section 12), in a network with Internet gateways.
+#[derive(Debug, Clone)]
+struct Hna {
+    /// This node is a gateway: it announces the Internet.
+    gateway: bool,
+    associations: AssociationSet,
+    /// Packets for hosts, from this node, waiting for a gateway it has a
+    /// route to; `buffer_packets` of them for `buffer_timeout` at most.
+    waiting: DataBuffer,
 }
 
 /// One node's OLSR agent.
@@ -231,6 +252,9 @@ pub struct Olsr {
     last_tc: Option<SimTime>,
     /// Empty TCs are still sent until then (section 9.3).
     tc_hold_until: SimTime,
+    /// With Internet gateways ([`Self::with_gateways`]); boxed, as most
+    /// networks have none.
+    hna: Option<Box<Hna>>,
     now: SimTime,
 }
 
@@ -265,8 +289,35 @@ impl Olsr {
             tc_deadline: SimTime::MAX,
             last_tc: None,
             tc_hold_until: 0,
+            hna: None,
             now: 0,
         }
+    }
+
+    /// In a network with Internet gateways: this node learns them from
+    /// their HNA messages and, when `gateway`, announces the Internet
+    /// itself every HNA interval.
+    pub fn with_gateways(mut self, gateway: bool) -> Self {
+        self.hna = Some(Box::new(Hna {
+            gateway,
+            associations: AssociationSet::default(),
+            waiting: DataBuffer::new(self.cfg.buffer_packets, self.cfg.buffer_timeout),
+        }));
+        self
+    }
+
+    /// The association set (empty without gateways).
+    pub fn associations(&self) -> Option<&AssociationSet> {
+        self.hna.as_ref().map(|h| &h.associations)
+    }
+
+    /// Section 12.6: the gateway a packet for the Internet goes to, the
+    /// nearest announcing one this node has a route to.
+    pub fn internet_gateway(&self) -> Option<NodeId> {
+        let hna = self.hna.as_ref()?;
+        let table = self.table();
+        hna.associations
+            .best_gateway(INTERNET, |g| table.get(g).map(|r| r.hops))
     }
 
     pub fn config(&self) -> &OlsrConfig {
@@ -411,6 +462,24 @@ impl Olsr {
         self.schedule_tc(next);
     }
 
+    /// A gateway's HNA (section 12.3): the Internet, flooded as a TC is.
+    fn send_hna(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let msg = MessageRepr {
+            vtime: encode_time(self.cfg.hna_hold),
+            originator: self.me,
+            ttl: 255,
+            hop_count: 0,
+            seq: self.next_message_seq(),
+            body: MessageBody::Hna(HnaRepr {
+                networks: vec![INTERNET],
+            }),
+        };
+        let p = self.packet(msg);
+        ctx.originate(p, BROADCAST, "hna", false);
+        let next = now + self.cfg.hna_interval - self.jitter(ctx);
+        self.timers.push(next, Timer::Hna);
+    }
+
     /// The MPR selector set changed: new ANSN, and an early TC.
     fn selectors_changed(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
         // `advertised` holds the selectors as they were at the last call:
@@ -499,9 +568,18 @@ impl Olsr {
             // copy from a symmetric neighbour still counts.
             return;
         }
-        if let MessageBody::Tc(tc) = &m.body {
-            self.topology
-                .on_tc(m.originator, tc.ansn, &tc.advertised, now + vtime, now);
+        match &m.body {
+            MessageBody::Tc(tc) => {
+                self.topology
+                    .on_tc(m.originator, tc.ansn, &tc.advertised, now + vtime, now);
+            }
+            MessageBody::Hna(h) => {
+                if let Some(hna) = self.hna.as_deref_mut() {
+                    hna.associations
+                        .on_hna(m.originator, &h.networks, now + vtime);
+                }
+            }
+            _ => {}
         }
         let forward = self.selectors.contains(from, now) && m.ttl > 1;
         self.dups
@@ -509,6 +587,7 @@ impl Olsr {
         if forward {
             let message = match m.body {
                 MessageBody::Tc(_) => "tc",
+                MessageBody::Hna(_) => "hna",
                 _ => "other",
             };
             let mut out = m;
@@ -605,6 +684,35 @@ impl Olsr {
         for p in self.buffer.expire(now) {
             ctx.drop_packet(p, DropReason::RouteBufferTimeout);
         }
+        self.refresh_internet(now, ctx);
+    }
+
+    /// Expires the association set, sends the packets for hosts that
+    /// waited for a gateway once one has a route, and drops those that
+    /// waited too long.
+    fn refresh_internet(&mut self, now: SimTime, ctx: &mut RoutingCtx) {
+        let Some(hna) = self.hna.as_deref_mut() else {
+            return;
+        };
+        hna.associations.expire(now);
+        if !hna.waiting.is_empty() {
+            if let Some(g) = self.internet_gateway() {
+                let h = self
+                    .table()
+                    .get(g)
+                    .expect("a route to the gateway")
+                    .next_hop;
+                let hna = self.hna.as_deref_mut().expect("HNA");
+                for mut p in hna.waiting.take_if(|_| true) {
+                    p.dst = g;
+                    ctx.send(p, h);
+                }
+            }
+        }
+        let hna = self.hna.as_deref_mut().expect("HNA");
+        for p in hna.waiting.expire(now) {
+            ctx.drop_packet(p, DropReason::RouteBufferTimeout);
+        }
     }
 }
 
@@ -629,6 +737,10 @@ impl RoutingProtocol for Olsr {
         self.timers.push(first_hello, Timer::Hello);
         let first_tc = now + self.cfg.tc_interval - self.jitter(ctx);
         self.schedule_tc(first_tc);
+        if self.hna.as_ref().is_some_and(|h| h.gateway) {
+            let first_hna = now + self.cfg.hna_interval - self.jitter(ctx);
+            self.timers.push(first_hna, Timer::Hna);
+        }
     }
 
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingCtx) {
@@ -640,6 +752,34 @@ impl RoutingProtocol for Olsr {
             }
             None => {
                 if let Some(old) = self.buffer.push(now, packet) {
+                    ctx.drop_packet(old, DropReason::RouteBufferFull);
+                }
+            }
+        }
+    }
+
+    /// Section 12.6: through the nearest gateway that announces the
+    /// Internet (the packet's tunnel goes to it); while none is known with
+    /// a route, the packet waits as one with no route does.
+    fn route_to_internet(
+        &mut self,
+        now: SimTime,
+        mut packet: Packet,
+        _host: NodeId,
+        ctx: &mut RoutingCtx,
+    ) {
+        self.now = now;
+        if self.hna.is_none() {
+            return self.route_output(now, packet, ctx);
+        }
+        match self.internet_gateway() {
+            Some(g) => {
+                packet.dst = g;
+                self.route_output(now, packet, ctx);
+            }
+            None => {
+                let hna = self.hna.as_deref_mut().expect("HNA");
+                if let Some(old) = hna.waiting.push(now, packet) {
                     ctx.drop_packet(old, DropReason::RouteBufferFull);
                 }
             }
@@ -689,6 +829,12 @@ impl RoutingProtocol for Olsr {
             self.selectors.next_expiry(),
             self.topology.next_expiry(),
             self.buffer.next_expiry(),
+            self.hna.as_ref().and_then(|h| {
+                [h.associations.next_expiry(), h.waiting.next_expiry()]
+                    .into_iter()
+                    .flatten()
+                    .min()
+            }),
         ]
         .into_iter()
         .flatten()
@@ -701,6 +847,7 @@ impl RoutingProtocol for Olsr {
         while let Some((_, t)) = self.timers.pop_due(now) {
             match t {
                 Timer::Hello => self.send_hello(now, ctx),
+                Timer::Hna => self.send_hna(now, ctx),
                 Timer::Tc { generation } => {
                     if generation == self.tc_generation {
                         self.on_tc_timer(now, ctx);
@@ -714,7 +861,8 @@ impl RoutingProtocol for Olsr {
     }
 
     fn buffered(&self) -> u64 {
-        self.buffer.len() as u64
+        let waiting = self.hna.as_ref().map_or(0, |h| h.waiting.len());
+        (self.buffer.len() + waiting) as u64
     }
 
     fn hop_count(&self, dst: NodeId, _now: SimTime) -> Option<u32> {

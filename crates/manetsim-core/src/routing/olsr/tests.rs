@@ -732,6 +732,178 @@ fn a_full_buffer_drops_the_oldest() {
     assert_eq!(o.buffered(), 2);
 }
 
+// ---- HNA and Internet gateways (RFC 3626 section 12) --------------------------------
+
+fn hna(sender: NodeId, orig: NodeId, seq: u16, networks: &[(u32, u32)], ttl: u8) -> Packet {
+    wrap(
+        sender,
+        MessageRepr {
+            vtime: encode_time(15 * S),
+            originator: orig,
+            ttl,
+            hop_count: 0,
+            seq,
+            body: MessageBody::Hna(HnaRepr {
+                networks: networks.to_vec(),
+            }),
+        },
+    )
+}
+
+fn sent(actions: &[RoutingAction]) -> Vec<(u64, NodeId, NodeId)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            RoutingAction::Send { packet, next_hop } => Some((packet.uid, packet.dst, *next_hop)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A packet for host 100, tunnelled to the gateway the network chose
+/// (node 50 here, which is no gateway: OLSR picks its own).
+fn to_internet(o: &mut Olsr, rng: &mut Rng, now: SimTime, uid: u64) -> Vec<RoutingAction> {
+    act(o, rng, |o, ctx| {
+        o.route_to_internet(now, data(50, uid), 100, ctx)
+    })
+}
+
+#[test]
+fn a_gateway_announces_the_internet_every_hna_interval_and_others_do_not() {
+    let mut o = Olsr::new(ME, OlsrConfig::default()).with_gateways(true);
+    let mut rng = Rng::from_seed(12);
+    act(&mut o, &mut rng, |o, ctx| o.start(0, ctx));
+    let (mut out, mut times) = (Vec::new(), Vec::new());
+    while let Some(t) = o.poll_timeout().filter(|&t| t <= 20 * S) {
+        let now = act(&mut o, &mut rng, |o, ctx| o.on_timeout(t, ctx));
+        if originated(&now).iter().any(|m| m.0 == "hna") {
+            times.push(t);
+        }
+        out.extend(now);
+    }
+    // HNA_INTERVAL minus a jitter of at most MAXJITTER: 4 by 20 s.
+    let gaps: Vec<SimTime> = std::iter::once(0)
+        .chain(times.iter().copied())
+        .collect::<Vec<_>>()
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .collect();
+    assert_eq!(gaps.len(), 4);
+    assert!(
+        gaps.iter()
+            .all(|&g| (4_500 * NS_PER_MS..=5 * S).contains(&g)),
+        "{gaps:?}"
+    );
+    let hnas: Vec<_> = originated(&out)
+        .into_iter()
+        .filter(|m| m.0 == "hna")
+        .collect();
+    assert_eq!(hnas.len(), 4);
+    for (_, forwarded, m, p) in &hnas {
+        assert!(!forwarded);
+        assert_eq!((m.ttl, m.hop_count, m.originator), (255, 0, ME));
+        assert_eq!(decode_time(m.vtime), 15 * S, "HNA_HOLD_TIME");
+        assert_eq!(
+            m.body,
+            MessageBody::Hna(HnaRepr {
+                networks: vec![(0, 0)]
+            })
+        );
+        // IP 20 + UDP 8 + OLSR 4 + message 12 + one network 8.
+        assert_eq!(p.size_bytes, 52);
+    }
+    let mut o = Olsr::new(ME, OlsrConfig::default()).with_gateways(false);
+    act(&mut o, &mut rng, |o, ctx| o.start(0, ctx));
+    let out = run_until(&mut o, &mut rng, 20 * S);
+    assert!(originated(&out).iter().all(|m| m.0 != "hna"));
+}
+
+#[test]
+fn packets_for_the_internet_wait_for_an_hna_then_go_to_the_nearest_gateway() {
+    let mut o = Olsr::new(ME, OlsrConfig::default()).with_gateways(false);
+    let mut rng = Rng::from_seed(13);
+    // No gateway known: the packet waits, whatever the tunnel's address.
+    assert!(to_internet(&mut o, &mut rng, 0, 1).is_empty());
+    assert_eq!(o.buffered(), 1);
+    // 1 symmetric, listing 2: routes to both, but no announcement yet.
+    sym_neighbor(&mut o, &mut rng, S, 1, WILL_DEFAULT, &[2]);
+    assert_eq!(o.internet_gateway(), None);
+    assert_eq!(o.buffered(), 1);
+    // An HNA from a neighbour that is not symmetric is discarded.
+    receive(&mut o, &mut rng, S, 3, hello(3, WILL_DEFAULT, &[]));
+    receive(&mut o, &mut rng, S, 3, hna(3, 3, 1, &[(0, 0)], 255));
+    assert!(o.associations().unwrap().is_empty());
+    // 2 announces the Internet, relayed by 1: the packet leaves for 2 by 1.
+    let t = 2 * S;
+    let out = receive(&mut o, &mut rng, t, 1, hna(1, 2, 7, &[(0, 0)], 254));
+    assert_eq!(sent(&out), vec![(1, 2, 1)]);
+    assert_eq!(o.buffered(), 0);
+    assert_eq!(o.internet_gateway(), Some(2));
+    // A network other than the Internet is recorded, not routed to.
+    receive(
+        &mut o,
+        &mut rng,
+        t,
+        1,
+        hna(1, 1, 8, &[(0x0a00_0000, 0xff00_0000)], 255),
+    );
+    assert_eq!(o.associations().unwrap().len(), 2);
+    assert_eq!(o.internet_gateway(), Some(2));
+    // 1 announces the Internet too, one hop away: the nearer one wins.
+    receive(&mut o, &mut rng, t, 1, hna(1, 1, 9, &[(0, 0)], 255));
+    assert_eq!(o.internet_gateway(), Some(1));
+    assert_eq!(sent(&to_internet(&mut o, &mut rng, t, 2)), vec![(2, 1, 1)]);
+    // Renewed, 1's announcement outlives 2's; once both are past
+    // HNA_HOLD_TIME (and no HELLO kept 1), nothing goes to the Internet.
+    let t2 = t + 10 * S;
+    sym_neighbor(&mut o, &mut rng, t2, 1, WILL_DEFAULT, &[2]);
+    receive(&mut o, &mut rng, t2, 1, hna(1, 1, 10, &[(0, 0)], 255));
+    run_until(&mut o, &mut rng, t + 15 * S);
+    let gateways: Vec<_> = o.associations().unwrap().gateways_to((0, 0)).collect();
+    assert_eq!(gateways, vec![1]);
+    run_until(&mut o, &mut rng, t2 + 15 * S);
+    assert!(o.associations().unwrap().is_empty());
+    assert_eq!(o.internet_gateway(), None);
+    let now = t2 + 15 * S;
+    assert!(to_internet(&mut o, &mut rng, now, 3).is_empty());
+    // It waits 30 s at most.
+    let out = run_until(&mut o, &mut rng, now + 30 * S);
+    assert!(matches!(
+        &out[..],
+        [RoutingAction::Drop { packet, reason: DropReason::RouteBufferTimeout }] if packet.uid == 3
+    ));
+}
+
+#[test]
+fn hnas_are_forwarded_as_tcs_are_and_counted_apart() {
+    let (o, mut rng) = relay();
+    let mut o = o.with_gateways(false);
+    let t = 2 * S;
+    // From 2 (not a selector): recorded, not forwarded.
+    let mut out = receive(&mut o, &mut rng, t, 2, hna(2, 9, 100, &[(0, 0)], 250));
+    out.extend(run_until(&mut o, &mut rng, t + S));
+    assert!(originated(&out).iter().all(|m| m.0 != "hna"));
+    assert_eq!(o.associations().unwrap().len(), 1);
+    // From 1 (a selector): forwarded within MAXJITTER as "hna".
+    let t = 4 * S;
+    receive(&mut o, &mut rng, t, 1, hna(1, 8, 101, &[(0, 0)], 250));
+    let out = run_until(&mut o, &mut rng, t + 500 * NS_PER_MS);
+    let fw: Vec<_> = originated(&out)
+        .into_iter()
+        .filter(|m| m.0 != "tc")
+        .collect();
+    assert_eq!(fw.len(), 1);
+    let (message, forwarded, m, _) = &fw[0];
+    assert_eq!((*message, *forwarded), ("hna", true));
+    assert_eq!((m.ttl, m.hop_count, m.originator), (249, 1, 8));
+    // A network without gateways ignores HNAs but still relays them.
+    let (mut plain, mut rng) = relay();
+    receive(&mut plain, &mut rng, t, 1, hna(1, 8, 101, &[(0, 0)], 250));
+    let out = run_until(&mut plain, &mut rng, t + S);
+    assert_eq!(originated(&out).iter().filter(|m| m.0 == "hna").count(), 1);
+    assert!(plain.associations().is_none());
+}
+
 // ---- Whole networks over an ideal channel ------------------------------------------
 
 /// Agents on a graph whose every broadcast reaches the graph neighbours
