@@ -158,3 +158,52 @@ def test_advertisements_are_counted_traced_and_dissected(tmp_path: Path):
     assert replies
     assert set(replies.split()) == {"0.0.0.3"}
     assert not tshark(gw, "-Y", "_ws.expert.severity == error")
+
+
+def test_olsr_gateways_announce_themselves_by_hna(tmp_path: Path):
+    # OLSR on the 4-node chain: the gateway's HNAs, relayed by its MPR
+    # (node 2) and node 2's (node 1), tell node 0 where the Internet is.
+    olsr = dict(CHAIN, duration_s=12.0)
+    olsr["routing"] = {"protocol": "olsr"}
+    scenario = write_toml(tmp_path / "g.toml", olsr)
+    proc = cli(
+        "run",
+        scenario,
+        "--set",
+        "output.pcap=true",
+        "--set",
+        "output.ns2_trace=true",
+        "-o",
+        tmp_path / "out",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = manetsim.run(scenario)
+    assert (result.flows["received"] > 0).all()
+    hna = result.routing_messages.set_index("message").loc["hna"]
+    # Two HNAs in 12 s (every 5 s less a jitter of up to 0.5 s): 52 bytes
+    # at the IP layer each (IP 20, UDP 8, OLSR 4, message 12, network 8).
+    sent = hna["packets"] - hna["forwarded"]
+    assert sent == 2
+    assert 0 < hna["forwarded"] <= 2 * sent
+    assert hna["bytes"] == 52 * hna["packets"]
+    trace = (tmp_path / "out" / "trace.tr").read_text()
+    lines = [line for line in trace.splitlines() if "(HNA)" in line]
+    assert len([line for line in lines if line[0] in "sf" and " RTR " in line]) == hna["packets"]
+    # The interval is the gateway's advertisement interval; discovery is
+    # AODV-UU's and refused, naming the key.
+    bad = write_toml(
+        tmp_path / "bad.toml", dict(olsr, gateway=dict(CHAIN["gateway"], discovery="proactive"))
+    )
+    line = assert_clean_error(cli("run", bad))
+    assert "gateway.discovery" in line
+    assert "HNA" in line
+    if shutil.which("tshark") is None:
+        return
+    # Wireshark reads them as OLSR HNA messages for the default route, from
+    # the gateway, with nothing malformed.
+    gw = tmp_path / "out" / "gateway-1.pcap"
+    fields = ["-e", "olsr.origin_addr", "-e", "olsr.network_addr", "-e", "olsr.netmask"]
+    seen = tshark(gw, "-Y", "olsr.message_type == 4", "-T", "fields", *fields)
+    rows = {tuple(row.split("\t")) for row in seen.splitlines()}
+    assert rows == {("0.0.0.3", "0.0.0.0", "0.0.0.0")}
+    assert not tshark(gw, "-Y", "_ws.expert.severity == error")

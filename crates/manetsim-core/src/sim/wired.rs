@@ -20,9 +20,9 @@
 //!
 //! With several gateways, a node's packet for a host goes to the gateway
 //! its routing agent picks (AODV-UU: the one whose reply came, or a
-//! shorter one's), or, under the other protocols, to the gateway its
-//! routing table knows the fewest hops to (the first listed when it knows
-//! none). A host's packet for a node goes through the gateway that last
+//! shorter one's; OLSR: the nearest one whose HNA it holds), or, under the
+//! other protocols, to the gateway its routing table knows the fewest hops
+//! to (the first listed when it knows none). A host's packet for a node goes through the gateway that last
 //! brought the host a packet from that node, as a gateway that translates
 //! addresses would have it, or the first listed before any.
 //!

@@ -75,18 +75,31 @@
 //!   oldest (`route_buffer_full`), age drops it (`route_buffer_timeout`).
 //!   This applies at every node, relays included.
 //!
+//! * **HNA** (section 12; [`hna`]), in a network with Internet gateways
+//!   ([`Olsr::with_gateways`]): a gateway sends an HNA listing the default
+//!   route (0.0.0.0/0) every HNA_INTERVAL (5 s) minus the jitter, the first
+//!   one interval after the start, with Vtime HNA_HOLD_TIME (15 s) and TTL
+//!   255, flooded by default forwarding; every node keeps the association
+//!   set. A packet for a host ([`RoutingProtocol::route_to_internet`]) is
+//!   tunnelled to the announcing gateway the routing table counts the
+//!   fewest hops to (section 12.6; the lowest address among equals), or
+//!   waits, as data with no route does, until one is known.
+//!
 //! Control statistics: HELLOs are counted as "hello", TCs (originated and
-//! forwarded) as "tc".
+//! forwarded) as "tc", HNAs as "hna".
 //!
 //! # Not implemented
 //!
 //! Multiple interfaces and MID messages (one interface per node, so main
-//! address = interface address), HNA (no non-OLSR networks), link hysteresis
+//! address = interface address), HNA for networks other than the Internet
+//! (received and kept, never routed to: hosts are reached by tunnel),
+//! link hysteresis
 //! (section 14), TC_REDUNDANCY other than 0 (only MPR selectors are
-//! advertised), piggybacking several messages in one packet (each message
+//! advertised), and piggybacking several messages in one packet (each message
 //! travels alone, so control overhead in packets is an upper bound on what
-//! an aggregating implementation sends), and the scenario keys to change
-//! the parameters above (a scenario selects OLSR with these defaults).
+//! an aggregating implementation sends). `[routing.olsr]` sets the HELLO
+//! and TC intervals, the willingness and link-layer notification; the
+//! other parameters keep the RFC's values.
 //! ns-2.35 has no OLSR, so there is no ns-2 behaviour to follow here.
 
 pub mod data_buffer;
