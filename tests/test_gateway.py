@@ -116,6 +116,14 @@ def test_two_gateways_each_serve_the_nodes_nearest_them(tmp_path: Path):
     assert "listed twice" in line
 
 
+def run_with_captures(scenario: Path, out: Path) -> None:
+    """Runs ``scenario`` through the CLI with an ns-2 trace and captures in ``out``."""
+    proc = cli(
+        "run", scenario, "--set", "output.pcap=true", "--set", "output.ns2_trace=true", "-o", out
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_advertisements_are_counted_traced_and_dissected(tmp_path: Path):
     # Hybrid discovery with a 2-hop zone on the 4-node chain: the gateway's
     # advertisements reach nodes 2 and 1, not node 0, which seeks the host.
@@ -123,17 +131,7 @@ def test_advertisements_are_counted_traced_and_dissected(tmp_path: Path):
     hybrid["routing"] = {"protocol": "aodv", "aodv": {"preset": "aodv_uu"}}
     hybrid["gateway"] = dict(CHAIN["gateway"], discovery="hybrid", advertisement_zone_hops=2)
     scenario = write_toml(tmp_path / "g.toml", hybrid)
-    proc = cli(
-        "run",
-        scenario,
-        "--set",
-        "output.pcap=true",
-        "--set",
-        "output.ns2_trace=true",
-        "-o",
-        tmp_path / "out",
-    )
-    assert proc.returncode == 0, proc.stderr
+    run_with_captures(scenario, tmp_path / "out")
     result = manetsim.run(scenario)
     messages = result.routing_messages.set_index("message")
     adverts = messages.loc["gwadv"]
@@ -166,17 +164,7 @@ def test_olsr_gateways_announce_themselves_by_hna(tmp_path: Path):
     olsr = dict(CHAIN, duration_s=12.0)
     olsr["routing"] = {"protocol": "olsr"}
     scenario = write_toml(tmp_path / "g.toml", olsr)
-    proc = cli(
-        "run",
-        scenario,
-        "--set",
-        "output.pcap=true",
-        "--set",
-        "output.ns2_trace=true",
-        "-o",
-        tmp_path / "out",
-    )
-    assert proc.returncode == 0, proc.stderr
+    run_with_captures(scenario, tmp_path / "out")
     result = manetsim.run(scenario)
     assert (result.flows["received"] > 0).all()
     hna = result.routing_messages.set_index("message").loc["hna"]

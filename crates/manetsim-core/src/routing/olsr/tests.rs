@@ -66,7 +66,9 @@ fn hello(from: NodeId, will: u8, blocks: &[(LinkType, NeighborType, &[NodeId])])
     )
 }
 
-fn tc(sender: NodeId, orig: NodeId, seq: u16, ansn: u16, adv: &[NodeId], ttl: u8) -> Packet {
+/// A flooded message (Vtime 15 s, 3 hops come) from `orig`, relayed to
+/// us by `sender`.
+fn flooded(sender: NodeId, orig: NodeId, seq: u16, ttl: u8, body: MessageBody) -> Packet {
     wrap(
         sender,
         MessageRepr {
@@ -75,11 +77,19 @@ fn tc(sender: NodeId, orig: NodeId, seq: u16, ansn: u16, adv: &[NodeId], ttl: u8
             ttl,
             hop_count: 3,
             seq,
-            body: MessageBody::Tc(TcRepr {
-                ansn,
-                advertised: adv.to_vec(),
-            }),
+            body,
         },
+    )
+}
+
+fn tc(sender: NodeId, orig: NodeId, seq: u16, ansn: u16, adv: &[NodeId], ttl: u8) -> Packet {
+    let advertised = adv.to_vec();
+    flooded(
+        sender,
+        orig,
+        seq,
+        ttl,
+        MessageBody::Tc(TcRepr { ansn, advertised }),
     )
 }
 
@@ -735,18 +745,13 @@ fn a_full_buffer_drops_the_oldest() {
 // ---- HNA and Internet gateways (RFC 3626 section 12) --------------------------------
 
 fn hna(sender: NodeId, orig: NodeId, seq: u16, networks: &[(u32, u32)], ttl: u8) -> Packet {
-    wrap(
+    let networks = networks.to_vec();
+    flooded(
         sender,
-        MessageRepr {
-            vtime: encode_time(15 * S),
-            originator: orig,
-            ttl,
-            hop_count: 0,
-            seq,
-            body: MessageBody::Hna(HnaRepr {
-                networks: networks.to_vec(),
-            }),
-        },
+        orig,
+        seq,
+        ttl,
+        MessageBody::Hna(HnaRepr { networks }),
     )
 }
 
@@ -895,7 +900,7 @@ fn hnas_are_forwarded_as_tcs_are_and_counted_apart() {
     assert_eq!(fw.len(), 1);
     let (message, forwarded, m, _) = &fw[0];
     assert_eq!((*message, *forwarded), ("hna", true));
-    assert_eq!((m.ttl, m.hop_count, m.originator), (249, 1, 8));
+    assert_eq!((m.ttl, m.hop_count, m.originator), (249, 4, 8));
     // A network without gateways ignores HNAs but still relays them.
     let (mut plain, mut rng) = relay();
     receive(&mut plain, &mut rng, t, 1, hna(1, 8, 101, &[(0, 0)], 250));
