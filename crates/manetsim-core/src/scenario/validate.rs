@@ -939,14 +939,11 @@ impl Checker<'_> {
             }
         }
         if let Some(bytes) = f.transfer_bytes {
-            if matches!(f.transport, Transport::Tfrc | Transport::Sctp) {
+            if matches!(f.transport, Transport::Tfrc) {
                 return self.fail(
                     key("transfer_bytes"),
-                    format!(
-                        "transfer_bytes ends a TCP transfer; {} flows send until stop_s \
-                         (remove transfer_bytes, or use transport = \"tcp\")",
-                        name_of(&f.transport).to_uppercase()
-                    ),
+                    "transfer_bytes ends a TCP or SCTP transfer; TFRC flows send until stop_s \
+                     (remove transfer_bytes, or use transport = \"tcp\" or \"sctp\")",
                 );
             }
             if f.app != AppKind::Ftp {
@@ -1773,15 +1770,22 @@ mod tests {
             flow(s).transport = Transport::Sctp;
             flow(s).packet_size_bytes = 1453;
         });
+        // A finite transfer ends an SCTP association as a TCP one.
+        accepted(|s| {
+            flow(s).transport = Transport::Sctp;
+            flow(s).app = AppKind::Ftp;
+            flow(s).rate_bps = None;
+            flow(s).transfer_bytes = Some(1000);
+        });
         refused(
             |s| {
-                flow(s).transport = Transport::Sctp;
+                flow(s).transport = Transport::Tfrc;
                 flow(s).app = AppKind::Ftp;
                 flow(s).rate_bps = None;
                 flow(s).transfer_bytes = Some(1000);
             },
             "flows[0].transfer_bytes",
-            "SCTP flows send until stop_s",
+            "TFRC flows send until stop_s",
         );
         accepted(|s| flow(s).app = AppKind::Onoff);
         refused(

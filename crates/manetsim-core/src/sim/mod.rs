@@ -2494,10 +2494,12 @@ impl World {
                     (_, Some(a)) => a.delivered_bytes,
                     _ => st.received_payload_bytes,
                 },
-                completion_s: self.tcp[i]
-                    .as_ref()
-                    .and_then(|t| t.completed_at)
-                    .map(to_secs),
+                completion_s: match (&self.tcp[i], &self.sctp[i]) {
+                    (Some(t), _) => t.completed_at,
+                    (_, Some(a)) => a.completed_at,
+                    _ => None,
+                }
+                .map(to_secs),
                 delivery_delay_ms: match (&self.tcp[i], &self.sctp[i]) {
                     (Some(t), _) => t.delivery_delay.mean_ns(),
                     (_, Some(a)) => a.receiver.mean_delivery_delay(),

@@ -40,6 +40,10 @@ pub(crate) struct SctpFlow {
     pub started: bool,
     /// User bytes the receiver delivered to the application, in order.
     pub delivered_bytes: u64,
+    /// FTP with `transfer_bytes`: the size, and when the receiver
+    /// delivered its last byte.
+    transfer_bytes: Option<u64>,
+    pub completed_at: Option<SimTime>,
     /// The last metrics recorded in the time series.
     last: Option<SctpMetrics>,
     /// The receiver's giving up was warned of.
@@ -70,9 +74,13 @@ impl SctpFlow {
             ..SctpConfig::default()
         };
         let id = 2 * index as u64;
+        let mut sender = SctpSender::new(cfg.clone(), f.app == AppKind::Ftp)
+            .with_heartbeat_rng(Rng::new(seed, Stream::SctpHeartbeat, id));
+        if let Some(bytes) = f.transfer_bytes {
+            sender = sender.with_transfer_bytes(bytes);
+        }
         Self {
-            sender: SctpSender::new(cfg.clone(), f.app == AppKind::Ftp)
-                .with_heartbeat_rng(Rng::new(seed, Stream::SctpHeartbeat, id)),
+            sender,
             receiver: SctpReceiver::new(cfg).with_heartbeat_rng(Rng::new(
                 seed,
                 Stream::SctpHeartbeat,
@@ -82,6 +90,8 @@ impl SctpFlow {
             recv_timer: TimerSlot::default(),
             started: false,
             delivered_bytes: 0,
+            transfer_bytes: f.transfer_bytes,
+            completed_at: None,
             last: None,
             receiver_failure_warned: false,
         }
@@ -139,6 +149,13 @@ impl World {
             }
             flow.receiver.on_chunk(now, chunk);
             flow.delivered_bytes += flow.receiver.take_delivered();
+            if flow.completed_at.is_none()
+                && flow
+                    .transfer_bytes
+                    .is_some_and(|t| flow.delivered_bytes >= t)
+            {
+                flow.completed_at = Some(now);
+            }
             self.pump_sctp_receiver(now, f);
         } else {
             flow.sender.on_chunk(now, chunk);

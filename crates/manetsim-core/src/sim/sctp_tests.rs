@@ -628,3 +628,40 @@ fn messages_larger_than_a_chunk_cross_five_hops_in_fragments_and_arrive_whole() 
     );
     assert!(r.ledger.balanced);
 }
+
+#[test]
+fn a_finite_transfer_delivers_every_byte_over_a_lossy_hop_and_reports_its_completion() {
+    // 200,500 bytes in 1,000-byte messages: 200 whole ones and a last one
+    // of 500 bytes, over the hop that loses 5 % of the data.
+    let (r, trace) = run_traced(LOSSY_HOP, &["flows.0.transfer_bytes=200500"], "sctp-finite");
+    let f = &r.flows[0];
+    assert_eq!(f.delivered_in_order_bytes, 200_500);
+    assert_eq!(f.received_bytes, 200_500, "each byte received once");
+    assert!(f.retransmissions > 0);
+    // Lost chunks sent again: as many chunks sent as needed, and more.
+    assert!(f.sent >= 201, "{}", f.sent);
+    let done = f.completion_s.expect("the transfer completed");
+    // About 1.1 Mbit/s from 1 s: well within the run.
+    assert!((2.0..10.0).contains(&done), "{done}");
+    // Then the association shuts down (RFC 4960 section 9.2): SHUTDOWN
+    // from node 0, SHUTDOWN ACK from node 1, SHUTDOWN COMPLETE from node 0,
+    // traced with a letter of their own, and nothing more is sent.
+    let agent_sends: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.starts_with("s ") && l.contains(" AGT "))
+        .collect();
+    let shut: Vec<&str> = agent_sends
+        .iter()
+        .copied()
+        .filter(|l| l.contains(" [1 X "))
+        .collect();
+    assert_eq!(shut.len(), 3, "{shut:?}");
+    let from: Vec<&str> = shut.iter().map(|l| l.split(' ').nth(2).unwrap()).collect();
+    assert_eq!(from, ["_0_", "_1_", "_0_"]);
+    assert_eq!(agent_sends.last(), shut.last());
+    // Without a size it sends until the end; CBR has no completion.
+    let open = run_sctp(LOSSY_HOP, &["flows.0.stop_s=20"]);
+    assert!(open.flows[0].completion_s.is_none());
+    assert!(open.flows[0].received_bytes > 1_000_000);
+    assert!(r.ledger.balanced);
+}

@@ -896,6 +896,10 @@ impl Ns2Trace {
                 SctpChunk::Sack(s) => write!(line, " [1 S {} 65535 65535]", s.cum_next),
                 SctpChunk::Heartbeat { .. } => write!(line, " [1 H -1 65535 65535]"),
                 SctpChunk::HeartbeatAck { .. } => write!(line, " [1 B -1 65535 65535]"),
+                // ns-2.35's Agent/SCTP has no shutdown: a letter of our own.
+                SctpChunk::Shutdown | SctpChunk::ShutdownAck | SctpChunk::ShutdownComplete => {
+                    write!(line, " [1 X -1 65535 65535]")
+                }
                 _ => write!(line, " [1 I -1 65535 65535]"),
             };
             let _ = writeln!(line, " {hops} 0");

@@ -469,6 +469,14 @@ fn sctp(chunk: &SctpChunk, flow: u32, port: u16, out: &mut Vec<u8>) {
             out.extend_from_slice(&[0; 8]);
         }
         SctpChunk::CookieAck => out.extend_from_slice(&[11, 0, 0, 4]),
+        // The receiving end sent no DATA (its initial TSN 0): the SHUTDOWN
+        // acknowledges up to TSN 0 - 1.
+        SctpChunk::Shutdown => {
+            out.extend_from_slice(&[7, 0, 0, 8]);
+            out.extend_from_slice(&u32::MAX.to_be_bytes());
+        }
+        SctpChunk::ShutdownAck => out.extend_from_slice(&[8, 0, 0, 4]),
+        SctpChunk::ShutdownComplete => out.extend_from_slice(&[14, 0, 0, 4]),
         SctpChunk::Data(chunks) => {
             for d in chunks {
                 // U when unordered, B on a message's first fragment, E

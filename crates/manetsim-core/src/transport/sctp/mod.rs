@@ -86,11 +86,22 @@
 //!   them (in its window) until the message is whole, then hands it over
 //!   as any message.
 //!
+//! - 9.2: shutdown, for a finite transfer
+//!   ([`SctpSender::with_transfer_bytes`]): once every chunk is
+//!   acknowledged the sender sends SHUTDOWN and starts T2-shutdown, the
+//!   receiver answers SHUTDOWN ACK and starts its own, the sender answers
+//!   SHUTDOWN COMPLETE and both ends are closed; a T2 expiry sends its chunk
+//!   again at the doubled RTO, and `Association.Max.Retrans` of them give
+//!   the association up. A closed sender answers a SHUTDOWN ACK again
+//!   (8.4, item 5).
+//!
 //! Simplifications, each stated where it matters: no SACK bundled with DATA;
 //! one destination address (no multihoming, so no path
 //! failover, and no `Path.Max.Retrans` apart from the association's
-//! counter); no shutdown (the sender stops at the flow's end, and both
-//! ends' HEARTBEATs with it); TSNs count from 0.
+//! counter); no shutdown without a transfer size (the sender stops at the
+//! flow's end, and both ends' HEARTBEATs with it); the receiving end sends
+//! no DATA, so its SHUTDOWN-PENDING and the SHUTDOWN's Cumulative TSN Ack
+//! have nothing to wait for; no ABORT; TSNs count from 0.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -518,6 +529,14 @@ pub enum SctpChunk {
     },
     Data(Vec<SctpData>),
     Sack(SctpSack),
+    /// SHUTDOWN (§9.2), from the sending end once a finite transfer is
+    /// acknowledged; its Cumulative TSN Ack covers no data (the receiving
+    /// end sends none).
+    Shutdown,
+    /// SHUTDOWN ACK, from the receiving end.
+    ShutdownAck,
+    /// SHUTDOWN COMPLETE, from the sending end: the association is closed.
+    ShutdownComplete,
 }
 
 /// Bytes a DATA chunk takes in a packet: its header and its user data
@@ -551,7 +570,8 @@ impl SctpChunk {
                     HandshakeRule::Rfc => 4 + COOKIE_BYTES,
                     HandshakeRule::Ns2 => 4,
                 },
-                Self::CookieAck => 4,
+                Self::CookieAck | Self::ShutdownAck | Self::ShutdownComplete => 4,
+                Self::Shutdown => 8,
                 Self::Heartbeat { .. } | Self::HeartbeatAck { .. } => HEARTBEAT_CHUNK_BYTES,
                 Self::Data(chunks) => chunks.iter().map(|d| data_chunk_len(d.bytes)).sum(),
                 Self::Sack(s) => SACK_CHUNK_BYTES + 4 * (s.gaps.len() + s.dups.len()) as u32,
@@ -564,19 +584,28 @@ impl SctpChunk {
             Self::Heartbeat { to_receiver, .. } | Self::HeartbeatAck { to_receiver, .. } => {
                 *to_receiver
             }
-            Self::Init { .. } | Self::CookieEcho { .. } | Self::Data(_) => true,
-            Self::InitAck { .. } | Self::CookieAck | Self::Sack(_) => false,
+            Self::Init { .. }
+            | Self::CookieEcho { .. }
+            | Self::Data(_)
+            | Self::Shutdown
+            | Self::ShutdownComplete => true,
+            Self::InitAck { .. } | Self::CookieAck | Self::Sack(_) | Self::ShutdownAck => false,
         }
     }
 }
 
-/// The association as the sending end sees it (§4, without shutdown).
+/// The association as the sending end sees it (§4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SctpState {
     Closed,
     CookieWait,
     CookieEchoed,
     Established,
+    /// A finite transfer was acknowledged: SHUTDOWN sent, its ACK awaited
+    /// (§9.2, T2-shutdown running).
+    ShutdownSent,
+    /// SHUTDOWN ACK came and SHUTDOWN COMPLETE went: closed gracefully.
+    ShutDown,
     /// Too many retransmissions (§8.1, or of INIT / COOKIE ECHO).
     Failed,
 }
@@ -945,6 +974,12 @@ pub struct SctpSender {
     state: SctpState,
     /// FTP: always a message to send.
     bulk: bool,
+    /// FTP with a transfer size: the user bytes not yet begun in a
+    /// message (`None`: no end).
+    bulk_left: Option<u64>,
+    /// §9.2: T2-shutdown, and the SHUTDOWNs sent again so far.
+    t2: Option<SimTime>,
+    shutdown_retrans: u32,
     /// Outbound streams, as the INIT ACK granted them.
     out_streams: u16,
     /// Each outbound stream's next stream sequence number.
@@ -1027,6 +1062,9 @@ impl SctpSender {
         Self {
             state: SctpState::Closed,
             bulk,
+            bulk_left: None,
+            t2: None,
+            shutdown_retrans: 0,
             out_streams: cfg.streams.max(1),
             next_ssn: vec![0; usize::from(cfg.streams.max(1))],
             waiting: 0,
@@ -1076,6 +1114,19 @@ impl SctpSender {
     pub fn with_heartbeat_rng(mut self, rng: Rng) -> Self {
         self.heartbeat.rng = rng;
         self
+    }
+
+    /// FTP of `bytes` user bytes in all: messages of `chunk_bytes`, the
+    /// last one the rest; then nothing more to send.
+    pub fn with_transfer_bytes(mut self, bytes: u64) -> Self {
+        self.bulk_left = Some(bytes);
+        self
+    }
+
+    /// Whether a finite transfer has begun its last message, and every
+    /// chunk sent is acknowledged cumulatively.
+    pub fn transfer_done(&self) -> bool {
+        self.bulk_left == Some(0) && self.fragmenting.left == 0 && self.out.is_empty()
     }
 
     /// Opens the association: INIT leaves at the next poll.
@@ -1228,10 +1279,47 @@ impl SctpSender {
                 if self.ns2_sends() {
                     self.new_data_window = true;
                 }
-                self.on_sack(now, s)
+                self.on_sack(now, s);
+                if self.transfer_done() {
+                    self.begin_shutdown(now);
+                }
+            }
+            // §9.2; and §8.4 5): a SHUTDOWN ACK after the association closed
+            // (the SHUTDOWN COMPLETE was lost) is answered again.
+            SctpChunk::ShutdownAck
+                if matches!(self.state, SctpState::ShutdownSent | SctpState::ShutDown) =>
+            {
+                self.state = SctpState::ShutDown;
+                self.t2 = None;
+                self.control = Some(SctpChunk::ShutdownComplete);
             }
             _ => {}
         }
+    }
+
+    /// §9.2: every chunk of a finite transfer is acknowledged, so the
+    /// association shuts down: SHUTDOWN leaves, T2-shutdown starts at the
+    /// RTO, and the idle path's HEARTBEATs stop.
+    fn begin_shutdown(&mut self, now: SimTime) {
+        self.state = SctpState::ShutdownSent;
+        self.control = Some(SctpChunk::Shutdown);
+        self.t2 = Some(now + self.rtt.rto);
+        self.t3 = None;
+        self.idle_decay = None;
+        self.heartbeat.stop();
+    }
+
+    /// T2-shutdown expired: SHUTDOWN goes again at the doubled RTO; after
+    /// `Association.Max.Retrans` of them the association is given up.
+    fn on_t2(&mut self, now: SimTime) {
+        self.shutdown_retrans += 1;
+        if self.shutdown_retrans > self.cfg.assoc_max_retrans {
+            self.fail();
+            return;
+        }
+        self.rtt.back_off(&self.cfg);
+        self.control = Some(SctpChunk::Shutdown);
+        self.t2 = Some(now + self.rtt.rto);
     }
 
     fn on_sack(&mut self, now: SimTime, sack: &SctpSack) {
@@ -1728,7 +1816,16 @@ impl SctpSender {
     /// Whether new data waits: a message being fragmented, or one to
     /// begin.
     fn has_new_data(&self) -> bool {
-        self.fragmenting.left > 0 || self.bulk || self.waiting > 0
+        self.fragmenting.left > 0 || (self.bulk && self.bulk_left != Some(0)) || self.waiting > 0
+    }
+
+    /// The user bytes of the next message: `chunk_bytes`, or what is
+    /// left of a finite transfer when that is less.
+    fn next_message_bytes(&self) -> u32 {
+        match self.bulk_left {
+            Some(left) if self.bulk => left.min(u64::from(self.cfg.chunk_bytes)) as u32,
+            _ => self.cfg.chunk_bytes,
+        }
     }
 
     /// The user bytes of the next new chunk: the rest of the message being
@@ -1739,7 +1836,7 @@ impl SctpSender {
         let left = if self.fragmenting.left > 0 {
             self.fragmenting.left
         } else {
-            self.cfg.chunk_bytes
+            self.next_message_bytes()
         };
         left.min(max)
     }
@@ -1753,8 +1850,11 @@ impl SctpSender {
         let bytes = self.next_new_bytes();
         let begin = self.fragmenting.left == 0;
         if begin {
+            let message_bytes = self.next_message_bytes();
             if !self.bulk {
                 self.waiting -= 1;
+            } else if let Some(left) = &mut self.bulk_left {
+                *left -= u64::from(message_bytes);
             }
             // Messages go to the streams in turn.
             let stream = (self.messages_begun % u64::from(self.out_streams)) as u16;
@@ -1767,7 +1867,7 @@ impl SctpSender {
                 *next - 1
             };
             self.fragmenting = Fragmenting {
-                left: self.cfg.chunk_bytes,
+                left: message_bytes,
                 stream,
                 ssn,
                 first_sent_at: now,
@@ -1850,6 +1950,7 @@ impl SctpSender {
     pub fn poll_timeout(&self) -> Option<SimTime> {
         [
             self.t1,
+            self.t2,
             self.t3,
             self.idle_decay,
             self.hb_timeout,
@@ -1864,6 +1965,9 @@ impl SctpSender {
     pub fn on_timeout(&mut self, now: SimTime) {
         if self.t1.is_some_and(|t| t <= now) {
             self.on_t1(now);
+        }
+        if self.t2.is_some_and(|t| t <= now) {
+            self.on_t2(now);
         }
         if self.t3.is_some_and(|t| t <= now) {
             self.on_t3(now);
@@ -1980,6 +2084,7 @@ impl SctpSender {
     fn fail(&mut self) {
         self.state = SctpState::Failed;
         self.t1 = None;
+        self.t2 = None;
         self.t3 = None;
         self.idle_decay = None;
         self.hb_timeout = None;
@@ -2035,6 +2140,12 @@ pub struct SctpReceiver {
     quiet: bool,
     /// Chunks its full window turned away ([`WindowRule`]).
     full: WindowDrops,
+    /// §9.2: SHUTDOWN came and SHUTDOWN ACK went (SHUTDOWN-ACK-SENT):
+    /// T2-shutdown, and the SHUTDOWN ACKs sent again so far.
+    t2: Option<SimTime>,
+    shutdown_retrans: u32,
+    /// SHUTDOWN COMPLETE came (or T2 gave up): the association is closed.
+    closed: bool,
 }
 
 /// What a full receive window turned away ([`WindowRule`]).
@@ -2112,8 +2223,16 @@ impl SctpReceiver {
             failed: false,
             quiet: false,
             full: WindowDrops::default(),
+            t2: None,
+            shutdown_retrans: 0,
+            closed: false,
             cfg,
         }
+    }
+
+    /// The association was shut down (§9.2): SHUTDOWN COMPLETE came.
+    pub fn closed(&self) -> bool {
+        self.closed
     }
 
     /// The generator of the jitter of §8.3's heartbeat periods (a fixed
@@ -2153,10 +2272,25 @@ impl SctpReceiver {
 
     /// A chunk from the sending end arrived.
     pub fn on_chunk(&mut self, now: SimTime, chunk: &SctpChunk) {
-        if self.failed {
+        if self.failed || self.closed {
             return;
         }
         match chunk {
+            // §9.2: every chunk the sender sent is acknowledged (it sends
+            // SHUTDOWN only then, and this end sends no DATA), so SHUTDOWN
+            // ACK goes at once, T2-shutdown starts, and the HEARTBEATs
+            // and any SACK due stop. A SHUTDOWN again is answered again.
+            SctpChunk::Shutdown if self.established => {
+                self.stop_heartbeats();
+                self.sack_now = false;
+                self.sack_due = None;
+                self.control.push_back(SctpChunk::ShutdownAck);
+                self.t2 = Some(now + self.rtt.rto);
+            }
+            SctpChunk::ShutdownComplete if self.t2.is_some() => {
+                self.t2 = None;
+                self.closed = true;
+            }
             // Every stream the sender asks for is granted, in the INIT's
             // layout.
             SctpChunk::Init { streams, rule } => self.control.push_back(SctpChunk::InitAck {
@@ -2438,20 +2572,33 @@ impl SctpReceiver {
         }
     }
 
-    /// The delayed-SACK deadline, or the HEARTBEATs'.
+    /// The delayed-SACK deadline, the HEARTBEATs' or T2-shutdown's.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        [self.sack_due, self.heartbeat.deadline()]
+        [self.sack_due, self.heartbeat.deadline(), self.t2]
             .into_iter()
             .flatten()
             .min()
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
-        if self.failed {
+        if self.failed || self.closed {
             return;
         }
         if self.sack_due.is_some_and(|t| t <= now) {
             self.sack_now = true;
+        }
+        if self.t2.is_some_and(|t| t <= now) {
+            // §9.2: SHUTDOWN ACK again at the doubled RTO; after
+            // `Association.Max.Retrans` of them the association is closed.
+            self.shutdown_retrans += 1;
+            if self.shutdown_retrans > self.cfg.assoc_max_retrans {
+                self.t2 = None;
+                self.closed = true;
+                return;
+            }
+            self.rtt.back_off(&self.cfg);
+            self.control.push_back(SctpChunk::ShutdownAck);
+            self.t2 = Some(now + self.rtt.rto);
         }
         match self
             .heartbeat

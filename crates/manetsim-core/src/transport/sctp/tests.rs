@@ -2274,3 +2274,186 @@ fn a_full_receiver_reneges_a_held_fragment_or_the_whole_message_above_a_gap() {
     assert_eq!((sack.cum_next, sack.gaps), (3, vec![]));
     assert_eq!(r.window_drops().reneged, 1);
 }
+
+/// What [`run_transfer`] saw: both ends at the end, every chunk put on
+/// the link with its time (lost or not), and the bytes delivered.
+struct Transfer {
+    s: SctpSender,
+    r: SctpReceiver,
+    sent: Vec<(SimTime, SctpChunk)>,
+    delivered: u64,
+}
+
+/// A finite transfer of `bytes` over a 20 ms link that loses the chunks
+/// `lose(chunk, n)` picks (`n`: how many of that chunk's kind were sent
+/// before it), until nothing is left to do.
+fn run_transfer(bytes: u64, mut lose: impl FnMut(&SctpChunk, usize) -> bool) -> Transfer {
+    let delay = 20 * MS;
+    let mut s = SctpSender::new(cfg(), true).with_transfer_bytes(bytes);
+    let mut r = SctpReceiver::new(cfg());
+    s.start(0);
+    let mut wire: Vec<(SimTime, bool, SctpChunk)> = Vec::new();
+    let mut sent: Vec<(SimTime, SctpChunk)> = Vec::new();
+    let (mut now, mut delivered) = (0, 0);
+    for _ in 0..100_000 {
+        let mut out: Vec<(bool, SctpChunk)> = Vec::new();
+        while let Some(c) = s.poll_transmit(now) {
+            out.push((true, c));
+        }
+        while let Some(c) = r.poll_transmit(now) {
+            out.push((false, c));
+        }
+        for (to_r, c) in out {
+            let kind = std::mem::discriminant(&c);
+            let n = sent
+                .iter()
+                .filter(|(_, x)| std::mem::discriminant(x) == kind)
+                .count();
+            if !lose(&c, n) {
+                wire.push((now + delay, to_r, c.clone()));
+            }
+            sent.push((now, c));
+        }
+        delivered += r.take_delivered();
+        let next_wire = wire.iter().map(|w| w.0).min();
+        let Some(next) = [next_wire, s.poll_timeout(), r.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            break;
+        };
+        now = next;
+        if let Some(i) = wire.iter().position(|w| w.0 == now) {
+            let (_, to_r, c) = wire.remove(i);
+            if to_r {
+                r.on_chunk(now, &c);
+            } else {
+                s.on_chunk(now, &c);
+            }
+        }
+        s.on_timeout(now);
+        r.on_timeout(now);
+    }
+    Transfer {
+        s,
+        r,
+        sent,
+        delivered,
+    }
+}
+
+/// The shutdown chunks of a run, in order.
+fn shutdown_chunks(t: &Transfer) -> Vec<(SimTime, SctpChunk)> {
+    t.sent
+        .iter()
+        .filter(|(_, c)| {
+            matches!(
+                c,
+                SctpChunk::Shutdown | SctpChunk::ShutdownAck | SctpChunk::ShutdownComplete
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_finite_transfer_ends_with_a_last_short_message_and_a_graceful_shutdown() {
+    let t = run_transfer(10_500, |_, _| false);
+    assert_eq!(t.delivered, 10_500);
+    assert_eq!(t.r.delivered_messages(), 11);
+    // Ten messages of 1,000 bytes, the last of 500.
+    let data: Vec<u32> = t
+        .sent
+        .iter()
+        .filter_map(|(_, c)| match c {
+            SctpChunk::Data(d) => Some(d.iter().map(|d| d.bytes)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(data.len(), 11);
+    assert_eq!(data[10], 500);
+    // §9.2: once the last SACK came, SHUTDOWN, SHUTDOWN ACK and SHUTDOWN
+    // COMPLETE, one link delay apart; then both ends are closed and idle.
+    let last_sack = t
+        .sent
+        .iter()
+        .rev()
+        .find(|(_, c)| matches!(c, SctpChunk::Sack(_)))
+        .unwrap()
+        .0;
+    let shut = shutdown_chunks(&t);
+    let kinds: Vec<_> = shut.iter().map(|(_, c)| c.clone()).collect();
+    assert_eq!(
+        kinds,
+        [
+            SctpChunk::Shutdown,
+            SctpChunk::ShutdownAck,
+            SctpChunk::ShutdownComplete
+        ]
+    );
+    let times: Vec<_> = shut.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        times,
+        [
+            last_sack + 20 * MS,
+            last_sack + 40 * MS,
+            last_sack + 60 * MS
+        ]
+    );
+    assert_eq!(t.s.state(), SctpState::ShutDown);
+    assert!(t.r.closed());
+    assert_eq!((t.s.poll_timeout(), t.r.poll_timeout()), (None, None));
+    assert_eq!(SctpChunk::Shutdown.wire_len(), 12 + 8);
+    assert_eq!(SctpChunk::ShutdownAck.wire_len(), 12 + 4);
+    assert!(SctpChunk::Shutdown.to_receiver() && !SctpChunk::ShutdownAck.to_receiver());
+}
+
+#[test]
+fn lost_shutdown_chunks_are_sent_again_by_either_end() {
+    // The first SHUTDOWN lost: the sender sends it again at T2 (the RTO).
+    let t = run_transfer(5_000, |c, n| matches!(c, SctpChunk::Shutdown) && n == 0);
+    let shut = shutdown_chunks(&t);
+    assert!(matches!(shut[0].1, SctpChunk::Shutdown));
+    assert!(matches!(shut[1].1, SctpChunk::Shutdown));
+    let rto = t.s.metrics().rto;
+    assert_eq!(shut[1].0 - shut[0].0, rto / 2, "the RTO before it doubled");
+    assert_eq!(shut.len(), 4);
+    assert_eq!(t.s.state(), SctpState::ShutDown);
+    assert!(t.r.closed());
+    // The SHUTDOWN COMPLETE lost: the receiver sends SHUTDOWN ACK again,
+    // and the closed sender answers it again (§8.4 5).
+    let t = run_transfer(5_000, |c, n| {
+        matches!(c, SctpChunk::ShutdownComplete) && n == 0
+    });
+    let kinds: Vec<_> = shutdown_chunks(&t).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(
+        kinds,
+        [
+            SctpChunk::Shutdown,
+            SctpChunk::ShutdownAck,
+            SctpChunk::ShutdownComplete,
+            SctpChunk::ShutdownAck,
+            SctpChunk::ShutdownComplete
+        ]
+    );
+    assert!(t.r.closed());
+    assert_eq!(t.delivered, 5_000);
+    // Every SHUTDOWN lost: after Association.Max.Retrans (10) more, the
+    // sender gives the association up; the receiver never heard of it.
+    let t = run_transfer(5_000, |c, _| matches!(c, SctpChunk::Shutdown));
+    assert_eq!(shutdown_chunks(&t).len(), 11);
+    assert_eq!(t.s.state(), SctpState::Failed);
+    assert!(!t.r.closed());
+    assert_eq!(t.delivered, 5_000);
+}
+
+#[test]
+fn a_sender_without_a_transfer_size_never_shuts_down() {
+    let mut s = established(true, 0);
+    let sent = fill(&mut s, 0);
+    s.on_chunk(MS, &sack(sent.len() as u64, &[]));
+    assert_eq!(s.state(), SctpState::Established);
+    assert!(!s.transfer_done());
+}
