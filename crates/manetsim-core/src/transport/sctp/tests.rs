@@ -617,6 +617,31 @@ fn the_receiver_reports_gaps_and_duplicates_at_once() {
     assert_eq!(r.take_delivered(), 3000);
 }
 
+/// Packets on a link: (arrival, to the receiver?, chunk).
+type Wire = Vec<(SimTime, bool, SctpChunk)>;
+
+/// Moves a link's two ends to their next event (the next arrival, or a
+/// timer): hands over the packet arriving then, runs the timers due;
+/// returns the time, or `None` when nothing is left to happen.
+fn advance(s: &mut SctpSender, r: &mut SctpReceiver, wire: &mut Wire) -> Option<SimTime> {
+    let next_wire = wire.iter().map(|w| w.0).min();
+    let now = [next_wire, s.poll_timeout(), r.poll_timeout()]
+        .into_iter()
+        .flatten()
+        .min()?;
+    if let Some(i) = wire.iter().position(|w| w.0 == now) {
+        let (_, to_r, c) = wire.remove(i);
+        if to_r {
+            r.on_chunk(now, &c);
+        } else {
+            s.on_chunk(now, &c);
+        }
+    }
+    s.on_timeout(now);
+    r.on_timeout(now);
+    Some(now)
+}
+
 /// Sender and receiver over a link that loses chosen packets each way and
 /// delays the rest by `delay`: every byte arrives, in order, and the sender
 /// ends with nothing outstanding.
@@ -643,8 +668,7 @@ fn run_lossy_link_receiver(
     let mut r = SctpReceiver::new(c.clone());
     s.write(500);
     s.start(0);
-    // In-flight packets: (arrival, to receiver?, chunk).
-    let mut wire: Vec<(SimTime, bool, SctpChunk)> = Vec::new();
+    let mut wire: Wire = Vec::new();
     let (mut n_data, mut n_back) = (0u64, 0u64);
     let mut now = 0;
     let mut delivered = 0;
@@ -662,23 +686,10 @@ fn run_lossy_link_receiver(
             }
         }
         delivered += r.take_delivered();
-        let next_wire = wire.iter().map(|w| w.0).min();
-        let next = [next_wire, s.poll_timeout(), r.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min();
-        let Some(next) = next else { break };
+        let Some(next) = advance(&mut s, &mut r, &mut wire) else {
+            break;
+        };
         now = next;
-        if let Some(i) = wire.iter().position(|w| w.0 == now) {
-            let (_, to_r, c) = wire.remove(i);
-            if to_r {
-                r.on_chunk(now, &c);
-            } else {
-                s.on_chunk(now, &c);
-            }
-        }
-        s.on_timeout(now);
-        r.on_timeout(now);
         s.write(0);
     }
     assert_eq!(delivered, 500 * c.chunk_bytes as u64);
@@ -2292,7 +2303,7 @@ fn run_transfer(bytes: u64, mut lose: impl FnMut(&SctpChunk, usize) -> bool) -> 
     let mut s = SctpSender::new(cfg(), true).with_transfer_bytes(bytes);
     let mut r = SctpReceiver::new(cfg());
     s.start(0);
-    let mut wire: Vec<(SimTime, bool, SctpChunk)> = Vec::new();
+    let mut wire: Wire = Vec::new();
     let mut sent: Vec<(SimTime, SctpChunk)> = Vec::new();
     let (mut now, mut delivered) = (0, 0);
     for _ in 0..100_000 {
@@ -2315,25 +2326,10 @@ fn run_transfer(bytes: u64, mut lose: impl FnMut(&SctpChunk, usize) -> bool) -> 
             sent.push((now, c));
         }
         delivered += r.take_delivered();
-        let next_wire = wire.iter().map(|w| w.0).min();
-        let Some(next) = [next_wire, s.poll_timeout(), r.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
-        else {
+        let Some(next) = advance(&mut s, &mut r, &mut wire) else {
             break;
         };
         now = next;
-        if let Some(i) = wire.iter().position(|w| w.0 == now) {
-            let (_, to_r, c) = wire.remove(i);
-            if to_r {
-                r.on_chunk(now, &c);
-            } else {
-                s.on_chunk(now, &c);
-            }
-        }
-        s.on_timeout(now);
-        r.on_timeout(now);
     }
     Transfer {
         s,
