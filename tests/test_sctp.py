@@ -577,6 +577,11 @@ def test_a_finite_transfer_completes_and_shuts_the_association_down(tmp_path: Pa
     row = result.flows.iloc[0]
     assert row["delivered_in_order_bytes"] == 100_500
     assert 1.0 < row["completion_s"] < 20.0
+    # The run's report says when it completed.
+    proc = cli("run", finite)
+    assert proc.returncode == 0, proc.stderr
+    done = f"Transfers completed: flow 0 at {row['completion_s']:.3f} s (100,500 bytes)"
+    assert done in proc.stdout
     # The export says it cannot carry it yet, naming the key.
     line = assert_clean_error(cli("export", "ns2", finite, "-o", tmp_path / "x.tcl"))
     assert "flows.0.transfer_bytes" in line

@@ -1047,6 +1047,9 @@ def _print_report(result: Result, console: Console) -> None:
     gateways = _gateways_line(data.get("nodes", []))
     if gateways:
         console.print(gateways, highlight=False)
+    transfers = _transfers_line(data.get("flows", []))
+    if transfers:
+        console.print(transfers, highlight=False)
     console.print(_ledger_line(data.get("ledger", {})), highlight=False)
     console.print(
         f"{result.events:,} events processed in {result.wall_s:.3f} s wall "
@@ -1065,6 +1068,20 @@ def _gateways_line(nodes: list[dict[str, Any]]) -> str:
         for n in busy
     )
     return f"Gateways: {parts}"
+
+
+def _transfers_line(flows: list[dict[str, Any]]) -> str:
+    """When each finite transfer (`transfer_bytes`) that completed had its
+    last byte delivered, or "" without any."""
+    done = [f for f in flows if f.get("completion_s") is not None]
+    if not done:
+        return ""
+    parts = "; ".join(
+        f"flow {f['id']} at {f['completion_s']:.3f} s "
+        f"({f.get('delivered_in_order_bytes', 0):,} bytes)"
+        for f in done
+    )
+    return f"Transfers completed: {parts}"
 
 
 def _routing_line(routing: dict[str, Any]) -> str:
