@@ -317,7 +317,10 @@ impl World {
             ));
         }
         if failed_now {
-            let why = if m.timeouts > 0 || m.heartbeats_unanswered > 0 {
+            let why = if m.shutdown_retransmissions > 0 {
+                "its whole transfer was acknowledged: Association.Max.Retrans (10) SHUTDOWNs \
+                 sent again went unanswered (RFC 4960 section 9.2)"
+            } else if m.timeouts > 0 || m.heartbeats_unanswered > 0 {
                 "Association.Max.Retrans (10) retransmission timeouts and unanswered HEARTBEATs in a row"
             } else {
                 "Max.Init.Retransmits (8) unanswered INIT or COOKIE ECHO retransmissions"

@@ -319,7 +319,7 @@ impl Olsr {
         self
     }
 
-    /// The association set (empty without gateways).
+    /// The association set (`None` in a network without gateways).
     pub fn associations(&self) -> Option<&AssociationSet> {
         self.hna.as_ref().map(|h| &h.associations)
     }

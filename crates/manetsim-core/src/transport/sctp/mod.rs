@@ -964,6 +964,9 @@ pub struct SctpMetrics {
     pub heartbeats_unanswered: u64,
     /// [`FaultRule::Ns2`]: times the peer's address turned inactive.
     pub path_inactivations: u64,
+    /// §9.2: T2-shutdown expiries (each but the one that gives the
+    /// association up sends SHUTDOWN again).
+    pub shutdown_retransmissions: u32,
     pub state: SctpState,
 }
 
@@ -977,7 +980,7 @@ pub struct SctpSender {
     /// FTP with a transfer size: the user bytes not yet begun in a
     /// message (`None`: no end).
     bulk_left: Option<u64>,
-    /// §9.2: T2-shutdown, and the SHUTDOWNs sent again so far.
+    /// §9.2: T2-shutdown, and its expiries so far.
     t2: Option<SimTime>,
     shutdown_retrans: u32,
     /// Outbound streams, as the INIT ACK granted them.
@@ -1223,6 +1226,7 @@ impl SctpSender {
             heartbeats_sent: self.heartbeat.sent,
             heartbeats_unanswered: self.heartbeat.unanswered,
             path_inactivations: self.errors.inactivations,
+            shutdown_retransmissions: self.shutdown_retrans,
             state: self.state,
         }
     }

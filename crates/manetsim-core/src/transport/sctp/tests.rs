@@ -2441,6 +2441,7 @@ fn lost_shutdown_chunks_are_sent_again_by_either_end() {
     let t = run_transfer(5_000, |c, _| matches!(c, SctpChunk::Shutdown));
     assert_eq!(shutdown_chunks(&t).len(), 11);
     assert_eq!(t.s.state(), SctpState::Failed);
+    assert_eq!(t.s.metrics().shutdown_retransmissions, 11);
     assert!(!t.r.closed());
     assert_eq!(t.delivered, 5_000);
 }
