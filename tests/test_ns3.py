@@ -122,6 +122,8 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
     cases = {
         "radio.propagation": {"radio": {"propagation": "free_space"}},
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
+        "mac.standard": {"mac": {"standard": "802.11a"}},
+        "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
         "flows.0.tcp.variant": {
             "flows": [
                 {
@@ -141,6 +143,15 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
             ns3.check_expressible(load_config(doc))
         assert err.value.key == key
         assert str(err.value).startswith(f"cannot run on ns-3: key `{key}`")
+
+
+def test_802_11b_with_the_long_preamble_is_expressible():
+    doc = scenario(
+        SMALL_CHAIN,
+        routing={"protocol": "aodv"},
+        mac={"standard": "802.11b", "data_rate_bps": 11_000_000},
+    )
+    ns3.check_expressible(load_config(doc))
 
 
 def test_reference_scenarios_are_expressible():

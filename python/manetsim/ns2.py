@@ -741,7 +741,11 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
     if c.get("gateway"):
         _check_gateway_exportable(c)
     if c["mac"]["standard"] != "802.11":
-        raise ExportError("mac.standard", "only 802.11 DCF is exported")
+        raise ExportError(
+            "mac.standard",
+            f"\"{c['mac']['standard']}\": ns-2.35's Mac/802_11 has 802.11's DSSS PHY alone "
+            '(a 192 us PLCP, any dataRate_); standard = "802.11" runs it at any rate',
+        )
     for i, flow in enumerate(c.get("flows", [])):
         key = f"flows.{i}"
         if flow.get("start_jitter_s", 0.0):

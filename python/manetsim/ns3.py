@@ -305,8 +305,13 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             "routing.protocol", f'"{routing}": the ns-3 program runs AODV only (ns-3\'s aodv)'
         )
     mac, radio = c["mac"], c["radio"]
-    if mac["standard"] != "802.11":
-        raise Ns3Error("mac.standard", "only 802.11 DCF (ns-3's 802.11b) is expressed")
+    if mac["standard"] not in ("802.11", "802.11b"):
+        raise Ns3Error(
+            "mac.standard",
+            f'"{mac["standard"]}": the ns-3 program runs ns-3\'s 802.11b ("802.11" or "802.11b")',
+        )
+    if mac.get("preamble", "long") != "long":
+        raise Ns3Error("mac.preamble", "the ns-3 program sends the long preamble")
     for key in ("data_rate_bps", "basic_rate_bps"):
         if int(mac[key]) not in DSSS_RATES:
             raise Ns3Error(

@@ -1,4 +1,21 @@
-//! 802.11 DSSS timing (IEEE 802.11-1999 Table 15-1 and ns-2's `PHY_MIB`).
+//! 802.11 timing: the PHY of each `[mac] standard` (how long a frame is on
+//! the air) and the DCF's slot, SIFS, DIFS, EIFS and contention window.
+//!
+//! - `"802.11"`: IEEE 802.11-1999's DSSS PHY (Table 15-1) as ns-2.35's
+//!   `PHY_MIB` has it: a 192 µs PLCP, then the frame at its rate, to the
+//!   nanosecond; any rate is accepted, as ns-2's `dataRate_`.
+//! - `"802.11b"`: HR/DSSS (IEEE 802.11-2016 clause 16 and 17): 1, 2, 5.5 and
+//!   11 Mb/s; the long PLCP (192 µs) or the short one (96 µs: a 72-bit
+//!   preamble at 1 Mb/s, the 48-bit header at 2 Mb/s) for frames at 2 Mb/s
+//!   and more; the PSDU's time is rounded up to whole microseconds (the
+//!   PLCP's LENGTH field counts microseconds).
+//! - `"802.11a"`: OFDM (clause 17): a 16 µs preamble, a 4 µs SIGNAL symbol,
+//!   then 4 µs symbols of N_DBPS bits carrying the 16-bit SERVICE field,
+//!   the frame and 6 tail bits; slot 9 µs, SIFS 16 µs, CWmin 15.
+//! - `"802.11g"`: ERP (clause 18): the DSSS rates with 802.11b's timing and
+//!   the OFDM rates with 802.11a's plus a 6 µs signal extension; slot 20 µs
+//!   (the long slot, as stations that have not agreed on the short one use),
+//!   SIFS 10 µs, CWmin 15.
 
 use serde::{Deserialize, Serialize};
 
@@ -123,6 +140,157 @@ pub enum TieRule {
     Ns2,
 }
 
+/// The PLCP preamble of HR/DSSS frames (`[mac] preamble`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preamble {
+    /// 144 bits of preamble and a 48-bit header at 1 Mb/s: 192 µs.
+    #[default]
+    Long,
+    /// 72 bits of preamble at 1 Mb/s and the 48-bit header at 2 Mb/s:
+    /// 96 µs, for frames at 2, 5.5 and 11 Mb/s (802.11b and 802.11g); a
+    /// frame at 1 Mb/s keeps the long one.
+    Short,
+}
+
+/// The `[mac] standard` values a run supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacStandard {
+    /// `"802.11"`: DSSS, as ns-2.35's `Mac/802_11`.
+    Dsss,
+    /// `"802.11b"`: HR/DSSS.
+    B,
+    /// `"802.11a"`: OFDM.
+    A,
+    /// `"802.11g"`: ERP (DSSS and OFDM rates).
+    G,
+}
+
+/// The DSSS and HR/DSSS rates (802.11b, and 802.11g's DSSS rates).
+pub const DSSS_RATES_BPS: [u64; 4] = [1_000_000, 2_000_000, 5_500_000, 11_000_000];
+/// The OFDM rates of a 20 MHz channel (802.11a, and 802.11g's ERP-OFDM).
+pub const OFDM_RATES_BPS: [u64; 8] = [
+    6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000,
+];
+
+impl MacStandard {
+    /// Every standard, in the order the messages list them.
+    pub const ALL: [MacStandard; 4] = [Self::Dsss, Self::B, Self::A, Self::G];
+
+    /// The standard `name` spells (`[mac] standard`), if a run supports it.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dsss => "802.11",
+            Self::B => "802.11b",
+            Self::A => "802.11a",
+            Self::G => "802.11g",
+        }
+    }
+
+    /// What the standard's PHY is, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Dsss => "DSSS, any rate, as ns-2.35's Mac/802_11",
+            Self::B => "HR/DSSS: 1, 2, 5.5, 11 Mb/s",
+            Self::A => "OFDM: 6 to 54 Mb/s",
+            Self::G => "ERP: 802.11b's rates and 802.11a's",
+        }
+    }
+
+    /// The rates the standard's PHY sends at; `None`: any rate.
+    pub fn rates_bps(self) -> Option<&'static [u64]> {
+        const G: [u64; 12] = [
+            1_000_000, 2_000_000, 5_500_000, 6_000_000, 9_000_000, 11_000_000, 12_000_000,
+            18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000,
+        ];
+        match self {
+            Self::Dsss => None,
+            Self::B => Some(&DSSS_RATES_BPS),
+            Self::A => Some(&OFDM_RATES_BPS),
+            Self::G => Some(&G),
+        }
+    }
+
+    /// Whether `[mac] preamble = "short"` means anything here.
+    pub fn has_short_preamble(self) -> bool {
+        matches!(self, Self::B | Self::G)
+    }
+
+    /// The data and basic rates when the scenario gives none: 2 and 1 Mb/s
+    /// where DSSS rates exist, else the lowest OFDM rate for both (as ns-3's
+    /// `ConstantRateWifiManager` defaults to `OfdmRate6Mbps`).
+    pub fn default_rates_bps(self) -> (u64, u64) {
+        match self {
+            Self::Dsss | Self::B => (2_000_000, 1_000_000),
+            Self::A | Self::G => (6_000_000, 6_000_000),
+        }
+    }
+}
+
+/// How long a frame is on the air, by PHY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phy {
+    /// ns-2.35's DSSS: 192 µs of PLCP, then the frame at its rate, rounded
+    /// up to the nanosecond.
+    Dsss,
+    /// HR/DSSS: the PLCP, then the frame rounded up to whole microseconds.
+    HrDsss { short_preamble: bool },
+    /// OFDM: preamble and SIGNAL (20 µs), then whole 4 µs symbols.
+    Ofdm,
+    /// ERP: HR/DSSS at DSSS rates, OFDM and a 6 µs signal extension at the
+    /// others.
+    Erp { short_preamble: bool },
+}
+
+const LONG_PLCP_NS: SimTime = 192 * NS_PER_US;
+const SHORT_PLCP_NS: SimTime = 96 * NS_PER_US;
+/// OFDM's preamble (16 µs) and SIGNAL symbol (4 µs).
+const OFDM_PREAMBLE_NS: SimTime = 20 * NS_PER_US;
+const OFDM_SYMBOL_NS: SimTime = 4 * NS_PER_US;
+/// The SERVICE field and tail bits around an OFDM frame's bits.
+const OFDM_SERVICE_TAIL_BITS: u64 = 16 + 6;
+/// ERP-OFDM's signal extension.
+const ERP_SIGNAL_EXTENSION_NS: SimTime = 6 * NS_PER_US;
+
+impl Phy {
+    /// Airtime of a frame of `bytes` (MAC header + body + FCS) at `rate_bps`.
+    #[inline]
+    pub fn txtime(self, bytes: u32, rate_bps: u64) -> SimTime {
+        let bits = u64::from(bytes) * 8;
+        match self {
+            Phy::Dsss => LONG_PLCP_NS + (bits * 1_000_000_000).div_ceil(rate_bps),
+            Phy::HrDsss { short_preamble } => hr_dsss_txtime(bits, rate_bps, short_preamble),
+            Phy::Ofdm => ofdm_txtime(bits, rate_bps),
+            Phy::Erp { short_preamble } => {
+                if DSSS_RATES_BPS.contains(&rate_bps) {
+                    hr_dsss_txtime(bits, rate_bps, short_preamble)
+                } else {
+                    ofdm_txtime(bits, rate_bps) + ERP_SIGNAL_EXTENSION_NS
+                }
+            }
+        }
+    }
+}
+
+fn hr_dsss_txtime(bits: u64, rate_bps: u64, short_preamble: bool) -> SimTime {
+    let plcp = if short_preamble && rate_bps > 1_000_000 {
+        SHORT_PLCP_NS
+    } else {
+        LONG_PLCP_NS
+    };
+    plcp + (bits * 1_000_000).div_ceil(rate_bps) * NS_PER_US
+}
+
+fn ofdm_txtime(bits: u64, rate_bps: u64) -> SimTime {
+    // Bits per 4 µs symbol (N_DBPS): 24 at 6 Mb/s, 216 at 54 Mb/s.
+    let per_symbol = (rate_bps * OFDM_SYMBOL_NS / 1_000_000_000).max(1);
+    OFDM_PREAMBLE_NS + (bits + OFDM_SERVICE_TAIL_BITS).div_ceil(per_symbol) * OFDM_SYMBOL_NS
+}
+
 /// Timing and policy parameters of the DCF, all times in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MacParams {
@@ -130,8 +298,8 @@ pub struct MacParams {
     pub sifs_ns: SimTime,
     pub difs_ns: SimTime,
     pub eifs_ns: SimTime,
-    /// PLCP preamble + header, always sent at 1 Mb/s: 192 µs (long preamble).
-    pub plcp_ns: SimTime,
+    /// How long a frame is on the air.
+    pub phy: Phy,
     /// ns-2's `DSSS_MaxPropagationDelay` (2 µs), added to response timeouts.
     pub max_prop_delay_ns: SimTime,
     pub data_rate_bps: u64,
@@ -154,20 +322,30 @@ pub struct MacParams {
 }
 
 impl MacParams {
+    /// The parameters of `m`. A standard a run does not support (a
+    /// scenario built in code and not validated) is taken as `"802.11"`.
     pub fn from_scenario(m: &scenario::Mac) -> Self {
-        let slot_ns = 20 * NS_PER_US;
-        let sifs_ns = 10 * NS_PER_US;
+        let standard = MacStandard::parse(&m.standard).unwrap_or(MacStandard::Dsss);
+        let short_preamble = m.preamble == Preamble::Short;
+        let (phy, slot_us, sifs_us, cw_min) = match standard {
+            MacStandard::Dsss => (Phy::Dsss, 20, 10, 31),
+            MacStandard::B => (Phy::HrDsss { short_preamble }, 20, 10, 31),
+            MacStandard::A => (Phy::Ofdm, 9, 16, 15),
+            MacStandard::G => (Phy::Erp { short_preamble }, 20, 10, 15),
+        };
+        let slot_ns = slot_us * NS_PER_US;
+        let sifs_ns = sifs_us * NS_PER_US;
         let difs_ns = sifs_ns + 2 * slot_ns;
         let mut p = Self {
             slot_ns,
             sifs_ns,
             difs_ns,
             eifs_ns: 0,
-            plcp_ns: 192 * NS_PER_US,
+            phy,
             max_prop_delay_ns: 2 * NS_PER_US,
             data_rate_bps: m.data_rate_bps,
             basic_rate_bps: m.basic_rate_bps,
-            cw_min: 31,
+            cw_min,
             cw_max: 1023,
             rts_threshold_bytes: m.rts_threshold_bytes,
             short_retry_limit: m.short_retry_limit,
@@ -219,7 +397,7 @@ impl MacParams {
     /// Airtime of a frame of `bytes` (MAC header + body + FCS) at `rate_bps`.
     #[inline]
     pub fn txtime(&self, bytes: u32, rate_bps: u64) -> SimTime {
-        self.plcp_ns + (bytes as u64 * 8 * 1_000_000_000).div_ceil(rate_bps)
+        self.phy.txtime(bytes, rate_bps)
     }
 
     pub fn rts_time(&self) -> SimTime {
@@ -253,6 +431,106 @@ mod tests {
         assert_eq!(p.eifs_ns, 364_000);
         // 1000 B payload + UDP 8 + IP 20 + MAC 28 at 2 Mb/s: 192 + 4224 µs.
         assert_eq!(p.txtime(1056, p.data_rate_bps), 4_416_000);
+    }
+
+    fn params(standard: &str, data_mbps: f64, basic_mbps: f64, preamble: Preamble) -> MacParams {
+        MacParams::from_scenario(&scenario::Mac {
+            standard: standard.into(),
+            data_rate_bps: (data_mbps * 1e6) as u64,
+            basic_rate_bps: (basic_mbps * 1e6) as u64,
+            preamble,
+            ..scenario::Mac::default()
+        })
+    }
+
+    #[test]
+    fn ofdm_timings_match_802_11a() {
+        let p = params("802.11a", 54.0, 6.0, Preamble::Long);
+        assert_eq!((p.slot_ns, p.sifs_ns, p.difs_ns), (9_000, 16_000, 34_000));
+        assert_eq!((p.cw_min, p.cw_max), (15, 1023));
+        // 14 bytes at 6 Mb/s: 16 + 112 + 6 bits in 24-bit symbols, 6 of
+        // them after the 20 µs of preamble and SIGNAL (ns-3's 44 µs).
+        assert_eq!(p.ack_time(), 44_000);
+        assert_eq!(p.cts_time(), 44_000);
+        assert_eq!(p.rts_time(), 52_000);
+        assert_eq!(p.eifs_ns, 16_000 + 34_000 + 44_000);
+        // A 1500-byte packet in a 28-byte header and FCS at 54 Mb/s:
+        // 12,246 bits in 216-bit symbols, 57 of them.
+        assert_eq!(p.txtime(1528, 54_000_000), 20_000 + 57 * 4_000);
+        // Every rate's bits per symbol: 6 Mb/s carries 24, 9 Mb/s 36...
+        for (rate, n_dbps) in OFDM_RATES_BPS
+            .iter()
+            .zip([24, 36, 48, 72, 96, 144, 192, 216])
+        {
+            assert_eq!(p.txtime(0, *rate), 20_000 + 22u64.div_ceil(n_dbps) * 4_000);
+            assert_eq!(
+                p.txtime(1000, *rate),
+                20_000 + (8022u64).div_ceil(n_dbps) * 4_000,
+                "{rate}"
+            );
+        }
+    }
+
+    #[test]
+    fn hr_dsss_timings_match_802_11b() {
+        let long = params("802.11b", 11.0, 1.0, Preamble::Long);
+        let short = params("802.11b", 11.0, 2.0, Preamble::Short);
+        assert_eq!(
+            (long.slot_ns, long.sifs_ns, long.difs_ns),
+            (20_000, 10_000, 50_000)
+        );
+        assert_eq!((long.cw_min, long.cw_max), (31, 1023));
+        // 1056 bytes at 11 Mb/s: 768 µs after the PLCP.
+        assert_eq!(long.txtime(1056, 11_000_000), 192_000 + 768_000);
+        assert_eq!(short.txtime(1056, 11_000_000), 96_000 + 768_000);
+        // The PSDU's time is rounded up to whole microseconds: 8000 bits
+        // at 11 Mb/s are 727.3 µs, 112 at 5.5 Mb/s 20.4 µs.
+        assert_eq!(long.txtime(1000, 11_000_000), 192_000 + 728_000);
+        assert_eq!(long.txtime(14, 5_500_000), 192_000 + 21_000);
+        // A frame at 1 Mb/s keeps the long preamble.
+        assert_eq!(short.txtime(14, 1_000_000), 304_000);
+        assert_eq!(short.ack_time(), 96_000 + 56_000);
+        assert_eq!(long.ack_time(), 304_000);
+        assert_eq!(long.eifs_ns, 364_000);
+        assert_eq!(short.eifs_ns, 10_000 + 50_000 + 152_000);
+    }
+
+    #[test]
+    fn erp_sends_dsss_rates_as_802_11b_and_ofdm_with_a_signal_extension() {
+        let g = params("802.11g", 54.0, 6.0, Preamble::Short);
+        let a = params("802.11a", 54.0, 6.0, Preamble::Long);
+        let b = params("802.11b", 11.0, 2.0, Preamble::Short);
+        assert_eq!((g.slot_ns, g.sifs_ns, g.difs_ns), (20_000, 10_000, 50_000));
+        assert_eq!((g.cw_min, g.cw_max), (15, 1023));
+        for bytes in [14, 20, 80, 1528] {
+            assert_eq!(
+                g.txtime(bytes, 54_000_000),
+                a.txtime(bytes, 54_000_000) + 6_000
+            );
+            assert_eq!(
+                g.txtime(bytes, 6_000_000),
+                a.txtime(bytes, 6_000_000) + 6_000
+            );
+            for rate in DSSS_RATES_BPS {
+                assert_eq!(g.txtime(bytes, rate), b.txtime(bytes, rate), "{rate}");
+            }
+        }
+        assert_eq!(g.ack_time(), 50_000);
+        assert_eq!(g.eifs_ns, 10_000 + 50_000 + 50_000);
+    }
+
+    #[test]
+    fn an_unknown_standard_is_taken_as_802_11() {
+        let p = params("802.11n", 2.0, 1.0, Preamble::Long);
+        assert_eq!(p, MacParams::default());
+        assert_eq!(MacStandard::parse("802.11"), Some(MacStandard::Dsss));
+        for s in MacStandard::ALL {
+            assert_eq!(MacStandard::parse(s.name()), Some(s));
+            let (data, basic) = s.default_rates_bps();
+            if let Some(rates) = s.rates_bps() {
+                assert!(rates.contains(&data) && rates.contains(&basic), "{s:?}");
+            }
+        }
     }
 
     fn packet(size_bytes: u32, kind: PacketKind, tcp: bool) -> Packet {

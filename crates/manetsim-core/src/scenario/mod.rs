@@ -287,6 +287,17 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);
     }
+    if let Some(standard) = crate::mac::MacStandard::parse(&s.mac.standard) {
+        let mac = table.get("mac").and_then(Value::as_table);
+        let given = |key: &str| mac.is_some_and(|t| t.contains_key(key));
+        let (data, basic) = standard.default_rates_bps();
+        if !given("data_rate_bps") {
+            s.mac.data_rate_bps = data;
+        }
+        if !given("basic_rate_bps") {
+            s.mac.basic_rate_bps = basic;
+        }
+    }
     for f in &mut s.flows {
         if f.stop_s.is_none() {
             f.stop_s = Some(s.duration_s);

@@ -453,16 +453,27 @@ impl Default for Radio {
     }
 }
 
-/// `[mac]`: IEEE 802.11 DSSS DCF as ns-2's `Mac/802_11`.
+/// `[mac]`: the IEEE 802.11 DCF as ns-2's `Mac/802_11` models it, over the
+/// PHY of `standard` (`"802.11"`, `"802.11b"`, `"802.11a"` or `"802.11g"`,
+/// see [`crate::mac::MacStandard`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mac {
     #[serde(default = "default_standard")]
     pub standard: String,
+    /// Unicast data frames' rate. Not given: 2 Mb/s under `"802.11"` and
+    /// `"802.11b"`, 6 Mb/s under `"802.11a"` and `"802.11g"`.
     #[serde(default = "default_data_rate_bps")]
     pub data_rate_bps: u64,
+    /// RTS, CTS, ACK and broadcast frames' rate. Not given: 1 Mb/s under
+    /// `"802.11"` and `"802.11b"`, 6 Mb/s under `"802.11a"` and `"802.11g"`.
     #[serde(default = "default_basic_rate_bps")]
     pub basic_rate_bps: u64,
+    /// The PLCP preamble of HR/DSSS frames under `"802.11b"` and
+    /// `"802.11g"`: `long` (192 µs) or `short` (96 µs, for frames at 2 Mb/s
+    /// and more), see [`crate::mac::Preamble`].
+    #[serde(default)]
+    pub preamble: crate::mac::Preamble,
     /// 0 = RTS/CTS before every unicast frame (ns-2 default). Frames whose
     /// MAC payload is at least this long use RTS/CTS.
     #[serde(default)]
@@ -523,6 +534,7 @@ impl Default for Mac {
             standard: default_standard(),
             data_rate_bps: default_data_rate_bps(),
             basic_rate_bps: default_basic_rate_bps(),
+            preamble: Default::default(),
             rts_threshold_bytes: 0,
             short_retry_limit: default_short_retry_limit(),
             long_retry_limit: default_long_retry_limit(),

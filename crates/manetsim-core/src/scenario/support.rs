@@ -1,6 +1,6 @@
 //! Features the scenario format describes but the simulator does not run yet.
 //!
-//! [`NOT_YET_SUPPORTED`] (with [`MAC_STANDARDS`]) is the one place that says
+//! [`NOT_YET_SUPPORTED`] (with [`crate::mac::MacStandard::ALL`]) is the one place that says
 //! what is refused. When a feature lands, delete its line; validation then lets
 //! it through, the "supported" lists in the messages grow by themselves, and
 //! `docs/scenario.md` must drop it (a test checks the doc lists every entry).
@@ -28,9 +28,6 @@ pub(crate) enum Feature {
 
 /// What a scenario may not use yet. Remove a line when its feature lands.
 pub(crate) const NOT_YET_SUPPORTED: &[Feature] = &[];
-
-/// The `mac.standard` values a run supports (the key is free text).
-pub(crate) const MAC_STANDARDS: &[&str] = &["802.11"];
 
 const ALL_ROUTING: [RoutingProtocol; 6] = [
     RoutingProtocol::Static,
@@ -116,9 +113,9 @@ pub fn not_yet_supported() -> Vec<String> {
         .collect();
     out.push(format!(
         "mac.standard other than {}",
-        MAC_STANDARDS
+        crate::mac::MacStandard::ALL
             .iter()
-            .map(|s| format!("\"{s}\""))
+            .map(|s| format!("\"{}\"", s.name()))
             .collect::<Vec<_>>()
             .join(", ")
     ));
@@ -156,15 +153,15 @@ pub(crate) fn check(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
             ),
         );
     }
-    if !MAC_STANDARDS.contains(&s.mac.standard.as_str()) {
+    if crate::mac::MacStandard::parse(&s.mac.standard).is_none() {
         return fail(
             "mac.standard".into(),
             format!(
                 "MAC standard \"{}\" is not yet supported; supported: {}",
                 s.mac.standard,
-                MAC_STANDARDS
+                crate::mac::MacStandard::ALL
                     .iter()
-                    .map(|s| format!("\"{s}\" (DSSS DCF)"))
+                    .map(|s| format!("\"{}\" ({})", s.name(), s.describe()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -696,8 +696,83 @@ fn override_validation_errors_name_the_override() {
     );
     // An unsupported feature set from the command line names the override.
     assert!(load_with(BASE, &["flows.0.transport=udp"]).is_ok());
-    let e = err(load_with(BASE, &["mac.standard=802.11b"]));
-    assert_eq!(e.file, "--set mac.standard=802.11b");
+    let e = err(load_with(BASE, &["mac.standard=802.11n"]));
+    assert_eq!(e.file, "--set mac.standard=802.11n");
+}
+
+#[test]
+fn mac_standards_take_their_rates_and_preambles() {
+    let rates = |sets: &[&str]| {
+        let s = load_with(BASE, sets).unwrap();
+        (s.mac.data_rate_bps, s.mac.basic_rate_bps)
+    };
+    // Rates not given: 2 and 1 Mb/s where DSSS rates exist, else 6 and 6.
+    assert_eq!(rates(&[]), (2_000_000, 1_000_000));
+    assert_eq!(rates(&["mac.standard=802.11b"]), (2_000_000, 1_000_000));
+    assert_eq!(rates(&["mac.standard=802.11a"]), (6_000_000, 6_000_000));
+    assert_eq!(rates(&["mac.standard=802.11g"]), (6_000_000, 6_000_000));
+    // Given ones stay, and 802.11 takes any rate, as ns-2's dataRate_.
+    assert_eq!(
+        rates(&["mac.standard=802.11a", "mac.data_rate_bps=54000000"]),
+        (54_000_000, 6_000_000)
+    );
+    assert_eq!(
+        rates(&["mac.data_rate_bps=3000000"]),
+        (3_000_000, 1_000_000)
+    );
+    assert_eq!(
+        rates(&[
+            "mac.standard=802.11g",
+            "mac.data_rate_bps=11000000",
+            "mac.basic_rate_bps=1000000"
+        ]),
+        (11_000_000, 1_000_000)
+    );
+    let s = load_with(BASE, &["mac.standard=802.11b", "mac.preamble=short"]).unwrap();
+    assert_eq!(s.mac.preamble, crate::mac::Preamble::Short);
+
+    let refused = |sets: &[&str], key: &str, text: &str| {
+        let e = err(load_with(BASE, sets));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+        assert!(e.message.contains(text), "{e}");
+    };
+    refused(
+        &["mac.standard=802.11b", "mac.data_rate_bps=54000000"],
+        "mac.data_rate_bps",
+        "54000000 b/s is not a rate of 802.11b (1, 2, 5.5, 11 Mb/s)",
+    );
+    refused(
+        &["mac.standard=802.11a", "mac.data_rate_bps=11000000"],
+        "mac.data_rate_bps",
+        "not a rate of 802.11a (6, 9, 12, 18, 24, 36, 48, 54 Mb/s)",
+    );
+    // 802.11a's default basic rate is 6 Mb/s; the default 1 Mb/s of an
+    // 802.11 scenario is not carried over when only the standard changes.
+    refused(
+        &["mac.standard=802.11a", "mac.basic_rate_bps=1000000"],
+        "mac.basic_rate_bps",
+        "1000000 b/s is not a rate of 802.11a",
+    );
+    refused(
+        &["mac.standard=802.11a", "mac.preamble=short"],
+        "mac.preamble",
+        "802.11a's PHY has one preamble",
+    );
+    refused(
+        &["mac.preamble=short"],
+        "mac.preamble",
+        "802.11's PHY has one preamble",
+    );
+    refused(
+        &["mac.standard=802.11b", "mac.preamble=medium"],
+        "mac.preamble",
+        "`long`",
+    );
+    let e = err(load_with(BASE, &["mac.standard=802.11n"]));
+    assert!(
+        e.message.contains("\"802.11a\" (OFDM: 6 to 54 Mb/s)"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ use super::error::ScenarioError;
 use super::render::fmt_float;
 use super::schema::*;
 use super::support;
+use crate::mac::{MacStandard, Preamble};
 
 /// Largest `nodes.count`.
 pub const MAX_NODES: u32 = 1_000_000;
@@ -620,6 +621,41 @@ impl Checker<'_> {
         self.fits_toml("mac.data_rate_bps", m.data_rate_bps)?;
         self.at_least_one("mac.basic_rate_bps", m.basic_rate_bps)?;
         self.fits_toml("mac.basic_rate_bps", m.basic_rate_bps)?;
+        // An unknown standard is named by the check of what is supported.
+        if let Some(standard) = MacStandard::parse(&m.standard) {
+            if let Some(rates) = standard.rates_bps() {
+                for (key, rate) in [
+                    ("mac.data_rate_bps", m.data_rate_bps),
+                    ("mac.basic_rate_bps", m.basic_rate_bps),
+                ] {
+                    if !rates.contains(&rate) {
+                        let list = rates
+                            .iter()
+                            .map(|&r| format!("{}", r as f64 / 1e6))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        return self.fail(
+                            key,
+                            format!(
+                                "{rate} b/s is not a rate of {} ({list} Mb/s)",
+                                standard.name()
+                            ),
+                        );
+                    }
+                }
+            }
+            if m.preamble == Preamble::Short && !standard.has_short_preamble() {
+                return self.fail(
+                    "mac.preamble",
+                    format!(
+                        "\"short\" is a preamble of 802.11b's and 802.11g's HR/DSSS frames; \
+                         {}'s PHY has one preamble (standard = \"{}\")",
+                        standard.name(),
+                        standard.name()
+                    ),
+                );
+            }
+        }
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
         self.at_least_one("mac.queue_packets", m.queue_packets.into())?;

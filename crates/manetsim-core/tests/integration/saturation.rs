@@ -1,6 +1,6 @@
 //! One-hop saturation throughput against Bianchi's model.
 
-use crate::common::bianchi::{saturation_bps, Dsss};
+use crate::common::bianchi::{saturation_bps, Dcf};
 use crate::common::*;
 use std::f64::consts::PI;
 
@@ -30,7 +30,7 @@ fn saturated(n: u32, rts_cts: bool, seed: u64) -> f64 {
 }
 
 fn check(n: u32, rts_cts: bool) {
-    let model = saturation_bps(n, 1000, OVERHEAD_BYTES, rts_cts, &Dsss::default());
+    let model = saturation_bps(n, 1000, OVERHEAD_BYTES, rts_cts, &Dcf::default());
     let sim = saturated(n, rts_cts, 1);
     let err = (sim - model) / model;
     println!(
@@ -65,4 +65,83 @@ fn single_station_reaches_the_collision_free_maximum() {
     let rts = saturated(1, true, 3);
     assert!((basic / 1e6 - 1.57).abs() < 0.03, "{basic}");
     assert!((rts / 1e6 - 1.39).abs() < 0.03, "{rts}");
+}
+
+/// `n` saturated senders as [`saturated`], under `standard` at `data_mbps`
+/// (control frames at `basic_mbps`), for `window_s`: each alone offers more
+/// than `model_bps`, the channel's.
+fn saturated_under(
+    standard: &str,
+    (data_mbps, basic_mbps): (f64, f64),
+    short_preamble: bool,
+    n: u32,
+    rts_cts: bool,
+    model_bps: f64,
+    window_s: f64,
+) -> f64 {
+    let mut s = base(START_S + window_s, 1);
+    let mut pos = vec![[100.0, 100.0]];
+    for i in 0..n {
+        let a = 2.0 * PI * i as f64 / n as f64;
+        pos.push([100.0 + 50.0 * a.cos(), 100.0 + 50.0 * a.sin()]);
+    }
+    place(&mut s, pos);
+    s.mac.standard = standard.into();
+    s.mac.data_rate_bps = (data_mbps * 1e6) as u64;
+    s.mac.basic_rate_bps = (basic_mbps * 1e6) as u64;
+    if short_preamble {
+        s.mac.preamble = manetsim_core::mac::Preamble::Short;
+    }
+    s.mac.rts_threshold_bytes = if rts_cts { 0 } else { 3000 };
+    for i in 1..=n {
+        let mut f = cbr(i, 0, 1000, 1.5 * model_bps, START_S, START_S + window_s);
+        f.start_jitter_s = 0.01;
+        s.flows.push(f);
+    }
+    let r = run_checked(&s);
+    assert!(r.drops["queue_full"] > 0, "the senders must be saturated");
+    aggregate_goodput_bps(&r, window_s)
+}
+
+fn check_under(standard: &str, rates: (f64, f64), short: bool, d: &Dcf, window_s: f64) {
+    let mut worst: f64 = 0.0;
+    for rts_cts in [false, true] {
+        for n in [1, 5, 20] {
+            let model = saturation_bps(n, 1000, OVERHEAD_BYTES, rts_cts, d);
+            let sim = saturated_under(standard, rates, short, n, rts_cts, model, window_s);
+            let err = (sim - model) / model;
+            println!(
+                "{standard} {rates:?} n={n:2} rts={rts_cts}: sim {:.3} Mb/s, Bianchi {:.3} Mb/s, \
+                 error {:+.2} %",
+                sim / 1e6,
+                model / 1e6,
+                err * 100.0
+            );
+            if n == 1 {
+                // No collisions: the airtimes, SIFS, DIFS and the mean
+                // backoff alone.
+                assert!(
+                    err.abs() < 0.005,
+                    "{standard} rts={rts_cts}: {sim} vs {model}"
+                );
+            }
+            worst = worst.max(err.abs());
+        }
+    }
+    assert!(worst < 0.03, "{standard}: worst error {worst}");
+}
+
+#[test]
+fn ofdm_802_11a_at_54_mbps_matches_bianchi() {
+    check_under("802.11a", (54.0, 6.0), false, &Dcf::a(54e6, 6e6), 8.0);
+}
+
+#[test]
+fn hr_dsss_802_11b_at_11_mbps_with_the_short_preamble_matches_bianchi() {
+    check_under("802.11b", (11.0, 2.0), true, &Dcf::b_short(11e6, 2e6), 15.0);
+}
+
+#[test]
+fn erp_ofdm_802_11g_at_24_mbps_matches_bianchi() {
+    check_under("802.11g", (24.0, 6.0), false, &Dcf::g(24e6, 6e6), 8.0);
 }

@@ -1,0 +1,70 @@
+"""[mac] standard: 802.11's DSSS, 802.11b, 802.11a and 802.11g, end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import manetsim
+
+from helpers import assert_clean_error, cli
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "single_hop_saturation.toml"
+
+
+def _saturated_mbps(sets: dict[str, object]) -> float:
+    """The ten saturated stations' goodput in Mb/s over 5 s, each offering 60 Mb/s."""
+    overrides: dict[str, object] = {"duration_s": 5.0, "mac.rts_threshold_bytes": 3000}
+    for i in range(10):
+        overrides[f"flows.{i}.rate_bps"] = 60e6
+        overrides[f"flows.{i}.stop_s"] = 5.0
+    overrides.update(sets)
+    result = manetsim.run(EXAMPLE, overrides=overrides)
+    drops = result.drops.set_index("reason")["packets"]
+    assert drops["queue_full"] > 0, "every station must be saturated"
+    return float(result.flows["throughput_kbps"].sum()) / 1e3
+
+
+def test_faster_phys_carry_more_and_802_11a_beats_802_11g_at_the_same_rate():
+    dsss = _saturated_mbps({})
+    b = _saturated_mbps(
+        {"mac.standard": "802.11b", "mac.data_rate_bps": 11_000_000, "mac.preamble": "short"}
+    )
+    g = _saturated_mbps({"mac.standard": "802.11g", "mac.data_rate_bps": 54_000_000})
+    a = _saturated_mbps({"mac.standard": "802.11a", "mac.data_rate_bps": 54_000_000})
+    # 10 stations, 1000-byte packets, seed 1: 1.44, 5.39, 18.3 and 21.3 Mb/s.
+    assert 1.3 < dsss < 1.6, dsss
+    assert 5.0 < b < 6.0, b
+    assert 16.5 < g < 20.0, g
+    assert 19.5 < a < 23.0, a
+    # 802.11a's 9 us slot and 16 us SIFS against 802.11g's 20 us, 10 us and
+    # 6 us signal extension: the shorter slot wins on contention.
+    assert a > 1.1 * g
+
+
+def test_the_resolved_scenario_shows_the_standards_default_rates():
+    config = manetsim.load_config(EXAMPLE, overrides={"mac.standard": "802.11a"})
+    assert config["mac"]["standard"] == "802.11a"
+    assert config["mac"]["data_rate_bps"] == 6_000_000
+    assert config["mac"]["basic_rate_bps"] == 6_000_000
+    assert config["mac"]["preamble"] == "long"
+
+
+@pytest.mark.parametrize(
+    ("sets", "key", "words"),
+    [
+        (["mac.standard=802.11a", "mac.data_rate_bps=11000000"], "mac.data_rate_bps", "802.11a"),
+        (["mac.standard=802.11b", "mac.basic_rate_bps=6000000"], "mac.basic_rate_bps", "5.5"),
+        (["mac.standard=802.11a", "mac.preamble=short"], "mac.preamble", "one preamble"),
+        (["mac.standard=802.11ac"], "mac.standard", '"802.11g" (ERP'),
+    ],
+)
+def test_a_rate_or_preamble_the_standard_lacks_is_refused_naming_the_key(
+    sets: list[str], key: str, words: str
+):
+    args = [arg for s in sets for arg in ("--set", s)]
+    line = assert_clean_error(cli("run", EXAMPLE, *args))
+    assert "single_hop_saturation.toml" in line or "--set" in line
+    assert f"`{key}`" in line
+    assert words in line
