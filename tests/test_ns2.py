@@ -1573,6 +1573,11 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     ]
     with pytest.raises(ValueError, match="standard or ns2"):
         ns2.mac_overrides(mac="ieee")
+    standard_eifs = {**ns2.mac_overrides(), **aodv_ns2, "mac.eifs_rule": "standard"}
+    notes = ns2.known_differences(fixture, standard_eifs)
+    assert len(notes) == 1, notes
+    assert notes[0].startswith('mac.eifs_rule is "standard"'), notes
+    assert "--set mac.eifs_rule=ns2 compares like with like" in notes[0]
 
 
 def test_the_tie_rule_is_noted_between_moving_nodes_only():

@@ -247,7 +247,8 @@ def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
     (``"off"`` or ``"ns2"``), and with ``mac="ns2"`` ns-2.35's frame sizes,
     backoff slots, count of slots, order of a backoff's end and a frame's
     arrival within one nanosecond (``tie_rule``) and 25 us link layer
-    (``mac="standard"``: the defaults)."""
+    (``mac="standard"``: the defaults). Both set ns-2.35's wait of DIFS after
+    EIFS (``eifs_rule``), manetsim's default."""
     if arp not in ("off", "ns2") or mac not in ("standard", "ns2"):
         raise ValueError(f"arp must be off or ns2 and mac standard or ns2, got {arp!r}, {mac!r}")
     return {
@@ -257,6 +258,7 @@ def mac_overrides(arp: str = "ns2", mac: str = "ns2") -> dict[str, Any]:
         "mac.backoff_count": "ns2" if mac == "ns2" else "exact",
         "mac.tie_rule": "ns2" if mac == "ns2" else "timers_first",
         "mac.ll_delay_s": NS2_LL_DELAY_S if mac == "ns2" else 0.0,
+        "mac.eifs_rule": "ns2",
     }
 
 
@@ -504,6 +506,12 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "waited in doubles, and a pause on a slot boundary counts one fewer about two "
             "times in three; --set mac.backoff_count=ns2 compares like with like "
             "(docs/fidelity.md)"
+        )
+    if c["mac"].get("eifs_rule", "ns2") == "standard":
+        notes.append(
+            'mac.eifs_rule is "standard": after a frame it could not decode, manetsim\'s '
+            "backoff counts from the end of EIFS, ns-2.35's DIFS later; --set "
+            "mac.eifs_rule=ns2 compares like with like (docs/scenario.md)"
         )
     moving = (c.get("mobility") or {}).get("model", "static") != "static"
     if moving and c["mac"].get("tie_rule", "timers_first") == "timers_first":

@@ -2425,6 +2425,37 @@ mod tests {
         );
     }
 
+    /// After a frame too weak to decode, a waiting backoff counts from
+    /// EIFS + DIFS after its end as in ns-2.35, from EIFS after it as the
+    /// standard says (`[mac] eifs_rule`).
+    #[test]
+    fn a_backoff_counts_again_after_eifs_and_difs_or_after_eifs_by_the_rule() {
+        use crate::mac::EifsRule;
+        for (rule, wait) in [(EifsRule::Ns2, 414_000), (EifsRule::Standard, 364_000)] {
+            let p = MacParams::from_scenario(&crate::scenario::Mac {
+                eifs_rule: rule,
+                rts_threshold_bytes: 3000,
+                ..Default::default()
+            });
+            let mut m = Dcf::new(0, Rc::new(p), 10.0, 3.652e-10, Rng::new(1, Stream::Test, 0));
+            let mut out = Vec::new();
+            m.on_rx_start(0, 1, 1e-10, 100_000, &mut out);
+            m.send(10, pkt(512), 1, &mut out);
+            assert!(m.backoff.busy && m.backoff.paused);
+            out.clear();
+            m.on_rx_end_overheard(100_000, 1, 3, 0, &mut out);
+            let rtime = m.backoff.rtime;
+            match out[..] {
+                [MacAction::SetTimer {
+                    timer: MacTimer::Backoff,
+                    at,
+                    ..
+                }] => assert_eq!(at, 100_000 + wait + rtime, "{rule:?}"),
+                _ => panic!("{rule:?}: {out:?}"),
+            }
+        }
+    }
+
     /// What an overheard frame's end leaves of the NAV is never less than
     /// [`least_nav_after`], which the world waits out before a paused
     /// backoff's `Sync`.

@@ -10,6 +10,6 @@ pub use dcf::{least_nav_after, Dcf, GaveUp, MacAction, MacStats, MacTimer, Refus
 pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 pub use ifq::{Enqueued, PriQueue};
 pub use params::{
-    BackoffCount, BackoffDraw, FrameSizes, MacParams, MacStandard, Phy, Preamble, TieRule,
-    DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
+    BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
+    TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
 };

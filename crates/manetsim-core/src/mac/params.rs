@@ -140,6 +140,20 @@ pub enum TieRule {
     Ns2,
 }
 
+/// When a backoff counts again after a frame received in error (`[mac]
+/// eifs_rule`). EIFS is SIFS + DIFS + an ACK at the basic rate in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EifsRule {
+    /// As ns-2.35's `Mac/802_11`: EIFS is a NAV, and a backoff resumes
+    /// DIFS after the NAV ends, EIFS + DIFS after the frame.
+    #[default]
+    Ns2,
+    /// As IEEE 802.11 (and ns-3): EIFS in all, the backoff counting from
+    /// its end.
+    Standard,
+}
+
 /// The PLCP preamble of HR/DSSS frames (`[mac] preamble`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -297,6 +311,10 @@ pub struct MacParams {
     pub slot_ns: SimTime,
     pub sifs_ns: SimTime,
     pub difs_ns: SimTime,
+    /// The NAV after a frame received in error (or not decodable), after
+    /// which a backoff waits DIFS more, as after any NAV: EIFS (SIFS, DIFS
+    /// and an ACK at the basic rate) with `eifs_rule = "ns2"`, EIFS less
+    /// DIFS with `"standard"`, so that the backoff counts from EIFS's end.
     pub eifs_ns: SimTime,
     /// How long a frame is on the air.
     pub phy: Phy,
@@ -355,8 +373,12 @@ impl MacParams {
             backoff_draw: m.backoff_draw,
             backoff_count: m.backoff_count,
         };
-        // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`).
-        p.eifs_ns = sifs_ns + difs_ns + p.ack_time();
+        // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`),
+        // counted as a NAV before DIFS (ns-2.35) or ending with that DIFS.
+        p.eifs_ns = sifs_ns + p.ack_time();
+        if m.eifs_rule == EifsRule::Ns2 {
+            p.eifs_ns += difs_ns;
+        }
         p
     }
 
@@ -517,6 +539,18 @@ mod tests {
         }
         assert_eq!(g.ack_time(), 50_000);
         assert_eq!(g.eifs_ns, 10_000 + 50_000 + 50_000);
+    }
+
+    #[test]
+    fn the_standards_eifs_ends_with_the_difs_a_backoff_waits_after_a_nav() {
+        let standard = MacParams::from_scenario(&scenario::Mac {
+            eifs_rule: EifsRule::Standard,
+            ..scenario::Mac::default()
+        });
+        // EIFS = 10 + 50 + 304 µs: ns-2.35's NAV is all of it, the
+        // standard's leaves the DIFS to the backoff's own wait.
+        assert_eq!(MacParams::default().eifs_ns, 364_000);
+        assert_eq!(standard.eifs_ns + standard.difs_ns, 364_000);
     }
 
     #[test]

@@ -509,6 +509,11 @@ pub struct Mac {
     /// routing, each way (ns-2.35's `LL` `delay_`, 25 µs; 0 by default).
     #[serde(default)]
     pub ll_delay_s: f64,
+    /// When a backoff counts again after a frame received in error: `ns2`
+    /// (EIFS, then DIFS, as ns-2.35) or `standard` (after EIFS, as IEEE
+    /// 802.11 and ns-3), see [`crate::mac::EifsRule`].
+    #[serde(default)]
+    pub eifs_rule: crate::mac::EifsRule,
 }
 fn default_standard() -> String {
     "802.11".to_string()
@@ -545,6 +550,7 @@ impl Default for Mac {
             backoff_count: Default::default(),
             tie_rule: Default::default(),
             ll_delay_s: 0.0,
+            eifs_rule: Default::default(),
         }
     }
 }

@@ -768,6 +768,10 @@ fn mac_standards_take_their_rates_and_preambles() {
         "mac.preamble",
         "`long`",
     );
+    let s = load_with(BASE, &["mac.eifs_rule=standard"]).unwrap();
+    assert_eq!(s.mac.eifs_rule, crate::mac::EifsRule::Standard);
+    assert_eq!(load(BASE).unwrap().mac.eifs_rule, crate::mac::EifsRule::Ns2);
+    refused(&["mac.eifs_rule=ieee"], "mac.eifs_rule", "`standard`");
     let e = err(load_with(BASE, &["mac.standard=802.11n"]));
     assert!(
         e.message.contains("\"802.11a\" (OFDM: 6 to 54 Mb/s)"),

@@ -1795,9 +1795,18 @@ mod tests {
     #[test]
     fn not_yet_supported_features_are_refused() {
         refused(
-            |s| s.mac.standard = "802.11b".into(),
+            |s| s.mac.standard = "802.11n".into(),
             "mac.standard",
-            "MAC standard \"802.11b\" is not yet supported; supported: \"802.11\"",
+            "MAC standard \"802.11n\" is not yet supported; supported: \"802.11\" (DSSS, \
+             any rate, as ns-2.35's Mac/802_11), \"802.11b\" (HR/DSSS: 1, 2, 5.5, 11 Mb/s)",
+        );
+        // A scenario built in code keeps 802.11's rates: under 802.11b they
+        // are rates of its own, under 802.11a they are not.
+        accepted(|s| s.mac.standard = "802.11b".into());
+        refused(
+            |s| s.mac.standard = "802.11a".into(),
+            "mac.data_rate_bps",
+            "2000000 b/s is not a rate of 802.11a",
         );
         accepted(|s| flow(s).transport = Transport::Tfrc);
         accepted(|s| flow(s).transport = Transport::Sctp);
@@ -1882,7 +1891,10 @@ mod tests {
         // Every routing protocol of the format runs.
         assert!(!list.iter().any(|e| e.contains("routing")), "{list:?}");
         assert!(!list.contains(&"[energy]".to_string()));
-        assert!(list.contains(&"mac.standard other than \"802.11\"".to_string()));
+        assert!(list.contains(
+            &"mac.standard other than \"802.11\", \"802.11b\", \"802.11a\", \"802.11g\""
+                .to_string()
+        ));
         assert!(!list.iter().any(|e| e.contains("static")), "{list:?}");
     }
 

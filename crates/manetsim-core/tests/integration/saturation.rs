@@ -2,6 +2,8 @@
 
 use crate::common::bianchi::{saturation_bps, Dcf};
 use crate::common::*;
+use manetsim_core::mac::{EifsRule, Preamble};
+use manetsim_core::scenario::Mac;
 use std::f64::consts::PI;
 
 /// UDP 8 + IP 20 + MAC header and FCS 28.
@@ -67,18 +69,10 @@ fn single_station_reaches_the_collision_free_maximum() {
     assert!((rts / 1e6 - 1.39).abs() < 0.03, "{rts}");
 }
 
-/// `n` saturated senders as [`saturated`], under `standard` at `data_mbps`
-/// (control frames at `basic_mbps`), for `window_s`: each alone offers more
+/// `n` saturated senders as [`saturated`], with `mac` (its standard,
+/// rates, preamble and EIFS rule), for `window_s`: each alone offers more
 /// than `model_bps`, the channel's.
-fn saturated_under(
-    standard: &str,
-    (data_mbps, basic_mbps): (f64, f64),
-    short_preamble: bool,
-    n: u32,
-    rts_cts: bool,
-    model_bps: f64,
-    window_s: f64,
-) -> f64 {
+fn saturated_under(mac: &Mac, n: u32, rts_cts: bool, model_bps: f64, window_s: f64) -> f64 {
     let mut s = base(START_S + window_s, 1);
     let mut pos = vec![[100.0, 100.0]];
     for i in 0..n {
@@ -86,12 +80,7 @@ fn saturated_under(
         pos.push([100.0 + 50.0 * a.cos(), 100.0 + 50.0 * a.sin()]);
     }
     place(&mut s, pos);
-    s.mac.standard = standard.into();
-    s.mac.data_rate_bps = (data_mbps * 1e6) as u64;
-    s.mac.basic_rate_bps = (basic_mbps * 1e6) as u64;
-    if short_preamble {
-        s.mac.preamble = manetsim_core::mac::Preamble::Short;
-    }
+    s.mac = mac.clone();
     s.mac.rts_threshold_bytes = if rts_cts { 0 } else { 3000 };
     for i in 1..=n {
         let mut f = cbr(i, 0, 1000, 1.5 * model_bps, START_S, START_S + window_s);
@@ -104,14 +93,31 @@ fn saturated_under(
 }
 
 fn check_under(standard: &str, rates: (f64, f64), short: bool, d: &Dcf, window_s: f64) {
+    let eifs_rule = if d.difs_after_eifs {
+        EifsRule::Ns2
+    } else {
+        EifsRule::Standard
+    };
+    let mac = Mac {
+        standard: standard.into(),
+        data_rate_bps: (rates.0 * 1e6) as u64,
+        basic_rate_bps: (rates.1 * 1e6) as u64,
+        preamble: if short {
+            Preamble::Short
+        } else {
+            Preamble::Long
+        },
+        eifs_rule,
+        ..Mac::default()
+    };
     let mut worst: f64 = 0.0;
     for rts_cts in [false, true] {
         for n in [1, 5, 20] {
             let model = saturation_bps(n, 1000, OVERHEAD_BYTES, rts_cts, d);
-            let sim = saturated_under(standard, rates, short, n, rts_cts, model, window_s);
+            let sim = saturated_under(&mac, n, rts_cts, model, window_s);
             let err = (sim - model) / model;
             println!(
-                "{standard} {rates:?} n={n:2} rts={rts_cts}: sim {:.3} Mb/s, Bianchi {:.3} Mb/s, \
+                "{standard} {rates:?} {eifs_rule:?} n={n:2} rts={rts_cts}: sim {:.3} Mb/s, Bianchi {:.3} Mb/s, \
                  error {:+.2} %",
                 sim / 1e6,
                 model / 1e6,
@@ -144,4 +150,16 @@ fn hr_dsss_802_11b_at_11_mbps_with_the_short_preamble_matches_bianchi() {
 #[test]
 fn erp_ofdm_802_11g_at_24_mbps_matches_bianchi() {
     check_under("802.11g", (24.0, 6.0), false, &Dcf::g(24e6, 6e6), 8.0);
+}
+
+/// With the standard's EIFS the others wait one DIFS less after a
+/// collision, and the model's Tc with them; at 802.11a's rates a collision
+/// is short beside DIFS, so this is where the rule shows most.
+#[test]
+fn ofdm_802_11a_with_the_standards_eifs_matches_bianchi() {
+    let d = Dcf {
+        difs_after_eifs: false,
+        ..Dcf::a(54e6, 6e6)
+    };
+    check_under("802.11a", (54.0, 6.0), false, &d, 8.0);
 }
