@@ -318,6 +318,10 @@ pub struct MacParams {
     pub eifs_ns: SimTime,
     /// How long a frame is on the air.
     pub phy: Phy,
+    /// RTS, CTS and ACK airtimes at the basic rate, computed once.
+    pub(crate) rts_ns: SimTime,
+    pub(crate) cts_ns: SimTime,
+    pub(crate) ack_ns: SimTime,
     /// ns-2's `DSSS_MaxPropagationDelay` (2 µs), added to response timeouts.
     pub max_prop_delay_ns: SimTime,
     pub data_rate_bps: u64,
@@ -360,6 +364,9 @@ impl MacParams {
             difs_ns,
             eifs_ns: 0,
             phy,
+            rts_ns: phy.txtime(super::RTS_BYTES, m.basic_rate_bps),
+            cts_ns: phy.txtime(super::CTS_BYTES, m.basic_rate_bps),
+            ack_ns: phy.txtime(super::ACK_BYTES, m.basic_rate_bps),
             max_prop_delay_ns: 2 * NS_PER_US,
             data_rate_bps: m.data_rate_bps,
             basic_rate_bps: m.basic_rate_bps,
@@ -422,14 +429,17 @@ impl MacParams {
         self.phy.txtime(bytes, rate_bps)
     }
 
+    #[inline]
     pub fn rts_time(&self) -> SimTime {
-        self.txtime(super::RTS_BYTES, self.basic_rate_bps)
+        self.rts_ns
     }
+    #[inline]
     pub fn cts_time(&self) -> SimTime {
-        self.txtime(super::CTS_BYTES, self.basic_rate_bps)
+        self.cts_ns
     }
+    #[inline]
     pub fn ack_time(&self) -> SimTime {
-        self.txtime(super::ACK_BYTES, self.basic_rate_bps)
+        self.ack_ns
     }
 }
 
