@@ -1962,3 +1962,9 @@ def test_a_wired_link_drop_counts_as_a_full_queue(tmp_path: Path):
     trace.write_text("r 1.0 1 3 tcp 40 ------- 0 0.0.0.0\n")
     with pytest.raises(ValueError, match=r"wired\.tr:1: a wired link's event has too few"):
         ns2.parse_trace(trace)
+
+
+def test_bit_errors_are_not_exported_as_ns2_has_none():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    with pytest.raises(ns2.ExportError, match=r"radio\.error_model.*RXThresh_"):
+        ns2.export_tcl(fixture, ["radio.error_model=awgn"], 1)

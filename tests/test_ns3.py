@@ -124,6 +124,7 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
         "mac.standard": {"mac": {"standard": "802.11a"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
+        "radio.error_model": {"radio": {"error_model": "awgn"}},
         "flows.0.tcp.variant": {
             "flows": [
                 {

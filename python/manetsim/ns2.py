@@ -754,6 +754,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             f"\"{c['mac']['standard']}\": ns-2.35's Mac/802_11 has 802.11's DSSS PHY alone "
             '(a 192 us PLCP, any dataRate_); standard = "802.11" runs it at any rate',
         )
+    if c["radio"].get("error_model", "none") != "none":
+        raise ExportError(
+            "radio.error_model",
+            f"\"{c['radio']['error_model']}\": ns-2.35's WirelessPhy decodes every frame above "
+            'RXThresh_ and has no bit errors; error_model = "none" is what it runs',
+        )
     for i, flow in enumerate(c.get("flows", [])):
         key = f"flows.{i}"
         if flow.get("start_jitter_s", 0.0):

@@ -322,6 +322,12 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             "radio.propagation",
             f'"{radio["propagation"]}": the ns-3 program uses two-ray ground only',
         )
+    if radio.get("error_model", "none") != "none":
+        raise Ns3Error(
+            "radio.error_model",
+            f'"{radio["error_model"]}": the ns-3 program keeps ns-3\'s own error-rate model '
+            "and the comparison's thresholds; manetsim's is not mirrored",
+        )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
     if c.get("gateway"):

@@ -80,6 +80,7 @@ _MAC_TYPES = {
     "link_failures": _INT,
     "arp_requests": _INT,
     "arp_replies": _INT,
+    "bit_errors": _INT,
 }
 _RUN_TYPES = {
     "version": _STR,

@@ -33,6 +33,8 @@ pub enum Stream {
     /// Per-flow TCP clock offset (ns-2.35's `boot_time_`), drawn only with
     /// `rto_rule = "ns2"`.
     TcpClock = 10,
+    /// Per-node draws of `[radio] error_model`.
+    BitErrors = 11,
     /// Tests only.
     Test = 999,
 }

@@ -783,11 +783,7 @@ impl Dcf {
     /// tx time for broadcast packets": `basicRate_`) and ns-3 does (its
     /// non-unicast mode); unicast data at the data rate.
     fn data_rate_bps(&self, f: &Frame) -> u64 {
-        if f.ra == BROADCAST {
-            self.p.basic_rate_bps
-        } else {
-            self.p.data_rate_bps
-        }
+        self.p.frame_rate_bps(f)
     }
 
     fn data_airtime(&self, f: &Frame) -> SimTime {
@@ -1219,6 +1215,18 @@ impl Dcf {
                     }
                 }
             }
+        }
+    }
+
+    /// The power of transmission `tx_id` if it is the frame being received
+    /// and nothing has spoilt it yet (no collision, not too weak, not heard
+    /// while sending): the frame a bit error model may still lose.
+    pub fn intact_reception(&self, tx_id: u32) -> Option<f64> {
+        match self.rx {
+            Some(r) if r.tx_id == tx_id && !r.error && self.rx_state == RxState::Recv => {
+                Some(r.power_w)
+            }
+            _ => None,
         }
     }
 

@@ -429,6 +429,19 @@ impl MacParams {
         self.phy.txtime(bytes, rate_bps)
     }
 
+    /// The rate `f` goes at: RTS, CTS and ACK, and data for the broadcast
+    /// address, at the basic rate (IEEE 802.11 (1999) section 9.6 for
+    /// group-addressed frames, as ns-2.35's `sendDATA` and ns-3 send them);
+    /// unicast data at the data rate.
+    #[inline]
+    pub fn frame_rate_bps(&self, f: &super::Frame) -> u64 {
+        if f.kind != super::FrameKind::Data || f.ra == crate::net::BROADCAST {
+            self.basic_rate_bps
+        } else {
+            self.data_rate_bps
+        }
+    }
+
     #[inline]
     pub fn rts_time(&self) -> SimTime {
         self.rts_ns

@@ -246,6 +246,10 @@ pub struct MacResult {
     /// Added: ARP requests (broadcast) and replies sent, with `[mac] arp`.
     pub arp_requests: u64,
     pub arp_replies: u64,
+    /// Added: frames for their receiver lost to bit errors, with `[radio]
+    /// error_model = "awgn"` (0 without).
+    #[serde(default)]
+    pub bit_errors: u64,
 }
 
 /// Energy per node; the lists are empty when the scenario has no `[energy]`.

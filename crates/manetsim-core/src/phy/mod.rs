@@ -5,11 +5,14 @@
 //! carrier-sense threshold is not seen at all; between the carrier-sense and
 //! receive thresholds it keeps the medium busy and is received in error; at or
 //! above the receive threshold it can be decoded unless another frame overlaps
-//! it (see `mac::dcf` for collision and capture).
+//! it (see `mac::dcf` for collision and capture), and with `[radio]
+//! error_model = "awgn"` unless its bits are in error ([`ErrorModel`]).
 
+mod error;
 mod grid;
 mod propagation;
 
+pub use error::{erfc, q, CodeRate, ErrorModel, Modulation};
 pub use grid::SpatialGrid;
 pub use propagation::{
     propagation_delay_ns, propagation_remainder_ns, Propagation, RadioParams, SPEED_OF_LIGHT_MPS,

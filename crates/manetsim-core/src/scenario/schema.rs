@@ -401,6 +401,29 @@ pub struct Radio {
     /// Added key: shadowing reference distance d0 (ns-2 `dist0_`, 1.0 m).
     #[serde(default = "default_reference_distance_m")]
     pub reference_distance_m: f64,
+    /// Added key: bit errors from the SNR (`"awgn"`, [`crate::phy::ErrorModel`])
+    /// or none (`"none"`, ns-2's thresholds alone).
+    #[serde(default)]
+    pub error_model: ErrorModelKind,
+    /// Added key: the receiver's noise figure, dB (`error_model = "awgn"`).
+    #[serde(default = "default_noise_figure_db")]
+    pub noise_figure_db: f64,
+}
+
+/// `[radio] error_model`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorModelKind {
+    /// A frame at or above the receive threshold, not lost to an overlap,
+    /// is decoded (ns-2.35).
+    #[default]
+    None,
+    /// It is then decoded with the probability that none of its bits is
+    /// in error at its SNR, rate and length.
+    Awgn,
+}
+fn default_noise_figure_db() -> f64 {
+    7.0
 }
 fn default_propagation() -> Propagation {
     Propagation::TwoRayGround
@@ -449,6 +472,8 @@ impl Default for Radio {
             path_loss_exponent: default_path_loss_exponent(),
             shadowing_std_db: default_shadowing_std_db(),
             reference_distance_m: default_reference_distance_m(),
+            error_model: ErrorModelKind::None,
+            noise_figure_db: default_noise_figure_db(),
         }
     }
 }

@@ -780,6 +780,47 @@ fn mac_standards_take_their_rates_and_preambles() {
 }
 
 #[test]
+fn the_error_model_needs_rates_with_a_modulation() {
+    let refused = |sets: &[&str], key: &str, text: &str| {
+        let e = err(load_with(BASE, sets));
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+        assert!(e.message.contains(text), "{e}");
+    };
+    let s = load(BASE).unwrap();
+    assert_eq!(s.radio.error_model, ErrorModelKind::None);
+    assert_eq!(s.radio.noise_figure_db, 7.0);
+    let s = load_with(BASE, &["radio.error_model=awgn", "radio.noise_figure_db=9"]).unwrap();
+    assert_eq!(
+        (s.radio.error_model, s.radio.noise_figure_db),
+        (ErrorModelKind::Awgn, 9.0)
+    );
+    // 802.11's DSSS runs at any rate, but bit errors need a modulation.
+    refused(
+        &["radio.error_model=awgn", "mac.data_rate_bps=3000000"],
+        "mac.data_rate_bps",
+        "3000000 b/s has no modulation for radio.error_model = \"awgn\"",
+    );
+    assert!(load_with(
+        BASE,
+        &["radio.error_model=awgn", "mac.data_rate_bps=11000000"]
+    )
+    .is_ok());
+    assert!(load_with(BASE, &["mac.data_rate_bps=3000000"]).is_ok());
+    assert!(load_with(
+        BASE,
+        &[
+            "radio.error_model=awgn",
+            "mac.standard=802.11g",
+            "mac.data_rate_bps=54000000",
+            "mac.basic_rate_bps=1000000"
+        ]
+    )
+    .is_ok());
+    refused(&["radio.noise_figure_db=-1"], "radio.noise_figure_db", "-1");
+    refused(&["radio.error_model=nist"], "radio.error_model", "`awgn`");
+}
+
+#[test]
 fn fixed_nodes_are_checked_and_need_a_moving_model() {
     let rwp = "name = \"rwp\"\n[area]\nwidth_m = 1000.0\nheight_m = 500.0\n\
                [nodes]\ncount = 4\n[mobility]\nmodel = \"random_waypoint\"\n";

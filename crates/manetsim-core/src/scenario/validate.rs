@@ -34,6 +34,7 @@ pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     c.mobility(s)?;
     c.radio(&s.radio)?;
     c.mac(&s.mac)?;
+    c.error_model(&s.radio, &s.mac)?;
     c.routing(&s.routing)?;
     if let Some(g) = &s.gateway {
         c.gateway(g, s)?;
@@ -613,7 +614,34 @@ impl Checker<'_> {
         }
         self.positive("radio.path_loss_exponent", r.path_loss_exponent)?;
         self.non_negative("radio.shadowing_std_db", r.shadowing_std_db)?;
-        self.positive("radio.reference_distance_m", r.reference_distance_m)
+        self.positive("radio.reference_distance_m", r.reference_distance_m)?;
+        self.non_negative("radio.noise_figure_db", r.noise_figure_db)
+    }
+
+    /// With `error_model = "awgn"`, each rate must have a modulation: under
+    /// `"802.11"`, whose DSSS PHY otherwise runs at any rate, one of the
+    /// DSSS and HR/DSSS rates.
+    fn error_model(&self, r: &Radio, m: &Mac) -> Res {
+        if r.error_model != ErrorModelKind::Awgn || MacStandard::parse(&m.standard).is_none() {
+            return Ok(());
+        }
+        let phy = crate::mac::MacParams::from_scenario(m).phy;
+        for (key, rate) in [
+            ("mac.data_rate_bps", m.data_rate_bps),
+            ("mac.basic_rate_bps", m.basic_rate_bps),
+        ] {
+            if crate::phy::Modulation::of(phy, rate).is_none() {
+                return self.fail(
+                    key,
+                    format!(
+                        "{rate} b/s has no modulation for radio.error_model = \"awgn\" \
+                         under standard = \"{}\" (1, 2, 5.5 or 11 Mb/s: DBPSK, DQPSK or CCK)",
+                        m.standard
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn mac(&self, m: &Mac) -> Res {

@@ -517,6 +517,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .enumerate()
             .map(|(i, l)| LossModel::from_scenario(l, s.seed, i))
             .collect(),
+        bit_errors: super::bit_errors::BitErrors::from_scenario(s, *mac_params),
         emptied: Vec::new(),
         tcp: s
             .flows

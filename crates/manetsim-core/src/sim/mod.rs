@@ -58,6 +58,7 @@
 //! route error thus never overtakes the packet the queue was about to
 //! hand over, even from a band of the queue that is served first.
 
+mod bit_errors;
 mod build;
 mod floods;
 #[cfg(any(test, feature = "parallel-probe"))]
@@ -840,6 +841,8 @@ pub(crate) struct World {
     hop_series: HopSeries,
     /// Injected loss models (`[[loss]]`).
     losses: Vec<LossModel>,
+    /// Bit errors (`[radio] error_model`), if the scenario has them.
+    bit_errors: Option<Box<bit_errors::BitErrors>>,
     /// Nodes whose battery ran out during the current transmission.
     emptied: Vec<u32>,
     /// TCP endpoints per flow (`None` for UDP flows).
@@ -1142,6 +1145,16 @@ impl World {
                     && l.lose()
                 {
                     self.nodes[n as usize].mac.corrupt_reception(serial);
+                }
+            }
+        }
+        if let Some(errors) = self.bit_errors.as_mut() {
+            let mac = &mut self.nodes[n as usize].mac;
+            if slot.frame.ra == n || slot.frame.ra == BROADCAST {
+                if let Some(power_w) = mac.intact_reception(serial) {
+                    if errors.lose(n, &slot.frame, power_w) {
+                        mac.corrupt_reception(serial);
+                    }
                 }
             }
         }
@@ -2515,6 +2528,7 @@ impl World {
         let mut mac = MacResult {
             arp_requests: self.arp_sent.0,
             arp_replies: self.arp_sent.1,
+            bit_errors: self.bit_errors.as_ref().map_or(0, |b| b.lost.iter().sum()),
             ..MacResult::default()
         };
         let mut nodes = Vec::with_capacity(self.nodes.len());

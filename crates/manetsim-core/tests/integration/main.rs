@@ -11,6 +11,7 @@ mod aodv;
 mod aodv_tcp;
 mod aomdv;
 mod arp;
+mod bit_errors;
 mod determinism;
 mod dsdv;
 mod dsr;

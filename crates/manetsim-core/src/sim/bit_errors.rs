@@ -1,0 +1,48 @@
+//! `[radio] error_model = "awgn"` in the world: the frames a node receives
+//! for itself (unicast to it, or broadcast) that its MAC would decode are
+//! lost with the probability that some bit is in error
+//! ([`crate::phy::ErrorModel`]), drawn from the node's own stream.
+
+use crate::engine::{Rng, Stream};
+use crate::mac::{Frame, MacParams};
+use crate::phy::ErrorModel;
+use crate::scenario::Scenario;
+
+pub(crate) struct BitErrors {
+    model: ErrorModel,
+    mac: MacParams,
+    rngs: Vec<Rng>,
+    /// Frames lost to bit errors, at each node.
+    pub lost: Vec<u64>,
+}
+
+impl BitErrors {
+    /// The bit errors of `s`, if it asks for them.
+    pub fn from_scenario(s: &Scenario, mac: MacParams) -> Option<Box<Self>> {
+        let model = ErrorModel::from_scenario(&s.radio)?;
+        let n = s.nodes.count as usize;
+        Some(Box::new(Self {
+            model,
+            mac,
+            rngs: (0..n)
+                .map(|i| Rng::new(s.seed, Stream::BitErrors, i as u64))
+                .collect(),
+            lost: vec![0; n],
+        }))
+    }
+
+    /// Whether node `n` loses `frame`, received with `power_w`, to bit
+    /// errors. A frame sure to get through takes no draw.
+    pub fn lose(&mut self, n: u32, frame: &Frame, power_w: f64) -> bool {
+        let rate = self.mac.frame_rate_bps(frame);
+        let p = self
+            .model
+            .frame_success(self.mac.phy, rate, frame.bytes, power_w);
+        if p >= 1.0 {
+            return false;
+        }
+        let lost = self.rngs[n as usize].uniform() >= p;
+        self.lost[n as usize] += u64::from(lost);
+        lost
+    }
+}

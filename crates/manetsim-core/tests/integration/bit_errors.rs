@@ -1,0 +1,101 @@
+//! `[radio] error_model = "awgn"`: frames lost to bit errors at the rate
+//! the model gives for their SNR, hidden by the MAC's retries, and a rate's
+//! reach shorter the faster it is.
+
+use crate::common::*;
+use manetsim_core::mac::Phy;
+use manetsim_core::phy::{ErrorModel, RadioParams};
+use manetsim_core::scenario::{ErrorModelKind, Propagation, Scenario};
+
+/// Two 802.11a nodes `d_m` apart in free space at 5.18 GHz (channel 36),
+/// sending 0.1 W, with thresholds low enough for any frame to be decodable
+/// (-110 dBm), node 0 sending 1000-byte UDP
+/// datagrams (1,056-byte frames) to node 1 at 100 a second for 60 s with
+/// no RTS/CTS, at `rate_bps`.
+fn pair(d_m: f64, rate_bps: u64, errors: bool) -> Scenario {
+    let mut s = base(61.0, 3);
+    place(&mut s, vec![[0.0, 0.0], [d_m, 0.0]]);
+    s.area.width_m = d_m + 10.0;
+    s.radio.propagation = Propagation::FreeSpace;
+    s.radio.frequency_hz = 5.18e9;
+    s.radio.tx_power_w = 0.1;
+    s.radio.rx_threshold_w = 1e-14;
+    s.radio.cs_threshold_w = 1e-14;
+    if errors {
+        s.radio.error_model = ErrorModelKind::Awgn;
+    }
+    s.mac.standard = "802.11a".into();
+    s.mac.data_rate_bps = rate_bps;
+    s.mac.basic_rate_bps = 6_000_000;
+    s.mac.rts_threshold_bytes = 3000;
+    s.flows.push(cbr(0, 1, 1000, 800_000.0, 1.0, 61.0));
+    s
+}
+
+/// The distance at which a 1,056-byte frame at `rate_bps` is lost with
+/// probability `per`, and the loss of a 14-byte ACK at 6 Mb/s there.
+fn distance_for(s: &Scenario, rate_bps: u64, per: f64) -> (f64, f64) {
+    let radio = RadioParams::from_scenario(&s.radio);
+    let mut model = ErrorModel::new(s.radio.noise_figure_db);
+    let mut lost = |d: f64, rate: u64, bytes: u32| {
+        1.0 - model.frame_success(Phy::Ofdm, rate, bytes, radio.mean_rx_power_w(d))
+    };
+    let (mut near, mut far) = (1.0, 5000.0);
+    for _ in 0..60 {
+        let mid = 0.5 * (near + far);
+        if lost(mid, rate_bps, 1056) < per {
+            near = mid;
+        } else {
+            far = mid;
+        }
+    }
+    (near, lost(near, 6_000_000, 14))
+}
+
+#[test]
+fn frames_are_lost_at_the_rate_the_snr_gives_and_retried() {
+    let (d, ack_loss) = distance_for(&pair(1.0, 54_000_000, true), 54_000_000, 0.4);
+    assert!(ack_loss < 1e-6, "{ack_loss}");
+    let r = run_checked(&pair(d, 54_000_000, true));
+    let data_frames = r.nodes[0].frames_sent;
+    let measured = r.mac.bit_errors as f64 / data_frames as f64;
+    println!(
+        "54 Mb/s at {d:.1} m: {} of {data_frames} frames lost ({measured:.4}), delivery {:.4}",
+        r.mac.bit_errors,
+        delivery(&r, 0)
+    );
+    // About 10,000 frames: 3 standard deviations of the fraction are 0.015.
+    assert!((measured - 0.4).abs() < 0.016, "{measured}");
+    // Each packet has 7 tries: 0.4^7 = 0.16 % lost.
+    assert!(delivery(&r, 0) > 0.995, "{}", delivery(&r, 0));
+    // Every lost frame is retried, but the last of a packet's 7 tries.
+    assert_eq!(r.mac.retries + r.mac.link_failures, r.mac.bit_errors);
+    // At 6 Mb/s, 12 dB more robust, the same distance loses nothing.
+    let slow = run_checked(&pair(d, 6_000_000, true));
+    assert_eq!((slow.mac.bit_errors, slow.mac.retries), (0, 0));
+    assert_eq!(delivery(&slow, 0), 1.0);
+    // Without the model every frame gets through, at any rate.
+    let none = run_checked(&pair(d, 54_000_000, false));
+    assert_eq!((none.mac.bit_errors, none.mac.retries), (0, 0));
+    // The model's draws are the run's: the same again, to the bit.
+    let again = run_checked(&pair(d, 54_000_000, true));
+    assert_eq!(again.mac.bit_errors, r.mac.bit_errors);
+    assert_eq!(again.flows, r.flows);
+}
+
+#[test]
+fn the_fastest_rate_reaches_least_far() {
+    // Where a 54 Mb/s frame is lost 99.9 % of the time the packets give up
+    // (7 tries each), while 24 Mb/s still delivers all.
+    let (d, _) = distance_for(&pair(1.0, 54_000_000, true), 54_000_000, 0.999);
+    let fast = run_checked(&pair(d, 54_000_000, true));
+    let medium = run_checked(&pair(d, 24_000_000, true));
+    println!(
+        "at {d:.1} m: 54 Mb/s delivers {:.3}, 24 Mb/s {:.3}",
+        delivery(&fast, 0),
+        delivery(&medium, 0)
+    );
+    assert!(delivery(&fast, 0) < 0.05, "{}", delivery(&fast, 0));
+    assert!(fast.mac.link_failures > 0);
+    assert_eq!(delivery(&medium, 0), 1.0);
+}
