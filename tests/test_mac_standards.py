@@ -71,11 +71,12 @@ def test_a_rate_or_preamble_the_standard_lacks_is_refused_naming_the_key(
 
 
 def test_bit_errors_cut_the_fast_rate_and_spare_the_slow_one():
-    """`[radio] error_model = "awgn"`: with a weak transmitter (0.5 mW) the
-    stations, up to 100 m apart, are 13 to 28 dB above the noise: 54 Mb/s
-    frames are lost to bit errors and retried, 6 Mb/s ones are not."""
+    """`[radio] error_model = "awgn"`: with a weak transmitter (0.15 mW) the
+    stations' frames reach node 0, 50 m away, 20 dB above the noise: at
+    54 Mb/s, which needs about 21 dB, half are lost to bit errors and
+    retried; at 6 Mb/s, which needs 2.5 dB, none."""
     weak = {
-        "radio.tx_power_w": 0.0005,
+        "radio.tx_power_w": 0.00015,
         "radio.rx_threshold_w": 1e-13,
         "radio.cs_threshold_w": 1e-13,
         "mac.standard": "802.11a",
@@ -88,15 +89,16 @@ def test_bit_errors_cut_the_fast_rate_and_spare_the_slow_one():
             overrides[f"flows.{i}.rate_bps"] = 1e6
             overrides[f"flows.{i}.stop_s"] = 5.0
         result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
-        mac = result.mac.iloc[0]
-        return int(mac["bit_errors"]), float(result.flows["throughput_kbps"].sum())
+        return int(result.mac["bit_errors"]), float(result.flows["throughput_kbps"].sum())
 
     fast_errors, fast_kbps = run(54_000_000, "awgn")
     clean_errors, clean_kbps = run(54_000_000, "none")
     slow_errors, _ = run(6_000_000, "awgn")
-    assert fast_errors > 100, fast_errors
-    assert clean_errors == 0 and slow_errors == 0
-    assert fast_kbps < clean_kbps
+    # Seed 1: 8,016 of 14,999 frames lost; 6.17 against 10.29 Mb/s.
+    assert fast_errors > 5000, fast_errors
+    assert clean_errors == 0
+    assert slow_errors == 0
+    assert fast_kbps < 0.8 * clean_kbps, (fast_kbps, clean_kbps)
 
 
 def test_bit_errors_refuse_a_rate_without_a_modulation():

@@ -757,7 +757,7 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
     if c["radio"].get("error_model", "none") != "none":
         raise ExportError(
             "radio.error_model",
-            f"\"{c['radio']['error_model']}\": ns-2.35's WirelessPhy decodes every frame above "
+            f'"{c["radio"]["error_model"]}": ns-2.35\'s WirelessPhy decodes every frame above '
             'RXThresh_ and has no bit errors; error_model = "none" is what it runs',
         )
     for i, flow in enumerate(c.get("flows", [])):
