@@ -258,6 +258,65 @@ impl ErrorModel {
         log_success.exp()
     }
 
+    /// [`Self::frame_success`] for a frame on the air from `start_ns` to
+    /// `end_ns` that weaker frames overlapped (`interference`: each one's
+    /// start, end and power): the frame is cut where each begins and ends,
+    /// and each piece's bits see the SINR over it, the powers of the
+    /// frames overlapping it added to the noise. The PLCP header fills the
+    /// frame's first microseconds (its preamble and header, or OFDM's
+    /// preamble and SIGNAL), the bytes the rest.
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame_success_with(
+        &mut self,
+        phy: Phy,
+        rate_bps: u64,
+        bytes: u32,
+        power_w: f64,
+        start_ns: u64,
+        end_ns: u64,
+        interference: &[(u64, u64, f64)],
+    ) -> f64 {
+        if interference.is_empty() {
+            return self.frame_success(phy, rate_bps, bytes, power_w);
+        }
+        let Some(m) = Modulation::of(phy, rate_bps) else {
+            return 1.0;
+        };
+        let (header, header_bits) = header_of(phy, m, rate_bps);
+        let header_end = (start_ns + plcp_ns(phy, rate_bps)).min(end_ns);
+        let mut cuts: Vec<u64> = vec![start_ns, header_end, end_ns];
+        for &(a, b, _) in interference {
+            cuts.push(a.clamp(start_ns, end_ns));
+            cuts.push(b.clamp(start_ns, end_ns));
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let payload_bits = 8.0 * f64::from(bytes);
+        let overlap = |a: u64, b: u64, lo: u64, hi: u64| b.min(hi).saturating_sub(a.max(lo));
+        let mut log_success = 0.0;
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let extra: f64 = interference
+                .iter()
+                .filter(|&&(s, e, _)| s <= a && e >= b)
+                .map(|&(_, _, p)| p)
+                .sum();
+            let in_header = overlap(a, b, start_ns, header_end);
+            if in_header > 0 {
+                let sinr = power_w / (self.noise_w(header) + extra);
+                let bits = header_bits * in_header as f64 / (header_end - start_ns) as f64;
+                log_success += bits * (-self.bit_error_rate(header, sinr)).ln_1p();
+            }
+            let in_payload = overlap(a, b, header_end, end_ns);
+            if in_payload > 0 {
+                let sinr = power_w / (self.noise_w(m) + extra);
+                let bits = payload_bits * in_payload as f64 / (end_ns - header_end) as f64;
+                log_success += bits * (-self.bit_error_rate(m, sinr)).ln_1p();
+            }
+        }
+        log_success.exp()
+    }
+
     /// The least SNR (dB) at which a frame of `bytes` at `rate_bps` is lost
     /// with at most probability `per` (bisection; for tests and the docs).
     pub fn required_snr_db(&self, phy: Phy, rate_bps: u64, bytes: u32, per: f64) -> f64 {
@@ -274,6 +333,30 @@ impl ErrorModel {
             }
         }
         hi
+    }
+}
+
+/// How long the PLCP (preamble and header; OFDM's preamble and SIGNAL)
+/// of a frame at `rate_bps` lasts.
+fn plcp_ns(phy: Phy, rate_bps: u64) -> u64 {
+    let dsss = |short: bool| {
+        if short && rate_bps > 1_000_000 {
+            96_000
+        } else {
+            192_000
+        }
+    };
+    match phy {
+        Phy::Dsss => 192_000,
+        Phy::HrDsss { short_preamble } => dsss(short_preamble),
+        Phy::Ofdm => 20_000,
+        Phy::Erp { short_preamble } => {
+            if crate::mac::DSSS_RATES_BPS.contains(&rate_bps) {
+                dsss(short_preamble)
+            } else {
+                20_000
+            }
+        }
     }
 }
 
@@ -729,6 +812,52 @@ mod tests {
         let m = ErrorModel::new(7.0);
         let ber = m.bit_error_rate(Modulation::Dbpsk, 10.0 / 22.0);
         assert!(close(ber, 0.5 * (-10f64).exp(), 1e-12));
+    }
+
+    #[test]
+    fn an_overlapping_frame_lowers_the_sinr_for_as_long_as_it_lasts() {
+        let mut m = ErrorModel::new(7.0);
+        let phy = Phy::Ofdm;
+        let bpsk = Modulation::Ofdm {
+            bits: 1,
+            code: CodeRate::Half,
+        };
+        let qam64 = Modulation::of(phy, 54_000_000).unwrap();
+        let noise = m.noise_w(bpsk);
+        // A 1000-byte frame at 54 Mb/s, 30 dB above the noise: 176 µs.
+        let p = noise * 1e3;
+        let (start, end) = (1_000_000, 1_176_000);
+        let clean = m.frame_success(phy, 54_000_000, 1000, p);
+        assert!(clean > 0.999_999);
+        // No interference: the same as without the pieces.
+        assert_eq!(
+            m.frame_success_with(phy, 54_000_000, 1000, p, start, end, &[]),
+            clean
+        );
+        // A frame 12 dB weaker over all of it: 18 dB SINR, too little for
+        // 54 Mb/s (about 21 dB), plenty for 6 Mb/s (2.5 dB).
+        let whole = [(0, 2_000_000, p / 10f64.powf(1.2))];
+        let fast = m.frame_success_with(phy, 54_000_000, 1000, p, start, end, &whole);
+        let slow = m.frame_success_with(phy, 6_000_000, 1000, p, start, end, &whole);
+        assert!(fast < 0.05 && slow > 0.999_999, "{fast} {slow}");
+        // Over 15.6 µs of the 156 µs after the header: a tenth of the
+        // bytes' bits see 18 dB, the rest and the SIGNAL field 30.
+        let tenth = [(start + 100_000, start + 115_600, p / 10f64.powf(1.2))];
+        let part = m.frame_success_with(phy, 54_000_000, 1000, p, start, end, &tenth);
+        let ln_ok = |mo, snr| (-m.bit_error_rate(mo, snr)).ln_1p();
+        let pieces = (800.0 * ln_ok(qam64, 1e3 / (1.0 + 1e3 / 10f64.powf(1.2)))
+            + 7200.0 * ln_ok(qam64, 1e3)
+            + 24.0 * ln_ok(bpsk, 1e3))
+        .exp();
+        assert!(close(part, pieces, 1e-9), "{part} {pieces}");
+        assert!(fast < part && part < clean);
+        // Two at once add up: 15 dB each is 12 dB together.
+        let two = [
+            (0, 2_000_000, p / 10f64.powf(1.5)),
+            (0, 2_000_000, p / 10f64.powf(1.5)),
+        ];
+        let both = m.frame_success_with(phy, 54_000_000, 1000, p, start, end, &two);
+        assert!(close(both, fast, 0.05), "{both} {fast}");
     }
 
     #[test]

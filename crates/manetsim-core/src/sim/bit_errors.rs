@@ -1,9 +1,10 @@
 //! `[radio] error_model = "awgn"` in the world: the frames a node receives
 //! for itself (unicast to it, or broadcast) that its MAC would decode are
 //! lost with the probability that some bit is in error
-//! ([`crate::phy::ErrorModel`]), drawn from the node's own stream.
+//! ([`crate::phy::ErrorModel`]), drawn from the node's own stream, the
+//! frames the MAC captured during the reception counted as interference.
 
-use crate::engine::{Rng, Stream};
+use crate::engine::{Rng, SimTime, Stream};
 use crate::mac::{Frame, MacParams};
 use crate::phy::ErrorModel;
 use crate::scenario::Scenario;
@@ -31,13 +32,28 @@ impl BitErrors {
         }))
     }
 
-    /// Whether node `n` loses `frame`, received with `power_w`, to bit
-    /// errors. A frame sure to get through takes no draw.
-    pub fn lose(&mut self, n: u32, frame: &Frame, power_w: f64) -> bool {
+    /// Whether node `n` loses `frame`, received with `power_w` from
+    /// `start_ns` to `end_ns` while the frames of `interference` (start,
+    /// end, power) overlapped it, to bit errors. A frame sure to get
+    /// through takes no draw.
+    pub fn lose(
+        &mut self,
+        n: u32,
+        frame: &Frame,
+        power_w: f64,
+        (start_ns, end_ns): (SimTime, SimTime),
+        interference: &[(SimTime, SimTime, f64)],
+    ) -> bool {
         let rate = self.mac.frame_rate_bps(frame);
-        let p = self
-            .model
-            .frame_success(self.mac.phy, rate, frame.bytes, power_w);
+        let p = self.model.frame_success_with(
+            self.mac.phy,
+            rate,
+            frame.bytes,
+            power_w,
+            start_ns,
+            end_ns,
+            interference,
+        );
         if p >= 1.0 {
             return false;
         }

@@ -452,6 +452,11 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         flows.push(cbr);
     }
 
+    if s.radio.error_model == crate::scenario::ErrorModelKind::Awgn {
+        for node in &mut nodes {
+            node.mac.track_interference();
+        }
+    }
     Ok(World {
         q,
         end,

@@ -1152,7 +1152,8 @@ impl World {
             let mac = &mut self.nodes[n as usize].mac;
             if slot.frame.ra == n || slot.frame.ra == BROADCAST {
                 if let Some(power_w) = mac.intact_reception(serial) {
-                    if errors.lose(n, &slot.frame, power_w) {
+                    let on_air = (now - slot.airtime_ns, now);
+                    if errors.lose(n, &slot.frame, power_w, on_air, mac.interference()) {
                         mac.corrupt_reception(serial);
                     }
                 }

@@ -99,3 +99,65 @@ fn the_fastest_rate_reaches_least_far() {
     assert!(fast.mac.link_failures > 0);
     assert_eq!(delivery(&medium, 0), 1.0);
 }
+
+/// A sender S 20 m from its receiver R, 30 dB above the noise, and a
+/// hidden pair H → X on R's other side, H 80 m from R (12 dB weaker there
+/// than S, so R's MAC captures S's frames over H's) and 100 m from S, out
+/// of its carrier-sense range. 802.11a at 5.18 GHz in free space,
+/// 1000-byte datagrams at 5 Mb/s each way for 10 s, no RTS/CTS.
+fn hidden_pair(rate_bps: u64, h_sends: bool) -> Scenario {
+    let mut s = base(11.0, 4);
+    place(
+        &mut s,
+        vec![[0.0, 0.0], [20.0, 0.0], [100.0, 0.0], [105.0, 0.0]],
+    );
+    s.area.width_m = 110.0;
+    s.radio.propagation = Propagation::FreeSpace;
+    s.radio.frequency_hz = 5.18e9;
+    s.radio.tx_power_w = 0.008;
+    // -76.8 dBm: R hears H (-75.8) and X (-76.4); S hears neither.
+    s.radio.rx_threshold_w = 2.09e-11;
+    s.radio.cs_threshold_w = 2.09e-11;
+    s.radio.error_model = ErrorModelKind::Awgn;
+    s.mac.standard = "802.11a".into();
+    s.mac.data_rate_bps = rate_bps;
+    s.mac.basic_rate_bps = 6_000_000;
+    s.mac.rts_threshold_bytes = 3000;
+    s.flows.push(cbr(0, 1, 1000, 5e6, 1.0, 11.0));
+    if h_sends {
+        s.flows.push(cbr(2, 3, 1000, 5e6, 1.0, 11.0));
+    }
+    s
+}
+
+#[test]
+fn a_captured_weaker_frame_is_interference_that_the_fast_rate_cannot_bear() {
+    let quiet = run_checked(&hidden_pair(54_000_000, false));
+    let noisy = run_checked(&hidden_pair(54_000_000, true));
+    let slow = run_checked(&hidden_pair(6_000_000, true));
+    println!(
+        "54 Mb/s: bit errors {} alone, {} with H (captures {}, collisions {}); \
+         6 Mb/s with H: {} (captures {}); S's goodput {:.0} / {:.0} kbit/s",
+        quiet.mac.bit_errors,
+        noisy.mac.bit_errors,
+        noisy.mac.captures,
+        noisy.mac.collisions,
+        slow.mac.bit_errors,
+        slow.mac.captures,
+        quiet.flows[0].throughput_kbps,
+        noisy.flows[0].throughput_kbps,
+    );
+    // Alone, 30 dB loses nothing; with H, the 18 dB left while one of its
+    // frames overlaps loses most such frames at 54 Mb/s (it needs about
+    // 21 dB), none at 6 Mb/s (2.5 dB).
+    assert_eq!(quiet.mac.bit_errors, 0);
+    assert!(noisy.mac.captures > 100, "{}", noisy.mac.captures);
+    assert!(
+        noisy.mac.bit_errors * 2 > noisy.mac.captures,
+        "{} of {}",
+        noisy.mac.bit_errors,
+        noisy.mac.captures
+    );
+    assert!(slow.mac.captures > 100, "{}", slow.mac.captures);
+    assert_eq!(slow.mac.bit_errors, 0);
+}
