@@ -43,10 +43,14 @@
 //!   rate, bit errors taken as independent:
 //!   `P(success) = (1 − Pb_header)^48 (1 − Pb)^(8 × bytes)`.
 //!
-//! What the model leaves out: interference below the capture ratio (a
-//! frame that survives a weaker one counts only the noise; collisions and
-//! capture stay ns-2's), fading, and the frames a node overhears for other
-//! nodes, whose NAV is still set by the thresholds alone.
+//! - **Interference** ([`ErrorModel::frame_success_with`]): which frame a
+//!   receiver keeps stays ns-2's capture rule; the weaker frames it
+//!   captured during the reception then add their power to the noise for
+//!   as long as each overlaps it.
+//!
+//! What the model leaves out: frames below the carrier-sense threshold as
+//! interference, fading, and the frames a node overhears for other nodes,
+//! whose NAV is still set by the thresholds alone.
 
 use crate::mac::Phy;
 
