@@ -114,3 +114,32 @@ def test_bit_errors_refuse_a_rate_without_a_modulation():
     )
     assert "`mac.data_rate_bps`" in line
     assert "has no modulation" in line
+
+
+def test_arf_is_refused_under_802_11_whose_dsss_has_no_list_of_rates():
+    line = assert_clean_error(cli("run", EXAMPLE, "--set", "mac.rate_control=arf"))
+    assert "`mac.rate_control`" in line
+    assert "802.11b" in line
+
+
+def test_arf_climbs_to_the_fastest_rate_between_close_stations():
+    """Ten stations 50 m from node 0 under 802.11g with ARF: the rate
+    climbs from 1 Mb/s to 54 Mb/s, so the goodput nears a constant 54 Mb/s's."""
+    overrides: dict[str, object] = {
+        "duration_s": 5.0,
+        "mac.rts_threshold_bytes": 3000,
+        "mac.standard": "802.11g",
+    }
+    for i in range(10):
+        overrides[f"flows.{i}.rate_bps"] = 6e6
+        overrides[f"flows.{i}.stop_s"] = 5.0
+
+    def mbps(sets: dict[str, object]) -> float:
+        result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
+        return float(result.flows["throughput_kbps"].sum()) / 1e3
+
+    arf = mbps({"mac.rate_control": "arf"})
+    fixed = mbps({"mac.data_rate_bps": 54_000_000})
+    slow = mbps({"mac.data_rate_bps": 6_000_000})
+    assert slow < 0.5 * fixed, (slow, fixed)
+    assert arf > 0.85 * fixed, (arf, fixed)

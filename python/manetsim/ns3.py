@@ -322,6 +322,12 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             "radio.propagation",
             f'"{radio["propagation"]}": the ns-3 program uses two-ray ground only',
         )
+    if mac.get("rate_control", "constant") != "constant":
+        raise Ns3Error(
+            "mac.rate_control",
+            f'"{mac["rate_control"]}": the ns-3 program sends at a constant rate '
+            "(ns-3's ConstantRateWifiManager)",
+        )
     if radio.get("error_model", "none") != "none":
         raise Ns3Error(
             "radio.error_model",

@@ -118,8 +118,12 @@ pub enum MacAction {
         gen: u32,
         phase: Phase,
     },
-    /// Start transmitting `frame` now; it lasts `airtime_ns`.
-    Transmit { frame: Frame, airtime_ns: SimTime },
+    /// Start transmitting `frame` now, at `rate_bps`; it lasts `airtime_ns`.
+    Transmit {
+        frame: Frame,
+        airtime_ns: SimTime,
+        rate_bps: u64,
+    },
     /// A data frame for this node arrived intact (not a duplicate); `ra`
     /// (this node, or broadcast), `duration_ns` and `retry` are its
     /// header's, for the trace and the capture.
@@ -332,6 +336,8 @@ pub struct Dcf {
     /// Boxed so that a MAC without one spends 8 bytes on it, not 24.
     #[allow(clippy::box_collection)]
     interference: Option<Box<Vec<(SimTime, SimTime, f64)>>>,
+    /// Auto Rate Fallback, with `[mac] rate_control = "arf"`.
+    arf: Option<Box<super::Arf>>,
 }
 
 /// What a MAC hands up of the unicast frames it decodes for other nodes.
@@ -415,7 +421,13 @@ impl Dcf {
             phase: PHASE_NEUTRAL,
             nav_phase: PHASE_NEUTRAL,
             interference: None,
+            arf: None,
         }
+    }
+
+    /// Sends unicast data at the rate `arf` picks for each neighbour.
+    pub fn use_arf(&mut self, arf: super::Arf) {
+        self.arf = Some(Box::new(arf));
     }
 
     /// Keeps the frames captured during each reception, the interference a
@@ -801,7 +813,10 @@ impl Dcf {
     /// tx time for broadcast packets": `basicRate_`) and ns-3 does (its
     /// non-unicast mode); unicast data at the data rate.
     fn data_rate_bps(&self, f: &Frame) -> u64 {
-        self.p.frame_rate_bps(f)
+        match &self.arf {
+            Some(arf) if f.ra != BROADCAST => arf.rate_bps(f.ra),
+            _ => self.p.frame_rate_bps(f),
+        }
     }
 
     fn data_airtime(&self, f: &Frame) -> SimTime {
@@ -1063,7 +1078,11 @@ impl Dcf {
         self.stats.frames_sent += 1;
         self.tx_until = now + airtime_ns;
         debug_assert!(timeout >= airtime_ns, "the Send timer outlasts the frame");
-        out.push(MacAction::Transmit { frame, airtime_ns });
+        out.push(MacAction::Transmit {
+            frame,
+            airtime_ns,
+            rate_bps: rate,
+        });
         self.arm(MacTimer::Send, now + timeout, out);
     }
 
@@ -1131,6 +1150,9 @@ impl Dcf {
             return;
         }
         self.stats.ack_failures += 1;
+        if let Some(arf) = self.arf.as_mut() {
+            arf.unacknowledged(f.ra);
+        }
         let (count, limit) = if self.tx_uses_rts {
             (&mut self.slrc, self.p.long_retry_limit)
         } else {
@@ -1453,6 +1475,9 @@ impl Dcf {
         }
         self.rst_cw();
         if let Some(f) = self.pkt_tx.take() {
+            if let Some(arf) = self.arf.as_mut() {
+                arf.acknowledged(f.ra);
+            }
             if let Some(packet) = f.packet {
                 out.push(MacAction::Done {
                     packet,
@@ -1927,9 +1952,9 @@ mod tests {
             m.send(0, pkt(100), next_hop, &mut out);
             let at = fire(&mut m, &mut out, MacTimer::Backoff);
             let (kind, ra, airtime_ns) = match &out[..] {
-                [MacAction::Transmit { frame, airtime_ns }, ..] => {
-                    (frame.kind, frame.ra, *airtime_ns)
-                }
+                [MacAction::Transmit {
+                    frame, airtime_ns, ..
+                }, ..] => (frame.kind, frame.ra, *airtime_ns),
                 other => panic!("{other:?}"),
             };
             assert_eq!((kind, ra), (FrameKind::Data, next_hop));
@@ -1952,7 +1977,9 @@ mod tests {
         a.send(0, pkt(1028), 1, &mut oa);
         let t0 = fire(&mut a, &mut oa, MacTimer::Backoff);
         let rts = match &oa[0] {
-            MacAction::Transmit { frame, airtime_ns } => {
+            MacAction::Transmit {
+                frame, airtime_ns, ..
+            } => {
                 assert_eq!(frame.kind, FrameKind::Rts);
                 assert_eq!(*airtime_ns, 352_000);
                 frame.clone()

@@ -5,6 +5,7 @@ mod dcf;
 mod frame;
 mod ifq;
 mod params;
+mod rate_control;
 
 pub use dcf::{least_nav_after, Dcf, GaveUp, MacAction, MacStats, MacTimer, Refusal, TxOutcome};
 pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
@@ -13,3 +14,4 @@ pub use params::{
     BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
     TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
 };
+pub use rate_control::{Arf, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD, ARF_TIMER_THRESHOLD};

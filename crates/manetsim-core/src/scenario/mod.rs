@@ -292,7 +292,12 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         let given = |key: &str| mac.is_some_and(|t| t.contains_key(key));
         let (data, basic) = standard.default_rates_bps();
         if !given("data_rate_bps") {
-            s.mac.data_rate_bps = data;
+            // ARF climbs to the standard's fastest rate unless told less.
+            let top = standard.rates_bps().and_then(|r| r.iter().max().copied());
+            s.mac.data_rate_bps = match (s.mac.rate_control, top) {
+                (RateControlKind::Arf, Some(top)) => top,
+                _ => data,
+            };
         }
         if !given("basic_rate_bps") {
             s.mac.basic_rate_bps = basic;

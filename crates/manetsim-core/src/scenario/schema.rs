@@ -539,6 +539,23 @@ pub struct Mac {
     /// 802.11 and ns-3), see [`crate::mac::EifsRule`].
     #[serde(default)]
     pub eifs_rule: crate::mac::EifsRule,
+    /// Which rate unicast data goes at: `constant` (`data_rate_bps`) or
+    /// `arf` (Auto Rate Fallback up to `data_rate_bps`, see
+    /// [`crate::mac::Arf`]).
+    #[serde(default)]
+    pub rate_control: RateControlKind,
+}
+
+/// `[mac] rate_control`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControlKind {
+    /// Every unicast data frame at `data_rate_bps`.
+    #[default]
+    Constant,
+    /// Auto Rate Fallback, for each neighbour, over the standard's rates up
+    /// to `data_rate_bps`.
+    Arf,
 }
 fn default_standard() -> String {
     "802.11".to_string()
@@ -576,6 +593,7 @@ impl Default for Mac {
             tie_rule: Default::default(),
             ll_delay_s: 0.0,
             eifs_rule: Default::default(),
+            rate_control: RateControlKind::Constant,
         }
     }
 }

@@ -1317,3 +1317,32 @@ fn an_array_where_a_table_belongs_is_refused_not_read_by_position() {
     let e = err(load(&text));
     assert_eq!((e.key.as_deref(), e.line), (Some("area"), Some(4)));
 }
+
+#[test]
+fn arf_adapts_over_the_standards_rates_up_to_the_data_rate() {
+    let s = load(BASE).unwrap();
+    assert_eq!(s.mac.rate_control, RateControlKind::Constant);
+    // Without a data rate, ARF may climb to the standard's fastest.
+    let s = load_with(BASE, &["mac.standard=802.11a", "mac.rate_control=arf"]).unwrap();
+    assert_eq!(
+        (s.mac.rate_control, s.mac.data_rate_bps),
+        (RateControlKind::Arf, 54_000_000)
+    );
+    let s = load_with(BASE, &["mac.standard=802.11g", "mac.rate_control=arf"]).unwrap();
+    assert_eq!(s.mac.data_rate_bps, 54_000_000);
+    let s = load_with(
+        BASE,
+        &[
+            "mac.standard=802.11b",
+            "mac.rate_control=arf",
+            "mac.data_rate_bps=5500000",
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.mac.data_rate_bps, 5_500_000);
+    let e = err(load_with(BASE, &["mac.rate_control=arf"]));
+    assert_eq!(e.key.as_deref(), Some("mac.rate_control"), "{e}");
+    assert!(e.message.contains("no list of them"), "{e}");
+    let e = err(load_with(BASE, &["mac.rate_control=minstrel"]));
+    assert_eq!(e.key.as_deref(), Some("mac.rate_control"), "{e}");
+}

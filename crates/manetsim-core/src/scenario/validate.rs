@@ -684,6 +684,18 @@ impl Checker<'_> {
                 );
             }
         }
+        if m.rate_control == RateControlKind::Arf
+            && MacStandard::parse(&m.standard).is_some_and(|s| s.rates_bps().is_none())
+        {
+            return self.fail(
+                "mac.rate_control",
+                format!(
+                    "\"arf\" adapts over a standard's rates: standard = \"{}\" runs at any rate \
+                     and has no list of them (use \"802.11b\", \"802.11a\" or \"802.11g\")",
+                    m.standard
+                ),
+            );
+        }
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
         self.at_least_one("mac.queue_packets", m.queue_packets.into())?;

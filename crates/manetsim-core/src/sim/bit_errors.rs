@@ -5,13 +5,13 @@
 //! frames the MAC captured during the reception counted as interference.
 
 use crate::engine::{Rng, SimTime, Stream};
-use crate::mac::{Frame, MacParams};
+use crate::mac::{Frame, MacParams, Phy};
 use crate::phy::ErrorModel;
 use crate::scenario::Scenario;
 
 pub(crate) struct BitErrors {
     model: ErrorModel,
-    mac: MacParams,
+    phy: Phy,
     rngs: Vec<Rng>,
     /// Frames lost to bit errors, at each node.
     pub lost: Vec<u64>,
@@ -24,7 +24,7 @@ impl BitErrors {
         let n = s.nodes.count as usize;
         Some(Box::new(Self {
             model,
-            mac,
+            phy: mac.phy,
             rngs: (0..n)
                 .map(|i| Rng::new(s.seed, Stream::BitErrors, i as u64))
                 .collect(),
@@ -32,7 +32,7 @@ impl BitErrors {
         }))
     }
 
-    /// Whether node `n` loses `frame`, received with `power_w` from
+    /// Whether node `n` loses `frame`, sent at `rate`, received with `power_w` from
     /// `start_ns` to `end_ns` while the frames of `interference` (start,
     /// end, power) overlapped it, to bit errors. A frame sure to get
     /// through takes no draw.
@@ -40,13 +40,13 @@ impl BitErrors {
         &mut self,
         n: u32,
         frame: &Frame,
+        rate: u64,
         power_w: f64,
         (start_ns, end_ns): (SimTime, SimTime),
         interference: &[(SimTime, SimTime, f64)],
     ) -> bool {
-        let rate = self.mac.frame_rate_bps(frame);
         let p = self.model.frame_success_with(
-            self.mac.phy,
+            self.phy,
             rate,
             frame.bytes,
             power_w,

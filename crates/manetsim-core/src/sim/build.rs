@@ -457,6 +457,22 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             node.mac.track_interference();
         }
     }
+    if s.mac.rate_control == crate::scenario::RateControlKind::Arf {
+        // The standard's rates up to `data_rate_bps`, ascending.
+        let mut rates: Vec<u64> = crate::mac::MacStandard::parse(&s.mac.standard)
+            .and_then(|st| st.rates_bps())
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .filter(|&r| r <= s.mac.data_rate_bps)
+            .collect();
+        rates.sort_unstable();
+        if !rates.is_empty() {
+            for node in &mut nodes {
+                node.mac.use_arf(crate::mac::Arf::new(rates.clone()));
+            }
+        }
+    }
     Ok(World {
         q,
         end,

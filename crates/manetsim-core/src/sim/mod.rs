@@ -417,6 +417,8 @@ enum Parked {
 struct OnAir {
     frame: Frame,
     airtime_ns: SimTime,
+    /// The rate the frame goes at.
+    rate_bps: u64,
     pending: u32,
     /// The transmission's unique number, by which MACs tell receptions apart
     /// (the slot in `World::air` is reused, this number is not).
@@ -1153,7 +1155,8 @@ impl World {
             if slot.frame.ra == n || slot.frame.ra == BROADCAST {
                 if let Some(power_w) = mac.intact_reception(serial) {
                     let on_air = (now - slot.airtime_ns, now);
-                    if errors.lose(n, &slot.frame, power_w, on_air, mac.interference()) {
+                    let (frame, rate) = (&slot.frame, slot.rate_bps);
+                    if errors.lose(n, frame, rate, power_w, on_air, mac.interference()) {
                         mac.corrupt_reception(serial);
                     }
                 }
@@ -1190,8 +1193,12 @@ impl World {
                         },
                     );
                 }
-                MacAction::Transmit { frame, airtime_ns } => {
-                    self.transmit(now, n, frame, airtime_ns);
+                MacAction::Transmit {
+                    frame,
+                    airtime_ns,
+                    rate_bps,
+                } => {
+                    self.transmit(now, n, frame, airtime_ns, rate_bps);
                 }
                 MacAction::DeliverUp {
                     packet,
@@ -1868,7 +1875,7 @@ impl World {
 
     /// Puts a frame on the channel: every node within interference range
     /// (found through the grid) gets a reception after the propagation delay.
-    fn transmit(&mut self, now: SimTime, n: u32, frame: Frame, airtime_ns: SimTime) {
+    fn transmit(&mut self, now: SimTime, n: u32, frame: Frame, airtime_ns: SimTime, rate_bps: u64) {
         let id = match self.air_free.pop() {
             Some(id) => id,
             None => {
@@ -2157,6 +2164,7 @@ impl World {
             self.air[id as usize] = Some(OnAir {
                 frame,
                 airtime_ns,
+                rate_bps,
                 pending,
                 serial,
             });

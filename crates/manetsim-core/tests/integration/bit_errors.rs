@@ -5,7 +5,7 @@
 use crate::common::*;
 use manetsim_core::mac::Phy;
 use manetsim_core::phy::{ErrorModel, RadioParams};
-use manetsim_core::scenario::{ErrorModelKind, Propagation, Scenario};
+use manetsim_core::scenario::{ErrorModelKind, Propagation, RateControlKind, Scenario};
 
 /// Two 802.11a nodes `d_m` apart in free space at 5.18 GHz (channel 36),
 /// sending 0.1 W, with thresholds low enough for any frame to be decodable
@@ -160,4 +160,44 @@ fn a_captured_weaker_frame_is_interference_that_the_fast_rate_cannot_bear() {
     );
     assert!(slow.mac.captures > 100, "{}", slow.mac.captures);
     assert_eq!(slow.mac.bit_errors, 0);
+}
+
+/// [`pair`] with node 0 offering 40 Mb/s (more than 802.11a carries) for
+/// 10 s, at `rate_bps` or, with `arf`, adapting up to 54 Mb/s.
+fn saturated_pair(d_m: f64, rate_bps: u64, arf: bool) -> Scenario {
+    let mut s = pair(d_m, rate_bps, true);
+    s.duration_s = 11.0;
+    s.flows[0].rate_bps = Some(40e6);
+    s.flows[0].stop_s = Some(11.0);
+    if arf {
+        s.mac.rate_control = RateControlKind::Arf;
+        s.mac.data_rate_bps = 54_000_000;
+    }
+    s
+}
+
+#[test]
+fn arf_finds_the_rate_the_distance_allows() {
+    let kbps = |s: &Scenario| run_checked(s).flows[0].throughput_kbps;
+    // Near (100 m, 28 dB): every rate gets through; ARF climbs to 54 Mb/s.
+    let near_54 = kbps(&saturated_pair(100.0, 54_000_000, false));
+    let near_arf = kbps(&saturated_pair(100.0, 54_000_000, true));
+    // Far (where 54 Mb/s loses 99.9 % of frames, and 36 Mb/s, 6 dB more
+    // robust, almost none): ARF settles at 36 Mb/s, probing 48 now and
+    // then, and carries more than a constant 24 Mb/s, less than 36.
+    let (far, _) = distance_for(&pair(1.0, 54_000_000, true), 54_000_000, 0.999);
+    let far_54 = kbps(&saturated_pair(far, 54_000_000, false));
+    let far_24 = kbps(&saturated_pair(far, 24_000_000, false));
+    let far_36 = kbps(&saturated_pair(far, 36_000_000, false));
+    let far_arf = kbps(&saturated_pair(far, 54_000_000, true));
+    println!(
+        "near: 54 Mb/s {near_54:.0}, ARF {near_arf:.0} kbit/s; at {far:.1} m: 54 Mb/s \
+         {far_54:.0}, 24 Mb/s {far_24:.0}, 36 Mb/s {far_36:.0}, ARF {far_arf:.0} kbit/s"
+    );
+    assert!(near_arf > 0.95 * near_54, "{near_arf} {near_54}");
+    assert!(far_54 < 0.05 * far_24, "{far_54} {far_24}");
+    assert!(
+        far_24 < far_arf && far_arf < far_36,
+        "{far_24} {far_arf} {far_36}"
+    );
 }

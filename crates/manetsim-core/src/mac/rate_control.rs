@@ -1,0 +1,203 @@
+//! Rate control (`[mac] rate_control`): which rate a unicast data frame
+//! goes at.
+//!
+//! - `constant` (the default): every one at `data_rate_bps`, as ns-2.35 and
+//!   ns-3's `ConstantRateWifiManager` send them.
+//! - `arf`: Auto Rate Fallback (Kamerman and Monteban, "WaveLAN-II: a
+//!   high-performance wireless LAN for the unlicensed band", Bell Labs
+//!   Technical Journal, 1997), kept for each neighbour apart. A neighbour
+//!   starts at the standard's lowest rate. After 10 acknowledged frames in
+//!   a row, or 15 frames since its rate last changed, the next frame tries
+//!   the next rate up (up to `data_rate_bps`); if that first frame is not
+//!   acknowledged the rate falls back at once, and otherwise two frames in
+//!   a row unacknowledged take it one rate down. Frames that go at the
+//!   basic rate (RTS, CTS, ACK, broadcast) are not adapted, and an RTS
+//!   without its CTS is not counted.
+
+use crate::net::NodeId;
+
+/// Acknowledged frames in a row after which ARF tries the next rate up.
+pub const ARF_SUCCESS_THRESHOLD: u32 = 10;
+/// Frames since the last change after which ARF tries the next rate up.
+pub const ARF_TIMER_THRESHOLD: u32 = 15;
+/// Unacknowledged frames in a row that take ARF one rate down.
+pub const ARF_FAILURE_THRESHOLD: u32 = 2;
+
+/// ARF's state for one neighbour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Station {
+    peer: NodeId,
+    /// Index into the rates.
+    index: u8,
+    successes: u32,
+    failures: u32,
+    /// Frames since the rate last changed.
+    since_change: u32,
+    /// The rate has just gone up: the next frame probes it.
+    probing: bool,
+}
+
+/// Auto Rate Fallback over `rates` (ascending), for each neighbour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arf {
+    rates: Vec<u64>,
+    stations: Vec<Station>,
+}
+
+impl Arf {
+    /// ARF over `rates`, which must be ascending and not empty.
+    pub fn new(rates: Vec<u64>) -> Self {
+        assert!(!rates.is_empty() && rates.windows(2).all(|w| w[0] < w[1]));
+        Self {
+            rates,
+            stations: Vec::new(),
+        }
+    }
+
+    /// The rate the next data frame to `peer` goes at.
+    pub fn rate_bps(&self, peer: NodeId) -> u64 {
+        let index = self
+            .stations
+            .iter()
+            .find(|s| s.peer == peer)
+            .map_or(0, |s| s.index);
+        self.rates[usize::from(index)]
+    }
+
+    fn station(&mut self, peer: NodeId) -> &mut Station {
+        let at = match self.stations.iter().position(|s| s.peer == peer) {
+            Some(at) => at,
+            None => {
+                self.stations.push(Station {
+                    peer,
+                    index: 0,
+                    successes: 0,
+                    failures: 0,
+                    since_change: 0,
+                    probing: false,
+                });
+                self.stations.len() - 1
+            }
+        };
+        &mut self.stations[at]
+    }
+
+    /// A data frame to `peer` was acknowledged.
+    pub fn acknowledged(&mut self, peer: NodeId) {
+        let top = (self.rates.len() - 1) as u8;
+        let s = self.station(peer);
+        s.successes += 1;
+        s.failures = 0;
+        s.since_change += 1;
+        s.probing = false;
+        if (s.successes >= ARF_SUCCESS_THRESHOLD || s.since_change >= ARF_TIMER_THRESHOLD)
+            && s.index < top
+        {
+            s.index += 1;
+            s.successes = 0;
+            s.since_change = 0;
+            s.probing = true;
+        }
+    }
+
+    /// A data frame to `peer` got no ACK in time.
+    pub fn unacknowledged(&mut self, peer: NodeId) {
+        let s = self.station(peer);
+        s.successes = 0;
+        s.failures += 1;
+        s.since_change += 1;
+        if s.probing || s.failures >= ARF_FAILURE_THRESHOLD {
+            s.index = s.index.saturating_sub(1);
+            s.failures = 0;
+            s.since_change = 0;
+            s.probing = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RATES: [u64; 4] = [6_000_000, 12_000_000, 24_000_000, 54_000_000];
+
+    fn arf() -> Arf {
+        Arf::new(RATES.to_vec())
+    }
+
+    #[test]
+    fn ten_acks_in_a_row_try_the_next_rate() {
+        let mut a = arf();
+        assert_eq!(a.rate_bps(3), 6_000_000);
+        for _ in 0..9 {
+            a.acknowledged(3);
+        }
+        assert_eq!(a.rate_bps(3), 6_000_000);
+        a.acknowledged(3);
+        assert_eq!(a.rate_bps(3), 12_000_000);
+        // Each neighbour has its own.
+        assert_eq!(a.rate_bps(4), 6_000_000);
+    }
+
+    #[test]
+    fn a_failed_probe_falls_back_at_once() {
+        let mut a = arf();
+        for _ in 0..10 {
+            a.acknowledged(1);
+        }
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        a.unacknowledged(1);
+        assert_eq!(a.rate_bps(1), 6_000_000);
+    }
+
+    #[test]
+    fn two_failures_in_a_row_step_down_and_one_does_not() {
+        let mut a = arf();
+        for _ in 0..20 {
+            a.acknowledged(1);
+        }
+        assert_eq!(a.rate_bps(1), 24_000_000);
+        a.acknowledged(1); // the probe at 24 Mb/s went through
+        a.unacknowledged(1);
+        assert_eq!(a.rate_bps(1), 24_000_000);
+        a.acknowledged(1);
+        a.unacknowledged(1);
+        assert_eq!(a.rate_bps(1), 24_000_000, "the ACK between reset the count");
+        a.unacknowledged(1);
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        // At the lowest rate failures change nothing.
+        for _ in 0..6 {
+            a.unacknowledged(1);
+        }
+        assert_eq!(a.rate_bps(1), 6_000_000);
+    }
+
+    #[test]
+    fn fifteen_frames_since_a_change_try_the_next_rate_despite_failures() {
+        let mut a = arf();
+        for _ in 0..10 {
+            a.acknowledged(1);
+        }
+        a.acknowledged(1); // the probe at 12 Mb/s went through: 1 since
+                           // 13 more, one failure among every few successes: 14 since.
+        for i in 0..13 {
+            if i % 4 == 3 {
+                a.unacknowledged(1);
+            } else {
+                a.acknowledged(1);
+            }
+        }
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        a.acknowledged(1); // the 15th since the change
+        assert_eq!(a.rate_bps(1), 24_000_000);
+    }
+
+    #[test]
+    fn the_top_rate_is_kept() {
+        let mut a = Arf::new(vec![1_000_000, 2_000_000]);
+        for _ in 0..50 {
+            a.acknowledged(9);
+        }
+        assert_eq!(a.rate_bps(9), 2_000_000);
+    }
+}
