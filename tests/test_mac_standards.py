@@ -122,24 +122,30 @@ def test_arf_is_refused_under_802_11_whose_dsss_has_no_list_of_rates():
     assert "802.11b" in line
 
 
-def test_arf_climbs_to_the_fastest_rate_between_close_stations():
-    """Ten stations 50 m from node 0 under 802.11g with ARF: the rate
-    climbs from 1 Mb/s to 54 Mb/s, so the goodput nears a constant 54 Mb/s's."""
-    overrides: dict[str, object] = {
-        "duration_s": 5.0,
-        "mac.rts_threshold_bytes": 3000,
-        "mac.standard": "802.11g",
-    }
-    for i in range(10):
-        overrides[f"flows.{i}.rate_bps"] = 6e6
-        overrides[f"flows.{i}.stop_s"] = 5.0
+def test_arf_climbs_with_rts_cts_and_reads_collisions_as_a_bad_channel_without():
+    """Ten saturated 802.11a stations 50 m from node 0, with ARF, for 10 s.
+    With RTS/CTS a collision costs an RTS, which ARF does not count: the
+    rate climbs from 6 Mb/s to 54 Mb/s and the goodput nears a constant
+    54 Mb/s's. Without, collided data frames go unacknowledged, and ARF
+    takes them for a bad channel (its known weakness, which AARF and
+    Minstrel were designed against): it stays near 6 Mb/s."""
 
-    def mbps(sets: dict[str, object]) -> float:
+    def mbps(rts_threshold_bytes: int, sets: dict[str, object]) -> float:
+        overrides: dict[str, object] = {
+            "duration_s": 10.0,
+            "mac.rts_threshold_bytes": rts_threshold_bytes,
+            "mac.standard": "802.11a",
+        }
+        for i in range(10):
+            overrides[f"flows.{i}.rate_bps"] = 6e6
+            overrides[f"flows.{i}.stop_s"] = 10.0
         result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
         return float(result.flows["throughput_kbps"].sum()) / 1e3
 
-    arf = mbps({"mac.rate_control": "arf"})
-    fixed = mbps({"mac.data_rate_bps": 54_000_000})
-    slow = mbps({"mac.data_rate_bps": 6_000_000})
-    assert slow < 0.5 * fixed, (slow, fixed)
-    assert arf > 0.85 * fixed, (arf, fixed)
+    arf = {"mac.rate_control": "arf"}
+    fast = {"mac.data_rate_bps": 54_000_000}
+    slow = {"mac.data_rate_bps": 6_000_000}
+    # Seed 1: 16.7 against 17.2 Mb/s with RTS/CTS; 4.37 against 21.4
+    # (and 4.19 at 6 Mb/s) without.
+    assert mbps(0, arf) > 0.9 * mbps(0, fast)
+    assert mbps(3000, arf) < 1.2 * mbps(3000, slow)

@@ -1968,9 +1968,3 @@ def test_bit_errors_are_not_exported_as_ns2_has_none():
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     with pytest.raises(ns2.ExportError, match=r"radio\.error_model.*RXThresh_"):
         ns2.export_tcl(fixture, ["radio.error_model=awgn"], 1)
-
-
-def test_rate_control_is_not_exported_as_ns2_sends_at_one_rate():
-    fixture = FIXTURES / "ns2_chain3_aodv.toml"
-    with pytest.raises(ns2.ExportError, match=r"mac\.rate_control.*dataRate_"):
-        ns2.export_tcl(fixture, ["mac.standard=802.11b", "mac.rate_control=arf"], 1)

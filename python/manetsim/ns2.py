@@ -754,12 +754,6 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             f"\"{c['mac']['standard']}\": ns-2.35's Mac/802_11 has 802.11's DSSS PHY alone "
             '(a 192 us PLCP, any dataRate_); standard = "802.11" runs it at any rate',
         )
-    if c["mac"].get("rate_control", "constant") != "constant":
-        raise ExportError(
-            "mac.rate_control",
-            f"\"{c['mac']['rate_control']}\": ns-2.35's Mac/802_11 sends every unicast frame at "
-            'dataRate_; rate_control = "constant" is what it runs',
-        )
     if c["radio"].get("error_model", "none") != "none":
         raise ExportError(
             "radio.error_model",
