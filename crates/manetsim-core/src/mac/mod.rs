@@ -14,4 +14,7 @@ pub use params::{
     BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
     TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
 };
-pub use rate_control::{Arf, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD, ARF_TIMER_THRESHOLD};
+pub use rate_control::{
+    Arf, AARF_MAX_SUCCESS_THRESHOLD, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD,
+    ARF_TIMER_THRESHOLD,
+};

@@ -13,6 +13,13 @@
 //!   a row unacknowledged take it one rate down. Frames that go at the
 //!   basic rate (RTS, CTS, ACK, broadcast) are not adapted, and an RTS
 //!   without its CTS is not counted.
+//! - `aarf`: Adaptive ARF (Lacage, Manshaei and Turletti, "IEEE 802.11 rate
+//!   adaptation: a practical approach", MSWiM 2004): as ARF, but a probe
+//!   that fails doubles the acknowledged frames in a row that the next one
+//!   needs (10, 20, 40, at most 50), and a step down after two failures
+//!   sets them back to 10; the count of frames since the last change that
+//!   also lets a probe go grows with it, 1.5 times as large (15 to 75), so
+//!   that it cannot probe sooner than the paper's threshold.
 
 use crate::net::NodeId;
 
@@ -22,6 +29,8 @@ pub const ARF_SUCCESS_THRESHOLD: u32 = 10;
 pub const ARF_TIMER_THRESHOLD: u32 = 15;
 /// Unacknowledged frames in a row that take ARF one rate down.
 pub const ARF_FAILURE_THRESHOLD: u32 = 2;
+/// AARF's largest success threshold.
+pub const AARF_MAX_SUCCESS_THRESHOLD: u32 = 50;
 
 /// ARF's state for one neighbour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,13 +44,19 @@ struct Station {
     since_change: u32,
     /// The rate has just gone up: the next frame probes it.
     probing: bool,
+    /// Acknowledged frames in a row, and frames since the last change,
+    /// after which the next frame probes the next rate up.
+    success_threshold: u32,
+    timer_threshold: u32,
 }
 
-/// Auto Rate Fallback over `rates` (ascending), for each neighbour.
+/// Auto Rate Fallback over `rates` (ascending), for each neighbour, or
+/// its adaptive variant AARF.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arf {
     rates: Vec<u64>,
     stations: Vec<Station>,
+    adaptive: bool,
 }
 
 impl Arf {
@@ -51,6 +66,15 @@ impl Arf {
         Self {
             rates,
             stations: Vec::new(),
+            adaptive: false,
+        }
+    }
+
+    /// AARF over `rates`.
+    pub fn adaptive(rates: Vec<u64>) -> Self {
+        Self {
+            adaptive: true,
+            ..Self::new(rates)
         }
     }
 
@@ -75,6 +99,8 @@ impl Arf {
                     failures: 0,
                     since_change: 0,
                     probing: false,
+                    success_threshold: ARF_SUCCESS_THRESHOLD,
+                    timer_threshold: ARF_TIMER_THRESHOLD,
                 });
                 self.stations.len() - 1
             }
@@ -90,7 +116,7 @@ impl Arf {
         s.failures = 0;
         s.since_change += 1;
         s.probing = false;
-        if (s.successes >= ARF_SUCCESS_THRESHOLD || s.since_change >= ARF_TIMER_THRESHOLD)
+        if (s.successes >= s.success_threshold || s.since_change >= s.timer_threshold)
             && s.index < top
         {
             s.index += 1;
@@ -102,11 +128,20 @@ impl Arf {
 
     /// A data frame to `peer` got no ACK in time.
     pub fn unacknowledged(&mut self, peer: NodeId) {
+        let adaptive = self.adaptive;
         let s = self.station(peer);
         s.successes = 0;
         s.failures += 1;
         s.since_change += 1;
         if s.probing || s.failures >= ARF_FAILURE_THRESHOLD {
+            if adaptive {
+                s.success_threshold = if s.probing {
+                    (2 * s.success_threshold).min(AARF_MAX_SUCCESS_THRESHOLD)
+                } else {
+                    ARF_SUCCESS_THRESHOLD
+                };
+                s.timer_threshold = s.success_threshold * 3 / 2;
+            }
             s.index = s.index.saturating_sub(1);
             s.failures = 0;
             s.since_change = 0;
@@ -190,6 +225,47 @@ mod tests {
         assert_eq!(a.rate_bps(1), 12_000_000);
         a.acknowledged(1); // the 15th since the change
         assert_eq!(a.rate_bps(1), 24_000_000);
+    }
+
+    #[test]
+    fn aarf_waits_longer_after_each_failed_probe_and_resets_on_a_step_down() {
+        let mut a = Arf::adaptive(RATES.to_vec());
+        let climb = |a: &mut Arf, n: u32| {
+            for _ in 0..n {
+                a.acknowledged(1);
+            }
+        };
+        climb(&mut a, 10);
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        a.unacknowledged(1); // the probe fails: back, and 20 needed now
+        assert_eq!(a.rate_bps(1), 6_000_000);
+        climb(&mut a, 19);
+        assert_eq!(a.rate_bps(1), 6_000_000);
+        climb(&mut a, 1);
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        a.unacknowledged(1); // fails again: 40
+        climb(&mut a, 39);
+        assert_eq!(a.rate_bps(1), 6_000_000);
+        climb(&mut a, 1);
+        a.unacknowledged(1); // and again: 50 at most
+        climb(&mut a, 49);
+        assert_eq!(a.rate_bps(1), 6_000_000);
+        climb(&mut a, 1);
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        // The probe holds; two failures later the rate steps down and the
+        // threshold is 10 again.
+        climb(&mut a, 1);
+        a.unacknowledged(1);
+        a.unacknowledged(1);
+        assert_eq!(a.rate_bps(1), 6_000_000);
+        climb(&mut a, 10);
+        assert_eq!(a.rate_bps(1), 12_000_000);
+        // ARF itself keeps 10 after a failed probe.
+        let mut plain = arf();
+        climb(&mut plain, 10);
+        plain.unacknowledged(1);
+        climb(&mut plain, 10);
+        assert_eq!(plain.rate_bps(1), 12_000_000);
     }
 
     #[test]

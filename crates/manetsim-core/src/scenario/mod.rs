@@ -295,7 +295,7 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
             // ARF climbs to the standard's fastest rate unless told less.
             let top = standard.rates_bps().and_then(|r| r.iter().max().copied());
             s.mac.data_rate_bps = match (s.mac.rate_control, top) {
-                (RateControlKind::Arf, Some(top)) => top,
+                (RateControlKind::Arf | RateControlKind::Aarf, Some(top)) => top,
                 _ => data,
             };
         }

@@ -539,9 +539,9 @@ pub struct Mac {
     /// 802.11 and ns-3), see [`crate::mac::EifsRule`].
     #[serde(default)]
     pub eifs_rule: crate::mac::EifsRule,
-    /// Which rate unicast data goes at: `constant` (`data_rate_bps`) or
-    /// `arf` (Auto Rate Fallback up to `data_rate_bps`, see
-    /// [`crate::mac::Arf`]).
+    /// Which rate unicast data goes at: `constant` (`data_rate_bps`), `arf`
+    /// (Auto Rate Fallback up to `data_rate_bps`, see [`crate::mac::Arf`])
+    /// or `aarf` (its adaptive variant).
     #[serde(default)]
     pub rate_control: RateControlKind,
 }
@@ -556,6 +556,9 @@ pub enum RateControlKind {
     /// Auto Rate Fallback, for each neighbour, over the standard's rates up
     /// to `data_rate_bps`.
     Arf,
+    /// Adaptive ARF: as ARF, with the success threshold doubled after each
+    /// failed probe (up to 50).
+    Aarf,
 }
 fn default_standard() -> String {
     "802.11".to_string()

@@ -1343,6 +1343,13 @@ fn arf_adapts_over_the_standards_rates_up_to_the_data_rate() {
     let e = err(load_with(BASE, &["mac.rate_control=arf"]));
     assert_eq!(e.key.as_deref(), Some("mac.rate_control"), "{e}");
     assert!(e.message.contains("no list of them"), "{e}");
+    let s = load_with(BASE, &["mac.standard=802.11b", "mac.rate_control=aarf"]).unwrap();
+    assert_eq!(
+        (s.mac.rate_control, s.mac.data_rate_bps),
+        (RateControlKind::Aarf, 11_000_000)
+    );
+    let e = err(load_with(BASE, &["mac.rate_control=aarf"]));
+    assert!(e.message.contains("\"aarf\" adapts"), "{e}");
     let e = err(load_with(BASE, &["mac.rate_control=minstrel"]));
     assert_eq!(e.key.as_deref(), Some("mac.rate_control"), "{e}");
 }

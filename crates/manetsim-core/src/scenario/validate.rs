@@ -684,14 +684,19 @@ impl Checker<'_> {
                 );
             }
         }
-        if m.rate_control == RateControlKind::Arf
+        if m.rate_control != RateControlKind::Constant
             && MacStandard::parse(&m.standard).is_some_and(|s| s.rates_bps().is_none())
         {
+            let name = if m.rate_control == RateControlKind::Arf {
+                "arf"
+            } else {
+                "aarf"
+            };
             return self.fail(
                 "mac.rate_control",
                 format!(
-                    "\"arf\" adapts over a standard's rates: standard = \"{}\" runs at any rate \
-                     and has no list of them (use \"802.11b\", \"802.11a\" or \"802.11g\")",
+                    "\"{name}\" adapts over a standard's rates: standard = \"{}\" runs at any \
+                     rate and has no list of them (use \"802.11b\", \"802.11a\" or \"802.11g\")",
                     m.standard
                 ),
             );

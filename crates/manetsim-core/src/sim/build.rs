@@ -457,7 +457,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             node.mac.track_interference();
         }
     }
-    if s.mac.rate_control == crate::scenario::RateControlKind::Arf {
+    if s.mac.rate_control != crate::scenario::RateControlKind::Constant {
         // The standard's rates up to `data_rate_bps`, ascending.
         let mut rates: Vec<u64> = crate::mac::MacStandard::parse(&s.mac.standard)
             .and_then(|st| st.rates_bps())
@@ -468,8 +468,13 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .collect();
         rates.sort_unstable();
         if !rates.is_empty() {
+            let adaptive = s.mac.rate_control == crate::scenario::RateControlKind::Aarf;
             for node in &mut nodes {
-                node.mac.use_arf(crate::mac::Arf::new(rates.clone()));
+                node.mac.use_arf(if adaptive {
+                    crate::mac::Arf::adaptive(rates.clone())
+                } else {
+                    crate::mac::Arf::new(rates.clone())
+                });
             }
         }
     }

@@ -200,4 +200,14 @@ fn arf_finds_the_rate_the_distance_allows() {
         far_24 < far_arf && far_arf < far_36,
         "{far_24} {far_arf} {far_36}"
     );
+    // AARF probes 48 Mb/s less and less often as its probes fail, and
+    // comes nearer 36 Mb/s's.
+    let mut aarf = saturated_pair(far, 54_000_000, true);
+    aarf.mac.rate_control = RateControlKind::Aarf;
+    let far_aarf = kbps(&aarf);
+    println!("AARF {far_aarf:.0} kbit/s");
+    assert!(
+        far_arf < far_aarf && far_aarf < far_36,
+        "{far_arf} {far_aarf} {far_36}"
+    );
 }
