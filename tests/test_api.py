@@ -233,7 +233,13 @@ def test_runs_in_threads_match_sequential_runs():
 
 
 @pytest.mark.parametrize(
-    "name", ["quickstart.toml", "single_hop_saturation.toml", "internet_gateways.toml"]
+    "name",
+    [
+        "quickstart.toml",
+        "single_hop_saturation.toml",
+        "internet_gateways.toml",
+        "rate_adaptation.toml",
+    ],
 )
 def test_examples_run(name: str):
     from helpers import EXAMPLES
