@@ -118,12 +118,9 @@ pub enum MacAction {
         gen: u32,
         phase: Phase,
     },
-    /// Start transmitting `frame` now, at `rate_bps`; it lasts `airtime_ns`.
-    Transmit {
-        frame: Frame,
-        airtime_ns: SimTime,
-        rate_bps: u64,
-    },
+    /// Start transmitting `frame` now; it lasts `airtime_ns` (its rate:
+    /// [`Dcf::rate_of`]).
+    Transmit { frame: Frame, airtime_ns: SimTime },
     /// A data frame for this node arrived intact (not a duplicate); `ra`
     /// (this node, or broadcast), `duration_ns` and `retry` are its
     /// header's, for the trace and the capture.
@@ -819,6 +816,18 @@ impl Dcf {
         }
     }
 
+    /// The rate `f`, which this MAC has just handed over to transmit, goes
+    /// at: RTS, CTS and ACK at the basic rate, data as
+    /// [`Self::data_rate_bps`] picks. (Rate control changes a neighbour's
+    /// rate only when its frame's outcome is known, after the frame.)
+    pub fn rate_of(&self, f: &Frame) -> u64 {
+        if f.kind == FrameKind::Data {
+            self.data_rate_bps(f)
+        } else {
+            self.p.basic_rate_bps
+        }
+    }
+
     fn data_airtime(&self, f: &Frame) -> SimTime {
         self.p.txtime(f.bytes, self.data_rate_bps(f))
     }
@@ -1078,11 +1087,7 @@ impl Dcf {
         self.stats.frames_sent += 1;
         self.tx_until = now + airtime_ns;
         debug_assert!(timeout >= airtime_ns, "the Send timer outlasts the frame");
-        out.push(MacAction::Transmit {
-            frame,
-            airtime_ns,
-            rate_bps: rate,
-        });
+        out.push(MacAction::Transmit { frame, airtime_ns });
         self.arm(MacTimer::Send, now + timeout, out);
     }
 
@@ -1952,9 +1957,9 @@ mod tests {
             m.send(0, pkt(100), next_hop, &mut out);
             let at = fire(&mut m, &mut out, MacTimer::Backoff);
             let (kind, ra, airtime_ns) = match &out[..] {
-                [MacAction::Transmit {
-                    frame, airtime_ns, ..
-                }, ..] => (frame.kind, frame.ra, *airtime_ns),
+                [MacAction::Transmit { frame, airtime_ns }, ..] => {
+                    (frame.kind, frame.ra, *airtime_ns)
+                }
                 other => panic!("{other:?}"),
             };
             assert_eq!((kind, ra), (FrameKind::Data, next_hop));
@@ -1977,9 +1982,7 @@ mod tests {
         a.send(0, pkt(1028), 1, &mut oa);
         let t0 = fire(&mut a, &mut oa, MacTimer::Backoff);
         let rts = match &oa[0] {
-            MacAction::Transmit {
-                frame, airtime_ns, ..
-            } => {
+            MacAction::Transmit { frame, airtime_ns } => {
                 assert_eq!(frame.kind, FrameKind::Rts);
                 assert_eq!(*airtime_ns, 352_000);
                 frame.clone()

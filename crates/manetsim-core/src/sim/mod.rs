@@ -1193,11 +1193,13 @@ impl World {
                         },
                     );
                 }
-                MacAction::Transmit {
-                    frame,
-                    airtime_ns,
-                    rate_bps,
-                } => {
+                MacAction::Transmit { frame, airtime_ns } => {
+                    // Only the bit error model needs the rate.
+                    let rate_bps = if self.bit_errors.is_some() {
+                        self.nodes[n as usize].mac.rate_of(&frame)
+                    } else {
+                        0
+                    };
                     self.transmit(now, n, frame, airtime_ns, rate_bps);
                 }
                 MacAction::DeliverUp {
