@@ -417,8 +417,6 @@ enum Parked {
 struct OnAir {
     frame: Frame,
     airtime_ns: SimTime,
-    /// The rate the frame goes at.
-    rate_bps: u64,
     pending: u32,
     /// The transmission's unique number, by which MACs tell receptions apart
     /// (the slot in `World::air` is reused, this number is not).
@@ -1151,12 +1149,14 @@ impl World {
             }
         }
         if let Some(errors) = self.bit_errors.as_mut() {
-            let mac = &mut self.nodes[n as usize].mac;
             if slot.frame.ra == n || slot.frame.ra == BROADCAST {
+                // The sender's rate for this frame: rate control changes it
+                // only once the frame's ACK or its timeout comes, later.
+                let rate = self.nodes[slot.frame.ta as usize].mac.rate_of(&slot.frame);
+                let mac = &mut self.nodes[n as usize].mac;
                 if let Some(power_w) = mac.intact_reception(serial) {
                     let on_air = (now - slot.airtime_ns, now);
-                    let (frame, rate) = (&slot.frame, slot.rate_bps);
-                    if errors.lose(n, frame, rate, power_w, on_air, mac.interference()) {
+                    if errors.lose(n, &slot.frame, rate, power_w, on_air, mac.interference()) {
                         mac.corrupt_reception(serial);
                     }
                 }
@@ -1194,13 +1194,7 @@ impl World {
                     );
                 }
                 MacAction::Transmit { frame, airtime_ns } => {
-                    // Only the bit error model needs the rate.
-                    let rate_bps = if self.bit_errors.is_some() {
-                        self.nodes[n as usize].mac.rate_of(&frame)
-                    } else {
-                        0
-                    };
-                    self.transmit(now, n, frame, airtime_ns, rate_bps);
+                    self.transmit(now, n, frame, airtime_ns);
                 }
                 MacAction::DeliverUp {
                     packet,
@@ -1877,7 +1871,7 @@ impl World {
 
     /// Puts a frame on the channel: every node within interference range
     /// (found through the grid) gets a reception after the propagation delay.
-    fn transmit(&mut self, now: SimTime, n: u32, frame: Frame, airtime_ns: SimTime, rate_bps: u64) {
+    fn transmit(&mut self, now: SimTime, n: u32, frame: Frame, airtime_ns: SimTime) {
         let id = match self.air_free.pop() {
             Some(id) => id,
             None => {
@@ -2166,7 +2160,6 @@ impl World {
             self.air[id as usize] = Some(OnAir {
                 frame,
                 airtime_ns,
-                rate_bps,
                 pending,
                 serial,
             });
