@@ -16,6 +16,7 @@ fn pair(d_m: f64, rate_bps: u64, errors: bool) -> Scenario {
     let mut s = base(61.0, 3);
     place(&mut s, vec![[0.0, 0.0], [d_m, 0.0]]);
     s.area.width_m = d_m + 10.0;
+    s.area.height_m = 10.0;
     s.radio.propagation = Propagation::FreeSpace;
     s.radio.frequency_hz = 5.18e9;
     s.radio.tx_power_w = 0.1;
@@ -210,4 +211,24 @@ fn arf_finds_the_rate_the_distance_allows() {
         far_arf < far_aarf && far_aarf < far_36,
         "{far_arf} {far_aarf} {far_36}"
     );
+}
+
+#[test]
+fn a_receive_range_beyond_what_the_ack_timeout_allows_is_warned_of() {
+    // Thresholds at -140 dBm reach kilometres in free space; the MAC's
+    // response timeout allows 2 µs of propagation each way (600 m).
+    let far = run_checked(&pair(2000.0, 6_000_000, false));
+    let warned = |r: &manetsim_core::RunResult| {
+        r.warnings
+            .iter()
+            .any(|w| w.contains("always time out") && w.contains("600 m apart"))
+    };
+    assert!(warned(&far), "{:?}", far.warnings);
+    // There every ACK comes too late: each data frame is sent 7 times
+    // (the receiver delivers the first copy and drops the others); the
+    // last one's timeout may fall after the run's end.
+    assert!(far.nodes[0].frames_sent - far.mac.ack_failures <= 1);
+    assert!(far.mac.link_failures > 0);
+    // Nodes that cannot be that far apart are not warned about.
+    assert!(!warned(&run_checked(&pair(220.0, 6_000_000, false))));
 }
