@@ -159,6 +159,25 @@ pub struct ErrorModel {
     /// Success probabilities computed before, by (power, rate, bytes):
     /// a static network's links repeat them.
     cache: Vec<Option<(u64, u64, u32, f64)>>,
+    /// For each modulation, the SNR above which even the longest frame
+    /// (4,095 bytes) loses a bit with probability under 1e-12: a frame
+    /// received above it is taken as error-free, with no bound computed.
+    clean_snr: Vec<(Modulation, f64)>,
+}
+
+/// Every modulation of every PHY.
+fn all_modulations() -> impl Iterator<Item = Modulation> {
+    crate::mac::DSSS_RATES_BPS
+        .iter()
+        .chain(crate::mac::OFDM_RATES_BPS.iter())
+        .filter_map(|&r| {
+            Modulation::of(
+                Phy::Erp {
+                    short_preamble: false,
+                },
+                r,
+            )
+        })
 }
 
 const CACHE_SLOTS: usize = 4096;
@@ -168,14 +187,40 @@ impl ErrorModel {
     pub fn new(noise_figure_db: f64) -> Self {
         let f = 10f64.powf(noise_figure_db / 10.0);
         let kt = BOLTZMANN_J_PER_K * NOISE_TEMPERATURE_K;
-        Self {
+        let mut model = Self {
             noise_dsss_w: kt * DSSS_BANDWIDTH_HZ * f,
             noise_ofdm_w: kt * OFDM_BANDWIDTH_HZ * f,
             spectra: CodeRate::ALL.map(|c| code_spectrum(c, SPECTRUM_TERMS)),
             cck4: cck_spectrum(4),
             cck8: cck_spectrum(8),
             cache: vec![None; CACHE_SLOTS],
-        }
+            clean_snr: Vec::new(),
+        };
+        model.clean_snr = all_modulations()
+            .map(|m| {
+                // Bisection in dB: the bit error rate falls with the SNR.
+                let (mut lo, mut hi) = (-20.0f64, 80.0f64);
+                for _ in 0..50 {
+                    let mid = 0.5 * (lo + hi);
+                    let ber = model.bit_error_rate(m, 10f64.powf(mid / 10.0));
+                    if ber * 4095.0 * 8.0 < 1e-12 {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                (m, 10f64.powf(hi / 10.0))
+            })
+            .collect();
+        model
+    }
+
+    /// Whether a frame of `m` at `snr` is taken as error-free.
+    fn clean(&self, m: Modulation, snr: f64) -> bool {
+        self.clean_snr
+            .iter()
+            .find(|(k, _)| *k == m)
+            .is_some_and(|&(_, at)| snr >= at)
     }
 
     /// The error model a scenario asks for, if any.
@@ -255,8 +300,12 @@ impl ErrorModel {
             return 1.0;
         };
         let (header, header_bits) = header_of(phy, m, rate_bps);
-        let header_ber = self.bit_error_rate(header, power_w / self.noise_w(header));
-        let ber = self.bit_error_rate(m, power_w / self.noise_w(m));
+        let (header_snr, snr) = (power_w / self.noise_w(header), power_w / self.noise_w(m));
+        if self.clean(m, snr) && self.clean(header, header_snr) {
+            return 1.0;
+        }
+        let header_ber = self.bit_error_rate(header, header_snr);
+        let ber = self.bit_error_rate(m, snr);
         let log_success =
             header_bits * (-header_ber).ln_1p() + 8.0 * f64::from(bytes) * (-ber).ln_1p();
         log_success.exp()
@@ -862,6 +911,30 @@ mod tests {
         ];
         let both = m.frame_success_with(phy, 54_000_000, 1000, p, start, end, &two);
         assert!(close(both, fast, 0.05), "{both} {fast}");
+    }
+
+    #[test]
+    fn a_frame_far_above_the_noise_is_error_free_and_just_below_is_nearly() {
+        let mut m = ErrorModel::new(7.0);
+        for (phy, rate) in [
+            (Phy::Ofdm, 54_000_000),
+            (Phy::Ofdm, 6_000_000),
+            (
+                Phy::HrDsss {
+                    short_preamble: true,
+                },
+                11_000_000,
+            ),
+            (Phy::Dsss, 1_000_000),
+        ] {
+            let mo = Modulation::of(phy, rate).unwrap();
+            let at = m.clean_snr.iter().find(|(k, _)| *k == mo).unwrap().1;
+            let noise = m.noise_w(mo);
+            assert_eq!(m.frame_success(phy, rate, 4095, noise * at * 1.01), 1.0);
+            // Just below, the bound is computed: a loss under 1e-11.
+            let below = m.frame_success(phy, rate, 4095, noise * at * 0.99);
+            assert!(below < 1.0 && below > 1.0 - 1e-11, "{mo:?}: {below}");
+        }
     }
 
     #[test]
