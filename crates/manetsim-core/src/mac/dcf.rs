@@ -816,10 +816,11 @@ impl Dcf {
         }
     }
 
-    /// The rate `f`, which this MAC has just handed over to transmit, goes
-    /// at: RTS, CTS and ACK at the basic rate, data as
-    /// [`Self::data_rate_bps`] picks. (Rate control changes a neighbour's
-    /// rate only when its frame's outcome is known, after the frame.)
+    /// The rate `f`, a frame this MAC sent, went at: RTS, CTS and ACK at
+    /// the basic rate, data as [`Self::data_rate_bps`] picks. Asked while
+    /// the frame is still arriving at its receivers: rate control changes a
+    /// neighbour's rate only when the frame's ACK or its timeout comes,
+    /// after the frame has ended everywhere.
     pub fn rate_of(&self, f: &Frame) -> u64 {
         if f.kind == FrameKind::Data {
             self.data_rate_bps(f)
