@@ -834,19 +834,9 @@ mod tests {
     #[test]
     fn the_bit_error_rate_falls_with_the_snr_at_every_rate() {
         let m = ErrorModel::new(7.0);
-        let all: Vec<Modulation> = crate::mac::DSSS_RATES_BPS
-            .iter()
-            .chain(crate::mac::OFDM_RATES_BPS.iter())
-            .map(|&r| {
-                Modulation::of(
-                    Phy::Erp {
-                        short_preamble: false,
-                    },
-                    r,
-                )
-                .unwrap()
-            })
-            .collect();
+        // Every one of the 12 rates has its modulation.
+        let all: Vec<Modulation> = all_modulations().collect();
+        assert_eq!(all.len(), 12);
         for mo in all {
             let mut last = 0.5;
             for db in -10..40 {
