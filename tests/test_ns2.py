@@ -1964,7 +1964,11 @@ def test_a_wired_link_drop_counts_as_a_full_queue(tmp_path: Path):
         ns2.parse_trace(trace)
 
 
-def test_bit_errors_are_not_exported_as_ns2_has_none():
+def test_bit_errors_and_a_longer_response_timeout_are_not_exported():
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     with pytest.raises(ns2.ExportError, match=r"radio\.error_model.*RXThresh_"):
         ns2.export_tcl(fixture, ["radio.error_model=awgn"], 1)
+    with pytest.raises(ns2.ExportError, match=r"mac\.max_propagation_delay_s.*compiled in"):
+        ns2.export_tcl(fixture, ["mac.max_propagation_delay_s=7e-6"], 1)
+    # ns-2.35's own value exports.
+    assert "Mac/802_11" in ns2.export_tcl(fixture, ["mac.max_propagation_delay_s=2e-6"], 1)

@@ -194,6 +194,8 @@ def _header_end(lines: list[str]) -> int:
     return len(lines)
 
 
+#: ns-2.35's `DSSS_MaxPropagationDelay`, in its MAC's response timeouts.
+NS2_MAX_PROPAGATION_DELAY_S = 2e-6
 #: ns-2.35's `LL set delay_ 25us` (each way between the MAC and routing).
 NS2_LL_DELAY_S = 25e-6
 
@@ -759,6 +761,13 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             "radio.error_model",
             f'"{c["radio"]["error_model"]}": ns-2.35\'s WirelessPhy decodes every frame above '
             'RXThresh_ and has no bit errors; error_model = "none" is what it runs',
+        )
+    max_prop_s = float(c["mac"].get("max_propagation_delay_s", NS2_MAX_PROPAGATION_DELAY_S))
+    if max_prop_s != NS2_MAX_PROPAGATION_DELAY_S:
+        raise ExportError(
+            "mac.max_propagation_delay_s",
+            f"{max_prop_s:g}: ns-2.35's Mac/802_11 allows 2e-6 s of propagation each way "
+            "in its CTS and ACK timeouts (DSSS_MaxPropagationDelay is compiled in)",
         )
     for i, flow in enumerate(c.get("flows", [])):
         key = f"flows.{i}"

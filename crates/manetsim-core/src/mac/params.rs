@@ -322,7 +322,9 @@ pub struct MacParams {
     pub(crate) rts_ns: SimTime,
     pub(crate) cts_ns: SimTime,
     pub(crate) ack_ns: SimTime,
-    /// ns-2's `DSSS_MaxPropagationDelay` (2 µs), added to response timeouts.
+    /// The propagation each way a response timeout allows for: `[mac]
+    /// max_propagation_delay_s`, by default ns-2's `DSSS_MaxPropagationDelay`
+    /// (2 µs).
     pub max_prop_delay_ns: SimTime,
     pub data_rate_bps: u64,
     pub basic_rate_bps: u64,
@@ -367,7 +369,7 @@ impl MacParams {
             rts_ns: phy.txtime(super::RTS_BYTES, m.basic_rate_bps),
             cts_ns: phy.txtime(super::CTS_BYTES, m.basic_rate_bps),
             ack_ns: phy.txtime(super::ACK_BYTES, m.basic_rate_bps),
-            max_prop_delay_ns: 2 * NS_PER_US,
+            max_prop_delay_ns: crate::engine::from_secs(m.max_propagation_delay_s),
             data_rate_bps: m.data_rate_bps,
             basic_rate_bps: m.basic_rate_bps,
             cw_min,

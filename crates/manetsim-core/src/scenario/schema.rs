@@ -544,6 +544,17 @@ pub struct Mac {
     /// or `aarf` (its adaptive variant).
     #[serde(default)]
     pub rate_control: RateControlKind,
+    /// The propagation delay each way a sender allows for in its CTS and
+    /// ACK timeouts, and a receiver of a CTS in its wait for the data
+    /// (ns-2.35's `DSSS_MaxPropagationDelay`, 2 µs: 600 m).
+    #[serde(default = "default_max_propagation_delay_s")]
+    pub max_propagation_delay_s: f64,
+}
+
+/// ns-2.35's `DSSS_MaxPropagationDelay`.
+pub const NS2_MAX_PROPAGATION_DELAY_S: f64 = 2e-6;
+fn default_max_propagation_delay_s() -> f64 {
+    NS2_MAX_PROPAGATION_DELAY_S
 }
 
 /// `[mac] rate_control`.
@@ -597,6 +608,7 @@ impl Default for Mac {
             ll_delay_s: 0.0,
             eifs_rule: Default::default(),
             rate_control: RateControlKind::Constant,
+            max_propagation_delay_s: NS2_MAX_PROPAGATION_DELAY_S,
         }
     }
 }

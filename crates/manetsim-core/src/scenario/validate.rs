@@ -20,6 +20,8 @@ pub const MAX_DURATION_S: f64 = 1.0e9;
 pub const MAX_PACKET_SIZE_BYTES: u32 = 65_000;
 /// Slack for "fits in the area" comparisons of computed extents.
 const FIT_SLACK: f64 = 1e-9;
+/// The most `[mac] max_propagation_delay_s` takes: 300 km each way.
+const MAX_PROPAGATION_DELAY_S: f64 = 1e-3;
 
 /// Checks every value of `s`; `source` names the file in the error.
 ///
@@ -704,6 +706,17 @@ impl Checker<'_> {
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
         self.at_least_one("mac.queue_packets", m.queue_packets.into())?;
+        self.delay("mac.max_propagation_delay_s", m.max_propagation_delay_s)?;
+        if m.max_propagation_delay_s > MAX_PROPAGATION_DELAY_S {
+            return self.fail(
+                "mac.max_propagation_delay_s",
+                format!(
+                    "expected at most 1e-3 s (300 km each way; ns-2.35 allows 2e-6 s, 600 m), \
+                     got {}",
+                    fmt_float(m.max_propagation_delay_s)
+                ),
+            );
+        }
         self.delay("mac.ll_delay_s", m.ll_delay_s)?;
         if m.ll_delay_s > 1.0 {
             return self.fail(
@@ -1625,6 +1638,16 @@ mod tests {
             "expected a finite number ≥ 0",
         );
         refused(|s| s.mac.ll_delay_s = 5.0, "mac.ll_delay_s", "at most 1 s");
+        refused(
+            |s| s.mac.max_propagation_delay_s = -2e-6,
+            "mac.max_propagation_delay_s",
+            "≥ 0",
+        );
+        refused(
+            |s| s.mac.max_propagation_delay_s = 0.01,
+            "mac.max_propagation_delay_s",
+            "at most 1e-3 s",
+        );
     }
 
     #[test]

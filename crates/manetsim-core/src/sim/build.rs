@@ -303,15 +303,18 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         }
     }
     // The MAC waits for a CTS or ACK only `max_prop_delay_ns` of
-    // propagation each way (ns-2.35's 2 µs): a neighbour farther than that
-    // answers too late, every time.
+    // propagation each way (by default ns-2.35's 2 µs): a neighbour
+    // farther than that answers too late, every time.
     let answer_m = mac_params.max_prop_delay_ns as f64 * 1e-9 * crate::phy::SPEED_OF_LIGHT_MPS;
     let rx_range_m = radio.range_for_threshold_m(radio.rx_threshold_w);
     if rx_range_m > answer_m && s.area.width_m.hypot(s.area.height_m) > answer_m {
+        // The delay that covers the range, rounded up to 0.1 µs.
+        let needed_s = (rx_range_m / crate::phy::SPEED_OF_LIGHT_MPS * 1e7).ceil() / 1e7;
         warnings.push(format!(
             "radio: frames are received up to {rx_range_m:.0} m, but a sender waits for a CTS \
-             or ACK only {:.0} µs of propagation each way, as ns-2.35 does: exchanges between \
-             nodes more than {answer_m:.0} m apart always time out",
+             or ACK only {:.3} µs of propagation each way (mac.max_propagation_delay_s): \
+             exchanges between nodes more than {answer_m:.0} m apart always time out; \
+             mac.max_propagation_delay_s = {needed_s:e} covers the range",
             mac_params.max_prop_delay_ns as f64 / 1e3
         ));
     }

@@ -231,4 +231,23 @@ fn a_receive_range_beyond_what_the_ack_timeout_allows_is_warned_of() {
     assert!(far.mac.link_failures > 0);
     // Nodes that cannot be that far apart are not warned about.
     assert!(!warned(&run_checked(&pair(220.0, 6_000_000, false))));
+    // The warning names the key and the delay that covers the range
+    // (about 14.6 km here: 4.86e-5 s).
+    let advice = far.warnings.iter().find(|w| w.contains("always time out"));
+    assert!(
+        advice.is_some_and(|w| w.contains("mac.max_propagation_delay_s = 4.86e-5 covers")),
+        "{advice:?}"
+    );
+    // A timeout that allows 2 km (6.67 µs) each way: every frame is
+    // acknowledged, and nothing is warned of, as the nodes are at most
+    // 2,010 m apart.
+    let mut allowed = pair(2000.0, 6_000_000, false);
+    allowed.mac.max_propagation_delay_s = 7e-6;
+    let allowed = run_checked(&allowed);
+    assert!(!warned(&allowed), "{:?}", allowed.warnings);
+    assert_eq!(
+        (allowed.mac.ack_failures, allowed.mac.link_failures),
+        (0, 0)
+    );
+    assert!(delivery(&allowed, 0) > 0.999, "{}", delivery(&allowed, 0));
 }
