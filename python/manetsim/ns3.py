@@ -328,6 +328,12 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             f'"{mac["rate_control"]}": the ns-3 program sends at a constant rate '
             "(ns-3's ConstantRateWifiManager)",
         )
+    if mac.get("response_rate", "basic") != "basic":
+        raise Ns3Error(
+            "mac.response_rate",
+            f'"{mac["response_rate"]}": the ns-3 program answers every frame at '
+            "basic_rate_bps (ConstantRateWifiManager's ControlMode)",
+        )
     if radio.get("error_model", "none") != "none":
         raise Ns3Error(
             "radio.error_model",

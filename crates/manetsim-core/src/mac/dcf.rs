@@ -335,6 +335,21 @@ pub struct Dcf {
     interference: Option<Box<Vec<(SimTime, SimTime, f64)>>>,
     /// Auto Rate Fallback, with `[mac] rate_control = "arf"`.
     arf: Option<Box<super::Arf>>,
+    /// The rates of responses, with `[mac] response_rate = "standard"`.
+    responses: Option<Box<Responses>>,
+}
+
+/// What IEEE 802.11's response rates ([`super::ResponseRate::Standard`])
+/// keep in a MAC.
+#[derive(Debug, Clone, Default)]
+struct Responses {
+    /// The rate of the data frame being received, as the world tells it
+    /// ([`Dcf::receiving_at`]).
+    rx_rate_bps: u64,
+    /// The rate of the ACK waiting in `pkt_ctrl`.
+    ack_rate_bps: u64,
+    /// The rate of the last CTS or ACK sent, for [`Dcf::rate_of`].
+    sent_rate_bps: u64,
 }
 
 /// What a MAC hands up of the unicast frames it decodes for other nodes.
@@ -388,6 +403,7 @@ impl Dcf {
         rng: Rng,
     ) -> Self {
         let cw = p.cw_min;
+        let responses = (p.response_rate == super::ResponseRate::Standard).then(Box::default);
         Self {
             id,
             p,
@@ -419,6 +435,23 @@ impl Dcf {
             nav_phase: PHASE_NEUTRAL,
             interference: None,
             arf: None,
+            responses,
+        }
+    }
+
+    /// Whether the MAC answers at IEEE 802.11's response rates and so
+    /// must be told the rate of each data frame it receives
+    /// ([`Self::receiving_at`]).
+    pub fn answers_at_the_rate_received(&self) -> bool {
+        self.responses.is_some()
+    }
+
+    /// The rate of the data frame whose end comes next (the world tells
+    /// it before [`Self::on_rx_end`]): its ACK goes at the response rate
+    /// of it.
+    pub fn receiving_at(&mut self, rate_bps: u64) {
+        if let Some(r) = self.responses.as_mut() {
+            r.rx_rate_bps = rate_bps;
         }
     }
 
@@ -822,10 +855,10 @@ impl Dcf {
     /// neighbour's rate only when the frame's ACK or its timeout comes,
     /// after the frame has ended everywhere.
     pub fn rate_of(&self, f: &Frame) -> u64 {
-        if f.kind == FrameKind::Data {
-            self.data_rate_bps(f)
-        } else {
-            self.p.basic_rate_bps
+        match (f.kind, self.responses.as_deref()) {
+            (FrameKind::Data, _) => self.data_rate_bps(f),
+            (FrameKind::Cts | FrameKind::Ack, Some(r)) => r.sent_rate_bps,
+            _ => self.p.basic_rate_bps,
         }
     }
 
@@ -853,7 +886,7 @@ impl Dcf {
         let unicast = next_hop != BROADCAST;
         let ack_time = self.p.ack_time();
         let msdu = packet.size_bytes;
-        let frame = Frame {
+        let mut frame = Frame {
             kind: FrameKind::Data,
             ta: self.id,
             ra: next_hop,
@@ -867,6 +900,9 @@ impl Dcf {
             bytes: self.p.data_frame_bytes(&packet),
             packet: Some(packet),
         };
+        if unicast && self.responses.is_some() {
+            frame.duration_ns = self.p.sifs_ns + self.p.ack_time_after(self.data_rate_bps(&frame));
+        }
         self.tx_uses_rts = unicast && msdu >= self.p.rts_threshold_bytes;
         self.pkt_tx = Some(frame);
         if self.tx_uses_rts {
@@ -885,12 +921,17 @@ impl Dcf {
 
     fn make_rts(&mut self) {
         let data = self.pkt_tx.as_ref().expect("RTS needs a data frame");
+        let ack_time = if self.responses.is_some() {
+            self.p.ack_time_after(self.data_rate_bps(data))
+        } else {
+            self.p.ack_time()
+        };
         let dur = self.p.sifs_ns
             + self.p.cts_time()
             + self.p.sifs_ns
             + self.data_airtime(data)
             + self.p.sifs_ns
-            + self.p.ack_time();
+            + ack_time;
         let mut rts = Control::new(FrameKind::Rts, data.ra, dur);
         rts.retry = data.retry;
         self.pkt_rts = Some(rts);
@@ -990,6 +1031,7 @@ impl Dcf {
         if matches!(self.tx_state, TxState::Cts | TxState::Ack) {
             return Ctrl::None;
         }
+        let mut rate = self.p.basic_rate_bps;
         let timeout = match kind {
             FrameKind::Cts => {
                 if !self.is_idle(now) {
@@ -1002,18 +1044,26 @@ impl Dcf {
                 }
                 self.set_tx_state(TxState::Cts, now, out);
                 let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
-                // Wait until the DATA should have arrived.
+                // Wait until the DATA should have arrived (the RTS's
+                // duration counted an ACK at a rate this MAC is not told:
+                // it allows for the shortest).
                 self.p.cts_time() + self.p.max_prop_delay_ns + dur + self.p.max_prop_delay_ns
                     - self.p.sifs_ns
-                    - self.p.ack_time()
+                    - self.p.shortest_ack_ns
             }
             _ => {
                 self.set_tx_state(TxState::Ack, now, out);
-                self.p.ack_time()
+                if let Some(r) = self.responses.as_deref() {
+                    rate = r.ack_rate_bps;
+                }
+                self.p.txtime(super::ACK_BYTES, rate)
             }
         };
+        if let Some(r) = self.responses.as_deref_mut() {
+            r.sent_rate_bps = rate;
+        }
         let frame = self.pkt_ctrl.expect("checked above").frame(self.id);
-        self.transmit(now, frame, self.p.basic_rate_bps, timeout, out);
+        self.transmit(now, frame, rate, timeout, out);
         Ctrl::Sent
     }
 
@@ -1056,12 +1106,18 @@ impl Dcf {
         }
         let air = self.data_airtime(f);
         let rate = self.data_rate_bps(f);
+        let mut ack_time = self.p.ack_time();
+        if unicast && self.responses.is_some() {
+            // A retry may go at another rate than the first try, and be
+            // answered at another.
+            ack_time = self.p.ack_time_after(rate);
+            if let Some(f) = self.pkt_tx.as_mut() {
+                f.duration_ns = self.p.sifs_ns + ack_time;
+            }
+        }
         self.set_tx_state(TxState::Send, now, out);
         let timeout = if unicast {
-            air + self.p.max_prop_delay_ns
-                + self.p.sifs_ns
-                + self.p.ack_time()
-                + self.p.max_prop_delay_ns
+            air + self.p.max_prop_delay_ns + self.p.sifs_ns + ack_time + self.p.max_prop_delay_ns
         } else {
             air
         };
@@ -1510,6 +1566,9 @@ impl Dcf {
 
     fn send_ack(&mut self, to: NodeId) {
         self.pkt_ctrl = Some(Control::new(FrameKind::Ack, to, 0));
+        if let Some(r) = self.responses.as_deref_mut() {
+            r.ack_rate_bps = self.p.response_rate_bps(r.rx_rate_bps);
+        }
     }
 
     fn recv_data(&mut self, now: SimTime, f: &Frame, out: &mut Vec<MacAction>) {
@@ -2021,6 +2080,83 @@ mod tests {
             .any(|x| matches!(x, MacAction::DeliverUp { from: 0, .. })));
         fire(&mut b, &mut ob, MacTimer::Defer);
         assert_eq!(transmitted(&ob), vec![FrameKind::Ack]);
+    }
+
+    #[test]
+    fn with_the_standards_response_rates_an_ack_follows_the_data_rate() {
+        // 802.11a, data at 54 Mb/s, basic rate 6: the RTS and CTS go at 6,
+        // the ACK at 24 (the fastest mandatory rate not above 54), and
+        // every duration field and timeout counts the 28 µs ACK.
+        let p = Rc::new(MacParams::from_scenario(&crate::scenario::Mac {
+            standard: "802.11a".into(),
+            data_rate_bps: 54_000_000,
+            basic_rate_bps: 6_000_000,
+            rts_threshold_bytes: 0,
+            response_rate: super::super::ResponseRate::Standard,
+            ..Default::default()
+        }));
+        let new = |id: NodeId| {
+            Dcf::new(
+                id,
+                p.clone(),
+                10.0,
+                3.652e-10,
+                Rng::new(1, Stream::Test, u64::from(id)),
+            )
+        };
+        let (mut a, mut b) = (new(0), new(1));
+        assert!(a.answers_at_the_rate_received());
+        let sent = |out: &[MacAction]| match out {
+            [MacAction::Transmit { frame, airtime_ns }, ..] => (frame.clone(), *airtime_ns),
+            other => panic!("{other:?}"),
+        };
+        let (mut oa, mut ob) = (Vec::new(), Vec::new());
+        a.send(0, pkt(1028), 1, &mut oa);
+        let t0 = fire(&mut a, &mut oa, MacTimer::Backoff);
+        let (rts, rts_ns) = sent(&oa);
+        let data_bytes = p.data_frame_bytes(&pkt(1028));
+        let data_ns = p.txtime(data_bytes, 54_000_000);
+        let (sifs, cts_ns, ack_ns) = (16_000, 44_000, 28_000);
+        assert_eq!((rts.kind, rts_ns), (FrameKind::Rts, 52_000));
+        assert_eq!(
+            rts.duration_ns,
+            sifs + cts_ns + sifs + data_ns + sifs + ack_ns
+        );
+        b.on_rx_start(t0, 1, 1e-6, t0 + rts_ns, &mut ob);
+        b.on_rx_end(t0 + rts_ns, 1, &rts, &mut ob);
+        let t_cts = fire(&mut b, &mut ob, MacTimer::Defer);
+        let (cts, airtime) = sent(&ob);
+        assert_eq!((cts.kind, airtime), (FrameKind::Cts, cts_ns));
+        assert_eq!(b.rate_of(&cts), 6_000_000);
+        a.on_rx_start(t_cts, 2, 1e-6, t_cts + cts_ns, &mut oa);
+        a.on_rx_end(t_cts + cts_ns, 2, &cts, &mut oa);
+        let t_data = fire(&mut a, &mut oa, MacTimer::Defer);
+        let (data, airtime) = sent(&oa);
+        assert_eq!((data.kind, airtime), (FrameKind::Data, data_ns));
+        assert_eq!(data.duration_ns, sifs + ack_ns);
+        // A waits for the ACK: the data, SIFS, the 28 µs ACK, 2 µs each way.
+        let ack_due = a.timers[MacTimer::Send as usize].deadline();
+        assert_eq!(
+            ack_due,
+            Some(t_data + data_ns + 2_000 + sifs + ack_ns + 2_000)
+        );
+        // B's wait for the data after its CTS outlasts the data.
+        let data_end = t_data + data_ns;
+        assert!(b.timers[MacTimer::Send as usize].deadline() >= Some(data_end));
+        // The world tells B the data's rate; B answers at 24 Mb/s.
+        ob.clear();
+        b.on_rx_start(t_data, 3, 1e-6, data_end, &mut ob);
+        b.receiving_at(a.rate_of(&data));
+        b.on_rx_end(data_end, 3, &data, &mut ob);
+        assert!(ob
+            .iter()
+            .any(|x| matches!(x, MacAction::DeliverUp { from: 0, .. })));
+        fire(&mut b, &mut ob, MacTimer::Defer);
+        let (ack, airtime) = sent(&ob);
+        assert_eq!((ack.kind, airtime), (FrameKind::Ack, ack_ns));
+        assert_eq!(b.rate_of(&ack), 24_000_000);
+        // ns-2.35's rule answers at the basic rate, 44 µs.
+        assert!(!mac(0, 0).answers_at_the_rate_received());
     }
 
     #[test]

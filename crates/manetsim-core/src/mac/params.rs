@@ -154,6 +154,27 @@ pub enum EifsRule {
     Standard,
 }
 
+/// The rate a CTS or ACK goes at (`[mac] response_rate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseRate {
+    /// Every CTS and ACK at `basic_rate_bps`, as ns-2.35 and ns-3's
+    /// `ConstantRateWifiManager` (its `ControlMode`) send them.
+    #[default]
+    Basic,
+    /// IEEE 802.11's rule (802.11-2012, 9.7.6.5.2): the highest rate of the
+    /// basic rate set that is not above the rate of the frame answered and
+    /// of its modulation class (DSSS and HR/DSSS, or OFDM), else the
+    /// highest mandatory rate of that class not above it. The basic rate
+    /// set is `basic_rate_bps` and the standard's mandatory rates above it.
+    Standard,
+}
+
+/// The mandatory rates of HR/DSSS (802.11b; 802.11g's DSSS and CCK).
+const MANDATORY_DSSS_RATES_BPS: [u64; 4] = DSSS_RATES_BPS;
+/// The mandatory OFDM rates (802.11a; 802.11g's ERP-OFDM).
+const MANDATORY_OFDM_RATES_BPS: [u64; 3] = [6_000_000, 12_000_000, 24_000_000];
+
 /// The PLCP preamble of HR/DSSS frames (`[mac] preamble`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -322,6 +343,9 @@ pub struct MacParams {
     pub(crate) rts_ns: SimTime,
     pub(crate) cts_ns: SimTime,
     pub(crate) ack_ns: SimTime,
+    /// The shortest ACK a data frame may be answered with: `ack_ns`, or
+    /// with IEEE 802.11's response rates the one after the fastest rate.
+    pub(crate) shortest_ack_ns: SimTime,
     /// The propagation each way a response timeout allows for: `[mac]
     /// max_propagation_delay_s`, by default ns-2's `DSSS_MaxPropagationDelay`
     /// (2 µs).
@@ -343,6 +367,7 @@ pub struct MacParams {
     pub ns2_tcp_extra_bytes: u32,
     pub backoff_draw: BackoffDraw,
     pub backoff_count: BackoffCount,
+    pub response_rate: ResponseRate,
 }
 
 impl MacParams {
@@ -369,6 +394,7 @@ impl MacParams {
             rts_ns: phy.txtime(super::RTS_BYTES, m.basic_rate_bps),
             cts_ns: phy.txtime(super::CTS_BYTES, m.basic_rate_bps),
             ack_ns: phy.txtime(super::ACK_BYTES, m.basic_rate_bps),
+            shortest_ack_ns: 0,
             max_prop_delay_ns: crate::engine::from_secs(m.max_propagation_delay_s),
             data_rate_bps: m.data_rate_bps,
             basic_rate_bps: m.basic_rate_bps,
@@ -381,10 +407,15 @@ impl MacParams {
             ns2_tcp_extra_bytes: NS2_TCP_EXTRA_BYTES,
             backoff_draw: m.backoff_draw,
             backoff_count: m.backoff_count,
+            response_rate: m.response_rate,
         };
         // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`),
         // counted as a NAV before DIFS (ns-2.35) or ending with that DIFS.
         p.eifs_ns = sifs_ns + p.ack_time();
+        let fastest = standard
+            .rates_bps()
+            .map_or(m.data_rate_bps, |r| r[r.len() - 1]);
+        p.shortest_ack_ns = p.ack_time_after(fastest).min(p.ack_ns);
         if m.eifs_rule == EifsRule::Ns2 {
             p.eifs_ns += difs_ns;
         }
@@ -444,6 +475,47 @@ impl MacParams {
         }
     }
 
+    /// The rate of a CTS or ACK answering a frame sent at `rate_bps`
+    /// (see [`ResponseRate`]).
+    pub fn response_rate_bps(&self, rate_bps: u64) -> u64 {
+        if self.response_rate == ResponseRate::Basic {
+            return self.basic_rate_bps;
+        }
+        let dsss = |r: u64| DSSS_RATES_BPS.contains(&r);
+        let mandatory: &[u64] = match self.phy {
+            Phy::Dsss => return self.basic_rate_bps,
+            Phy::HrDsss { .. } => &MANDATORY_DSSS_RATES_BPS,
+            Phy::Ofdm => &MANDATORY_OFDM_RATES_BPS,
+            Phy::Erp { .. } if dsss(rate_bps) => &MANDATORY_DSSS_RATES_BPS,
+            Phy::Erp { .. } => &MANDATORY_OFDM_RATES_BPS,
+        };
+        let basic = self.basic_rate_bps;
+        // Under 802.11g the basic rate may be of the other class.
+        let same_class = !matches!(self.phy, Phy::Erp { .. }) || dsss(basic) == dsss(rate_bps);
+        let not_above = |r: &&u64| **r <= rate_bps;
+        let basic_set = mandatory
+            .iter()
+            .filter(|r| **r > basic)
+            .chain(same_class.then_some(&basic))
+            .filter(not_above)
+            .max();
+        basic_set
+            .or_else(|| mandatory.iter().filter(not_above).max())
+            .copied()
+            .unwrap_or(basic)
+    }
+
+    /// The airtime of the ACK answering a data frame sent at `rate_bps`.
+    #[inline]
+    pub fn ack_time_after(&self, rate_bps: u64) -> SimTime {
+        match self.response_rate {
+            ResponseRate::Basic => self.ack_ns,
+            ResponseRate::Standard => {
+                self.txtime(super::ACK_BYTES, self.response_rate_bps(rate_bps))
+            }
+        }
+    }
+
     #[inline]
     pub fn rts_time(&self) -> SimTime {
         self.rts_ns
@@ -467,6 +539,78 @@ impl Default for MacParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parameters of `standard` with `basic_rate_bps` and IEEE 802.11's
+    /// response rates.
+    fn standard_responses(standard: &str, basic_rate_bps: u64) -> MacParams {
+        MacParams::from_scenario(&scenario::Mac {
+            standard: standard.into(),
+            basic_rate_bps,
+            response_rate: ResponseRate::Standard,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_response_goes_at_the_highest_basic_rate_not_above_the_frame_answered() {
+        let mb = |x: f64| (x * 1e6) as u64;
+        let answers = |p: &MacParams, pairs: &[(f64, f64)]| {
+            for &(frame, answer) in pairs {
+                assert_eq!(p.response_rate_bps(mb(frame)), mb(answer), "{frame} Mb/s");
+            }
+        };
+        // 802.11a from 6 Mb/s: the basic rate set is 6, 12 and 24.
+        let a = standard_responses("802.11a", mb(6.0));
+        answers(
+            &a,
+            &[
+                (54.0, 24.0),
+                (48.0, 24.0),
+                (36.0, 24.0),
+                (24.0, 24.0),
+                (18.0, 12.0),
+                (12.0, 12.0),
+                (9.0, 6.0),
+                (6.0, 6.0),
+            ],
+        );
+        // A basic rate that is not mandatory joins the set; below it, the
+        // mandatory rates answer.
+        let a9 = standard_responses("802.11a", mb(9.0));
+        answers(&a9, &[(54.0, 24.0), (18.0, 12.0), (9.0, 9.0), (6.0, 6.0)]);
+        // 802.11b: every rate is mandatory.
+        let b = standard_responses("802.11b", mb(1.0));
+        answers(&b, &[(11.0, 11.0), (5.5, 5.5), (2.0, 2.0), (1.0, 1.0)]);
+        let b2 = standard_responses("802.11b", mb(2.0));
+        answers(&b2, &[(11.0, 11.0), (1.0, 1.0)]);
+        // 802.11g: each class answers in its own rates.
+        let g = standard_responses("802.11g", mb(1.0));
+        answers(
+            &g,
+            &[
+                (54.0, 24.0),
+                (9.0, 6.0),
+                (6.0, 6.0),
+                (11.0, 11.0),
+                (1.0, 1.0),
+            ],
+        );
+        let g6 = standard_responses("802.11g", mb(6.0));
+        answers(&g6, &[(54.0, 24.0), (6.0, 6.0), (11.0, 11.0), (2.0, 2.0)]);
+        // The ACK after a 54 Mb/s frame: 20 µs + two symbols at 24 Mb/s
+        // (134 bits of 96 a symbol), against six at 6 Mb/s.
+        assert_eq!(a.ack_time_after(mb(54.0)), 28_000);
+        assert_eq!(a.ack_time_after(mb(6.0)), 44_000);
+        // ns-2.35's rule: the basic rate, whatever is answered.
+        let basic = MacParams::from_scenario(&scenario::Mac {
+            standard: "802.11a".into(),
+            basic_rate_bps: mb(6.0),
+            ..Default::default()
+        });
+        assert_eq!(basic.response_rate_bps(mb(54.0)), mb(6.0));
+        assert_eq!(basic.ack_time_after(mb(54.0)), basic.ack_time());
+        assert_eq!(basic.ack_time(), 44_000);
+    }
 
     #[test]
     fn dsss_timings_match_the_standard() {

@@ -549,6 +549,10 @@ pub struct Mac {
     /// (ns-2.35's `DSSS_MaxPropagationDelay`, 2 µs: 600 m).
     #[serde(default = "default_max_propagation_delay_s")]
     pub max_propagation_delay_s: f64,
+    /// The rate of a CTS or ACK: `basic` (`basic_rate_bps`, as ns-2.35)
+    /// or `standard` (IEEE 802.11's rule, see [`crate::mac::ResponseRate`]).
+    #[serde(default)]
+    pub response_rate: crate::mac::ResponseRate,
 }
 
 /// ns-2.35's `DSSS_MaxPropagationDelay`.
@@ -609,6 +613,7 @@ impl Default for Mac {
             eifs_rule: Default::default(),
             rate_control: RateControlKind::Constant,
             max_propagation_delay_s: NS2_MAX_PROPAGATION_DELAY_S,
+            response_rate: Default::default(),
         }
     }
 }

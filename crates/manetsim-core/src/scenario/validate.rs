@@ -703,6 +703,18 @@ impl Checker<'_> {
                 ),
             );
         }
+        if m.response_rate == crate::mac::ResponseRate::Standard
+            && MacStandard::parse(&m.standard).is_some_and(|s| s.rates_bps().is_none())
+        {
+            return self.fail(
+                "mac.response_rate",
+                format!(
+                    "\"standard\" picks among a standard's mandatory rates: standard = \"{}\" \
+                     runs at any rate and has none (use \"802.11b\", \"802.11a\" or \"802.11g\")",
+                    m.standard
+                ),
+            );
+        }
         self.at_least_one("mac.short_retry_limit", m.short_retry_limit.into())?;
         self.at_least_one("mac.long_retry_limit", m.long_retry_limit.into())?;
         self.at_least_one("mac.queue_packets", m.queue_packets.into())?;
@@ -1642,6 +1654,11 @@ mod tests {
             |s| s.mac.max_propagation_delay_s = -2e-6,
             "mac.max_propagation_delay_s",
             "≥ 0",
+        );
+        refused(
+            |s| s.mac.response_rate = crate::mac::ResponseRate::Standard,
+            "mac.response_rate",
+            "has none (use \"802.11b\"",
         );
         refused(
             |s| s.mac.max_propagation_delay_s = 0.01,

@@ -780,6 +780,9 @@ pub(crate) struct World {
     /// `[mac] tie_rule = "ns2"`: receptions keep the sub-nanosecond part
     /// of their propagation delays (see [`Phase`]).
     phased: bool,
+    /// `[mac] response_rate = "standard"`: a MAC is told the rate of each
+    /// data frame it receives, to answer at the rate that goes with it.
+    response_rates: bool,
     /// `[mac] ll_delay_s`: how long a packet takes through the link layer,
     /// each way.
     ll_delay_ns: SimTime,
@@ -1147,6 +1150,13 @@ impl World {
                     self.nodes[n as usize].mac.corrupt_reception(serial);
                 }
             }
+        }
+        if self.response_rates
+            && slot.frame.ra == n
+            && slot.frame.kind == crate::mac::FrameKind::Data
+        {
+            let rate = self.nodes[slot.frame.ta as usize].mac.rate_of(&slot.frame);
+            self.nodes[n as usize].mac.receiving_at(rate);
         }
         if let Some(errors) = self.bit_errors.as_mut() {
             if slot.frame.ra == n || slot.frame.ra == BROADCAST {

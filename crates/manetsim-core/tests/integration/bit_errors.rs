@@ -3,7 +3,7 @@
 //! reach shorter the faster it is.
 
 use crate::common::*;
-use manetsim_core::mac::Phy;
+use manetsim_core::mac::{Phy, ResponseRate};
 use manetsim_core::phy::{ErrorModel, RadioParams};
 use manetsim_core::scenario::{ErrorModelKind, Propagation, RateControlKind, Scenario};
 
@@ -211,6 +211,32 @@ fn arf_finds_the_rate_the_distance_allows() {
         far_arf < far_aarf && far_aarf < far_36,
         "{far_arf} {far_aarf} {far_36}"
     );
+}
+
+#[test]
+fn arf_with_the_standards_response_rates_is_answered_at_the_rate_it_climbs_to() {
+    // Near, ARF climbs to 54 Mb/s; its ACKs then come at 24 Mb/s rather
+    // than 6, and every exchange is 16 µs shorter.
+    let run = |arf: bool, response_rate: ResponseRate| {
+        let mut s = saturated_pair(100.0, 54_000_000, arf);
+        s.mac.response_rate = response_rate;
+        run_checked(&s)
+    };
+    let basic = run(true, ResponseRate::Basic);
+    let standard = run(true, ResponseRate::Standard);
+    let constant = run(false, ResponseRate::Standard);
+    let kbps = |r: &manetsim_core::RunResult| r.flows[0].throughput_kbps;
+    println!(
+        "ARF: basic-rate ACKs {:.0}, the standard's {:.0}, a constant 54 Mb/s {:.0} kbit/s",
+        kbps(&basic),
+        kbps(&standard),
+        kbps(&constant)
+    );
+    let gain = kbps(&standard) / kbps(&basic);
+    assert!(gain > 1.04 && gain < 1.06, "{gain}");
+    assert!(kbps(&standard) / kbps(&constant) > 0.99);
+    // Each rate's ACKs come in time: nothing is retried.
+    assert_eq!(standard.mac.ack_failures, 0);
 }
 
 #[test]

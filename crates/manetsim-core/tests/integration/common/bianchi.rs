@@ -67,6 +67,10 @@ pub struct Dcf {
     /// A backoff waits DIFS after EIFS (`[mac] eifs_rule = "ns2"`), not
     /// only EIFS (`"standard"`).
     pub difs_after_eifs: bool,
+    /// The rate of the ACK that answers data, when not the basic rate
+    /// (`[mac] response_rate = "standard"`); EIFS still counts an ACK at
+    /// the basic rate.
+    pub ack_rate: Option<f64>,
 }
 
 impl Default for Dcf {
@@ -82,6 +86,7 @@ impl Default for Dcf {
             w: 32.0,
             m: 5,
             difs_after_eifs: true,
+            ack_rate: None,
         }
     }
 }
@@ -109,6 +114,7 @@ impl Dcf {
             w: 16.0,
             m: 6,
             difs_after_eifs: true,
+            ack_rate: None,
         }
     }
 
@@ -161,7 +167,8 @@ pub fn saturation_bps(
     let ps = n as f64 * t * (1.0 - t).powi(n as i32 - 1) / ptr;
     let data = d.airtime.of(payload_bytes + overhead_bytes, d.data_rate);
     let ctl = |bytes: u32| d.airtime.of(bytes, d.basic_rate);
-    let (ack, rts, cts) = (ctl(14), ctl(20), ctl(14));
+    let (eifs_ack, rts, cts) = (ctl(14), ctl(20), ctl(14));
+    let ack = d.ack_rate.map_or(eifs_ack, |r| d.airtime.of(14, r));
     // The others' wait after a collision: EIFS, and DIFS more as ns-2.35.
     let after = if d.difs_after_eifs { 2.0 } else { 1.0 } * d.difs;
     let (ts, tc) = if rts_cts {
@@ -170,7 +177,10 @@ pub fn saturation_bps(
             rts + d.sifs + cts + after,
         )
     } else {
-        (data + d.sifs + ack + d.difs, data + d.sifs + ack + after)
+        (
+            data + d.sifs + ack + d.difs,
+            data + d.sifs + eifs_ack + after,
+        )
     };
     let payload_bits = (payload_bytes * 8) as f64;
     ps * ptr * payload_bits / ((1.0 - ptr) * d.slot + ptr * ps * ts + ptr * (1.0 - ps) * tc)
