@@ -446,6 +446,13 @@ impl Dcf {
         self.responses.is_some()
     }
 
+    /// The same, from the shared parameters: the MAC's own `responses`
+    /// lies in a cache line its sending path does not otherwise touch.
+    #[inline]
+    fn answers_at_response_rates(&self) -> bool {
+        self.p.response_rate == super::ResponseRate::Standard
+    }
+
     /// The rate of the data frame whose end comes next (the world tells
     /// it before [`Self::on_rx_end`]): its ACK goes at the response rate
     /// of it.
@@ -900,7 +907,7 @@ impl Dcf {
             bytes: self.p.data_frame_bytes(&packet),
             packet: Some(packet),
         };
-        if unicast && self.responses.is_some() {
+        if unicast && self.answers_at_response_rates() {
             frame.duration_ns = self.p.sifs_ns + self.p.ack_time_after(self.data_rate_bps(&frame));
         }
         self.tx_uses_rts = unicast && msdu >= self.p.rts_threshold_bytes;
@@ -921,7 +928,7 @@ impl Dcf {
 
     fn make_rts(&mut self) {
         let data = self.pkt_tx.as_ref().expect("RTS needs a data frame");
-        let ack_time = if self.responses.is_some() {
+        let ack_time = if self.answers_at_response_rates() {
             self.p.ack_time_after(self.data_rate_bps(data))
         } else {
             self.p.ack_time()
@@ -1043,6 +1050,9 @@ impl Dcf {
                     return Ctrl::Dropped;
                 }
                 self.set_tx_state(TxState::Cts, now, out);
+                if let Some(r) = self.responses.as_deref_mut() {
+                    r.sent_rate_bps = rate;
+                }
                 let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
                 // Wait until the DATA should have arrived (the RTS's
                 // duration counted an ACK at a rate this MAC is not told:
@@ -1053,15 +1063,16 @@ impl Dcf {
             }
             _ => {
                 self.set_tx_state(TxState::Ack, now, out);
-                if let Some(r) = self.responses.as_deref() {
-                    rate = r.ack_rate_bps;
+                match self.responses.as_deref_mut() {
+                    None => self.p.ack_time(),
+                    Some(r) => {
+                        rate = r.ack_rate_bps;
+                        r.sent_rate_bps = rate;
+                        self.p.txtime(super::ACK_BYTES, rate)
+                    }
                 }
-                self.p.txtime(super::ACK_BYTES, rate)
             }
         };
-        if let Some(r) = self.responses.as_deref_mut() {
-            r.sent_rate_bps = rate;
-        }
         let frame = self.pkt_ctrl.expect("checked above").frame(self.id);
         self.transmit(now, frame, rate, timeout, out);
         Ctrl::Sent
@@ -1107,7 +1118,7 @@ impl Dcf {
         let air = self.data_airtime(f);
         let rate = self.data_rate_bps(f);
         let mut ack_time = self.p.ack_time();
-        if unicast && self.responses.is_some() {
+        if unicast && self.answers_at_response_rates() {
             // A retry may go at another rate than the first try, and be
             // answered at another.
             ack_time = self.p.ack_time_after(rate);
