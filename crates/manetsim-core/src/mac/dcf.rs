@@ -1050,8 +1050,10 @@ impl Dcf {
                     return Ctrl::Dropped;
                 }
                 self.set_tx_state(TxState::Cts, now, out);
-                if let Some(r) = self.responses.as_deref_mut() {
-                    r.sent_rate_bps = rate;
+                if self.answers_at_response_rates() {
+                    if let Some(r) = self.responses.as_deref_mut() {
+                        r.sent_rate_bps = rate;
+                    }
                 }
                 let dur = self.pkt_ctrl.as_ref().map_or(0, |f| f.duration_ns);
                 // Wait until the DATA should have arrived (the RTS's
@@ -1063,13 +1065,14 @@ impl Dcf {
             }
             _ => {
                 self.set_tx_state(TxState::Ack, now, out);
-                match self.responses.as_deref_mut() {
-                    None => self.p.ack_time(),
-                    Some(r) => {
-                        rate = r.ack_rate_bps;
-                        r.sent_rate_bps = rate;
-                        self.p.txtime(super::ACK_BYTES, rate)
-                    }
+                if !self.answers_at_response_rates() {
+                    self.p.ack_time()
+                } else if let Some(r) = self.responses.as_deref_mut() {
+                    rate = r.ack_rate_bps;
+                    r.sent_rate_bps = rate;
+                    self.p.txtime(super::ACK_BYTES, rate)
+                } else {
+                    self.p.ack_time()
                 }
             }
         };
@@ -1577,8 +1580,10 @@ impl Dcf {
 
     fn send_ack(&mut self, to: NodeId) {
         self.pkt_ctrl = Some(Control::new(FrameKind::Ack, to, 0));
-        if let Some(r) = self.responses.as_deref_mut() {
-            r.ack_rate_bps = self.p.response_rate_bps(r.rx_rate_bps);
+        if self.answers_at_response_rates() {
+            if let Some(r) = self.responses.as_deref_mut() {
+                r.ack_rate_bps = self.p.response_rate_bps(r.rx_rate_bps);
+            }
         }
     }
 
