@@ -524,6 +524,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         eager_power_w: Default::default(),
         phased: s.mac.tie_rule == crate::mac::TieRule::Ns2,
         response_rates: s.mac.response_rate == crate::mac::ResponseRate::Standard,
+        rx_end_hooks: !s.loss.is_empty()
+            || s.radio.error_model != crate::scenario::ErrorModelKind::None
+            || s.mac.response_rate == crate::mac::ResponseRate::Standard,
         ll_delay_ns: from_secs(s.mac.ll_delay_s),
         parked: Vec::new(),
         parked_free: Vec::new(),

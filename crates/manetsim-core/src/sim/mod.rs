@@ -783,6 +783,10 @@ pub(crate) struct World {
     /// `[mac] response_rate = "standard"`: a MAC is told the rate of each
     /// data frame it receives, to answer at the rate that goes with it.
     response_rates: bool,
+    /// Whether anything acts on a frame as it ends at a receiver, before
+    /// the MAC: a loss model, bit errors or response rates
+    /// ([`World::before_rx_end`]).
+    rx_end_hooks: bool,
     /// `[mac] ll_delay_s`: how long a packet takes through the link layer,
     /// each way.
     ll_delay_ns: SimTime,
@@ -1137,7 +1141,28 @@ impl World {
         self.events += 1;
         let mut out = std::mem::take(&mut self.out);
         self.sync(now, n, &mut out);
+        if self.rx_end_hooks {
+            self.before_rx_end(now, n, tx);
+        }
         let slot = self.air[tx as usize].as_mut().expect("frame on the air");
+        let serial = slot.serial;
+        self.nodes[n as usize]
+            .mac
+            .on_rx_end(now, serial, &slot.frame, &mut out);
+        slot.pending -= 1;
+        if slot.pending == 0 {
+            self.air[tx as usize] = None;
+            self.air_free.push(tx);
+        }
+        self.finish_mac(now, n, out);
+    }
+
+    /// What acts on frame `tx` as it ends at node `n`, before its MAC:
+    /// loss models placed before the MAC, bit errors, and the rate a MAC
+    /// answering at IEEE 802.11's response rates is told.
+    #[inline(never)]
+    fn before_rx_end(&mut self, now: SimTime, n: u32, tx: u32) {
+        let slot = self.air[tx as usize].as_ref().expect("frame on the air");
         let serial = slot.serial;
         if !self.losses.is_empty() && (slot.frame.ra == n || slot.frame.ra == BROADCAST) {
             let packet = slot.frame.packet.as_ref();
@@ -1172,15 +1197,6 @@ impl World {
                 }
             }
         }
-        self.nodes[n as usize]
-            .mac
-            .on_rx_end(now, serial, &slot.frame, &mut out);
-        slot.pending -= 1;
-        if slot.pending == 0 {
-            self.air[tx as usize] = None;
-            self.air_free.push(tx);
-        }
-        self.finish_mac(now, n, out);
     }
 
     /// Applies the MAC's actions, then feeds it the next queued packet.
