@@ -12,7 +12,7 @@ pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_B
 pub use ifq::{Enqueued, PriQueue};
 pub use params::{
     BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
-    ResponseRate, TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
+    ResponseRate, SlotTime, TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
 };
 pub use rate_control::{
     Arf, AARF_MAX_SUCCESS_THRESHOLD, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD,

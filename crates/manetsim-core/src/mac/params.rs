@@ -154,6 +154,19 @@ pub enum EifsRule {
     Standard,
 }
 
+/// 802.11g's slot time (`[mac] slot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotTime {
+    /// 20 µs, 802.11b's, which an ERP network keeps while any station
+    /// might not take the short one.
+    #[default]
+    Long,
+    /// 9 µs, which an ERP network whose stations all support it uses
+    /// (IEEE 802.11-2012, 19.4.4).
+    Short,
+}
+
 /// The rate a CTS or ACK goes at (`[mac] response_rate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -380,7 +393,10 @@ impl MacParams {
             MacStandard::Dsss => (Phy::Dsss, 20, 10, 31),
             MacStandard::B => (Phy::HrDsss { short_preamble }, 20, 10, 31),
             MacStandard::A => (Phy::Ofdm, 9, 16, 15),
-            MacStandard::G => (Phy::Erp { short_preamble }, 20, 10, 15),
+            MacStandard::G => {
+                let slot_us = if m.slot == SlotTime::Short { 9 } else { 20 };
+                (Phy::Erp { short_preamble }, slot_us, 10, 15)
+            }
         };
         let slot_ns = slot_us * NS_PER_US;
         let sifs_ns = sifs_us * NS_PER_US;
@@ -610,6 +626,25 @@ mod tests {
         assert_eq!(basic.response_rate_bps(mb(54.0)), mb(6.0));
         assert_eq!(basic.ack_time_after(mb(54.0)), basic.ack_time());
         assert_eq!(basic.ack_time(), 44_000);
+    }
+
+    #[test]
+    fn erp_takes_the_short_slot_when_asked() {
+        let g = |slot| {
+            MacParams::from_scenario(&scenario::Mac {
+                standard: "802.11g".into(),
+                basic_rate_bps: 6_000_000,
+                slot,
+                ..Default::default()
+            })
+        };
+        let (long, short) = (g(SlotTime::Long), g(SlotTime::Short));
+        assert_eq!((long.slot_ns, long.difs_ns), (20_000, 50_000));
+        assert_eq!((short.slot_ns, short.difs_ns), (9_000, 28_000));
+        // EIFS (ns-2's rule, DIFS after it): SIFS, the ACK at 6 Mb/s with
+        // its 6 µs extension, and DIFS.
+        assert_eq!(short.eifs_ns, 10_000 + 50_000 + 28_000);
+        assert_eq!(short.sifs_ns, long.sifs_ns);
     }
 
     #[test]

@@ -499,6 +499,10 @@ pub struct Mac {
     /// and more), see [`crate::mac::Preamble`].
     #[serde(default)]
     pub preamble: crate::mac::Preamble,
+    /// 802.11g's slot: `long` (20 µs) or `short` (9 µs), see
+    /// [`crate::mac::SlotTime`].
+    #[serde(default)]
+    pub slot: crate::mac::SlotTime,
     /// 0 = RTS/CTS before every unicast frame (ns-2 default). Frames whose
     /// MAC payload is at least this long use RTS/CTS.
     #[serde(default)]
@@ -600,6 +604,7 @@ impl Default for Mac {
             data_rate_bps: default_data_rate_bps(),
             basic_rate_bps: default_basic_rate_bps(),
             preamble: Default::default(),
+            slot: Default::default(),
             rts_threshold_bytes: 0,
             short_retry_limit: default_short_retry_limit(),
             long_retry_limit: default_long_retry_limit(),

@@ -686,6 +686,18 @@ impl Checker<'_> {
                 );
             }
         }
+        if m.slot == crate::mac::SlotTime::Short
+            && MacStandard::parse(&m.standard).is_some_and(|s| s != MacStandard::G)
+        {
+            return self.fail(
+                "mac.slot",
+                format!(
+                    "\"short\" is 802.11g's 9 µs slot, for networks of ERP stations alone; \
+                     standard = \"{}\" has one slot (802.11a's is 9 µs already)",
+                    m.standard
+                ),
+            );
+        }
         if m.rate_control != RateControlKind::Constant
             && MacStandard::parse(&m.standard).is_some_and(|s| s.rates_bps().is_none())
         {
@@ -1654,6 +1666,11 @@ mod tests {
             |s| s.mac.max_propagation_delay_s = -2e-6,
             "mac.max_propagation_delay_s",
             "≥ 0",
+        );
+        refused(
+            |s| s.mac.slot = crate::mac::SlotTime::Short,
+            "mac.slot",
+            "standard = \"802.11\" has one slot",
         );
         refused(
             |s| s.mac.response_rate = crate::mac::ResponseRate::Standard,

@@ -2,7 +2,7 @@
 
 use crate::common::bianchi::{saturation_bps, Dcf};
 use crate::common::*;
-use manetsim_core::mac::{EifsRule, Preamble, ResponseRate};
+use manetsim_core::mac::{EifsRule, Preamble, ResponseRate, SlotTime};
 use manetsim_core::scenario::Mac;
 use std::f64::consts::PI;
 
@@ -108,6 +108,11 @@ fn check_under(standard: &str, rates: (f64, f64), short: bool, d: &Dcf, window_s
             Preamble::Long
         },
         eifs_rule,
+        slot: if standard == "802.11g" && d.slot < 10e-6 {
+            SlotTime::Short
+        } else {
+            SlotTime::Long
+        },
         response_rate: if d.ack_rate.is_some() {
             ResponseRate::Standard
         } else {
@@ -155,6 +160,28 @@ fn hr_dsss_802_11b_at_11_mbps_with_the_short_preamble_matches_bianchi() {
 #[test]
 fn erp_ofdm_802_11g_at_24_mbps_matches_bianchi() {
     check_under("802.11g", (24.0, 6.0), false, &Dcf::g(24e6, 6e6), 8.0);
+}
+
+/// An ERP network of 802.11g stations alone takes the 9 µs slot: DIFS is
+/// then 28 µs, against 50.
+#[test]
+fn erp_ofdm_802_11g_at_24_mbps_with_the_short_slot_matches_bianchi() {
+    let d = Dcf {
+        slot: 9e-6,
+        difs: 28e-6,
+        ..Dcf::g(24e6, 6e6)
+    };
+    check_under("802.11g", (24.0, 6.0), false, &d, 8.0);
+    // One station: 7.5 slots of 9 µs and a DIFS of 28 µs rather than 7.5
+    // of 20 and 50, 104.5 µs less a frame.
+    let one = |d: &Dcf| saturation_bps(1, 1000, OVERHEAD_BYTES, false, d);
+    let long = Dcf::g(24e6, 6e6);
+    let cycle = |d: &Dcf| 8000.0 / one(d);
+    assert!(
+        (cycle(&long) - cycle(&d) - 104.5e-6).abs() < 1e-9,
+        "{}",
+        cycle(&long) - cycle(&d)
+    );
 }
 
 /// With the standard's EIFS the others wait one DIFS less after a
