@@ -20,11 +20,11 @@ CHAIN = scenario(TCP_UDP_CHAIN, name="captured-chain", mac={"arp": "ns2"}, outpu
 NODES = TCP_UDP_CHAIN["nodes"]["count"]
 
 
-def records(path: Path) -> list[tuple[int, bytes]]:
-    """Each record's time in nanoseconds and frame."""
+def records(path: Path, linktype: int = 105) -> list[tuple[int, bytes]]:
+    """Each record's time in nanoseconds and frame (radiotap header included)."""
     data = path.read_bytes()
-    magic, major, minor, _, _, snaplen, linktype = struct.unpack_from("<IHHiIII", data)
-    assert (magic, major, minor, snaplen, linktype) == (0xA1B23C4D, 2, 4, 65535, 105)
+    head = struct.unpack_from("<IHHiIII", data)
+    assert (*head[:3], *head[5:]) == (0xA1B23C4D, 2, 4, 65535, linktype)
     out = []
     at = 24
     while at < len(data):
@@ -137,3 +137,30 @@ def test_wireshark_dissects_every_frame_with_valid_checksums(tmp_path: Path, pro
     seen = {p for stack in protocols for p in stack.split(":")}
     routing = {"aodv": "aodv", "dsr": "dsr", "olsr": "olsr"}[protocol]
     assert {"wlan", "llc", "ip", "tcp", "udp", "arp", routing} <= seen, seen
+
+
+RATE_ADAPTATION = EXAMPLES / "rate_adaptation.toml"
+
+
+def test_radiotap_headers_show_the_rates_arf_climbs_through(tmp_path: Path):
+    overrides = {"output.pcap": True, "output.pcap_radiotap": True, "duration_s": 2.0}
+    manetsim.run(RATE_ADAPTATION, overrides=overrides, pcap=tmp_path / "run")
+    # Node 1 sends to the receiver, node 0: its data frames (0x08) climb
+    # from 6 Mb/s to 54 (12 to 108 units of 500 kb/s); its RTSs go at 6.
+    rates: dict[int, set[int]] = {}
+    for _, frame in records(tmp_path / "run-1.pcap", linktype=127):
+        assert frame[:8] == bytes([0, 0, 14, 0, 0x0C, 0, 0, 0])
+        assert struct.unpack_from("<HH", frame, 10) == (5180, 0x0140)
+        rates.setdefault(frame[14], set()).add(frame[8])
+    assert rates[0x08] == {12, 18, 24, 36, 48, 72, 96, 108}
+    assert rates[0xB4] == {12}
+    if shutil.which("tshark") is not None:
+        shown = tshark(tmp_path / "run-1.pcap", "-T", "fields", "-e", "wlan_radio.data_rate")
+        assert {float(x) for x in shown.split()} >= {6.0, 54.0}
+
+
+def test_radiotap_without_captures_is_a_clear_error():
+    proc = cli("run", QUICKSTART, "--set", "output.pcap_radiotap=true")
+    message = assert_clean_error(proc)
+    assert "output.pcap_radiotap" in message
+    assert "output.pcap = true" in message

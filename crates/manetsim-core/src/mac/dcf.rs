@@ -869,6 +869,16 @@ impl Dcf {
         }
     }
 
+    /// The rate a data frame for `ra` would go at now (for a capture's
+    /// radiotap header: the frames it is asked about have just ended).
+    pub fn data_rate_to(&self, ra: NodeId) -> u64 {
+        match &self.arf {
+            _ if ra == BROADCAST => self.p.basic_rate_bps,
+            Some(arf) => arf.rate_bps(ra),
+            None => self.p.data_rate_bps,
+        }
+    }
+
     fn data_airtime(&self, f: &Frame) -> SimTime {
         self.p.txtime(f.bytes, self.data_rate_bps(f))
     }

@@ -1421,6 +1421,10 @@ fn default_loss_where() -> LossWhere {
 pub struct Output {
     #[serde(default)]
     pub pcap: bool,
+    /// Each node's capture opens every record with a radiotap header (the
+    /// frame's rate and the channel), link type 127.
+    #[serde(default)]
+    pub pcap_radiotap: bool,
     #[serde(default)]
     pub ns2_trace: bool,
 }

@@ -50,6 +50,12 @@ pub fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     for (i, l) in s.loss.iter().enumerate() {
         c.loss(i, l, s.nodes.count)?;
     }
+    if s.output.pcap_radiotap && !s.output.pcap {
+        return c.fail(
+            "output.pcap_radiotap",
+            "radiotap headers go in the packet captures, which output.pcap = true asks for",
+        );
+    }
     support::check(s, source)
 }
 
@@ -1973,6 +1979,15 @@ mod tests {
         });
         accepted(|s| s.output.pcap = true);
         accepted(|s| s.output.ns2_trace = true);
+        refused(
+            |s| s.output.pcap_radiotap = true,
+            "output.pcap_radiotap",
+            "output.pcap = true asks",
+        );
+        accepted(|s| {
+            s.output.pcap = true;
+            s.output.pcap_radiotap = true;
+        });
         // Value errors come before not-yet-supported ones.
         refused(
             |s| {

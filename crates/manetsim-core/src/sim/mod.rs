@@ -200,6 +200,13 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
         };
         let nodes = world.nodes.len() as u32;
         let mut encoder = pcap::Encoder::new(scenario.routing.protocol);
+        if scenario.output.pcap_radiotap {
+            // A standard a run does not support is refused before this.
+            let standard = crate::mac::MacStandard::parse(&scenario.mac.standard)
+                .unwrap_or(crate::mac::MacStandard::Dsss);
+            encoder =
+                encoder.with_radiotap(pcap::Radiotap::new(scenario.radio.frequency_hz, standard));
+        }
         let mut hosts = 0;
         if let Some(g) = &scenario.gateway {
             hosts = g.hosts;
@@ -1242,7 +1249,8 @@ impl World {
                             seq,
                             retry,
                         };
-                        p.received_data(now, n, &h, &packet);
+                        let rate = self.nodes[from as usize].mac.data_rate_to(ra);
+                        p.received_data(now, n, &h, &packet, rate);
                     }
                     let sender = &mut self.nodes[from as usize];
                     if sender.mac.pending_seq() == Some((seq, n)) {
@@ -1278,7 +1286,8 @@ impl World {
                         t.frame_received(now, n, &frame);
                     }
                     if let Some(p) = &mut self.pcap {
-                        p.received(now, n, &frame);
+                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
+                        p.received(now, n, &frame, rate);
                     }
                 }
                 MacAction::Collided { tx_id } => {
@@ -1297,7 +1306,8 @@ impl World {
                         t.frame_refused(now, n, &frame, why);
                     }
                     if let Some(p) = &mut self.pcap {
-                        p.received(now, n, &frame);
+                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
+                        p.received(now, n, &frame, rate);
                     }
                 }
                 MacAction::Duplicate { frame } => {
@@ -1305,7 +1315,8 @@ impl World {
                         t.frame_duplicate(now, n, &frame);
                     }
                     if let Some(p) = &mut self.pcap {
-                        p.received(now, n, &frame);
+                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
+                        p.received(now, n, &frame, rate);
                     }
                 }
             }
@@ -1927,7 +1938,7 @@ impl World {
             t.frame(now, n, &frame);
         }
         if let Some(p) = &mut self.pcap {
-            p.sent(now, n, &frame);
+            p.sent(now, n, &frame, self.nodes[n as usize].mac.rate_of(&frame));
         }
         let mut emptied = std::mem::take(&mut self.emptied);
         let serial = self.next_serial;

@@ -935,6 +935,50 @@ pub(super) fn pcap_records_of(bytes: &[u8], linktype: u32) -> Vec<(SimTime, Vec<
 }
 
 #[test]
+fn radiotap_captures_show_each_frames_rate() {
+    // A 3-node 802.11g chain, data at 54 Mb/s (108 units of 500 kb/s),
+    // RTS/CTS at 6 (12), ACKs at the standard's response rate, 24 (48).
+    let s = scenario_with(
+        CBR_CHAIN3,
+        &[
+            "mac.standard=802.11g",
+            "mac.data_rate_bps=54000000",
+            "mac.basic_rate_bps=6000000",
+            "mac.response_rate=standard",
+            "output.pcap=true",
+            "output.pcap_radiotap=true",
+        ],
+    );
+    let dir = fresh_dir("manetsim-sim-radiotap");
+    let outputs = Outputs {
+        ns2_trace: None,
+        pcap_prefix: Some(&dir.join("run")),
+    };
+    let r = run_with(&s, &outputs).unwrap();
+    assert_eq!((r.flows[0].sent, r.flows[0].received), (1, 1));
+    let mut rates = std::collections::BTreeMap::new();
+    for n in 0..3u32 {
+        let bytes = std::fs::read(dir.join(format!("run-{n}.pcap"))).unwrap();
+        let records = pcap_records_of(&bytes, crate::trace::pcap::LINKTYPE_IEEE802_11_RADIOTAP);
+        assert!(!records.is_empty());
+        for (_, f) in &records {
+            // The header: length 14, the rate, then the channel: the
+            // scenario's frequency, OFDM in 2.4 GHz.
+            assert_eq!(&f[..8], &[0, 0, 14, 0, 0x0c, 0, 0, 0]);
+            assert_eq!(&f[12..14], &[0xc0, 0]);
+            let freq = u16::from_le_bytes([f[10], f[11]]);
+            assert_eq!(f64::from(freq), (s.radio.frequency_hz / 1e6).round());
+            *rates.entry((f[14], f[8])).or_insert(0) += 1;
+        }
+    }
+    // RTS 0xb4, CTS 0xc4, data 0x08, ACK 0xd4: each at its own rate.
+    let kinds: std::collections::BTreeSet<_> = rates.keys().copied().collect();
+    let expected = [(0x08, 108), (0xb4, 12), (0xc4, 12), (0xd4, 48)];
+    assert_eq!(kinds, expected.into_iter().collect(), "{rates:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn captures_change_nothing_and_hold_every_frame_each_node_sent_or_was_sent() {
     use crate::trace::pcap::{mac_address, FLOW_PORT_BASE};
     let text = MOBILE_AODV

@@ -62,7 +62,7 @@
 //! open between flushes.
 
 use crate::engine::SimTime;
-use crate::mac::{Frame, FrameKind};
+use crate::mac::{Frame, FrameKind, MacStandard};
 use crate::net::{NodeId, Packet, PacketKind, BROADCAST};
 use crate::scenario::RoutingProtocol;
 use crate::transport::sctp::{
@@ -79,6 +79,60 @@ use std::path::{Path, PathBuf};
 pub const LINKTYPE_IEEE802_11: u32 = 105;
 /// pcap's link type for bare IP datagrams (a host's wired link).
 pub const LINKTYPE_RAW: u32 = 101;
+/// An 802.11 frame after a radiotap header (`[output] pcap_radiotap`).
+pub const LINKTYPE_IEEE802_11_RADIOTAP: u32 = 127;
+
+/// The radiotap header each record of a node's capture opens with, with
+/// `[output] pcap_radiotap = true`: the frame's rate and the channel (its
+/// frequency, band and modulation), so that Wireshark shows at which rate
+/// each frame went. Fields as radiotap.org defines them: Rate (bit 2, in
+/// 500 kb/s), then Channel (bit 3: the frequency in MHz and flags),
+/// aligned to two bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Radiotap {
+    freq_mhz: u16,
+    standard: MacStandard,
+}
+
+/// The header's length: 8 bytes, the rate, a byte of padding, the channel.
+const RADIOTAP_LEN: u16 = 14;
+const RADIOTAP_PRESENT: u32 = (1 << 2) | (1 << 3);
+const CHANNEL_CCK: u16 = 0x0020;
+const CHANNEL_OFDM: u16 = 0x0040;
+const CHANNEL_2GHZ: u16 = 0x0080;
+const CHANNEL_5GHZ: u16 = 0x0100;
+
+impl Radiotap {
+    /// The header for a radio at `frequency_hz` under `standard`.
+    pub fn new(frequency_hz: f64, standard: MacStandard) -> Self {
+        Self {
+            freq_mhz: (frequency_hz / 1e6).round().clamp(0.0, f64::from(u16::MAX)) as u16,
+            standard,
+        }
+    }
+
+    /// Appends the header of a frame sent at `rate_bps`.
+    pub fn write(&self, rate_bps: u64, out: &mut Vec<u8>) {
+        let band = if self.freq_mhz >= 4_000 {
+            CHANNEL_5GHZ
+        } else {
+            CHANNEL_2GHZ
+        };
+        let ofdm = match self.standard {
+            MacStandard::Dsss | MacStandard::B => false,
+            MacStandard::A => true,
+            MacStandard::G => !crate::mac::DSSS_RATES_BPS.contains(&rate_bps),
+        };
+        let modulation = if ofdm { CHANNEL_OFDM } else { CHANNEL_CCK };
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&RADIOTAP_LEN.to_le_bytes());
+        out.extend_from_slice(&RADIOTAP_PRESENT.to_le_bytes());
+        out.push((rate_bps / 500_000).min(255) as u8);
+        out.push(0);
+        out.extend_from_slice(&self.freq_mhz.to_le_bytes());
+        out.extend_from_slice(&(band | modulation).to_le_bytes());
+    }
+}
 /// The magic number of a pcap file with nanosecond timestamps.
 pub const MAGIC_NANOSECONDS: u32 = 0xa1b2_3c4d;
 /// The longest record a reader is told to expect.
@@ -183,6 +237,7 @@ impl GatewayView {
 pub struct Encoder {
     protocol: RoutingProtocol,
     gateway: Option<GatewayView>,
+    radiotap: Option<Radiotap>,
 }
 
 impl Encoder {
@@ -190,7 +245,15 @@ impl Encoder {
         Self {
             protocol,
             gateway: None,
+            radiotap: None,
         }
+    }
+
+    /// Each node's records open with `radiotap`'s header, and its capture
+    /// has link type [`LINKTYPE_IEEE802_11_RADIOTAP`].
+    pub fn with_radiotap(mut self, radiotap: Radiotap) -> Self {
+        self.radiotap = Some(radiotap);
+        self
     }
 
     /// With a gateway: a flow's packets carry its ends' addresses (a
@@ -652,7 +715,9 @@ impl PcapTrace {
             error: None,
         };
         for n in 0..nodes + hosts {
-            let linktype = if n < nodes {
+            let linktype = if n < nodes && trace.encoder.radiotap.is_some() {
+                LINKTYPE_IEEE802_11_RADIOTAP
+            } else if n < nodes {
                 LINKTYPE_IEEE802_11
             } else {
                 LINKTYPE_RAW
@@ -681,36 +746,54 @@ impl PcapTrace {
         Ok(trace)
     }
 
-    /// A frame node `node` puts on the air at `now`.
-    pub fn sent(&mut self, now: SimTime, node: NodeId, f: &Frame) {
-        self.capture(now, node, |e, out| e.frame(f, out));
+    /// A frame node `node` puts on the air at `now`, at `rate_bps`.
+    pub fn sent(&mut self, now: SimTime, node: NodeId, f: &Frame, rate_bps: u64) {
+        self.capture(now, node, Some(rate_bps), |e, out| e.frame(f, out));
     }
 
-    /// Encodes a record with `encode` into the scratch buffer and adds it
-    /// to `node`'s capture.
-    fn capture(&mut self, now: SimTime, node: NodeId, encode: impl FnOnce(&Encoder, &mut Vec<u8>)) {
+    /// Encodes a record with `encode` into the scratch buffer, after the
+    /// radiotap header of a frame at `rate_bps` when the encoder asks for
+    /// one, and adds it to `node`'s capture.
+    fn capture(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        rate_bps: Option<u64>,
+        encode: impl FnOnce(&Encoder, &mut Vec<u8>),
+    ) {
         let mut frame = std::mem::take(&mut self.frame);
         frame.clear();
+        if let (Some(r), Some(rate)) = (self.encoder.radiotap, rate_bps) {
+            r.write(rate, &mut frame);
+        }
         encode(&self.encoder, &mut frame);
         self.push(now, node, &frame);
         self.frame = frame;
     }
 
-    /// A frame for node `node` (or broadcast) that its MAC decoded at `now`.
-    pub fn received(&mut self, now: SimTime, node: NodeId, f: &Frame) {
-        self.sent(now, node, f);
+    /// A frame for node `node` (or broadcast) that its MAC decoded at
+    /// `now`, sent at `rate_bps`.
+    pub fn received(&mut self, now: SimTime, node: NodeId, f: &Frame, rate_bps: u64) {
+        self.sent(now, node, f, rate_bps);
     }
 
-    /// A data frame with header `h` carrying `p`, decoded by node `node`'s
-    /// MAC at `now`.
-    pub fn received_data(&mut self, now: SimTime, node: NodeId, h: &DataHeader, p: &Packet) {
-        self.capture(now, node, |e, out| e.data(h, p, out));
+    /// A data frame with header `h` carrying `p`, sent at `rate_bps` and
+    /// decoded by node `node`'s MAC at `now`.
+    pub fn received_data(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        h: &DataHeader,
+        p: &Packet,
+        rate_bps: u64,
+    ) {
+        self.capture(now, node, Some(rate_bps), |e, out| e.data(h, p, out));
     }
 
     /// A packet on host `host`'s link, at `now`: as the host starts
     /// sending it, or as its last bit reaches the host.
     pub fn wired(&mut self, now: SimTime, host: NodeId, p: &Packet) {
-        self.capture(now, host, |e, out| e.wired(p, out));
+        self.capture(now, host, None, |e, out| e.wired(p, out));
     }
 
     fn push(&mut self, now: SimTime, node: NodeId, frame: &[u8]) {

@@ -512,9 +512,9 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
     // Enough records for node 1 to flush its buffer along the way.
     let many = FLUSH_BYTES / (16 + 10) + 10;
     for i in 0..many as u64 {
-        t.sent(i, 1, &ack);
+        t.sent(i, 1, &ack, 1_000_000);
     }
-    t.received(5, 0, &ack);
+    t.received(5, 0, &ack, 1_000_000);
     assert!(names(&dir).iter().all(|n| n.ends_with(".partial")));
     assert_eq!(t.first(), Some(dir.join("run-0.pcap").as_path()));
     assert_eq!(t.finish().unwrap(), 2);
@@ -526,6 +526,54 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
     let one = std::fs::read(dir.join("run-1.pcap")).unwrap();
     assert_eq!(one.len(), 24 + many * 26);
     assert_eq!(&one[..24], &file_header(LINKTYPE_IEEE802_11));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn radiotap_headers_carry_the_rate_and_the_channel() {
+    let header = |freq_hz: f64, standard: MacStandard, rate_bps: u64| {
+        let mut out = Vec::new();
+        Radiotap::new(freq_hz, standard).write(rate_bps, &mut out);
+        out
+    };
+    // Version 0, length 14, Rate and Channel present; 54 Mb/s is 108
+    // units of 500 kb/s; 5,180 MHz, OFDM (0x0040) in 5 GHz (0x0100).
+    let a = header(5.18e9, MacStandard::A, 54_000_000);
+    assert_eq!(
+        a,
+        [0, 0, 14, 0, 0x0c, 0, 0, 0, 108, 0, 0x3c, 0x14, 0x40, 0x01]
+    );
+    // 802.11b at 5.5 Mb/s on 2,412 MHz: CCK (0x0020) in 2.4 GHz (0x0080).
+    let b = header(2.412e9, MacStandard::B, 5_500_000);
+    assert_eq!(&b[8..], &[11, 0, 0x6c, 0x09, 0xa0, 0x00]);
+    // 802.11g: each frame's own modulation.
+    assert_eq!(
+        &header(2.412e9, MacStandard::G, 11_000_000)[12..],
+        &[0xa0, 0]
+    );
+    assert_eq!(
+        &header(2.412e9, MacStandard::G, 6_000_000)[12..],
+        &[0xc0, 0]
+    );
+    // ns-2's 914 MHz DSSS at 2 Mb/s.
+    assert_eq!(
+        &header(914e6, MacStandard::Dsss, 2_000_000)[8..],
+        &[4, 0, 0x92, 0x03, 0xa0, 0]
+    );
+    // A capture with them has link type 127, and its records open with
+    // the header; a host's capture stays bare IPv4.
+    let dir = scratch("radiotap");
+    let encoder =
+        Encoder::new(RoutingProtocol::Aodv).with_radiotap(Radiotap::new(5.18e9, MacStandard::A));
+    let mut t = PcapTrace::create(&dir.join("run"), 1, 0, encoder).unwrap();
+    t.sent(7, 0, &Frame::control(FrameKind::Ack, 0, 1, 0), 24_000_000);
+    t.finish().unwrap();
+    let bytes = std::fs::read(dir.join("run-0.pcap")).unwrap();
+    assert_eq!(&bytes[..24], &file_header(LINKTYPE_IEEE802_11_RADIOTAP));
+    assert_eq!(bytes.len(), 24 + 16 + 14 + 10);
+    assert_eq!(bytes[24 + 16 + 8], 48);
+    // The ACK's frame control after the header.
+    assert_eq!(bytes[24 + 16 + 14], 0xd4);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
