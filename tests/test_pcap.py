@@ -147,13 +147,23 @@ def test_radiotap_headers_show_the_rates_arf_climbs_through(tmp_path: Path):
     manetsim.run(RATE_ADAPTATION, overrides=overrides, pcap=tmp_path / "run")
     # Node 1 sends to the receiver, node 0: its data frames (0x08) climb
     # from 6 Mb/s to 54 (12 to 108 units of 500 kb/s); its RTSs go at 6.
+    # The CTSs and ACKs it receives carry their power (dBm, one byte).
     rates: dict[int, set[int]] = {}
+    signals: set[int] = set()
     for _, frame in records(tmp_path / "run-1.pcap", linktype=127):
-        assert frame[:8] == bytes([0, 0, 14, 0, 0x0C, 0, 0, 0])
+        length, present = struct.unpack_from("<HI", frame, 2)
         assert struct.unpack_from("<HH", frame, 10) == (5180, 0x0140)
-        rates.setdefault(frame[14], set()).add(frame[8])
+        kind = frame[length]
+        rates.setdefault(kind, set()).add(frame[8])
+        if kind in (0xC4, 0xD4):
+            assert (length, present) == (15, 0x2C)
+            signals.add(struct.unpack_from("<b", frame, 14)[0])
+        else:
+            assert (length, present) == (14, 0x0C)
     assert rates[0x08] == {12, 18, 24, 36, 48, 72, 96, 108}
     assert rates[0xB4] == {12}
+    assert len(signals) == 1
+    assert -100 < signals.pop() < -20
     if shutil.which("tshark") is not None:
         shown = tshark(tmp_path / "run-1.pcap", "-T", "fields", "-e", "wlan_radio.data_rate")
         assert {float(x) for x in shown.split()} >= {6.0, 54.0}

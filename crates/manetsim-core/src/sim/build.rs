@@ -526,7 +526,9 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         response_rates: s.mac.response_rate == crate::mac::ResponseRate::Standard,
         rx_end_hooks: !s.loss.is_empty()
             || s.radio.error_model != crate::scenario::ErrorModelKind::None
-            || s.mac.response_rate == crate::mac::ResponseRate::Standard,
+            || s.mac.response_rate == crate::mac::ResponseRate::Standard
+            || (s.output.pcap && s.output.pcap_radiotap),
+        rx_signal_w: None,
         ll_delay_ns: from_secs(s.mac.ll_delay_s),
         parked: Vec::new(),
         parked_free: Vec::new(),

@@ -792,8 +792,11 @@ pub(crate) struct World {
     response_rates: bool,
     /// Whether anything acts on a frame as it ends at a receiver, before
     /// the MAC: a loss model, bit errors or response rates
-    /// ([`World::before_rx_end`]).
+    /// ([`World::before_rx_end`]), or a capture with radiotap headers.
     rx_end_hooks: bool,
+    /// The power of the frame a node has just decoded, for a capture's
+    /// radiotap header.
+    rx_signal_w: Option<f64>,
     /// `[mac] ll_delay_s`: how long a packet takes through the link layer,
     /// each way.
     ll_delay_ns: SimTime,
@@ -1162,11 +1165,15 @@ impl World {
             self.air_free.push(tx);
         }
         self.finish_mac(now, n, out);
+        if self.rx_end_hooks {
+            self.rx_signal_w = None;
+        }
     }
 
     /// What acts on frame `tx` as it ends at node `n`, before its MAC:
-    /// loss models placed before the MAC, bit errors, and the rate a MAC
-    /// answering at IEEE 802.11's response rates is told.
+    /// loss models placed before the MAC, bit errors, the rate a MAC
+    /// answering at IEEE 802.11's response rates is told, and the power a
+    /// capture's radiotap header shows.
     #[inline(never)]
     fn before_rx_end(&mut self, now: SimTime, n: u32, tx: u32) {
         let slot = self.air[tx as usize].as_ref().expect("frame on the air");
@@ -1203,6 +1210,9 @@ impl World {
                     }
                 }
             }
+        }
+        if self.pcap.is_some() {
+            self.rx_signal_w = self.nodes[n as usize].mac.intact_reception(serial);
         }
     }
 
@@ -1250,7 +1260,7 @@ impl World {
                             retry,
                         };
                         let rate = self.nodes[from as usize].mac.data_rate_to(ra);
-                        p.received_data(now, n, &h, &packet, rate);
+                        p.received_data(now, n, &h, &packet, rate, self.rx_signal_w);
                     }
                     let sender = &mut self.nodes[from as usize];
                     if sender.mac.pending_seq() == Some((seq, n)) {
@@ -1287,7 +1297,7 @@ impl World {
                     }
                     if let Some(p) = &mut self.pcap {
                         let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate);
+                        p.received(now, n, &frame, rate, self.rx_signal_w);
                     }
                 }
                 MacAction::Collided { tx_id } => {
@@ -1307,7 +1317,7 @@ impl World {
                     }
                     if let Some(p) = &mut self.pcap {
                         let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate);
+                        p.received(now, n, &frame, rate, self.rx_signal_w);
                     }
                 }
                 MacAction::Duplicate { frame } => {
@@ -1316,7 +1326,7 @@ impl World {
                     }
                     if let Some(p) = &mut self.pcap {
                         let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate);
+                        p.received(now, n, &frame, rate, self.rx_signal_w);
                     }
                 }
             }

@@ -961,14 +961,29 @@ fn radiotap_captures_show_each_frames_rate() {
         let bytes = std::fs::read(dir.join(format!("run-{n}.pcap"))).unwrap();
         let records = pcap_records_of(&bytes, crate::trace::pcap::LINKTYPE_IEEE802_11_RADIOTAP);
         assert!(!records.is_empty());
+        let me = crate::trace::pcap::mac_address(n);
         for (_, f) in &records {
-            // The header: length 14, the rate, then the channel: the
-            // scenario's frequency, OFDM in 2.4 GHz.
-            assert_eq!(&f[..8], &[0, 0, 14, 0, 0x0c, 0, 0, 0]);
+            // The header: the rate, then the channel (the scenario's
+            // frequency, OFDM in 2.4 GHz), then for a frame received its
+            // power: two-ray ground's at 200 m with ns-2's defaults,
+            // 8.9e-10 W, is -60 dBm.
+            let len = usize::from(f[2]);
+            let wlan = &f[len..];
+            let (fc, ra) = (wlan[0], &wlan[4..10]);
+            let by_me = match fc {
+                0xb4 | 0x08 => wlan[10..16] == me,
+                _ => *ra != me,
+            };
+            if by_me {
+                assert_eq!(&f[..8], &[0, 0, 14, 0, 0x0c, 0, 0, 0]);
+            } else {
+                assert_eq!(&f[..8], &[0, 0, 15, 0, 0x2c, 0, 0, 0]);
+                assert_eq!(f[14] as i8, -60);
+            }
             assert_eq!(&f[12..14], &[0xc0, 0]);
             let freq = u16::from_le_bytes([f[10], f[11]]);
             assert_eq!(f64::from(freq), (s.radio.frequency_hz / 1e6).round());
-            *rates.entry((f[14], f[8])).or_insert(0) += 1;
+            *rates.entry((fc, f[8])).or_insert(0) += 1;
         }
     }
     // RTS 0xb4, CTS 0xc4, data 0x08, ACK 0xd4: each at its own rate.

@@ -85,18 +85,21 @@ pub const LINKTYPE_IEEE802_11_RADIOTAP: u32 = 127;
 /// The radiotap header each record of a node's capture opens with, with
 /// `[output] pcap_radiotap = true`: the frame's rate and the channel (its
 /// frequency, band and modulation), so that Wireshark shows at which rate
-/// each frame went. Fields as radiotap.org defines them: Rate (bit 2, in
-/// 500 kb/s), then Channel (bit 3: the frequency in MHz and flags),
-/// aligned to two bytes.
+/// each frame went, and for a frame received its power. Fields as
+/// radiotap.org defines them: Rate (bit 2, in 500 kb/s), then Channel (bit
+/// 3: the frequency in MHz and flags), aligned to two bytes, then for a
+/// received frame dBm Antenna Signal (bit 5, a signed byte).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Radiotap {
     freq_mhz: u16,
     standard: MacStandard,
 }
 
-/// The header's length: 8 bytes, the rate, a byte of padding, the channel.
+/// The header's length: 8 bytes, the rate, a byte of padding, the channel
+/// (and a byte of signal).
 const RADIOTAP_LEN: u16 = 14;
 const RADIOTAP_PRESENT: u32 = (1 << 2) | (1 << 3);
+const RADIOTAP_SIGNAL: u32 = 1 << 5;
 const CHANNEL_CCK: u16 = 0x0020;
 const CHANNEL_OFDM: u16 = 0x0040;
 const CHANNEL_2GHZ: u16 = 0x0080;
@@ -111,8 +114,9 @@ impl Radiotap {
         }
     }
 
-    /// Appends the header of a frame sent at `rate_bps`.
-    pub fn write(&self, rate_bps: u64, out: &mut Vec<u8>) {
+    /// Appends the header of a frame sent at `rate_bps`, received with
+    /// `signal_w` (in watts) if given.
+    pub fn write(&self, rate_bps: u64, signal_w: Option<f64>, out: &mut Vec<u8>) {
         let band = if self.freq_mhz >= 4_000 {
             CHANNEL_5GHZ
         } else {
@@ -124,13 +128,22 @@ impl Radiotap {
             MacStandard::G => !crate::mac::DSSS_RATES_BPS.contains(&rate_bps),
         };
         let modulation = if ofdm { CHANNEL_OFDM } else { CHANNEL_CCK };
+        let (len, present) = match signal_w {
+            Some(_) => (RADIOTAP_LEN + 1, RADIOTAP_PRESENT | RADIOTAP_SIGNAL),
+            None => (RADIOTAP_LEN, RADIOTAP_PRESENT),
+        };
         out.extend_from_slice(&[0, 0]);
-        out.extend_from_slice(&RADIOTAP_LEN.to_le_bytes());
-        out.extend_from_slice(&RADIOTAP_PRESENT.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&present.to_le_bytes());
         out.push((rate_bps / 500_000).min(255) as u8);
         out.push(0);
         out.extend_from_slice(&self.freq_mhz.to_le_bytes());
         out.extend_from_slice(&(band | modulation).to_le_bytes());
+        if let Some(w) = signal_w {
+            // dBm, rounded, within a signed byte.
+            let dbm = (10.0 * (w * 1e3).log10()).round().clamp(-128.0, 127.0);
+            out.push(dbm as i8 as u8);
+        }
     }
 }
 /// The magic number of a pcap file with nanosecond timestamps.
@@ -748,7 +761,7 @@ impl PcapTrace {
 
     /// A frame node `node` puts on the air at `now`, at `rate_bps`.
     pub fn sent(&mut self, now: SimTime, node: NodeId, f: &Frame, rate_bps: u64) {
-        self.capture(now, node, Some(rate_bps), |e, out| e.frame(f, out));
+        self.capture(now, node, Some((rate_bps, None)), |e, out| e.frame(f, out));
     }
 
     /// Encodes a record with `encode` into the scratch buffer, after the
@@ -758,13 +771,13 @@ impl PcapTrace {
         &mut self,
         now: SimTime,
         node: NodeId,
-        rate_bps: Option<u64>,
+        rate_bps: Option<(u64, Option<f64>)>,
         encode: impl FnOnce(&Encoder, &mut Vec<u8>),
     ) {
         let mut frame = std::mem::take(&mut self.frame);
         frame.clear();
-        if let (Some(r), Some(rate)) = (self.encoder.radiotap, rate_bps) {
-            r.write(rate, &mut frame);
+        if let (Some(r), Some((rate, signal_w))) = (self.encoder.radiotap, rate_bps) {
+            r.write(rate, signal_w, &mut frame);
         }
         encode(&self.encoder, &mut frame);
         self.push(now, node, &frame);
@@ -772,9 +785,18 @@ impl PcapTrace {
     }
 
     /// A frame for node `node` (or broadcast) that its MAC decoded at
-    /// `now`, sent at `rate_bps`.
-    pub fn received(&mut self, now: SimTime, node: NodeId, f: &Frame, rate_bps: u64) {
-        self.sent(now, node, f, rate_bps);
+    /// `now`, sent at `rate_bps` and received with `signal_w` (if known).
+    pub fn received(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        f: &Frame,
+        rate_bps: u64,
+        signal_w: Option<f64>,
+    ) {
+        self.capture(now, node, Some((rate_bps, signal_w)), |e, out| {
+            e.frame(f, out)
+        });
     }
 
     /// A data frame with header `h` carrying `p`, sent at `rate_bps` and
@@ -786,8 +808,11 @@ impl PcapTrace {
         h: &DataHeader,
         p: &Packet,
         rate_bps: u64,
+        signal_w: Option<f64>,
     ) {
-        self.capture(now, node, Some(rate_bps), |e, out| e.data(h, p, out));
+        self.capture(now, node, Some((rate_bps, signal_w)), |e, out| {
+            e.data(h, p, out)
+        });
     }
 
     /// A packet on host `host`'s link, at `now`: as the host starts

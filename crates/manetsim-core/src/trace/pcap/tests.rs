@@ -514,7 +514,7 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
     for i in 0..many as u64 {
         t.sent(i, 1, &ack, 1_000_000);
     }
-    t.received(5, 0, &ack, 1_000_000);
+    t.received(5, 0, &ack, 1_000_000, None);
     assert!(names(&dir).iter().all(|n| n.ends_with(".partial")));
     assert_eq!(t.first(), Some(dir.join("run-0.pcap").as_path()));
     assert_eq!(t.finish().unwrap(), 2);
@@ -533,7 +533,7 @@ fn captures_appear_whole_under_their_names_only_when_finished() {
 fn radiotap_headers_carry_the_rate_and_the_channel() {
     let header = |freq_hz: f64, standard: MacStandard, rate_bps: u64| {
         let mut out = Vec::new();
-        Radiotap::new(freq_hz, standard).write(rate_bps, &mut out);
+        Radiotap::new(freq_hz, standard).write(rate_bps, None, &mut out);
         out
     };
     // Version 0, length 14, Rate and Channel present; 54 Mb/s is 108
@@ -560,6 +560,13 @@ fn radiotap_headers_carry_the_rate_and_the_channel() {
         &header(914e6, MacStandard::Dsss, 2_000_000)[8..],
         &[4, 0, 0x92, 0x03, 0xa0, 0]
     );
+    // A frame received adds its power in dBm (bit 5): 1e-10 W is -70 dBm,
+    // and the header grows to 15 bytes.
+    let mut received = Vec::new();
+    Radiotap::new(5.18e9, MacStandard::A).write(54_000_000, Some(1e-10), &mut received);
+    assert_eq!(&received[..8], &[0, 0, 15, 0, 0x2c, 0, 0, 0]);
+    assert_eq!(received[14] as i8, -70);
+    assert_eq!(&received[8..14], &a[8..]);
     // A capture with them has link type 127, and its records open with
     // the header; a host's capture stays bare IPv4.
     let dir = scratch("radiotap");
