@@ -1251,7 +1251,7 @@ impl World {
                     if let Some(t) = &mut self.trace {
                         t.mac_received('r', now, n, "---", &packet, mac);
                     }
-                    if let Some(p) = &mut self.pcap {
+                    if self.pcap.is_some() {
                         let h = DataHeader {
                             ta: from,
                             ra,
@@ -1259,8 +1259,7 @@ impl World {
                             seq,
                             retry,
                         };
-                        let rate = self.nodes[from as usize].mac.data_rate_to(ra);
-                        p.received_data(now, n, &h, &packet, rate, self.rx_signal_w);
+                        self.capture_received_data(now, n, &h, &packet);
                     }
                     let sender = &mut self.nodes[from as usize];
                     if sender.mac.pending_seq() == Some((seq, n)) {
@@ -1295,9 +1294,8 @@ impl World {
                     if let Some(t) = &mut self.trace {
                         t.frame_received(now, n, &frame);
                     }
-                    if let Some(p) = &mut self.pcap {
-                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate, self.rx_signal_w);
+                    if self.pcap.is_some() {
+                        self.capture_received(now, n, &frame);
                     }
                 }
                 MacAction::Collided { tx_id } => {
@@ -1315,18 +1313,16 @@ impl World {
                     if let Some(t) = &mut self.trace {
                         t.frame_refused(now, n, &frame, why);
                     }
-                    if let Some(p) = &mut self.pcap {
-                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate, self.rx_signal_w);
+                    if self.pcap.is_some() {
+                        self.capture_received(now, n, &frame);
                     }
                 }
                 MacAction::Duplicate { frame } => {
                     if let Some(t) = &mut self.trace {
                         t.frame_duplicate(now, n, &frame);
                     }
-                    if let Some(p) = &mut self.pcap {
-                        let rate = self.nodes[frame.ta as usize].mac.rate_of(&frame);
-                        p.received(now, n, &frame, rate, self.rx_signal_w);
+                    if self.pcap.is_some() {
+                        self.capture_received(now, n, &frame);
                     }
                 }
             }
@@ -1335,6 +1331,37 @@ impl World {
         self.pump(now, n);
         self.nodes[n as usize].note_mac();
         self.schedule_sync(n);
+    }
+
+    /// Adds `frame`, which node `n` decoded at `now`, to its capture.
+    #[cold]
+    #[inline(never)]
+    fn capture_received(&mut self, now: SimTime, n: u32, frame: &Frame) {
+        let rate = self.nodes[frame.ta as usize].mac.rate_of(frame);
+        if let Some(p) = &mut self.pcap {
+            p.received(now, n, frame, rate, self.rx_signal_w);
+        }
+    }
+
+    /// Adds the data frame with header `h` carrying `packet`, which node
+    /// `n` decoded at `now`, to its capture.
+    #[cold]
+    #[inline(never)]
+    fn capture_received_data(&mut self, now: SimTime, n: u32, h: &DataHeader, packet: &Packet) {
+        let rate = self.nodes[h.ta as usize].mac.data_rate_to(h.ra);
+        if let Some(p) = &mut self.pcap {
+            p.received_data(now, n, h, packet, rate, self.rx_signal_w);
+        }
+    }
+
+    /// Adds `frame`, which node `n` puts on the air at `now`, to its capture.
+    #[cold]
+    #[inline(never)]
+    fn capture_sent(&mut self, now: SimTime, n: u32, frame: &Frame) {
+        let rate = self.nodes[n as usize].mac.rate_of(frame);
+        if let Some(p) = &mut self.pcap {
+            p.sent(now, n, frame, rate);
+        }
     }
 
     /// Hands the next queued packet to an idle MAC.
@@ -1947,8 +1974,8 @@ impl World {
         if let Some(t) = &mut self.trace {
             t.frame(now, n, &frame);
         }
-        if let Some(p) = &mut self.pcap {
-            p.sent(now, n, &frame, self.nodes[n as usize].mac.rate_of(&frame));
+        if self.pcap.is_some() {
+            self.capture_sent(now, n, &frame);
         }
         let mut emptied = std::mem::take(&mut self.emptied);
         let serial = self.next_serial;
