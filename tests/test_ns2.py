@@ -1972,3 +1972,12 @@ def test_bit_errors_and_a_longer_response_timeout_are_not_exported():
         ns2.export_tcl(fixture, ["mac.max_propagation_delay_s=7e-6"], 1)
     # ns-2.35's own value exports.
     assert "Mac/802_11" in ns2.export_tcl(fixture, ["mac.max_propagation_delay_s=2e-6"], 1)
+
+
+def test_fading_is_not_exported():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    for fading in ("rayleigh", "nakagami"):
+        with pytest.raises(ns2.ExportError, match=r"radio\.fading.*draw no fading"):
+            ns2.export_tcl(fixture, [f"radio.fading={fading}"], 1)
+    # The Nakagami keys alone change nothing, and export.
+    assert "Mac/802_11" in ns2.export_tcl(fixture, ["radio.nakagami_m0=3"], 1)

@@ -125,6 +125,7 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         "mac.standard": {"mac": {"standard": "802.11a"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
         "radio.error_model": {"radio": {"error_model": "awgn"}},
+        "radio.fading": {"radio": {"fading": "rayleigh"}},
         "mac.rate_control": {"mac": {"standard": "802.11b", "rate_control": "arf"}},
         "mac.response_rate": {"mac": {"standard": "802.11b", "response_rate": "standard"}},
         "flows.0.tcp.variant": {

@@ -762,6 +762,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
             f'"{c["radio"]["error_model"]}": ns-2.35\'s WirelessPhy decodes every frame above '
             'RXThresh_ and has no bit errors; error_model = "none" is what it runs',
         )
+    if c["radio"].get("fading", "none") != "none":
+        raise ExportError(
+            "radio.fading",
+            f'"{c["radio"]["fading"]}": ns-2.35\'s propagation models draw no fading over '
+            'two-ray ground, free space or shadowing; fading = "none" is what it runs',
+        )
     max_prop_s = float(c["mac"].get("max_propagation_delay_s", NS2_MAX_PROPAGATION_DELAY_S))
     if max_prop_s != NS2_MAX_PROPAGATION_DELAY_S:
         raise ExportError(

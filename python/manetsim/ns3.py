@@ -340,6 +340,12 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             f'"{radio["error_model"]}": the ns-3 program keeps ns-3\'s own error-rate model '
             "and the comparison's thresholds; manetsim's is not mirrored",
         )
+    if radio.get("fading", "none") != "none":
+        raise Ns3Error(
+            "radio.fading",
+            f'"{radio["fading"]}": the ns-3 program adds no NakagamiPropagationLossModel '
+            "after two-ray ground",
+        )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
     if c.get("gateway"):

@@ -17,7 +17,7 @@ pub enum Stream {
     Mobility = 2,
     /// Per-flow application randomness (start jitter).
     FlowStart = 3,
-    /// Per-receiver shadowing draws.
+    /// Per-receiver draws of the channel: shadowing, then fading.
     Shadowing = 4,
     /// Initial placement (id 0).
     Placement = 5,
@@ -137,6 +137,35 @@ impl Rng {
         let u1 = 1.0 - self.uniform(); // (0, 1]
         let u2 = self.uniform();
         (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
+    /// A `Gamma(shape, 1)` draw, `shape > 0`: for shape 1 the exponential
+    /// (inversion); otherwise Marsaglia and Tsang's squeeze-and-reject
+    /// method (ACM TOMS 26(3), 2000), with a shape below 1 raised by one
+    /// and the draw multiplied by `U^(1/shape)`, as that paper shows.
+    pub fn gamma(&mut self, shape: f64) -> f64 {
+        if shape == 1.0 {
+            return self.exponential(1.0);
+        }
+        if shape < 1.0 {
+            let g = self.gamma(shape + 1.0);
+            return g * (1.0 - self.uniform()).powf(1.0 / shape);
+        }
+        let d = shape - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * d).sqrt();
+        loop {
+            let x = self.normal();
+            let v = 1.0 + c * x;
+            if v <= 0.0 {
+                continue;
+            }
+            let v = v * v * v;
+            let u = 1.0 - self.uniform(); // (0, 1]
+            let x2 = x * x;
+            if u < 1.0 - 0.0331 * x2 * x2 || u.ln() < 0.5 * x2 + d * (1.0 - v + v.ln()) {
+                return d * v;
+            }
+        }
     }
 }
 

@@ -9,10 +9,12 @@
 //! error_model = "awgn"` unless its bits are in error ([`ErrorModel`]).
 
 mod error;
+mod fading;
 mod grid;
 mod propagation;
 
 pub use error::{erfc, q, CodeRate, ErrorModel, Modulation};
+pub use fading::{gamma_q, Nakagami};
 pub use grid::SpatialGrid;
 pub use propagation::{
     propagation_delay_ns, propagation_remainder_ns, Propagation, RadioParams, SPEED_OF_LIGHT_MPS,

@@ -6,10 +6,14 @@
 //! - Log-normal shadowing: `Pr(d)[dB] = Pr_friis(d0)[dB] − 10 β log10(d/d0) + X`,
 //!   `X ~ N(0, σ²)` in dB, drawn per frame and receiver (ns-2 `Shadowing`).
 //!
+//! Any of them may be followed by Nakagami-m fading ([`Nakagami`]), also
+//! drawn per frame and receiver.
+//!
 //! With the WaveLAN defaults (0.28183815 W, 914 MHz, 1.5 m antennas),
 //! two-ray ground gives a 250 m receive range at RXThresh 3.652e-10 W and a
 //! 550 m carrier-sense range at CSThresh 1.559e-11 W.
 
+use super::fading::Nakagami;
 use crate::engine::Rng;
 use crate::scenario;
 use std::f64::consts::PI;
@@ -44,6 +48,11 @@ pub fn propagation_remainder_ns(d_m: f64, delay_ns: u64) -> f64 {
 /// be heard; bounds the search radius of the spatial index (P ≈ 3e-5).
 const SHADOWING_CUTOFF_SIGMAS: f64 = 4.0;
 
+/// The probability of a fade above which a frame may still be heard, the
+/// same as [`SHADOWING_CUTOFF_SIGMAS`]'s: bounds the search radius under
+/// fading.
+const FADING_CUTOFF_TAIL: f64 = 3e-5;
+
 /// Which propagation model, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Propagation {
@@ -68,6 +77,8 @@ pub struct RadioParams {
     pub cs_threshold_w: f64,
     /// Capture ratio as a power factor (10 dB → 10.0).
     pub capture_ratio: f64,
+    /// Fading after the propagation model, if any.
+    pub fading: Option<Nakagami>,
     /// The products of the parameters that every listener's power uses,
     /// computed once ([`Self::derive`]) with the operations in the order
     /// the formulas give them, so that each power is the same to the bit.
@@ -106,6 +117,7 @@ impl RadioParams {
             rx_threshold_w: r.rx_threshold_w,
             cs_threshold_w: r.cs_threshold_w,
             capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
+            fading: Nakagami::from_scenario(r),
             derived: Derived::default(),
         }
         .derive()
@@ -191,15 +203,25 @@ impl RadioParams {
         pr0 * (reference_distance_m / d).powf(path_loss_exponent)
     }
 
-    /// Received power for one frame at distance `d`; draws from `rng` only
-    /// for the shadowing model.
+    /// Whether a frame's power at a receiver is drawn ([`Self::rx_power_w`]),
+    /// not the mean power alone: under shadowing or fading.
+    pub fn draws(&self) -> bool {
+        matches!(self.model, Propagation::Shadowing { .. }) || self.fading.is_some()
+    }
+
+    /// Received power for one frame at distance `d`; draws from `rng` for
+    /// the shadowing model (first) and for fading.
     pub fn rx_power_w(&self, d: f64, rng: &mut Rng) -> f64 {
         let mean = self.mean_rx_power_w(d);
-        match self.model {
+        let shadowed = match self.model {
             Propagation::Shadowing { std_db, .. } if std_db > 0.0 => {
                 mean * 10f64.powf(std_db * rng.normal() / 10.0)
             }
             _ => mean,
+        };
+        match &self.fading {
+            Some(f) => shadowed * f.draw(d, rng),
+            None => shadowed,
         }
     }
 
@@ -232,26 +254,31 @@ impl RadioParams {
 
     /// A distance beyond which the mean power is surely below the
     /// carrier-sense threshold, so no receiver there needs its power
-    /// computed; infinite for shadowing, whose per-frame draws must not be
-    /// skipped. Slightly above the exact threshold distance, as a margin
-    /// for rounding (the models are monotone in distance).
+    /// computed; infinite for shadowing and fading, whose per-frame draws
+    /// must not be skipped. Slightly above the exact threshold distance, as
+    /// a margin for rounding (the models are monotone in distance).
     pub fn sense_cutoff_m(&self) -> f64 {
-        match self.model {
-            Propagation::Shadowing { .. } => f64::INFINITY,
-            _ => self.range_for_threshold_m(self.cs_threshold_w) * (1.0 + 1e-9),
+        if self.draws() {
+            f64::INFINITY
+        } else {
+            self.range_for_threshold_m(self.cs_threshold_w) * (1.0 + 1e-9)
         }
     }
 
     /// The radius beyond which no frame can reach the carrier-sense
     /// threshold: the spatial index searches this far around a sender.
+    /// Under shadowing, a frame this many standard deviations above the
+    /// mean; under fading, a fade this likely ([`FADING_CUTOFF_TAIL`]); under
+    /// both, the two together.
     pub fn max_interference_range_m(&self) -> f64 {
-        match self.model {
+        let shadow = match self.model {
             Propagation::Shadowing { std_db, .. } => {
-                let boost = 10f64.powf(SHADOWING_CUTOFF_SIGMAS * std_db / 10.0);
-                self.range_for_threshold_m(self.cs_threshold_w / boost)
+                10f64.powf(SHADOWING_CUTOFF_SIGMAS * std_db / 10.0)
             }
-            _ => self.range_for_threshold_m(self.cs_threshold_w),
-        }
+            _ => 1.0,
+        };
+        let fade = self.fading.map_or(1.0, |f| f.boost(FADING_CUTOFF_TAIL));
+        self.range_for_threshold_m(self.cs_threshold_w / (shadow * fade))
     }
 }
 

@@ -408,6 +408,51 @@ pub struct Radio {
     /// Added key: the receiver's noise figure, dB (`error_model = "awgn"`).
     #[serde(default = "default_noise_figure_db")]
     pub noise_figure_db: f64,
+    /// Added key: fading of each frame's power at each receiver
+    /// ([`crate::phy::Nakagami`]).
+    #[serde(default)]
+    pub fading: Fading,
+    /// Added keys: Nakagami's `m` below `nakagami_distance1_m`, below
+    /// `nakagami_distance2_m` and beyond (`fading = "nakagami"`; ns-3's
+    /// `NakagamiPropagationLossModel` attributes and defaults).
+    #[serde(default = "default_nakagami_m0")]
+    pub nakagami_m0: f64,
+    #[serde(default = "default_nakagami_m1")]
+    pub nakagami_m1: f64,
+    #[serde(default = "default_nakagami_m2")]
+    pub nakagami_m2: f64,
+    #[serde(default = "default_nakagami_distance1_m")]
+    pub nakagami_distance1_m: f64,
+    #[serde(default = "default_nakagami_distance2_m")]
+    pub nakagami_distance2_m: f64,
+}
+
+/// `[radio] fading`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fading {
+    /// Each frame arrives with the propagation model's power (ns-2.35).
+    #[default]
+    None,
+    /// Rayleigh fading: Nakagami's `m = 1` at every distance.
+    Rayleigh,
+    /// Nakagami-m fading, `m` by distance (the `nakagami_*` keys).
+    Nakagami,
+}
+fn default_nakagami_m0() -> f64 {
+    1.5
+}
+fn default_nakagami_m1() -> f64 {
+    0.75
+}
+fn default_nakagami_m2() -> f64 {
+    0.75
+}
+fn default_nakagami_distance1_m() -> f64 {
+    80.0
+}
+fn default_nakagami_distance2_m() -> f64 {
+    200.0
 }
 
 /// `[radio] error_model`.
@@ -474,6 +519,12 @@ impl Default for Radio {
             reference_distance_m: default_reference_distance_m(),
             error_model: ErrorModelKind::None,
             noise_figure_db: default_noise_figure_db(),
+            fading: Fading::None,
+            nakagami_m0: default_nakagami_m0(),
+            nakagami_m1: default_nakagami_m1(),
+            nakagami_m2: default_nakagami_m2(),
+            nakagami_distance1_m: default_nakagami_distance1_m(),
+            nakagami_distance2_m: default_nakagami_distance2_m(),
         }
     }
 }

@@ -623,7 +623,35 @@ impl Checker<'_> {
         self.positive("radio.path_loss_exponent", r.path_loss_exponent)?;
         self.non_negative("radio.shadowing_std_db", r.shadowing_std_db)?;
         self.positive("radio.reference_distance_m", r.reference_distance_m)?;
-        self.non_negative("radio.noise_figure_db", r.noise_figure_db)
+        self.non_negative("radio.noise_figure_db", r.noise_figure_db)?;
+        for (key, m) in [
+            ("radio.nakagami_m0", r.nakagami_m0),
+            ("radio.nakagami_m1", r.nakagami_m1),
+            ("radio.nakagami_m2", r.nakagami_m2),
+        ] {
+            if !(m.is_finite() && m >= 0.5) {
+                return self.fail(
+                    key,
+                    format!(
+                        "expected a finite number ≥ 0.5 (Nakagami's m: 1 is Rayleigh fading, 0.5 the deepest), got {}",
+                        fmt_float(m)
+                    ),
+                );
+            }
+        }
+        self.non_negative("radio.nakagami_distance1_m", r.nakagami_distance1_m)?;
+        self.non_negative("radio.nakagami_distance2_m", r.nakagami_distance2_m)?;
+        if r.nakagami_distance2_m < r.nakagami_distance1_m {
+            return self.fail(
+                "radio.nakagami_distance2_m",
+                format!(
+                    "{} m is below nakagami_distance1_m = {} m; m1 holds between the two, so distance2 must not be the nearer",
+                    fmt_float(r.nakagami_distance2_m),
+                    fmt_float(r.nakagami_distance1_m)
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// With `error_model = "awgn"`, each rate must have a modulation: under
@@ -1623,6 +1651,31 @@ mod tests {
             "radio.reference_distance_m",
             "> 0",
         );
+        refused(
+            |s| s.radio.nakagami_m0 = 0.4,
+            "radio.nakagami_m0",
+            "≥ 0.5 (Nakagami's m: 1 is Rayleigh fading, 0.5 the deepest), got 0.4",
+        );
+        refused(
+            |s| s.radio.nakagami_m2 = f64::INFINITY,
+            "radio.nakagami_m2",
+            "got inf",
+        );
+        accepted(|s| s.radio.nakagami_m1 = 0.5);
+        refused(
+            |s| s.radio.nakagami_distance1_m = -1.0,
+            "radio.nakagami_distance1_m",
+            "≥ 0",
+        );
+        refused(
+            |s| s.radio.nakagami_distance2_m = 50.0,
+            "radio.nakagami_distance2_m",
+            "50.0 m is below nakagami_distance1_m = 80.0 m",
+        );
+        accepted(|s| {
+            s.radio.fading = Fading::Nakagami;
+            s.radio.nakagami_distance2_m = 80.0;
+        });
         for p in [
             Propagation::TwoRayGround,
             Propagation::FreeSpace,

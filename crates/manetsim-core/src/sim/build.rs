@@ -15,7 +15,7 @@ use crate::mobility::Mobility;
 use crate::net::arp::ArpModel;
 use crate::net::NodeId;
 use crate::net::RoutingProtocol as _;
-use crate::phy::{Pos, Propagation, RadioParams, SpatialGrid};
+use crate::phy::{Pos, RadioParams, SpatialGrid};
 use crate::routing::aodv::{GatewayAdvertising, InternetGateway, LinkDetection};
 use crate::routing::aomdv::{Aomdv, AomdvConfig, Disjoint};
 use crate::routing::dsdv::{Dsdv, DsdvConfig};
@@ -420,11 +420,12 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     let floods = (flood_memory > 0 && !promiscuous && s.loss.is_empty() && s.energy.is_none())
         .then(|| FloodLog::new(nodes.len(), flood_memory));
 
-    let shadow_rng = match radio.model {
-        Propagation::Shadowing { .. } => (0..s.nodes.count as u64)
+    let shadow_rng = if radio.draws() {
+        (0..s.nodes.count as u64)
             .map(|i| Rng::new(s.seed, Stream::Shadowing, i))
-            .collect(),
-        _ => Vec::new(),
+            .collect()
+    } else {
+        Vec::new()
     };
 
     let end = from_secs(s.duration_s);

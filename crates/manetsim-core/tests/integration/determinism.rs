@@ -1,7 +1,7 @@
 //! Same scenario and seed → identical results; another seed → different ones.
 
 use crate::common::*;
-use manetsim_core::scenario::{Placement, Propagation};
+use manetsim_core::scenario::{Fading, Placement, Propagation, RoutingProtocol};
 
 fn busy_grid(seed: u64) -> manetsim_core::Scenario {
     let mut s = base(20.0, seed);
@@ -53,6 +53,20 @@ fn shadowing_is_reproducible_and_the_ledger_balances() {
     let a = run_checked(&s);
     let b = run_checked(&s);
     assert_eq!(fingerprint(&a), fingerprint(&b));
+}
+
+#[test]
+fn fading_over_shadowing_with_aodv_is_reproducible_and_the_ledger_balances() {
+    let mut s = busy_grid(3);
+    s.routing.protocol = RoutingProtocol::Aodv;
+    s.radio.propagation = Propagation::Shadowing;
+    let shadowed = run_checked(&s);
+    s.radio.fading = Fading::Nakagami;
+    let a = run_checked(&s);
+    let b = run_checked(&s);
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    assert_ne!(fingerprint(&a), fingerprint(&shadowed));
+    assert!(a.flows.iter().all(|f| f.received > 0), "{:?}", a.flows);
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod determinism;
 mod dsdv;
 mod dsr;
 mod energy;
+mod fading;
 mod loss;
 mod mobility_files;
 mod mobility_sim;

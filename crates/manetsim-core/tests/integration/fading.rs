@@ -1,0 +1,137 @@
+//! `[radio] fading`: each frame's power at each receiver drawn from
+//! Nakagami-m (Rayleigh for m = 1), so that a frame is received with the
+//! probability that its fade lifts it over the receive threshold.
+
+use crate::common::*;
+use manetsim_core::phy::{gamma_q, RadioParams};
+use manetsim_core::scenario::{Fading, Scenario};
+use manetsim_core::RunResult;
+
+/// Two nodes `d_m` apart under ns-2's WaveLAN defaults (two-ray ground,
+/// 250 m receive range), node 0 sending 512-byte UDP datagrams to node 1
+/// 50 times a second for 100 s with no RTS/CTS and no ARP.
+fn pair(d_m: f64) -> Scenario {
+    let mut s = base(101.0, 5);
+    place(&mut s, vec![[0.0, 0.0], [d_m, 0.0]]);
+    s.area.width_m = d_m + 10.0;
+    s.area.height_m = 10.0;
+    s.mac.rts_threshold_bytes = 3000;
+    s.flows.push(cbr(0, 1, 512, 512.0 * 8.0 * 50.0, 1.0, 101.0));
+    s
+}
+
+/// The probability that a frame `d_m` from its sender, with fading of
+/// parameter `m`, arrives at or above the receive threshold.
+fn expected(s: &Scenario, d_m: f64, m: f64) -> f64 {
+    let radio = RadioParams::from_scenario(&s.radio);
+    let needed = radio.rx_threshold_w / radio.mean_rx_power_w(d_m);
+    // The fade X ~ Gamma(m, 1/m): P(X ≥ needed) = Q(m, m needed).
+    gamma_q(m, m * needed)
+}
+
+/// The fractions of node 0's data frames that node 1 decoded, and of node
+/// 1's ACKs that node 0 decoded.
+fn fractions(r: &RunResult) -> (f64, f64) {
+    let (a, b) = (&r.nodes[0], &r.nodes[1]);
+    (
+        b.frames_received as f64 / a.frames_sent as f64,
+        a.frames_received as f64 / b.frames_sent as f64,
+    )
+}
+
+#[test]
+fn rayleigh_fading_receives_a_frame_as_often_as_its_fade_allows() {
+    // Where the mean power is twice the threshold, Rayleigh fading lets
+    // e^-0.5 = 60.7 % of frames through.
+    let d = 250.0 / 2f64.powf(0.25);
+    let mut s = pair(d);
+    s.radio.fading = Fading::Rayleigh;
+    let want = expected(&s, d, 1.0);
+    assert!((want - (-0.5f64).exp()).abs() < 1e-3, "{want}");
+    let r = run_checked(&s);
+    let (data, ack) = fractions(&r);
+    println!(
+        "Rayleigh at {d:.1} m: data {data:.4}, ACK {ack:.4} (of {} and {}), expected {want:.4}; \
+         retries {}, delivery {:.4}",
+        r.nodes[0].frames_sent,
+        r.nodes[1].frames_sent,
+        r.mac.retries,
+        delivery(&r, 0)
+    );
+    // About 8,000 data frames and 5,000 ACKs: 3 standard deviations are
+    // 0.016 and 0.021.
+    assert!((data - want).abs() < 0.02, "data {data} against {want}");
+    assert!((ack - want).abs() < 0.025, "ACK {ack} against {want}");
+    // A packet fails only when all 7 tries fail: 0.6^7 ≈ 0.3 %.
+    assert!(delivery(&r, 0) > 0.98, "{}", delivery(&r, 0));
+    assert!(r.mac.link_failures > 0);
+    // Without fading every frame at that distance gets through.
+    let calm = run_checked(&pair(d));
+    assert_eq!(fractions(&calm), (1.0, 1.0));
+    assert_eq!(calm.mac.retries, 0);
+    // The draws are the run's: the same again, to the bit.
+    let again = run_checked(&s);
+    assert_eq!(fractions(&again), (data, ack));
+    assert_eq!(again.flows, r.flows);
+}
+
+#[test]
+fn nakagami_m_is_chosen_by_the_distance() {
+    // At the same 210 m, m0 = 3 applies while distance1 is beyond it, and
+    // m1 = 0.75 once it is nearer: 81 % of frames, then 57 %.
+    let d = 250.0 / 2f64.powf(0.25);
+    for (distance1_m, m) in [(250.0, 3.0), (100.0, 0.75)] {
+        let mut s = pair(d);
+        s.radio.fading = Fading::Nakagami;
+        s.radio.nakagami_m0 = 3.0;
+        s.radio.nakagami_m1 = 0.75;
+        s.radio.nakagami_m2 = 8.0;
+        s.radio.nakagami_distance1_m = distance1_m;
+        s.radio.nakagami_distance2_m = 300.0;
+        let want = expected(&s, d, m);
+        let r = run_checked(&s);
+        let (data, ack) = fractions(&r);
+        println!("m = {m} at {d:.1} m: data {data:.4}, ACK {ack:.4}, expected {want:.4}");
+        assert!(
+            (data - want).abs() < 0.02,
+            "m {m}: data {data} against {want}"
+        );
+        assert!(
+            (ack - want).abs() < 0.025,
+            "m {m}: ACK {ack} against {want}"
+        );
+    }
+}
+
+#[test]
+fn a_frame_faded_up_is_heard_beyond_the_mean_range() {
+    // Rayleigh fading lifts a frame 10 × above its mean 1 time in 22,000;
+    // the search for listeners reaches as far as a fade of −ln 3e-5 ≈ 10.4.
+    let mut s = pair(100.0);
+    s.radio.fading = Fading::Rayleigh;
+    let radio = RadioParams::from_scenario(&s.radio);
+    let cs_range = radio.range_for_threshold_m(radio.cs_threshold_w);
+    let reach = radio.max_interference_range_m();
+    let fourth_root = (-(3e-5f64).ln()).powf(0.25);
+    assert!(
+        (reach / cs_range - fourth_root).abs() < 1e-6,
+        "{reach} m against {cs_range} m"
+    );
+    // A third node 300 m on node 0's other side (mean power 0.48 of the
+    // threshold, 510 m from node 1) overhears e^-2.07 = 12.6 % of node 0's
+    // frames, where without fading it decodes none.
+    let overheard = |fading: Fading| {
+        let mut s = pair(210.0);
+        s.nodes.positions.as_mut().unwrap().push([-300.0, 0.0]);
+        s.nodes.count = 3;
+        s.radio.fading = fading;
+        let r = run_checked(&s);
+        r.nodes[2].frames_received as f64 / r.nodes[0].frames_sent as f64
+    };
+    let want = expected(&s, 300.0, 1.0);
+    let got = overheard(Fading::Rayleigh);
+    println!("overheard at 300 m: {got:.4}, expected {want:.4}");
+    assert!((want - 0.126).abs() < 0.001, "{want}");
+    assert!((got - want).abs() < 0.015, "{got} against {want}");
+    assert_eq!(overheard(Fading::None), 0.0);
+}
