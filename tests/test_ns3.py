@@ -6,6 +6,7 @@ compiler, pkg-config and ns-3 install trees are faked where a test needs them).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ import pytest
 from manetsim import bench, ns3
 from manetsim.run import load_config, movements_ns2
 
-from helpers import REPO, SMALL_CHAIN, assert_clean_error, scenario, write_toml
+from helpers import REPO, SMALL_CHAIN, assert_clean_error, bench_module, scenario, write_toml
 
 SOURCE = REPO / "benches" / "ns3" / "manetsim_bench.cc"
 
@@ -125,7 +126,6 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         "mac.standard": {"mac": {"standard": "802.11a"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
         "radio.error_model": {"radio": {"error_model": "awgn"}},
-        "radio.fading": {"radio": {"fading": "rayleigh"}},
         "mac.rate_control": {"mac": {"standard": "802.11b", "rate_control": "arf"}},
         "mac.response_rate": {"mac": {"standard": "802.11b", "response_rate": "standard"}},
         "flows.0.tcp.variant": {
@@ -176,7 +176,9 @@ def test_against_accepts_both_simulators():
 
 
 def _accepted_options() -> set[str]:
-    return set(re.findall(r'cmd\.AddValue\("([A-Za-z]+)"', SOURCE.read_text(encoding="utf-8")))
+    return set(
+        re.findall(r'cmd\.AddValue\("([A-Za-z][A-Za-z0-9]*)"', SOURCE.read_text(encoding="utf-8"))
+    )
 
 
 def test_rwp50_command_line(tmp_path):
@@ -209,6 +211,29 @@ def test_rwp50_command_line(tmp_path):
     assert args["tcpDelayedAck"] == "false"
     assert Path(args["mobility"]).parent == tmp_path
     assert Path(args["flows"]).parent == tmp_path
+    # No fading: no Nakagami model after two-ray ground.
+    assert not any(key.startswith("nakagami") for key in args)
+
+
+def test_fading_is_ns3s_nakagami_model_after_two_ray_ground(tmp_path):
+    path = bench.reference_path("rwp50")
+    cases = {
+        "rayleigh": (["1.0", "1.0", "1.0"], ["0.0", "0.0"]),
+        "nakagami": (["3.0", "0.75", "0.75"], ["80.0", "250.0"]),
+    }
+    for fading, (m, distances) in cases.items():
+        overrides = [
+            f"radio.fading={fading}",
+            "radio.nakagami_m0=3",
+            "radio.nakagami_distance2_m=250",
+        ]
+        command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
+        args = dict(arg[2:].split("=", 1) for arg in command[1:])
+        assert len(args) == len(command) - 1
+        assert set(args) <= _accepted_options()
+        assert args["nakagami"] == "true"
+        assert [args[f"nakagamiM{i}"] for i in range(3)] == m
+        assert [args["nakagamiDistance1M"], args["nakagamiDistance2M"]] == distances
 
 
 def test_rwp50_mobility_file_is_manetsims_movements(tmp_path):
@@ -477,3 +502,56 @@ def test_ns3_range_is_ns2s_250_m(tmp_path):
         delivered[distance] = ns3.parse_result(proc.stdout)["udp_rx_packets"]
     assert delivered[249.0] == 18  # 0.5 s to 5 s at 4 packets/s, all received
     assert delivered[251.0] == 0
+
+
+def test_frame_lines_are_parsed():
+    out = (
+        "ns3-node 1 frames_sent=4 frames_received=7\n"
+        "ns3-node 0 frames_sent=9 frames_received=3\n"
+        "ns3-result scenario=pair nodes=2 events=12\n"
+    )
+    assert ns3.parse_frames(out) == [
+        {"frames_sent": 9, "frames_received": 3},
+        {"frames_sent": 4, "frames_received": 7},
+    ]
+    with pytest.raises(RuntimeError, match="no `ns3-node` line"):
+        ns3.parse_frames("ns3-result scenario=pair\n")
+
+
+def test_the_fading_comparisons_model_is_the_gamma_tail():
+    fading = bench_module("fading_ns3")
+    for x in (0.1, 0.5, 1.0, 2.5):
+        assert fading.gamma_q(1.0, x) == pytest.approx(math.exp(-x), rel=1e-12)
+        assert fading.gamma_q(3.0, x) == pytest.approx(
+            (1 + x + x * x / 2) * math.exp(-x), rel=1e-12
+        )
+    # Where two-ray ground's mean power is twice the threshold, e^-0.5.
+    distance = 250.0 / 2**0.25
+    doc = fading.scenario(distance)
+    rayleigh = fading.expected(doc, {"radio.fading": "rayleigh"}, distance, 1.0)
+    assert rayleigh == pytest.approx(math.exp(-0.5), abs=2e-3)
+    # manetsim alone (no ns-3 binary): its fractions match the model.
+    ours, theirs = fading.measure("rayleigh", distance, {}, 1, None)
+    assert theirs is None
+    forward, backward, delivered = ours.fractions()
+    assert forward == pytest.approx(rayleigh, abs=0.03)
+    assert backward == pytest.approx(rayleigh, abs=0.03)
+    assert delivered > 0.8
+
+
+@pytest.mark.real_ns3
+@pytest.mark.skipif(
+    not _ns3_installed() or shutil.which("g++") is None,
+    reason="ns-3 (Debian libns3-dev or PyPI ns3) is not installed",
+)
+def test_ns3s_nakagami_model_fades_frames_as_manetsim_does():
+    fading = bench_module("fading_ns3")
+    binary = ns3.build()
+    distance = 250.0 / 2**0.25
+    doc = fading.scenario(distance)
+    for kind, m in (("rayleigh", 1.0), ("nakagami", 0.75)):
+        want = fading.expected(doc, {"radio.fading": kind}, distance, m)
+        ours, theirs = fading.measure(kind, distance, {}, 2, binary)
+        assert theirs is not None
+        for got in (*ours.fractions()[:2], *theirs.fractions()[:2]):
+            assert got == pytest.approx(want, abs=0.03), kind

@@ -58,6 +58,27 @@ struct FlowSpec
     double rateBps = 0.0;
 };
 
+// Frames each node's PHY began to send and received whole (--frameCounts).
+struct FrameCount
+{
+    uint64_t sent = 0;
+    uint64_t received = 0;
+};
+
+std::vector<FrameCount> g_frames;
+
+void
+CountSent(uint32_t node, Ptr<const Packet> packet, double txPowerW)
+{
+    ++g_frames[node].sent;
+}
+
+void
+CountReceived(uint32_t node, Ptr<const Packet> packet)
+{
+    ++g_frames[node].received;
+}
+
 double
 WattsToDbm(double watts)
 {
@@ -119,6 +140,13 @@ main(int argc, char* argv[])
     double antennaHeightM = 1.5;
     double systemLoss = 1.0;
     double noiseFigureDb = -30.0;
+    // Fading after two-ray ground: none, or Nakagami-m by distance.
+    bool nakagami = false;
+    double nakagamiM0 = 1.5;
+    double nakagamiM1 = 0.75;
+    double nakagamiM2 = 0.75;
+    double nakagamiDistance1M = 80.0;
+    double nakagamiDistance2M = 200.0;
     // MAC.
     uint32_t dataRateBps = 2000000;
     uint32_t basicRateBps = 1000000;
@@ -132,6 +160,8 @@ main(int argc, char* argv[])
     bool tcpDelayedAck = false;
     // AODV.
     bool aodvHello = false;
+    // Output.
+    bool frameCounts = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario", "Scenario name (a label)", scenario);
@@ -148,6 +178,12 @@ main(int argc, char* argv[])
     cmd.AddValue("antennaHeightM", "Antenna height above the node (m)", antennaHeightM);
     cmd.AddValue("systemLoss", "System loss (ratio, >= 1)", systemLoss);
     cmd.AddValue("noiseFigureDb", "Receiver noise figure (dB); low so the thresholds rule", noiseFigureDb);
+    cmd.AddValue("nakagami", "Nakagami-m fading after two-ray ground", nakagami);
+    cmd.AddValue("nakagamiM0", "Nakagami m below nakagamiDistance1M", nakagamiM0);
+    cmd.AddValue("nakagamiM1", "Nakagami m below nakagamiDistance2M", nakagamiM1);
+    cmd.AddValue("nakagamiM2", "Nakagami m beyond nakagamiDistance2M", nakagamiM2);
+    cmd.AddValue("nakagamiDistance1M", "Where Nakagami's m1 takes over (m)", nakagamiDistance1M);
+    cmd.AddValue("nakagamiDistance2M", "Where Nakagami's m2 takes over (m)", nakagamiDistance2M);
     cmd.AddValue("dataRateBps", "802.11b data rate (1000000, 2000000, 5500000, 11000000)", dataRateBps);
     cmd.AddValue("basicRateBps", "802.11b basic (control) rate", basicRateBps);
     cmd.AddValue("rtsThresholdBytes", "RTS/CTS for frames above this size", rtsThresholdBytes);
@@ -158,6 +194,7 @@ main(int argc, char* argv[])
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
+    cmd.AddValue("frameCounts", "Print the frames each node sent and received", frameCounts);
     cmd.Parse(argc, argv);
 
     if (nodes == 0 || duration <= 0.0 || mobilityFile.empty() || flowsFile.empty())
@@ -221,6 +258,16 @@ main(int argc, char* argv[])
                                "Frequency", DoubleValue(frequencyHz),
                                "SystemLoss", DoubleValue(systemLoss),
                                "HeightAboveZ", DoubleValue(antennaHeightM));
+    if (nakagami)
+    {
+        // Each packet's power at each receiver, drawn after the mean.
+        channel.AddPropagationLoss("ns3::NakagamiPropagationLossModel",
+                                   "m0", DoubleValue(nakagamiM0),
+                                   "m1", DoubleValue(nakagamiM1),
+                                   "m2", DoubleValue(nakagamiM2),
+                                   "Distance1", DoubleValue(nakagamiDistance1M),
+                                   "Distance2", DoubleValue(nakagamiDistance2M));
+    }
     YansWifiPhyHelper phy;
     phy.SetChannel(channel.Create());
     phy.Set("TxPowerStart", DoubleValue(WattsToDbm(txPowerW)));
@@ -283,6 +330,19 @@ main(int argc, char* argv[])
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, all);
+    if (frameCounts)
+    {
+        // Every frame a PHY begins to send, and every one it receives
+        // whole and decodes, whoever it is for: manetsim's per-node
+        // frames_sent and frames_received.
+        g_frames.assign(nodes, FrameCount());
+        for (uint32_t i = 0; i < nodes; ++i)
+        {
+            Ptr<WifiPhy> wifiPhy = DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy();
+            wifiPhy->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&CountSent, i));
+            wifiPhy->TraceConnectWithoutContext("PhyRxEnd", MakeBoundCallback(&CountReceived, i));
+        }
+    }
 
     // AODV with link-layer feedback (as ns-2's and manetsim's: ns-3's AODV
     // hears of the MAC's dropped frames), no HELLOs unless --aodvHello.
@@ -362,6 +422,11 @@ main(int argc, char* argv[])
             std::cout << "ns3-flow " << i << " udp " << f.src << " " << f.dst << " tx_packets=" << tx
                       << " rx_packets=" << rx << "\n";
         }
+    }
+    for (uint32_t i = 0; i < g_frames.size(); ++i)
+    {
+        std::cout << "ns3-node " << i << " frames_sent=" << g_frames[i].sent
+                  << " frames_received=" << g_frames[i].received << "\n";
     }
     double delivery = udpTxPackets ? 100.0 * udpRxPackets / udpTxPackets : 0.0;
     std::cout << "ns3-result scenario=" << scenario << " nodes=" << nodes

@@ -45,6 +45,7 @@ __all__ = [
     "build",
     "check_expressible",
     "installation",
+    "parse_frames",
     "parse_result",
     "prepare",
     "source_path",
@@ -340,12 +341,6 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             f'"{radio["error_model"]}": the ns-3 program keeps ns-3\'s own error-rate model '
             "and the comparison's thresholds; manetsim's is not mirrored",
         )
-    if radio.get("fading", "none") != "none":
-        raise Ns3Error(
-            "radio.fading",
-            f'"{radio["fading"]}": the ns-3 program adds no NakagamiPropagationLossModel '
-            "after two-ray ground",
-        )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
     if c.get("gateway"):
@@ -404,6 +399,25 @@ def mobility_text(
     return "\n".join(lines) + "\n"
 
 
+def nakagami_arguments(radio: Mapping[str, Any]) -> list[str]:
+    """The program's fading arguments: ns-3's ``NakagamiPropagationLossModel``
+    after two-ray ground with ``radio.fading``'s ``m`` by distance, or none."""
+    fading = radio.get("fading", "none")
+    if fading == "none":
+        return []
+    if fading == "rayleigh":
+        m, distances = (1.0, 1.0, 1.0), (0.0, 0.0)
+    else:
+        m = tuple(float(radio[f"nakagami_m{i}"]) for i in range(3))
+        distances = (float(radio["nakagami_distance1_m"]), float(radio["nakagami_distance2_m"]))
+    return [
+        "--nakagami=true",
+        *(f"--nakagamiM{i}={v!r}" for i, v in enumerate(m)),
+        f"--nakagamiDistance1M={distances[0]!r}",
+        f"--nakagamiDistance2M={distances[1]!r}",
+    ]
+
+
 def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
     """The program's arguments (after the executable) for resolved scenario ``c``."""
     radio, mac = c["radio"], c["mac"]
@@ -428,6 +442,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--longRetryLimit={int(mac['long_retry_limit'])}",
         f"--queuePackets={int(mac['queue_packets'])}",
     ]
+    args += nakagami_arguments(radio)
     if tcp is not None:
         args += [
             f"--tcpInitialWindow={int(tcp['initial_window_packets'])}",
@@ -471,3 +486,22 @@ def parse_result(stdout: str) -> dict[str, Any]:
                         out[key] = value
             return out
     raise RuntimeError("the ns-3 program printed no `ns3-result` line")
+
+
+def parse_frames(stdout: str) -> list[dict[str, int]]:
+    """The program's ``ns3-node`` lines (printed with ``--frameCounts=true``),
+    one dict a node in node order: ``frames_sent``, the frames its PHY began
+    to send, and ``frames_received``, those it received whole and decoded,
+    whoever they were for (manetsim's per-node figures of the same names)."""
+    rows: dict[int, dict[str, int]] = {}
+    for line in stdout.splitlines():
+        if line.startswith("ns3-node "):
+            fields = line.split()
+            rows[int(fields[1])] = {
+                key: int(value) for key, _, value in (f.partition("=") for f in fields[2:])
+            }
+    if not rows:
+        raise RuntimeError(
+            "the ns-3 program printed no `ns3-node` line (run it with --frameCounts=true)"
+        )
+    return [rows[i] for i in sorted(rows)]
