@@ -35,6 +35,9 @@ pub enum Stream {
     TcpClock = 10,
     /// Per-node draws of `[radio] error_model`.
     BitErrors = 11,
+    /// Per-node draws of `[mac] rate_control = "minstrel"` (its sample
+    /// tables).
+    RateControl = 12,
     /// Tests only.
     Test = 999,
 }

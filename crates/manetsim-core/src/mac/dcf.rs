@@ -333,8 +333,8 @@ pub struct Dcf {
     /// Boxed so that a MAC without one spends 8 bytes on it, not 24.
     #[allow(clippy::box_collection)]
     interference: Option<Box<Vec<(SimTime, SimTime, f64)>>>,
-    /// Auto Rate Fallback, with `[mac] rate_control = "arf"`.
-    arf: Option<Box<super::Arf>>,
+    /// The rate control, with `[mac] rate_control` other than `"constant"`.
+    arf: Option<Box<super::RateControl>>,
     /// The rates of responses, with `[mac] response_rate = "standard"`.
     responses: Option<Box<Responses>>,
 }
@@ -464,7 +464,12 @@ impl Dcf {
 
     /// Sends unicast data at the rate `arf` picks for each neighbour.
     pub fn use_arf(&mut self, arf: super::Arf) {
-        self.arf = Some(Box::new(arf));
+        self.use_rate_control(super::RateControl::Arf(arf));
+    }
+
+    /// Sends unicast data at the rate `rc` picks for each try.
+    pub fn use_rate_control(&mut self, rc: super::RateControl) {
+        self.arf = Some(Box::new(rc));
     }
 
     /// Keeps the frames captured during each reception, the interference a
@@ -1207,6 +1212,9 @@ impl Dcf {
         if self.ssrc >= self.p.short_retry_limit {
             let rts = self.pkt_rts.take().map(|r| r.duration_ns);
             self.ssrc = 0;
+            if let (Some(rc), Some(f)) = (self.arf.as_mut(), self.pkt_tx.as_ref()) {
+                rc.rts_gave_up(f.ra);
+            }
             self.fail_pkt_tx(rts, out);
         } else {
             self.stats.retries += 1;
@@ -1236,8 +1244,10 @@ impl Dcf {
             return;
         }
         self.stats.ack_failures += 1;
-        if let Some(arf) = self.arf.as_mut() {
-            arf.unacknowledged(f.ra);
+        let mut chain = None;
+        if let Some(rc) = self.arf.as_mut() {
+            rc.unacknowledged(f.ra, now);
+            chain = rc.may_retry(f.ra);
         }
         let (count, limit) = if self.tx_uses_rts {
             (&mut self.slrc, self.p.long_retry_limit)
@@ -1245,8 +1255,13 @@ impl Dcf {
             (&mut self.ssrc, self.p.short_retry_limit)
         };
         *count += 1;
-        if *count >= limit {
+        // Minstrel's retry chain, when it runs, decides instead of the limit.
+        if !chain.unwrap_or(*count < limit) {
             *count = 0;
+            let ra = f.ra;
+            if let Some(rc) = self.arf.as_mut() {
+                rc.gave_up(ra, now);
+            }
             self.fail_pkt_tx(None, out);
         } else {
             self.stats.retries += 1;
@@ -1561,8 +1576,8 @@ impl Dcf {
         }
         self.rst_cw();
         if let Some(f) = self.pkt_tx.take() {
-            if let Some(arf) = self.arf.as_mut() {
-                arf.acknowledged(f.ra);
+            if let Some(rc) = self.arf.as_mut() {
+                rc.acknowledged(f.ra, now);
             }
             if let Some(packet) = f.packet {
                 out.push(MacAction::Done {

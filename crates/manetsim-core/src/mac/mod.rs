@@ -4,17 +4,19 @@
 mod dcf;
 mod frame;
 mod ifq;
+mod minstrel;
 mod params;
 mod rate_control;
 
 pub use dcf::{least_nav_after, Dcf, GaveUp, MacAction, MacStats, MacTimer, Refusal, TxOutcome};
 pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 pub use ifq::{Enqueued, PriQueue};
+pub use minstrel::{Minstrel, MINSTREL_UPDATE_NS};
 pub use params::{
     BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
     ResponseRate, SlotTime, TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
 };
 pub use rate_control::{
-    Arf, AARF_MAX_SUCCESS_THRESHOLD, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD,
+    Arf, RateControl, AARF_MAX_SUCCESS_THRESHOLD, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD,
     ARF_TIMER_THRESHOLD,
 };

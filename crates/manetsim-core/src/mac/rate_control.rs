@@ -1,5 +1,5 @@
 //! Rate control (`[mac] rate_control`): which rate a unicast data frame
-//! goes at.
+//! goes at (Minstrel in [`super::Minstrel`]).
 //!
 //! - `constant` (the default): every one at `data_rate_bps`, as ns-2.35 and
 //!   ns-3's `ConstantRateWifiManager` send them.
@@ -21,7 +21,68 @@
 //!   also lets a probe go grows with it, 1.5 times as large (15 to 75), so
 //!   that it cannot probe sooner than the paper's threshold.
 
+use super::Minstrel;
+use crate::engine::SimTime;
 use crate::net::NodeId;
+
+/// The rate control of a MAC that adapts its rate.
+#[derive(Debug, Clone)]
+pub enum RateControl {
+    /// ARF or AARF.
+    Arf(Arf),
+    /// Minstrel.
+    Minstrel(Minstrel),
+}
+
+impl RateControl {
+    /// The rate of the next try of a data frame to `peer`.
+    #[inline]
+    pub fn rate_bps(&self, peer: NodeId) -> u64 {
+        match self {
+            Self::Arf(a) => a.rate_bps(peer),
+            Self::Minstrel(m) => m.rate_bps(peer),
+        }
+    }
+
+    /// A try of a data frame to `peer` was acknowledged.
+    pub fn acknowledged(&mut self, peer: NodeId, now: SimTime) {
+        match self {
+            Self::Arf(a) => a.acknowledged(peer),
+            Self::Minstrel(m) => m.acknowledged(peer, now),
+        }
+    }
+
+    /// A try of a data frame to `peer` got no ACK.
+    pub fn unacknowledged(&mut self, peer: NodeId, now: SimTime) {
+        match self {
+            Self::Arf(a) => a.unacknowledged(peer),
+            Self::Minstrel(m) => m.unacknowledged(peer, now),
+        }
+    }
+
+    /// Whether that frame may be tried again: `None` leaves it to the
+    /// MAC's retry limit (ARF), Minstrel's retry chain decides.
+    pub fn may_retry(&self, peer: NodeId) -> Option<bool> {
+        match self {
+            Self::Arf(_) => None,
+            Self::Minstrel(m) => Some(m.may_retry(peer)),
+        }
+    }
+
+    /// The data frame to `peer` was given up after its last try.
+    pub fn gave_up(&mut self, peer: NodeId, now: SimTime) {
+        if let Self::Minstrel(m) = self {
+            m.gave_up(peer, now);
+        }
+    }
+
+    /// The frame to `peer` was given up, its RTS unanswered.
+    pub fn rts_gave_up(&mut self, peer: NodeId) {
+        if let Self::Minstrel(m) = self {
+            m.rts_gave_up(peer);
+        }
+    }
+}
 
 /// Acknowledged frames in a row after which ARF tries the next rate up.
 pub const ARF_SUCCESS_THRESHOLD: u32 = 10;

@@ -292,11 +292,12 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         let given = |key: &str| mac.is_some_and(|t| t.contains_key(key));
         let (data, basic) = standard.default_rates_bps();
         if !given("data_rate_bps") {
-            // ARF climbs to the standard's fastest rate unless told less.
+            // Rate control climbs to the standard's fastest rate unless
+            // told less.
             let top = standard.rates_bps().and_then(|r| r.iter().max().copied());
             s.mac.data_rate_bps = match (s.mac.rate_control, top) {
-                (RateControlKind::Arf | RateControlKind::Aarf, Some(top)) => top,
-                _ => data,
+                (RateControlKind::Constant, _) | (_, None) => data,
+                (_, Some(top)) => top,
             };
         }
         if !given("basic_rate_bps") {

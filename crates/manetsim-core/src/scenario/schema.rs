@@ -595,8 +595,8 @@ pub struct Mac {
     #[serde(default)]
     pub eifs_rule: crate::mac::EifsRule,
     /// Which rate unicast data goes at: `constant` (`data_rate_bps`), `arf`
-    /// (Auto Rate Fallback up to `data_rate_bps`, see [`crate::mac::Arf`])
-    /// or `aarf` (its adaptive variant).
+    /// (Auto Rate Fallback up to `data_rate_bps`, see [`crate::mac::Arf`]),
+    /// `aarf` (its adaptive variant) or `minstrel`.
     #[serde(default)]
     pub rate_control: RateControlKind,
     /// The propagation delay each way a sender allows for in its CTS and
@@ -629,6 +629,9 @@ pub enum RateControlKind {
     /// Adaptive ARF: as ARF, with the success threshold doubled after each
     /// failed probe (up to 50).
     Aarf,
+    /// Minstrel (see [`crate::mac::Minstrel`]), over the standard's rates
+    /// up to `data_rate_bps`.
+    Minstrel,
 }
 fn default_standard() -> String {
     "802.11".to_string()

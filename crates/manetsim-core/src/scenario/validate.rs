@@ -735,10 +735,10 @@ impl Checker<'_> {
         if m.rate_control != RateControlKind::Constant
             && MacStandard::parse(&m.standard).is_some_and(|s| s.rates_bps().is_none())
         {
-            let name = if m.rate_control == RateControlKind::Arf {
-                "arf"
-            } else {
-                "aarf"
+            let name = match m.rate_control {
+                RateControlKind::Arf => "arf",
+                RateControlKind::Aarf => "aarf",
+                _ => "minstrel",
             };
             return self.fail(
                 "mac.rate_control",

@@ -485,13 +485,23 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
             .collect();
         rates.sort_unstable();
         if !rates.is_empty() {
-            let adaptive = s.mac.rate_control == crate::scenario::RateControlKind::Aarf;
-            for node in &mut nodes {
-                node.mac.use_arf(if adaptive {
-                    crate::mac::Arf::adaptive(rates.clone())
-                } else {
-                    crate::mac::Arf::new(rates.clone())
-                });
+            use crate::mac::{Arf, Minstrel, RateControl};
+            use crate::scenario::RateControlKind;
+            for (i, node) in nodes.iter_mut().enumerate() {
+                let rc = match s.mac.rate_control {
+                    RateControlKind::Aarf => RateControl::Arf(Arf::adaptive(rates.clone())),
+                    // One rate leaves Minstrel nothing to choose: as ns-3,
+                    // the MAC's retry limit then holds.
+                    RateControlKind::Minstrel if rates.len() > 1 => {
+                        RateControl::Minstrel(Minstrel::new(
+                            rates.clone(),
+                            &mac_params,
+                            Rng::new(s.seed, Stream::RateControl, i as u64),
+                        ))
+                    }
+                    _ => RateControl::Arf(Arf::new(rates.clone())),
+                };
+                node.mac.use_rate_control(rc);
             }
         }
     }

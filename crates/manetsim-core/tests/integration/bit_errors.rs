@@ -277,3 +277,83 @@ fn a_receive_range_beyond_what_the_ack_timeout_allows_is_warned_of() {
     );
     assert!(delivery(&allowed, 0) > 0.999, "{}", delivery(&allowed, 0));
 }
+
+/// [`saturated_pair`] under Minstrel, up to 54 Mb/s.
+fn minstrel_pair(d_m: f64) -> Scenario {
+    let mut s = saturated_pair(d_m, 54_000_000, false);
+    s.mac.rate_control = RateControlKind::Minstrel;
+    s
+}
+
+#[test]
+fn minstrel_finds_the_rate_the_distance_allows() {
+    let kbps = |s: &Scenario| run_checked(s).flows[0].throughput_kbps;
+    // Near (100 m): every rate gets through; Minstrel settles on 54 Mb/s
+    // and pays for its look-around (one frame in ten at another rate).
+    let near_54 = kbps(&saturated_pair(100.0, 54_000_000, false));
+    let near = run_checked(&minstrel_pair(100.0));
+    // Far (54 Mb/s loses 99.9 % of frames, 36 Mb/s almost none).
+    let (far, _) = distance_for(&pair(1.0, 54_000_000, true), 54_000_000, 0.999);
+    let far_36 = kbps(&saturated_pair(far, 36_000_000, false));
+    let far_24 = kbps(&saturated_pair(far, 24_000_000, false));
+    let far_arf = kbps(&saturated_pair(far, 54_000_000, true));
+    let minstrel = run_checked(&minstrel_pair(far));
+    let mut rts = minstrel_pair(far);
+    rts.mac.rts_threshold_bytes = 0;
+    let with_rts = run_checked(&rts);
+    let far_36_rts = {
+        let mut s = saturated_pair(far, 36_000_000, false);
+        s.mac.rts_threshold_bytes = 0;
+        kbps(&s)
+    };
+    let far_minstrel = minstrel.flows[0].throughput_kbps;
+    println!(
+        "Minstrel near: {:.0} kbit/s against 54 Mb/s {near_54:.0}; at {far:.1} m: Minstrel \
+         {far_minstrel:.0}, 36 Mb/s {far_36:.0}, 24 Mb/s {far_24:.0}, ARF {far_arf:.0} kbit/s \
+         (retries {}, bit errors {}); with RTS/CTS: Minstrel {:.0}, 36 Mb/s {far_36_rts:.0}",
+        near.flows[0].throughput_kbps,
+        minstrel.mac.retries,
+        minstrel.mac.bit_errors,
+        with_rts.flows[0].throughput_kbps,
+    );
+    assert!(near.flows[0].throughput_kbps > 0.97 * near_54);
+    assert_eq!((near.mac.retries, near.mac.bit_errors), (0, 0));
+    // Far: above the next rate down, within 15 % of the best constant rate
+    // (what its samples of 48 and 54 Mb/s cost), and no frame given up.
+    assert!(far_minstrel > far_24 * 1.1, "{far_minstrel} {far_24}");
+    assert!(far_minstrel > 0.85 * far_36, "{far_minstrel} {far_36}");
+    assert_eq!(minstrel.mac.link_failures, 0);
+    assert!(minstrel.mac.retries > 0);
+    // The retry chain runs the same under RTS/CTS.
+    let rts_kbps = with_rts.flows[0].throughput_kbps;
+    assert!(rts_kbps > 0.85 * far_36_rts, "{rts_kbps} {far_36_rts}");
+    assert_eq!(with_rts.mac.link_failures, 0);
+    // The samples' draws are the run's: the same again, to the bit.
+    let again = run_checked(&minstrel_pair(far));
+    assert_eq!(again.flows, minstrel.flows);
+}
+
+#[test]
+fn minstrel_gives_a_frame_up_when_its_retry_chain_is_used_up() {
+    // Beyond every rate's reach (6 Mb/s loses 99.99 %): each frame tries
+    // its whole chain, then fails; the MAC's own limit of 7 is not what
+    // stops it.
+    let (d, _) = distance_for(&pair(1.0, 6_000_000, true), 6_000_000, 0.9999);
+    let mut s = minstrel_pair(d);
+    s.duration_s = 3.0;
+    s.flows[0].stop_s = Some(3.0);
+    let r = run_checked(&s);
+    let tries_per_failure =
+        (r.mac.retries + r.mac.link_failures) as f64 / r.mac.link_failures as f64;
+    println!(
+        "beyond reach at {d:.1} m: {} link failures, {} retries, {tries_per_failure:.2} tries a frame",
+        r.mac.link_failures, r.mac.retries
+    );
+    // Once the statistics say every rate fails, each has 2 tries and the
+    // chain is four stages of 2: 8 tries, a few more in the first 100 ms.
+    assert!(r.mac.link_failures > 10);
+    assert!(
+        (8.0..8.5).contains(&tries_per_failure),
+        "{tries_per_failure}"
+    );
+}
