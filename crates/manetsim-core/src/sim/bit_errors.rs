@@ -35,7 +35,10 @@ impl BitErrors {
     /// Whether node `n` loses `frame`, sent at `rate`, received with `power_w` from
     /// `start_ns` to `end_ns` while the frames of `interference` (start,
     /// end, power) overlapped it, to bit errors. A frame sure to get
-    /// through takes no draw.
+    /// through takes no draw. Only a frame `for_n` (addressed to `n` or
+    /// broadcast) counts in `mac.bit_errors`; one `n` overhears is lost
+    /// alike.
+    #[allow(clippy::too_many_arguments)]
     pub fn lose(
         &mut self,
         n: u32,
@@ -44,6 +47,7 @@ impl BitErrors {
         power_w: f64,
         (start_ns, end_ns): (SimTime, SimTime),
         interference: &[(SimTime, SimTime, f64)],
+        for_n: bool,
     ) -> bool {
         let p = self.model.frame_success_with(
             self.phy,
@@ -58,7 +62,7 @@ impl BitErrors {
             return false;
         }
         let lost = self.rngs[n as usize].uniform() >= p;
-        self.lost[n as usize] += u64::from(lost);
+        self.lost[n as usize] += u64::from(lost && for_n);
         lost
     }
 }

@@ -228,6 +228,11 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
             }
         }
     }
+    if world.bit_errors.is_some() {
+        // Every reception an event of its own, so that frames a node
+        // overhears can be lost to bit errors too (`before_rx_end`).
+        world.overhear_lazily = false;
+    }
     if world.trace.is_some() || world.pcap.is_some() {
         // Every reception an event of its own, so that lines and records
         // come in order.
@@ -1198,16 +1203,19 @@ impl World {
             self.nodes[n as usize].mac.receiving_at(rate);
         }
         if let Some(errors) = self.bit_errors.as_mut() {
-            if slot.frame.ra == n || slot.frame.ra == BROADCAST {
-                // The sender's rate for this frame: rate control changes it
-                // only once the frame's ACK or its timeout comes, later.
-                let rate = self.nodes[slot.frame.ta as usize].mac.rate_of(&slot.frame);
-                let mac = &mut self.nodes[n as usize].mac;
-                if let Some(power_w) = mac.intact_reception(serial) {
-                    let on_air = (now - slot.airtime_ns, now);
-                    if errors.lose(n, &slot.frame, rate, power_w, on_air, mac.interference()) {
-                        mac.corrupt_reception(serial);
-                    }
+            // Every frame decoded, for this node or overheard: an overheard
+            // frame in error sets EIFS, not its NAV (receptions are events
+            // of their own under bit errors, none overheard lazily).
+            let for_n = slot.frame.ra == n || slot.frame.ra == BROADCAST;
+            // The sender's rate for this frame: rate control changes it
+            // only once the frame's ACK or its timeout comes, later.
+            let rate = self.nodes[slot.frame.ta as usize].mac.rate_of(&slot.frame);
+            let mac = &mut self.nodes[n as usize].mac;
+            if let Some(power_w) = mac.intact_reception(serial) {
+                let on_air = (now - slot.airtime_ns, now);
+                let interference = mac.interference();
+                if errors.lose(n, &slot.frame, rate, power_w, on_air, interference, for_n) {
+                    mac.corrupt_reception(serial);
                 }
             }
         }
