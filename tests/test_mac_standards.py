@@ -122,6 +122,21 @@ def test_arf_is_refused_under_802_11_whose_dsss_has_no_list_of_rates():
     assert "802.11b" in line
 
 
+def _ten_stations_mbps(rts_threshold_bytes: int, sets: dict[str, object]) -> float:
+    """Ten saturated 802.11a stations 50 m from node 0 (the example), each
+    offering 6 Mb/s for 10 s: their goodput in Mb/s, with ``sets`` applied."""
+    overrides: dict[str, object] = {
+        "duration_s": 10.0,
+        "mac.rts_threshold_bytes": rts_threshold_bytes,
+        "mac.standard": "802.11a",
+    }
+    for i in range(10):
+        overrides[f"flows.{i}.rate_bps"] = 6e6
+        overrides[f"flows.{i}.stop_s"] = 10.0
+    result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
+    return float(result.flows["throughput_kbps"].sum()) / 1e3
+
+
 def test_arf_climbs_with_rts_cts_and_reads_collisions_as_a_bad_channel_without():
     """Ten saturated 802.11a stations 50 m from node 0, with ARF, for 10 s.
     With RTS/CTS a collision costs an RTS, which ARF does not count: the
@@ -130,25 +145,13 @@ def test_arf_climbs_with_rts_cts_and_reads_collisions_as_a_bad_channel_without()
     takes them for a bad channel (its known weakness, which AARF and
     Minstrel were designed against): it stays near 6 Mb/s."""
 
-    def mbps(rts_threshold_bytes: int, sets: dict[str, object]) -> float:
-        overrides: dict[str, object] = {
-            "duration_s": 10.0,
-            "mac.rts_threshold_bytes": rts_threshold_bytes,
-            "mac.standard": "802.11a",
-        }
-        for i in range(10):
-            overrides[f"flows.{i}.rate_bps"] = 6e6
-            overrides[f"flows.{i}.stop_s"] = 10.0
-        result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
-        return float(result.flows["throughput_kbps"].sum()) / 1e3
-
     arf = {"mac.rate_control": "arf"}
     fast = {"mac.data_rate_bps": 54_000_000}
     slow = {"mac.data_rate_bps": 6_000_000}
     # Seed 1: 16.7 against 17.2 Mb/s with RTS/CTS; 4.37 against 21.4
     # (and 4.19 at 6 Mb/s) without.
-    assert mbps(0, arf) > 0.9 * mbps(0, fast)
-    assert mbps(3000, arf) < 1.2 * mbps(3000, slow)
+    assert _ten_stations_mbps(0, arf) > 0.9 * _ten_stations_mbps(0, fast)
+    assert _ten_stations_mbps(3000, arf) < 1.2 * _ten_stations_mbps(3000, slow)
 
 
 def test_minstrel_reads_collisions_as_what_every_rate_suffers():
@@ -158,20 +161,10 @@ def test_minstrel_reads_collisions_as_what_every_rate_suffers():
     6 Mb/s's. Seed 1: 19.82 Mb/s against 21.43 at 54 and 4.37 under ARF;
     16.74 against 17.23 with RTS/CTS."""
 
-    def mbps(rts_threshold_bytes: int, sets: dict[str, object]) -> float:
-        overrides: dict[str, object] = {
-            "duration_s": 10.0,
-            "mac.rts_threshold_bytes": rts_threshold_bytes,
-            "mac.standard": "802.11a",
-        }
-        for i in range(10):
-            overrides[f"flows.{i}.rate_bps"] = 6e6
-            overrides[f"flows.{i}.stop_s"] = 10.0
-        result = manetsim.run(EXAMPLE, overrides={**overrides, **sets})
-        return float(result.flows["throughput_kbps"].sum()) / 1e3
-
     minstrel = {"mac.rate_control": "minstrel"}
     fast = {"mac.data_rate_bps": 54_000_000}
-    assert mbps(3000, minstrel) > 0.9 * mbps(3000, fast)
-    assert mbps(3000, minstrel) > 4 * mbps(3000, {"mac.rate_control": "arf"})
-    assert mbps(0, minstrel) > 0.95 * mbps(0, fast)
+    assert _ten_stations_mbps(3000, minstrel) > 0.9 * _ten_stations_mbps(3000, fast)
+    assert _ten_stations_mbps(3000, minstrel) > 4 * _ten_stations_mbps(
+        3000, {"mac.rate_control": "arf"}
+    )
+    assert _ten_stations_mbps(0, minstrel) > 0.95 * _ten_stations_mbps(0, fast)

@@ -12,7 +12,7 @@ use manetsim_core::scenario::{ErrorModelKind, Propagation, RateControlKind, Scen
 /// (-110 dBm), node 0 sending 1000-byte UDP
 /// datagrams (1,056-byte frames) to node 1 at 100 a second for 60 s with
 /// no RTS/CTS, at `rate_bps`.
-fn pair(d_m: f64, rate_bps: u64, errors: bool) -> Scenario {
+pub(crate) fn pair(d_m: f64, rate_bps: u64, errors: bool) -> Scenario {
     let mut s = base(61.0, 3);
     place(&mut s, vec![[0.0, 0.0], [d_m, 0.0]]);
     s.area.width_m = d_m + 10.0;

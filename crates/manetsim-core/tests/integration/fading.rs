@@ -5,7 +5,7 @@
 use crate::common::*;
 use manetsim_core::mac::Phy;
 use manetsim_core::phy::{gamma_q, ErrorModel, RadioParams};
-use manetsim_core::scenario::{ErrorModelKind, Fading, Propagation, Scenario};
+use manetsim_core::scenario::{Fading, Scenario};
 use manetsim_core::RunResult;
 
 /// Two nodes `d_m` apart under ns-2's WaveLAN defaults (two-ray ground,
@@ -137,27 +137,16 @@ fn a_frame_faded_up_is_heard_beyond_the_mean_range() {
     assert_eq!(overheard(Fading::None), 0.0);
 }
 
-/// Two 802.11a nodes `d_m` apart in free space at 5.18 GHz, 0.1 W, with
-/// thresholds far below the noise (-110 dBm), node 0 sending 1000-byte UDP
-/// datagrams (1,056-byte frames) at 12 Mb/s to node 1, 100 a second for
-/// 100 s, no RTS/CTS, bit errors from the SNR, Rayleigh fading.
+/// [`crate::bit_errors`]'s pair of 802.11a nodes `d_m` apart (free space
+/// at 5.18 GHz, thresholds far below the noise, 1000-byte datagrams at 100
+/// a second with no RTS/CTS, bit errors from the SNR) at 12 Mb/s for 100
+/// s, under Rayleigh fading.
 fn ofdm_pair(d_m: f64) -> Scenario {
-    let mut s = base(101.0, 9);
-    place(&mut s, vec![[0.0, 0.0], [d_m, 0.0]]);
-    s.area.width_m = d_m + 10.0;
-    s.area.height_m = 10.0;
-    s.radio.propagation = Propagation::FreeSpace;
-    s.radio.frequency_hz = 5.18e9;
-    s.radio.tx_power_w = 0.1;
-    s.radio.rx_threshold_w = 1e-14;
-    s.radio.cs_threshold_w = 1e-14;
-    s.radio.error_model = ErrorModelKind::Awgn;
+    let mut s = crate::bit_errors::pair(d_m, 12_000_000, true);
+    s.duration_s = 101.0;
+    s.seed = 9;
+    s.flows[0].stop_s = Some(101.0);
     s.radio.fading = Fading::Rayleigh;
-    s.mac.standard = "802.11a".into();
-    s.mac.data_rate_bps = 12_000_000;
-    s.mac.basic_rate_bps = 6_000_000;
-    s.mac.rts_threshold_bytes = 3000;
-    s.flows.push(cbr(0, 1, 1000, 800_000.0, 1.0, 101.0));
     s
 }
 
