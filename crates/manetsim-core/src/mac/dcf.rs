@@ -334,7 +334,7 @@ pub struct Dcf {
     #[allow(clippy::box_collection)]
     interference: Option<Box<Vec<(SimTime, SimTime, f64)>>>,
     /// The rate control, with `[mac] rate_control` other than `"constant"`.
-    arf: Option<Box<super::RateControl>>,
+    rate_control: Option<Box<super::RateControl>>,
     /// The rates of responses, with `[mac] response_rate = "standard"`.
     responses: Option<Box<Responses>>,
 }
@@ -434,7 +434,7 @@ impl Dcf {
             phase: PHASE_NEUTRAL,
             nav_phase: PHASE_NEUTRAL,
             interference: None,
-            arf: None,
+            rate_control: None,
             responses,
         }
     }
@@ -469,7 +469,7 @@ impl Dcf {
 
     /// Sends unicast data at the rate `rc` picks for each try.
     pub fn use_rate_control(&mut self, rc: super::RateControl) {
-        self.arf = Some(Box::new(rc));
+        self.rate_control = Some(Box::new(rc));
     }
 
     /// Keeps the frames captured during each reception, the interference a
@@ -855,8 +855,8 @@ impl Dcf {
     /// tx time for broadcast packets": `basicRate_`) and ns-3 does (its
     /// non-unicast mode); unicast data at the data rate.
     fn data_rate_bps(&self, f: &Frame) -> u64 {
-        match &self.arf {
-            Some(arf) if f.ra != BROADCAST => arf.rate_bps(f.ra),
+        match &self.rate_control {
+            Some(rc) if f.ra != BROADCAST => rc.rate_bps(f.ra),
             _ => self.p.frame_rate_bps(f),
         }
     }
@@ -877,9 +877,9 @@ impl Dcf {
     /// The rate a data frame for `ra` would go at now (for a capture's
     /// radiotap header: the frames it is asked about have just ended).
     pub fn data_rate_to(&self, ra: NodeId) -> u64 {
-        match &self.arf {
+        match &self.rate_control {
             _ if ra == BROADCAST => self.p.basic_rate_bps,
-            Some(arf) => arf.rate_bps(ra),
+            Some(rc) => rc.rate_bps(ra),
             None => self.p.data_rate_bps,
         }
     }
@@ -1212,7 +1212,7 @@ impl Dcf {
         if self.ssrc >= self.p.short_retry_limit {
             let rts = self.pkt_rts.take().map(|r| r.duration_ns);
             self.ssrc = 0;
-            if let (Some(rc), Some(f)) = (self.arf.as_mut(), self.pkt_tx.as_ref()) {
+            if let (Some(rc), Some(f)) = (self.rate_control.as_mut(), self.pkt_tx.as_ref()) {
                 rc.rts_gave_up(f.ra);
             }
             self.fail_pkt_tx(rts, out);
@@ -1245,7 +1245,7 @@ impl Dcf {
         }
         self.stats.ack_failures += 1;
         let mut chain = None;
-        if let Some(rc) = self.arf.as_mut() {
+        if let Some(rc) = self.rate_control.as_mut() {
             rc.unacknowledged(f.ra, now);
             chain = rc.may_retry(f.ra);
         }
@@ -1259,7 +1259,7 @@ impl Dcf {
         if !chain.unwrap_or(*count < limit) {
             *count = 0;
             let ra = f.ra;
-            if let Some(rc) = self.arf.as_mut() {
+            if let Some(rc) = self.rate_control.as_mut() {
                 rc.gave_up(ra, now);
             }
             self.fail_pkt_tx(None, out);
@@ -1576,7 +1576,7 @@ impl Dcf {
         }
         self.rst_cw();
         if let Some(f) = self.pkt_tx.take() {
-            if let Some(rc) = self.arf.as_mut() {
+            if let Some(rc) = self.rate_control.as_mut() {
                 rc.acknowledged(f.ra, now);
             }
             if let Some(packet) = f.packet {

@@ -153,8 +153,9 @@ impl Minstrel {
         self.rates[tx]
     }
 
-    fn station(&mut self, peer: NodeId, now: SimTime) -> &mut Station {
-        let at = match self.stations.iter().position(|s| s.peer == peer) {
+    /// The index of `peer`'s station, made on first use.
+    fn station_index(&mut self, peer: NodeId, now: SimTime) -> usize {
+        match self.stations.iter().position(|s| s.peer == peer) {
             Some(at) => at,
             None => {
                 let n = self.rates.len();
@@ -204,19 +205,23 @@ impl Minstrel {
                 });
                 self.stations.len() - 1
             }
-        };
+        }
+    }
+
+    fn station(&mut self, peer: NodeId, now: SimTime) -> &mut Station {
+        let at = self.station_index(peer, now);
         &mut self.stations[at]
     }
 
     /// A try of a data frame to `peer` was acknowledged: the frame is done.
     pub fn acknowledged(&mut self, peer: NodeId, now: SimTime) {
-        let airtime = self.airtime_ns.clone();
-        let s = self.station(peer, now);
+        let at = self.station_index(peer, now);
+        let s = &mut self.stations[at];
         s.stats[s.tx].successes += 1;
         s.stats[s.tx].attempts += 1;
         s.frame_done();
-        s.update(now, &airtime);
-        s.tx = s.next_rate(&airtime);
+        s.update(now, &self.airtime_ns);
+        s.tx = s.next_rate(&self.airtime_ns);
     }
 
     /// A try of a data frame to `peer` got no ACK: the next try goes at the
@@ -252,11 +257,11 @@ impl Minstrel {
 
     /// The data frame to `peer` was given up after its last try.
     pub fn gave_up(&mut self, peer: NodeId, now: SimTime) {
-        let airtime = self.airtime_ns.clone();
-        let s = self.station(peer, now);
+        let at = self.station_index(peer, now);
+        let s = &mut self.stations[at];
         s.frame_done();
-        s.update(now, &airtime);
-        s.tx = s.next_rate(&airtime);
+        s.update(now, &self.airtime_ns);
+        s.tx = s.next_rate(&self.airtime_ns);
     }
 
     /// The frame to `peer` was given up because its RTS got no CTS.
