@@ -46,11 +46,15 @@
 //! - **Interference** ([`ErrorModel::frame_success_with`]): which frame a
 //!   receiver keeps stays ns-2's capture rule; the weaker frames it
 //!   captured during the reception then add their power to the noise for
-//!   as long as each overlaps it.
+//!   as long as each overlaps it, and so, with `[radio]
+//!   interference_threshold_w`, do the frames too weak to be sensed.
 //!
-//! What the model leaves out: frames below the carrier-sense threshold as
-//! interference, fading, and the frames a node overhears for other nodes,
-//! whose NAV is still set by the thresholds alone.
+//! The world applies the model to every frame a node decodes, for itself
+//! or overheard, at its faded power under `[radio] fading`. What it leaves
+//! out: the part of a captured frame that outlasts the reception it was
+//! captured by, should another reception begin under it; and the sum of
+//! frames too weak to be sensed as a busy medium (each frame is sensed, or
+//! not, on its own power, as in ns-2).
 
 use crate::mac::Phy;
 

@@ -75,6 +75,10 @@ pub struct RadioParams {
     pub system_loss: f64,
     pub rx_threshold_w: f64,
     pub cs_threshold_w: f64,
+    /// The weakest frame on the air: `[radio] interference_threshold_w`,
+    /// or the carrier-sense threshold. A frame weaker than carrier sense
+    /// but not than this only interferes (under a bit error model).
+    pub interference_floor_w: f64,
     /// Capture ratio as a power factor (10 dB → 10.0).
     pub capture_ratio: f64,
     /// Fading after the propagation model, if any.
@@ -116,6 +120,7 @@ impl RadioParams {
             system_loss: r.system_loss,
             rx_threshold_w: r.rx_threshold_w,
             cs_threshold_w: r.cs_threshold_w,
+            interference_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
             capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
             fading: Nakagami::from_scenario(r),
             derived: Derived::default(),
@@ -252,21 +257,23 @@ impl RadioParams {
         lo
     }
 
-    /// A distance beyond which the mean power is surely below the
-    /// carrier-sense threshold, so no receiver there needs its power
-    /// computed; infinite for shadowing and fading, whose per-frame draws
+    /// A distance beyond which the mean power is surely below the weakest
+    /// frame on the air ([`Self::interference_floor_w`], the carrier-sense
+    /// threshold unless weaker frames interfere), so no receiver there
+    /// needs its power computed; infinite for shadowing and fading, whose per-frame draws
     /// must not be skipped. Slightly above the exact threshold distance, as
     /// a margin for rounding (the models are monotone in distance).
     pub fn sense_cutoff_m(&self) -> f64 {
         if self.draws() {
             f64::INFINITY
         } else {
-            self.range_for_threshold_m(self.cs_threshold_w) * (1.0 + 1e-9)
+            self.range_for_threshold_m(self.interference_floor_w) * (1.0 + 1e-9)
         }
     }
 
-    /// The radius beyond which no frame can reach the carrier-sense
-    /// threshold: the spatial index searches this far around a sender.
+    /// The radius beyond which no frame can reach the weakest power on the
+    /// air ([`Self::interference_floor_w`]): the spatial index searches
+    /// this far around a sender.
     /// Under shadowing, a frame this many standard deviations above the
     /// mean; under fading, a fade this likely ([`FADING_CUTOFF_TAIL`]); under
     /// both, the two together.
@@ -278,7 +285,7 @@ impl RadioParams {
             _ => 1.0,
         };
         let fade = self.fading.map_or(1.0, |f| f.boost(FADING_CUTOFF_TAIL));
-        self.range_for_threshold_m(self.cs_threshold_w / (shadow * fade))
+        self.range_for_threshold_m(self.interference_floor_w / (shadow * fade))
     }
 }
 
@@ -349,6 +356,30 @@ mod tests {
             "{}",
             p.crossover_m()
         );
+    }
+
+    #[test]
+    fn weaker_frames_on_the_air_widen_the_search_by_the_models_law() {
+        let r = scenario::Radio::default();
+        let base = RadioParams::from_scenario(&r);
+        assert_eq!(base.interference_floor_w, base.cs_threshold_w);
+        let weak = RadioParams::from_scenario(&scenario::Radio {
+            interference_threshold_w: Some(r.cs_threshold_w / 16.0),
+            ..r
+        });
+        // Two-ray ground falls as d⁴ past the crossover: 16 times weaker
+        // reaches twice as far.
+        for (a, b) in [
+            (base.sense_cutoff_m(), weak.sense_cutoff_m()),
+            (
+                base.max_interference_range_m(),
+                weak.max_interference_range_m(),
+            ),
+        ] {
+            assert!((b / a - 2.0).abs() < 1e-6, "{a} m → {b} m");
+        }
+        // The thresholds of sensing and decoding stay where they were.
+        assert_eq!(weak.ranges_m(), base.ranges_m());
     }
 
     #[test]

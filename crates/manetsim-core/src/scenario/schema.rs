@@ -408,6 +408,12 @@ pub struct Radio {
     /// Added key: the receiver's noise figure, dB (`error_model = "awgn"`).
     #[serde(default = "default_noise_figure_db")]
     pub noise_figure_db: f64,
+    /// Added key: the power (W) down to which a frame too weak to be sensed
+    /// still adds to the interference a bit error model counts
+    /// (`error_model = "awgn"`); absent, `cs_threshold_w`: weaker frames
+    /// are not on the air at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference_threshold_w: Option<f64>,
     /// Added key: fading of each frame's power at each receiver
     /// ([`crate::phy::Nakagami`]).
     #[serde(default)]
@@ -519,6 +525,7 @@ impl Default for Radio {
             reference_distance_m: default_reference_distance_m(),
             error_model: ErrorModelKind::None,
             noise_figure_db: default_noise_figure_db(),
+            interference_threshold_w: None,
             fading: Fading::None,
             nakagami_m0: default_nakagami_m0(),
             nakagami_m1: default_nakagami_m1(),

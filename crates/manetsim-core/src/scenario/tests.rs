@@ -821,6 +821,53 @@ fn the_error_model_needs_rates_with_a_modulation() {
 }
 
 #[test]
+fn frames_below_carrier_sense_interfere_only_under_the_error_model() {
+    let refused = |sets: &[&str], text: &str| {
+        let e = err(load_with(BASE, sets));
+        assert_eq!(
+            e.key.as_deref(),
+            Some("radio.interference_threshold_w"),
+            "{e}"
+        );
+        assert!(e.message.contains(text), "{e}");
+    };
+    assert_eq!(load(BASE).unwrap().radio.interference_threshold_w, None);
+    let s = load_with(
+        BASE,
+        &[
+            "radio.error_model=awgn",
+            "radio.interference_threshold_w=1e-14",
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.radio.interference_threshold_w, Some(1e-14));
+    // As low as carrier sense: the same as without the key.
+    assert!(load_with(
+        BASE,
+        &[
+            "radio.error_model=awgn",
+            "radio.interference_threshold_w=1.559e-11"
+        ]
+    )
+    .is_ok());
+    refused(
+        &["radio.interference_threshold_w=1e-14"],
+        "counts only under radio.error_model = \"awgn\"",
+    );
+    refused(
+        &[
+            "radio.error_model=awgn",
+            "radio.interference_threshold_w=1e-10",
+        ],
+        "1e-10 W is above cs_threshold_w = 1.559e-11 W",
+    );
+    refused(
+        &["radio.error_model=awgn", "radio.interference_threshold_w=0"],
+        "0",
+    );
+}
+
+#[test]
 fn fixed_nodes_are_checked_and_need_a_moving_model() {
     let rwp = "name = \"rwp\"\n[area]\nwidth_m = 1000.0\nheight_m = 500.0\n\
                [nodes]\ncount = 4\n[mobility]\nmodel = \"random_waypoint\"\n";

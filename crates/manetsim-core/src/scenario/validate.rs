@@ -610,6 +610,25 @@ impl Checker<'_> {
                 ),
             );
         }
+        if let Some(w) = r.interference_threshold_w {
+            self.positive("radio.interference_threshold_w", w)?;
+            if w > r.cs_threshold_w {
+                return self.fail(
+                    "radio.interference_threshold_w",
+                    format!(
+                        "{} W is above cs_threshold_w = {} W; frames above carrier sense already interfere, the key says how much weaker ones still do (interference_threshold_w ≤ cs_threshold_w)",
+                        fmt_float(w),
+                        fmt_float(r.cs_threshold_w)
+                    ),
+                );
+            }
+            if r.error_model != ErrorModelKind::Awgn {
+                return self.fail(
+                    "radio.interference_threshold_w",
+                    "counts only under radio.error_model = \"awgn\": with \"none\" a frame below carrier sense changes nothing; set error_model = \"awgn\" or remove the key".to_string(),
+                );
+            }
+        }
         self.non_negative("radio.capture_threshold_db", r.capture_threshold_db)?;
         if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
             return self.fail(

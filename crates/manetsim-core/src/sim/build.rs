@@ -553,6 +553,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
         made_from: None,
         held: Vec::new(),
         heard: Vec::new(),
+        faint: Vec::new(),
         prefetch_listeners: s.nodes.count as usize >= super::PREFETCH_MIN_NODES,
         flow_stats: vec![FlowStats::default(); flows.len()],
         flows,

@@ -833,6 +833,9 @@ pub(crate) struct World {
     made_from: Option<u64>,
     /// `transmit`'s listeners that hear the current frame.
     heard: Vec<Heard>,
+    /// `transmit`'s listeners that the current frame reaches too weak to
+    /// sense but not to interfere (`[radio] interference_threshold_w`).
+    faint: Vec<Heard>,
     /// Whether `transmit` prefetches its listeners' state: only in networks
     /// too large for the nodes' state to stay in cache ([`PREFETCH_MIN_NODES`]).
     prefetch_listeners: bool,
@@ -2050,6 +2053,8 @@ impl World {
         // roots with the next's); then what each listener does with it.
         let heard = &mut self.heard;
         heard.clear();
+        let faint = &mut self.faint;
+        faint.clear();
         macro_rules! physics {
             ($r:expr) => {{
                 let r: u32 = $r;
@@ -2076,6 +2081,8 @@ impl World {
                     };
                     if power_w >= radio.cs_threshold_w {
                         heard.push(Heard { r, d, power_w });
+                    } else if power_w >= radio.interference_floor_w {
+                        faint.push(Heard { r, d, power_w });
                     }
                 }
             }};
@@ -2229,6 +2236,13 @@ impl World {
                 if b.charge_rx(now + delay, now + delay + airtime_ns) {
                     emptied.push(r);
                 }
+            }
+        }
+        if let Some(errors) = self.bit_errors.as_mut() {
+            errors.on_air(airtime_ns);
+            for &Heard { r, d, power_w } in faint.iter() {
+                let start = now + propagation_delay_ns(d);
+                errors.faint_frame(now, r, (start, start + airtime_ns), power_w);
             }
         }
         self.events += replayed;

@@ -572,7 +572,7 @@ fn aodv_like_ns2_hears_nothing_of_a_control_packet_its_mac_gave_up_on() {
     }
 }
 
-const CBR_CHAIN3: &str = r#"
+pub(super) const CBR_CHAIN3: &str = r#"
 name = "ll-chain"
 duration_s = 5.0
 seed = 1

@@ -5,7 +5,9 @@
 use crate::common::*;
 use manetsim_core::mac::{Phy, ResponseRate};
 use manetsim_core::phy::{ErrorModel, RadioParams};
-use manetsim_core::scenario::{ErrorModelKind, Propagation, RateControlKind, Scenario};
+use manetsim_core::scenario::{
+    AppKind, ErrorModelKind, OnOffConfig, OnOffDistribution, Propagation, RateControlKind, Scenario,
+};
 
 /// Two 802.11a nodes `d_m` apart in free space at 5.18 GHz (channel 36),
 /// sending 0.1 W, with thresholds low enough for any frame to be decodable
@@ -384,4 +386,84 @@ fn a_frame_overheard_for_another_node_is_lost_to_bit_errors_too() {
     // What counts in mac.bit_errors is frames for their receiver: node 1,
     // 20 m away, loses none.
     assert_eq!(r.mac.bit_errors, 0);
+}
+
+/// A sender S 20 m from its receiver R (802.11a at 5.18 GHz in free
+/// space, 8 mW, the thresholds 3 dB below S's power at R), and on R's
+/// other side a pair I → J, 2 m apart, out of everyone's carrier-sense
+/// range: I's frames reach R 4 dB below S's, J's ACKs 4.5 dB below, both
+/// under carrier sense. S sends 1000-byte datagrams, 200 a second, I about
+/// 200 a second, each after an exponential idle time; both at 54 Mb/s and
+/// with one try each. `floor_w`: `interference_threshold_w`.
+fn faint_pair(floor_w: Option<f64>) -> Scenario {
+    let mut s = base(101.0, 5);
+    let d_ri = 20.0 * 2.5f64.sqrt();
+    place(
+        &mut s,
+        vec![
+            [0.0, 0.0],
+            [20.0, 0.0],
+            [20.0 + d_ri, 0.0],
+            [22.0 + d_ri, 0.0],
+        ],
+    );
+    s.area.width_m = 30.0 + d_ri;
+    s.area.height_m = 10.0;
+    s.radio.propagation = Propagation::FreeSpace;
+    s.radio.frequency_hz = 5.18e9;
+    s.radio.tx_power_w = 0.008;
+    let p_sr = RadioParams::from_scenario(&s.radio).mean_rx_power_w(20.0);
+    s.radio.rx_threshold_w = p_sr / 2.0;
+    s.radio.cs_threshold_w = p_sr / 2.0;
+    s.radio.error_model = ErrorModelKind::Awgn;
+    s.radio.interference_threshold_w = floor_w;
+    s.mac.standard = "802.11a".into();
+    s.mac.data_rate_bps = 54_000_000;
+    s.mac.basic_rate_bps = 6_000_000;
+    s.mac.rts_threshold_bytes = 3000;
+    s.mac.short_retry_limit = 1;
+    s.flows.push(cbr(0, 1, 1000, 1.6e6, 1.0, 101.0));
+    let mut i = cbr(2, 3, 1000, 8e9, 1.0, 101.0);
+    i.app = AppKind::Onoff;
+    i.onoff = Some(OnOffConfig {
+        on_s: 1e-9,
+        off_s: 0.005,
+        distribution: OnOffDistribution::Exponential,
+        ..Default::default()
+    });
+    s.flows.push(i);
+    s
+}
+
+#[test]
+fn a_frame_too_weak_to_sense_still_interferes_down_to_the_threshold() {
+    let floor_w = faint_pair(None).radio.cs_threshold_w / 1000.0;
+    let deaf = run_checked(&faint_pair(None));
+    let r = run_checked(&faint_pair(Some(floor_w)));
+    // I's frame and J's ACK after SIFS are on the air for 180 + 16 + 44
+    // µs, S's frame for 180. 4 dB of SINR spoils 64-QAM at once, but not
+    // the BPSK of the preamble's 20 µs, so S's frame is lost when one of
+    // I's blocks starts within 240 µs before its 20th µs or before its
+    // end: at I's rate λ, with probability λ × 400 µs.
+    let lambda = r.nodes[2].frames_sent as f64 / 100.0;
+    let expected = lambda * 400e-6;
+    let lost = r.flows[0].sent - r.flows[0].received;
+    let measured = lost as f64 / r.flows[0].sent as f64;
+    println!(
+        "I at {lambda:.1} frames/s: S lost {lost} of {} ({measured:.4}), expected {expected:.4}; \
+         bit errors {} ({} without faint frames)",
+        r.flows[0].sent, r.mac.bit_errors, deaf.mac.bit_errors,
+    );
+    // Without the key nothing reaches R under carrier sense: no loss. The
+    // MAC and I's traffic are the same either way (the faint frames are
+    // never sensed).
+    assert_eq!(deaf.mac.bit_errors, 0);
+    assert_eq!(delivery(&deaf, 0), 1.0);
+    assert_eq!(deaf.nodes[2].frames_sent, r.nodes[2].frames_sent);
+    assert_eq!(r.mac.captures + r.mac.collisions + r.mac.retries, 0);
+    // 20,000 packets: 4 standard deviations of the fraction are 0.0077.
+    assert!(
+        (measured - expected).abs() < 0.008,
+        "{measured} vs {expected}"
+    );
 }

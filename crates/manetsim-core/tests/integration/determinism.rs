@@ -1,7 +1,7 @@
 //! Same scenario and seed → identical results; another seed → different ones.
 
 use crate::common::*;
-use manetsim_core::scenario::{Fading, Placement, Propagation, RoutingProtocol};
+use manetsim_core::scenario::{ErrorModelKind, Fading, Placement, Propagation, RoutingProtocol};
 
 fn busy_grid(seed: u64) -> manetsim_core::Scenario {
     let mut s = base(20.0, seed);
@@ -66,6 +66,31 @@ fn fading_over_shadowing_with_aodv_is_reproducible_and_the_ledger_balances() {
     let b = run_checked(&s);
     assert_eq!(fingerprint(&a), fingerprint(&b));
     assert_ne!(fingerprint(&a), fingerprint(&shadowed));
+    assert!(a.flows.iter().all(|f| f.received > 0), "{:?}", a.flows);
+}
+
+#[test]
+fn faint_frames_as_interference_with_aodv_are_reproducible_and_the_ledger_balances() {
+    // Thresholds 13 dB above the noise (a 635 m range at 11 Mb/s), and
+    // every frame down to 1e-14 W (3.4 km) counted as interference.
+    let mut s = busy_grid(3);
+    s.routing.protocol = RoutingProtocol::Aodv;
+    s.radio.error_model = ErrorModelKind::Awgn;
+    s.radio.rx_threshold_w = 8.8e-12;
+    s.radio.cs_threshold_w = 8.8e-12;
+    s.mac.data_rate_bps = 11_000_000;
+    let sensed = run_checked(&s);
+    s.radio.interference_threshold_w = Some(1e-14);
+    let a = run_checked(&s);
+    let b = run_checked(&s);
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    assert_ne!(fingerprint(&a), fingerprint(&sensed));
+    assert!(
+        a.mac.bit_errors > sensed.mac.bit_errors,
+        "{} vs {}",
+        a.mac.bit_errors,
+        sensed.mac.bit_errors
+    );
     assert!(a.flows.iter().all(|f| f.received > 0), "{:?}", a.flows);
 }
 
