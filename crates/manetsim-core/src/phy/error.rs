@@ -157,6 +157,10 @@ pub struct ErrorModel {
     noise_ofdm_w: f64,
     /// `(d, β_d)` of the convolutional code at each rate of `CodeRate::ALL`.
     spectra: [Vec<(u32, f64)>; 3],
+    /// `ln C(n, k)` for every `n` up to the spectra's largest `d`, as
+    /// [`ln_choose`] computes it (so each bound is the same to the bit),
+    /// computed once rather than for each bit error rate.
+    ln_binomials: Vec<Vec<f64>>,
     /// `(d², weight)` of CCK's union bound, with 4 and 8 bits a symbol.
     cck4: Vec<(f64, f64)>,
     cck8: Vec<(f64, f64)>,
@@ -191,10 +195,15 @@ impl ErrorModel {
     pub fn new(noise_figure_db: f64) -> Self {
         let f = 10f64.powf(noise_figure_db / 10.0);
         let kt = BOLTZMANN_J_PER_K * NOISE_TEMPERATURE_K;
+        let spectra = CodeRate::ALL.map(|c| code_spectrum(c, SPECTRUM_TERMS));
+        let max_d = spectra.iter().flatten().map(|&(d, _)| d).max().unwrap_or(0);
         let mut model = Self {
             noise_dsss_w: kt * DSSS_BANDWIDTH_HZ * f,
             noise_ofdm_w: kt * OFDM_BANDWIDTH_HZ * f,
-            spectra: CodeRate::ALL.map(|c| code_spectrum(c, SPECTRUM_TERMS)),
+            spectra,
+            ln_binomials: (0..=max_d)
+                .map(|n| (0..=n).map(|k| ln_choose(n, k)).collect())
+                .collect(),
             cck4: cck_spectrum(4),
             cck8: cck_spectrum(8),
             cache: vec![None; CACHE_SLOTS],
@@ -266,10 +275,13 @@ impl ErrorModel {
                 let esn0 =
                     snr * OFDM_BANDWIDTH_HZ / (OFDM_SUBCARRIERS * OFDM_SUBCARRIER_SPACING_HZ);
                 let p = subcarrier_ber(bits, esn0);
+                let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
                 let spectrum = &self.spectra[code as usize];
                 spectrum
                     .iter()
-                    .map(|&(d, beta)| beta * pairwise(d, p))
+                    .map(|&(d, beta)| {
+                        beta * pairwise(d, ln_p, ln_q, &self.ln_binomials[d as usize])
+                    })
                     .sum()
             }
         };
@@ -462,12 +474,12 @@ fn subcarrier_ber(bits: u8, esn0: f64) -> f64 {
 }
 
 /// The probability that hard-decision Viterbi decoding prefers a path `d`
-/// coded bits away from the right one, with coded bit error rate `p`.
-fn pairwise(d: u32, p: f64) -> f64 {
+/// coded bits away from the right one, with coded bit error rate `p`
+/// (`ln_p` = ln p, `ln_q` = ln(1 − p); `ln_binomials[k]` = ln C(d, k)).
+fn pairwise(d: u32, ln_p: f64, ln_q: f64, ln_binomials: &[f64]) -> f64 {
     let mut sum = 0.0;
-    let ln_p = p.ln();
-    let ln_q = (-p).ln_1p();
-    let term = |k: u32| (ln_choose(d, k) + f64::from(k) * ln_p + f64::from(d - k) * ln_q).exp();
+    let term =
+        |k: u32| (ln_binomials[k as usize] + f64::from(k) * ln_p + f64::from(d - k) * ln_q).exp();
     for k in (d / 2 + 1)..=d {
         sum += term(k);
     }
