@@ -328,9 +328,10 @@ pub struct Dcf {
     /// NAV's expiry (see [`Self::set_phase`]).
     phase: Phase,
     nav_phase: Phase,
-    /// The frames captured during the current reception, as `(start, end,
-    /// power_w)`, kept only for a bit error model ([`Self::track_interference`]).
-    /// Boxed so that a MAC without one spends 8 bytes on it, not 24.
+    /// The frames captured during the current reception, and those captured
+    /// before it that were still on the air when it began, as `(start,
+    /// end, power_w)`, kept only for a bit error model
+    /// ([`Self::track_interference`]). Boxed so that a MAC without one spends 8 bytes on it, not 24.
     #[allow(clippy::box_collection)]
     interference: Option<Box<Vec<(SimTime, SimTime, f64)>>>,
     /// The rate control, with `[mac] rate_control` other than `"constant"`.
@@ -478,8 +479,10 @@ impl Dcf {
         self.interference = Some(Box::default());
     }
 
-    /// The frames captured during the current reception, `(start, end,
-    /// power_w)` (empty unless [`Self::track_interference`]).
+    /// The captured frames that overlap the current reception, `(start,
+    /// end, power_w)`: those captured during it, and the end of those
+    /// captured before it still on the air as it began (empty unless
+    /// [`Self::track_interference`]).
     pub fn interference(&self) -> &[(SimTime, SimTime, f64)] {
         self.interference.as_deref().map_or(&[], |v| v.as_slice())
     }
@@ -1324,7 +1327,8 @@ impl Dcf {
                     error,
                 });
                 if let Some(v) = self.interference.as_mut() {
-                    v.clear();
+                    // A frame captured by the last reception may outlast it.
+                    v.retain(|&(_, end, _)| end > now);
                 }
                 self.set_rx_state(RxState::Recv, now, out);
             }
@@ -2332,6 +2336,31 @@ mod tests {
             .iter()
             .any(|a| matches!(a, MacAction::DeliverUp { from: 0, .. })));
         assert_eq!(m.stats.collisions, 1);
+    }
+
+    #[test]
+    fn a_captured_frame_that_outlasts_its_reception_is_interference_for_the_next() {
+        // Frame 2, captured by frame 1, is still on the air when frame 1
+        // ends and frame 3 begins: its end overlaps frame 3. Frame 4
+        // begins after it.
+        let mut m = mac(1, 3000);
+        m.track_interference();
+        let mut out = Vec::new();
+        let f = Frame {
+            packet: Some(pkt(100)),
+            ..Frame::control(FrameKind::Data, 0, 1, 0)
+        };
+        m.on_rx_start(0, 1, 1e-8, 1000, &mut out);
+        m.on_rx_start(500, 2, 1e-10, 2500, &mut out);
+        assert_eq!(m.interference(), &[(500, 2500, 1e-10)]);
+        m.on_rx_end(1000, 1, &f, &mut out);
+        m.on_rx_start(2000, 3, 1e-8, 3000, &mut out);
+        assert_eq!(m.intact_reception(3), Some(1e-8));
+        assert_eq!(m.interference(), &[(500, 2500, 1e-10)]);
+        m.on_rx_end(3000, 3, &f, &mut out);
+        m.on_rx_start(3500, 4, 1e-8, 4500, &mut out);
+        assert_eq!(m.interference(), &[]);
+        assert_eq!(m.stats.captures, 1);
     }
 
     #[test]

@@ -50,11 +50,10 @@
 //!   interference_threshold_w`, do the frames too weak to be sensed.
 //!
 //! The world applies the model to every frame a node decodes, for itself
-//! or overheard, at its faded power under `[radio] fading`. What it leaves
-//! out: the part of a captured frame that outlasts the reception it was
-//! captured by, should another reception begin under it; and the sum of
-//! frames too weak to be sensed as a busy medium (each frame is sensed, or
-//! not, on its own power, as in ns-2).
+//! or overheard, at its faded power under `[radio] fading`; a captured
+//! frame that outlasts its reception counts for the next one too. What it
+//! leaves out: the sum of frames too weak to be sensed as a busy medium
+//! (each frame is sensed, or not, on its own power, as in ns-2).
 
 use crate::mac::Phy;
 
