@@ -20,7 +20,9 @@
 // (RxSensitivity), signals above it make the medium busy (CCA), frames are
 // received from the receive threshold on (preamble detection minimum RSSI) and
 // the thermal noise floor is lowered so that the receive threshold, not the
-// noise, sets the range. No tracing, no pcap, no animation.
+// noise, sets the range. With --bitErrors (manetsim's `error_model = "awgn"`)
+// the noise figure is the scenario's and ns-3's YansErrorRateModel decides
+// each frame. No tracing, no pcap, no animation.
 //
 // At the end it prints one line (`ns3-result ...`) with the totals per flow
 // kind, and one `ns3-flow ...` line per flow, to check that it did real work.
@@ -73,8 +75,10 @@ CountSent(uint32_t node, Ptr<const Packet> packet, double txPowerW)
     ++g_frames[node].sent;
 }
 
+// A PSDU the PHY decoded: its state helper's RxOk (PhyRxEnd also fires for
+// one whose payload the error-rate model then fails).
 void
-CountReceived(uint32_t node, Ptr<const Packet> packet)
+CountReceived(uint32_t node, Ptr<const Packet> packet, double snr, WifiMode mode, WifiPreamble preamble)
 {
     ++g_frames[node].received;
 }
@@ -140,6 +144,12 @@ main(int argc, char* argv[])
     double antennaHeightM = 1.5;
     double systemLoss = 1.0;
     double noiseFigureDb = -30.0;
+    // Bit errors (manetsim's `error_model = "awgn"`): ns-3's error-rate
+    // model at the real noise figure decides each frame, the receive
+    // threshold alone gates the preamble, and signals down to
+    // interferenceThresholdW (0: the carrier-sense threshold) interfere.
+    bool bitErrors = false;
+    double interferenceThresholdW = 0.0;
     // Fading after two-ray ground: none, or Nakagami-m by distance.
     bool nakagami = false;
     double nakagamiM0 = 1.5;
@@ -178,6 +188,10 @@ main(int argc, char* argv[])
     cmd.AddValue("antennaHeightM", "Antenna height above the node (m)", antennaHeightM);
     cmd.AddValue("systemLoss", "System loss (ratio, >= 1)", systemLoss);
     cmd.AddValue("noiseFigureDb", "Receiver noise figure (dB); low so the thresholds rule", noiseFigureDb);
+    cmd.AddValue("bitErrors", "Bit errors from the SINR (YansErrorRateModel)", bitErrors);
+    cmd.AddValue("interferenceThresholdW",
+                 "With bitErrors: weakest signal that interferes (W; 0 = csThresholdW)",
+                 interferenceThresholdW);
     cmd.AddValue("nakagami", "Nakagami-m fading after two-ray ground", nakagami);
     cmd.AddValue("nakagamiM0", "Nakagami m below nakagamiDistance1M", nakagamiM0);
     cmd.AddValue("nakagamiM1", "Nakagami m below nakagamiDistance2M", nakagamiM1);
@@ -275,13 +289,27 @@ main(int argc, char* argv[])
     phy.Set("TxPowerLevels", UintegerValue(1));
     phy.Set("TxGain", DoubleValue(0.0));
     phy.Set("RxGain", DoubleValue(0.0));
-    phy.Set("RxSensitivity", DoubleValue(csDbm));
+    // The YANS channel drops a signal below RxSensitivity; every stronger
+    // one adds to the interference of what the PHY receives.
+    double floorDbm = csDbm;
+    if (bitErrors && interferenceThresholdW > 0.0)
+    {
+        floorDbm = WattsToDbm(interferenceThresholdW);
+    }
+    phy.Set("RxSensitivity", DoubleValue(floorDbm));
     phy.Set("CcaSensitivity", DoubleValue(csDbm));
     phy.Set("CcaEdThreshold", DoubleValue(csDbm));
     phy.Set("RxNoiseFigure", DoubleValue(noiseFigureDb));
+    // Without bit errors the noise is far below the thresholds and the SNR
+    // test never binds; with them, the receive threshold alone gates the
+    // preamble, as manetsim's does, and the error-rate model the rest.
     phy.SetPreambleDetectionModel("ns3::ThresholdPreambleDetectionModel",
                                   "MinimumRssi", DoubleValue(rxDbm),
-                                  "Threshold", DoubleValue(4.0));
+                                  "Threshold", DoubleValue(bitErrors ? -100.0 : 4.0));
+    if (bitErrors)
+    {
+        phy.SetErrorRateModel("ns3::YansErrorRateModel");
+    }
 
     auto dsss = [](uint32_t bps) -> std::string {
         switch (bps)
@@ -340,7 +368,8 @@ main(int argc, char* argv[])
         {
             Ptr<WifiPhy> wifiPhy = DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy();
             wifiPhy->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&CountSent, i));
-            wifiPhy->TraceConnectWithoutContext("PhyRxEnd", MakeBoundCallback(&CountReceived, i));
+            wifiPhy->GetState()->TraceConnectWithoutContext("RxOk",
+                                                            MakeBoundCallback(&CountReceived, i));
         }
     }
 

@@ -335,12 +335,6 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             f'"{mac["response_rate"]}": the ns-3 program answers every frame at '
             "basic_rate_bps (ConstantRateWifiManager's ControlMode)",
         )
-    if radio.get("error_model", "none") != "none":
-        raise Ns3Error(
-            "radio.error_model",
-            f'"{radio["error_model"]}": the ns-3 program keeps ns-3\'s own error-rate model '
-            "and the comparison's thresholds; manetsim's is not mirrored",
-        )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
     if c.get("gateway"):
@@ -418,6 +412,19 @@ def nakagami_arguments(radio: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def bit_error_arguments(radio: Mapping[str, Any]) -> list[str]:
+    """The program's bit-error arguments: with ``radio.error_model = "awgn"``,
+    ns-3's ``YansErrorRateModel`` at the noise figure, and the weakest signal
+    that interferes (``radio.interference_threshold_w``); none without."""
+    if radio.get("error_model", "none") == "none":
+        return []
+    args = ["--bitErrors=true", f"--noiseFigureDb={float(radio['noise_figure_db'])!r}"]
+    floor = radio.get("interference_threshold_w")
+    if floor is not None:
+        args.append(f"--interferenceThresholdW={float(floor)!r}")
+    return args
+
+
 def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
     """The program's arguments (after the executable) for resolved scenario ``c``."""
     radio, mac = c["radio"], c["mac"]
@@ -443,6 +450,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--queuePackets={int(mac['queue_packets'])}",
     ]
     args += nakagami_arguments(radio)
+    args += bit_error_arguments(radio)
     if tcp is not None:
         args += [
             f"--tcpInitialWindow={int(tcp['initial_window_packets'])}",
