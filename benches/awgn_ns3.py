@@ -19,16 +19,13 @@ shown.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fading_ns3 import measure
-
-from manetsim import ns3
+from fading_ns3 import measure, setup
 
 # (data rate in b/s, distance in m)
 CASES: list[tuple[int, float]] = [
@@ -55,19 +52,14 @@ def overrides(rate_bps: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    args = parser.parse_args(argv)
-    try:
-        binary = ns3.build()
-    except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
+    ready = setup(__doc__.splitlines()[0], argv, 3)
+    if ready is None:
         return 2
-    print(f"ns-3 {ns3.installation().version}, seeds 1-{args.seeds}")
+    binary, seeds = ready
     print("| rate | distance | decoded 0→1, manetsim / ns-3 | CBR delivery manetsim / ns-3 |")
     print("|---|---|---|---|")
     for rate_bps, distance_m in CASES:
-        ours, theirs = measure("none", distance_m, overrides(rate_bps), args.seeds, binary)
+        ours, theirs = measure("none", distance_m, overrides(rate_bps), seeds, binary)
         assert theirs is not None
         a, b = ours.fractions(), theirs.fractions()
         print(

@@ -153,23 +153,34 @@ def measure(
     return ours, theirs
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
+def setup(description: str, argv: list[str], seeds: int) -> tuple[Path, int] | None:
+    """A comparison's command line (``--seeds``, `seeds` by default) and
+    the ns-3 program, built; ``None``, with the reason on stderr, without
+    ns-3."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seeds", type=int, default=seeds)
     args = parser.parse_args(argv)
     try:
         binary = ns3.build()
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return None
     print(f"ns-3 {ns3.installation().version}, seeds 1-{args.seeds}")
+    return binary, args.seeds
+
+
+def main(argv: list[str]) -> int:
+    ready = setup(__doc__.splitlines()[0], argv, 10)
+    if ready is None:
+        return 2
+    binary, seeds = ready
     print(
         "| fading | distance | m | model | manetsim 0→1 / 1→0 | ns-3 0→1 / 1→0 "
         "| CBR delivery manetsim / ns-3 |"
     )
     print("|---|---|---|---|---|---|---|")
     for fading, distance_m, extra, m in CASES:
-        ours, theirs = measure(fading, distance_m, extra, args.seeds, binary)
+        ours, theirs = measure(fading, distance_m, extra, seeds, binary)
         assert theirs is not None
         want = expected(scenario(distance_m), {"radio.fading": fading, **extra}, distance_m, m)
         a, b = ours.fractions(), theirs.fractions()
