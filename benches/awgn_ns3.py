@@ -19,36 +19,151 @@ shown.
 
 from __future__ import annotations
 
+import math
+import subprocess
 import sys
+import tempfile
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fading_ns3 import measure, setup
+from fading_ns3 import measure, scenario, setup
 
-# (data rate in b/s, distance in m)
-CASES: list[tuple[int, float]] = [
-    (1_000_000, 240.0),
-    (1_000_000, 250.0),
-    (2_000_000, 180.0),
-    (2_000_000, 190.0),
-    (5_500_000, 165.0),
-    (5_500_000, 175.0),
-    (11_000_000, 150.0),
-    (11_000_000, 160.0),
+from manetsim import ns3, run
+
+# (standard, data rate in b/s, distance in m)
+CASES: list[tuple[str, int, float]] = [
+    ("802.11b", 1_000_000, 240.0),
+    ("802.11b", 1_000_000, 250.0),
+    ("802.11b", 2_000_000, 180.0),
+    ("802.11b", 2_000_000, 190.0),
+    ("802.11b", 5_500_000, 165.0),
+    ("802.11b", 5_500_000, 175.0),
+    ("802.11b", 11_000_000, 150.0),
+    ("802.11b", 11_000_000, 160.0),
+    ("802.11a", 12_000_000, 400.0),
+    ("802.11a", 12_000_000, 415.0),
+    ("802.11a", 24_000_000, 190.0),
+    ("802.11a", 24_000_000, 200.0),
+    ("802.11a", 54_000_000, 68.0),
+    ("802.11a", 54_000_000, 72.0),
 ]
 
 
-def overrides(rate_bps: int) -> dict[str, Any]:
-    return {
+def overrides(standard: str, rate_bps: int) -> dict[str, Any]:
+    """The bit errors, and the radio that makes each rate lose frames in
+    tens to hundreds of metres: 802.11b at 914 MHz over two-ray ground,
+    0.126 mW; 802.11a at 5.18 GHz in free space, 10 mW."""
+    common = {
         "radio.error_model": "awgn",
+        "mac.standard": standard,
+        "mac.data_rate_bps": rate_bps,
+    }
+    if standard == "802.11a":
+        return {
+            **common,
+            "radio.propagation": "free_space",
+            "radio.frequency_hz": 5.18e9,
+            "radio.tx_power_w": 0.01,
+            "radio.rx_threshold_w": 1e-14,
+            "radio.cs_threshold_w": 1e-14,
+            "mac.basic_rate_bps": 6_000_000,
+        }
+    return {
+        **common,
+        "radio.tx_power_w": 1.26e-4,
         "radio.rx_threshold_w": 1e-13,
         "radio.cs_threshold_w": 1e-13,
-        "radio.tx_power_w": 1.26e-4,
-        "mac.data_rate_bps": rate_bps,
         "mac.basic_rate_bps": 1_000_000,
     }
+
+
+# (standard, data rate in b/s, a distance near where half its frames fail)
+RATES: list[tuple[str, int, float]] = [
+    ("802.11b", 1_000_000, 250.0),
+    ("802.11b", 2_000_000, 190.0),
+    ("802.11b", 5_500_000, 180.0),
+    ("802.11b", 11_000_000, 165.0),
+    ("802.11a", 12_000_000, 420.0),
+    ("802.11a", 24_000_000, 200.0),
+    ("802.11a", 54_000_000, 72.0),
+]
+# ns-3's error-rate models beside manetsim's.
+NS3_MODELS = ("ns3::YansErrorRateModel", "ns3::NistErrorRateModel")
+
+
+def decoded(
+    standard: str, rate_bps: int, distance_m: float, binary: Path | None, model: str = ""
+) -> float:
+    """The fraction of node 0's frames node 1 decoded in 100 s (seed 1), in
+    manetsim or, given the program, in ns-3 with error-rate model `model`."""
+    doc = scenario(distance_m)
+    extra = {**overrides(standard, rate_bps), "duration_s": 100.0, "flows.0.stop_s": 100.0}
+    if binary is None:
+        nodes = run(doc, seed=1, overrides=extra).nodes
+        return int(nodes["frames_received"][1]) / int(nodes["frames_sent"][0])
+    with tempfile.TemporaryDirectory() as folder:
+        command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
+        proc = subprocess.run(
+            [*command, "--frameCounts=true", f"--errorRateModel={model}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    frames = ns3.parse_frames(proc.stdout)
+    return frames[1]["frames_received"] / frames[0]["frames_sent"]
+
+
+def half_distance(fraction: Callable[[float], float], near_m: float) -> float:
+    """Where `fraction` first falls to one half, going out from `near_m`
+    (which must decode more than half) in steps of 10 %, then by bisection.
+    Going out finds the first crossing: beyond it AODV's route requests,
+    sent at the basic rate when the route breaks, mix into the fraction."""
+    if fraction(near_m) <= 0.5:
+        raise ValueError(f"more than half the frames fail at {near_m} m already")
+    far_m = near_m
+    while True:
+        near_m, far_m = far_m, far_m * 1.1
+        if fraction(far_m) <= 0.5:
+            break
+    for _ in range(7):
+        mid_m = (near_m * far_m) ** 0.5
+        if fraction(mid_m) > 0.5:
+            near_m = mid_m
+        else:
+            far_m = mid_m
+    return (near_m * far_m) ** 0.5
+
+
+def offsets(binary: Path) -> None:
+    """Each rate's distance where half the frames fail, in manetsim and in
+    ns-3 with each error-rate model, and the SNR that ns-3's model then
+    needs beside manetsim's: free space loses 20 dB a decade of distance,
+    two-ray ground past its crossover 40."""
+    print()
+    print(
+        "| standard | rate | half lost, manetsim | ns-3 YansErrorRateModel (SNR beside) "
+        "| ns-3 NistErrorRateModel (SNR beside) |"
+    )
+    print("|---|---|---|---|---|")
+    for standard, rate_bps, guess_m in RATES:
+        start_m = guess_m * 0.6
+        ours = half_distance(partial(decoded, standard, rate_bps, binary=None), start_m)
+        per_decade = 20.0 if standard == "802.11a" else 40.0
+        cells = []
+        for model in NS3_MODELS:
+            at = partial(decoded, standard, rate_bps, binary=binary, model=model)
+            theirs = half_distance(at, start_m)
+            cells.append(f"{theirs:.1f} m ({-per_decade * math.log10(theirs / ours):+.1f} dB)")
+        print(
+            f"| {standard} | {rate_bps / 1e6:g} Mb/s | {ours:.1f} m | {cells[0]} | {cells[1]} |",
+            flush=True,
+        )
 
 
 def main(argv: list[str]) -> int:
@@ -56,17 +171,22 @@ def main(argv: list[str]) -> int:
     if ready is None:
         return 2
     binary, seeds = ready
-    print("| rate | distance | decoded 0→1, manetsim / ns-3 | CBR delivery manetsim / ns-3 |")
-    print("|---|---|---|---|")
-    for rate_bps, distance_m in CASES:
-        ours, theirs = measure("none", distance_m, overrides(rate_bps), seeds, binary)
+    print(
+        "| standard | rate | distance | decoded 0→1, manetsim / ns-3 "
+        "| CBR delivery manetsim / ns-3 |"
+    )
+    print("|---|---|---|---|---|")
+    for standard, rate_bps, distance_m in CASES:
+        extra = overrides(standard, rate_bps)
+        ours, theirs = measure("none", distance_m, extra, seeds, binary)
         assert theirs is not None
         a, b = ours.fractions(), theirs.fractions()
         print(
-            f"| {rate_bps / 1e6:g} Mb/s | {distance_m:g} m | {a[0]:.4f} / {b[0]:.4f} "
+            f"| {standard} | {rate_bps / 1e6:g} Mb/s | {distance_m:g} m | {a[0]:.4f} / {b[0]:.4f} "
             f"| {a[2]:.3f} / {b[2]:.3f} |",
             flush=True,
         )
+    offsets(binary)
     return 0
 
 

@@ -121,9 +121,9 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
     assert "AODV only" in line
 
     cases = {
-        "radio.propagation": {"radio": {"propagation": "free_space"}},
+        "radio.propagation": {"radio": {"propagation": "shadowing"}},
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
-        "mac.standard": {"mac": {"standard": "802.11a"}},
+        "mac.standard": {"mac": {"standard": "802.11g"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
         "mac.rate_control": {"mac": {"standard": "802.11b", "rate_control": "arf"}},
         "mac.response_rate": {"mac": {"standard": "802.11b", "response_rate": "standard"}},
@@ -146,6 +146,21 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
             ns3.check_expressible(load_config(doc))
         assert err.value.key == key
         assert str(err.value).startswith(f"cannot run on ns-3: key `{key}`")
+
+
+def test_802_11a_over_free_space_is_expressible(tmp_path):
+    doc = scenario(
+        SMALL_CHAIN,
+        routing={"protocol": "aodv"},
+        radio={"propagation": "free_space", "frequency_hz": 5.18e9},
+        mac={"standard": "802.11a", "data_rate_bps": 54_000_000, "basic_rate_bps": 6_000_000},
+    )
+    ns3.check_expressible(load_config(doc))
+    command = ns3.prepare(doc, tmp_path, "bench")
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert set(args) <= _accepted_options()
+    assert (args["standard"], args["propagation"]) == ("80211a", "freeSpace")
+    assert (args["dataRateBps"], args["basicRateBps"]) == ("54000000", "6000000")
 
 
 def test_802_11b_with_the_long_preamble_is_expressible():
@@ -586,7 +601,7 @@ def test_ns3s_dbpsk_loses_frames_where_manetsims_does():
     awgn = bench_module("awgn_ns3")
     fading = bench_module("fading_ns3")
     binary = ns3.build()
-    ours, theirs = fading.measure("none", 250.0, awgn.overrides(1_000_000), 1, binary)
+    ours, theirs = fading.measure("none", 250.0, awgn.overrides("802.11b", 1_000_000), 1, binary)
     assert theirs is not None
     a, b = ours.fractions()[0], theirs.fractions()[0]
     assert 0.4 < a < 0.65, a

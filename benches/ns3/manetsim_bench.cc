@@ -15,8 +15,9 @@
 //                          (tcp: bulk transfer, RATE_BPS ignored; udp: CBR)
 //   radio, MAC and TCP parameters as manetsim resolves them (see --PrintHelp)
 //
-// The radio mirrors ns-2's threshold model as far as ns-3's YANS PHY allows:
-// two-ray ground loss, signals below the carrier-sense threshold are not seen
+// The radio mirrors ns-2's threshold model as far as ns-3's YANS PHY allows
+// (802.11b, or 802.11a with --standard=80211a): two-ray ground loss (or
+// Friis free space with --propagation=freeSpace), signals below the carrier-sense threshold are not seen
 // (RxSensitivity), signals above it make the medium busy (CCA), frames are
 // received from the receive threshold on (preamble detection minimum RSSI) and
 // the thermal noise floor is lowered so that the receive threshold, not the
@@ -144,11 +145,16 @@ main(int argc, char* argv[])
     double antennaHeightM = 1.5;
     double systemLoss = 1.0;
     double noiseFigureDb = -30.0;
+    // The PHY: ns-3's 802.11b (DSSS) or 802.11a (OFDM), over two-ray ground
+    // or free space (Friis).
+    std::string standard = "80211b";
+    std::string propagation = "twoRayGround";
     // Bit errors (manetsim's `error_model = "awgn"`): ns-3's error-rate
     // model at the real noise figure decides each frame, the receive
     // threshold alone gates the preamble, and signals down to
     // interferenceThresholdW (0: the carrier-sense threshold) interfere.
     bool bitErrors = false;
+    std::string errorRateModel = "ns3::YansErrorRateModel";
     double interferenceThresholdW = 0.0;
     // Fading after two-ray ground: none, or Nakagami-m by distance.
     bool nakagami = false;
@@ -185,10 +191,13 @@ main(int argc, char* argv[])
     cmd.AddValue("rxThresholdW", "Receive threshold (W)", rxThresholdW);
     cmd.AddValue("csThresholdW", "Carrier-sense threshold (W)", csThresholdW);
     cmd.AddValue("frequencyHz", "Carrier frequency (Hz)", frequencyHz);
+    cmd.AddValue("standard", "80211b (DSSS) or 80211a (OFDM)", standard);
+    cmd.AddValue("propagation", "twoRayGround or freeSpace", propagation);
     cmd.AddValue("antennaHeightM", "Antenna height above the node (m)", antennaHeightM);
     cmd.AddValue("systemLoss", "System loss (ratio, >= 1)", systemLoss);
     cmd.AddValue("noiseFigureDb", "Receiver noise figure (dB); low so the thresholds rule", noiseFigureDb);
     cmd.AddValue("bitErrors", "Bit errors from the SINR (YansErrorRateModel)", bitErrors);
+    cmd.AddValue("errorRateModel", "With bitErrors: ns-3's error-rate model (TypeId)", errorRateModel);
     cmd.AddValue("interferenceThresholdW",
                  "With bitErrors: weakest signal that interferes (W; 0 = csThresholdW)",
                  interferenceThresholdW);
@@ -268,10 +277,23 @@ main(int argc, char* argv[])
     double csDbm = WattsToDbm(csThresholdW);
     YansWifiChannelHelper channel;
     channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
-    channel.AddPropagationLoss("ns3::TwoRayGroundPropagationLossModel",
-                               "Frequency", DoubleValue(frequencyHz),
-                               "SystemLoss", DoubleValue(systemLoss),
-                               "HeightAboveZ", DoubleValue(antennaHeightM));
+    if (propagation == "freeSpace")
+    {
+        channel.AddPropagationLoss("ns3::FriisPropagationLossModel",
+                                   "Frequency", DoubleValue(frequencyHz),
+                                   "SystemLoss", DoubleValue(systemLoss));
+    }
+    else if (propagation == "twoRayGround")
+    {
+        channel.AddPropagationLoss("ns3::TwoRayGroundPropagationLossModel",
+                                   "Frequency", DoubleValue(frequencyHz),
+                                   "SystemLoss", DoubleValue(systemLoss),
+                                   "HeightAboveZ", DoubleValue(antennaHeightM));
+    }
+    else
+    {
+        NS_FATAL_ERROR("--propagation: twoRayGround or freeSpace, not " << propagation);
+    }
     if (nakagami)
     {
         // Each packet's power at each receiver, drawn after the mean.
@@ -308,10 +330,32 @@ main(int argc, char* argv[])
                                   "Threshold", DoubleValue(bitErrors ? -100.0 : 4.0));
     if (bitErrors)
     {
-        phy.SetErrorRateModel("ns3::YansErrorRateModel");
+        phy.SetErrorRateModel(errorRateModel);
     }
 
-    auto dsss = [](uint32_t bps) -> std::string {
+    bool ofdm = standard == "80211a";
+    if (!ofdm && standard != "80211b")
+    {
+        NS_FATAL_ERROR("--standard: 80211b or 80211a, not " << standard);
+    }
+    // The name of ns-3's mode for a rate of the standard.
+    auto dsss = [ofdm](uint32_t bps) -> std::string {
+        if (ofdm)
+        {
+            switch (bps)
+            {
+            case 6000000:
+            case 9000000:
+            case 12000000:
+            case 18000000:
+            case 24000000:
+            case 36000000:
+            case 48000000:
+            case 54000000:
+                return "OfdmRate" + std::to_string(bps / 1000000) + "Mbps";
+            }
+            NS_FATAL_ERROR("no 802.11a rate of " << bps << " b/s");
+        }
         switch (bps)
         {
         case 1000000:
@@ -327,7 +371,7 @@ main(int argc, char* argv[])
         return "";
     };
     WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211b);
+    wifi.SetStandard(ofdm ? WIFI_STANDARD_80211a : WIFI_STANDARD_80211b);
     // Retry limits: ns-3.37 has a short and a long one on the station
     // manager (MaxSsrc, MaxSlrc), as ns-2; from ns-3.44 on those are
     // obsolete (setting them is fatal) and one WifiMac::FrameRetryLimit

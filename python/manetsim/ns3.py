@@ -75,6 +75,11 @@ _SOURCE = Path("benches") / "ns3" / "manetsim_bench.cc"
 
 # 802.11b DSSS rates the program maps to ns-3's DsssRate modes.
 DSSS_RATES = (1_000_000, 2_000_000, 5_500_000, 11_000_000)
+# 802.11a OFDM rates, ns-3's OfdmRate modes.
+OFDM_RATES = tuple(r * 1_000_000 for r in (6, 9, 12, 18, 24, 36, 48, 54))
+# manetsim's standards and propagation models, as the program names them.
+STANDARDS = {"802.11": "80211b", "802.11b": "80211b", "802.11a": "80211a"}
+PROPAGATION = {"two_ray_ground": "twoRayGround", "free_space": "freeSpace"}
 
 
 class Ns3Error(ValueError):
@@ -306,22 +311,26 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             "routing.protocol", f'"{routing}": the ns-3 program runs AODV only (ns-3\'s aodv)'
         )
     mac, radio = c["mac"], c["radio"]
-    if mac["standard"] not in ("802.11", "802.11b"):
+    if mac["standard"] not in STANDARDS:
         raise Ns3Error(
             "mac.standard",
-            f'"{mac["standard"]}": the ns-3 program runs ns-3\'s 802.11b ("802.11" or "802.11b")',
+            f'"{mac["standard"]}": the ns-3 program runs ns-3\'s 802.11b ("802.11" or '
+            '"802.11b") or 802.11a',
         )
-    if mac.get("preamble", "long") != "long":
+    ofdm = STANDARDS[mac["standard"]] == "80211a"
+    if not ofdm and mac.get("preamble", "long") != "long":
         raise Ns3Error("mac.preamble", "the ns-3 program sends the long preamble")
     for key in ("data_rate_bps", "basic_rate_bps"):
-        if int(mac[key]) not in DSSS_RATES:
+        if ofdm and int(mac[key]) not in OFDM_RATES:
+            raise Ns3Error(f"mac.{key}", f"{mac[key]} b/s is no 802.11a rate (6 to 54 Mb/s)")
+        if not ofdm and int(mac[key]) not in DSSS_RATES:
             raise Ns3Error(
                 f"mac.{key}", f"{mac[key]} b/s is no 802.11b DSSS rate (1, 2, 5.5 or 11 Mb/s)"
             )
-    if radio["propagation"] != "two_ray_ground":
+    if radio["propagation"] not in PROPAGATION:
         raise Ns3Error(
             "radio.propagation",
-            f'"{radio["propagation"]}": the ns-3 program uses two-ray ground only',
+            f'"{radio["propagation"]}": the ns-3 program uses two-ray ground or free space',
         )
     if mac.get("rate_control", "constant") != "constant":
         raise Ns3Error(
@@ -440,6 +449,8 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--rxThresholdW={float(radio['rx_threshold_w'])!r}",
         f"--csThresholdW={float(radio['cs_threshold_w'])!r}",
         f"--frequencyHz={float(radio['frequency_hz'])!r}",
+        f"--standard={STANDARDS[mac['standard']]}",
+        f"--propagation={PROPAGATION[radio['propagation']]}",
         f"--antennaHeightM={float(radio['antenna_height_m'])!r}",
         f"--systemLoss={float(radio['system_loss'])!r}",
         f"--dataRateBps={int(mac['data_rate_bps'])}",
