@@ -12,11 +12,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from manetsim import bench, ns3
+from manetsim import bench, ns3, run
 from manetsim.run import load_config, movements_ns2
 
 from helpers import REPO, SMALL_CHAIN, assert_clean_error, bench_module, scenario, write_toml
@@ -607,3 +608,32 @@ def test_ns3s_dbpsk_loses_frames_where_manetsims_does():
     assert 0.4 < a < 0.65, a
     assert 0.6 < b < 0.9, b
     assert a < b
+
+
+@pytest.mark.real_ns3
+@pytest.mark.skipif(
+    not _ns3_installed() or shutil.which("g++") is None,
+    reason="ns-3 (Debian libns3-dev or PyPI ns3) is not installed",
+)
+def test_ns3_counts_frames_too_weak_to_sense_as_manetsim_does():
+    # A pair out of carrier-sense range, 4 dB below the sender at its
+    # receiver: with interference_threshold_w (ns-3's RxSensitivity) about
+    # 7.6 % of the sender's frames are lost in both, none without.
+    awgn = bench_module("awgn_ns3")
+    binary = ns3.build()
+    for floor in (False, True):
+        doc, extra = awgn.faint_pair(floor)
+        nodes = run(doc, seed=1, overrides=extra).nodes
+        ours = int(nodes["frames_received"][1]) / int(nodes["frames_sent"][0])
+        with tempfile.TemporaryDirectory() as folder:
+            command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
+            proc = subprocess.run(
+                [*command, "--frameCounts=true"], capture_output=True, text=True, check=True
+            )
+        frames = ns3.parse_frames(proc.stdout)
+        theirs = frames[1]["frames_received"] / frames[0]["frames_sent"]
+        if floor:
+            assert 0.90 < ours < 0.95, ours
+            assert theirs == pytest.approx(ours, abs=0.015)
+        else:
+            assert ours == theirs == 1.0
