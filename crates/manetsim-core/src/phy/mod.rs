@@ -13,7 +13,10 @@ mod fading;
 mod grid;
 mod propagation;
 
-pub use error::{erfc, q, CodeRate, ErrorModel, Modulation};
+pub use error::{
+    erfc, q, CodeRate, ErrorModel, Modulation, BOLTZMANN_J_PER_K, DSSS_BANDWIDTH_HZ,
+    NOISE_TEMPERATURE_K, OFDM_BANDWIDTH_HZ,
+};
 pub use fading::{gamma_q, Nakagami};
 pub use grid::SpatialGrid;
 pub use propagation::{

@@ -204,8 +204,11 @@ pub fn run_with(scenario: &Scenario, outputs: &Outputs) -> Result<RunResult, Sim
             // A standard a run does not support is refused before this.
             let standard = crate::mac::MacStandard::parse(&scenario.mac.standard)
                 .unwrap_or(crate::mac::MacStandard::Dsss);
-            encoder =
-                encoder.with_radiotap(pcap::Radiotap::new(scenario.radio.frequency_hz, standard));
+            let mut radiotap = pcap::Radiotap::new(scenario.radio.frequency_hz, standard);
+            if scenario.radio.error_model == crate::scenario::ErrorModelKind::Awgn {
+                radiotap = radiotap.with_noise(scenario.radio.noise_figure_db);
+            }
+            encoder = encoder.with_radiotap(radiotap);
         }
         let mut hosts = 0;
         if let Some(g) = &scenario.gateway {

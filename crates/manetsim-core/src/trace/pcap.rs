@@ -88,11 +88,15 @@ pub const LINKTYPE_IEEE802_11_RADIOTAP: u32 = 127;
 /// each frame went, and for a frame received its power. Fields as
 /// radiotap.org defines them: Rate (bit 2, in 500 kb/s), then Channel (bit
 /// 3: the frequency in MHz and flags), aligned to two bytes, then for a
-/// received frame dBm Antenna Signal (bit 5, a signed byte).
+/// received frame dBm Antenna Signal (bit 5, a signed byte) and, when the
+/// run models noise (`[radio] error_model = "awgn"`), dBm Antenna Noise
+/// (bit 6, a signed byte).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Radiotap {
     freq_mhz: u16,
     standard: MacStandard,
+    /// The receiver's noise figure, when the run models noise.
+    noise_figure_db: Option<f64>,
 }
 
 /// The header's length: 8 bytes, the rate, a byte of padding, the channel
@@ -100,6 +104,7 @@ pub struct Radiotap {
 const RADIOTAP_LEN: u16 = 14;
 const RADIOTAP_PRESENT: u32 = (1 << 2) | (1 << 3);
 const RADIOTAP_SIGNAL: u32 = 1 << 5;
+const RADIOTAP_NOISE: u32 = 1 << 6;
 const CHANNEL_CCK: u16 = 0x0020;
 const CHANNEL_OFDM: u16 = 0x0040;
 const CHANNEL_2GHZ: u16 = 0x0080;
@@ -111,7 +116,16 @@ impl Radiotap {
         Self {
             freq_mhz: (frequency_hz / 1e6).round().clamp(0.0, f64::from(u16::MAX)) as u16,
             standard,
+            noise_figure_db: None,
         }
+    }
+
+    /// A received frame's header gives the noise too: thermal noise over
+    /// the frame's channel width (22 MHz for DSSS and HR/DSSS, 20 for
+    /// OFDM) times `noise_figure_db`, the noise the bit error model uses.
+    pub fn with_noise(mut self, noise_figure_db: f64) -> Self {
+        self.noise_figure_db = Some(noise_figure_db);
+        self
     }
 
     /// Appends the header of a frame sent at `rate_bps`, received with
@@ -128,10 +142,28 @@ impl Radiotap {
             MacStandard::G => !crate::mac::DSSS_RATES_BPS.contains(&rate_bps),
         };
         let modulation = if ofdm { CHANNEL_OFDM } else { CHANNEL_CCK };
-        let (len, present) = match signal_w {
+        let noise_w = self
+            .noise_figure_db
+            .filter(|_| signal_w.is_some())
+            .map(|nf| {
+                let width_hz = if ofdm {
+                    crate::phy::OFDM_BANDWIDTH_HZ
+                } else {
+                    crate::phy::DSSS_BANDWIDTH_HZ
+                };
+                crate::phy::BOLTZMANN_J_PER_K
+                    * crate::phy::NOISE_TEMPERATURE_K
+                    * width_hz
+                    * 10f64.powf(nf / 10.0)
+            });
+        let (mut len, mut present) = match signal_w {
             Some(_) => (RADIOTAP_LEN + 1, RADIOTAP_PRESENT | RADIOTAP_SIGNAL),
             None => (RADIOTAP_LEN, RADIOTAP_PRESENT),
         };
+        if noise_w.is_some() {
+            len += 1;
+            present |= RADIOTAP_NOISE;
+        }
         out.extend_from_slice(&[0, 0]);
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&present.to_le_bytes());
@@ -139,8 +171,8 @@ impl Radiotap {
         out.push(0);
         out.extend_from_slice(&self.freq_mhz.to_le_bytes());
         out.extend_from_slice(&(band | modulation).to_le_bytes());
-        if let Some(w) = signal_w {
-            // dBm, rounded, within a signed byte.
+        // dBm, rounded, within a signed byte.
+        for w in [signal_w, noise_w].into_iter().flatten() {
             let dbm = (10.0 * (w * 1e3).log10()).round().clamp(-128.0, 127.0);
             out.push(dbm as i8 as u8);
         }

@@ -567,6 +567,22 @@ fn radiotap_headers_carry_the_rate_and_the_channel() {
     assert_eq!(&received[..8], &[0, 0, 15, 0, 0x2c, 0, 0, 0]);
     assert_eq!(received[14] as i8, -70);
     assert_eq!(&received[8..14], &a[8..]);
+    // Under bit errors it gives the noise too (bit 6): kTB over 20 MHz for
+    // OFDM, -101.0 dBm, plus a 7 dB noise figure; over 22 MHz for DSSS,
+    // -100.6 dBm, plus 10 dB. A frame sent has neither.
+    let noisy = Radiotap::new(5.18e9, MacStandard::A).with_noise(7.0);
+    let mut both = Vec::new();
+    noisy.write(54_000_000, Some(1e-10), &mut both);
+    assert_eq!(&both[..8], &[0, 0, 16, 0, 0x6c, 0, 0, 0]);
+    assert_eq!((both[14] as i8, both[15] as i8), (-70, -94));
+    let mut dsss = Vec::new();
+    Radiotap::new(2.412e9, MacStandard::B)
+        .with_noise(10.0)
+        .write(11_000_000, Some(1e-9), &mut dsss);
+    assert_eq!((dsss[14] as i8, dsss[15] as i8), (-60, -91));
+    let mut sent = Vec::new();
+    noisy.write(54_000_000, None, &mut sent);
+    assert_eq!(sent, a);
     // A capture with them has link type 127, and its records open with
     // the header; a host's capture stays bare IPv4.
     let dir = scratch("radiotap");
