@@ -147,7 +147,9 @@ def test_radiotap_headers_show_the_rates_arf_climbs_through(tmp_path: Path):
     manetsim.run(RATE_ADAPTATION, overrides=overrides, pcap=tmp_path / "run")
     # Node 1 sends to the receiver, node 0: its data frames (0x08) climb
     # from 6 Mb/s to 54 (12 to 108 units of 500 kb/s); its RTSs go at 6.
-    # The CTSs and ACKs it receives carry their power (dBm, one byte).
+    # The CTSs and ACKs it receives carry their power and, as the example
+    # models bit errors, the noise (dBm, one byte each): kTB over 20 MHz
+    # with the 7 dB noise figure, -94 dBm.
     rates: dict[int, set[int]] = {}
     signals: set[int] = set()
     for _, frame in records(tmp_path / "run-1.pcap", linktype=127):
@@ -156,8 +158,9 @@ def test_radiotap_headers_show_the_rates_arf_climbs_through(tmp_path: Path):
         kind = frame[length]
         rates.setdefault(kind, set()).add(frame[8])
         if kind in (0xC4, 0xD4):
-            assert (length, present) == (15, 0x2C)
+            assert (length, present) == (16, 0x6C)
             signals.add(struct.unpack_from("<b", frame, 14)[0])
+            assert struct.unpack_from("<b", frame, 15)[0] == -94
         else:
             assert (length, present) == (14, 0x0C)
     assert rates[0x08] == {12, 18, 24, 36, 48, 72, 96, 108}
@@ -167,6 +170,8 @@ def test_radiotap_headers_show_the_rates_arf_climbs_through(tmp_path: Path):
     if shutil.which("tshark") is not None:
         shown = tshark(tmp_path / "run-1.pcap", "-T", "fields", "-e", "wlan_radio.data_rate")
         assert {float(x) for x in shown.split()} >= {6.0, 54.0}
+        noise = tshark(tmp_path / "run-1.pcap", "-T", "fields", "-e", "radiotap.dbm_antnoise")
+        assert set(noise.split()) == {"-94"}
 
 
 def test_radiotap_without_captures_is_a_clear_error():
