@@ -126,7 +126,6 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
         "mac.standard": {"mac": {"standard": "802.11g"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
-        "mac.rate_control": {"mac": {"standard": "802.11b", "rate_control": "arf"}},
         "mac.response_rate": {"mac": {"standard": "802.11b", "response_rate": "standard"}},
         "flows.0.tcp.variant": {
             "flows": [
@@ -147,6 +146,22 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
             ns3.check_expressible(load_config(doc))
         assert err.value.key == key
         assert str(err.value).startswith(f"cannot run on ns-3: key `{key}`")
+
+
+def test_rate_control_is_ns3s_manager_answering_at_the_standards_rates(tmp_path):
+    for kind in ("arf", "aarf", "minstrel"):
+        mac = {"standard": "802.11a", "rate_control": kind, "basic_rate_bps": 6_000_000}
+        doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
+        # ns-3's managers answer at the standard's basic rates.
+        with pytest.raises(ns3.Ns3Error) as err:
+            ns3.check_expressible(load_config(doc))
+        assert err.value.key == "mac.response_rate"
+        doc["mac"]["response_rate"] = "standard"
+        ns3.check_expressible(load_config(doc))
+        command = ns3.prepare(doc, tmp_path, "bench")
+        args = dict(arg[2:].split("=", 1) for arg in command[1:])
+        assert set(args) <= _accepted_options()
+        assert args["rateControl"] == kind
 
 
 def test_802_11a_over_free_space_is_expressible(tmp_path):

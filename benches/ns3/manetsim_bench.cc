@@ -167,6 +167,10 @@ main(int argc, char* argv[])
     uint32_t dataRateBps = 2000000;
     uint32_t basicRateBps = 1000000;
     uint32_t rtsThresholdBytes = 0;
+    // constant (at dataRateBps, answers at basicRateBps), or arf, aarf or
+    // minstrel (ns-3's managers: up to the standard's top rate, answers at
+    // the standard's basic rates).
+    std::string rateControl = "constant";
     uint32_t shortRetryLimit = 7;
     uint32_t longRetryLimit = 4;
     uint32_t queuePackets = 50;
@@ -210,6 +214,7 @@ main(int argc, char* argv[])
     cmd.AddValue("dataRateBps", "802.11b data rate (1000000, 2000000, 5500000, 11000000)", dataRateBps);
     cmd.AddValue("basicRateBps", "802.11b basic (control) rate", basicRateBps);
     cmd.AddValue("rtsThresholdBytes", "RTS/CTS for frames above this size", rtsThresholdBytes);
+    cmd.AddValue("rateControl", "constant, arf, aarf or minstrel", rateControl);
     cmd.AddValue("shortRetryLimit", "Short retry limit", shortRetryLimit);
     cmd.AddValue("longRetryLimit", "Long retry limit", longRetryLimit);
     cmd.AddValue("queuePackets", "Interface queue length (packets)", queuePackets);
@@ -380,7 +385,42 @@ main(int argc, char* argv[])
     TypeId::AttributeInformation retryInfo;
     bool oneRetryLimit =
         TypeId::LookupByName("ns3::WifiMac").LookupAttributeByName("FrameRetryLimit", &retryInfo);
-    if (oneRetryLimit)
+    if (rateControl != "constant")
+    {
+        std::string manager;
+        if (rateControl == "arf")
+        {
+            manager = "ns3::ArfWifiManager";
+        }
+        else if (rateControl == "aarf")
+        {
+            manager = "ns3::AarfWifiManager";
+        }
+        else if (rateControl == "minstrel")
+        {
+            manager = "ns3::MinstrelWifiManager";
+        }
+        else
+        {
+            NS_FATAL_ERROR("--rateControl: constant, arf, aarf or minstrel, not " << rateControl);
+        }
+        if (oneRetryLimit)
+        {
+            Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(shortRetryLimit));
+            wifi.SetRemoteStationManager(manager,
+                                         "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                         "RtsCtsThreshold", UintegerValue(rtsThresholdBytes));
+        }
+        else
+        {
+            wifi.SetRemoteStationManager(manager,
+                                         "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                         "RtsCtsThreshold", UintegerValue(rtsThresholdBytes),
+                                         "MaxSsrc", UintegerValue(shortRetryLimit),
+                                         "MaxSlrc", UintegerValue(longRetryLimit));
+        }
+    }
+    else if (oneRetryLimit)
     {
         Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(shortRetryLimit));
         wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",

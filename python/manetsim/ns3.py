@@ -80,6 +80,8 @@ OFDM_RATES = tuple(r * 1_000_000 for r in (6, 9, 12, 18, 24, 36, 48, 54))
 # manetsim's standards and propagation models, as the program names them.
 STANDARDS = {"802.11": "80211b", "802.11b": "80211b", "802.11a": "80211a"}
 PROPAGATION = {"two_ray_ground": "twoRayGround", "free_space": "freeSpace"}
+# manetsim's rate controls, each ns-3's manager of the same name.
+RATE_CONTROL = ("constant", "arf", "aarf", "minstrel")
 
 
 class Ns3Error(ValueError):
@@ -332,17 +334,24 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             "radio.propagation",
             f'"{radio["propagation"]}": the ns-3 program uses two-ray ground or free space',
         )
-    if mac.get("rate_control", "constant") != "constant":
+    rate_control = mac.get("rate_control", "constant")
+    response_rate = mac.get("response_rate", "basic")
+    if rate_control not in RATE_CONTROL:
         raise Ns3Error(
             "mac.rate_control",
-            f'"{mac["rate_control"]}": the ns-3 program sends at a constant rate '
-            "(ns-3's ConstantRateWifiManager)",
+            f'"{rate_control}": the ns-3 program runs a constant rate, ARF, AARF or Minstrel',
         )
-    if mac.get("response_rate", "basic") != "basic":
+    if rate_control == "constant" and response_rate != "basic":
         raise Ns3Error(
             "mac.response_rate",
-            f'"{mac["response_rate"]}": the ns-3 program answers every frame at '
-            "basic_rate_bps (ConstantRateWifiManager's ControlMode)",
+            f'"{response_rate}": at a constant rate the ns-3 program is compared with '
+            'response_rate = "basic" (docs/fidelity.md, "Response rates")',
+        )
+    if rate_control != "constant" and response_rate != "standard":
+        raise Ns3Error(
+            "mac.response_rate",
+            f"\"{response_rate}\": ns-3's rate managers answer at the standard's basic rates, "
+            'as response_rate = "standard" does',
         )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
@@ -456,6 +465,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--dataRateBps={int(mac['data_rate_bps'])}",
         f"--basicRateBps={int(mac['basic_rate_bps'])}",
         f"--rtsThresholdBytes={int(mac['rts_threshold_bytes'])}",
+        f"--rateControl={mac.get('rate_control', 'constant')}",
         f"--shortRetryLimit={int(mac['short_retry_limit'])}",
         f"--longRetryLimit={int(mac['long_retry_limit'])}",
         f"--queuePackets={int(mac['queue_packets'])}",
