@@ -102,13 +102,11 @@ RATES: list[tuple[str, int, float]] = [
 NS3_MODELS = ("ns3::YansErrorRateModel", "ns3::NistErrorRateModel")
 
 
-def decoded(
-    standard: str, rate_bps: int, distance_m: float, binary: Path | None, model: str = ""
+def decoded_in(
+    doc: dict[str, Any], extra: dict[str, Any], binary: Path | None, model: str
 ) -> float:
-    """The fraction of node 0's frames node 1 decoded in 100 s (seed 1), in
-    manetsim or, given the program, in ns-3 with error-rate model `model`."""
-    doc = scenario(distance_m)
-    extra = {**overrides(standard, rate_bps), "duration_s": 100.0, "flows.0.stop_s": 100.0}
+    """The fraction of node 0's frames node 1 decoded (seed 1) in manetsim
+    or, given the program, in ns-3 with error-rate model `model`."""
     if binary is None:
         nodes = run(doc, seed=1, overrides=extra).nodes
         return int(nodes["frames_received"][1]) / int(nodes["frames_sent"][0])
@@ -122,6 +120,14 @@ def decoded(
         )
     frames = ns3.parse_frames(proc.stdout)
     return frames[1]["frames_received"] / frames[0]["frames_sent"]
+
+
+def decoded(
+    standard: str, rate_bps: int, distance_m: float, binary: Path | None, model: str = ""
+) -> float:
+    """`decoded_in` for the two-node scenario at `distance_m`, 100 s."""
+    extra = {**overrides(standard, rate_bps), "duration_s": 100.0, "flows.0.stop_s": 100.0}
+    return decoded_in(scenario(distance_m), extra, binary, model)
 
 
 def half_distance(fraction: Callable[[float], float], near_m: float) -> float:
@@ -216,19 +222,8 @@ def faint(binary: Path) -> None:
     print("|---|---|---|---|")
     for floor in (False, True):
         doc, extra = faint_pair(floor)
-        nodes = run(doc, seed=1, overrides=extra).nodes
-        cells = [int(nodes["frames_received"][1]) / int(nodes["frames_sent"][0])]
-        for model in NS3_MODELS:
-            with tempfile.TemporaryDirectory() as folder:
-                command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
-                proc = subprocess.run(
-                    [*command, "--frameCounts=true", f"--errorRateModel={model}"],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-            frames = ns3.parse_frames(proc.stdout)
-            cells.append(frames[1]["frames_received"] / frames[0]["frames_sent"])
+        cells = [decoded_in(doc, extra, None, "")]
+        cells += [decoded_in(doc, extra, binary, model) for model in NS3_MODELS]
         label = "down to cs / 1000" if floor else "none (cs)"
         print(f"| {label} | " + " | ".join(f"{c:.4f}" for c in cells) + " |", flush=True)
 
