@@ -1580,6 +1580,19 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     assert "--set mac.eifs_rule=ns2 compares like with like" in notes[0]
 
 
+def test_llc_snap_frames_are_noted_with_their_size_against_ns2s():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    aodv_ns2 = {"routing.aodv.preset": "ns2", **ns2.tcp_overrides(fixture)}
+    notes = ns2.known_differences(
+        fixture, {**ns2.mac_overrides(), **aodv_ns2, "mac.frames": "llc_snap"}
+    )
+    assert len(notes) == 1, notes
+    assert notes[0].startswith('mac.frames is "llc_snap"'), notes
+    assert "8 bytes of LLC/SNAP" in notes[0]
+    assert "2 bytes less or 18 more" in notes[0]
+    assert "--set mac.frames=ns2 compares like with like" in notes[0]
+
+
 def test_the_tie_rule_is_noted_between_moving_nodes_only():
     fixture = FIXTURES / "ns2_chain3_aodv.toml"
     aodv_ns2 = {"routing.aodv.preset": "ns2", **ns2.tcp_overrides(fixture)}

@@ -489,13 +489,17 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "each with ARP (and drops what waits behind an unanswered request); "
             "--set mac.arp=ns2 compares like with like (docs/fidelity.md)"
         )
-    if c["mac"].get("frames", "standard") == "standard":
+    frames = c["mac"].get("frames", "standard")
+    if frames != "ns2":
+        if frames == "standard":
+            header, more = "a 28-byte MAC header", "6 or 26 bytes more"
+        else:
+            header, more = "a 28-byte MAC header and 8 bytes of LLC/SNAP", "2 bytes less or 18 more"
         notes.append(
-            'mac.frames is "standard": manetsim\'s data frames carry a 28-byte MAC header, '
+            f'mac.frames is "{frames}": manetsim\'s data frames carry {header}, '
             "ns-2.35's 34, and ns-2.35's routing agents but AODV's add a second IP header "
-            "to TCP packets (6 or 26 bytes more airtime per TCP frame); --set mac.frames=ns2 "
-            "compares like with like "
-            "(docs/fidelity.md)"
+            f"to TCP packets ({more} airtime per TCP frame in ns-2.35); --set mac.frames=ns2 "
+            "compares like with like (docs/fidelity.md)"
         )
     if c["mac"].get("backoff_draw", "standard") == "standard":
         notes.append(

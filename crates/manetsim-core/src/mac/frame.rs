@@ -10,6 +10,9 @@ pub const CTS_BYTES: u32 = 14;
 pub const ACK_BYTES: u32 = 14;
 /// Data header (frame control, duration, 3 addresses, sequence control) + FCS.
 pub const DATA_HEADER_BYTES: u32 = 28;
+/// The LLC/SNAP header (RFC 1042) before an IP datagram or ARP message in
+/// a data frame, as stations send it and ns-3 counts it.
+pub const LLC_SNAP_BYTES: u32 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {

@@ -9,7 +9,9 @@ mod params;
 mod rate_control;
 
 pub use dcf::{least_nav_after, Dcf, GaveUp, MacAction, MacStats, MacTimer, Refusal, TxOutcome};
-pub use frame::{Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
+pub use frame::{
+    Frame, FrameKind, ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, LLC_SNAP_BYTES, RTS_BYTES,
+};
 pub use ifq::{Enqueued, PriQueue};
 pub use minstrel::{Minstrel, MINSTREL_UPDATE_NS};
 pub use params::{

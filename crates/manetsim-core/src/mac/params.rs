@@ -30,9 +30,14 @@ use crate::transport::tfrc::TfrcHeader;
 #[serde(rename_all = "snake_case")]
 pub enum FrameSizes {
     /// The IP datagram (or ARP message) in a 28-byte MAC header and FCS
-    /// (IEEE 802.11's three-address data header).
+    /// (IEEE 802.11's three-address data header), without the LLC/SNAP
+    /// header before it, as ns-2 leaves it out.
     #[default]
     Standard,
+    /// As `Standard`, with the 8-byte LLC/SNAP header (RFC 1042) between
+    /// the MAC header and the datagram, as stations send IP and ARP and as
+    /// ns-3 counts them: a 1000-byte datagram is a 1036-byte frame.
+    LlcSnap,
     /// As ns-2.35 sizes them: a 34-byte MAC header and FCS (its
     /// `hdr_mac802_11` up to the body, 30 bytes, and FCS), and its
     /// transport headers: a TCP agent counts 40 bytes of TCP/IP header and
@@ -443,6 +448,7 @@ impl MacParams {
         let size = packet.size_bytes;
         match self.frames {
             FrameSizes::Standard => size + super::DATA_HEADER_BYTES,
+            FrameSizes::LlcSnap => size + super::DATA_HEADER_BYTES + super::LLC_SNAP_BYTES,
             FrameSizes::Ns2 => {
                 let body = if packet.tcp().is_some() {
                     size + self.ns2_tcp_extra_bytes
@@ -822,8 +828,14 @@ mod tests {
         // at the receiving agent, the MAC's 34 bytes on top.
         assert_eq!(ns2.data_frame_bytes(&data), 564 + 34);
         assert_eq!(ns2.data_frame_bytes(&feedback), 60 + 34);
-        // The standard frames: datagram + 28.
+        // The standard frames: datagram + 28; with LLC/SNAP, 8 more.
         assert_eq!(MacParams::default().data_frame_bytes(&data), 552 + 28);
+        let llc = MacParams {
+            frames: FrameSizes::LlcSnap,
+            ..MacParams::default()
+        };
+        assert_eq!(llc.data_frame_bytes(&data), 552 + 28 + 8);
+        assert_eq!(llc.data_frame_bytes(&feedback), 44 + 28 + 8);
     }
 
     #[test]

@@ -576,7 +576,8 @@ pub struct Mac {
     #[serde(default)]
     pub arp: crate::net::arp::ArpModel,
     /// Bytes of a data frame: `standard` (the datagram in a 28-byte header
-    /// and FCS) or `ns2` (ns-2.35's sizes, see [`crate::mac::FrameSizes`]).
+    /// and FCS), `llc_snap` (and the 8-byte LLC/SNAP header, as ns-3) or
+    /// `ns2` (ns-2.35's sizes, see [`crate::mac::FrameSizes`]).
     #[serde(default)]
     pub frames: crate::mac::FrameSizes,
     /// Backoff slots: `standard` (0..=CW) or `ns2` (0..CW, as ns-2.35).

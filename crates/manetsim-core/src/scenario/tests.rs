@@ -421,6 +421,8 @@ fn mac_frames_and_backoff_draw_take_standard_or_ns2() {
         (s.mac.frames, s.mac.backoff_draw),
         (FrameSizes::Ns2, BackoffDraw::Ns2)
     );
+    let s = load_with(BASE, &["mac.frames=llc_snap"]).unwrap();
+    assert_eq!(s.mac.frames, FrameSizes::LlcSnap);
     for key in ["mac.frames", "mac.backoff_draw"] {
         let e = err(load_with(BASE, &[&format!("{key}=ieee")]));
         assert_eq!(e.key.as_deref(), Some(key));

@@ -52,8 +52,9 @@
 //!
 //! Lengths are those of the bytes written. They can differ from the sizes
 //! the simulation charged for airtime: those leave out the 8 bytes of
-//! LLC/SNAP, as ns-2 does, and where a protocol charges ns-2.35's sizes
-//! (DSR) the bytes written are still the real encoding.
+//! LLC/SNAP, as ns-2 does, unless `[mac] frames = "llc_snap"`, and where a
+//! protocol charges ns-2.35's sizes (DSR) the bytes written are still the
+//! real encoding.
 //!
 //! Each file is written under a temporary name beside its destination and
 //! renamed into place when the run ends, so a failed run leaves no
