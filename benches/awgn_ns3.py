@@ -241,12 +241,16 @@ def saturated_pair(distance_m: float) -> dict[str, Any]:
 
 # (rate control, data rate in b/s: the top rate under rate control, response rate)
 RATE_CONTROLS: list[tuple[str, int, str]] = [
-    ("constant", 54_000_000, "basic"),
-    ("constant", 36_000_000, "basic"),
-    ("constant", 24_000_000, "basic"),
-    ("arf", 54_000_000, "standard"),
-    ("aarf", 54_000_000, "standard"),
-    ("minstrel", 54_000_000, "standard"),
+    (kind, rate_bps, response)
+    for kind, rate_bps in (
+        ("constant", 54_000_000),
+        ("constant", 36_000_000),
+        ("constant", 24_000_000),
+        ("arf", 54_000_000),
+        ("aarf", 54_000_000),
+        ("minstrel", 54_000_000),
+    )
+    for response in ("basic", "standard")
 ]
 
 
@@ -257,11 +261,12 @@ def rate_controls(binary: Path) -> None:
     in ns-3 with each error-rate model (its ArfWifiManager,
     AarfWifiManager and MinstrelWifiManager)."""
     print()
-    print("| distance | rate control | Mb/s: manetsim | ns-3 Yans | ns-3 Nist |")
-    print("|---|---|---|---|---|")
+    print("| distance | rate control | response rate | Mb/s: manetsim | ns-3 Yans | ns-3 Nist |")
+    print("|---|---|---|---|---|---|")
     base = {
         **overrides("802.11a", 54_000_000),
         "radio.tx_power_w": 0.1,
+        "mac.frames": "llc_snap",
     }
     for distance_m in (100.0, 241.2):
         doc = saturated_pair(distance_m)
@@ -287,7 +292,9 @@ def rate_controls(binary: Path) -> None:
                 cells.append(int(totals["udp_rx_packets"]) * 8000 / 10.0 / 1e6)
             label = f"{kind} at {rate_bps / 1e6:g}" if kind == "constant" else kind
             print(
-                f"| {distance_m:g} m | {label} | " + " | ".join(f"{c:.2f}" for c in cells) + " |",
+                f"| {distance_m:g} m | {label} | {response} | "
+                + " | ".join(f"{c:.2f}" for c in cells)
+                + " |",
                 flush=True,
             )
 

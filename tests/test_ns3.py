@@ -133,7 +133,10 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
         "mac.standard": {"mac": {"standard": "802.11g"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
-        "mac.response_rate": {"mac": {"standard": "802.11b", "response_rate": "standard"}},
+        # ns-3 answers a frame slower than the basic rate at a mandatory rate.
+        "mac.basic_rate_bps": {
+            "mac": {"standard": "802.11b", "data_rate_bps": 1_000_000, "basic_rate_bps": 2_000_000}
+        },
         "flows.0.tcp.variant": {
             "flows": [
                 {
@@ -155,20 +158,43 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
         assert str(err.value).startswith(f"cannot run on ns-3: key `{key}`")
 
 
-def test_rate_control_is_ns3s_manager_answering_at_the_standards_rates(tmp_path):
-    for kind in ("arf", "aarf", "minstrel"):
-        mac = {"standard": "802.11a", "rate_control": kind, "basic_rate_bps": 6_000_000}
-        doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
-        # ns-3's managers answer at the standard's basic rates.
+def test_rate_control_is_ns3s_manager_answering_at_either_rule(tmp_path):
+    for kind in ("constant", "arf", "aarf", "minstrel"):
+        for response in ("basic", "standard"):
+            mac = {
+                "standard": "802.11a",
+                "rate_control": kind,
+                "basic_rate_bps": 6_000_000,
+                "data_rate_bps": 54_000_000,
+                "response_rate": response,
+            }
+            doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
+            command = ns3.prepare(doc, tmp_path, "bench")
+            args = dict(arg[2:].split("=", 1) for arg in command[1:])
+            assert set(args) <= _accepted_options()
+            assert (args["rateControl"], args["responseRate"]) == (kind, response)
+
+
+def test_response_rates_ns3_cannot_mirror_are_refused_naming_the_basic_rate():
+    def refused(**mac: object) -> str:
+        doc = scenario(
+            SMALL_CHAIN, routing={"protocol": "aodv"}, mac={"standard": "802.11a", **mac}
+        )
         with pytest.raises(ns3.Ns3Error) as err:
             ns3.check_expressible(load_config(doc))
-        assert err.value.key == "mac.response_rate"
-        doc["mac"]["response_rate"] = "standard"
-        ns3.check_expressible(load_config(doc))
-        command = ns3.prepare(doc, tmp_path, "bench")
-        args = dict(arg[2:].split("=", 1) for arg in command[1:])
-        assert set(args) <= _accepted_options()
-        assert args["rateControl"] == kind
+        assert err.value.key == "mac.basic_rate_bps"
+        return str(err.value)
+
+    # ARF starts at 6 Mb/s, below a 12 Mb/s basic rate: ns-3 would answer
+    # those frames at 6.
+    assert '"arf" starts' in refused(
+        rate_control="arf", basic_rate_bps=12_000_000, data_rate_bps=54_000_000
+    )
+    # ns-3's basic rate set under the standard's rule is the mandatory
+    # rates; 9 Mb/s is not one of them.
+    assert "mandatory rates" in refused(
+        response_rate="standard", basic_rate_bps=9_000_000, data_rate_bps=54_000_000
+    )
 
 
 def test_802_11a_over_free_space_is_expressible(tmp_path):
@@ -555,13 +581,13 @@ def test_ns3_range_is_ns2s_250_m(tmp_path):
 
 def test_frame_lines_are_parsed():
     out = (
-        "ns3-node 1 frames_sent=4 frames_received=7\n"
+        "ns3-node 1 frames_sent=4 frames_received=7 acks_at_1000000_bps=2\n"
         "ns3-node 0 frames_sent=9 frames_received=3\n"
         "ns3-result scenario=pair nodes=2 events=12\n"
     )
     assert ns3.parse_frames(out) == [
         {"frames_sent": 9, "frames_received": 3},
-        {"frames_sent": 4, "frames_received": 7},
+        {"frames_sent": 4, "frames_received": 7, "acks_at_1000000_bps": 2},
     ]
     with pytest.raises(RuntimeError, match="no `ns3-node` line"):
         ns3.parse_frames("ns3-result scenario=pair\n")
@@ -662,3 +688,39 @@ def test_ns3s_rate_controls_carry_what_manetsims_do_where_every_rate_is_clean():
         theirs = int(ns3.parse_result(proc.stdout)["udp_rx_packets"])
         assert ours * 8000 / 10.0 > 24e6, kind
         assert theirs == pytest.approx(ours, rel=0.01), kind
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3_answers_at_the_basic_rate_or_the_standards_as_manetsim_does():
+    # A saturated 802.11a pair 100 m apart at a constant rate, with the
+    # 8 bytes of LLC/SNAP ns-3 sends: at 54 Mb/s the ACK goes at 6 Mb/s
+    # (23.40 Mb/s against ns-3's 23.37) or at 24 (24.55 against 24.52);
+    # at 36 Mb/s the frame's size decides one symbol.
+    awgn = bench_module("awgn_ns3")
+    binary = ns3.build()
+    doc = awgn.saturated_pair(100.0)
+    got = {}
+    for rate_bps in (54_000_000, 36_000_000):
+        for response in ("basic", "standard"):
+            extra = {
+                **awgn.overrides("802.11a", rate_bps),
+                "radio.tx_power_w": 0.1,
+                "mac.frames": "llc_snap",
+                "mac.response_rate": response,
+            }
+            ours = int(run(doc, seed=1, overrides=extra).flows["received"][0])
+            with tempfile.TemporaryDirectory() as folder:
+                command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
+                command.append("--frameCounts=true")
+                proc = subprocess.run(command, capture_output=True, text=True, check=True)
+            theirs = int(ns3.parse_result(proc.stdout)["udp_rx_packets"])
+            assert theirs == pytest.approx(ours, rel=0.005), (rate_bps, response)
+            got[rate_bps, response] = ours
+            # Every ACK the receiver sent, at the one rate the rule gives.
+            acks = {k: v for k, v in ns3.parse_frames(proc.stdout)[1].items() if "acks" in k}
+            want = 6_000_000 if response == "basic" else 24_000_000
+            assert list(acks) == [f"acks_at_{want}_bps"], (rate_bps, response, acks)
+            assert acks[f"acks_at_{want}_bps"] >= theirs
+    # The ACK at 24 Mb/s rather than 6 saves 16 µs an exchange.
+    assert got[54_000_000, "standard"] > got[54_000_000, "basic"] * 1.04

@@ -41,6 +41,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,6 +67,8 @@ struct FrameCount
 {
     uint64_t sent = 0;
     uint64_t received = 0;
+    // The ACKs the node sent, by their rate (b/s).
+    std::map<uint64_t, uint64_t> acksByRate;
 };
 
 std::vector<FrameCount> g_frames;
@@ -74,6 +77,18 @@ void
 CountSent(uint32_t node, Ptr<const Packet> packet, double txPowerW)
 {
     ++g_frames[node].sent;
+}
+
+void
+CountAcks(uint32_t node, WifiConstPsduMap psdus, WifiTxVector txVector, double txPowerW)
+{
+    for (const auto& psdu : psdus)
+    {
+        if (psdu.second->GetHeader(0).IsAck())
+        {
+            ++g_frames[node].acksByRate[txVector.GetMode().GetDataRate(txVector)];
+        }
+    }
 }
 
 // A PSDU the PHY decoded: its state helper's RxOk (PhyRxEnd also fires for
@@ -167,10 +182,13 @@ main(int argc, char* argv[])
     uint32_t dataRateBps = 2000000;
     uint32_t basicRateBps = 1000000;
     uint32_t rtsThresholdBytes = 0;
-    // constant (at dataRateBps, answers at basicRateBps), or arf, aarf or
-    // minstrel (ns-3's managers: up to the standard's top rate, answers at
-    // the standard's basic rates).
+    // constant (at dataRateBps), or arf, aarf or minstrel (ns-3's managers:
+    // up to the standard's top rate).
     std::string rateControl = "constant";
+    // What CTS and ACK frames go at: standard (ns-3 as it comes: the highest
+    // of the standard's mandatory rates not above the frame answered) or
+    // basic (basicRateBps, as ns-2.35 and manetsim's default).
+    std::string responseRate = "standard";
     uint32_t shortRetryLimit = 7;
     uint32_t longRetryLimit = 4;
     uint32_t queuePackets = 50;
@@ -215,6 +233,7 @@ main(int argc, char* argv[])
     cmd.AddValue("basicRateBps", "802.11b basic (control) rate", basicRateBps);
     cmd.AddValue("rtsThresholdBytes", "RTS/CTS for frames above this size", rtsThresholdBytes);
     cmd.AddValue("rateControl", "constant, arf, aarf or minstrel", rateControl);
+    cmd.AddValue("responseRate", "CTS and ACK rates: standard or basic (basicRateBps)", responseRate);
     cmd.AddValue("shortRetryLimit", "Short retry limit", shortRetryLimit);
     cmd.AddValue("longRetryLimit", "Long retry limit", longRetryLimit);
     cmd.AddValue("queuePackets", "Interface queue length (packets)", queuePackets);
@@ -222,7 +241,9 @@ main(int argc, char* argv[])
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
-    cmd.AddValue("frameCounts", "Print the frames each node sent and received", frameCounts);
+    cmd.AddValue("frameCounts",
+                 "Print the frames each node sent and received, and its ACKs by rate",
+                 frameCounts);
     cmd.Parse(argc, argv);
 
     if (nodes == 0 || duration <= 0.0 || mobilityFile.empty() || flowsFile.empty())
@@ -442,6 +463,40 @@ main(int argc, char* argv[])
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, all);
+    if (responseRate == "basic")
+    {
+        // ns-3 answers a frame at the highest rate of its station manager's
+        // basic rate set not above the frame's (IEEE 802.11's rule), and
+        // AdhocWifiMac, on first hearing from or sending to a station, adds
+        // the standard's mandatory rates to that set. So every station is
+        // made known here, supporting every rate, and the set holds the
+        // basic rate alone (check_expressible keeps every unicast rate at or
+        // above it, where the rule then picks it).
+        for (uint32_t i = 0; i < nodes; ++i)
+        {
+            Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
+            Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
+            manager->Reset();
+            for (uint32_t j = 0; j < nodes; ++j)
+            {
+                if (j == i)
+                {
+                    continue;
+                }
+                Mac48Address peer = Mac48Address::ConvertFrom(devices.Get(j)->GetAddress());
+                for (const WifiMode& mode : device->GetPhy()->GetModeList())
+                {
+                    manager->AddSupportedMode(peer, mode);
+                }
+                manager->RecordDisassociated(peer);
+            }
+            manager->AddBasicMode(WifiMode(dsss(basicRateBps)));
+        }
+    }
+    else if (responseRate != "standard")
+    {
+        NS_FATAL_ERROR("--responseRate: standard or basic, not " << responseRate);
+    }
     if (frameCounts)
     {
         // Every frame a PHY begins to send, and every one it receives
@@ -452,6 +507,7 @@ main(int argc, char* argv[])
         {
             Ptr<WifiPhy> wifiPhy = DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy();
             wifiPhy->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&CountSent, i));
+            wifiPhy->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&CountAcks, i));
             wifiPhy->GetState()->TraceConnectWithoutContext("RxOk",
                                                             MakeBoundCallback(&CountReceived, i));
         }
@@ -539,7 +595,12 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < g_frames.size(); ++i)
     {
         std::cout << "ns3-node " << i << " frames_sent=" << g_frames[i].sent
-                  << " frames_received=" << g_frames[i].received << "\n";
+                  << " frames_received=" << g_frames[i].received;
+        for (const auto& [rateBps, count] : g_frames[i].acksByRate)
+        {
+            std::cout << " acks_at_" << rateBps << "_bps=" << count;
+        }
+        std::cout << "\n";
     }
     double delivery = udpTxPackets ? 100.0 * udpRxPackets / udpTxPackets : 0.0;
     std::cout << "ns3-result scenario=" << scenario << " nodes=" << nodes
