@@ -68,6 +68,8 @@ def overrides(standard: str, rate_bps: int) -> dict[str, Any]:
         "radio.error_model": "awgn",
         "mac.standard": standard,
         "mac.data_rate_bps": rate_bps,
+        # ns-3's frames: the datagram after 8 bytes of LLC/SNAP.
+        "mac.frames": "llc_snap",
     }
     if standard == "802.11a":
         return {
@@ -266,7 +268,6 @@ def rate_controls(binary: Path) -> None:
     base = {
         **overrides("802.11a", 54_000_000),
         "radio.tx_power_w": 0.1,
-        "mac.frames": "llc_snap",
     }
     for distance_m in (100.0, 241.2):
         doc = saturated_pair(distance_m)
