@@ -18,8 +18,9 @@ shown. Then, for each rate, where each simulator loses half the frames
 (manetsim, and ns-3 with its YANS and NIST models), and the SINR the faint
 pair of docs/fidelity.md leaves: frames too weak to sense, counted as
 interference in both (`radio.interference_threshold_w`, ns-3's
-`RxSensitivity`); and a saturated 802.11a pair's goodput under each rate
-control, manetsim's and ns-3's of the same name.
+`RxSensitivity`); a saturated 802.11a pair's goodput under each rate
+control, manetsim's and ns-3's of the same name, with either response
+rate; and a saturated 802.11g pair's at constant rates.
 """
 
 from __future__ import annotations
@@ -300,6 +301,62 @@ def rate_controls(binary: Path) -> None:
             )
 
 
+# (data rate, basic rate) of the 802.11g table: ERP-OFDM data answered in
+# ERP-OFDM or DSSS, and HR/DSSS and DSSS data.
+ERP_RATES: list[tuple[int, int]] = [
+    (54_000_000, 6_000_000),
+    (54_000_000, 1_000_000),
+    (24_000_000, 6_000_000),
+    (11_000_000, 1_000_000),
+    (2_000_000, 1_000_000),
+]
+
+
+def erp_overrides(rate_bps: int, basic_bps: int, response: str) -> dict[str, Any]:
+    """A saturated 802.11g pair's overrides: 2.412 GHz in free space,
+    0.1 W (every rate clean at 100 m), LLC/SNAP frames."""
+    return {
+        **overrides("802.11a", rate_bps),
+        "mac.standard": "802.11g",
+        "radio.frequency_hz": 2.412e9,
+        "radio.tx_power_w": 0.1,
+        "mac.basic_rate_bps": basic_bps,
+        "mac.response_rate": response,
+    }
+
+
+def erp(binary: Path) -> None:
+    """Goodput of a saturated 802.11g pair 100 m apart at a constant rate
+    under each response rate, in manetsim and ns-3 (its
+    WIFI_STANDARD_80211g: ERP-OFDM with the 6 µs signal extension, the
+    long slot), and the rate ns-3's receiver sent its ACKs at."""
+    print()
+    print("| data rate | basic rate | response rate | Mb/s: manetsim | ns-3 | ns-3's ACKs at |")
+    print("|---|---|---|---|---|---|")
+    doc = saturated_pair(100.0)
+    for rate_bps, basic_bps in ERP_RATES:
+        for response in ("basic", "standard"):
+            extra = erp_overrides(rate_bps, basic_bps, response)
+            ours = int(run(doc, seed=1, overrides=extra).flows["received"][0])
+            with tempfile.TemporaryDirectory() as folder:
+                command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
+                proc = subprocess.run(
+                    [*command, "--frameCounts=true"], capture_output=True, text=True, check=True
+                )
+            theirs = int(ns3.parse_result(proc.stdout)["udp_rx_packets"])
+            acks = [
+                key.split("_")[2]
+                for key in ns3.parse_frames(proc.stdout)[1]
+                if key.startswith("acks_at_")
+            ]
+            print(
+                f"| {rate_bps / 1e6:g} Mb/s | {basic_bps / 1e6:g} Mb/s | {response} "
+                f"| {ours * 8000 / 10.0 / 1e6:.2f} | {theirs * 8000 / 10.0 / 1e6:.2f} "
+                f"| {', '.join(f'{int(r) / 1e6:g}' for r in acks)} Mb/s |",
+                flush=True,
+            )
+
+
 def main(argv: list[str]) -> int:
     ready = setup(__doc__.splitlines()[0], argv, 3)
     if ready is None:
@@ -323,6 +380,7 @@ def main(argv: list[str]) -> int:
     offsets(binary)
     faint(binary)
     rate_controls(binary)
+    erp(binary)
     return 0
 
 

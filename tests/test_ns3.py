@@ -131,7 +131,8 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
     cases = {
         "radio.propagation": {"radio": {"propagation": "shadowing"}},
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
-        "mac.standard": {"mac": {"standard": "802.11g"}},
+        "mac.slot": {"mac": {"standard": "802.11g", "slot": "short"}},
+        "mac.rate_control": {"mac": {"standard": "802.11g", "rate_control": "arf"}},
         "mac.preamble": {"mac": {"standard": "802.11b", "preamble": "short"}},
         # ns-3 answers a frame slower than the basic rate at a mandatory rate.
         "mac.basic_rate_bps": {
@@ -724,3 +725,48 @@ def test_ns3_answers_at_the_basic_rate_or_the_standards_as_manetsim_does():
             assert acks[f"acks_at_{want}_bps"] >= theirs
     # The ACK at 24 Mb/s rather than 6 saves 16 µs an exchange.
     assert got[54_000_000, "standard"] > got[54_000_000, "basic"] * 1.04
+
+
+def test_802_11g_is_ns3s_erp_standard_at_a_constant_rate(tmp_path):
+    mac = {"standard": "802.11g", "data_rate_bps": 54_000_000, "basic_rate_bps": 1_000_000}
+    doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
+    command = ns3.prepare(doc, tmp_path, "bench")
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert set(args) <= _accepted_options()
+    assert (args["standard"], args["dataRateBps"], args["basicRateBps"]) == (
+        "80211g",
+        "54000000",
+        "1000000",
+    )
+    # An ERP-OFDM basic rate above HR/DSSS data: ns-3 would answer the data
+    # at a mandatory DSSS rate, not at 6 Mb/s.
+    doc["mac"].update(data_rate_bps=5_500_000, basic_rate_bps=6_000_000)
+    with pytest.raises(ns3.Ns3Error) as err:
+        ns3.check_expressible(load_config(doc))
+    assert err.value.key == "mac.basic_rate_bps"
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3s_802_11g_carries_what_manetsims_does():
+    # A saturated 802.11g pair 100 m apart: ERP-OFDM at 54 Mb/s answered
+    # in ERP-OFDM or at 1 Mb/s DSSS, and HR/DSSS at 11 Mb/s (17.94, 11.44
+    # and 5.80 Mb/s against ns-3's 17.92, 11.42 and 5.79).
+    awgn = bench_module("awgn_ns3")
+    binary = ns3.build()
+    doc = awgn.saturated_pair(100.0)
+    for rate_bps, basic_bps, response, ack_bps in (
+        (54_000_000, 6_000_000, "basic", 6_000_000),
+        (54_000_000, 1_000_000, "basic", 1_000_000),
+        (11_000_000, 1_000_000, "standard", 11_000_000),
+    ):
+        extra = awgn.erp_overrides(rate_bps, basic_bps, response)
+        ours = int(run(doc, seed=1, overrides=extra).flows["received"][0])
+        with tempfile.TemporaryDirectory() as folder:
+            command = ns3.prepare(doc, Path(folder), binary, overrides=extra, seed=1)
+            command.append("--frameCounts=true")
+            proc = subprocess.run(command, capture_output=True, text=True, check=True)
+        theirs = int(ns3.parse_result(proc.stdout)["udp_rx_packets"])
+        assert theirs == pytest.approx(ours, rel=0.005), (rate_bps, basic_bps, response)
+        acks = [k for k in ns3.parse_frames(proc.stdout)[1] if k.startswith("acks_at_")]
+        assert acks == [f"acks_at_{ack_bps}_bps"], (rate_bps, response, acks)

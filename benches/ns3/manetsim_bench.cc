@@ -213,7 +213,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rxThresholdW", "Receive threshold (W)", rxThresholdW);
     cmd.AddValue("csThresholdW", "Carrier-sense threshold (W)", csThresholdW);
     cmd.AddValue("frequencyHz", "Carrier frequency (Hz)", frequencyHz);
-    cmd.AddValue("standard", "80211b (DSSS) or 80211a (OFDM)", standard);
+    cmd.AddValue("standard", "80211b (DSSS), 80211a (OFDM) or 80211g (ERP)", standard);
     cmd.AddValue("propagation", "twoRayGround or freeSpace", propagation);
     cmd.AddValue("antennaHeightM", "Antenna height above the node (m)", antennaHeightM);
     cmd.AddValue("systemLoss", "System loss (ratio, >= 1)", systemLoss);
@@ -360,13 +360,15 @@ main(int argc, char* argv[])
     }
 
     bool ofdm = standard == "80211a";
-    if (!ofdm && standard != "80211b")
+    bool erp = standard == "80211g";
+    if (!ofdm && !erp && standard != "80211b")
     {
-        NS_FATAL_ERROR("--standard: 80211b or 80211a, not " << standard);
+        NS_FATAL_ERROR("--standard: 80211b, 80211a or 80211g, not " << standard);
     }
-    // The name of ns-3's mode for a rate of the standard.
-    auto dsss = [ofdm](uint32_t bps) -> std::string {
-        if (ofdm)
+    // The name of ns-3's mode for a rate of the standard: 802.11g has
+    // 802.11b's DSSS and HR/DSSS rates and its ERP-OFDM ones.
+    auto mode = [ofdm, erp](uint32_t bps) -> std::string {
+        if (ofdm || (erp && bps % 1000000 == 0 && bps >= 6000000 && bps != 11000000))
         {
             switch (bps)
             {
@@ -378,9 +380,9 @@ main(int argc, char* argv[])
             case 36000000:
             case 48000000:
             case 54000000:
-                return "OfdmRate" + std::to_string(bps / 1000000) + "Mbps";
+                return (erp ? "ErpOfdmRate" : "OfdmRate") + std::to_string(bps / 1000000) + "Mbps";
             }
-            NS_FATAL_ERROR("no 802.11a rate of " << bps << " b/s");
+            NS_FATAL_ERROR("no 802.11a or 802.11g OFDM rate of " << bps << " b/s");
         }
         switch (bps)
         {
@@ -393,11 +395,13 @@ main(int argc, char* argv[])
         case 11000000:
             return "DsssRate11Mbps";
         }
-        NS_FATAL_ERROR("no 802.11b rate of " << bps << " b/s (1, 2, 5.5 or 11 Mb/s)");
+        NS_FATAL_ERROR("no 802.11b or 802.11g DSSS rate of " << bps << " b/s (1, 2, 5.5 or 11 Mb/s)");
         return "";
     };
     WifiHelper wifi;
-    wifi.SetStandard(ofdm ? WIFI_STANDARD_80211a : WIFI_STANDARD_80211b);
+    wifi.SetStandard(ofdm  ? WIFI_STANDARD_80211a
+                     : erp ? WIFI_STANDARD_80211g
+                           : WIFI_STANDARD_80211b);
     // Retry limits: ns-3.37 has a short and a long one on the station
     // manager (MaxSsrc, MaxSlrc), as ns-2; from ns-3.44 on those are
     // obsolete (setting them is fatal) and one WifiMac::FrameRetryLimit
@@ -429,13 +433,13 @@ main(int argc, char* argv[])
         {
             Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(shortRetryLimit));
             wifi.SetRemoteStationManager(manager,
-                                         "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                         "NonUnicastMode", StringValue(mode(basicRateBps)),
                                          "RtsCtsThreshold", UintegerValue(rtsThresholdBytes));
         }
         else
         {
             wifi.SetRemoteStationManager(manager,
-                                         "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                         "NonUnicastMode", StringValue(mode(basicRateBps)),
                                          "RtsCtsThreshold", UintegerValue(rtsThresholdBytes),
                                          "MaxSsrc", UintegerValue(shortRetryLimit),
                                          "MaxSlrc", UintegerValue(longRetryLimit));
@@ -445,17 +449,17 @@ main(int argc, char* argv[])
     {
         Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(shortRetryLimit));
         wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                     "DataMode", StringValue(dsss(dataRateBps)),
-                                     "ControlMode", StringValue(dsss(basicRateBps)),
-                                     "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                     "DataMode", StringValue(mode(dataRateBps)),
+                                     "ControlMode", StringValue(mode(basicRateBps)),
+                                     "NonUnicastMode", StringValue(mode(basicRateBps)),
                                      "RtsCtsThreshold", UintegerValue(rtsThresholdBytes));
     }
     else
     {
         wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                     "DataMode", StringValue(dsss(dataRateBps)),
-                                     "ControlMode", StringValue(dsss(basicRateBps)),
-                                     "NonUnicastMode", StringValue(dsss(basicRateBps)),
+                                     "DataMode", StringValue(mode(dataRateBps)),
+                                     "ControlMode", StringValue(mode(basicRateBps)),
+                                     "NonUnicastMode", StringValue(mode(basicRateBps)),
                                      "RtsCtsThreshold", UintegerValue(rtsThresholdBytes),
                                      "MaxSsrc", UintegerValue(shortRetryLimit),
                                      "MaxSlrc", UintegerValue(longRetryLimit));
@@ -490,7 +494,7 @@ main(int argc, char* argv[])
                 }
                 manager->RecordDisassociated(peer);
             }
-            manager->AddBasicMode(WifiMode(dsss(basicRateBps)));
+            manager->AddBasicMode(WifiMode(mode(basicRateBps)));
         }
     }
     else if (responseRate != "standard")

@@ -78,10 +78,10 @@ DSSS_RATES = (1_000_000, 2_000_000, 5_500_000, 11_000_000)
 # 802.11a OFDM rates, ns-3's OfdmRate modes.
 OFDM_RATES = tuple(r * 1_000_000 for r in (6, 9, 12, 18, 24, 36, 48, 54))
 # The mandatory rates ns-3 answers among: 802.11a's 6, 12 and 24 Mb/s, and
-# every 802.11b rate.
+# every 802.11b rate; 802.11g has both.
 OFDM_MANDATORY_RATES = (6_000_000, 12_000_000, 24_000_000)
 # manetsim's standards and propagation models, as the program names them.
-STANDARDS = {"802.11": "80211b", "802.11b": "80211b", "802.11a": "80211a"}
+STANDARDS = {"802.11": "80211b", "802.11b": "80211b", "802.11a": "80211a", "802.11g": "80211g"}
 PROPAGATION = {"two_ray_ground": "twoRayGround", "free_space": "freeSpace"}
 # manetsim's rate controls, each ns-3's manager of the same name.
 RATE_CONTROL = ("constant", "arf", "aarf", "minstrel")
@@ -320,18 +320,22 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         raise Ns3Error(
             "mac.standard",
             f'"{mac["standard"]}": the ns-3 program runs ns-3\'s 802.11b ("802.11" or '
-            '"802.11b") or 802.11a',
+            '"802.11b"), 802.11a or 802.11g',
         )
     ofdm = STANDARDS[mac["standard"]] == "80211a"
+    erp = STANDARDS[mac["standard"]] == "80211g"
     if not ofdm and mac.get("preamble", "long") != "long":
         raise Ns3Error("mac.preamble", "the ns-3 program sends the long preamble")
+    if erp and mac.get("slot", "long") != "long":
+        raise Ns3Error(
+            "mac.slot", "ns-3's 802.11g stations in an ad hoc network keep the long slot (20 µs)"
+        )
+    rates = OFDM_RATES if ofdm else DSSS_RATES + OFDM_RATES if erp else DSSS_RATES
     for key in ("data_rate_bps", "basic_rate_bps"):
-        if ofdm and int(mac[key]) not in OFDM_RATES:
-            raise Ns3Error(f"mac.{key}", f"{mac[key]} b/s is no 802.11a rate (6 to 54 Mb/s)")
-        if not ofdm and int(mac[key]) not in DSSS_RATES:
-            raise Ns3Error(
-                f"mac.{key}", f"{mac[key]} b/s is no 802.11b DSSS rate (1, 2, 5.5 or 11 Mb/s)"
-            )
+        if int(mac[key]) not in rates:
+            what = "802.11a" if ofdm else "802.11g" if erp else "802.11b DSSS"
+            listed = ", ".join(f"{r / 1e6:g}" for r in sorted(rates))
+            raise Ns3Error(f"mac.{key}", f"{mac[key]} b/s is no {what} rate ({listed} Mb/s)")
     if radio["propagation"] not in PROPAGATION:
         raise Ns3Error(
             "radio.propagation",
@@ -343,6 +347,11 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         raise Ns3Error(
             "mac.rate_control",
             f'"{rate_control}": the ns-3 program runs a constant rate, ARF, AARF or Minstrel',
+        )
+    if erp and rate_control != "constant":
+        raise Ns3Error(
+            "mac.rate_control",
+            f'"{rate_control}": the ns-3 program runs 802.11g at a constant rate only',
         )
     if response_rate == "basic":
         # The program leaves the basic rate alone in ns-3's basic rate set;
@@ -363,11 +372,12 @@ def check_expressible(c: Mapping[str, Any]) -> None:
                 "answer such frames at a mandatory rate, not at the basic rate (response_rate "
                 '= "basic")',
             )
-    elif ofdm and int(mac["basic_rate_bps"]) not in OFDM_MANDATORY_RATES:
+    elif (ofdm or erp) and int(mac["basic_rate_bps"]) not in OFDM_MANDATORY_RATES + DSSS_RATES:
         raise Ns3Error(
             "mac.basic_rate_bps",
-            f"{mac['basic_rate_bps']} b/s is not one of 802.11a's mandatory rates (6, 12, "
-            '24 Mb/s): ns-3 answers among those alone under response_rate = "standard"',
+            f"{mac['basic_rate_bps']} b/s is not one of {mac['standard']}'s mandatory rates "
+            "(6, 12, 24 Mb/s, and 802.11g's DSSS rates): ns-3 answers among those alone under "
+            'response_rate = "standard"',
         )
     if c.get("loss"):
         raise Ns3Error("loss", "packet loss models are not mirrored in the ns-3 program")
