@@ -12,7 +12,11 @@ frames that node 1 decoded and of node 1's that node 0 decoded, in each
 simulator, beside the probability that a frame's fade lifts it over the
 threshold: Q(m, m · threshold / mean power), the Gamma distribution's tail.
 The end-to-end delivery is printed too; it depends on each simulator's AODV
-(docs/fidelity.md, "Fading").
+(docs/fidelity.md, "Fading"). Then the same under ns-2's log-normal
+shadowing without fading (ns-3's LogDistancePropagationLossModel from
+Friis's loss at the reference distance, then RandomPropagationLossModel
+with a normal draw in dB), beside the probability that the draw lifts the
+mean power over the threshold.
 """
 
 from __future__ import annotations
@@ -46,6 +50,24 @@ CASES: list[tuple[str, float, dict[str, Any], float]] = [
         3.0,
     ),
 ]
+
+# Log-normal shadowing, no fading: (path-loss exponent, deviation in dB,
+# distance in m). ns-2's defaults (2.0, 4 dB) put the mean power at the
+# receive threshold near 725 m; 2.7 near 131 m.
+SHADOWING_CASES: list[tuple[float, float, float]] = [
+    (2.0, 4.0, 600.0),
+    (2.0, 4.0, 725.0),
+    (2.7, 6.0, 100.0),
+    (2.7, 6.0, 160.0),
+]
+
+
+def shadowing_overrides(exponent: float, std_db: float) -> dict[str, Any]:
+    return {
+        "radio.propagation": "shadowing",
+        "radio.path_loss_exponent": exponent,
+        "radio.shadowing_std_db": std_db,
+    }
 
 
 def scenario(distance_m: float) -> dict[str, Any]:
@@ -97,6 +119,28 @@ def expected(doc: dict[str, Any], overrides: dict[str, Any], distance_m: float, 
     if math.isinf(m):
         return 1.0 if needed <= 1.0 else 0.0
     return gamma_q(m, m * needed)
+
+
+def expected_shadowing(doc: dict[str, Any], overrides: dict[str, Any], distance_m: float) -> float:
+    """The probability that a frame `distance_m` away reaches the receive
+    threshold under shadowing: Friis's power at the reference distance,
+    10 β log10(d / d0) dB less, and a normal draw in dB (deviation
+    `radio.shadowing_std_db`) over the rest."""
+    radio = load_config(doc, overrides)["radio"]
+    wavelength_m = 299_792_458.0 / float(radio["frequency_hz"])
+    d0 = float(radio["reference_distance_m"])
+    pr0_w = (
+        float(radio["tx_power_w"])
+        * wavelength_m**2
+        / ((4.0 * math.pi * d0) ** 2 * float(radio["system_loss"]))
+    )
+    mean_w = pr0_w * (d0 / max(distance_m, d0)) ** float(radio["path_loss_exponent"])
+    z = (
+        10.0
+        * math.log10(float(radio["rx_threshold_w"]) / mean_w)
+        / float(radio["shadowing_std_db"])
+    )
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
 @dataclass
@@ -188,6 +232,23 @@ def main(argv: list[str]) -> int:
         print(
             f"| {fading} | {distance_m:g} m | {m_text} | {want:.4f} | {a[0]:.4f} / {a[1]:.4f} "
             f"| {b[0]:.4f} / {b[1]:.4f} | {a[2]:.3f} / {b[2]:.3f} |"
+        )
+    print()
+    print(
+        "| shadowing β, deviation | distance | model | manetsim 0→1 / 1→0 | ns-3 0→1 / 1→0 "
+        "| CBR delivery manetsim / ns-3 |"
+    )
+    print("|---|---|---|---|---|---|")
+    for exponent, std_db, distance_m in SHADOWING_CASES:
+        extra = shadowing_overrides(exponent, std_db)
+        ours, theirs = measure("none", distance_m, extra, seeds, binary)
+        assert theirs is not None
+        want = expected_shadowing(scenario(distance_m), extra, distance_m)
+        a, b = ours.fractions(), theirs.fractions()
+        print(
+            f"| {exponent:g}, {std_db:g} dB | {distance_m:g} m | {want:.4f} "
+            f"| {a[0]:.4f} / {a[1]:.4f} | {b[0]:.4f} / {b[1]:.4f} | {a[2]:.3f} / {b[2]:.3f} |",
+            flush=True,
         )
     return 0
 

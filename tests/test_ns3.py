@@ -129,7 +129,6 @@ def test_what_ns3_cannot_express_is_refused_naming_the_key(tmp_path):
     assert "AODV only" in line
 
     cases = {
-        "radio.propagation": {"radio": {"propagation": "shadowing"}},
         "mac.data_rate_bps": {"mac": {"data_rate_bps": 54_000_000}},
         "mac.slot": {"mac": {"standard": "802.11g", "slot": "short"}},
         "mac.rate_control": {"mac": {"standard": "802.11g", "rate_control": "arf"}},
@@ -298,6 +297,29 @@ def test_fading_is_ns3s_nakagami_model_after_two_ray_ground(tmp_path):
         assert args["nakagami"] == "true"
         assert [args[f"nakagamiM{i}"] for i in range(3)] == m
         assert [args["nakagamiDistance1M"], args["nakagamiDistance2M"]] == distances
+
+
+def test_shadowing_is_ns3s_log_distance_model_and_a_normal_draw(tmp_path):
+    path = bench.reference_path("rwp50")
+    overrides = [
+        "radio.propagation=shadowing",
+        "radio.path_loss_exponent=2.7",
+        "radio.shadowing_std_db=6",
+        "radio.reference_distance_m=2",
+    ]
+    command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert set(args) <= _accepted_options()
+    assert args["propagation"] == "shadowing"
+    assert (args["pathLossExponent"], args["shadowingStdDb"], args["referenceDistanceM"]) == (
+        "2.7",
+        "6.0",
+        "2.0",
+    )
+    # The other models take none of shadowing's arguments.
+    command = ns3.prepare(path, tmp_path, "bench")
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert not {"pathLossExponent", "shadowingStdDb", "referenceDistanceM"} & set(args)
 
 
 def test_bit_errors_are_ns3s_error_rate_model_at_the_noise_figure(tmp_path):
@@ -613,6 +635,22 @@ def test_the_fading_comparisons_model_is_the_gamma_tail():
     assert forward == pytest.approx(rayleigh, abs=0.03)
     assert backward == pytest.approx(rayleigh, abs=0.03)
     assert delivered > 0.8
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3s_shadowing_draws_frames_as_manetsim_does():
+    # ns-2's defaults (β = 2, 4 dB) at 600 m: 66 % of frames drawn over the
+    # receive threshold in the model, both simulators within 0.03.
+    fading = bench_module("fading_ns3")
+    binary = ns3.build()
+    extra = fading.shadowing_overrides(2.0, 4.0)
+    want = fading.expected_shadowing(fading.scenario(600.0), extra, 600.0)
+    assert want == pytest.approx(0.6596, abs=1e-4)
+    ours, theirs = fading.measure("none", 600.0, extra, 2, binary)
+    assert theirs is not None
+    for got in (*ours.fractions()[:2], *theirs.fractions()[:2]):
+        assert got == pytest.approx(want, abs=0.03)
 
 
 @pytest.mark.real_ns3

@@ -17,7 +17,8 @@
 //
 // The radio mirrors ns-2's threshold model as far as ns-3's YANS PHY allows
 // (802.11b, or 802.11a with --standard=80211a): two-ray ground loss (or
-// Friis free space with --propagation=freeSpace), signals below the carrier-sense threshold are not seen
+// Friis free space with --propagation=freeSpace, or ns-2's log-normal
+// shadowing with --propagation=shadowing), signals below the carrier-sense threshold are not seen
 // (RxSensitivity), signals above it make the medium busy (CCA), frames are
 // received from the receive threshold on (preamble detection minimum RSSI) and
 // the thermal noise floor is lowered so that the receive threshold, not the
@@ -171,7 +172,13 @@ main(int argc, char* argv[])
     bool bitErrors = false;
     std::string errorRateModel = "ns3::YansErrorRateModel";
     double interferenceThresholdW = 0.0;
-    // Fading after two-ray ground: none, or Nakagami-m by distance.
+    // Fading after the propagation model: none, or Nakagami-m by distance.
+    // Shadowing (ns-2's): log-distance from Friis's power at the
+    // reference distance, then a normal draw in dB for each packet at each
+    // receiver.
+    double pathLossExponent = 2.0;
+    double referenceDistanceM = 1.0;
+    double shadowingStdDb = 4.0;
     bool nakagami = false;
     double nakagamiM0 = 1.5;
     double nakagamiM1 = 0.75;
@@ -214,7 +221,10 @@ main(int argc, char* argv[])
     cmd.AddValue("csThresholdW", "Carrier-sense threshold (W)", csThresholdW);
     cmd.AddValue("frequencyHz", "Carrier frequency (Hz)", frequencyHz);
     cmd.AddValue("standard", "80211b (DSSS), 80211a (OFDM) or 80211g (ERP)", standard);
-    cmd.AddValue("propagation", "twoRayGround or freeSpace", propagation);
+    cmd.AddValue("propagation", "twoRayGround, freeSpace or shadowing", propagation);
+    cmd.AddValue("pathLossExponent", "Shadowing: the path-loss exponent", pathLossExponent);
+    cmd.AddValue("referenceDistanceM", "Shadowing: the reference distance (m)", referenceDistanceM);
+    cmd.AddValue("shadowingStdDb", "Shadowing: the deviation of the draw (dB)", shadowingStdDb);
     cmd.AddValue("antennaHeightM", "Antenna height above the node (m)", antennaHeightM);
     cmd.AddValue("systemLoss", "System loss (ratio, >= 1)", systemLoss);
     cmd.AddValue("noiseFigureDb", "Receiver noise figure (dB); low so the thresholds rule", noiseFigureDb);
@@ -223,7 +233,7 @@ main(int argc, char* argv[])
     cmd.AddValue("interferenceThresholdW",
                  "With bitErrors: weakest signal that interferes (W; 0 = csThresholdW)",
                  interferenceThresholdW);
-    cmd.AddValue("nakagami", "Nakagami-m fading after two-ray ground", nakagami);
+    cmd.AddValue("nakagami", "Nakagami-m fading after the propagation model", nakagami);
     cmd.AddValue("nakagamiM0", "Nakagami m below nakagamiDistance1M", nakagamiM0);
     cmd.AddValue("nakagamiM1", "Nakagami m below nakagamiDistance2M", nakagamiM1);
     cmd.AddValue("nakagamiM2", "Nakagami m beyond nakagamiDistance2M", nakagamiM2);
@@ -316,9 +326,30 @@ main(int argc, char* argv[])
                                    "SystemLoss", DoubleValue(systemLoss),
                                    "HeightAboveZ", DoubleValue(antennaHeightM));
     }
+    else if (propagation == "shadowing")
+    {
+        // Friis's loss at the reference distance, then 10 β log10(d / d0)
+        // beyond it, and X ~ N(0, σ²) dB drawn per packet and receiver.
+        double wavelengthM = 299792458.0 / frequencyHz;
+        double referenceLossDb =
+            10.0 * std::log10(std::pow(4.0 * M_PI * referenceDistanceM / wavelengthM, 2.0) *
+                              systemLoss);
+        channel.AddPropagationLoss("ns3::LogDistancePropagationLossModel",
+                                   "Exponent", DoubleValue(pathLossExponent),
+                                   "ReferenceDistance", DoubleValue(referenceDistanceM),
+                                   "ReferenceLoss", DoubleValue(referenceLossDb));
+        if (shadowingStdDb > 0.0)
+        {
+            std::ostringstream draw;
+            draw << "ns3::NormalRandomVariable[Mean=0.0|Variance="
+                 << shadowingStdDb * shadowingStdDb << "]";
+            channel.AddPropagationLoss("ns3::RandomPropagationLossModel",
+                                       "Variable", StringValue(draw.str()));
+        }
+    }
     else
     {
-        NS_FATAL_ERROR("--propagation: twoRayGround or freeSpace, not " << propagation);
+        NS_FATAL_ERROR("--propagation: twoRayGround, freeSpace or shadowing, not " << propagation);
     }
     if (nakagami)
     {

@@ -82,7 +82,11 @@ OFDM_RATES = tuple(r * 1_000_000 for r in (6, 9, 12, 18, 24, 36, 48, 54))
 OFDM_MANDATORY_RATES = (6_000_000, 12_000_000, 24_000_000)
 # manetsim's standards and propagation models, as the program names them.
 STANDARDS = {"802.11": "80211b", "802.11b": "80211b", "802.11a": "80211a", "802.11g": "80211g"}
-PROPAGATION = {"two_ray_ground": "twoRayGround", "free_space": "freeSpace"}
+PROPAGATION = {
+    "two_ray_ground": "twoRayGround",
+    "free_space": "freeSpace",
+    "shadowing": "shadowing",
+}
 # manetsim's rate controls, each ns-3's manager of the same name.
 RATE_CONTROL = ("constant", "arf", "aarf", "minstrel")
 
@@ -339,7 +343,8 @@ def check_expressible(c: Mapping[str, Any]) -> None:
     if radio["propagation"] not in PROPAGATION:
         raise Ns3Error(
             "radio.propagation",
-            f'"{radio["propagation"]}": the ns-3 program uses two-ray ground or free space',
+            f'"{radio["propagation"]}": the ns-3 program uses two-ray ground, free space or '
+            "shadowing",
         )
     rate_control = mac.get("rate_control", "constant")
     response_rate = mac.get("response_rate", "basic")
@@ -439,7 +444,7 @@ def mobility_text(
 
 def nakagami_arguments(radio: Mapping[str, Any]) -> list[str]:
     """The program's fading arguments: ns-3's ``NakagamiPropagationLossModel``
-    after two-ray ground with ``radio.fading``'s ``m`` by distance, or none."""
+    after the propagation model with ``radio.fading``'s ``m`` by distance, or none."""
     fading = radio.get("fading", "none")
     if fading == "none":
         return []
@@ -497,6 +502,12 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--longRetryLimit={int(mac['long_retry_limit'])}",
         f"--queuePackets={int(mac['queue_packets'])}",
     ]
+    if radio["propagation"] == "shadowing":
+        args += [
+            f"--pathLossExponent={float(radio['path_loss_exponent'])!r}",
+            f"--referenceDistanceM={float(radio['reference_distance_m'])!r}",
+            f"--shadowingStdDb={float(radio['shadowing_std_db'])!r}",
+        ]
     args += nakagami_arguments(radio)
     args += bit_error_arguments(radio)
     if tcp is not None:
