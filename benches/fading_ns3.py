@@ -16,7 +16,9 @@ The end-to-end delivery is printed too; it depends on each simulator's AODV
 shadowing without fading (ns-3's LogDistancePropagationLossModel from
 Friis's loss at the reference distance, then RandomPropagationLossModel
 with a normal draw in dB), beside the probability that the draw lifts the
-mean power over the threshold.
+mean power over the threshold; and Rayleigh fading correlated in time
+(`radio.fading_doppler_hz`; ns-3's JakesPropagationLossModel), beside the
+fraction of the time a link is above the threshold.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ SHADOWING_CASES: list[tuple[float, float, float]] = [
     (2.7, 6.0, 100.0),
     (2.7, 6.0, 160.0),
 ]
+
+
+# Time-correlated Rayleigh fading: the Doppler frequencies (Hz), at the
+# distance where the mean power is twice the threshold.
+DOPPLER_HZ: list[float] = [2.0, 20.0, 200.0]
 
 
 def shadowing_overrides(exponent: float, std_db: float) -> dict[str, Any]:
@@ -247,6 +254,24 @@ def main(argv: list[str]) -> int:
         a, b = ours.fractions(), theirs.fractions()
         print(
             f"| {exponent:g}, {std_db:g} dB | {distance_m:g} m | {want:.4f} "
+            f"| {a[0]:.4f} / {a[1]:.4f} | {b[0]:.4f} / {b[1]:.4f} | {a[2]:.3f} / {b[2]:.3f} |",
+            flush=True,
+        )
+    print()
+    print(
+        "| Doppler | distance | above the threshold | manetsim 0→1 / 1→0 | ns-3 0→1 / 1→0 "
+        "| CBR delivery manetsim / ns-3 |"
+    )
+    print("|---|---|---|---|---|---|")
+    distance_m = 250.0 / 2**0.25
+    for doppler_hz in DOPPLER_HZ:
+        extra = {"radio.fading_doppler_hz": doppler_hz}
+        ours, theirs = measure("rayleigh", distance_m, extra, seeds, binary)
+        assert theirs is not None
+        want = expected(scenario(distance_m), {"radio.fading": "rayleigh"}, distance_m, 1.0)
+        a, b = ours.fractions(), theirs.fractions()
+        print(
+            f"| {doppler_hz:g} Hz | {distance_m:.2f} m | {want:.4f} "
             f"| {a[0]:.4f} / {a[1]:.4f} | {b[0]:.4f} / {b[1]:.4f} | {a[2]:.3f} / {b[2]:.3f} |",
             flush=True,
         )

@@ -653,6 +653,35 @@ def test_ns3s_shadowing_draws_frames_as_manetsim_does():
         assert got == pytest.approx(want, abs=0.03)
 
 
+def test_a_doppler_frequency_is_ns3s_jakes_model(tmp_path):
+    path = bench.reference_path("rwp50")
+    overrides = ["radio.fading=rayleigh", "radio.fading_doppler_hz=20"]
+    command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert set(args) <= _accepted_options()
+    assert args["jakesDopplerHz"] == "20.0"
+    assert "nakagami" not in args
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3s_jakes_model_correlates_a_links_fades_as_manetsims_does():
+    # Rayleigh fading at 20 Hz where the mean power is twice the threshold:
+    # an ACK, sent a data frame's length after a frame that got through,
+    # gets through 93 % of the time in both (0.9337 and 0.9346 over ten
+    # seeds), against 61 % if each frame faded afresh.
+    fading = bench_module("fading_ns3")
+    binary = ns3.build()
+    distance = 250.0 / 2**0.25
+    ours, theirs = fading.measure(
+        "rayleigh", distance, {"radio.fading_doppler_hz": 20.0}, 2, binary
+    )
+    assert theirs is not None
+    ack_ours, ack_theirs = ours.fractions()[1], theirs.fractions()[1]
+    assert 0.9 < ack_ours < 0.96, ack_ours
+    assert ack_theirs == pytest.approx(ack_ours, abs=0.02)
+
+
 @pytest.mark.real_ns3
 @needs_ns3
 def test_ns3s_nakagami_model_fades_frames_as_manetsim_does():

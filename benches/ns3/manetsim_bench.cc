@@ -179,6 +179,10 @@ main(int argc, char* argv[])
     double pathLossExponent = 2.0;
     double referenceDistanceM = 1.0;
     double shadowingStdDb = 4.0;
+    // Time-correlated Rayleigh fading (manetsim's `fading_doppler_hz`):
+    // ns-3's JakesPropagationLossModel at this Doppler frequency, 20
+    // oscillators; 0, none.
+    double jakesDopplerHz = 0.0;
     bool nakagami = false;
     double nakagamiM0 = 1.5;
     double nakagamiM1 = 0.75;
@@ -233,6 +237,9 @@ main(int argc, char* argv[])
     cmd.AddValue("interferenceThresholdW",
                  "With bitErrors: weakest signal that interferes (W; 0 = csThresholdW)",
                  interferenceThresholdW);
+    cmd.AddValue("jakesDopplerHz",
+                 "Time-correlated Rayleigh fading (Jakes) at this Doppler frequency (Hz); 0: none",
+                 jakesDopplerHz);
     cmd.AddValue("nakagami", "Nakagami-m fading after the propagation model", nakagami);
     cmd.AddValue("nakagamiM0", "Nakagami m below nakagamiDistance1M", nakagamiM0);
     cmd.AddValue("nakagamiM1", "Nakagami m below nakagamiDistance2M", nakagamiM1);
@@ -350,6 +357,16 @@ main(int argc, char* argv[])
     else
     {
         NS_FATAL_ERROR("--propagation: twoRayGround, freeSpace or shadowing, not " << propagation);
+    }
+    if (jakesDopplerHz > 0.0)
+    {
+        if (nakagami)
+        {
+            NS_FATAL_ERROR("--jakesDopplerHz and --nakagami: one fading model at a time");
+        }
+        Config::SetDefault("ns3::JakesProcess::DopplerFrequencyHz", DoubleValue(jakesDopplerHz));
+        Config::SetDefault("ns3::JakesProcess::NumberOfOscillators", UintegerValue(20));
+        channel.AddPropagationLoss("ns3::JakesPropagationLossModel");
     }
     if (nakagami)
     {

@@ -444,10 +444,15 @@ def mobility_text(
 
 def nakagami_arguments(radio: Mapping[str, Any]) -> list[str]:
     """The program's fading arguments: ns-3's ``NakagamiPropagationLossModel``
-    after the propagation model with ``radio.fading``'s ``m`` by distance, or none."""
+    after the propagation model with ``radio.fading``'s ``m`` by distance, its
+    ``JakesPropagationLossModel`` with ``radio.fading_doppler_hz``, or none."""
     fading = radio.get("fading", "none")
     if fading == "none":
         return []
+    doppler_hz = float(radio.get("fading_doppler_hz", 0.0))
+    if doppler_hz > 0.0:
+        # Time-correlated Rayleigh fading: ns-3's JakesPropagationLossModel.
+        return [f"--jakesDopplerHz={doppler_hz!r}"]
     if fading == "rayleigh":
         m, distances = (1.0, 1.0, 1.0), (0.0, 0.0)
     else:

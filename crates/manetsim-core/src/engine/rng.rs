@@ -38,6 +38,9 @@ pub enum Stream {
     /// Per-node draws of `[mac] rate_control = "minstrel"` (its sample
     /// tables).
     RateControl = 12,
+    /// Per-link time-correlated fading (`[radio] fading_doppler_hz`): the
+    /// angles of each link's sinusoids (id: the two nodes).
+    Fading = 13,
     /// Tests only.
     Test = 999,
 }

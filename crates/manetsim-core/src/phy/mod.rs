@@ -17,7 +17,7 @@ pub use error::{
     erfc, q, CodeRate, ErrorModel, Modulation, BOLTZMANN_J_PER_K, DSSS_BANDWIDTH_HZ,
     NOISE_TEMPERATURE_K, OFDM_BANDWIDTH_HZ,
 };
-pub use fading::{gamma_q, Nakagami};
+pub use fading::{gamma_q, Jakes, Nakagami};
 pub use grid::SpatialGrid;
 pub use propagation::{
     propagation_delay_ns, propagation_remainder_ns, Propagation, RadioParams, SPEED_OF_LIGHT_MPS,

@@ -13,8 +13,8 @@
 //! two-ray ground gives a 250 m receive range at RXThresh 3.652e-10 W and a
 //! 550 m carrier-sense range at CSThresh 1.559e-11 W.
 
-use super::fading::Nakagami;
-use crate::engine::Rng;
+use super::fading::{Jakes, Nakagami};
+use crate::engine::{Rng, SimTime};
 use crate::scenario;
 use std::f64::consts::PI;
 
@@ -83,6 +83,9 @@ pub struct RadioParams {
     pub capture_ratio: f64,
     /// Fading after the propagation model, if any.
     pub fading: Option<Nakagami>,
+    /// With `fading`'s Rayleigh, its correlation in time, if any: set by
+    /// the world with the run's seed ([`Jakes::from_scenario`]).
+    pub jakes: Option<Jakes>,
     /// The products of the parameters that every listener's power uses,
     /// computed once ([`Self::derive`]) with the operations in the order
     /// the formulas give them, so that each power is the same to the bit.
@@ -123,6 +126,7 @@ impl RadioParams {
             interference_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
             capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
             fading: Nakagami::from_scenario(r),
+            jakes: None,
             derived: Derived::default(),
         }
         .derive()
@@ -217,16 +221,40 @@ impl RadioParams {
     /// Received power for one frame at distance `d`; draws from `rng` for
     /// the shadowing model (first) and for fading.
     pub fn rx_power_w(&self, d: f64, rng: &mut Rng) -> f64 {
+        let shadowed = self.shadowed_w(d, rng);
+        match &self.fading {
+            Some(f) => shadowed * f.draw(d, rng),
+            None => shadowed,
+        }
+    }
+
+    /// The mean power at distance `d` times the shadowing model's draw
+    /// from `rng` (none for the other models).
+    fn shadowed_w(&self, d: f64, rng: &mut Rng) -> f64 {
         let mean = self.mean_rx_power_w(d);
-        let shadowed = match self.model {
+        match self.model {
             Propagation::Shadowing { std_db, .. } if std_db > 0.0 => {
                 mean * 10f64.powf(std_db * rng.normal() / 10.0)
             }
             _ => mean,
-        };
-        match &self.fading {
-            Some(f) => shadowed * f.draw(d, rng),
-            None => shadowed,
+        }
+    }
+
+    /// Received power for one frame sent at `now` from node `tx` to node
+    /// `rx`, `d` metres apart: [`Self::rx_power_w`], except that under
+    /// time-correlated fading ([`Self::jakes`]) the fade is the link's at
+    /// that time, not a draw.
+    #[inline]
+    pub fn rx_power_on_link_w(
+        &self,
+        d: f64,
+        rng: &mut Rng,
+        (tx, rx): (u32, u32),
+        now: SimTime,
+    ) -> f64 {
+        match &self.jakes {
+            Some(j) => self.shadowed_w(d, rng) * j.gain(tx, rx, crate::engine::to_secs(now)),
+            None => self.rx_power_w(d, rng),
         }
     }
 

@@ -431,6 +431,11 @@ pub struct Radio {
     pub nakagami_distance1_m: f64,
     #[serde(default = "default_nakagami_distance2_m")]
     pub nakagami_distance2_m: f64,
+    /// Added key: with `fading = "rayleigh"`, the Doppler frequency (Hz)
+    /// of time-correlated fading ([`crate::phy::Jakes`]); 0, each frame
+    /// fades independently.
+    #[serde(default)]
+    pub fading_doppler_hz: f64,
 }
 
 /// `[radio] fading`.
@@ -532,6 +537,7 @@ impl Default for Radio {
             nakagami_m2: default_nakagami_m2(),
             nakagami_distance1_m: default_nakagami_distance1_m(),
             nakagami_distance2_m: default_nakagami_distance2_m(),
+            fading_doppler_hz: 0.0,
         }
     }
 }

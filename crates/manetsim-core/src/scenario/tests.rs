@@ -1402,3 +1402,30 @@ fn arf_adapts_over_the_standards_rates_up_to_the_data_rate() {
     let e = err(load_with(BASE, &["mac.rate_control=minstrel"]));
     assert_eq!(e.key.as_deref(), Some("mac.rate_control"), "{e}");
 }
+
+#[test]
+fn a_doppler_frequency_correlates_rayleigh_fading_only() {
+    let s = load(BASE).unwrap();
+    assert_eq!(s.radio.fading_doppler_hz, 0.0);
+    let s = load_with(
+        BASE,
+        &["radio.fading=rayleigh", "radio.fading_doppler_hz=20"],
+    )
+    .unwrap();
+    assert_eq!(s.radio.fading_doppler_hz, 20.0);
+    for (sets, text) in [
+        (
+            &["radio.fading=nakagami", "radio.fading_doppler_hz=20"][..],
+            "not \"nakagami\"",
+        ),
+        (&["radio.fading_doppler_hz=20"][..], "not \"none\""),
+        (
+            &["radio.fading=rayleigh", "radio.fading_doppler_hz=-1"][..],
+            "finite number ≥ 0",
+        ),
+    ] {
+        let e = err(load_with(BASE, sets));
+        assert_eq!(e.key.as_deref(), Some("radio.fading_doppler_hz"), "{e}");
+        assert!(e.message.contains(text), "{e}");
+    }
+}

@@ -658,6 +658,20 @@ impl Checker<'_> {
                 );
             }
         }
+        self.non_negative("radio.fading_doppler_hz", r.fading_doppler_hz)?;
+        if r.fading_doppler_hz > 0.0 && r.fading != Fading::Rayleigh {
+            return self.fail(
+                "radio.fading_doppler_hz",
+                format!(
+                    "correlates Rayleigh fading in time: it needs radio.fading = \"rayleigh\", not \"{}\" (0 = each frame fades independently)",
+                    match r.fading {
+                        Fading::None => "none",
+                        Fading::Rayleigh => "rayleigh",
+                        Fading::Nakagami => "nakagami",
+                    }
+                ),
+            );
+        }
         self.non_negative("radio.nakagami_distance1_m", r.nakagami_distance1_m)?;
         self.non_negative("radio.nakagami_distance2_m", r.nakagami_distance2_m)?;
         if r.nakagami_distance2_m < r.nakagami_distance1_m {

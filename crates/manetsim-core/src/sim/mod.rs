@@ -2079,7 +2079,7 @@ impl World {
                     // distance for the delay alongside.
                     let d = d2.sqrt();
                     let power_w = match shadow.get_mut(r as usize) {
-                        Some(rng) => radio.rx_power_w(d, rng),
+                        Some(rng) => radio.rx_power_on_link_w(d, rng, (n, r), now),
                         None => radio.mean_rx_power_sq_w(d2),
                     };
                     if power_w >= radio.cs_threshold_w {
