@@ -27,14 +27,17 @@ pub struct Nakagami {
 }
 
 impl Nakagami {
+    /// Rayleigh fading: `m = 1` at every distance.
+    pub const RAYLEIGH: Self = Self {
+        m: [1.0; 3],
+        distances_m: [0.0; 2],
+    };
+
     /// The fading `[radio]` asks for, if any.
     pub fn from_scenario(r: &scenario::Radio) -> Option<Self> {
         match r.fading {
             scenario::Fading::None => None,
-            scenario::Fading::Rayleigh => Some(Self {
-                m: [1.0; 3],
-                distances_m: [0.0; 2],
-            }),
+            scenario::Fading::Rayleigh => Some(Self::RAYLEIGH),
             scenario::Fading::Nakagami => Some(Self {
                 m: [r.nakagami_m0, r.nakagami_m1, r.nakagami_m2],
                 distances_m: [r.nakagami_distance1_m, r.nakagami_distance2_m],

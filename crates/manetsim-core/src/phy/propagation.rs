@@ -14,7 +14,7 @@
 //! 550 m carrier-sense range at CSThresh 1.559e-11 W.
 
 use super::fading::{Jakes, Nakagami};
-use crate::engine::{Rng, SimTime};
+use crate::engine::Rng;
 use crate::scenario;
 use std::f64::consts::PI;
 
@@ -79,12 +79,21 @@ pub struct RadioParams {
     /// or the carrier-sense threshold. A frame weaker than carrier sense
     /// but not than this only interferes (under a bit error model).
     pub interference_floor_w: f64,
+    /// The powers the world's listeners' loop collects a frame's listeners
+    /// down to: `cs_threshold_w` and `interference_floor_w`, or, under
+    /// fading correlated in time, those over the largest gain counted, so
+    /// that every listener a gain may lift over them is collected before
+    /// its gain is applied ([`Self::correlate_fading`]).
+    pub collect_cs_w: f64,
+    pub collect_floor_w: f64,
     /// Capture ratio as a power factor (10 dB → 10.0).
     pub capture_ratio: f64,
     /// Fading after the propagation model, if any.
     pub fading: Option<Nakagami>,
-    /// With `fading`'s Rayleigh, its correlation in time, if any: set by
-    /// the world with the run's seed ([`Jakes::from_scenario`]).
+    /// Rayleigh fading correlated in time, if any, in place of `fading`'s
+    /// independent draws (which it leaves `None`): set by the world with
+    /// the run's seed ([`Self::correlate_fading`]); the world multiplies
+    /// each listener's power by the link's gain ([`Jakes::gain`]).
     pub jakes: Option<Jakes>,
     /// The products of the parameters that every listener's power uses,
     /// computed once ([`Self::derive`]) with the operations in the order
@@ -124,12 +133,31 @@ impl RadioParams {
             rx_threshold_w: r.rx_threshold_w,
             cs_threshold_w: r.cs_threshold_w,
             interference_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
+            collect_cs_w: r.cs_threshold_w,
+            collect_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
             capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
             fading: Nakagami::from_scenario(r),
             jakes: None,
             derived: Derived::default(),
         }
         .derive()
+    }
+
+    /// With `[radio] fading_doppler_hz`, Rayleigh fading correlated in
+    /// time for a run of master seed `seed`: [`Self::jakes`] in place of
+    /// [`Self::fading`]'s independent draws.
+    pub fn correlate_fading(mut self, r: &scenario::Radio, seed: u64) -> Self {
+        self.jakes = Jakes::from_scenario(r, seed);
+        if self.jakes.is_some() {
+            self.fading = None;
+            // The gain the search for listeners allows for, as under
+            // independent Rayleigh fading (a gain this large 3e-5 of the
+            // time).
+            let boost = Nakagami::RAYLEIGH.boost(FADING_CUTOFF_TAIL);
+            self.collect_cs_w = self.cs_threshold_w / boost;
+            self.collect_floor_w = self.interference_floor_w / boost;
+        }
+        self
     }
 
     /// Fills in [`Self::derived`] from the parameters.
@@ -215,7 +243,9 @@ impl RadioParams {
     /// Whether a frame's power at a receiver is drawn ([`Self::rx_power_w`]),
     /// not the mean power alone: under shadowing or fading.
     pub fn draws(&self) -> bool {
-        matches!(self.model, Propagation::Shadowing { .. }) || self.fading.is_some()
+        matches!(self.model, Propagation::Shadowing { .. })
+            || self.fading.is_some()
+            || self.jakes.is_some()
     }
 
     /// Received power for one frame at distance `d`; draws from `rng` for
@@ -237,24 +267,6 @@ impl RadioParams {
                 mean * 10f64.powf(std_db * rng.normal() / 10.0)
             }
             _ => mean,
-        }
-    }
-
-    /// Received power for one frame sent at `now` from node `tx` to node
-    /// `rx`, `d` metres apart: [`Self::rx_power_w`], except that under
-    /// time-correlated fading ([`Self::jakes`]) the fade is the link's at
-    /// that time, not a draw.
-    #[inline]
-    pub fn rx_power_on_link_w(
-        &self,
-        d: f64,
-        rng: &mut Rng,
-        (tx, rx): (u32, u32),
-        now: SimTime,
-    ) -> f64 {
-        match &self.jakes {
-            Some(j) => self.shadowed_w(d, rng) * j.gain(tx, rx, crate::engine::to_secs(now)),
-            None => self.rx_power_w(d, rng),
         }
     }
 
@@ -312,7 +324,10 @@ impl RadioParams {
             }
             _ => 1.0,
         };
-        let fade = self.fading.map_or(1.0, |f| f.boost(FADING_CUTOFF_TAIL));
+        let fade = self
+            .fading
+            .or(self.jakes.map(|_| Nakagami::RAYLEIGH))
+            .map_or(1.0, |f| f.boost(FADING_CUTOFF_TAIL));
         self.range_for_threshold_m(self.interference_floor_w / (shadow * fade))
     }
 }

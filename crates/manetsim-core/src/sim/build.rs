@@ -233,8 +233,7 @@ pub(super) fn build(s: &Scenario) -> Result<World, SimError> {
     let mobility =
         Mobility::from_scenario(s, &placed).map_err(|e| SimError::Setup(e.to_string()))?;
     let pos = mobility.initial_positions();
-    let mut radio = RadioParams::from_scenario(&s.radio);
-    radio.jakes = crate::phy::Jakes::from_scenario(&s.radio, s.seed);
+    let radio = RadioParams::from_scenario(&s.radio).correlate_fading(&s.radio, s.seed);
     let range = radio.max_interference_range_m();
     let (mut w, mut h) = (s.area.width_m, s.area.height_m);
     for p in &pos {

@@ -919,6 +919,36 @@ impl RoutingStats {
     }
 }
 
+/// Fading correlated in time ([`RadioParams::jakes`]) over the listeners
+/// the physics collected down to the thresholds over the largest gain
+/// counted ([`RadioParams::collect_cs_w`]): each power times its link's
+/// gain now, kept in `heard` when it reaches carrier sense, in `faint`
+/// when it reaches the interference floor, dropped otherwise. Those of
+/// `heard` come first, then those lifted from `faint`, each in the grid's
+/// order.
+#[cold]
+#[inline(never)]
+fn fade_in_time(
+    jakes: &crate::phy::Jakes,
+    radio: &RadioParams,
+    (n, now): (NodeId, SimTime),
+    heard: &mut Vec<Heard>,
+    faint: &mut Vec<Heard>,
+) {
+    let now_s = to_secs(now);
+    let mut all: Vec<Heard> = heard.drain(..).chain(faint.drain(..)).collect();
+    for h in &mut all {
+        h.power_w *= jakes.gain(n, h.r, now_s);
+    }
+    for h in all {
+        if h.power_w >= radio.cs_threshold_w {
+            heard.push(h);
+        } else if h.power_w >= radio.interference_floor_w {
+            faint.push(h);
+        }
+    }
+}
+
 /// A listener within carrier-sense range of a frame: its distance (for
 /// the propagation delay) and the power it receives.
 #[derive(Debug, Clone, Copy)]
@@ -2079,12 +2109,12 @@ impl World {
                     // distance for the delay alongside.
                     let d = d2.sqrt();
                     let power_w = match shadow.get_mut(r as usize) {
-                        Some(rng) => radio.rx_power_on_link_w(d, rng, (n, r), now),
+                        Some(rng) => radio.rx_power_w(d, rng),
                         None => radio.mean_rx_power_sq_w(d2),
                     };
-                    if power_w >= radio.cs_threshold_w {
+                    if power_w >= radio.collect_cs_w {
                         heard.push(Heard { r, d, power_w });
-                    } else if power_w >= radio.interference_floor_w {
+                    } else if power_w >= radio.collect_floor_w {
                         faint.push(Heard { r, d, power_w });
                     }
                 }
@@ -2128,6 +2158,9 @@ impl World {
                     physics!(r);
                 }
             });
+        }
+        if let Some(jakes) = radio.jakes {
+            fade_in_time(&jakes, radio, (n, now), heard, faint);
         }
         // Then what each listener does with the frame.
         for &Heard { r, d, power_w } in heard.iter() {
