@@ -170,8 +170,7 @@ def test_rate_control_is_ns3s_manager_answering_at_either_rule(tmp_path):
             }
             doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
             command = ns3.prepare(doc, tmp_path, "bench")
-            args = dict(arg[2:].split("=", 1) for arg in command[1:])
-            assert set(args) <= _accepted_options()
+            args = _program_args(command)
             assert (args["rateControl"], args["responseRate"]) == (kind, response)
 
 
@@ -206,8 +205,7 @@ def test_802_11a_over_free_space_is_expressible(tmp_path):
     )
     ns3.check_expressible(load_config(doc))
     command = ns3.prepare(doc, tmp_path, "bench")
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert (args["standard"], args["propagation"]) == ("80211a", "freeSpace")
     assert (args["dataRateBps"], args["basicRateBps"]) == ("54000000", "6000000")
 
@@ -244,14 +242,20 @@ def _accepted_options() -> set[str]:
     )
 
 
+def _program_args(command: list[str]) -> dict[str, str]:
+    """The program's options in `command` (after the executable), each one
+    the program declares and given once."""
+    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    assert len(args) == len(command) - 1
+    assert set(args) <= _accepted_options()
+    return args
+
+
 def test_rwp50_command_line(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path, "/cache/manetsim_bench-x")
     assert command[0] == "/cache/manetsim_bench-x"
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    # Every option is one the program declares, each given once.
-    assert len(args) == len(command) - 1
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert args["scenario"] == "rwp50"
     assert args["nodes"] == "50"
     assert float(args["duration"]) == 500.0
@@ -291,9 +295,7 @@ def test_fading_is_ns3s_nakagami_model_after_two_ray_ground(tmp_path):
             "radio.nakagami_distance2_m=250",
         ]
         command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
-        args = dict(arg[2:].split("=", 1) for arg in command[1:])
-        assert len(args) == len(command) - 1
-        assert set(args) <= _accepted_options()
+        args = _program_args(command)
         assert args["nakagami"] == "true"
         assert [args[f"nakagamiM{i}"] for i in range(3)] == m
         assert [args["nakagamiDistance1M"], args["nakagamiDistance2M"]] == distances
@@ -308,8 +310,7 @@ def test_shadowing_is_ns3s_log_distance_model_and_a_normal_draw(tmp_path):
         "radio.reference_distance_m=2",
     ]
     command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert args["propagation"] == "shadowing"
     assert (args["pathLossExponent"], args["shadowingStdDb"], args["referenceDistanceM"]) == (
         "2.7",
@@ -318,32 +319,30 @@ def test_shadowing_is_ns3s_log_distance_model_and_a_normal_draw(tmp_path):
     )
     # The other models take none of shadowing's arguments.
     command = ns3.prepare(path, tmp_path, "bench")
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     assert not {"pathLossExponent", "shadowingStdDb", "referenceDistanceM"} & set(args)
 
 
 def test_bit_errors_are_ns3s_error_rate_model_at_the_noise_figure(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path, "bench")
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     assert not {"bitErrors", "noiseFigureDb", "interferenceThresholdW"} & set(args)
     overrides = ["radio.error_model=awgn", "radio.noise_figure_db=9"]
     command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    assert len(args) == len(command) - 1
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert (args["bitErrors"], args["noiseFigureDb"]) == ("true", "9.0")
     assert "interferenceThresholdW" not in args
     overrides.append("radio.interference_threshold_w=7.9e-14")
     command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     assert args["interferenceThresholdW"] == "7.9e-14"
 
 
 def test_rwp50_mobility_file_is_manetsims_movements(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     text = Path(args["mobility"]).read_text(encoding="utf-8")
     lines = text.splitlines()
     # The same lines as `manetsim export ns2` sources, comments and blanks dropped.
@@ -375,7 +374,7 @@ def test_rwp50_mobility_file_is_manetsims_movements(tmp_path):
 def test_rwp50_flows_file(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     rows = [
         line.split()
         for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
@@ -399,7 +398,7 @@ def test_rwp50_flows_file(tmp_path):
 
 def test_chain6_is_six_static_nodes_200_m_apart(tmp_path):
     command = ns3.prepare(bench.reference_path("chain6"), tmp_path)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
+    args = _program_args(command)
     lines = Path(args["mobility"]).read_text(encoding="utf-8").splitlines()
     xs = [float(line.split()[-1]) for line in lines if " set X_ " in line]
     assert xs == [0.0, 200.0, 400.0, 600.0, 800.0, 1000.0]
@@ -657,8 +656,7 @@ def test_a_doppler_frequency_is_ns3s_jakes_model(tmp_path):
     path = bench.reference_path("rwp50")
     overrides = ["radio.fading=rayleigh", "radio.fading_doppler_hz=20"]
     command = ns3.prepare(path, tmp_path, "bench", overrides=overrides)
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert args["jakesDopplerHz"] == "20.0"
     assert "nakagami" not in args
 
@@ -798,8 +796,7 @@ def test_802_11g_is_ns3s_erp_standard_at_a_constant_rate(tmp_path):
     mac = {"standard": "802.11g", "data_rate_bps": 54_000_000, "basic_rate_bps": 1_000_000}
     doc = scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, mac=mac)
     command = ns3.prepare(doc, tmp_path, "bench")
-    args = dict(arg[2:].split("=", 1) for arg in command[1:])
-    assert set(args) <= _accepted_options()
+    args = _program_args(command)
     assert (args["standard"], args["dataRateBps"], args["basicRateBps"]) == (
         "80211g",
         "54000000",
