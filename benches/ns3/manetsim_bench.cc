@@ -70,7 +70,20 @@ struct FrameCount
     uint64_t received = 0;
     // The ACKs the node sent, by their rate (b/s).
     std::map<uint64_t, uint64_t> acksByRate;
+    // Data packets (IP packets of at least kDataBytes, so no AODV message)
+    // the node dropped: its MAC by ns-3's reason (the retry limit, a full
+    // queue, a frame's lifetime), its IP layer by ns-3's reason (AODV's
+    // request queue hands the packets it gives up to IP as route errors)
+    // and its ARP (a failed resolution, or a full queue waiting for one).
+    std::map<std::string, uint64_t> macDrops;
+    std::map<std::string, uint64_t> ipDrops;
+    uint64_t arpDrops = 0;
 };
+
+// The least IP packet taken for data: AODV's messages are far smaller, a
+// flow's packets (a 20-byte IP header, 8-byte UDP header and the payload)
+// larger.
+constexpr uint32_t kDataBytes = 200;
 
 std::vector<FrameCount> g_frames;
 
@@ -98,6 +111,62 @@ void
 CountReceived(uint32_t node, Ptr<const Packet> packet, double snr, WifiMode mode, WifiPreamble preamble)
 {
     ++g_frames[node].received;
+}
+
+// An MPDU the MAC dropped; its packet holds the LLC/SNAP header and the IP
+// packet.
+void
+CountMacDrop(uint32_t node, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    if (!mpdu->GetHeader().IsData() || mpdu->GetPacket()->GetSize() < kDataBytes)
+    {
+        return;
+    }
+    static const std::map<WifiMacDropReason, std::string> names = {
+        {WIFI_MAC_DROP_FAILED_ENQUEUE, "queue_full"},
+        {WIFI_MAC_DROP_EXPIRED_LIFETIME, "expired"},
+        {WIFI_MAC_DROP_REACHED_RETRY_LIMIT, "given_up"},
+        {WIFI_MAC_DROP_QOS_OLD_PACKET, "old"},
+    };
+    auto name = names.find(reason);
+    ++g_frames[node].macDrops[name == names.end() ? "other" : name->second];
+}
+
+// A packet ARP dropped: its resolution failed, or its queue of packets
+// waiting for one was full. The packet is the IP packet.
+void
+CountArpDrop(uint32_t node, Ptr<const Packet> packet)
+{
+    if (packet->GetSize() >= kDataBytes)
+    {
+        ++g_frames[node].arpDrops;
+    }
+}
+
+// A packet IP dropped; the packet is the IP payload.
+void
+CountIpDrop(uint32_t node,
+            const Ipv4Header& header,
+            Ptr<const Packet> packet,
+            Ipv4L3Protocol::DropReason reason,
+            Ptr<Ipv4> ipv4,
+            uint32_t interface)
+{
+    if (packet->GetSize() + header.GetSerializedSize() < kDataBytes)
+    {
+        return;
+    }
+    static const std::map<Ipv4L3Protocol::DropReason, std::string> names = {
+        {Ipv4L3Protocol::DROP_TTL_EXPIRED, "ttl"},
+        {Ipv4L3Protocol::DROP_NO_ROUTE, "no_route"},
+        {Ipv4L3Protocol::DROP_BAD_CHECKSUM, "bad_checksum"},
+        {Ipv4L3Protocol::DROP_INTERFACE_DOWN, "interface_down"},
+        {Ipv4L3Protocol::DROP_ROUTE_ERROR, "route_error"},
+        {Ipv4L3Protocol::DROP_FRAGMENT_TIMEOUT, "fragment_timeout"},
+        {Ipv4L3Protocol::DROP_DUPLICATE, "duplicate"},
+    };
+    auto name = names.find(reason);
+    ++g_frames[node].ipDrops[name == names.end() ? "other" : name->second];
 }
 
 double
@@ -259,7 +328,8 @@ main(int argc, char* argv[])
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
     cmd.AddValue("frameCounts",
-                 "Print the frames each node sent and received, and its ACKs by rate",
+                 "Print the frames each node sent and received, its ACKs by rate and the "
+                 "data packets it dropped",
                  frameCounts);
     cmd.Parse(argc, argv);
 
@@ -565,8 +635,14 @@ main(int argc, char* argv[])
         }
     }
 
-    // AODV with link-layer feedback (as ns-2's and manetsim's: ns-3's AODV
-    // hears of the MAC's dropped frames), no HELLOs unless --aodvHello.
+    // ns-3's AODV, no HELLOs unless --aodvHello. It hears of the MAC's
+    // dropped frames, but takes a link down only to a neighbour in its
+    // neighbour list, which without HELLOs holds only the next and previous
+    // hops of packets the node forwarded, or the previous hop of one it
+    // received: a source that forwards nothing through its first hop never
+    // takes its route down, and keeps sending into a broken link
+    // (docs/fidelity.md, "Fading correlated in time"), where ns-2's and
+    // manetsim's AODV rediscover.
     AodvHelper aodv;
     aodv.Set("EnableHello", BooleanValue(aodvHello));
     InternetStackHelper internet;
@@ -575,6 +651,21 @@ main(int argc, char* argv[])
     Ipv4AddressHelper addresses;
     addresses.SetBase("10.0.0.0", "255.255.0.0");
     Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
+
+    if (frameCounts)
+    {
+        for (uint32_t i = 0; i < nodes; ++i)
+        {
+            Ptr<WifiMac> mac = DynamicCast<WifiNetDevice>(devices.Get(i))->GetMac();
+            mac->TraceConnectWithoutContext("DroppedMpdu", MakeBoundCallback(&CountMacDrop, i));
+            all.Get(i)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+                "Drop",
+                MakeBoundCallback(&CountIpDrop, i));
+            all.Get(i)->GetObject<ArpL3Protocol>()->TraceConnectWithoutContext(
+                "Drop",
+                MakeBoundCallback(&CountArpDrop, i));
+        }
+    }
 
     std::vector<Ptr<Application>> senders;
     std::vector<Ptr<Application>> sinks;
@@ -651,6 +742,15 @@ main(int argc, char* argv[])
         for (const auto& [rateBps, count] : g_frames[i].acksByRate)
         {
             std::cout << " acks_at_" << rateBps << "_bps=" << count;
+        }
+        for (const auto& [reason, count] : g_frames[i].macDrops)
+        {
+            std::cout << " data_mac_" << reason << "=" << count;
+        }
+        std::cout << " data_arp=" << g_frames[i].arpDrops;
+        for (const auto& [reason, count] : g_frames[i].ipDrops)
+        {
+            std::cout << " data_ip_" << reason << "=" << count;
         }
         std::cout << "\n";
     }
