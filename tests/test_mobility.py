@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 import manetsim
 
@@ -25,6 +26,24 @@ RWP = {
     },
     "routing": {"protocol": "static"},
     "flows": [{"src": 0, "dst": 1, "rate_bps": 20_000, "start_s": 1.0}],
+}
+
+
+# The models that draw the nodes' walks, each with its own keys.
+DRAWN = {
+    "random_waypoint": RWP["mobility"],
+    "random_direction": {
+        "model": "random_direction",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 15.0,
+        "pause_s": 2.0,
+    },
+    "random_walk": {
+        "model": "random_walk",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 15.0,
+        "step_s": 4.0,
+    },
 }
 
 
@@ -49,8 +68,10 @@ def test_mobility_time_series_is_a_table(tmp_path: Path):
     assert table.num_rows == 31
 
 
-def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Path):
-    scenario = write_toml(tmp_path / "rwp.toml", RWP)
+@pytest.mark.parametrize("model", sorted(DRAWN))
+def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Path, model: str):
+    doc = {**RWP, "mobility": DRAWN[model]}
+    scenario = write_toml(tmp_path / "rwp.toml", doc)
     moves = tmp_path / "moves.tcl"
     proc = cli("convert", scenario, "-o", moves)
     assert proc.returncode == 0, proc.stderr
@@ -60,7 +81,7 @@ def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Pat
     assert not list(tmp_path.glob(".moves.tcl.*")), "no temporary file left behind"
 
     # The same scenario driven by the written file moves the nodes identically.
-    replay = dict(RWP)
+    replay = dict(doc)
     replay["mobility"] = {"model": "ns2", "file": "moves.tcl"}
     replay_path = write_toml(tmp_path / "replay.toml", replay)
     original = json.loads(cli("run", scenario, "--json").stdout)
@@ -70,6 +91,25 @@ def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Pat
         assert a[column] == b[column], column
     for x, y in zip(a["mean_speed_mps"], b["mean_speed_mps"]):
         assert abs(x - y) < 1e-6
+    assert original["flows"] == replayed["flows"]
+
+
+def test_random_walk_and_random_direction_run_with_their_own_keys(tmp_path: Path):
+    for model in ("random_direction", "random_walk"):
+        result = manetsim.run({**RWP, "mobility": DRAWN[model]})
+        assert result.mobility["model"] == model
+        speeds = result.timeseries("mobility")["mean_speed_mps"]
+        assert speeds.between(0.0, 15.0).all()
+        assert speeds.iloc[1:].mean() > 3.0, model
+    # show-config resolves the walk's step, and names no step elsewhere.
+    walk = write_toml(tmp_path / "walk.toml", {**RWP, "mobility": {"model": "random_walk"}})
+    shown = cli("show-config", walk)
+    assert shown.returncode == 0, shown.stderr
+    assert "step_s = 1.0" in shown.stdout
+    direction = write_toml(
+        tmp_path / "direction.toml", {**RWP, "mobility": DRAWN["random_direction"]}
+    )
+    assert "step_s" not in cli("show-config", direction).stdout
 
 
 def test_convert_to_stdout_and_bad_input(tmp_path: Path):

@@ -17,7 +17,10 @@
 //!   never changes how nodes move; optional Navidi–Camp steady state;
 //! - `waypoints` ([`waypoints`]): scripted `[[mobility.moves]]`;
 //! - `ns2` ([`ns2`]): an ns-2 movement file (setdest output);
-//! - `bonnmotion` ([`bonnmotion`]): a BonnMotion `.movements` + `.params`.
+//! - `bonnmotion` ([`bonnmotion`]): a BonnMotion `.movements` + `.params`;
+//! - `random_direction` and `random_walk` ([`walk`]): Royer et al.'s random
+//!   direction and a reflecting random walk, as ns-3 defines them,
+//!   generated lazily per node as random waypoint is.
 //!
 //! [`Mobility::write_ns2`] writes any of them as an ns-2 movement file that
 //! reproduces the same trajectories exactly; [`metrics`] measures speed,
@@ -29,11 +32,13 @@ pub mod metrics;
 pub mod ns2;
 pub mod random_waypoint;
 mod trajectory;
+pub mod walk;
 pub mod waypoints;
 
 pub use error::MobilityError;
 pub use random_waypoint::{RandomWaypoint, RwpParams};
 pub use trajectory::{travel_time, Leg, Trajectory};
+pub use walk::{Walk, WalkKind, WalkParams};
 
 use crate::engine::{from_secs, to_secs, SimTime};
 use crate::phy::Pos;
@@ -64,6 +69,9 @@ pub enum NodeMobility {
     Static(Pos),
     /// Random waypoint, generated lazily.
     RandomWaypoint(RandomWaypoint),
+    /// Random direction or random walk, generated lazily. Boxed, so that
+    /// every other model's nodes stay as small as random waypoint's.
+    Walk(Box<Walk>),
     /// Every leg known up front (scripted moves, ns-2, BonnMotion).
     Trajectory(Trajectory),
 }
@@ -75,6 +83,7 @@ impl NodeMobility {
         let (from, until, leg) = match self {
             NodeMobility::Static(p) => (0, SimTime::MAX, Leg::still(0, *p)),
             NodeMobility::RandomWaypoint(r) => r.leg_in_force(),
+            NodeMobility::Walk(w) => w.leg_in_force(),
             NodeMobility::Trajectory(tr) => tr.leg_in_force(t),
         };
         debug_assert!(from <= t && t < until, "{t} outside [{from}, {until})");
@@ -88,6 +97,7 @@ impl MobilityModel for NodeMobility {
         match self {
             NodeMobility::Static(p) => *p,
             NodeMobility::RandomWaypoint(r) => r.position(t),
+            NodeMobility::Walk(w) => w.position(t),
             NodeMobility::Trajectory(tr) => tr.position(t),
         }
     }
@@ -96,6 +106,7 @@ impl MobilityModel for NodeMobility {
         match self {
             NodeMobility::Static(_) => Vec::new(),
             NodeMobility::RandomWaypoint(r) => r.legs_until(until),
+            NodeMobility::Walk(w) => w.legs_until(until),
             NodeMobility::Trajectory(tr) => tr.legs_until(until),
         }
     }
@@ -104,6 +115,7 @@ impl MobilityModel for NodeMobility {
         match self {
             NodeMobility::Static(p) => *p,
             NodeMobility::RandomWaypoint(r) => r.initial(),
+            NodeMobility::Walk(w) => w.initial(),
             NodeMobility::Trajectory(tr) => tr.initial(),
         }
     }
@@ -112,6 +124,7 @@ impl MobilityModel for NodeMobility {
         match self {
             NodeMobility::Static(_) => 0.0,
             NodeMobility::RandomWaypoint(r) => r.speed_at(t),
+            NodeMobility::Walk(w) => w.speed_at(t),
             NodeMobility::Trajectory(tr) => tr.speed_at(t),
         }
     }
@@ -120,6 +133,7 @@ impl MobilityModel for NodeMobility {
         match self {
             NodeMobility::Static(_) => 0.0,
             NodeMobility::RandomWaypoint(r) => r.max_speed_mps(),
+            NodeMobility::Walk(w) => w.max_speed_mps(),
             NodeMobility::Trajectory(tr) => tr.max_speed_mps(),
         }
     }
@@ -272,6 +286,12 @@ impl Mobility {
                     })
                     .collect()
             }
+            scenario::MobilityModel::RandomDirection | scenario::MobilityModel::RandomWalk => {
+                let params = Rc::new(walk_params(s)?);
+                (0..count)
+                    .map(|i| NodeMobility::Walk(Box::new(Walk::new(Rc::clone(&params), s.seed, i))))
+                    .collect()
+            }
             scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?
                 .into_iter()
                 .map(NodeMobility::Trajectory)
@@ -409,6 +429,8 @@ fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
         scenario::MobilityModel::Waypoints => "waypoints",
         scenario::MobilityModel::Ns2 => "ns2",
         scenario::MobilityModel::Bonnmotion => "bonnmotion",
+        scenario::MobilityModel::RandomDirection => "random_direction",
+        scenario::MobilityModel::RandomWalk => "random_walk",
     }
 }
 
@@ -453,6 +475,46 @@ fn rwp_params(s: &Scenario) -> Result<RwpParams, MobilityError> {
         max_speed_mps: m.max_speed_mps,
         pause: from_secs(m.pause_s),
         steady_state: m.steady_state,
+    })
+}
+
+fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
+    let m = &s.mobility;
+    let name = scenario_model_name(m.model);
+    let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
+    if !(m.max_speed_mps.is_finite() && m.max_speed_mps > 0.0) {
+        return bad(format!(
+            "{name} needs max_speed_mps > 0, got {}",
+            m.max_speed_mps
+        ));
+    }
+    if !(m.min_speed_mps >= 0.0 && m.min_speed_mps <= m.max_speed_mps) {
+        return bad(format!(
+            "{name} needs 0 ≤ min_speed_mps ≤ max_speed_mps, got {} and {}",
+            m.min_speed_mps, m.max_speed_mps
+        ));
+    }
+    if !(m.pause_s.is_finite() && m.pause_s >= 0.0) {
+        return bad(format!("expected pause_s ≥ 0, got {}", m.pause_s));
+    }
+    let (kind, step_s) = match m.model {
+        scenario::MobilityModel::RandomWalk => {
+            let step_s = m.step_s.unwrap_or(scenario::DEFAULT_WALK_STEP_S);
+            if !(step_s.is_finite() && step_s >= 1e-9) {
+                return bad(format!("random_walk needs step_s ≥ 1e-9 s, got {step_s}"));
+            }
+            (WalkKind::RandomWalk, step_s)
+        }
+        _ => (WalkKind::RandomDirection, scenario::DEFAULT_WALK_STEP_S),
+    };
+    Ok(WalkParams {
+        kind,
+        width_m: s.area.width_m,
+        height_m: s.area.height_m,
+        min_speed_mps: m.min_speed_mps,
+        max_speed_mps: m.max_speed_mps,
+        pause: from_secs(m.pause_s),
+        step: from_secs(step_s),
     })
 }
 

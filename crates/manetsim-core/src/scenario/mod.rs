@@ -284,6 +284,9 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
             n.count = count;
         }
     }
+    if s.mobility.model == MobilityModel::RandomWalk && s.mobility.step_s.is_none() {
+        s.mobility.step_s = Some(DEFAULT_WALK_STEP_S);
+    }
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);
     }

@@ -297,7 +297,15 @@ pub enum MobilityModel {
     Waypoints,
     Ns2,
     Bonnmotion,
+    /// Added: Royer et al.'s random direction, as ns-3 defines it.
+    RandomDirection,
+    /// Added: a random walk reflected at the edge, ns-3's in its time mode.
+    RandomWalk,
 }
+
+/// `mobility.step_s` when `model = "random_walk"` leaves it out (ns-3's
+/// `RandomWalk2dMobilityModel` changes course every second by default).
+pub const DEFAULT_WALK_STEP_S: f64 = 1.0;
 
 /// One scripted move (`[[mobility.moves]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -332,6 +340,10 @@ pub struct Mobility {
     pub pause_s: f64,
     #[serde(default)]
     pub steady_state: bool,
+    /// Added key, `model = "random_walk"` only: how long a node keeps a
+    /// direction and speed (resolved to [`DEFAULT_WALK_STEP_S`] there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -356,6 +368,7 @@ impl Default for Mobility {
             max_speed_mps: default_max_speed_mps(),
             pause_s: 0.0,
             steady_state: false,
+            step_s: None,
             file: None,
             moves: Vec::new(),
             fixed: Vec::new(),

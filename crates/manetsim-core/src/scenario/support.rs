@@ -37,12 +37,14 @@ const ALL_ROUTING: [RoutingProtocol; 6] = [
     RoutingProtocol::Dsdv,
     RoutingProtocol::Olsr,
 ];
-const ALL_MOBILITY: [MobilityModel; 5] = [
+const ALL_MOBILITY: [MobilityModel; 7] = [
     MobilityModel::Static,
     MobilityModel::RandomWaypoint,
     MobilityModel::Waypoints,
     MobilityModel::Ns2,
     MobilityModel::Bonnmotion,
+    MobilityModel::RandomDirection,
+    MobilityModel::RandomWalk,
 ];
 const ALL_TRANSPORTS: [Transport; 4] = [
     Transport::Udp,
@@ -64,7 +66,13 @@ fn all_lists_are_complete(r: RoutingProtocol, m: MobilityModel, t: Transport, a:
         R::Static | R::Aodv | R::Dsr | R::Aomdv | R::Dsdv | R::Olsr => {}
     }
     match m {
-        M::Static | M::RandomWaypoint | M::Waypoints | M::Ns2 | M::Bonnmotion => {}
+        M::Static
+        | M::RandomWaypoint
+        | M::Waypoints
+        | M::Ns2
+        | M::Bonnmotion
+        | M::RandomDirection
+        | M::RandomWalk => {}
     }
     match t {
         T::Udp | T::Tcp | T::Tfrc | T::Sctp => {}

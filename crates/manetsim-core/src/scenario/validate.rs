@@ -75,6 +75,8 @@ pub(crate) fn initial_positions_from(m: MobilityModel) -> Option<&'static str> {
         MobilityModel::RandomWaypoint => {
             Some("the random-waypoint model (uniform in the area, or its steady state)")
         }
+        MobilityModel::RandomDirection => Some("the random-direction model (uniform in the area)"),
+        MobilityModel::RandomWalk => Some("the random-walk model (uniform in the area)"),
         MobilityModel::Ns2 | MobilityModel::Bonnmotion => Some("the movement file"),
     }
 }
@@ -525,26 +527,50 @@ impl Checker<'_> {
                 format!("only used with mobility.model = {wanted} (model is \"{model}\")"),
             )
         };
-        if m.model != MobilityModel::RandomWaypoint {
-            let defaults = Mobility::default();
-            let set = [
-                (
-                    "mobility.min_speed_mps",
-                    m.min_speed_mps != defaults.min_speed_mps,
+        let defaults = Mobility::default();
+        let speeds = matches!(
+            m.model,
+            MobilityModel::RandomWaypoint
+                | MobilityModel::RandomDirection
+                | MobilityModel::RandomWalk
+        );
+        let set = [
+            (
+                "mobility.min_speed_mps",
+                m.min_speed_mps != defaults.min_speed_mps,
+                speeds,
+                "\"random_waypoint\", \"random_direction\" or \"random_walk\"",
+            ),
+            (
+                "mobility.max_speed_mps",
+                m.max_speed_mps != defaults.max_speed_mps,
+                speeds,
+                "\"random_waypoint\", \"random_direction\" or \"random_walk\"",
+            ),
+            (
+                "mobility.pause_s",
+                m.pause_s != defaults.pause_s,
+                matches!(
+                    m.model,
+                    MobilityModel::RandomWaypoint | MobilityModel::RandomDirection
                 ),
-                (
-                    "mobility.max_speed_mps",
-                    m.max_speed_mps != defaults.max_speed_mps,
-                ),
-                ("mobility.pause_s", m.pause_s != defaults.pause_s),
-                (
-                    "mobility.steady_state",
-                    m.steady_state != defaults.steady_state,
-                ),
-            ];
-            if let Some((key, _)) = set.iter().find(|(_, differs)| *differs) {
-                return only_for(key, "\"random_waypoint\"");
-            }
+                "\"random_waypoint\" or \"random_direction\"",
+            ),
+            (
+                "mobility.steady_state",
+                m.steady_state != defaults.steady_state,
+                m.model == MobilityModel::RandomWaypoint,
+                "\"random_waypoint\"",
+            ),
+            (
+                "mobility.step_s",
+                m.step_s.is_some(),
+                m.model == MobilityModel::RandomWalk,
+                "\"random_walk\"",
+            ),
+        ];
+        if let Some((key, _, _, wanted)) = set.iter().find(|(_, given, ok, _)| *given && !ok) {
+            return only_for(key, wanted);
         }
         if m.file.is_some() && !matches!(m.model, MobilityModel::Ns2 | MobilityModel::Bonnmotion) {
             return only_for("mobility.file", "\"ns2\" or \"bonnmotion\"");
@@ -553,14 +579,11 @@ impl Checker<'_> {
             return only_for("mobility.moves", "\"waypoints\"");
         }
         if !m.fixed.is_empty()
-            && !matches!(
-                m.model,
-                MobilityModel::RandomWaypoint | MobilityModel::Ns2 | MobilityModel::Bonnmotion
-            )
+            && matches!(m.model, MobilityModel::Static | MobilityModel::Waypoints)
         {
             return only_for(
                 "mobility.fixed",
-                "\"random_waypoint\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
+                "\"random_waypoint\", \"random_direction\", \"random_walk\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
             );
         }
 
@@ -588,6 +611,16 @@ impl Checker<'_> {
                 if let Err(e) = crate::mobility::check_file(s) {
                     return self.fail("mobility.file", e.to_string());
                 }
+            }
+            MobilityModel::RandomDirection => {
+                self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
+            }
+            MobilityModel::RandomWalk => {
+                self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
+                self.period(
+                    "mobility.step_s",
+                    m.step_s.unwrap_or(crate::scenario::DEFAULT_WALK_STEP_S),
+                )?;
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
         }
@@ -1433,12 +1466,65 @@ mod tests {
         refused(
             |s| s.mobility.max_speed_mps = 5.0,
             "mobility.max_speed_mps",
-            "only used with mobility.model = \"random_waypoint\" (model is \"static\")",
+            "only used with mobility.model = \"random_waypoint\", \"random_direction\" or \"random_walk\" (model is \"static\")",
         );
         refused(
             |s| s.mobility.steady_state = true,
             "mobility.steady_state",
             "random_waypoint",
+        );
+        // Each drawn model takes its own keys, and no other's.
+        fn drawn(s: &mut Scenario, model: MobilityModel) {
+            s.mobility.model = model;
+        }
+        accepted(|s| {
+            drawn(s, MobilityModel::RandomDirection);
+            s.mobility.min_speed_mps = 1.0;
+            s.mobility.pause_s = 2.0;
+        });
+        accepted(|s| {
+            drawn(s, MobilityModel::RandomWalk);
+            s.mobility.step_s = Some(0.5);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.pause_s = 2.0;
+            },
+            "mobility.pause_s",
+            "only used with mobility.model = \"random_waypoint\" or \"random_direction\" (model is \"random_walk\")",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomDirection);
+                s.mobility.step_s = Some(2.0);
+            },
+            "mobility.step_s",
+            "only used with mobility.model = \"random_walk\"",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomDirection);
+                s.mobility.steady_state = true;
+            },
+            "mobility.steady_state",
+            "only used with mobility.model = \"random_waypoint\"",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.step_s = Some(f64::INFINITY);
+            },
+            "mobility.step_s",
+            "from 1e-09 s",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomDirection);
+                s.mobility.max_speed_mps = 0.0;
+            },
+            "mobility.max_speed_mps",
+            "> 0",
         );
         refused(
             |s| s.mobility.file = Some("m.tcl".into()),

@@ -1,0 +1,552 @@
+//! Random direction and random walk, generated lazily per node as random
+//! waypoint is ([`super::random_waypoint`]): each node draws from its own
+//! stream `Rng::new(seed, Stream::Mobility, node)` and from nothing else,
+//! keeps its current leg and generator, and replays from its first leg for
+//! a query back in time.
+//!
+//! Both start from a position uniform in the area (draws: x, then y) and
+//! move at once; a speed is uniform in `[min_speed_mps, max_speed_mps)`,
+//! never 0, as random waypoint's. The area is `[0, width] × [0, height]`,
+//! with directions measured from the x axis towards the y axis.
+//!
+//! ## Random direction (`model = "random_direction"`)
+//!
+//! Royer, Melliar-Smith and Moser's model (ICC 2001), as ns-3's
+//! `RandomDirection2dMobilityModel` defines it: the node draws a direction
+//! uniform in `[0, 2π)` and a speed, and goes straight until it reaches the
+//! edge of the area. There it pauses `pause_s`, then draws a direction
+//! uniform over the half-turn pointing into the area from the side nearest
+//! to it (bottom `[0, π)`, left `[-π/2, π/2)`, top `[π, 2π)`, right
+//! `[π/2, 3π/2)`; ties in that order) and a new speed, and so on. A
+//! direction that leaves the area at once (from a corner, through the other
+//! side) is a leg of length 0: the node pauses again and draws again.
+//! Unlike random waypoint's, its nodes do not gather in the middle of the
+//! area: they cross it whole.
+//!
+//! ## Random walk (`model = "random_walk"`)
+//!
+//! ns-3's `RandomWalk2dMobilityModel` in its time mode: every `step_s` the
+//! node draws a direction uniform in `[0, 2π)` and a speed, and keeps them
+//! for the step. At the edge of the area it is reflected (the component of
+//! its heading across that edge changes sign; both at a corner) and goes
+//! on for the rest of the step: each stretch between reflections is a leg.
+//! Reflection keeps a uniform distribution of positions uniform, so the
+//! nodes stay spread evenly over the area from the start.
+//!
+//! Every leg is built with [`Leg::toward`] (to the point where it ends), so
+//! an ns-2 movement file written from the legs reproduces the walk exactly.
+//! A leg's end is rounded to the nanosecond; a step of the walk ends with
+//! the leg that uses up its time, so steps drift by at most 1 ns each.
+
+use crate::engine::{to_secs, Rng, SimTime, Stream};
+use crate::phy::Pos;
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
+use std::rc::Rc;
+
+use super::trajectory::Leg;
+
+/// Which of the two models a walk follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkKind {
+    RandomDirection,
+    RandomWalk,
+}
+
+/// The parameters every node of a run shares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WalkParams {
+    pub kind: WalkKind,
+    pub width_m: f64,
+    pub height_m: f64,
+    pub min_speed_mps: f64,
+    pub max_speed_mps: f64,
+    /// Random direction: the pause at the edge.
+    pub pause: SimTime,
+    /// Random walk: how long a direction and speed hold (> 0).
+    pub step: SimTime,
+}
+
+/// The heading and speed the walk's next leg keeps, and when the step
+/// they belong to ends (random walk; unused by random direction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Course {
+    /// A unit vector.
+    ux: f64,
+    uy: f64,
+    speed_mps: f64,
+    step_end: SimTime,
+    /// The last leg used up the step: the next one draws a new course.
+    step_done: bool,
+}
+
+/// One node's walk. Memory is constant: the current leg, its course and
+/// the generator.
+#[derive(Debug, Clone)]
+pub struct Walk {
+    params: Rc<WalkParams>,
+    seed: u64,
+    node: u32,
+    leg: Leg,
+    course: Course,
+    rng: Rng,
+}
+
+impl Walk {
+    /// Node `node`'s walk for master seed `seed`.
+    pub fn new(params: impl Into<Rc<WalkParams>>, seed: u64, node: u32) -> Self {
+        let params = params.into();
+        let (leg, course, rng) = first_leg(&params, seed, node);
+        Self {
+            params,
+            seed,
+            node,
+            leg,
+            course,
+            rng,
+        }
+    }
+
+    /// Where the node is at time 0.
+    pub fn initial(&self) -> Pos {
+        if self.leg.start == 0 {
+            self.leg.from
+        } else {
+            first_leg(&self.params, self.seed, self.node).0.from
+        }
+    }
+
+    /// An upper bound on the node's speed.
+    pub fn max_speed_mps(&self) -> f64 {
+        self.params.max_speed_mps
+    }
+
+    /// When the leg after `leg` starts.
+    fn next_start(&self, leg: &Leg) -> SimTime {
+        match self.params.kind {
+            WalkKind::RandomDirection => leg.end.saturating_add(self.params.pause),
+            WalkKind::RandomWalk => leg.end,
+        }
+    }
+
+    /// Makes `self.leg` the leg in force at `t` (the last one starting at
+    /// or before `t`).
+    fn advance_to(&mut self, t: SimTime) {
+        if t < self.leg.start {
+            (self.leg, self.course, self.rng) = first_leg(&self.params, self.seed, self.node);
+        }
+        loop {
+            let next_start = self.next_start(&self.leg);
+            if t < next_start || next_start == SimTime::MAX {
+                return;
+            }
+            self.leg = next_leg(
+                &self.params,
+                &mut self.rng,
+                &mut self.course,
+                next_start,
+                self.leg.to,
+            );
+        }
+    }
+
+    /// The position at `t`; O(1) amortised for non-decreasing `t`, a replay
+    /// from the start for an earlier `t`.
+    pub fn position(&mut self, t: SimTime) -> Pos {
+        self.advance_to(t);
+        self.leg.position(t)
+    }
+
+    /// The leg the last query used and the times `[from, until)` over which
+    /// it gives the position.
+    pub(crate) fn leg_in_force(&self) -> (SimTime, SimTime, Leg) {
+        (self.leg.start, self.next_start(&self.leg), self.leg)
+    }
+
+    /// The instantaneous speed at `t`.
+    pub fn speed_at(&mut self, t: SimTime) -> f64 {
+        self.advance_to(t);
+        self.leg.speed_at(t)
+    }
+
+    /// Every leg that starts before `until` (replayed; the query cursor is
+    /// left alone).
+    pub fn legs_until(&self, until: SimTime) -> Vec<Leg> {
+        let mut out = Vec::new();
+        let (mut leg, mut course, mut rng) = first_leg(&self.params, self.seed, self.node);
+        while leg.start < until {
+            out.push(leg);
+            let next_start = self.next_start(&leg);
+            if next_start == SimTime::MAX {
+                break;
+            }
+            leg = next_leg(&self.params, &mut rng, &mut course, next_start, leg.to);
+        }
+        out
+    }
+}
+
+/// Node `node`'s first leg, its course and its generator after them.
+fn first_leg(p: &WalkParams, seed: u64, node: u32) -> (Leg, Course, Rng) {
+    let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
+    let x = rng.range(0.0, p.width_m);
+    let y = rng.range(0.0, p.height_m);
+    let angle = rng.range(0.0, TAU);
+    let mut course = draw_course(p, &mut rng, angle, 0);
+    let leg = leg_from(p, &mut course, 0, Pos::new(x, y));
+    (leg, course, rng)
+}
+
+/// A course along `angle` at a speed drawn now, its step starting at
+/// `start`.
+fn draw_course(p: &WalkParams, rng: &mut Rng, angle: f64, start: SimTime) -> Course {
+    let speed_mps = uniform_speed(p, rng);
+    Course {
+        ux: angle.cos(),
+        uy: angle.sin(),
+        speed_mps,
+        step_end: start.saturating_add(p.step),
+        step_done: false,
+    }
+}
+
+/// A speed uniform in `[min, max)`, never 0 (random waypoint's rule).
+fn uniform_speed(p: &WalkParams, rng: &mut Rng) -> f64 {
+    if p.min_speed_mps >= p.max_speed_mps {
+        return p.max_speed_mps;
+    }
+    loop {
+        let v = rng.range(p.min_speed_mps, p.max_speed_mps);
+        if v > 0.0 {
+            return v;
+        }
+    }
+}
+
+/// The leg that leaves `from` at `start`, after the one that ended there.
+fn next_leg(p: &WalkParams, rng: &mut Rng, course: &mut Course, start: SimTime, from: Pos) -> Leg {
+    match p.kind {
+        WalkKind::RandomDirection => {
+            let angle = rng.range(0.0, PI) + inward_offset(p, from);
+            *course = draw_course(p, rng, angle, start);
+        }
+        WalkKind::RandomWalk => {
+            if course.step_done || start >= course.step_end {
+                let angle = rng.range(0.0, TAU);
+                *course = draw_course(p, rng, angle, start);
+            }
+        }
+    }
+    leg_from(p, course, start, from)
+}
+
+/// What to add to an angle in `[0, π)` to point it into the area from the
+/// side nearest to `at`: bottom, left, top, right (ties in that order).
+fn inward_offset(p: &WalkParams, at: Pos) -> f64 {
+    let sides = [
+        (at.y, 0.0),
+        (at.x, -FRAC_PI_2),
+        (p.height_m - at.y, PI),
+        (p.width_m - at.x, FRAC_PI_2),
+    ];
+    let mut best = sides[0];
+    for side in &sides[1..] {
+        if side.0 < best.0 {
+            best = *side;
+        }
+    }
+    best.1
+}
+
+/// How far from `at` along (`ux`, `uy`) the area ends, in each axis
+/// (infinite along an axis the heading does not cross).
+fn to_edges(p: &WalkParams, at: Pos, ux: f64, uy: f64) -> (f64, f64) {
+    let along = |x: f64, u: f64, size: f64| {
+        if u > 0.0 {
+            ((size - x) / u).max(0.0)
+        } else if u < 0.0 {
+            (-x / u).max(0.0)
+        } else {
+            f64::INFINITY
+        }
+    };
+    (along(at.x, ux, p.width_m), along(at.y, uy, p.height_m))
+}
+
+/// The point `d` along (`ux`, `uy`) from `at`, kept inside the area.
+fn point_along(p: &WalkParams, at: Pos, ux: f64, uy: f64, d: f64) -> Pos {
+    Pos::new(
+        (at.x + ux * d).clamp(0.0, p.width_m),
+        (at.y + uy * d).clamp(0.0, p.height_m),
+    )
+}
+
+/// Where the heading (`ux`, `uy`) from `at` meets the edge, `ex` and `ey`
+/// along it in each axis ([`to_edges`]): exactly on the side it meets (on
+/// both at a corner), whatever the rounding of the product.
+fn edge_point(p: &WalkParams, at: Pos, ux: f64, uy: f64, (ex, ey): (f64, f64)) -> Pos {
+    let q = point_along(p, at, ux, uy, ex.min(ey));
+    let side = |u: f64, size: f64| if u > 0.0 { size } else { 0.0 };
+    Pos::new(
+        if ex <= ey { side(ux, p.width_m) } else { q.x },
+        if ey <= ex { side(uy, p.height_m) } else { q.y },
+    )
+}
+
+/// The leg from `from` at `start` on `course`: to the edge (random
+/// direction), or for the rest of the step unless an edge comes first, which
+/// then reflects the course (random walk).
+fn leg_from(p: &WalkParams, course: &mut Course, start: SimTime, from: Pos) -> Leg {
+    let (ux, uy, v) = (course.ux, course.uy, course.speed_mps);
+    let (ex, ey) = to_edges(p, from, ux, uy);
+    let edge = ex.min(ey);
+    match p.kind {
+        WalkKind::RandomDirection => {
+            Leg::toward(start, from, edge_point(p, from, ux, uy, (ex, ey)), v)
+        }
+        WalkKind::RandomWalk => {
+            let rest = v * to_secs(course.step_end.saturating_sub(start));
+            if rest <= edge {
+                course.step_done = true;
+                Leg::toward(start, from, point_along(p, from, ux, uy, rest), v)
+            } else {
+                if ex <= ey {
+                    course.ux = -ux;
+                }
+                if ey <= ex {
+                    course.uy = -uy;
+                }
+                Leg::toward(start, from, edge_point(p, from, ux, uy, (ex, ey)), v)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{from_secs, NS_PER_S};
+
+    const S: SimTime = NS_PER_S;
+
+    fn params(kind: WalkKind, min: f64, max: f64, pause_s: f64, step_s: f64) -> WalkParams {
+        WalkParams {
+            kind,
+            width_m: 1000.0,
+            height_m: 500.0,
+            min_speed_mps: min,
+            max_speed_mps: max,
+            pause: from_secs(pause_s),
+            step: from_secs(step_s),
+        }
+    }
+
+    fn inside(q: Pos) -> bool {
+        (0.0..=1000.0).contains(&q.x) && (0.0..=500.0).contains(&q.y)
+    }
+
+    fn on_edge(q: Pos) -> bool {
+        q.x == 0.0 || q.x == 1000.0 || q.y == 0.0 || q.y == 500.0
+    }
+
+    #[test]
+    fn random_direction_goes_to_the_edge_drawn_by_hand() {
+        let p = params(WalkKind::RandomDirection, 1.0, 20.0, 3.0, 1.0);
+        let mut w = Walk::new(p, 42, 3);
+        // Replay the stream by hand: x0, y0, the direction, the speed.
+        let mut rng = Rng::new(42, Stream::Mobility, 3);
+        let x0 = rng.uniform() * 1000.0;
+        let y0 = rng.uniform() * 500.0;
+        let a = rng.uniform() * TAU;
+        let v = 1.0 + 19.0 * rng.uniform();
+        let (ux, uy) = (a.cos(), a.sin());
+        let dx = if ux > 0.0 {
+            (1000.0 - x0) / ux
+        } else {
+            -x0 / ux
+        };
+        let dy = if uy > 0.0 {
+            (500.0 - y0) / uy
+        } else {
+            -y0 / uy
+        };
+        let d = dx.min(dy);
+        let edge = Pos::new(
+            (x0 + ux * d).clamp(0.0, 1000.0),
+            (y0 + uy * d).clamp(0.0, 500.0),
+        );
+        assert_eq!(w.initial(), Pos::new(x0, y0));
+        let leg = w.legs_until(1)[0];
+        assert_eq!((leg.start, leg.from, leg.to), (0, Pos::new(x0, y0), edge));
+        assert!(on_edge(leg.to), "{:?}", leg.to);
+        let half = w.position(from_secs(0.5 * d / v));
+        assert!((half.x - (x0 + ux * d / 2.0)).abs() < 1e-6, "{half:?}");
+        assert!((half.y - (y0 + uy * d / 2.0)).abs() < 1e-6, "{half:?}");
+        assert!((w.speed_at(from_secs(0.5 * d / v)) - v).abs() < 1e-12);
+        // Paused at the edge, then away from it on a new course.
+        let end = to_secs(leg.end);
+        assert_eq!(w.position(from_secs(end + 2.0)), edge);
+        assert_eq!(w.speed_at(from_secs(end + 2.0)), 0.0);
+        let second = w.legs_until(leg.end + 3 * S + 1)[1];
+        assert_eq!(second.start, leg.end + 3 * S);
+        assert_eq!(second.from, edge);
+    }
+
+    #[test]
+    fn random_direction_turns_into_the_area_from_each_side() {
+        // From every side the new direction points inside (or along the
+        // edge): a leg that starts on an edge never leaves the area.
+        let p = params(WalkKind::RandomDirection, 2.0, 10.0, 0.0, 1.0);
+        let mut legs = 0;
+        for node in 0..200 {
+            let w = Walk::new(p, 7, node);
+            let all = w.legs_until(2000 * S);
+            for pair in all.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert_eq!(b.from, a.to);
+                assert_eq!(b.start, a.end);
+                assert!(on_edge(b.to) && on_edge(b.from), "{b:?}");
+                let mid = b.position(b.start + (b.end - b.start) / 2);
+                assert!(inside(mid), "{mid:?}");
+                legs += 1;
+            }
+        }
+        assert!(legs > 2000, "{legs}");
+    }
+
+    #[test]
+    fn random_direction_spends_its_pauses_at_the_edge() {
+        // Where a node stands, it stands on the edge, and for the share of
+        // the time its legs leave between them.
+        let p = params(WalkKind::RandomDirection, 5.0, 5.0, 20.0, 1.0);
+        let end = 20_000 * S;
+        let (mut moving, mut stood, mut samples) = (0u64, 0u64, 0u64);
+        for node in 0..50 {
+            let mut w = Walk::new(p, 11, node);
+            let legs = w.legs_until(end);
+            moving += legs
+                .iter()
+                .map(|l| l.end.min(end) - l.start.min(end))
+                .sum::<u64>();
+            for k in 0..2000u64 {
+                let at = k * 10 * S + 1;
+                if w.speed_at(at) == 0.0 {
+                    stood += 1;
+                    assert!(on_edge(w.position(at)));
+                }
+                samples += 1;
+            }
+        }
+        let share = 1.0 - moving as f64 / (50 * end) as f64;
+        let sampled = stood as f64 / samples as f64;
+        assert!((sampled - share).abs() < 0.02, "{sampled} vs {share}");
+        // 20 s of pause against a mean crossing of a few hundred metres at
+        // 5 m/s.
+        assert!(share > 0.1 && share < 0.4, "{share}");
+    }
+
+    #[test]
+    fn random_walk_reflects_at_the_edge_and_keeps_its_step() {
+        // Constant speed, 30 s steps over 600 s: a new course every 30 s
+        // (to within the nanosecond a leg rounds to), and between two
+        // courses only reflections, each off the edge the leg ended on.
+        let step = 30 * S;
+        let new_step = |t: SimTime| t % step < 1000 || t % step > step - 1000;
+        let unit = |l: &Leg| {
+            let h = l.heading();
+            let n = h.x.hypot(h.y);
+            (n > 0.0).then(|| (h.x / n, h.y / n))
+        };
+        let p = params(WalkKind::RandomWalk, 10.0, 10.0, 0.0, 30.0);
+        let mut reflections = 0;
+        for node in 0..100 {
+            let w = Walk::new(p, 5, node);
+            let legs = w.legs_until(600 * S);
+            assert_eq!(legs.iter().filter(|l| new_step(l.start)).count(), 20);
+            for pair in legs.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert_eq!((b.from, b.start), (a.to, a.end));
+                assert!(inside(b.to), "{b:?}");
+                if new_step(b.start) {
+                    continue;
+                }
+                assert!(on_edge(a.to), "{a:?}");
+                let (Some(ca), Some(cb)) = (unit(&a), unit(&b)) else {
+                    continue;
+                };
+                let same = |x: f64, y: f64| (x - y).abs() < 1e-9;
+                let x_flipped = same(ca.0, -cb.0) && same(ca.1, cb.1);
+                let y_flipped = same(ca.0, cb.0) && same(ca.1, -cb.1);
+                let both = same(ca.0, -cb.0) && same(ca.1, -cb.1);
+                assert!(x_flipped || y_flipped || both, "{a:?} {b:?}");
+                reflections += 1;
+            }
+        }
+        assert!(reflections > 100, "{reflections}");
+    }
+
+    #[test]
+    fn random_walk_keeps_nodes_spread_evenly() {
+        // Reflection keeps the uniform distribution: 3,200 nodes, each
+        // where it is after 1,000 s, fall evenly in the 8 × 4 cells (a
+        // chi-square test at the 0.1 % level, 31 degrees of freedom).
+        let p = params(WalkKind::RandomWalk, 1.0, 20.0, 0.0, 5.0);
+        let mut cells = [0u32; 32];
+        for node in 0..3200 {
+            let q = Walk::new(p, 3, node).position(1000 * S);
+            assert!(inside(q), "{q:?}");
+            let cx = ((q.x / 125.0) as usize).min(7);
+            let cy = ((q.y / 125.0) as usize).min(3);
+            cells[cy * 8 + cx] += 1;
+        }
+        let want = 100.0;
+        let chi2: f64 = cells
+            .iter()
+            .map(|&c| (f64::from(c) - want).powi(2) / want)
+            .sum();
+        assert!(chi2 < 61.1, "chi2 = {chi2}, cells {cells:?}");
+    }
+
+    #[test]
+    fn earlier_queries_replay_and_agree_with_the_leg_list() {
+        for kind in [WalkKind::RandomDirection, WalkKind::RandomWalk] {
+            let p = params(kind, 2.0, 15.0, 3.0, 7.0);
+            let mut w = Walk::new(p, 9, 4);
+            let legs = w.legs_until(900 * S);
+            assert!(legs.len() > 5, "{kind:?}");
+            let times: Vec<SimTime> = (0..900).map(|i| i * S + 123_456).collect();
+            let forward: Vec<Pos> = times.iter().map(|&t| w.position(t)).collect();
+            for (i, &t) in times.iter().enumerate().rev() {
+                assert_eq!(w.position(t), forward[i], "{kind:?} t = {}", to_secs(t));
+                let leg = legs.iter().rev().find(|l| l.start <= t).unwrap();
+                assert_eq!(leg.position(t), forward[i], "{kind:?}");
+            }
+            assert_eq!(w.initial(), legs[0].from);
+        }
+    }
+
+    #[test]
+    fn from_a_corner_half_the_directions_go_nowhere_and_are_drawn_again() {
+        // From a corner half the drawn directions leave the area at once:
+        // those legs go nowhere, and the walk draws again.
+        let p = params(WalkKind::RandomDirection, 1.0, 2.0, 0.0, 1.0);
+        let mut c = Course {
+            ux: 0.0,
+            uy: 0.0,
+            speed_mps: 1.0,
+            step_end: 0,
+            step_done: false,
+        };
+        let mut rng = Rng::new(1, Stream::Mobility, 0);
+        let corner = Pos::new(0.0, 0.0);
+        let mut nowhere = 0;
+        for _ in 0..1000 {
+            let leg = next_leg(&p, &mut rng, &mut c, 0, corner);
+            if leg.to == corner {
+                nowhere += 1;
+            } else {
+                assert!(leg.to.x >= 0.0 && leg.to.y >= 0.0 && on_edge(leg.to));
+            }
+        }
+        assert!((400..600).contains(&nowhere), "{nowhere}");
+    }
+}
