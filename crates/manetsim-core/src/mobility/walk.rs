@@ -445,6 +445,51 @@ mod tests {
     }
 
     #[test]
+    fn random_direction_does_not_gather_nodes_in_the_middle() {
+        // The share of nodes in the middle quarter of a square (500 m of
+        // 1,000 m each way), 4,000 nodes at 1,000 to 5,000 s: random
+        // direction's sits a little under a uniform spread's 0.25 (0.203;
+        // its nodes leave an edge at every angle alike, so the shallow ones
+        // linger near it), random waypoint's steady state far above it
+        // (0.451).
+        let p = WalkParams {
+            kind: WalkKind::RandomDirection,
+            width_m: 1000.0,
+            height_m: 1000.0,
+            min_speed_mps: 1.0,
+            max_speed_mps: 20.0,
+            pause: 0,
+            step: S,
+        };
+        let rwp = crate::mobility::RwpParams {
+            width_m: 1000.0,
+            height_m: 1000.0,
+            min_speed_mps: 1.0,
+            max_speed_mps: 20.0,
+            pause: 0,
+            steady_state: true,
+        };
+        let middle = |q: Pos| (250.0..750.0).contains(&q.x) && (250.0..750.0).contains(&q.y);
+        let (mut direction, mut waypoint, mut n) = (0u32, 0u32, 0u32);
+        for node in 0..4000 {
+            let mut a = Walk::new(p, 1, node);
+            let mut b = crate::mobility::RandomWaypoint::new(rwp, 1, node);
+            for k in 1..6u64 {
+                let t = k * 1000 * S;
+                direction += u32::from(middle(a.position(t)));
+                waypoint += u32::from(middle(b.position(t)));
+                n += 1;
+            }
+        }
+        let (d, w) = (
+            f64::from(direction) / f64::from(n),
+            f64::from(waypoint) / f64::from(n),
+        );
+        assert!((0.18..0.25).contains(&d), "{d}");
+        assert!(w > 0.42, "{w}");
+    }
+
+    #[test]
     fn random_walk_reflects_at_the_edge_and_keeps_its_step() {
         // Constant speed, 30 s steps over 600 s: a new course every 30 s
         // (to within the nanosecond a leg rounds to), and between two
