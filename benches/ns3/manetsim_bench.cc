@@ -12,7 +12,10 @@
 //                          (`movements_ns2`): the same positions and legs, loaded
 //                          with ns3::Ns2MobilityHelper
 //   --flows=FILE           one flow a line: `tcp|udp SRC DST START STOP SIZE RATE_BPS`
-//                          (tcp: bulk transfer, RATE_BPS ignored; udp: CBR)
+//                          (tcp: bulk transfer, RATE_BPS ignored; udp: CBR), or
+//                          `onoff SRC DST START STOP SIZE RATE_BPS ON_S OFF_S
+//                          exponential|pareto SHAPE` (UDP bursts at RATE_BPS,
+//                          ns-3's OnOffApplication, times of those means)
 //   radio, MAC and TCP parameters as manetsim resolves them (see --PrintHelp)
 //
 // The radio mirrors ns-2's threshold model as far as ns-3's YANS PHY allows
@@ -54,14 +57,47 @@ namespace
 
 struct FlowSpec
 {
-    std::string kind; // "tcp" or "udp"
+    std::string kind; // "tcp", "udp" or "onoff"
     uint32_t src = 0;
     uint32_t dst = 0;
     double start = 0.0;
     double stop = 0.0;
     uint32_t size = 512;
     double rateBps = 0.0;
+    // On-off: the mean burst and idle times, their distribution and the
+    // Pareto shape.
+    double onS = 0.0;
+    double offS = 0.0;
+    std::string distribution = "exponential";
+    double shape = 1.5;
 };
+
+// The packets each on-off source sent (its application's Tx trace).
+std::vector<uint64_t> g_onoffSent;
+
+void
+CountOnOffSent(size_t flow, Ptr<const Packet> packet)
+{
+    ++g_onoffSent[flow];
+}
+
+// A random variable of mean `mean` for an on-off source's burst or idle
+// times: exponential, or Pareto of the given shape (ns-3's scale being the
+// least value, mean · (shape − 1) / shape).
+Ptr<RandomVariableStream>
+OnOffTime(const FlowSpec& f, double mean)
+{
+    if (f.distribution == "pareto")
+    {
+        Ptr<ParetoRandomVariable> v = CreateObject<ParetoRandomVariable>();
+        v->SetAttribute("Scale", DoubleValue(mean * (f.shape - 1.0) / f.shape));
+        v->SetAttribute("Shape", DoubleValue(f.shape));
+        return v;
+    }
+    Ptr<ExponentialRandomVariable> v = CreateObject<ExponentialRandomVariable>();
+    v->SetAttribute("Mean", DoubleValue(mean));
+    return v;
+}
 
 // Frames each node's PHY began to send and received whole (--frameCounts).
 struct FrameCount
@@ -197,11 +233,18 @@ ReadFlows(const std::string& path, uint32_t nodes)
         FlowSpec f;
         if (!(fields >> f.kind >> f.src >> f.dst >> f.start >> f.stop >> f.size >> f.rateBps))
         {
-            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `tcp|udp SRC DST START STOP SIZE RATE`");
+            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `tcp|udp|onoff SRC DST START STOP SIZE RATE`");
         }
-        if ((f.kind != "tcp" && f.kind != "udp") || f.src >= nodes || f.dst >= nodes ||
-            f.src == f.dst || f.stop <= f.start || f.size == 0 ||
-            (f.kind == "udp" && f.rateBps <= 0.0))
+        if (f.kind == "onoff" && !(fields >> f.onS >> f.offS >> f.distribution >> f.shape))
+        {
+            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `onoff ... ON_S OFF_S DISTRIBUTION SHAPE`");
+        }
+        if ((f.kind != "tcp" && f.kind != "udp" && f.kind != "onoff") || f.src >= nodes ||
+            f.dst >= nodes || f.src == f.dst || f.stop <= f.start || f.size == 0 ||
+            (f.kind != "tcp" && f.rateBps <= 0.0) ||
+            (f.kind == "onoff" &&
+             (f.onS <= 0.0 || f.offS < 0.0 || f.shape <= 1.0 ||
+              (f.distribution != "exponential" && f.distribution != "pareto"))))
         {
             NS_FATAL_ERROR(path << ":" << lineNo << ": bad flow `" << line << "`");
         }
@@ -686,6 +729,22 @@ main(int argc, char* argv[])
                                         InetSocketAddress(Ipv4Address::GetAny(), port));
             sink = sinkHelper.Install(all.Get(f.dst)).Get(0);
         }
+        else if (f.kind == "onoff")
+        {
+            // ns-3's on-off source starts idle, as ns-2's and manetsim's.
+            OnOffHelper onoff("ns3::UdpSocketFactory",
+                              InetSocketAddress(interfaces.GetAddress(f.dst), port));
+            onoff.SetAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(f.rateBps))));
+            onoff.SetAttribute("PacketSize", UintegerValue(f.size));
+            onoff.SetAttribute("OnTime", PointerValue(OnOffTime(f, f.onS)));
+            onoff.SetAttribute("OffTime", PointerValue(OnOffTime(f, f.offS)));
+            sender = onoff.Install(all.Get(f.src)).Get(0);
+            g_onoffSent.resize(flows.size(), 0);
+            sender->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountOnOffSent, i));
+            PacketSinkHelper sinkHelper("ns3::UdpSocketFactory",
+                                        InetSocketAddress(Ipv4Address::GetAny(), port));
+            sink = sinkHelper.Install(all.Get(f.dst)).Get(0);
+        }
         else
         {
             UdpClientHelper cbr(interfaces.GetAddress(f.dst), port);
@@ -726,13 +785,16 @@ main(int argc, char* argv[])
         }
         else
         {
-            uint64_t tx = DynamicCast<UdpClient>(senders[i])->GetTotalTx() / f.size;
-            uint64_t rx = DynamicCast<UdpServer>(sinks[i])->GetReceived();
+            bool onoff = f.kind == "onoff";
+            uint64_t tx = onoff ? g_onoffSent[i]
+                                : DynamicCast<UdpClient>(senders[i])->GetTotalTx() / f.size;
+            uint64_t rx = onoff ? DynamicCast<PacketSink>(sinks[i])->GetTotalRx() / f.size
+                                : DynamicCast<UdpServer>(sinks[i])->GetReceived();
             udpTxPackets += tx;
             udpRxPackets += rx;
             ++udpFlows;
-            std::cout << "ns3-flow " << i << " udp " << f.src << " " << f.dst << " tx_packets=" << tx
-                      << " rx_packets=" << rx << "\n";
+            std::cout << "ns3-flow " << i << " " << f.kind << " " << f.src << " " << f.dst
+                      << " tx_packets=" << tx << " rx_packets=" << rx << "\n";
         }
     }
     for (uint32_t i = 0; i < g_frames.size(); ++i)

@@ -397,8 +397,8 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             raise Ns3Error(f"{key}.start_jitter_s", "the ns-3 program starts flows at exact times")
         transport, app = flow["transport"], flow["app"]
         if transport == "udp":
-            if app != "cbr":
-                raise Ns3Error(f"{key}.app", f'"{app}" over UDP: only CBR is expressed')
+            if app not in ("cbr", "onoff"):
+                raise Ns3Error(f"{key}.app", f'"{app}" over UDP: only CBR and on-off are expressed')
         elif transport == "tcp":
             if app != "ftp":
                 raise Ns3Error(f"{key}.app", f'"{app}" over TCP: only FTP (bulk) is expressed')
@@ -418,16 +418,39 @@ def check_expressible(c: Mapping[str, Any]) -> None:
 
 
 def flows_text(c: Mapping[str, Any]) -> str:
-    """The program's flows file: ``tcp|udp SRC DST START STOP SIZE RATE_BPS`` a line."""
-    lines = ["# kind src dst start_s stop_s size_bytes rate_bps"]
+    """The program's flows file: ``tcp|udp SRC DST START STOP SIZE RATE_BPS`` a
+    line, and for an on-off source ``onoff SRC DST START STOP SIZE RATE_BPS
+    ON_S OFF_S DISTRIBUTION SHAPE`` (ns-3's ``OnOffApplication``, whose burst
+    and idle times have manetsim's means; manetsim, as ns-2, draws a burst's
+    packets, ns-3 its seconds)."""
+    lines = ["# kind src dst start_s stop_s size_bytes rate_bps [on_s off_s distribution shape]"]
     for flow in c.get("flows", []):
-        rate = float(flow.get("rate_bps", 0.0)) if flow["transport"] == "udp" else 0.0
-        lines.append(
-            f"{flow['transport']} {int(flow['src'])} {int(flow['dst'])} "
+        udp = flow["transport"] == "udp"
+        rate = _udp_rate_bps(flow) if udp else 0.0
+        kind = "onoff" if udp and flow["app"] == "onoff" else flow["transport"]
+        line = (
+            f"{kind} {int(flow['src'])} {int(flow['dst'])} "
             f"{float(flow['start_s'])!r} {float(flow['stop_s'])!r} "
             f"{int(flow['packet_size_bytes'])} {rate!r}"
         )
+        if kind == "onoff":
+            onoff = flow.get("onoff") or {}
+            line += (
+                f" {float(onoff.get('on_s', 0.5))!r} {float(onoff.get('off_s', 0.5))!r}"
+                f" {onoff.get('distribution', 'exponential')} {float(onoff.get('shape', 1.5))!r}"
+            )
+        lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _udp_rate_bps(flow: Mapping[str, Any]) -> float:
+    """A UDP flow's rate: ``rate_bps``, or a CBR flow's ``interval_s`` as the
+    rate of its packets."""
+    if flow.get("rate_bps") is not None:
+        return float(flow["rate_bps"])
+    if flow.get("interval_s") is not None:
+        return int(flow["packet_size_bytes"]) * 8.0 / float(flow["interval_s"])
+    return 0.0
 
 
 def mobility_text(
