@@ -44,6 +44,13 @@ DRAWN = {
         "max_speed_mps": 15.0,
         "step_s": 4.0,
     },
+    "gauss_markov": {
+        "model": "gauss_markov",
+        "min_speed_mps": 5.0,
+        "max_speed_mps": 15.0,
+        "alpha": 0.5,
+        "speed_std_mps": 2.0,
+    },
 }
 
 
@@ -94,8 +101,8 @@ def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Pat
     assert original["flows"] == replayed["flows"]
 
 
-def test_random_walk_and_random_direction_run_with_their_own_keys(tmp_path: Path):
-    for model in ("random_direction", "random_walk"):
+def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
+    for model in ("random_direction", "random_walk", "gauss_markov"):
         result = manetsim.run({**RWP, "mobility": DRAWN[model]})
         assert result.mobility["model"] == model
         speeds = result.timeseries("mobility")["mean_speed_mps"]
@@ -110,6 +117,10 @@ def test_random_walk_and_random_direction_run_with_their_own_keys(tmp_path: Path
         tmp_path / "direction.toml", {**RWP, "mobility": DRAWN["random_direction"]}
     )
     assert "step_s" not in cli("show-config", direction).stdout
+    gauss = write_toml(tmp_path / "gauss.toml", {**RWP, "mobility": {"model": "gauss_markov"}})
+    shown = cli("show-config", gauss).stdout
+    for line in ("step_s = 1.0", "alpha = 0.75", "speed_std_mps = 1.0", "direction_std_rad = 1.0"):
+        assert line in shown, line
 
 
 def test_convert_to_stdout_and_bad_input(tmp_path: Path):

@@ -18,9 +18,10 @@
 //! - `waypoints` ([`waypoints`]): scripted `[[mobility.moves]]`;
 //! - `ns2` ([`ns2`]): an ns-2 movement file (setdest output);
 //! - `bonnmotion` ([`bonnmotion`]): a BonnMotion `.movements` + `.params`;
-//! - `random_direction` and `random_walk` ([`walk`]): Royer et al.'s random
-//!   direction and a reflecting random walk, as ns-3 defines them,
-//!   generated lazily per node as random waypoint is.
+//! - `random_direction`, `random_walk` and `gauss_markov` ([`walk`]): Royer
+//!   et al.'s random direction, a reflecting random walk and Liang and
+//!   Haas's Gauss-Markov model, as ns-3 defines them, generated lazily per
+//!   node as random waypoint is.
 //!
 //! [`Mobility::write_ns2`] writes any of them as an ns-2 movement file that
 //! reproduces the same trajectories exactly; [`metrics`] measures speed,
@@ -286,7 +287,9 @@ impl Mobility {
                     })
                     .collect()
             }
-            scenario::MobilityModel::RandomDirection | scenario::MobilityModel::RandomWalk => {
+            scenario::MobilityModel::RandomDirection
+            | scenario::MobilityModel::RandomWalk
+            | scenario::MobilityModel::GaussMarkov => {
                 let params = Rc::new(walk_params(s)?);
                 (0..count)
                     .map(|i| NodeMobility::Walk(Box::new(Walk::new(Rc::clone(&params), s.seed, i))))
@@ -401,18 +404,20 @@ impl Mobility {
     }
 
     /// An ns-2 movement file that reproduces every trajectory exactly up to
-    /// `duration` (legs that start before it).
+    /// `duration`, its end included (legs that start by then: the random
+    /// walk's and Gauss-Markov's start on whole steps, and a run's last
+    /// sample of its mobility is at `duration`).
     pub fn write_ns2(&mut self, duration: SimTime) -> String {
         let initial = self.initial_positions();
         let legs: Vec<Vec<Leg>> = self
             .nodes
             .iter_mut()
-            .map(|n| n.legs_until(duration))
+            .map(|n| n.legs_until(duration.saturating_add(1)))
             .collect();
         let header = vec![
             format!("ns-2 movement file written by manetsim {}", crate::VERSION),
             format!(
-                "{}; {} nodes; legs starting before {} s",
+                "{}; {} nodes; legs starting by {} s",
                 self.origin,
                 self.nodes.len(),
                 to_secs(duration)
@@ -431,6 +436,7 @@ fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
         scenario::MobilityModel::Bonnmotion => "bonnmotion",
         scenario::MobilityModel::RandomDirection => "random_direction",
         scenario::MobilityModel::RandomWalk => "random_walk",
+        scenario::MobilityModel::GaussMarkov => "gauss_markov",
     }
 }
 
@@ -497,16 +503,28 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
     if !(m.pause_s.is_finite() && m.pause_s >= 0.0) {
         return bad(format!("expected pause_s ≥ 0, got {}", m.pause_s));
     }
-    let (kind, step_s) = match m.model {
-        scenario::MobilityModel::RandomWalk => {
-            let step_s = m.step_s.unwrap_or(scenario::DEFAULT_WALK_STEP_S);
-            if !(step_s.is_finite() && step_s >= 1e-9) {
-                return bad(format!("random_walk needs step_s ≥ 1e-9 s, got {step_s}"));
-            }
-            (WalkKind::RandomWalk, step_s)
-        }
-        _ => (WalkKind::RandomDirection, scenario::DEFAULT_WALK_STEP_S),
+    let kind = match m.model {
+        scenario::MobilityModel::RandomWalk => WalkKind::RandomWalk,
+        scenario::MobilityModel::GaussMarkov => WalkKind::GaussMarkov,
+        _ => WalkKind::RandomDirection,
     };
+    let step_s = m.step_s.unwrap_or(scenario::DEFAULT_WALK_STEP_S);
+    if !(step_s.is_finite() && step_s >= 1e-9) {
+        return bad(format!("{name} needs step_s ≥ 1e-9 s, got {step_s}"));
+    }
+    let alpha = m.alpha.unwrap_or(scenario::DEFAULT_GAUSS_MARKOV_ALPHA);
+    let speed_std_mps = m
+        .speed_std_mps
+        .unwrap_or(scenario::DEFAULT_GAUSS_MARKOV_SPEED_STD_MPS);
+    let direction_std_rad = m
+        .direction_std_rad
+        .unwrap_or(scenario::DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD);
+    let deviation = |x: f64| x.is_finite() && x >= 0.0;
+    if !((0.0..=1.0).contains(&alpha) && deviation(speed_std_mps) && deviation(direction_std_rad)) {
+        return bad(format!(
+            "{name} needs 0 ≤ alpha ≤ 1 and finite deviations ≥ 0, got {alpha}, {speed_std_mps} and {direction_std_rad}"
+        ));
+    }
     Ok(WalkParams {
         kind,
         width_m: s.area.width_m,
@@ -515,6 +533,9 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
         max_speed_mps: m.max_speed_mps,
         pause: from_secs(m.pause_s),
         step: from_secs(step_s),
+        alpha,
+        speed_std_mps,
+        direction_std_rad,
     })
 }
 

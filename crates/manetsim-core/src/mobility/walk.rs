@@ -1,13 +1,14 @@
-//! Random direction and random walk, generated lazily per node as random
-//! waypoint is ([`super::random_waypoint`]): each node draws from its own
-//! stream `Rng::new(seed, Stream::Mobility, node)` and from nothing else,
-//! keeps its current leg and generator, and replays from its first leg for
-//! a query back in time.
+//! Random direction, random walk and Gauss-Markov, generated lazily per
+//! node as random waypoint is ([`super::random_waypoint`]): each node draws
+//! from its own stream `Rng::new(seed, Stream::Mobility, node)` and from
+//! nothing else, keeps its current leg, course and generator, and replays
+//! from its first leg for a query back in time.
 //!
-//! Both start from a position uniform in the area (draws: x, then y) and
-//! move at once; a speed is uniform in `[min_speed_mps, max_speed_mps)`,
-//! never 0, as random waypoint's. The area is `[0, width] × [0, height]`,
-//! with directions measured from the x axis towards the y axis.
+//! All three start from a position uniform in the area (draws: x, then y)
+//! and move at once. The first two draw each speed uniform in
+//! `[min_speed_mps, max_speed_mps)`, never 0, as random waypoint does. The
+//! area is `[0, width] × [0, height]`, with directions measured from the x
+//! axis towards the y axis.
 //!
 //! ## Random direction (`model = "random_direction"`)
 //!
@@ -33,6 +34,27 @@
 //! Reflection keeps a uniform distribution of positions uniform, so the
 //! nodes stay spread evenly over the area from the start.
 //!
+//! ## Gauss-Markov (`model = "gauss_markov"`)
+//!
+//! Liang and Haas's model (INFOCOM 1999) in two dimensions, as Camp, Boleng
+//! and Davies's survey (2002) and ns-3's `GaussMarkovMobilityModel` step
+//! it: each node has a mean speed, uniform in `[min_speed_mps,
+//! max_speed_mps)`, and a mean direction, uniform in `[0, 2π)`, and starts
+//! at them. At the start of every `step_s` (the first included) the speed
+//! and direction move on as
+//!
+//! `s ← α·s + (1 − α)·s̄ + √(1 − α²)·σ_s·N`, `θ ← α·θ + (1 − α)·θ̄ +
+//! √(1 − α²)·σ_θ·N`
+//!
+//! (two standard normal draws, the speed's first), and the node goes
+//! straight at them for the step, at the speed kept within `[0,
+//! max_speed_mps]` (a node whose speed falls to 0 stands for the step).
+//! `α` is `alpha`: 1 keeps the first course for ever, 0 draws each step
+//! afresh around the means. At the edge the node is reflected as in the
+//! random walk, and its direction and mean direction are mirrored with it
+//! (across a side wall `θ → π − θ`, across the floor or ceiling `θ → −θ`),
+//! so that it does not turn back into the wall.
+//!
 //! Every leg is built with [`Leg::toward`] (to the point where it ends), so
 //! an ns-2 movement file written from the legs reproduces the walk exactly.
 //! A leg's end is rounded to the nanosecond; a step of the walk ends with
@@ -50,6 +72,7 @@ use super::trajectory::Leg;
 pub enum WalkKind {
     RandomDirection,
     RandomWalk,
+    GaussMarkov,
 }
 
 /// The parameters every node of a run shares.
@@ -62,8 +85,14 @@ pub struct WalkParams {
     pub max_speed_mps: f64,
     /// Random direction: the pause at the edge.
     pub pause: SimTime,
-    /// Random walk: how long a direction and speed hold (> 0).
+    /// Random walk and Gauss-Markov: how long a direction and speed hold
+    /// (> 0).
     pub step: SimTime,
+    /// Gauss-Markov: the memory `α` in `[0, 1]`, and the deviations of the
+    /// speed's and the direction's normal draws.
+    pub alpha: f64,
+    pub speed_std_mps: f64,
+    pub direction_std_rad: f64,
 }
 
 /// The heading and speed the walk's next leg keeps, and when the step
@@ -77,6 +106,12 @@ struct Course {
     step_end: SimTime,
     /// The last leg used up the step: the next one draws a new course.
     step_done: bool,
+    /// Gauss-Markov: the speed and direction as the process has them (the
+    /// speed before it is kept within bounds), and their means.
+    speed: f64,
+    direction: f64,
+    mean_speed: f64,
+    mean_direction: f64,
 }
 
 /// One node's walk. Memory is constant: the current leg, its course and
@@ -120,14 +155,6 @@ impl Walk {
         self.params.max_speed_mps
     }
 
-    /// When the leg after `leg` starts.
-    fn next_start(&self, leg: &Leg) -> SimTime {
-        match self.params.kind {
-            WalkKind::RandomDirection => leg.end.saturating_add(self.params.pause),
-            WalkKind::RandomWalk => leg.end,
-        }
-    }
-
     /// Makes `self.leg` the leg in force at `t` (the last one starting at
     /// or before `t`).
     fn advance_to(&mut self, t: SimTime) {
@@ -135,7 +162,7 @@ impl Walk {
             (self.leg, self.course, self.rng) = first_leg(&self.params, self.seed, self.node);
         }
         loop {
-            let next_start = self.next_start(&self.leg);
+            let next_start = next_start(&self.params, &self.leg, &self.course);
             if t < next_start || next_start == SimTime::MAX {
                 return;
             }
@@ -159,7 +186,11 @@ impl Walk {
     /// The leg the last query used and the times `[from, until)` over which
     /// it gives the position.
     pub(crate) fn leg_in_force(&self) -> (SimTime, SimTime, Leg) {
-        (self.leg.start, self.next_start(&self.leg), self.leg)
+        (
+            self.leg.start,
+            next_start(&self.params, &self.leg, &self.course),
+            self.leg,
+        )
     }
 
     /// The instantaneous speed at `t`.
@@ -175,7 +206,7 @@ impl Walk {
         let (mut leg, mut course, mut rng) = first_leg(&self.params, self.seed, self.node);
         while leg.start < until {
             out.push(leg);
-            let next_start = self.next_start(&leg);
+            let next_start = next_start(&self.params, &leg, &course);
             if next_start == SimTime::MAX {
                 break;
             }
@@ -185,15 +216,64 @@ impl Walk {
     }
 }
 
+/// When the leg after `leg`, drawn on `course`, starts.
+fn next_start(p: &WalkParams, leg: &Leg, course: &Course) -> SimTime {
+    match p.kind {
+        WalkKind::RandomDirection => leg.end.saturating_add(p.pause),
+        WalkKind::RandomWalk => leg.end,
+        // A node whose speed fell to 0 stands until its step ends.
+        WalkKind::GaussMarkov if leg.speed_mps <= 0.0 => leg.end.max(course.step_end),
+        WalkKind::GaussMarkov => leg.end,
+    }
+}
+
 /// Node `node`'s first leg, its course and its generator after them.
 fn first_leg(p: &WalkParams, seed: u64, node: u32) -> (Leg, Course, Rng) {
     let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
     let x = rng.range(0.0, p.width_m);
     let y = rng.range(0.0, p.height_m);
-    let angle = rng.range(0.0, TAU);
-    let mut course = draw_course(p, &mut rng, angle, 0);
+    let mut course = if p.kind == WalkKind::GaussMarkov {
+        let mean_speed = if p.min_speed_mps >= p.max_speed_mps {
+            p.max_speed_mps
+        } else {
+            rng.range(p.min_speed_mps, p.max_speed_mps)
+        };
+        let mean_direction = rng.range(0.0, TAU);
+        let mut course = Course {
+            ux: 0.0,
+            uy: 0.0,
+            speed_mps: 0.0,
+            step_end: 0,
+            step_done: false,
+            speed: mean_speed,
+            direction: mean_direction,
+            mean_speed,
+            mean_direction,
+        };
+        gauss_markov_step(p, &mut rng, &mut course, 0);
+        course
+    } else {
+        let angle = rng.range(0.0, TAU);
+        draw_course(p, &mut rng, angle, 0)
+    };
     let leg = leg_from(p, &mut course, 0, Pos::new(x, y));
     (leg, course, rng)
+}
+
+/// Moves a Gauss-Markov course on by one step starting at `start`.
+fn gauss_markov_step(p: &WalkParams, rng: &mut Rng, c: &mut Course, start: SimTime) {
+    let keep = p.alpha;
+    let spread = (1.0 - keep * keep).max(0.0).sqrt();
+    let ns = rng.normal();
+    let nd = rng.normal();
+    c.speed = keep * c.speed + (1.0 - keep) * c.mean_speed + spread * p.speed_std_mps * ns;
+    c.direction =
+        keep * c.direction + (1.0 - keep) * c.mean_direction + spread * p.direction_std_rad * nd;
+    c.ux = c.direction.cos();
+    c.uy = c.direction.sin();
+    c.speed_mps = c.speed.clamp(0.0, p.max_speed_mps);
+    c.step_end = start.saturating_add(p.step);
+    c.step_done = false;
 }
 
 /// A course along `angle` at a speed drawn now, its step starting at
@@ -206,6 +286,10 @@ fn draw_course(p: &WalkParams, rng: &mut Rng, angle: f64, start: SimTime) -> Cou
         speed_mps,
         step_end: start.saturating_add(p.step),
         step_done: false,
+        speed: speed_mps,
+        direction: angle,
+        mean_speed: 0.0,
+        mean_direction: 0.0,
     }
 }
 
@@ -233,6 +317,11 @@ fn next_leg(p: &WalkParams, rng: &mut Rng, course: &mut Course, start: SimTime, 
             if course.step_done || start >= course.step_end {
                 let angle = rng.range(0.0, TAU);
                 *course = draw_course(p, rng, angle, start);
+            }
+        }
+        WalkKind::GaussMarkov => {
+            if course.step_done || start >= course.step_end {
+                gauss_markov_step(p, rng, course, start);
             }
         }
     }
@@ -303,7 +392,12 @@ fn leg_from(p: &WalkParams, course: &mut Course, start: SimTime, from: Pos) -> L
         WalkKind::RandomDirection => {
             Leg::toward(start, from, edge_point(p, from, ux, uy, (ex, ey)), v)
         }
-        WalkKind::RandomWalk => {
+        WalkKind::RandomWalk | WalkKind::GaussMarkov => {
+            if v <= 0.0 {
+                // Standing for the step (Gauss-Markov's speed at 0).
+                course.step_done = true;
+                return Leg::still(start, from);
+            }
             let rest = v * to_secs(course.step_end.saturating_sub(start));
             if rest <= edge {
                 course.step_done = true;
@@ -311,9 +405,13 @@ fn leg_from(p: &WalkParams, course: &mut Course, start: SimTime, from: Pos) -> L
             } else {
                 if ex <= ey {
                     course.ux = -ux;
+                    course.direction = PI - course.direction;
+                    course.mean_direction = PI - course.mean_direction;
                 }
                 if ey <= ex {
                     course.uy = -uy;
+                    course.direction = -course.direction;
+                    course.mean_direction = -course.mean_direction;
                 }
                 Leg::toward(start, from, edge_point(p, from, ux, uy, (ex, ey)), v)
             }
@@ -337,6 +435,9 @@ mod tests {
             max_speed_mps: max,
             pause: from_secs(pause_s),
             step: from_secs(step_s),
+            alpha: 0.75,
+            speed_std_mps: 1.0,
+            direction_std_rad: 1.0,
         }
     }
 
@@ -460,6 +561,9 @@ mod tests {
             max_speed_mps: 20.0,
             pause: 0,
             step: S,
+            alpha: 0.75,
+            speed_std_mps: 1.0,
+            direction_std_rad: 1.0,
         };
         let rwp = crate::mobility::RwpParams {
             width_m: 1000.0,
@@ -552,8 +656,105 @@ mod tests {
     }
 
     #[test]
+    fn gauss_markov_speed_and_direction_are_ar1_processes() {
+        // s ← α s + (1 − α) s̄ + √(1 − α²) σ N is stationary with deviation
+        // σ and lag-one correlation α; so is the direction. 40,000 steps.
+        for alpha in [0.0, 0.5, 0.9] {
+            let p = WalkParams {
+                max_speed_mps: 1000.0,
+                alpha,
+                speed_std_mps: 2.0,
+                direction_std_rad: 0.5,
+                ..params(WalkKind::GaussMarkov, 20.0, 20.0, 0.0, 1.0)
+            };
+            let mut c = Course {
+                ux: 0.0,
+                uy: 0.0,
+                speed_mps: 0.0,
+                step_end: 0,
+                step_done: false,
+                speed: 20.0,
+                direction: 1.0,
+                mean_speed: 20.0,
+                mean_direction: 1.0,
+            };
+            let mut rng = Rng::new(8, Stream::Mobility, 0);
+            let (mut speeds, mut directions) = (Vec::new(), Vec::new());
+            for k in 0..40_000u64 {
+                gauss_markov_step(&p, &mut rng, &mut c, k * S);
+                assert_eq!(c.step_end, (k + 1) * S);
+                assert_eq!(c.speed_mps, c.speed.clamp(0.0, 1000.0));
+                speeds.push(c.speed);
+                directions.push(c.direction);
+            }
+            let stats = |xs: &[f64]| {
+                let n = xs.len() as f64;
+                let mean = xs.iter().sum::<f64>() / n;
+                let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+                let lag = xs
+                    .windows(2)
+                    .map(|w| (w[0] - mean) * (w[1] - mean))
+                    .sum::<f64>()
+                    / (n - 1.0);
+                (mean, var.sqrt(), lag / var)
+            };
+            let (mean, sd, rho) = stats(&speeds);
+            assert!((mean - 20.0).abs() < 0.15, "α {alpha}: mean {mean}");
+            assert!((sd - 2.0).abs() < 0.06, "α {alpha}: sd {sd}");
+            assert!((rho - alpha).abs() < 0.03, "α {alpha}: ρ {rho}");
+            let (mean, sd, rho) = stats(&directions);
+            assert!((mean - 1.0).abs() < 0.04, "α {alpha}: mean {mean}");
+            assert!((sd - 0.5).abs() < 0.015, "α {alpha}: sd {sd}");
+            assert!((rho - alpha).abs() < 0.03, "α {alpha}: ρ {rho}");
+        }
+    }
+
+    #[test]
+    fn gauss_markov_walks_stay_inside_within_their_speed_bounds() {
+        // Means of 1-5 m/s with a deviation of 3 m/s: some steps fall to 0
+        // (the node stands until the step ends) and some reach the 5 m/s
+        // cap; every leg stays in the area and follows the one before.
+        let p = WalkParams {
+            speed_std_mps: 3.0,
+            ..params(WalkKind::GaussMarkov, 1.0, 5.0, 0.0, 2.0)
+        };
+        let (mut stood, mut capped) = (0, 0);
+        for node in 0..100 {
+            let w = Walk::new(p, 6, node);
+            let legs = w.legs_until(1000 * S);
+            for pair in legs.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert_eq!(b.from, a.to);
+                assert!(inside(b.to), "{b:?}");
+                assert!((0.0..=5.0).contains(&b.speed_mps), "{b:?}");
+                if a.speed_mps == 0.0 {
+                    stood += 1;
+                    assert_eq!(a.start, a.end);
+                    assert_eq!(b.start % (2 * S), 0, "stands for a whole step: {a:?} {b:?}");
+                } else {
+                    assert_eq!(b.start, a.end);
+                }
+                capped += usize::from(b.speed_mps == 5.0);
+            }
+        }
+        assert!(stood > 100 && capped > 100, "{stood} {capped}");
+        // α = 1 keeps the first course: one speed, one heading but for
+        // reflections.
+        let p = WalkParams {
+            alpha: 1.0,
+            ..params(WalkKind::GaussMarkov, 1.0, 5.0, 0.0, 2.0)
+        };
+        let legs = Walk::new(p, 6, 1).legs_until(1000 * S);
+        assert!(legs.iter().all(|l| l.speed_mps == legs[0].speed_mps));
+    }
+
+    #[test]
     fn earlier_queries_replay_and_agree_with_the_leg_list() {
-        for kind in [WalkKind::RandomDirection, WalkKind::RandomWalk] {
+        for kind in [
+            WalkKind::RandomDirection,
+            WalkKind::RandomWalk,
+            WalkKind::GaussMarkov,
+        ] {
             let p = params(kind, 2.0, 15.0, 3.0, 7.0);
             let mut w = Walk::new(p, 9, 4);
             let legs = w.legs_until(900 * S);
@@ -574,13 +775,7 @@ mod tests {
         // From a corner half the drawn directions leave the area at once:
         // those legs go nowhere, and the walk draws again.
         let p = params(WalkKind::RandomDirection, 1.0, 2.0, 0.0, 1.0);
-        let mut c = Course {
-            ux: 0.0,
-            uy: 0.0,
-            speed_mps: 1.0,
-            step_end: 0,
-            step_done: false,
-        };
+        let mut c = draw_course(&p, &mut Rng::new(2, Stream::Mobility, 0), 0.0, 0);
         let mut rng = Rng::new(1, Stream::Mobility, 0);
         let corner = Pos::new(0.0, 0.0);
         let mut nowhere = 0;

@@ -284,8 +284,19 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
             n.count = count;
         }
     }
-    if s.mobility.model == MobilityModel::RandomWalk && s.mobility.step_s.is_none() {
-        s.mobility.step_s = Some(DEFAULT_WALK_STEP_S);
+    let m = &mut s.mobility;
+    if matches!(
+        m.model,
+        MobilityModel::RandomWalk | MobilityModel::GaussMarkov
+    ) {
+        m.step_s.get_or_insert(DEFAULT_WALK_STEP_S);
+    }
+    if m.model == MobilityModel::GaussMarkov {
+        m.alpha.get_or_insert(DEFAULT_GAUSS_MARKOV_ALPHA);
+        m.speed_std_mps
+            .get_or_insert(DEFAULT_GAUSS_MARKOV_SPEED_STD_MPS);
+        m.direction_std_rad
+            .get_or_insert(DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD);
     }
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);

@@ -301,11 +301,20 @@ pub enum MobilityModel {
     RandomDirection,
     /// Added: a random walk reflected at the edge, ns-3's in its time mode.
     RandomWalk,
+    /// Added: Liang and Haas's Gauss-Markov model, stepped as ns-3's.
+    GaussMarkov,
 }
 
 /// `mobility.step_s` when `model = "random_walk"` leaves it out (ns-3's
 /// `RandomWalk2dMobilityModel` changes course every second by default).
 pub const DEFAULT_WALK_STEP_S: f64 = 1.0;
+
+/// Gauss-Markov's defaults when `model = "gauss_markov"` leaves them out:
+/// the memory `α` of Camp, Boleng and Davies's survey (2002), and ns-3's
+/// unit deviations of the speed's (m/s) and the direction's (rad) draws.
+pub const DEFAULT_GAUSS_MARKOV_ALPHA: f64 = 0.75;
+pub const DEFAULT_GAUSS_MARKOV_SPEED_STD_MPS: f64 = 1.0;
+pub const DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD: f64 = 1.0;
 
 /// One scripted move (`[[mobility.moves]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -344,6 +353,14 @@ pub struct Mobility {
     /// direction and speed (resolved to [`DEFAULT_WALK_STEP_S`] there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_s: Option<f64>,
+    /// Added keys, `model = "gauss_markov"` only: the memory `α` and the
+    /// deviations of the speed's and the direction's normal draws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_std_mps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction_std_rad: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -369,6 +386,9 @@ impl Default for Mobility {
             pause_s: 0.0,
             steady_state: false,
             step_s: None,
+            alpha: None,
+            speed_std_mps: None,
+            direction_std_rad: None,
             file: None,
             moves: Vec::new(),
             fixed: Vec::new(),

@@ -37,7 +37,7 @@ const ALL_ROUTING: [RoutingProtocol; 6] = [
     RoutingProtocol::Dsdv,
     RoutingProtocol::Olsr,
 ];
-const ALL_MOBILITY: [MobilityModel; 7] = [
+const ALL_MOBILITY: [MobilityModel; 8] = [
     MobilityModel::Static,
     MobilityModel::RandomWaypoint,
     MobilityModel::Waypoints,
@@ -45,6 +45,7 @@ const ALL_MOBILITY: [MobilityModel; 7] = [
     MobilityModel::Bonnmotion,
     MobilityModel::RandomDirection,
     MobilityModel::RandomWalk,
+    MobilityModel::GaussMarkov,
 ];
 const ALL_TRANSPORTS: [Transport; 4] = [
     Transport::Udp,
@@ -72,7 +73,8 @@ fn all_lists_are_complete(r: RoutingProtocol, m: MobilityModel, t: Transport, a:
         | M::Ns2
         | M::Bonnmotion
         | M::RandomDirection
-        | M::RandomWalk => {}
+        | M::RandomWalk
+        | M::GaussMarkov => {}
     }
     match t {
         T::Udp | T::Tcp | T::Tfrc | T::Sctp => {}

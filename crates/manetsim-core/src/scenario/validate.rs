@@ -77,6 +77,7 @@ pub(crate) fn initial_positions_from(m: MobilityModel) -> Option<&'static str> {
         }
         MobilityModel::RandomDirection => Some("the random-direction model (uniform in the area)"),
         MobilityModel::RandomWalk => Some("the random-walk model (uniform in the area)"),
+        MobilityModel::GaussMarkov => Some("the Gauss-Markov model (uniform in the area)"),
         MobilityModel::Ns2 | MobilityModel::Bonnmotion => Some("the movement file"),
     }
 }
@@ -533,19 +534,27 @@ impl Checker<'_> {
             MobilityModel::RandomWaypoint
                 | MobilityModel::RandomDirection
                 | MobilityModel::RandomWalk
+                | MobilityModel::GaussMarkov
         );
+        let speeds_for =
+            "\"random_waypoint\", \"random_direction\", \"random_walk\" or \"gauss_markov\"";
+        let stepped = matches!(
+            m.model,
+            MobilityModel::RandomWalk | MobilityModel::GaussMarkov
+        );
+        let gauss = m.model == MobilityModel::GaussMarkov;
         let set = [
             (
                 "mobility.min_speed_mps",
                 m.min_speed_mps != defaults.min_speed_mps,
                 speeds,
-                "\"random_waypoint\", \"random_direction\" or \"random_walk\"",
+                speeds_for,
             ),
             (
                 "mobility.max_speed_mps",
                 m.max_speed_mps != defaults.max_speed_mps,
                 speeds,
-                "\"random_waypoint\", \"random_direction\" or \"random_walk\"",
+                speeds_for,
             ),
             (
                 "mobility.pause_s",
@@ -565,8 +574,26 @@ impl Checker<'_> {
             (
                 "mobility.step_s",
                 m.step_s.is_some(),
-                m.model == MobilityModel::RandomWalk,
-                "\"random_walk\"",
+                stepped,
+                "\"random_walk\" or \"gauss_markov\"",
+            ),
+            (
+                "mobility.alpha",
+                m.alpha.is_some(),
+                gauss,
+                "\"gauss_markov\"",
+            ),
+            (
+                "mobility.speed_std_mps",
+                m.speed_std_mps.is_some(),
+                gauss,
+                "\"gauss_markov\"",
+            ),
+            (
+                "mobility.direction_std_rad",
+                m.direction_std_rad.is_some(),
+                gauss,
+                "\"gauss_markov\"",
             ),
         ];
         if let Some((key, _, _, wanted)) = set.iter().find(|(_, given, ok, _)| *given && !ok) {
@@ -615,12 +642,26 @@ impl Checker<'_> {
             MobilityModel::RandomDirection => {
                 self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
             }
-            MobilityModel::RandomWalk => {
+            MobilityModel::RandomWalk | MobilityModel::GaussMarkov => {
                 self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
                 self.period(
                     "mobility.step_s",
                     m.step_s.unwrap_or(crate::scenario::DEFAULT_WALK_STEP_S),
                 )?;
+                if let Some(alpha) = m.alpha {
+                    if !(0.0..=1.0).contains(&alpha) {
+                        return self.fail(
+                            "mobility.alpha",
+                            format!("expected a number from 0 to 1, got {}", fmt_float(alpha)),
+                        );
+                    }
+                }
+                if let Some(x) = m.speed_std_mps {
+                    self.non_negative("mobility.speed_std_mps", x)?;
+                }
+                if let Some(x) = m.direction_std_rad {
+                    self.non_negative("mobility.direction_std_rad", x)?;
+                }
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
         }
@@ -1466,7 +1507,7 @@ mod tests {
         refused(
             |s| s.mobility.max_speed_mps = 5.0,
             "mobility.max_speed_mps",
-            "only used with mobility.model = \"random_waypoint\", \"random_direction\" or \"random_walk\" (model is \"static\")",
+            "only used with mobility.model = \"random_waypoint\", \"random_direction\", \"random_walk\" or \"gauss_markov\" (model is \"static\")",
         );
         refused(
             |s| s.mobility.steady_state = true,
@@ -1525,6 +1566,37 @@ mod tests {
             },
             "mobility.max_speed_mps",
             "> 0",
+        );
+        accepted(|s| {
+            drawn(s, MobilityModel::GaussMarkov);
+            s.mobility.alpha = Some(0.0);
+            s.mobility.speed_std_mps = Some(0.0);
+            s.mobility.direction_std_rad = Some(2.0);
+            s.mobility.step_s = Some(3.0);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::GaussMarkov);
+                s.mobility.alpha = Some(1.5);
+            },
+            "mobility.alpha",
+            "expected a number from 0 to 1, got 1.5",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::GaussMarkov);
+                s.mobility.speed_std_mps = Some(-1.0);
+            },
+            "mobility.speed_std_mps",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.alpha = Some(0.5);
+            },
+            "mobility.alpha",
+            "only used with mobility.model = \"gauss_markov\" (model is \"random_walk\")",
         );
         refused(
             |s| s.mobility.file = Some("m.tcl".into()),
