@@ -453,24 +453,32 @@ fn file_of(s: &Scenario) -> Result<&str, MobilityError> {
     })
 }
 
-fn rwp_params(s: &Scenario) -> Result<RwpParams, MobilityError> {
-    let m = &s.mobility;
+/// The speeds and pause that every drawn model (`name`) needs: a maximum
+/// speed > 0, a minimum from 0 to it, a pause ≥ 0.
+fn check_speeds(m: &scenario::Mobility, name: &str) -> Result<(), MobilityError> {
     let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
     if !(m.max_speed_mps.is_finite() && m.max_speed_mps > 0.0) {
         return bad(format!(
-            "random waypoint needs max_speed_mps > 0, got {}",
+            "{name} needs max_speed_mps > 0, got {}",
             m.max_speed_mps
         ));
     }
     if !(m.min_speed_mps >= 0.0 && m.min_speed_mps <= m.max_speed_mps) {
         return bad(format!(
-            "random waypoint needs 0 ≤ min_speed_mps ≤ max_speed_mps, got {} and {}",
+            "{name} needs 0 ≤ min_speed_mps ≤ max_speed_mps, got {} and {}",
             m.min_speed_mps, m.max_speed_mps
         ));
     }
     if !(m.pause_s.is_finite() && m.pause_s >= 0.0) {
         return bad(format!("expected pause_s ≥ 0, got {}", m.pause_s));
     }
+    Ok(())
+}
+
+fn rwp_params(s: &Scenario) -> Result<RwpParams, MobilityError> {
+    let m = &s.mobility;
+    let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
+    check_speeds(m, "random waypoint")?;
     if m.steady_state && m.min_speed_mps <= 0.0 {
         return bad(STEADY_STATE_NEEDS_MIN_SPEED.into());
     }
@@ -488,21 +496,7 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
     let m = &s.mobility;
     let name = scenario_model_name(m.model);
     let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
-    if !(m.max_speed_mps.is_finite() && m.max_speed_mps > 0.0) {
-        return bad(format!(
-            "{name} needs max_speed_mps > 0, got {}",
-            m.max_speed_mps
-        ));
-    }
-    if !(m.min_speed_mps >= 0.0 && m.min_speed_mps <= m.max_speed_mps) {
-        return bad(format!(
-            "{name} needs 0 ≤ min_speed_mps ≤ max_speed_mps, got {} and {}",
-            m.min_speed_mps, m.max_speed_mps
-        ));
-    }
-    if !(m.pause_s.is_finite() && m.pause_s >= 0.0) {
-        return bad(format!("expected pause_s ≥ 0, got {}", m.pause_s));
-    }
+    check_speeds(m, name)?;
     let kind = match m.model {
         scenario::MobilityModel::RandomWalk => WalkKind::RandomWalk,
         scenario::MobilityModel::GaussMarkov => WalkKind::GaussMarkov,

@@ -186,17 +186,21 @@ fn uniform_point(p: &RwpParams, rng: &mut Rng) -> Pos {
     Pos::new(x, y)
 }
 
-/// A speed uniform in `[min, max)`, never 0.
-fn uniform_speed(p: &RwpParams, rng: &mut Rng) -> f64 {
-    if p.min_speed_mps >= p.max_speed_mps {
-        return p.max_speed_mps;
+/// A speed uniform in `[min, max)`, never 0 (`max` when `min ≥ max`).
+pub(super) fn speed_between(min_mps: f64, max_mps: f64, rng: &mut Rng) -> f64 {
+    if min_mps >= max_mps {
+        return max_mps;
     }
     loop {
-        let v = rng.range(p.min_speed_mps, p.max_speed_mps);
+        let v = rng.range(min_mps, max_mps);
         if v > 0.0 {
             return v;
         }
     }
+}
+
+fn uniform_speed(p: &RwpParams, rng: &mut Rng) -> f64 {
+    speed_between(p.min_speed_mps, p.max_speed_mps, rng)
 }
 
 /// The leg that leaves `from` at `start`: destination (x, y), then speed.

@@ -295,15 +295,7 @@ fn draw_course(p: &WalkParams, rng: &mut Rng, angle: f64, start: SimTime) -> Cou
 
 /// A speed uniform in `[min, max)`, never 0 (random waypoint's rule).
 fn uniform_speed(p: &WalkParams, rng: &mut Rng) -> f64 {
-    if p.min_speed_mps >= p.max_speed_mps {
-        return p.max_speed_mps;
-    }
-    loop {
-        let v = rng.range(p.min_speed_mps, p.max_speed_mps);
-        if v > 0.0 {
-            return v;
-        }
-    }
+    super::random_waypoint::speed_between(p.min_speed_mps, p.max_speed_mps, rng)
 }
 
 /// The leg that leaves `from` at `start`, after the one that ended there.
