@@ -76,6 +76,10 @@ SHADOWING_CASES: list[tuple[float, float, float]] = [
 # distance where the mean power is twice the threshold.
 DOPPLER_HZ: list[float] = [2.0, 20.0, 200.0]
 
+# Where two-ray ground's mean power is twice the 250 m receive threshold
+# (the power falls with the fourth power of the distance): 210.22 m.
+TWICE_THRESHOLD_M = 250.0 / 2**0.25
+
 
 def shadowing_overrides(exponent: float, std_db: float) -> dict[str, Any]:
     return {
@@ -287,7 +291,7 @@ def main(argv: list[str]) -> int:
             flush=True,
         )
     print()
-    distance_m = 250.0 / 2**0.25
+    distance_m = TWICE_THRESHOLD_M
     print(f"Rayleigh fading correlated in time, {distance_m:.2f} m apart")
     print(
         "| Doppler | above the threshold | 0→1 manetsim AODV / static / ns-3 "

@@ -687,7 +687,7 @@ def test_the_fading_comparisons_model_is_the_gamma_tail():
             (1 + x + x * x / 2) * math.exp(-x), rel=1e-12
         )
     # Where two-ray ground's mean power is twice the threshold, e^-0.5.
-    distance = 250.0 / 2**0.25
+    distance = fading.TWICE_THRESHOLD_M
     doc = fading.scenario(distance)
     rayleigh = fading.expected(doc, {"radio.fading": "rayleigh"}, distance, 1.0)
     assert rayleigh == pytest.approx(math.exp(-0.5), abs=2e-3)
@@ -734,7 +734,7 @@ def test_ns3s_jakes_model_correlates_a_links_fades_as_manetsims_does():
     # seeds), against 61 % if each frame faded afresh.
     fading = bench_module("fading_ns3")
     binary = ns3.build()
-    distance = 250.0 / 2**0.25
+    distance = fading.TWICE_THRESHOLD_M
     ours, theirs = fading.measure(
         "rayleigh", distance, {"radio.fading_doppler_hz": 20.0}, 2, binary
     )
@@ -754,7 +754,7 @@ def test_ns3s_aodv_source_sends_into_a_slow_fade_as_a_static_route_does():
     # manetsim's AODV rediscovers, holds the packets and delivers 0.97.
     fading = bench_module("fading_ns3")
     binary = ns3.build()
-    distance = 250.0 / 2**0.25
+    distance = fading.TWICE_THRESHOLD_M
     extra = {"radio.fading_doppler_hz": 2.0}
     aodv, theirs = fading.measure("rayleigh", distance, extra, 2, binary)
     static, _ = fading.measure("rayleigh", distance, extra, 2, None, routing="static")
@@ -771,7 +771,7 @@ def test_ns3s_aodv_source_sends_into_a_slow_fade_as_a_static_route_does():
 def test_ns3s_nakagami_model_fades_frames_as_manetsim_does():
     fading = bench_module("fading_ns3")
     binary = ns3.build()
-    distance = 250.0 / 2**0.25
+    distance = fading.TWICE_THRESHOLD_M
     doc = fading.scenario(distance)
     for kind, m in (("rayleigh", 1.0), ("nakagami", 0.75)):
         want = fading.expected(doc, {"radio.fading": kind}, distance, m)
