@@ -51,6 +51,14 @@ DRAWN = {
         "alpha": 0.5,
         "speed_std_mps": 2.0,
     },
+    "rpgm": {
+        "model": "rpgm",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 7.5,
+        "pause_s": 2.0,
+        "groups": 3,
+        "group_radius_m": 40.0,
+    },
 }
 
 
@@ -102,7 +110,7 @@ def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Pat
 
 
 def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
-    for model in ("random_direction", "random_walk", "gauss_markov"):
+    for model in ("random_direction", "random_walk", "gauss_markov", "rpgm"):
         result = manetsim.run({**RWP, "mobility": DRAWN[model]})
         assert result.mobility["model"] == model
         speeds = result.timeseries("mobility")["mean_speed_mps"]
@@ -121,6 +129,30 @@ def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
     shown = cli("show-config", gauss).stdout
     for line in ("step_s = 1.0", "alpha = 0.75", "speed_std_mps = 1.0", "direction_std_rad = 1.0"):
         assert line in shown, line
+    group = write_toml(tmp_path / "group.toml", {**RWP, "mobility": {"model": "rpgm"}})
+    shown = cli("show-config", group).stdout
+    assert "groups = 1" in shown
+    assert "group_radius_m = 100.0" in shown
+    assert "groups" not in cli("show-config", walk).stdout
+
+
+def test_group_members_keep_together_as_their_groups_wander():
+    # Three groups of four over 300 s, each member within 40 m of its
+    # group's centre: two members of one group stay within 80 m of each
+    # other, so their links never break, while the groups meet and part.
+    doc = {**RWP, "duration_s": 300.0, "mobility": DRAWN["rpgm"]}
+    doc["flows"] = [
+        {"src": 0, "dst": 3, "rate_bps": 8_000, "start_s": 1.0},
+        {"src": 0, "dst": 11, "rate_bps": 8_000, "start_s": 1.0},
+    ]
+    doc["routing"] = {"protocol": "aodv"}
+    result = manetsim.run(doc)
+    flows = result.flows.set_index("dst")
+    assert flows.loc[3, "loss_pct"] == 0.0
+    hops = result.timeseries("hops")
+    assert hops["hops"][hops["flow"] == 0].max() == 1
+    assert hops["hops"][hops["flow"] == 1].max() > 1
+    assert result.mobility["link_changes"] > 0
 
 
 def test_convert_to_stdout_and_bad_input(tmp_path: Path):

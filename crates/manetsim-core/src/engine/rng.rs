@@ -41,6 +41,9 @@ pub enum Stream {
     /// Per-link time-correlated fading (`[radio] fading_doppler_hz`): the
     /// angles of each link's sinusoids (id: the two nodes).
     Fading = 13,
+    /// Per-group draws of `[mobility] model = "rpgm"`: the walk of each
+    /// group's reference point (id: the group).
+    GroupMobility = 14,
     /// Tests only.
     Test = 999,
 }

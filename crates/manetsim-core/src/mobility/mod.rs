@@ -21,7 +21,10 @@
 //! - `random_direction`, `random_walk` and `gauss_markov` ([`walk`]): Royer
 //!   et al.'s random direction, a reflecting random walk and Liang and
 //!   Haas's Gauss-Markov model, as ns-3 defines them, generated lazily per
-//!   node as random waypoint is.
+//!   node as random waypoint is;
+//! - `rpgm` ([`group`]): Hong et al.'s reference point group mobility,
+//!   groups of nodes around reference points that walk as random waypoint
+//!   does, every leg worked out as the run starts.
 //!
 //! [`Mobility::write_ns2`] writes any of them as an ns-2 movement file that
 //! reproduces the same trajectories exactly; [`metrics`] measures speed,
@@ -29,6 +32,7 @@
 
 pub mod bonnmotion;
 mod error;
+pub mod group;
 pub mod metrics;
 pub mod ns2;
 pub mod random_waypoint;
@@ -37,6 +41,7 @@ pub mod walk;
 pub mod waypoints;
 
 pub use error::MobilityError;
+pub use group::GroupParams;
 pub use random_waypoint::{RandomWaypoint, RwpParams};
 pub use trajectory::{travel_time, Leg, Trajectory};
 pub use walk::{Walk, WalkKind, WalkParams};
@@ -295,6 +300,15 @@ impl Mobility {
                     .map(|i| NodeMobility::Walk(Box::new(Walk::new(Rc::clone(&params), s.seed, i))))
                     .collect()
             }
+            scenario::MobilityModel::Rpgm => {
+                // Every leg that starts by the end of the run, as
+                // `write_ns2` writes them.
+                let until = from_secs(s.duration_s).saturating_add(1);
+                group::build(&group_params(s)?, s.seed, count, until)
+                    .into_iter()
+                    .map(NodeMobility::Trajectory)
+                    .collect()
+            }
             scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?
                 .into_iter()
                 .map(NodeMobility::Trajectory)
@@ -437,6 +451,7 @@ fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
         scenario::MobilityModel::RandomDirection => "random_direction",
         scenario::MobilityModel::RandomWalk => "random_walk",
         scenario::MobilityModel::GaussMarkov => "gauss_markov",
+        scenario::MobilityModel::Rpgm => "rpgm",
     }
 }
 
@@ -530,6 +545,35 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
         alpha,
         speed_std_mps,
         direction_std_rad,
+    })
+}
+
+fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
+    let m = &s.mobility;
+    let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));
+    check_speeds(m, "rpgm")?;
+    let groups = m.groups.unwrap_or(scenario::DEFAULT_GROUPS);
+    if groups == 0 || groups > s.nodes.count {
+        return bad(format!(
+            "rpgm needs 1 to the node count ({}) groups, got {groups}",
+            s.nodes.count
+        ));
+    }
+    let radius_m = m.group_radius_m.unwrap_or(scenario::DEFAULT_GROUP_RADIUS_M);
+    if !(radius_m.is_finite() && radius_m >= 0.0) {
+        return bad(format!("rpgm needs group_radius_m ≥ 0, got {radius_m}"));
+    }
+    Ok(GroupParams {
+        rwp: RwpParams {
+            width_m: s.area.width_m,
+            height_m: s.area.height_m,
+            min_speed_mps: m.min_speed_mps,
+            max_speed_mps: m.max_speed_mps,
+            pause: from_secs(m.pause_s),
+            steady_state: false,
+        },
+        groups,
+        radius_m,
     })
 }
 

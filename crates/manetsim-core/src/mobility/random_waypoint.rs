@@ -76,13 +76,43 @@ pub struct RandomWaypoint {
 /// drawing it.
 fn first_leg(params: &RwpParams, seed: u64, node: u32) -> (Leg, Rng) {
     let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
-    let first = if params.steady_state {
-        stationary_first_leg(params, &mut rng)
-    } else {
-        let initial = uniform_point(params, &mut rng);
-        next_leg(params, &mut rng, params.pause, initial)
-    };
+    let first = first_leg_from(params, &mut rng);
     (first, rng)
+}
+
+/// The first leg of a walk drawn from `rng`.
+fn first_leg_from(params: &RwpParams, rng: &mut Rng) -> Leg {
+    if params.steady_state {
+        stationary_first_leg(params, rng)
+    } else {
+        let initial = uniform_point(params, rng);
+        next_leg(params, rng, params.pause, initial)
+    }
+}
+
+/// Every leg that starts before `until` of the walk drawn from `rng`, which
+/// is left after the last draw: the walk of a node's own stream
+/// ([`RandomWaypoint::legs_until`]) or of any other (a group's reference
+/// point, [`super::group`]).
+pub(super) fn legs_drawn(params: &RwpParams, rng: &mut Rng, until: SimTime) -> Vec<Leg> {
+    let first = first_leg_from(params, rng);
+    legs_after(params, rng, first, until)
+}
+
+/// `first` and the legs that follow it, drawn from `rng`, up to those that
+/// start before `until`.
+fn legs_after(params: &RwpParams, rng: &mut Rng, first: Leg, until: SimTime) -> Vec<Leg> {
+    let mut out = Vec::new();
+    let mut leg = first;
+    while leg.start < until {
+        out.push(leg);
+        let next_start = leg.end.saturating_add(params.pause);
+        if next_start == SimTime::MAX {
+            break;
+        }
+        leg = next_leg(params, rng, next_start, leg.to);
+    }
+    out
 }
 
 impl RandomWaypoint {
@@ -166,17 +196,8 @@ impl RandomWaypoint {
     /// Every leg that starts before `until` (replayed; the query cursor is
     /// left alone).
     pub fn legs_until(&self, until: SimTime) -> Vec<Leg> {
-        let mut out = Vec::new();
-        let (mut leg, mut rng) = first_leg(&self.params, self.seed, self.node);
-        while leg.start < until {
-            out.push(leg);
-            let next_start = leg.end.saturating_add(self.params.pause);
-            if next_start == SimTime::MAX {
-                break;
-            }
-            leg = next_leg(&self.params, &mut rng, next_start, leg.to);
-        }
-        out
+        let (first, mut rng) = first_leg(&self.params, self.seed, self.node);
+        legs_after(&self.params, &mut rng, first, until)
     }
 }
 

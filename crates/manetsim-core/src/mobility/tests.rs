@@ -597,3 +597,46 @@ fn cached_legs_give_the_models_positions_to_the_bit() {
     let still = scenario(r#"model = "static""#, "count = 3\nspacing_m = 200.0");
     assert_cache_agrees(&still, &chain(3, 200.0));
 }
+
+/// Reference point group mobility, 1–20 m/s, pause 10 s.
+fn rpgm(extra: &str, count: u32) -> Scenario {
+    scenario(
+        &format!(
+            "model = \"rpgm\"\nmin_speed_mps = 1.0\nmax_speed_mps = 20.0\npause_s = 10.0\n{extra}"
+        ),
+        &format!("count = {count}"),
+    )
+}
+
+#[test]
+fn group_mobility_round_trips_through_ns2_and_its_cache() {
+    assert_round_trip(&rpgm("groups = 3\ngroup_radius_m = 50.0", 10), &[]);
+    assert_cache_agrees(&rpgm("groups = 2", 7), &[]);
+}
+
+#[test]
+fn group_members_move_together_and_groups_apart() {
+    let s = rpgm("groups = 2\ngroup_radius_m = 40.0", 8);
+    let mut m = Mobility::from_scenario(&s, &[]).unwrap();
+    assert!(m.max_speed_mps() <= 40.0 + 1e-9);
+    let times = many_times(900);
+    let at = sample(&mut m, &times);
+    let (mut within, mut across) = (0.0_f64, 0.0_f64);
+    for p in &at {
+        for i in 0..8 {
+            assert!((0.0..=1500.0).contains(&p[i].x) && (0.0..=300.0).contains(&p[i].y));
+            for j in 0..i {
+                let d = p[i].distance(&p[j]);
+                if (i < 4) == (j < 4) {
+                    within = within.max(d);
+                } else {
+                    across = across.max(d);
+                }
+            }
+        }
+    }
+    // Two members of a group are never more than two radii apart; the two
+    // groups wander over the 1,500 m strip apart from each other.
+    assert!(within <= 80.0 + 1e-3, "{within}");
+    assert!(across > 500.0, "{across}");
+}

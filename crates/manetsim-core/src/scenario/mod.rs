@@ -298,6 +298,10 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         m.direction_std_rad
             .get_or_insert(DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD);
     }
+    if m.model == MobilityModel::Rpgm {
+        m.groups.get_or_insert(DEFAULT_GROUPS);
+        m.group_radius_m.get_or_insert(DEFAULT_GROUP_RADIUS_M);
+    }
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);
     }

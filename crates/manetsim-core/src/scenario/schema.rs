@@ -303,6 +303,8 @@ pub enum MobilityModel {
     RandomWalk,
     /// Added: Liang and Haas's Gauss-Markov model, stepped as ns-3's.
     GaussMarkov,
+    /// Added: Hong et al.'s reference point group mobility.
+    Rpgm,
 }
 
 /// `mobility.step_s` when `model = "random_walk"` leaves it out (ns-3's
@@ -315,6 +317,11 @@ pub const DEFAULT_WALK_STEP_S: f64 = 1.0;
 pub const DEFAULT_GAUSS_MARKOV_ALPHA: f64 = 0.75;
 pub const DEFAULT_GAUSS_MARKOV_SPEED_STD_MPS: f64 = 1.0;
 pub const DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD: f64 = 1.0;
+
+/// Reference point group mobility's defaults when `model = "rpgm"` leaves
+/// them out: one group, whose members keep within 100 m of its centre.
+pub const DEFAULT_GROUPS: u32 = 1;
+pub const DEFAULT_GROUP_RADIUS_M: f64 = 100.0;
 
 /// One scripted move (`[[mobility.moves]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -361,6 +368,12 @@ pub struct Mobility {
     pub speed_std_mps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction_std_rad: Option<f64>,
+    /// Added keys, `model = "rpgm"` only: how many groups the nodes are
+    /// split into, and how far a member keeps from its group's centre.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_radius_m: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -389,6 +402,8 @@ impl Default for Mobility {
             alpha: None,
             speed_std_mps: None,
             direction_std_rad: None,
+            groups: None,
+            group_radius_m: None,
             file: None,
             moves: Vec::new(),
             fixed: Vec::new(),

@@ -37,7 +37,7 @@ const ALL_ROUTING: [RoutingProtocol; 6] = [
     RoutingProtocol::Dsdv,
     RoutingProtocol::Olsr,
 ];
-const ALL_MOBILITY: [MobilityModel; 8] = [
+const ALL_MOBILITY: [MobilityModel; 9] = [
     MobilityModel::Static,
     MobilityModel::RandomWaypoint,
     MobilityModel::Waypoints,
@@ -46,6 +46,7 @@ const ALL_MOBILITY: [MobilityModel; 8] = [
     MobilityModel::RandomDirection,
     MobilityModel::RandomWalk,
     MobilityModel::GaussMarkov,
+    MobilityModel::Rpgm,
 ];
 const ALL_TRANSPORTS: [Transport; 4] = [
     Transport::Udp,
@@ -74,7 +75,8 @@ fn all_lists_are_complete(r: RoutingProtocol, m: MobilityModel, t: Transport, a:
         | M::Bonnmotion
         | M::RandomDirection
         | M::RandomWalk
-        | M::GaussMarkov => {}
+        | M::GaussMarkov
+        | M::Rpgm => {}
     }
     match t {
         T::Udp | T::Tcp | T::Tfrc | T::Sctp => {}

@@ -78,6 +78,7 @@ pub(crate) fn initial_positions_from(m: MobilityModel) -> Option<&'static str> {
         MobilityModel::RandomDirection => Some("the random-direction model (uniform in the area)"),
         MobilityModel::RandomWalk => Some("the random-walk model (uniform in the area)"),
         MobilityModel::GaussMarkov => Some("the Gauss-Markov model (uniform in the area)"),
+        MobilityModel::Rpgm => Some("the group model (around each group's reference point)"),
         MobilityModel::Ns2 | MobilityModel::Bonnmotion => Some("the movement file"),
     }
 }
@@ -535,14 +536,15 @@ impl Checker<'_> {
                 | MobilityModel::RandomDirection
                 | MobilityModel::RandomWalk
                 | MobilityModel::GaussMarkov
+                | MobilityModel::Rpgm
         );
-        let speeds_for =
-            "\"random_waypoint\", \"random_direction\", \"random_walk\" or \"gauss_markov\"";
+        let speeds_for = "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\" or \"rpgm\"";
         let stepped = matches!(
             m.model,
             MobilityModel::RandomWalk | MobilityModel::GaussMarkov
         );
         let gauss = m.model == MobilityModel::GaussMarkov;
+        let group = m.model == MobilityModel::Rpgm;
         let set = [
             (
                 "mobility.min_speed_mps",
@@ -561,9 +563,11 @@ impl Checker<'_> {
                 m.pause_s != defaults.pause_s,
                 matches!(
                     m.model,
-                    MobilityModel::RandomWaypoint | MobilityModel::RandomDirection
+                    MobilityModel::RandomWaypoint
+                        | MobilityModel::RandomDirection
+                        | MobilityModel::Rpgm
                 ),
-                "\"random_waypoint\" or \"random_direction\"",
+                "\"random_waypoint\", \"random_direction\" or \"rpgm\"",
             ),
             (
                 "mobility.steady_state",
@@ -595,6 +599,13 @@ impl Checker<'_> {
                 gauss,
                 "\"gauss_markov\"",
             ),
+            ("mobility.groups", m.groups.is_some(), group, "\"rpgm\""),
+            (
+                "mobility.group_radius_m",
+                m.group_radius_m.is_some(),
+                group,
+                "\"rpgm\"",
+            ),
         ];
         if let Some((key, _, _, wanted)) = set.iter().find(|(_, given, ok, _)| *given && !ok) {
             return only_for(key, wanted);
@@ -610,7 +621,7 @@ impl Checker<'_> {
         {
             return only_for(
                 "mobility.fixed",
-                "\"random_waypoint\", \"random_direction\", \"random_walk\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
+                "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\", \"rpgm\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
             );
         }
 
@@ -661,6 +672,22 @@ impl Checker<'_> {
                 }
                 if let Some(x) = m.direction_std_rad {
                     self.non_negative("mobility.direction_std_rad", x)?;
+                }
+            }
+            MobilityModel::Rpgm => {
+                self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
+                let groups = m.groups.unwrap_or(crate::scenario::DEFAULT_GROUPS);
+                if groups == 0 || groups > s.nodes.count {
+                    return self.fail(
+                        "mobility.groups",
+                        format!(
+                            "expected 1 to the node count ({}) groups, got {groups}",
+                            s.nodes.count
+                        ),
+                    );
+                }
+                if let Some(r) = m.group_radius_m {
+                    self.non_negative("mobility.group_radius_m", r)?;
                 }
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
@@ -1507,7 +1534,7 @@ mod tests {
         refused(
             |s| s.mobility.max_speed_mps = 5.0,
             "mobility.max_speed_mps",
-            "only used with mobility.model = \"random_waypoint\", \"random_direction\", \"random_walk\" or \"gauss_markov\" (model is \"static\")",
+            "only used with mobility.model = \"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\" or \"rpgm\" (model is \"static\")",
         );
         refused(
             |s| s.mobility.steady_state = true,
@@ -1533,7 +1560,7 @@ mod tests {
                 s.mobility.pause_s = 2.0;
             },
             "mobility.pause_s",
-            "only used with mobility.model = \"random_waypoint\" or \"random_direction\" (model is \"random_walk\")",
+            "only used with mobility.model = \"random_waypoint\", \"random_direction\" or \"rpgm\" (model is \"random_walk\")",
         );
         refused(
             |s| {
@@ -1597,6 +1624,52 @@ mod tests {
             },
             "mobility.alpha",
             "only used with mobility.model = \"gauss_markov\" (model is \"random_walk\")",
+        );
+        accepted(|s| {
+            drawn(s, MobilityModel::Rpgm);
+            s.mobility.pause_s = 5.0;
+            s.mobility.groups = Some(s.nodes.count);
+            s.mobility.group_radius_m = Some(0.0);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.mobility.groups = Some(s.nodes.count + 1);
+            },
+            "mobility.groups",
+            "expected 1 to the node count",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.mobility.groups = Some(0);
+            },
+            "mobility.groups",
+            "got 0",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.mobility.group_radius_m = Some(f64::NAN);
+            },
+            "mobility.group_radius_m",
+            "≥ 0",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.mobility.step_s = Some(1.0);
+            },
+            "mobility.step_s",
+            "(model is \"rpgm\")",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWaypoint);
+                s.mobility.groups = Some(2);
+            },
+            "mobility.groups",
+            "only used with mobility.model = \"rpgm\" (model is \"random_waypoint\")",
         );
         refused(
             |s| s.mobility.file = Some("m.tcl".into()),
