@@ -59,6 +59,13 @@ DRAWN = {
         "groups": 3,
         "group_radius_m": 40.0,
     },
+    "manhattan": {
+        "model": "manhattan",
+        "min_speed_mps": 4.0,
+        "max_speed_mps": 15.0,
+        "blocks_x": 4,
+        "blocks_y": 3,
+    },
 }
 
 
@@ -110,7 +117,7 @@ def test_convert_writes_a_movement_file_that_reproduces_the_motion(tmp_path: Pat
 
 
 def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
-    for model in ("random_direction", "random_walk", "gauss_markov", "rpgm"):
+    for model in ("random_direction", "random_walk", "gauss_markov", "rpgm", "manhattan"):
         result = manetsim.run({**RWP, "mobility": DRAWN[model]})
         assert result.mobility["model"] == model
         speeds = result.timeseries("mobility")["mean_speed_mps"]
@@ -134,6 +141,10 @@ def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
     assert "groups = 1" in shown
     assert "group_radius_m = 100.0" in shown
     assert "groups" not in cli("show-config", walk).stdout
+    streets = write_toml(tmp_path / "streets.toml", {**RWP, "mobility": {"model": "manhattan"}})
+    shown = cli("show-config", streets).stdout
+    assert "blocks_x = 5" in shown
+    assert "blocks_y = 5" in shown
 
 
 def test_group_members_keep_together_as_their_groups_wander():

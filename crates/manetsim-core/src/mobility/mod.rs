@@ -24,7 +24,10 @@
 //!   node as random waypoint is;
 //! - `rpgm` ([`group`]): Hong et al.'s reference point group mobility,
 //!   groups of nodes around reference points that walk as random waypoint
-//!   does, every leg worked out as the run starts.
+//!   does, every leg worked out as the run starts;
+//! - `manhattan` ([`manhattan`]): nodes that keep to the streets of a city
+//!   grid, turning at its intersections, every leg worked out as the run
+//!   starts.
 //!
 //! [`Mobility::write_ns2`] writes any of them as an ns-2 movement file that
 //! reproduces the same trajectories exactly; [`metrics`] measures speed,
@@ -33,6 +36,7 @@
 pub mod bonnmotion;
 mod error;
 pub mod group;
+pub mod manhattan;
 pub mod metrics;
 pub mod ns2;
 pub mod random_waypoint;
@@ -42,6 +46,7 @@ pub mod waypoints;
 
 pub use error::MobilityError;
 pub use group::GroupParams;
+pub use manhattan::ManhattanParams;
 pub use random_waypoint::{RandomWaypoint, RwpParams};
 pub use trajectory::{travel_time, Leg, Trajectory};
 pub use walk::{Walk, WalkKind, WalkParams};
@@ -309,6 +314,13 @@ impl Mobility {
                     .map(NodeMobility::Trajectory)
                     .collect()
             }
+            scenario::MobilityModel::Manhattan => {
+                let until = from_secs(s.duration_s).saturating_add(1);
+                manhattan::build(&manhattan_params(s)?, s.seed, count, until)
+                    .into_iter()
+                    .map(NodeMobility::Trajectory)
+                    .collect()
+            }
             scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?
                 .into_iter()
                 .map(NodeMobility::Trajectory)
@@ -452,6 +464,7 @@ fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
         scenario::MobilityModel::RandomWalk => "random_walk",
         scenario::MobilityModel::GaussMarkov => "gauss_markov",
         scenario::MobilityModel::Rpgm => "rpgm",
+        scenario::MobilityModel::Manhattan => "manhattan",
     }
 }
 
@@ -574,6 +587,29 @@ fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
         },
         groups,
         radius_m,
+    })
+}
+
+fn manhattan_params(s: &Scenario) -> Result<ManhattanParams, MobilityError> {
+    let m = &s.mobility;
+    check_speeds(m, "manhattan")?;
+    let blocks_x = m.blocks_x.unwrap_or(scenario::DEFAULT_MANHATTAN_BLOCKS);
+    let blocks_y = m.blocks_y.unwrap_or(scenario::DEFAULT_MANHATTAN_BLOCKS);
+    let most = scenario::MAX_MANHATTAN_BLOCKS;
+    if !((1..=most).contains(&blocks_x) && (1..=most).contains(&blocks_y)) {
+        return Err(MobilityError::new(
+            TABLE,
+            None,
+            format!("manhattan needs 1 to {most} blocks each way, got {blocks_x} and {blocks_y}"),
+        ));
+    }
+    Ok(ManhattanParams {
+        width_m: s.area.width_m,
+        height_m: s.area.height_m,
+        blocks_x,
+        blocks_y,
+        min_speed_mps: m.min_speed_mps,
+        max_speed_mps: m.max_speed_mps,
     })
 }
 

@@ -615,6 +615,18 @@ fn group_mobility_round_trips_through_ns2_and_its_cache() {
 }
 
 #[test]
+fn manhattan_round_trips_through_ns2_and_its_cache() {
+    let streets = |extra: &str, count: u32| {
+        scenario(
+            &format!("model = \"manhattan\"\nmin_speed_mps = 1.0\nmax_speed_mps = 20.0\n{extra}"),
+            &format!("count = {count}"),
+        )
+    };
+    assert_round_trip(&streets("blocks_x = 6\nblocks_y = 2", 10), &[]);
+    assert_cache_agrees(&streets("", 7), &[]);
+}
+
+#[test]
 fn group_members_move_together_and_groups_apart() {
     let s = rpgm("groups = 2\ngroup_radius_m = 40.0", 8);
     let mut m = Mobility::from_scenario(&s, &[]).unwrap();

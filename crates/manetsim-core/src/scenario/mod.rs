@@ -36,7 +36,9 @@ pub(crate) use render::fmt_float;
 pub use render::to_toml_string;
 pub use schema::*;
 pub use support::not_yet_supported;
-pub use validate::{validate, MAX_DURATION_S, MAX_NODES, MAX_PACKET_SIZE_BYTES};
+pub use validate::{
+    validate, MAX_DURATION_S, MAX_MANHATTAN_BLOCKS, MAX_NODES, MAX_PACKET_SIZE_BYTES,
+};
 
 use overrides::Override;
 use path::{fmt_path, overlaps, parse_path, Seg};
@@ -301,6 +303,10 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
     if m.model == MobilityModel::Rpgm {
         m.groups.get_or_insert(DEFAULT_GROUPS);
         m.group_radius_m.get_or_insert(DEFAULT_GROUP_RADIUS_M);
+    }
+    if m.model == MobilityModel::Manhattan {
+        m.blocks_x.get_or_insert(DEFAULT_MANHATTAN_BLOCKS);
+        m.blocks_y.get_or_insert(DEFAULT_MANHATTAN_BLOCKS);
     }
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);

@@ -305,6 +305,8 @@ pub enum MobilityModel {
     GaussMarkov,
     /// Added: Hong et al.'s reference point group mobility.
     Rpgm,
+    /// Added: the Manhattan grid, nodes that keep to a city's streets.
+    Manhattan,
 }
 
 /// `mobility.step_s` when `model = "random_walk"` leaves it out (ns-3's
@@ -322,6 +324,10 @@ pub const DEFAULT_GAUSS_MARKOV_DIRECTION_STD_RAD: f64 = 1.0;
 /// them out: one group, whose members keep within 100 m of its centre.
 pub const DEFAULT_GROUPS: u32 = 1;
 pub const DEFAULT_GROUP_RADIUS_M: f64 = 100.0;
+
+/// The Manhattan grid's blocks across the width and across the height when
+/// `model = "manhattan"` leaves them out.
+pub const DEFAULT_MANHATTAN_BLOCKS: u32 = 5;
 
 /// One scripted move (`[[mobility.moves]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -374,6 +380,12 @@ pub struct Mobility {
     pub groups: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_radius_m: Option<f64>,
+    /// Added keys, `model = "manhattan"` only: how many blocks the streets
+    /// cut the area into, across its width and across its height.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_x: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_y: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -404,6 +416,8 @@ impl Default for Mobility {
             direction_std_rad: None,
             groups: None,
             group_radius_m: None,
+            blocks_x: None,
+            blocks_y: None,
             file: None,
             moves: Vec::new(),
             fixed: Vec::new(),

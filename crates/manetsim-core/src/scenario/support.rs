@@ -37,7 +37,7 @@ const ALL_ROUTING: [RoutingProtocol; 6] = [
     RoutingProtocol::Dsdv,
     RoutingProtocol::Olsr,
 ];
-const ALL_MOBILITY: [MobilityModel; 9] = [
+const ALL_MOBILITY: [MobilityModel; 10] = [
     MobilityModel::Static,
     MobilityModel::RandomWaypoint,
     MobilityModel::Waypoints,
@@ -47,6 +47,7 @@ const ALL_MOBILITY: [MobilityModel; 9] = [
     MobilityModel::RandomWalk,
     MobilityModel::GaussMarkov,
     MobilityModel::Rpgm,
+    MobilityModel::Manhattan,
 ];
 const ALL_TRANSPORTS: [Transport; 4] = [
     Transport::Udp,
@@ -76,7 +77,8 @@ fn all_lists_are_complete(r: RoutingProtocol, m: MobilityModel, t: Transport, a:
         | M::RandomDirection
         | M::RandomWalk
         | M::GaussMarkov
-        | M::Rpgm => {}
+        | M::Rpgm
+        | M::Manhattan => {}
     }
     match t {
         T::Udp | T::Tcp | T::Tfrc | T::Sctp => {}

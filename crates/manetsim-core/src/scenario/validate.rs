@@ -14,6 +14,9 @@ use crate::mac::{MacStandard, Preamble};
 
 /// Largest `nodes.count`.
 pub const MAX_NODES: u32 = 1_000_000;
+/// Most blocks across either side of a Manhattan grid (its legs, one a
+/// block, are all held from the start).
+pub const MAX_MANHATTAN_BLOCKS: u32 = 1_000;
 /// Largest `duration_s` (time is kept in `u64` nanoseconds).
 pub const MAX_DURATION_S: f64 = 1.0e9;
 /// Largest `flows.packet_size_bytes`.
@@ -79,6 +82,7 @@ pub(crate) fn initial_positions_from(m: MobilityModel) -> Option<&'static str> {
         MobilityModel::RandomWalk => Some("the random-walk model (uniform in the area)"),
         MobilityModel::GaussMarkov => Some("the Gauss-Markov model (uniform in the area)"),
         MobilityModel::Rpgm => Some("the group model (around each group's reference point)"),
+        MobilityModel::Manhattan => Some("the Manhattan model (uniform over its streets)"),
         MobilityModel::Ns2 | MobilityModel::Bonnmotion => Some("the movement file"),
     }
 }
@@ -537,14 +541,16 @@ impl Checker<'_> {
                 | MobilityModel::RandomWalk
                 | MobilityModel::GaussMarkov
                 | MobilityModel::Rpgm
+                | MobilityModel::Manhattan
         );
-        let speeds_for = "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\" or \"rpgm\"";
+        let speeds_for = "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\", \"rpgm\" or \"manhattan\"";
         let stepped = matches!(
             m.model,
             MobilityModel::RandomWalk | MobilityModel::GaussMarkov
         );
         let gauss = m.model == MobilityModel::GaussMarkov;
         let group = m.model == MobilityModel::Rpgm;
+        let streets = m.model == MobilityModel::Manhattan;
         let set = [
             (
                 "mobility.min_speed_mps",
@@ -606,6 +612,18 @@ impl Checker<'_> {
                 group,
                 "\"rpgm\"",
             ),
+            (
+                "mobility.blocks_x",
+                m.blocks_x.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
+            (
+                "mobility.blocks_y",
+                m.blocks_y.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
         ];
         if let Some((key, _, _, wanted)) = set.iter().find(|(_, given, ok, _)| *given && !ok) {
             return only_for(key, wanted);
@@ -621,7 +639,7 @@ impl Checker<'_> {
         {
             return only_for(
                 "mobility.fixed",
-                "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\", \"rpgm\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
+                "\"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\", \"rpgm\", \"manhattan\", \"ns2\" or \"bonnmotion\" (the placement already fixes nodes)",
             );
         }
 
@@ -688,6 +706,21 @@ impl Checker<'_> {
                 }
                 if let Some(r) = m.group_radius_m {
                     self.non_negative("mobility.group_radius_m", r)?;
+                }
+            }
+            MobilityModel::Manhattan => {
+                self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
+                for (key, blocks) in [
+                    ("mobility.blocks_x", m.blocks_x),
+                    ("mobility.blocks_y", m.blocks_y),
+                ] {
+                    let blocks = blocks.unwrap_or(crate::scenario::DEFAULT_MANHATTAN_BLOCKS);
+                    if !(1..=MAX_MANHATTAN_BLOCKS).contains(&blocks) {
+                        return self.fail(
+                            key,
+                            format!("expected 1 to {MAX_MANHATTAN_BLOCKS} blocks, got {blocks}"),
+                        );
+                    }
                 }
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
@@ -1534,7 +1567,7 @@ mod tests {
         refused(
             |s| s.mobility.max_speed_mps = 5.0,
             "mobility.max_speed_mps",
-            "only used with mobility.model = \"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\" or \"rpgm\" (model is \"static\")",
+            "only used with mobility.model = \"random_waypoint\", \"random_direction\", \"random_walk\", \"gauss_markov\", \"rpgm\" or \"manhattan\" (model is \"static\")",
         );
         refused(
             |s| s.mobility.steady_state = true,
@@ -1670,6 +1703,35 @@ mod tests {
             },
             "mobility.groups",
             "only used with mobility.model = \"rpgm\" (model is \"random_waypoint\")",
+        );
+        accepted(|s| {
+            drawn(s, MobilityModel::Manhattan);
+            s.mobility.blocks_x = Some(1);
+            s.mobility.blocks_y = Some(MAX_MANHATTAN_BLOCKS);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Manhattan);
+                s.mobility.blocks_y = Some(0);
+            },
+            "mobility.blocks_y",
+            "expected 1 to 1000 blocks, got 0",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Manhattan);
+                s.mobility.pause_s = 1.0;
+            },
+            "mobility.pause_s",
+            "(model is \"manhattan\")",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.mobility.blocks_x = Some(3);
+            },
+            "mobility.blocks_x",
+            "only used with mobility.model = \"manhattan\" (model is \"rpgm\")",
         );
         refused(
             |s| s.mobility.file = Some("m.tcl".into()),

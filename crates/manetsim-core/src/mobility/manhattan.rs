@@ -1,0 +1,304 @@
+//! The Manhattan grid (`model = "manhattan"`, added): nodes that keep to
+//! the streets of a city grid, as in Bai, Sadagopan and Helmy's IMPORTANT
+//! framework (INFOCOM 2003), Camp, Boleng and Davies's survey (2002) and
+//! BonnMotion's `ManhattanGrid`.
+//!
+//! The area is cut into `blocks_x` × `blocks_y` equal blocks. Its streets
+//! are the blocks' edges: `blocks_y + 1` horizontal ones at `y = j · height /
+//! blocks_y` and `blocks_x + 1` vertical ones at `x = i · width / blocks_x`,
+//! crossing at the intersections. Each node draws from its own stream
+//! `Rng::new(seed, Stream::Mobility, node)`:
+//!
+//! - its start, uniform over the length of all streets (draws: the place
+//!   along them, then the way along its street, either way alike);
+//! - at each intersection (and for the way to the first one), a speed
+//!   uniform in `[min_speed_mps, max_speed_mps)`, never 0, for the block
+//!   ahead; then, on arrival, whether to go straight (probability ½), turn
+//!   left (¼) or turn right (¼). A way that would leave the grid is not
+//!   taken: the others share its probability in proportion (at the edge,
+//!   straight ⅔ and the one turn ⅓; at a T facing the edge, either turn ½;
+//!   at a corner, the one turn). A node never turns back.
+//!
+//! Nodes never pause. Every leg is worked out as the run starts, one a
+//! block, so the trajectories are plain [`Trajectory`]s.
+
+use super::random_waypoint::speed_between;
+use super::{travel_time, Trajectory};
+use crate::engine::{Rng, SimTime, Stream};
+use crate::phy::Pos;
+
+/// What the model needs besides the seed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ManhattanParams {
+    pub width_m: f64,
+    pub height_m: f64,
+    /// Blocks across the width and the height (each ≥ 1).
+    pub blocks_x: u32,
+    pub blocks_y: u32,
+    pub min_speed_mps: f64,
+    pub max_speed_mps: f64,
+}
+
+/// The four ways along the streets, counter-clockwise from east.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    East,
+    North,
+    West,
+    South,
+}
+
+impl Way {
+    const ALL: [Way; 4] = [Way::East, Way::North, Way::West, Way::South];
+
+    fn left(self) -> Way {
+        Way::ALL[(self as usize + 1) % 4]
+    }
+
+    fn right(self) -> Way {
+        Way::ALL[(self as usize + 3) % 4]
+    }
+
+    /// The step in intersection indices.
+    fn step(self) -> (i64, i64) {
+        match self {
+            Way::East => (1, 0),
+            Way::North => (0, 1),
+            Way::West => (-1, 0),
+            Way::South => (0, -1),
+        }
+    }
+}
+
+impl ManhattanParams {
+    fn block_w(&self) -> f64 {
+        self.width_m / f64::from(self.blocks_x)
+    }
+
+    fn block_h(&self) -> f64 {
+        self.height_m / f64::from(self.blocks_y)
+    }
+
+    /// Where intersection `(i, j)` is.
+    fn corner(&self, (i, j): (i64, i64)) -> Pos {
+        // The last street lies exactly on the edge.
+        let x = if i == i64::from(self.blocks_x) {
+            self.width_m
+        } else {
+            i as f64 * self.block_w()
+        };
+        let y = if j == i64::from(self.blocks_y) {
+            self.height_m
+        } else {
+            j as f64 * self.block_h()
+        };
+        Pos::new(x, y)
+    }
+
+    fn on_grid(&self, (i, j): (i64, i64)) -> bool {
+        (0..=i64::from(self.blocks_x)).contains(&i) && (0..=i64::from(self.blocks_y)).contains(&j)
+    }
+}
+
+/// A start uniform over the streets' length: the place, the way along its
+/// street, and the first intersection ahead.
+fn start(p: &ManhattanParams, rng: &mut Rng) -> (Pos, Way, (i64, i64)) {
+    let across = f64::from(p.blocks_y + 1) * p.width_m;
+    let up = f64::from(p.blocks_x + 1) * p.height_m;
+    let u = rng.range(0.0, across + up);
+    let forward = rng.uniform() < 0.5;
+    if u < across {
+        let j = ((u / p.width_m) as i64).min(i64::from(p.blocks_y));
+        let x = (u - j as f64 * p.width_m).clamp(0.0, p.width_m);
+        let at = Pos::new(x, p.corner((0, j)).y);
+        // The intersections either side; at one exactly, it is behind.
+        let below = ((x / p.block_w()) as i64).min(i64::from(p.blocks_x) - 1);
+        let (way, i) = if forward {
+            (Way::East, below + 1)
+        } else if p.corner((below, j)).x < x {
+            (Way::West, below)
+        } else {
+            (Way::East, below + 1)
+        };
+        (at, way, (i, j))
+    } else {
+        let u = u - across;
+        let i = ((u / p.height_m) as i64).min(i64::from(p.blocks_x));
+        let y = (u - i as f64 * p.height_m).clamp(0.0, p.height_m);
+        let at = Pos::new(p.corner((i, 0)).x, y);
+        let below = ((y / p.block_h()) as i64).min(i64::from(p.blocks_y) - 1);
+        let (way, j) = if forward {
+            (Way::North, below + 1)
+        } else if p.corner((i, below)).y < y {
+            (Way::South, below)
+        } else {
+            (Way::North, below + 1)
+        };
+        (at, way, (i, j))
+    }
+}
+
+/// The way out of intersection `at` for a node that came in going `way`.
+fn turn(p: &ManhattanParams, at: (i64, i64), way: Way, rng: &mut Rng) -> Way {
+    let open = |w: Way| {
+        let (di, dj) = w.step();
+        p.on_grid((at.0 + di, at.1 + dj))
+    };
+    let choices = [(way, 2.0), (way.left(), 1.0), (way.right(), 1.0)];
+    let total: f64 = choices
+        .iter()
+        .filter(|(w, _)| open(*w))
+        .map(|(_, weight)| weight)
+        .sum();
+    let mut u = rng.uniform() * total;
+    let mut last = way;
+    for (w, weight) in choices.into_iter().filter(|(w, _)| open(*w)) {
+        if u < weight {
+            return w;
+        }
+        u -= weight;
+        last = w;
+    }
+    // Rounding left `u` at the total: the last open way.
+    last
+}
+
+/// Every node's trajectory, with every leg that starts before `until`.
+pub fn build(p: &ManhattanParams, seed: u64, count: u32, until: SimTime) -> Vec<Trajectory> {
+    (0..count)
+        .map(|node| {
+            let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
+            let (initial, mut way, mut next) = start(p, &mut rng);
+            let mut tr = Trajectory::new(initial);
+            let (mut t, mut from) = (0, initial);
+            while t < until {
+                let target = p.corner(next);
+                let speed = speed_between(p.min_speed_mps, p.max_speed_mps, &mut rng);
+                tr.setdest(t, target, speed);
+                t += travel_time(from.distance(&target), speed);
+                from = target;
+                way = turn(p, next, way, &mut rng);
+                let (di, dj) = way.step();
+                next = (next.0 + di, next.1 + dj);
+            }
+            tr
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::from_secs;
+
+    fn params(blocks_x: u32, blocks_y: u32) -> ManhattanParams {
+        ManhattanParams {
+            width_m: 1000.0,
+            height_m: 600.0,
+            blocks_x,
+            blocks_y,
+            min_speed_mps: 2.0,
+            max_speed_mps: 15.0,
+        }
+    }
+
+    fn on_a_street(p: &ManhattanParams, at: Pos) -> bool {
+        let near = |v: f64, step: f64| {
+            let k = (v / step).round();
+            (v - k * step).abs() < 1e-6
+        };
+        (near(at.x, p.block_w()) || near(at.y, p.block_h()))
+            && (0.0..=p.width_m).contains(&at.x)
+            && (0.0..=p.height_m).contains(&at.y)
+    }
+
+    #[test]
+    fn nodes_keep_to_the_streets() {
+        let p = params(5, 3);
+        let until = from_secs(1200.0);
+        for mut tr in build(&p, 3, 30, until) {
+            assert!(tr.max_speed_mps() < 15.0);
+            for k in 0..=2400 {
+                let at = tr.position(from_secs(f64::from(k) * 0.5));
+                assert!(on_a_street(&p, at), "{at:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn nodes_turn_at_intersections_only_and_never_back() {
+        let p = params(4, 4);
+        for tr in build(&p, 8, 20, from_secs(2000.0)) {
+            let legs = tr.legs();
+            for pair in legs.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                // Each leg starts where the one before arrived: a corner.
+                assert_eq!(b.from, a.to);
+                assert_eq!(b.start, a.end);
+                let ha = (a.to.x - a.from.x, a.to.y - a.from.y);
+                let hb = (b.to.x - b.from.x, b.to.y - b.from.y);
+                // Straight or a quarter turn; never reversed.
+                assert!(ha.0 * hb.0 + ha.1 * hb.1 >= 0.0, "{a:?} then {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn inside_the_grid_a_node_goes_straight_half_the_time() {
+        let p = params(6, 6);
+        let mut rng = Rng::new(5, Stream::Test, 0);
+        let n = 40_000;
+        let mut counts = [0usize; 4];
+        for _ in 0..n {
+            counts[turn(&p, (3, 3), Way::East, &mut rng) as usize] += 1;
+        }
+        let share = |k: usize| counts[k] as f64 / n as f64;
+        assert!((share(Way::East as usize) - 0.5).abs() < 0.01);
+        assert!((share(Way::North as usize) - 0.25).abs() < 0.01);
+        assert!((share(Way::South as usize) - 0.25).abs() < 0.01);
+        assert_eq!(counts[Way::West as usize], 0);
+        // On the bottom edge going east: straight 2/3, north 1/3.
+        let mut north = 0;
+        for _ in 0..n {
+            north += usize::from(turn(&p, (3, 0), Way::East, &mut rng) == Way::North);
+        }
+        assert!((north as f64 / n as f64 - 1.0 / 3.0).abs() < 0.01);
+        // Into a corner: the one turn.
+        assert_eq!(turn(&p, (6, 6), Way::East, &mut rng), Way::South);
+        assert_eq!(turn(&p, (0, 0), Way::South, &mut rng), Way::East);
+    }
+
+    #[test]
+    fn starts_are_spread_over_the_streets_by_length() {
+        // Two horizontal streets of 1,000 m and three vertical of 600 m:
+        // 2,000 m of 3,800 m run across.
+        let p = params(2, 1);
+        let mut rng = Rng::new(1, Stream::Test, 0);
+        let n = 40_000;
+        let mut across = 0;
+        for _ in 0..n {
+            let (at, way, next) = start(&p, &mut rng);
+            assert!(on_a_street(&p, at));
+            let ahead = p.corner(next);
+            match way {
+                Way::East => assert!(ahead.x > at.x && ahead.y == at.y),
+                Way::West => assert!(ahead.x < at.x && ahead.y == at.y),
+                Way::North => assert!(ahead.y > at.y && ahead.x == at.x),
+                Way::South => assert!(ahead.y < at.y && ahead.x == at.x),
+            }
+            across += usize::from(matches!(way, Way::East | Way::West));
+        }
+        let share = across as f64 / n as f64;
+        assert!((share - 2000.0 / 3800.0).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_walks() {
+        let p = params(3, 3);
+        let until = from_secs(300.0);
+        assert_eq!(build(&p, 2, 4, until), build(&p, 2, 4, until));
+        assert_ne!(build(&p, 2, 4, until), build(&p, 3, 4, until));
+        // A node's walk does not depend on how many others there are.
+        assert_eq!(build(&p, 2, 4, until)[..2], build(&p, 2, 2, until)[..]);
+    }
+}
