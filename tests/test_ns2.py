@@ -123,7 +123,9 @@ def test_loss_after_the_mac_is_spliced_between_mac_and_ll():
     assert "$em_1 target [$node_(1) set ll_(0)]" in tcl
 
 
-@pytest.mark.parametrize(("variant", "name"), [("westwood", "Westwood+"), ("veno", "Veno")])
+@pytest.mark.parametrize(
+    ("variant", "name"), [("westwood", "Westwood+"), ("veno", "Veno"), ("cubic", "CUBIC")]
+)
 def test_variants_ns2_has_only_in_tcp_linux_are_refused_saying_why(variant: str, name: str):
     line = _refused_chain3(f"flows.0.tcp.variant={variant}")
     assert "key `flows.0.tcp.variant`" in line

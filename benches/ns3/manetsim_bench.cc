@@ -319,6 +319,7 @@ main(int argc, char* argv[])
     uint32_t tcpInitialWindow = 2;
     double tcpMinRtoS = 0.2;
     bool tcpDelayedAck = false;
+    std::string tcpVariant = "newreno";
     // AODV.
     bool aodvHello = false;
     // Output.
@@ -369,6 +370,7 @@ main(int argc, char* argv[])
     cmd.AddValue("tcpInitialWindow", "TCP initial congestion window (segments)", tcpInitialWindow);
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
+    cmd.AddValue("tcpVariant", "newreno or cubic (every TCP flow)", tcpVariant);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
     cmd.AddValue("frameCounts",
                  "Print the frames each node sent and received, its ACKs by rate and the "
@@ -391,7 +393,20 @@ main(int argc, char* argv[])
     // packets) is not mirrored: capping the receiver's advertised window
     // (RcvBufSize) crashes ns-3.37 in TcpRateLinux::SkbSent on the chain, so
     // the window is ns-3's default (128 KiB receive buffer).
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    // CUBIC as manetsim's: standard slow start, without HyStart.
+    if (tcpVariant == "cubic")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    }
+    else if (tcpVariant == "newreno")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    }
+    else
+    {
+        NS_FATAL_ERROR("--tcpVariant: expected newreno or cubic, got " << tcpVariant);
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
     uint32_t segmentSize = 512; // one for all TCP flows (bench.py refuses mixed sizes)
     for (const FlowSpec& f : flows)

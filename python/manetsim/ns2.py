@@ -89,7 +89,11 @@ _TCP = {
 # of its TCP-Linux agent (`Agent/TCP/Linux`, `select_ca NAME`): that agent
 # recovers from a loss with a SACK scoreboard and rate halving
 # (tcp/tcp-linux.cc), where manetsim's variant recovers as NewReno or Reno.
-_TCP_LINUX_ONLY = {"westwood": ("Westwood+", "NewReno"), "veno": ("Veno", "Reno")}
+_TCP_LINUX_ONLY = {
+    "westwood": ("Westwood+", "NewReno"),
+    "veno": ("Veno", "Reno"),
+    "cubic": ("CUBIC", "NewReno"),
+}
 # Packets each band of ns-2.35's CMUPriQueue (its DSR's interface queue)
 # holds: `IFQ_MAXLEN` in queue/dsr-priqueue.h, not bound to Tcl, so the
 # node's -ifqLen does not reach it.

@@ -391,6 +391,7 @@ def check_expressible(c: Mapping[str, Any]) -> None:
     if c.get("energy"):
         raise Ns3Error("energy", "the energy model is not mirrored in the ns-3 program")
     tcp_sizes = set()
+    tcp_variants: set[str] = set()
     for i, flow in enumerate(c.get("flows", [])):
         key = f"flows.{i}"
         if flow.get("start_jitter_s", 0.0):
@@ -403,13 +404,20 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             if app != "ftp":
                 raise Ns3Error(f"{key}.app", f'"{app}" over TCP: only FTP (bulk) is expressed')
             variant = flow["tcp"]["variant"]
-            if variant != "newreno":
+            if variant not in ("newreno", "cubic"):
                 raise Ns3Error(
-                    f"{key}.tcp.variant", f'"{variant}": the ns-3 program runs NewReno only'
+                    f"{key}.tcp.variant",
+                    f'"{variant}": the ns-3 program runs NewReno and CUBIC only',
                 )
+            tcp_variants.add(variant)
             tcp_sizes.add(int(flow["packet_size_bytes"]))
         else:
             raise Ns3Error(f"{key}.transport", f'"{transport}" is not expressed')
+    if len(tcp_variants) > 1:
+        raise Ns3Error(
+            "flows.tcp.variant",
+            "TCP flows of different variants (ns-3 sets one SocketType for all)",
+        )
     if len(tcp_sizes) > 1:
         raise Ns3Error(
             "flows.packet_size_bytes",
@@ -543,6 +551,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
             f"--tcpInitialWindow={int(tcp['initial_window_packets'])}",
             f"--tcpMinRtoS={float(tcp['min_rto_s'])!r}",
             f"--tcpDelayedAck={'true' if tcp['delayed_ack'] else 'false'}",
+            f"--tcpVariant={tcp['variant']}",
         ]
     return args
 

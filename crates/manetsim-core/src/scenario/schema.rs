@@ -1097,6 +1097,8 @@ pub enum TcpVariant {
     Veno,
     Newveno,
     TcpAp,
+    /// Added: CUBIC (RFC 9438), as Linux and ns-3's `TcpCubic` run it.
+    Cubic,
 }
 
 /// `[flows.tcp]`.

@@ -68,6 +68,7 @@ pub(crate) fn cc_kind(v: TcpVariant) -> CcKind {
         TcpVariant::Veno => CcKind::VENO,
         TcpVariant::Newveno => CcKind::NewVeno,
         TcpVariant::TcpAp => CcKind::TCP_AP,
+        TcpVariant::Cubic => CcKind::Cubic,
     }
 }
 
@@ -83,6 +84,7 @@ pub(crate) fn variant_name(v: TcpVariant) -> &'static str {
         TcpVariant::Veno => "veno",
         TcpVariant::Newveno => "newveno",
         TcpVariant::TcpAp => "tcp_ap",
+        TcpVariant::Cubic => "cubic",
     }
 }
 

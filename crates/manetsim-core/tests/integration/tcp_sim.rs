@@ -6,7 +6,7 @@ use manetsim_core::scenario::{
     AppKind, Flow, Loss, LossModelKind, LossPackets, LossWhere, TcpConfig, TcpVariant, Transport,
 };
 
-const VARIANTS: [TcpVariant; 9] = [
+const VARIANTS: [TcpVariant; 10] = [
     TcpVariant::Tahoe,
     TcpVariant::Reno,
     TcpVariant::Newreno,
@@ -16,6 +16,7 @@ const VARIANTS: [TcpVariant; 9] = [
     TcpVariant::Veno,
     TcpVariant::Newveno,
     TcpVariant::TcpAp,
+    TcpVariant::Cubic,
 ];
 
 fn ftp(src: u32, dst: u32, bytes: u32, variant: TcpVariant, start_s: f64, stop_s: f64) -> Flow {

@@ -12,6 +12,7 @@
 //! With [`SsthreshRule::Ns2`] a loss halves the window as ns-2.35's
 //! `TcpAgent::slowdown()` does instead (see [`CcState::loss_ssthresh`]).
 
+pub mod cubic;
 pub mod new_veno;
 pub mod newreno;
 pub mod reno;
@@ -74,6 +75,8 @@ pub enum CcKind {
         /// EWMA weight of the old 4-hop delay estimate (α = 0.7).
         alpha: f64,
     },
+    /// CUBIC (RFC 9438).
+    Cubic,
 }
 
 impl CcKind {
@@ -101,11 +104,12 @@ impl CcKind {
             CcKind::Veno { .. } => "veno",
             CcKind::NewVeno => "newveno",
             CcKind::TcpAp { .. } => "tcp-ap",
+            CcKind::Cubic => "cubic",
         }
     }
 
     /// Every variant with default parameters.
-    pub fn all() -> [CcKind; 9] {
+    pub fn all() -> [CcKind; 10] {
         [
             CcKind::Tahoe,
             CcKind::Reno,
@@ -116,6 +120,7 @@ impl CcKind {
             CcKind::VENO,
             CcKind::NewVeno,
             CcKind::TCP_AP,
+            CcKind::Cubic,
         ]
     }
 }
@@ -292,6 +297,7 @@ pub enum AnyCc {
     Veno(veno::Veno),
     NewVeno(new_veno::NewVeno),
     TcpAp(tcp_ap::TcpAp),
+    Cubic(cubic::Cubic),
 }
 
 /// `$body` with `$c` bound to the algorithm inside any [`AnyCc`] variant
@@ -308,6 +314,7 @@ macro_rules! each_variant {
             AnyCc::Veno($c) => $body,
             AnyCc::NewVeno($c) => $body,
             AnyCc::TcpAp($c) => $body,
+            AnyCc::Cubic($c) => $body,
         }
     };
 }
@@ -329,6 +336,7 @@ impl AnyCc {
             CcKind::Veno { beta } => AnyCc::Veno(veno::Veno::new(beta)),
             CcKind::NewVeno => AnyCc::NewVeno(new_veno::NewVeno::default()),
             CcKind::TcpAp { history, alpha } => AnyCc::TcpAp(tcp_ap::TcpAp::new(history, alpha)),
+            CcKind::Cubic => AnyCc::Cubic(cubic::Cubic::default()),
         }
     }
 
