@@ -561,6 +561,40 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
     })
 }
 
+/// The most legs, all nodes together, that the models which work every leg
+/// out as the run starts (`rpgm`, `manhattan`) may hold: 20 million, about
+/// 1.6 GB.
+pub const MAX_LEGS_UP_FRONT: f64 = 2.0e7;
+
+/// About how many legs `rpgm` or `manhattan` would work out for `s` as the
+/// run starts, erring high (`None` for the other models, whose legs are
+/// drawn as the run goes or read from a file):
+/// - `manhattan`: a leg a block crossed at `max_speed_mps`, the shorter side
+///   of a block, for every node;
+/// - `rpgm`: a leg per pause and mean random-waypoint leg (its mean length)
+///   at `max_speed_mps`, for every node.
+pub fn legs_up_front(s: &Scenario) -> Option<f64> {
+    let m = &s.mobility;
+    let nodes = f64::from(s.nodes.count);
+    let reach_m = s.duration_s * m.max_speed_mps;
+    match m.model {
+        scenario::MobilityModel::Manhattan => {
+            let blocks =
+                |n: Option<u32>| f64::from(n.unwrap_or(scenario::DEFAULT_MANHATTAN_BLOCKS));
+            let block_m =
+                (s.area.width_m / blocks(m.blocks_x)).min(s.area.height_m / blocks(m.blocks_y));
+            Some(nodes * (2.0 + reach_m / block_m))
+        }
+        scenario::MobilityModel::Rpgm => {
+            let leg_s = m.pause_s
+                + random_waypoint::mean_leg_length(s.area.width_m, s.area.height_m)
+                    / m.max_speed_mps;
+            Some(nodes * (2.0 + s.duration_s / leg_s))
+        }
+        _ => None,
+    }
+}
+
 fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
     let m = &s.mobility;
     let bad = |msg: String| Err(MobilityError::new(TABLE, None, msg));

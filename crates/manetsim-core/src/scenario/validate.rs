@@ -725,6 +725,17 @@ impl Checker<'_> {
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
         }
+        if let Some(legs) = crate::mobility::legs_up_front(s) {
+            let most = crate::mobility::MAX_LEGS_UP_FRONT;
+            if !(legs <= most) {
+                return self.fail(
+                    "mobility.model",
+                    format!(
+                        "\"{model}\" works out every leg as the run starts, and here that is about {legs:.3e} legs (nodes × duration_s); at most {most:.0e} are held (about 1.6 GB): use fewer nodes, a shorter run or a slower top speed"
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 
@@ -1724,6 +1735,24 @@ mod tests {
             },
             "mobility.pause_s",
             "(model is \"manhattan\")",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Manhattan);
+                s.nodes.count = 10_000;
+                s.duration_s = 100_000.0;
+            },
+            "mobility.model",
+            "\"manhattan\" works out every leg as the run starts, and here that is about",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::Rpgm);
+                s.nodes.count = 100_000;
+                s.duration_s = 1.0e6;
+            },
+            "mobility.model",
+            "at most 2e7 are held",
         );
         refused(
             |s| {
