@@ -727,7 +727,7 @@ impl Checker<'_> {
         }
         if let Some(legs) = crate::mobility::legs_up_front(s) {
             let most = crate::mobility::MAX_LEGS_UP_FRONT;
-            if !(legs <= most) {
+            if legs.is_nan() || legs > most {
                 return self.fail(
                     "mobility.model",
                     format!(
