@@ -107,34 +107,29 @@ fn start(p: &ManhattanParams, rng: &mut Rng) -> (Pos, Way, (i64, i64)) {
     let up = f64::from(p.blocks_x + 1) * p.height_m;
     let u = rng.range(0.0, across + up);
     let forward = rng.uniform() < 0.5;
+    // The intersection ahead of a place `d` along a street of `blocks`
+    // blocks whose `k`-th intersection is at `at(k)`, and whether the way
+    // there is up the street; a place on an intersection has it behind.
+    let ahead = |d: f64, block: f64, blocks: u32, at: &dyn Fn(i64) -> f64| {
+        let below = ((d / block) as i64).min(i64::from(blocks) - 1);
+        if !forward && at(below) < d {
+            (false, below)
+        } else {
+            (true, below + 1)
+        }
+    };
     if u < across {
         let j = ((u / p.width_m) as i64).min(i64::from(p.blocks_y));
         let x = (u - j as f64 * p.width_m).clamp(0.0, p.width_m);
-        let at = Pos::new(x, p.corner((0, j)).y);
-        // The intersections either side; at one exactly, it is behind.
-        let below = ((x / p.block_w()) as i64).min(i64::from(p.blocks_x) - 1);
-        let (way, i) = if forward {
-            (Way::East, below + 1)
-        } else if p.corner((below, j)).x < x {
-            (Way::West, below)
-        } else {
-            (Way::East, below + 1)
-        };
-        (at, way, (i, j))
+        let (up, i) = ahead(x, p.block_w(), p.blocks_x, &|i| p.corner((i, j)).x);
+        let way = if up { Way::East } else { Way::West };
+        (Pos::new(x, p.corner((0, j)).y), way, (i, j))
     } else {
-        let u = u - across;
-        let i = ((u / p.height_m) as i64).min(i64::from(p.blocks_x));
-        let y = (u - i as f64 * p.height_m).clamp(0.0, p.height_m);
-        let at = Pos::new(p.corner((i, 0)).x, y);
-        let below = ((y / p.block_h()) as i64).min(i64::from(p.blocks_y) - 1);
-        let (way, j) = if forward {
-            (Way::North, below + 1)
-        } else if p.corner((i, below)).y < y {
-            (Way::South, below)
-        } else {
-            (Way::North, below + 1)
-        };
-        (at, way, (i, j))
+        let i = (((u - across) / p.height_m) as i64).min(i64::from(p.blocks_x));
+        let y = (u - across - i as f64 * p.height_m).clamp(0.0, p.height_m);
+        let (up, j) = ahead(y, p.block_h(), p.blocks_y, &|j| p.corner((i, j)).y);
+        let way = if up { Way::North } else { Way::South };
+        (Pos::new(p.corner((i, 0)).x, y), way, (i, j))
     }
 }
 

@@ -305,30 +305,24 @@ impl Mobility {
                     .map(|i| NodeMobility::Walk(Box::new(Walk::new(Rc::clone(&params), s.seed, i))))
                     .collect()
             }
-            scenario::MobilityModel::Rpgm => {
-                // Every leg that starts by the end of the run, as
-                // `write_ns2` writes them.
-                let until = from_secs(s.duration_s).saturating_add(1);
-                group::build(&group_params(s)?, s.seed, count, until)
-                    .into_iter()
-                    .map(NodeMobility::Trajectory)
-                    .collect()
+            // Every leg that starts by the end of the run, as `write_ns2`
+            // writes them.
+            scenario::MobilityModel::Rpgm => known(group::build(
+                &group_params(s)?,
+                s.seed,
+                count,
+                from_secs(s.duration_s).saturating_add(1),
+            )),
+            scenario::MobilityModel::Manhattan => known(manhattan::build(
+                &manhattan_params(s)?,
+                s.seed,
+                count,
+                from_secs(s.duration_s).saturating_add(1),
+            )),
+            scenario::MobilityModel::Ns2 => known(ns2::read(file_of(s)?, count, &s.area)?),
+            scenario::MobilityModel::Bonnmotion => {
+                known(bonnmotion::read(file_of(s)?, count, &s.area)?)
             }
-            scenario::MobilityModel::Manhattan => {
-                let until = from_secs(s.duration_s).saturating_add(1);
-                manhattan::build(&manhattan_params(s)?, s.seed, count, until)
-                    .into_iter()
-                    .map(NodeMobility::Trajectory)
-                    .collect()
-            }
-            scenario::MobilityModel::Ns2 => ns2::read(file_of(s)?, count, &s.area)?
-                .into_iter()
-                .map(NodeMobility::Trajectory)
-                .collect(),
-            scenario::MobilityModel::Bonnmotion => bonnmotion::read(file_of(s)?, count, &s.area)?
-                .into_iter()
-                .map(NodeMobility::Trajectory)
-                .collect(),
         };
         for f in &m.fixed {
             if let Some(n) = nodes.get_mut(f.node as usize) {
@@ -451,6 +445,14 @@ impl Mobility {
         ];
         ns2::write(&header, &initial, &legs)
     }
+}
+
+/// Nodes whose every leg is known up front.
+fn known(trajectories: Vec<Trajectory>) -> Vec<NodeMobility> {
+    trajectories
+        .into_iter()
+        .map(NodeMobility::Trajectory)
+        .collect()
 }
 
 fn scenario_model_name(m: scenario::MobilityModel) -> &'static str {
