@@ -512,14 +512,20 @@ fn rwp_params(s: &Scenario) -> Result<RwpParams, MobilityError> {
     if m.steady_state && m.min_speed_mps <= 0.0 {
         return bad(STEADY_STATE_NEEDS_MIN_SPEED.into());
     }
-    Ok(RwpParams {
+    Ok(rwp_of(s))
+}
+
+/// Random waypoint's parameters as the scenario gives them (unchecked).
+fn rwp_of(s: &Scenario) -> RwpParams {
+    let m = &s.mobility;
+    RwpParams {
         width_m: s.area.width_m,
         height_m: s.area.height_m,
         min_speed_mps: m.min_speed_mps,
         max_speed_mps: m.max_speed_mps,
         pause: from_secs(m.pause_s),
         steady_state: m.steady_state,
-    })
+    }
 }
 
 fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
@@ -614,12 +620,8 @@ fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
     }
     Ok(GroupParams {
         rwp: RwpParams {
-            width_m: s.area.width_m,
-            height_m: s.area.height_m,
-            min_speed_mps: m.min_speed_mps,
-            max_speed_mps: m.max_speed_mps,
-            pause: from_secs(m.pause_s),
             steady_state: false,
+            ..rwp_of(s)
         },
         groups,
         radius_m,
@@ -677,14 +679,7 @@ pub fn scenario_warnings(s: &Scenario) -> Vec<String> {
                 ));
             }
             if !m.steady_state && m.min_speed_mps > 0.0 {
-                let p = RwpParams {
-                    width_m: s.area.width_m,
-                    height_m: s.area.height_m,
-                    min_speed_mps: m.min_speed_mps,
-                    max_speed_mps: m.max_speed_mps,
-                    pause: from_secs(m.pause_s),
-                    steady_state: false,
-                };
+                let p = rwp_of(s);
                 let warmup = random_waypoint::mean_leg_length(p.width_m, p.height_m)
                     * random_waypoint::mean_inverse_speed(p.min_speed_mps, p.max_speed_mps)
                     + m.pause_s;
