@@ -966,3 +966,54 @@ def test_ns3s_cubic_carries_what_manetsims_does_over_three_hops(tmp_path):
     theirs_kbps = ns3.parse_result(proc.stdout)["tcp_rx_bytes"] * 8 / 59.0 / 1000.0
     assert theirs_kbps > 50.0
     assert float(ours["goodput_kbps"]) == pytest.approx(theirs_kbps, rel=0.2)
+
+
+def test_cbr_and_on_off_into_tcp_reach_the_flows_file(tmp_path):
+    bursts = {**ONOFF_PAIR["flows"][0], "transport": "tcp"}
+    steady = {**bursts, "app": "cbr", "rate_bps": 16384.0, "onoff": None}
+    doc = {**ONOFF_PAIR, "flows": [bursts, steady]}
+    args = _program_args(ns3.prepare(doc, tmp_path))
+    rows = [
+        line.split()
+        for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    ]
+    assert rows == [
+        [
+            "tcponoff",
+            "0",
+            "1",
+            "1.0",
+            "200.0",
+            "512",
+            "64000.0",
+            "1.0",
+            "3.0",
+            "exponential",
+            "1.5",
+        ],
+        ["tcpcbr", "0", "1", "1.0", "200.0", "512", "16384.0"],
+    ]
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3s_tcp_on_off_and_cbr_sources_deliver_what_manetsims_do():
+    # Over one hop of 100 m, five seeds of 199 s: an on-off source (64
+    # kbit/s in bursts of 1 s every 4 s, exponential) and a 16 kbit/s CBR
+    # source, each feeding a TCP connection that keeps up. Expected: 3,887
+    # packets on-off, 3,980 CBR (4 a second).
+    binary = ns3.build()
+    bursts = {**ONOFF_PAIR["flows"][0], "transport": "tcp"}
+    steady = {**bursts, "app": "cbr", "rate_bps": 16384.0, "onoff": None}
+    for flow, expected in ((bursts, 3887), (steady, 3980)):
+        doc = {**ONOFF_PAIR, "flows": [flow]}
+        ours = theirs = 0
+        for seed in range(1, 6):
+            ours += int(run(doc, seed=seed).flows.iloc[0]["received"])
+            with tempfile.TemporaryDirectory() as folder:
+                command = ns3.prepare(doc, Path(folder), binary, seed=seed)
+                out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+            theirs += ns3.parse_result(out)["tcp_rx_bytes"] // 512
+        assert ours == pytest.approx(expected, rel=0.08), flow["app"]
+        assert theirs == pytest.approx(expected, rel=0.08), flow["app"]

@@ -11,11 +11,13 @@
 //   --mobility=FILE        ns-2 movement file (setdest format) written by manetsim
 //                          (`movements_ns2`): the same positions and legs, loaded
 //                          with ns3::Ns2MobilityHelper
-//   --flows=FILE           one flow a line: `tcp|udp SRC DST START STOP SIZE RATE_BPS`
-//                          (tcp: bulk transfer, RATE_BPS ignored; udp: CBR), or
-//                          `onoff SRC DST START STOP SIZE RATE_BPS ON_S OFF_S
-//                          exponential|pareto SHAPE` (UDP bursts at RATE_BPS,
-//                          ns-3's OnOffApplication, times of those means)
+//   --flows=FILE           one flow a line: `tcp|udp|tcpcbr SRC DST START STOP SIZE
+//                          RATE_BPS` (tcp: bulk transfer, RATE_BPS ignored; udp:
+//                          CBR; tcpcbr: CBR into a TCP connection), or
+//                          `onoff|tcponoff SRC DST START STOP SIZE RATE_BPS ON_S
+//                          OFF_S exponential|pareto SHAPE` (bursts at RATE_BPS
+//                          over UDP or into a TCP connection, ns-3's
+//                          OnOffApplication, times of those means)
 //   radio, MAC and TCP parameters as manetsim resolves them (see --PrintHelp)
 //
 // The radio mirrors ns-2's threshold model as far as ns-3's YANS PHY allows
@@ -57,7 +59,7 @@ namespace
 
 struct FlowSpec
 {
-    std::string kind; // "tcp", "udp" or "onoff"
+    std::string kind; // "tcp", "udp", "onoff", "tcpcbr" or "tcponoff"
     uint32_t src = 0;
     uint32_t dst = 0;
     double start = 0.0;
@@ -70,6 +72,18 @@ struct FlowSpec
     double offS = 0.0;
     std::string distribution = "exponential";
     double shape = 1.5;
+
+    // Whether the flow runs over TCP (bulk, CBR or on-off).
+    bool Tcp() const
+    {
+        return kind == "tcp" || kind == "tcpcbr" || kind == "tcponoff";
+    }
+
+    // Whether the flow's source is ns-3's OnOffApplication.
+    bool OnOff() const
+    {
+        return kind == "onoff" || kind == "tcponoff" || kind == "tcpcbr";
+    }
 };
 
 // The packets each on-off source sent (its application's Tx trace).
@@ -233,16 +247,21 @@ ReadFlows(const std::string& path, uint32_t nodes)
         FlowSpec f;
         if (!(fields >> f.kind >> f.src >> f.dst >> f.start >> f.stop >> f.size >> f.rateBps))
         {
-            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `tcp|udp|onoff SRC DST START STOP SIZE RATE`");
+            NS_FATAL_ERROR(path << ":" << lineNo
+                                << ": expected `tcp|udp|tcpcbr|onoff|tcponoff SRC DST START STOP SIZE RATE`");
         }
-        if (f.kind == "onoff" && !(fields >> f.onS >> f.offS >> f.distribution >> f.shape))
+        bool bursts = f.kind == "onoff" || f.kind == "tcponoff";
+        if (bursts && !(fields >> f.onS >> f.offS >> f.distribution >> f.shape))
         {
-            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `onoff ... ON_S OFF_S DISTRIBUTION SHAPE`");
+            NS_FATAL_ERROR(path << ":" << lineNo << ": expected `" << f.kind
+                                << " ... ON_S OFF_S DISTRIBUTION SHAPE`");
         }
-        if ((f.kind != "tcp" && f.kind != "udp" && f.kind != "onoff") || f.src >= nodes ||
+        if ((f.kind != "tcp" && f.kind != "udp" && f.kind != "onoff" && f.kind != "tcpcbr" &&
+             f.kind != "tcponoff") ||
+            f.src >= nodes ||
             f.dst >= nodes || f.src == f.dst || f.stop <= f.start || f.size == 0 ||
             (f.kind != "tcp" && f.rateBps <= 0.0) ||
-            (f.kind == "onoff" &&
+            (bursts &&
              (f.onS <= 0.0 || f.offS < 0.0 || f.shape <= 1.0 ||
               (f.distribution != "exponential" && f.distribution != "pareto"))))
         {
@@ -411,7 +430,7 @@ main(int argc, char* argv[])
     uint32_t segmentSize = 512; // one for all TCP flows (bench.py refuses mixed sizes)
     for (const FlowSpec& f : flows)
     {
-        if (f.kind == "tcp")
+        if (f.Tcp())
         {
             segmentSize = f.size;
             break;
@@ -744,20 +763,27 @@ main(int argc, char* argv[])
                                         InetSocketAddress(Ipv4Address::GetAny(), port));
             sink = sinkHelper.Install(all.Get(f.dst)).Get(0);
         }
-        else if (f.kind == "onoff")
+        else if (f.OnOff())
         {
-            // ns-3's on-off source starts idle, as ns-2's and manetsim's.
-            OnOffHelper onoff("ns3::UdpSocketFactory",
-                              InetSocketAddress(interfaces.GetAddress(f.dst), port));
+            // ns-3's on-off source starts idle, as ns-2's and manetsim's; a
+            // CBR source into TCP is one always on.
+            std::string factory = f.Tcp() ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+            OnOffHelper onoff(factory, InetSocketAddress(interfaces.GetAddress(f.dst), port));
             onoff.SetAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(f.rateBps))));
             onoff.SetAttribute("PacketSize", UintegerValue(f.size));
-            onoff.SetAttribute("OnTime", PointerValue(OnOffTime(f, f.onS)));
-            onoff.SetAttribute("OffTime", PointerValue(OnOffTime(f, f.offS)));
+            if (f.kind == "tcpcbr")
+            {
+                onoff.SetConstantRate(DataRate(static_cast<uint64_t>(f.rateBps)), f.size);
+            }
+            else
+            {
+                onoff.SetAttribute("OnTime", PointerValue(OnOffTime(f, f.onS)));
+                onoff.SetAttribute("OffTime", PointerValue(OnOffTime(f, f.offS)));
+            }
             sender = onoff.Install(all.Get(f.src)).Get(0);
             g_onoffSent.resize(flows.size(), 0);
             sender->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountOnOffSent, i));
-            PacketSinkHelper sinkHelper("ns3::UdpSocketFactory",
-                                        InetSocketAddress(Ipv4Address::GetAny(), port));
+            PacketSinkHelper sinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
             sink = sinkHelper.Install(all.Get(f.dst)).Get(0);
         }
         else
@@ -790,13 +816,19 @@ main(int argc, char* argv[])
     for (size_t i = 0; i < flows.size(); ++i)
     {
         const FlowSpec& f = flows[i];
-        if (f.kind == "tcp")
+        if (f.Tcp())
         {
             uint64_t rx = DynamicCast<PacketSink>(sinks[i])->GetTotalRx();
             tcpRxBytes += rx;
             ++tcpFlows;
-            std::cout << "ns3-flow " << i << " tcp " << f.src << " " << f.dst << " rx_bytes=" << rx
-                      << " goodput_kbps=" << rx * 8.0 / (f.stop - f.start) / 1000.0 << "\n";
+            std::cout << "ns3-flow " << i << " " << f.kind << " " << f.src << " " << f.dst
+                      << " rx_bytes=" << rx
+                      << " goodput_kbps=" << rx * 8.0 / (f.stop - f.start) / 1000.0;
+            if (f.OnOff())
+            {
+                std::cout << " tx_packets=" << g_onoffSent[i];
+            }
+            std::cout << "\n";
         }
         else
         {

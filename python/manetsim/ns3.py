@@ -401,8 +401,10 @@ def check_expressible(c: Mapping[str, Any]) -> None:
             if app not in ("cbr", "onoff"):
                 raise Ns3Error(f"{key}.app", f'"{app}" over UDP: only CBR and on-off are expressed')
         elif transport == "tcp":
-            if app != "ftp":
-                raise Ns3Error(f"{key}.app", f'"{app}" over TCP: only FTP (bulk) is expressed')
+            if app not in ("ftp", "cbr", "onoff"):
+                raise Ns3Error(
+                    f"{key}.app", f'"{app}" over TCP: only FTP (bulk), CBR and on-off are expressed'
+                )
             variant = flow["tcp"]["variant"]
             if variant not in ("newreno", "cubic"):
                 raise Ns3Error(
@@ -425,23 +427,33 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         )
 
 
+# (transport, app) -> the program's kind of flow.
+_FLOW_KINDS = {
+    ("udp", "cbr"): "udp",
+    ("udp", "onoff"): "onoff",
+    ("tcp", "ftp"): "tcp",
+    ("tcp", "cbr"): "tcpcbr",
+    ("tcp", "onoff"): "tcponoff",
+}
+
+
 def flows_text(c: Mapping[str, Any]) -> str:
-    """The program's flows file: ``tcp|udp SRC DST START STOP SIZE RATE_BPS`` a
-    line, and for an on-off source ``onoff SRC DST START STOP SIZE RATE_BPS
-    ON_S OFF_S DISTRIBUTION SHAPE`` (ns-3's ``OnOffApplication``, whose burst
-    and idle times have manetsim's means; manetsim, as ns-2, draws a burst's
-    packets, ns-3 its seconds)."""
+    """The program's flows file: ``KIND SRC DST START STOP SIZE RATE_BPS`` a
+    line, KIND ``udp`` (CBR), ``tcp`` (bulk; the rate unused) or ``tcpcbr`` (CBR
+    into a TCP connection), and for an on-off source, ``onoff`` over UDP or
+    ``tcponoff`` into TCP, then ``ON_S OFF_S DISTRIBUTION SHAPE`` (ns-3's
+    ``OnOffApplication``, whose burst and idle times have manetsim's means;
+    manetsim, as ns-2, draws a burst's packets, ns-3 its seconds)."""
     lines = ["# kind src dst start_s stop_s size_bytes rate_bps [on_s off_s distribution shape]"]
     for flow in c.get("flows", []):
-        udp = flow["transport"] == "udp"
-        rate = _udp_rate_bps(flow) if udp else 0.0
-        kind = "onoff" if udp and flow["app"] == "onoff" else flow["transport"]
+        kind = _FLOW_KINDS[(flow["transport"], flow["app"])]
+        rate = 0.0 if kind == "tcp" else _udp_rate_bps(flow)
         line = (
             f"{kind} {int(flow['src'])} {int(flow['dst'])} "
             f"{float(flow['start_s'])!r} {float(flow['stop_s'])!r} "
             f"{int(flow['packet_size_bytes'])} {rate!r}"
         )
-        if kind == "onoff":
+        if kind in ("onoff", "tcponoff"):
             onoff = flow.get("onoff") or {}
             line += (
                 f" {float(onoff.get('on_s', 0.5))!r} {float(onoff.get('off_s', 0.5))!r}"
@@ -452,8 +464,8 @@ def flows_text(c: Mapping[str, Any]) -> str:
 
 
 def _udp_rate_bps(flow: Mapping[str, Any]) -> float:
-    """A UDP flow's rate: ``rate_bps``, or a CBR flow's ``interval_s`` as the
-    rate of its packets."""
+    """A CBR or on-off flow's rate: ``rate_bps``, or a CBR flow's ``interval_s``
+    as the rate of its packets."""
     if flow.get("rate_bps") is not None:
         return float(flow["rate_bps"])
     if flow.get("interval_s") is not None:
