@@ -251,6 +251,12 @@ def _program_args(command: list[str]) -> dict[str, str]:
     return args
 
 
+def _flow_rows(args: dict[str, str]) -> list[list[str]]:
+    """The fields of each flow in the flows file the program's `args` name."""
+    text = Path(args["flows"]).read_text(encoding="utf-8")
+    return [line.split() for line in text.splitlines() if not line.startswith("#")]
+
+
 def test_rwp50_command_line(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path, "/cache/manetsim_bench-x")
@@ -375,11 +381,7 @@ def test_rwp50_flows_file(tmp_path):
     path = bench.reference_path("rwp50")
     command = ns3.prepare(path, tmp_path)
     args = _program_args(command)
-    rows = [
-        line.split()
-        for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
-        if not line.startswith("#")
-    ]
+    rows = _flow_rows(args)
     config = load_config(path)
     assert len(rows) == len(config["flows"]) == 11
     assert [r[0] for r in rows] == ["tcp"] + ["udp"] * 10
@@ -423,11 +425,7 @@ def test_on_off_and_cbr_by_interval_reach_the_flows_file(tmp_path):
     by_interval = {"src": 1, "dst": 0, "transport": "udp", "app": "cbr", "interval_s": 0.5}
     doc["flows"] = [ONOFF_PAIR["flows"][0], pareto, by_interval]
     args = _program_args(ns3.prepare(doc, tmp_path))
-    rows = [
-        line.split()
-        for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
-        if not line.startswith("#")
-    ]
+    rows = _flow_rows(args)
     assert rows == [
         ["onoff", "0", "1", "1.0", "200.0", "512", "64000.0", "1.0", "3.0", "exponential", "1.5"],
         ["onoff", "0", "1", "1.0", "200.0", "512", "64000.0", "0.5", "0.5", "pareto", "1.8"],
@@ -973,11 +971,7 @@ def test_cbr_and_on_off_into_tcp_reach_the_flows_file(tmp_path):
     steady = {**bursts, "app": "cbr", "rate_bps": 16384.0, "onoff": None}
     doc = {**ONOFF_PAIR, "flows": [bursts, steady]}
     args = _program_args(ns3.prepare(doc, tmp_path))
-    rows = [
-        line.split()
-        for line in Path(args["flows"]).read_text(encoding="utf-8").splitlines()
-        if not line.startswith("#")
-    ]
+    rows = _flow_rows(args)
     assert rows == [
         [
             "tcponoff",
