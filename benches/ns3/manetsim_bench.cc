@@ -295,6 +295,7 @@ main(int argc, char* argv[])
     // The PHY: ns-3's 802.11b (DSSS) or 802.11a (OFDM), over two-ray ground
     // or free space (Friis).
     std::string standard = "80211b";
+    bool shortSlot = false;
     std::string propagation = "twoRayGround";
     // Bit errors (manetsim's `error_model = "awgn"`): ns-3's error-rate
     // model at the real noise figure decides each frame, the receive
@@ -357,6 +358,7 @@ main(int argc, char* argv[])
     cmd.AddValue("csThresholdW", "Carrier-sense threshold (W)", csThresholdW);
     cmd.AddValue("frequencyHz", "Carrier frequency (Hz)", frequencyHz);
     cmd.AddValue("standard", "80211b (DSSS), 80211a (OFDM) or 80211g (ERP)", standard);
+    cmd.AddValue("shortSlot", "80211g: the 9 us slot of a network of ERP stations alone", shortSlot);
     cmd.AddValue("propagation", "twoRayGround, freeSpace or shadowing", propagation);
     cmd.AddValue("pathLossExponent", "Shadowing: the path-loss exponent", pathLossExponent);
     cmd.AddValue("referenceDistanceM", "Shadowing: the reference distance (m)", referenceDistanceM);
@@ -662,6 +664,16 @@ main(int argc, char* argv[])
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, all);
+    if (shortSlot)
+    {
+        // ns-3's ad hoc 802.11g stations keep the long slot (only an access
+        // point turns the short one on), so the PHY is given it here.
+        NS_ABORT_MSG_UNLESS(erp, "--shortSlot: only with --standard=80211g");
+        for (uint32_t i = 0; i < devices.GetN(); ++i)
+        {
+            DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy()->SetSlot(MicroSeconds(9));
+        }
+    }
     if (responseRate == "basic")
     {
         // ns-3 answers a frame at the highest rate of its station manager's

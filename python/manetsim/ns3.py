@@ -330,10 +330,6 @@ def check_expressible(c: Mapping[str, Any]) -> None:
     erp = STANDARDS[mac["standard"]] == "80211g"
     if not ofdm and mac.get("preamble", "long") != "long":
         raise Ns3Error("mac.preamble", "the ns-3 program sends the long preamble")
-    if erp and mac.get("slot", "long") != "long":
-        raise Ns3Error(
-            "mac.slot", "ns-3's 802.11g stations in an ad hoc network keep the long slot (20 µs)"
-        )
     rates = OFDM_RATES if ofdm else DSSS_RATES + OFDM_RATES if erp else DSSS_RATES
     for key in ("data_rate_bps", "basic_rate_bps"):
         if int(mac[key]) not in rates:
@@ -538,6 +534,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
         f"--csThresholdW={float(radio['cs_threshold_w'])!r}",
         f"--frequencyHz={float(radio['frequency_hz'])!r}",
         f"--standard={STANDARDS[mac['standard']]}",
+        f"--shortSlot={'true' if mac.get('slot', 'long') == 'short' else 'false'}",
         f"--propagation={PROPAGATION[radio['propagation']]}",
         f"--antennaHeightM={float(radio['antenna_height_m'])!r}",
         f"--systemLoss={float(radio['system_loss'])!r}",
