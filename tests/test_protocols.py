@@ -66,6 +66,7 @@ def test_every_tcp_variant_runs_from_the_api():
         "veno",
         "newveno",
         "tcp_ap",
+        "cubic",
     ]:
         result = manetsim.run(
             TWO_HOPS,
@@ -74,6 +75,34 @@ def test_every_tcp_variant_runs_from_the_api():
         flow = result.flows.iloc[0]
         assert flow["variant"] == variant
         assert flow["received"] > 100, variant
+
+
+def test_hystart_ends_cubics_slow_start_before_it_overflows_the_queue():
+    # A 3-hop chain over AODV, CUBIC with a window of 256 segments for
+    # 10 s: standard slow start overflows the interface queue (47, 114 and
+    # 133 segments resent for seeds 1-3); HyStart ends it first (2, 2, 3).
+    chain = {
+        **TWO_HOPS,
+        "duration_s": 10.0,
+        "nodes": {"count": 4, "placement": "chain", "spacing_m": 200.0},
+        "area": {"width_m": 601.0, "height_m": 10.0},
+        "loss": [],
+        "energy": None,
+    }
+    chain["flows"] = [{**TWO_HOPS["flows"][0], "dst": 3}]
+    for seed in (1, 2, 3):
+        resent = {}
+        for slow_start in ("standard", "hystart"):
+            overrides = {
+                "flows.0.tcp.variant": "cubic",
+                "flows.0.tcp.window_packets": 256,
+                "flows.0.tcp.slow_start": slow_start,
+            }
+            flow = manetsim.run(chain, seed=seed, overrides=overrides).flows.iloc[0]
+            assert flow["received"] > 300, (seed, slow_start)
+            resent[slow_start] = int(flow["retransmissions"])
+        assert resent["standard"] >= 40, (seed, resent)
+        assert resent["hystart"] <= 5, (seed, resent)
 
 
 def _sack_ack_sizes(tmp_path: Path, rule: str) -> tuple[set[int], int]:

@@ -340,6 +340,7 @@ main(int argc, char* argv[])
     double tcpMinRtoS = 0.2;
     bool tcpDelayedAck = false;
     std::string tcpVariant = "newreno";
+    bool hystart = false;
     // AODV.
     bool aodvHello = false;
     // Output.
@@ -392,6 +393,7 @@ main(int argc, char* argv[])
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
     cmd.AddValue("tcpVariant", "newreno or cubic (every TCP flow)", tcpVariant);
+    cmd.AddValue("hystart", "cubic: TcpCubic's hybrid slow start, its delay bound 16 ms", hystart);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
     cmd.AddValue("frameCounts",
                  "Print the frames each node sent and received, its ACKs by rate and the "
@@ -414,11 +416,15 @@ main(int argc, char* argv[])
     // packets) is not mirrored: capping the receiver's advertised window
     // (RcvBufSize) crashes ns-3.37 in TcpRateLinux::SkbSent on the chain, so
     // the window is ns-3's default (128 KiB receive buffer).
-    // CUBIC as manetsim's: standard slow start, without HyStart.
+    // CUBIC as manetsim's: standard slow start unless --hystart; with it,
+    // TcpCubic's HyStart with the delay threshold's upper bound at Linux's
+    // 16 ms (ns-3's default is 1 s), as manetsim's slow_start = "hystart".
+    NS_ABORT_MSG_IF(hystart && tcpVariant != "cubic", "--hystart: only with --tcpVariant=cubic");
     if (tcpVariant == "cubic")
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
-        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+        Config::SetDefault("ns3::TcpCubic::HyStartDelayMax", TimeValue(MilliSeconds(16)));
     }
     else if (tcpVariant == "newreno")
     {

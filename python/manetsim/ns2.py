@@ -811,6 +811,12 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     f"{key}.tcp.variant",
                     f'"{tcp["variant"]}" is not in stock ns-2.35 (exported: {", ".join(_TCP)})',
                 )
+            if tcp.get("slow_start", "standard") != "standard":
+                raise ExportError(
+                    f"{key}.tcp.slow_start",
+                    f'ns-2.35\'s TCP agents have no "{tcp["slow_start"]}" (its slow start ends '
+                    f"at a loss or ssthresh): set {key}.tcp.slow_start=standard",
+                )
             if tcp["variant"] == "vegas" and tcp.get("limited_transmit"):
                 raise ExportError(
                     f"{key}.tcp.limited_transmit",

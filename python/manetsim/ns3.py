@@ -388,6 +388,7 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         raise Ns3Error("energy", "the energy model is not mirrored in the ns-3 program")
     tcp_sizes = set()
     tcp_variants: set[str] = set()
+    slow_starts: set[str] = set()
     for i, flow in enumerate(c.get("flows", [])):
         key = f"flows.{i}"
         if flow.get("start_jitter_s", 0.0):
@@ -407,7 +408,15 @@ def check_expressible(c: Mapping[str, Any]) -> None:
                     f"{key}.tcp.variant",
                     f'"{variant}": the ns-3 program runs NewReno and CUBIC only',
                 )
+            slow_start = flow["tcp"].get("slow_start", "standard")
+            if slow_start == "hystart++" or (slow_start == "hystart" and variant != "cubic"):
+                raise Ns3Error(
+                    f"{key}.tcp.slow_start",
+                    f'"{slow_start}" with {variant}: ns-3 has HyStart only inside TcpCubic '
+                    "(the program runs it with cubic), and no HyStart++",
+                )
             tcp_variants.add(variant)
+            slow_starts.add(slow_start)
             tcp_sizes.add(int(flow["packet_size_bytes"]))
         else:
             raise Ns3Error(f"{key}.transport", f'"{transport}" is not expressed')
@@ -415,6 +424,11 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         raise Ns3Error(
             "flows.tcp.variant",
             "TCP flows of different variants (ns-3 sets one SocketType for all)",
+        )
+    if len(slow_starts) > 1:
+        raise Ns3Error(
+            "flows.tcp.slow_start",
+            "TCP flows with and without HyStart (ns-3 sets TcpCubic's HyStart for all)",
         )
     if len(tcp_sizes) > 1:
         raise Ns3Error(
@@ -562,6 +576,8 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
             f"--tcpDelayedAck={'true' if tcp['delayed_ack'] else 'false'}",
             f"--tcpVariant={tcp['variant']}",
         ]
+        if tcp.get("slow_start") == "hystart":
+            args.append("--hystart=true")
     return args
 
 

@@ -1158,6 +1158,11 @@ pub struct TcpConfig {
     /// [`crate::transport::tcp::RtoRule`]).
     #[serde(default)]
     pub rto_rule: crate::transport::tcp::RtoRule,
+    /// Added key: how slow start ends: `standard` (RFC 5681, at a loss),
+    /// `hystart` (hybrid slow start, as Linux's CUBIC) or `hystart++` (RFC
+    /// 9406), see [`crate::transport::tcp::SlowStart`].
+    #[serde(default)]
+    pub slow_start: crate::transport::tcp::SlowStart,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -1202,6 +1207,7 @@ impl Default for TcpConfig {
             sack_rule: Default::default(),
             recovery_rule: Default::default(),
             rto_rule: Default::default(),
+            slow_start: Default::default(),
         }
     }
 }

@@ -1259,6 +1259,19 @@ impl Checker<'_> {
                     ),
                 );
             }
+            if tcp.variant == TcpVariant::Vegas
+                && tcp.slow_start != crate::transport::tcp::SlowStart::Standard
+            {
+                return self.fail(
+                    key("tcp.slow_start"),
+                    format!(
+                        "slow_start = \"{}\" changes how an RFC 5681 slow start ends; Vegas \
+                         ends its own slow start by its delay test (vegas_gamma): use \
+                         slow_start = \"standard\" with variant = \"vegas\"",
+                        tcp.slow_start.name()
+                    ),
+                );
+            }
             if tcp.handshake && tcp.start_rule != crate::transport::tcp::StartRule::Window {
                 return self.fail(
                     key("tcp.start_rule"),

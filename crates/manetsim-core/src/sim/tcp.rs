@@ -114,6 +114,7 @@ impl TcpFlow {
             sack_rule: t.sack_rule,
             recovery_rule: t.recovery_rule,
             rto_rule: t.rto_rule,
+            slow_start: t.slow_start,
             ..TcpConfig::default()
         };
         let cfg = if cfg.rto_rule == RtoRule::Ns2 {

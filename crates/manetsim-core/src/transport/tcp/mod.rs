@@ -41,6 +41,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod segment;
 pub mod sender;
+pub mod slow_start;
 
 #[cfg(test)]
 mod tests;
@@ -54,6 +55,7 @@ pub use cc::{CcKind, SsthreshRule, VegasRule};
 pub use receiver::TcpReceiver;
 pub use segment::{TcpFlags, TcpSegment};
 pub use sender::TcpSender;
+pub use slow_start::SlowStart;
 
 /// Parameters of one TCP connection. `Default` follows ns-2.35's
 /// `Agent/TCP` defaults (read from Debian's `ns` 2.35 with
@@ -114,6 +116,9 @@ pub struct TcpConfig {
     /// How the retransmission timeout is computed: RFC 6298's arithmetic,
     /// or ns-2.35's clock ticks.
     pub rto_rule: RtoRule,
+    /// How slow start ends: at a loss (RFC 5681), or by HyStart or
+    /// HyStart++ when the RTT rises.
+    pub slow_start: SlowStart,
     /// ns-2.35's `boot_time_`, in `[0, tick)`: where this agent's clock
     /// ticks fall (used by [`RtoRule::Ns2`] only).
     pub tick_offset: SimTime,
@@ -249,6 +254,7 @@ impl Default for TcpConfig {
             sack_rule: SackRule::Rfc,
             recovery_rule: RecoveryRule::Rfc,
             rto_rule: RtoRule::Rfc,
+            slow_start: SlowStart::Standard,
             tick_offset: 0,
         }
     }

@@ -45,6 +45,7 @@ use std::collections::VecDeque;
 use super::cc::{AckEvent, AnyCc, CcState, CongestionControl, Recovery};
 use super::rtt::RttEstimator;
 use super::segment::{TcpFlags, TcpSegment};
+use super::slow_start::SlowStartState;
 use super::{CcKind, RecoveryRule, RtoRule, TcpConfig, TcpMetrics, VegasRule};
 use crate::engine::{SimTime, NS_PER_S};
 
@@ -194,6 +195,8 @@ pub struct TcpSender {
     /// The newest segment the last new ACK covered: (`sent_vt`,
     /// `transmits`).
     last_acked: Option<(f64, u32)>,
+    /// How slow start ends (`[flows.tcp] slow_start`).
+    slow_start: SlowStartState,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -255,6 +258,7 @@ impl TcpSender {
             }
         )
         .then(Ns2VegasLoss::default);
+        let slow_start = SlowStartState::new(cfg.slow_start);
         Self {
             cc: AnyCc::new(cfg.variant),
             peer_window: cfg.window_packets as u64 * cfg.mss_bytes as u64,
@@ -298,6 +302,7 @@ impl TcpSender {
             ns2_resent_to: 0,
             ns2_vegas,
             last_acked: None,
+            slow_start,
         }
     }
 
@@ -759,6 +764,7 @@ impl TcpSender {
         if self.ns2_vegas.is_none() {
             self.cc.on_rtt_sample(&mut self.st, now, r);
         }
+        self.slow_start.on_rtt_sample(r);
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
@@ -881,7 +887,13 @@ impl TcpSender {
             },
             None => {
                 self.dupacks = 0;
+                let before = self.st.cwnd;
+                let slow_start = !self.st.in_ca();
                 self.cc.on_ack(&mut self.st, &ev);
+                if slow_start {
+                    self.slow_start
+                        .after_slow_start_ack(&mut self.st, &ev, before);
+                }
             }
         }
         if self.recovery.is_none() {
@@ -1065,6 +1077,7 @@ impl TcpSender {
         self.fast_retransmits += 1;
         self.timed = None;
         self.recover = Some(self.snd_max);
+        self.slow_start.on_loss();
         self.update_flight();
         match mode {
             Recovery::Tahoe => {
@@ -1189,6 +1202,7 @@ impl TcpSender {
         // RFC 6298 (5.4)–(5.6) and RFC 5681 eq. (4).
         self.update_flight();
         self.cc.on_rto(&mut self.st, now);
+        self.slow_start.on_rto();
         if let Some(v) = &mut self.ns2_vegas {
             // `timeout()`: the window changed now; go-back-N to packet 0
             // sets `firstsent_` again.

@@ -1180,6 +1180,20 @@ fn run_pipe(c: &TcpConfig, total: u64, loss: f64, seed: u64) -> Outcome {
 /// As [`run_pipe`], each segment also delayed by a uniform `[0, jitter)`
 /// extra, so segments and ACKs get reordered.
 fn run_pipe_jitter(c: &TcpConfig, total: u64, loss: f64, seed: u64, jitter: SimTime) -> Outcome {
+    run_pipe_full(c, total, loss, seed, jitter, usize::MAX)
+}
+
+/// As [`run_pipe_jitter`], the forward link's queue holding at most
+/// `queue` segments (waiting or on the link): a segment that finds it
+/// full is dropped.
+fn run_pipe_full(
+    c: &TcpConfig,
+    total: u64,
+    loss: f64,
+    seed: u64,
+    jitter: SimTime,
+    queue: usize,
+) -> Outcome {
     let mut rng = Rng::new(1, Stream::Test, seed);
     let mut s = TcpSender::new(c.clone(), Some(total));
     s.set_path_hops(1);
@@ -1187,12 +1201,16 @@ fn run_pipe_jitter(c: &TcpConfig, total: u64, loss: f64, seed: u64, jitter: SimT
     // (time, id, to_receiver, segment)
     let mut q: Vec<(SimTime, u64, bool, TcpSegment)> = Vec::new();
     let mut id = 0u64;
-    let mut link_free = 0;
+    let mut link_free: SimTime = 0;
     let mut now = 0;
     let mut delivered = 0;
     let prop = 10 * NS_PER_MS;
     for _ in 0..2_000_000 {
         while let Some(seg) = s.poll_transmit(now) {
+            let queued = link_free.saturating_sub(now).div_ceil(NS_PER_MS);
+            if queued as usize >= queue {
+                continue;
+            }
             link_free = link_free.max(now) + NS_PER_MS;
             if rng.uniform() >= loss {
                 id += 1;
@@ -1340,6 +1358,57 @@ fn ns2_sack_survives_heavy_loss_and_reordering() {
         assert!(o.done, "seed {seed}");
         assert_eq!(o.delivered, 150_000, "seed {seed}");
         assert!(o.retransmissions > 0, "seed {seed}");
+    }
+}
+
+#[test]
+fn hystart_and_hystart_plus_plus_leave_slow_start_before_the_queue_overflows() {
+    // 1 ms a segment and 21 ms of round trip: a window of 21 segments
+    // fills the link. With a queue of 250, standard slow start overshoots
+    // it and loses over 200 segments. HyStart's ACK trains end slow
+    // start near 40 segments; HyStart++ sees the round's smallest RTT rise
+    // once the queue stands (near 64 segments, where the link no longer
+    // idles between rounds), and its five rounds of conservative growth
+    // stay within the queue. With a queue of 60, HyStart++'s conservative
+    // rounds overflow it too, and only HyStart loses nothing.
+    let total = 2_000_000;
+    let run = |kind: CcKind, slow_start: SlowStart, queue: usize| {
+        let mut c = cfg(kind);
+        c.window_packets = 1000;
+        c.slow_start = slow_start;
+        run_pipe_full(&c, total, 0.0, 7, 0, queue)
+    };
+    for kind in [
+        CcKind::NewReno,
+        CcKind::Cubic,
+        CcKind::Sack,
+        CcKind::Westwood,
+    ] {
+        let standard = run(kind, SlowStart::Standard, 250);
+        let what = kind.name();
+        assert!(standard.done, "{what}");
+        assert!(
+            standard.retransmissions > 200,
+            "{what}: {}",
+            standard.retransmissions
+        );
+        for (ss, queue) in [
+            (SlowStart::HyStart, 250),
+            (SlowStart::HyStartPlusPlus, 250),
+            (SlowStart::HyStart, 60),
+        ] {
+            let o = run(kind, ss, queue);
+            let what = format!("{what} {} queue {queue}", ss.name());
+            assert!(o.done, "{what}");
+            assert_eq!(o.delivered, total, "{what}");
+            assert_eq!(o.retransmissions, 0, "{what}");
+            // Within 4 % of the link's 2 s: the window left slow start
+            // above what the path holds.
+            assert!(o.end_time < 2_080 * NS_PER_MS, "{what}: {} ns", o.end_time);
+        }
+        let pp = run(kind, SlowStart::HyStartPlusPlus, 60);
+        assert!(pp.done && pp.delivered == total, "{what}");
+        assert!(pp.retransmissions > 0, "{what}: {}", pp.retransmissions);
     }
 }
 
