@@ -44,6 +44,13 @@ DRAWN = {
         "max_speed_mps": 15.0,
         "step_s": 4.0,
     },
+    # ns-3's distance mode: a new course every 20 m.
+    "random_walk_by_distance": {
+        "model": "random_walk",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 15.0,
+        "step_m": 20.0,
+    },
     "gauss_markov": {
         "model": "gauss_markov",
         "min_speed_mps": 5.0,
@@ -128,6 +135,10 @@ def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
     shown = cli("show-config", walk)
     assert shown.returncode == 0, shown.stderr
     assert "step_s = 1.0" in shown.stdout
+    by_distance = {**RWP, "mobility": DRAWN["random_walk_by_distance"]}
+    shown = cli("show-config", write_toml(tmp_path / "metres.toml", by_distance)).stdout
+    assert "step_m = 20.0" in shown
+    assert "step_s" not in shown
     direction = write_toml(
         tmp_path / "direction.toml", {**RWP, "mobility": DRAWN["random_direction"]}
     )

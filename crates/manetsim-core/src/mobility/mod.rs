@@ -542,6 +542,18 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
     if !(step_s.is_finite() && step_s >= 1e-9) {
         return bad(format!("{name} needs step_s ≥ 1e-9 s, got {step_s}"));
     }
+    let step_m = match (kind, m.step_m) {
+        (WalkKind::RandomWalk, Some(d)) => {
+            if !(d.is_finite() && d >= scenario::MIN_WALK_STEP_M) {
+                return bad(format!(
+                    "{name} needs step_m ≥ {} m, got {d}",
+                    scenario::MIN_WALK_STEP_M
+                ));
+            }
+            Some(d)
+        }
+        _ => None,
+    };
     let alpha = m.alpha.unwrap_or(scenario::DEFAULT_GAUSS_MARKOV_ALPHA);
     let speed_std_mps = m
         .speed_std_mps
@@ -563,6 +575,7 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
         max_speed_mps: m.max_speed_mps,
         pause: from_secs(m.pause_s),
         step: from_secs(step_s),
+        step_m,
         alpha,
         speed_std_mps,
         direction_std_rad,

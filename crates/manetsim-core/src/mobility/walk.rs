@@ -60,7 +60,7 @@
 //! A leg's end is rounded to the nanosecond; a step of the walk ends with
 //! the leg that uses up its time, so steps drift by at most 1 ns each.
 
-use crate::engine::{to_secs, Rng, SimTime, Stream};
+use crate::engine::{from_secs, to_secs, Rng, SimTime, Stream};
 use crate::phy::Pos;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use std::rc::Rc;
@@ -88,6 +88,9 @@ pub struct WalkParams {
     /// Random walk and Gauss-Markov: how long a direction and speed hold
     /// (> 0).
     pub step: SimTime,
+    /// Random walk: a new course every this many metres instead of every
+    /// `step` (ns-3's distance mode).
+    pub step_m: Option<f64>,
     /// Gauss-Markov: the memory `α` in `[0, 1]`, and the deviations of the
     /// speed's and the direction's normal draws.
     pub alpha: f64,
@@ -280,11 +283,17 @@ fn gauss_markov_step(p: &WalkParams, rng: &mut Rng, c: &mut Course, start: SimTi
 /// `start`.
 fn draw_course(p: &WalkParams, rng: &mut Rng, angle: f64, start: SimTime) -> Course {
     let speed_mps = uniform_speed(p, rng);
+    // In distance mode the step lasts as long as `step_m` takes at the
+    // speed drawn (at least 1 ns, so that time moves on).
+    let step = match p.step_m {
+        Some(d) if p.kind == WalkKind::RandomWalk => from_secs(d / speed_mps).max(1),
+        _ => p.step,
+    };
     Course {
         ux: angle.cos(),
         uy: angle.sin(),
         speed_mps,
-        step_end: start.saturating_add(p.step),
+        step_end: start.saturating_add(step),
         step_done: false,
         speed: speed_mps,
         direction: angle,
@@ -427,6 +436,7 @@ mod tests {
             max_speed_mps: max,
             pause: from_secs(pause_s),
             step: from_secs(step_s),
+            step_m: None,
             alpha: 0.75,
             speed_std_mps: 1.0,
             direction_std_rad: 1.0,
@@ -553,6 +563,7 @@ mod tests {
             max_speed_mps: 20.0,
             pause: 0,
             step: S,
+            step_m: None,
             alpha: 0.75,
             speed_std_mps: 1.0,
             direction_std_rad: 1.0,
@@ -623,6 +634,46 @@ mod tests {
             }
         }
         assert!(reflections > 100, "{reflections}");
+    }
+
+    #[test]
+    fn random_walk_in_distance_mode_draws_a_new_course_every_step_m() {
+        // ns-3's distance mode: 40 m a course whatever its speed (1-20
+        // m/s), reflections included. A new course draws a new speed, so
+        // the legs of one course are a run of one speed; each full run
+        // covers 40 m, in 2 to 40 s.
+        let p = WalkParams {
+            step_m: Some(40.0),
+            ..params(WalkKind::RandomWalk, 1.0, 20.0, 0.0, 1.0)
+        };
+        let mut steps = 0;
+        let mut reflected = 0;
+        for node in 0..50 {
+            let legs = Walk::new(p, 8, node).legs_until(2000 * S);
+            let runs = legs.chunk_by(|a, b| a.speed_mps == b.speed_mps);
+            let runs: Vec<&[Leg]> = runs.collect();
+            // The last run may be cut short by the end of the list.
+            for run in &runs[..runs.len() - 1] {
+                let metres: f64 = run.iter().map(|l| l.from.distance(&l.to)).sum();
+                assert!((metres - 40.0).abs() < 1e-6, "{metres} m: {run:?}");
+                let secs = to_secs(run[run.len() - 1].end - run[0].start);
+                assert!((2.0 - 1e-6..=40.0).contains(&secs), "{secs} s");
+                reflected += usize::from(run.len() > 1);
+                steps += 1;
+            }
+        }
+        assert!(
+            steps > 5000 && reflected > 50,
+            "{steps} steps, {reflected} reflected"
+        );
+        // The time mode keeps 1 s steps: runs of 1 s, whatever the speed.
+        let legs =
+            Walk::new(params(WalkKind::RandomWalk, 1.0, 20.0, 0.0, 1.0), 8, 0).legs_until(100 * S);
+        let runs: Vec<&[Leg]> = legs.chunk_by(|a, b| a.speed_mps == b.speed_mps).collect();
+        for run in &runs[..runs.len() - 1] {
+            let secs = to_secs(run[run.len() - 1].end - run[0].start);
+            assert!((secs - 1.0).abs() < 1e-6, "{secs} s");
+        }
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub use schema::*;
 pub use support::not_yet_supported;
 pub use validate::{
     validate, MAX_DURATION_S, MAX_MANHATTAN_BLOCKS, MAX_NODES, MAX_PACKET_SIZE_BYTES,
+    MIN_WALK_STEP_M,
 };
 
 use overrides::Override;
@@ -287,10 +288,9 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
         }
     }
     let m = &mut s.mobility;
-    if matches!(
-        m.model,
-        MobilityModel::RandomWalk | MobilityModel::GaussMarkov
-    ) {
+    if m.model == MobilityModel::GaussMarkov
+        || (m.model == MobilityModel::RandomWalk && m.step_m.is_none())
+    {
         m.step_s.get_or_insert(DEFAULT_WALK_STEP_S);
     }
     if m.model == MobilityModel::GaussMarkov {

@@ -366,6 +366,10 @@ pub struct Mobility {
     /// direction and speed (resolved to [`DEFAULT_WALK_STEP_S`] there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_s: Option<f64>,
+    /// Added key, `model = "random_walk"` only, instead of `step_s`: how
+    /// far a node goes on a direction and speed (ns-3's distance mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_m: Option<f64>,
     /// Added keys, `model = "gauss_markov"` only: the memory `α` and the
     /// deviations of the speed's and the direction's normal draws.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -411,6 +415,7 @@ impl Default for Mobility {
             pause_s: 0.0,
             steady_state: false,
             step_s: None,
+            step_m: None,
             alpha: None,
             speed_std_mps: None,
             direction_std_rad: None,

@@ -17,6 +17,8 @@ pub const MAX_NODES: u32 = 1_000_000;
 /// Most blocks across either side of a Manhattan grid (its legs, one a
 /// block, are all held from the start).
 pub const MAX_MANHATTAN_BLOCKS: u32 = 1_000;
+/// The shortest `mobility.step_m` a random walk takes, metres.
+pub const MIN_WALK_STEP_M: f64 = 1e-3;
 /// Largest `duration_s` (time is kept in `u64` nanoseconds).
 pub const MAX_DURATION_S: f64 = 1.0e9;
 /// Largest `flows.packet_size_bytes`.
@@ -588,6 +590,12 @@ impl Checker<'_> {
                 "\"random_walk\" or \"gauss_markov\"",
             ),
             (
+                "mobility.step_m",
+                m.step_m.is_some(),
+                m.model == MobilityModel::RandomWalk,
+                "\"random_walk\"",
+            ),
+            (
                 "mobility.alpha",
                 m.alpha.is_some(),
                 gauss,
@@ -673,10 +681,30 @@ impl Checker<'_> {
             }
             MobilityModel::RandomWalk | MobilityModel::GaussMarkov => {
                 self.positive("mobility.max_speed_mps", m.max_speed_mps)?;
-                self.period(
-                    "mobility.step_s",
-                    m.step_s.unwrap_or(crate::scenario::DEFAULT_WALK_STEP_S),
-                )?;
+                match (m.step_m, m.step_s) {
+                    (Some(_), Some(_)) => {
+                        return self.fail(
+                            "mobility.step_m",
+                            "give step_s (a new course every step_s seconds) or step_m (every \
+                             step_m metres), not both",
+                        );
+                    }
+                    (Some(d), None) => {
+                        if !(d.is_finite() && (MIN_WALK_STEP_M..=1e9).contains(&d)) {
+                            return self.fail(
+                                "mobility.step_m",
+                                format!(
+                                    "expected a distance from {MIN_WALK_STEP_M} m to 1e9 m, got {}",
+                                    fmt_float(d)
+                                ),
+                            );
+                        }
+                    }
+                    (None, s) => self.period(
+                        "mobility.step_s",
+                        s.unwrap_or(crate::scenario::DEFAULT_WALK_STEP_S),
+                    )?,
+                }
                 if let Some(alpha) = m.alpha {
                     if !(0.0..=1.0).contains(&alpha) {
                         return self.fail(
@@ -1650,6 +1678,35 @@ mod tests {
             },
             "mobility.max_speed_mps",
             "> 0",
+        );
+        accepted(|s| {
+            drawn(s, MobilityModel::RandomWalk);
+            s.mobility.step_m = Some(25.0);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.step_m = Some(25.0);
+                s.mobility.step_s = Some(2.0);
+            },
+            "mobility.step_m",
+            "give step_s (a new course every step_s seconds) or step_m",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.step_m = Some(1e-4);
+            },
+            "mobility.step_m",
+            "expected a distance from 0.001 m to 1e9 m, got 0.0001",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::GaussMarkov);
+                s.mobility.step_m = Some(25.0);
+            },
+            "mobility.step_m",
+            "only used with mobility.model = \"random_walk\" (model is \"gauss_markov\")",
         );
         accepted(|s| {
             drawn(s, MobilityModel::GaussMarkov);
