@@ -41,6 +41,7 @@
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/propagation-module.h"
+#include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
 #include <cmath>
@@ -746,6 +747,13 @@ main(int argc, char* argv[])
     Ipv4AddressHelper addresses;
     addresses.SetBase("10.0.0.0", "255.255.0.0");
     Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
+    // Assign gave each device ns-3's default queue disc (FqCoDel, up to
+    // 10,240 packets, with CoDel's dropping) in front of the MAC's queue,
+    // which then only holds back what the disc releases: without this the
+    // interface queue is not the drop-tail of `queuePackets` above. With
+    // the disc, NewReno over three hops (window 256) carried 202.0 kbit/s
+    // against 178.7 without it, and manetsim's 167.6.
+    TrafficControlHelper().Uninstall(devices);
 
     if (frameCounts)
     {

@@ -67,6 +67,7 @@ PKG_MODULES = (
     "ns3-wifi",
     "ns3-aodv",
     "ns3-applications",
+    "ns3-traffic-control",
 )
 
 SOURCE_ENV = "MANETSIM_NS3_SOURCE"
