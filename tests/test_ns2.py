@@ -142,6 +142,7 @@ def test_variants_ns2_has_only_in_tcp_linux_are_refused_saying_why(variant: str,
         (["flows.0.tcp.variant=tcp_ap"], "flows.0.tcp.variant"),
         (["flows.0.tcp.slow_start=hystart"], "flows.0.tcp.slow_start"),
         (["flows.0.tcp.slow_start=hystart++"], "flows.0.tcp.slow_start"),
+        (["flows.0.tcp.frto=true"], "flows.0.tcp.frto"),
         (['loss=[{node = 1, rate = 0.05, packets = "data"}]'], "loss.0.packets"),
         (
             ['loss=[{node = 1, rate = 0.05, packets = "all", model = "gilbert_elliott"}]'],

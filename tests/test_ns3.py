@@ -935,7 +935,7 @@ def test_the_tcp_variant_reaches_the_program_and_mixed_variants_are_refused(tmp_
     assert err.value.key == "flows.tcp.variant"
 
 
-def test_hystart_reaches_the_program_with_cubic_only(tmp_path):
+def test_hystart_reaches_the_program_with_cubic_only_and_frto_is_refused(tmp_path):
     cubic = {"src": 0, "dst": 2, "transport": "tcp", "app": "ftp", "start_s": 1.0}
     cubic["tcp"] = {"variant": "cubic", "slow_start": "hystart"}
 
@@ -951,6 +951,7 @@ def test_hystart_reaches_the_program_with_cubic_only(tmp_path):
     for tcp, key in (
         ({"variant": "newreno", "slow_start": "hystart"}, "flows.0.tcp.slow_start"),
         ({"variant": "cubic", "slow_start": "hystart++"}, "flows.0.tcp.slow_start"),
+        ({"variant": "newreno", "frto": True}, "flows.0.tcp.frto"),
     ):
         with pytest.raises(ns3.Ns3Error) as err:
             ns3.check_expressible(load_config(chain({**cubic, "tcp": tcp})))

@@ -817,6 +817,11 @@ def _check_exportable(c: Mapping[str, Any]) -> None:
                     f'ns-2.35\'s TCP agents have no "{tcp["slow_start"]}" (its slow start ends '
                     f"at a loss or ssthresh): set {key}.tcp.slow_start=standard",
                 )
+            if tcp.get("frto"):
+                raise ExportError(
+                    f"{key}.tcp.frto",
+                    f"ns-2.35's stock TCP agents have no F-RTO: set {key}.tcp.frto=false",
+                )
             if tcp["variant"] == "vegas" and tcp.get("limited_transmit"):
                 raise ExportError(
                     f"{key}.tcp.limited_transmit",

@@ -409,6 +409,8 @@ def check_expressible(c: Mapping[str, Any]) -> None:
                     f"{key}.tcp.variant",
                     f'"{variant}": the ns-3 program runs NewReno and CUBIC only',
                 )
+            if flow["tcp"].get("frto"):
+                raise Ns3Error(f"{key}.tcp.frto", "ns-3's TCP has no F-RTO")
             slow_start = flow["tcp"].get("slow_start", "standard")
             if slow_start == "hystart++" or (slow_start == "hystart" and variant != "cubic"):
                 raise Ns3Error(

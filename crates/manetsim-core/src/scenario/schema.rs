@@ -1168,6 +1168,10 @@ pub struct TcpConfig {
     /// 9406), see [`crate::transport::tcp::SlowStart`].
     #[serde(default)]
     pub slow_start: crate::transport::tcp::SlowStart,
+    /// Added key: F-RTO (RFC 5682), detecting spurious timeouts and
+    /// undoing their cut of the window.
+    #[serde(default)]
+    pub frto: bool,
 }
 fn default_initial_window_packets() -> u32 {
     2
@@ -1213,6 +1217,7 @@ impl Default for TcpConfig {
             recovery_rule: Default::default(),
             rto_rule: Default::default(),
             slow_start: Default::default(),
+            frto: false,
         }
     }
 }

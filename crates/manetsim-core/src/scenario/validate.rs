@@ -1300,6 +1300,17 @@ impl Checker<'_> {
                     ),
                 );
             }
+            if tcp.frto && matches!(tcp.variant, TcpVariant::Vegas | TcpVariant::Sack) {
+                return self.fail(
+                    key("tcp.frto"),
+                    format!(
+                        "F-RTO is modelled in RFC 5682's basic form, for the variants that \
+                         recover as Tahoe, Reno or NewReno do; not with variant = \"{}\" \
+                         (its SACK-enhanced form and Vegas's own recovery are not)",
+                        name_of(&tcp.variant)
+                    ),
+                );
+            }
             if tcp.handshake && tcp.start_rule != crate::transport::tcp::StartRule::Window {
                 return self.fail(
                     key("tcp.start_rule"),

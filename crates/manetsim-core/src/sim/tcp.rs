@@ -115,6 +115,7 @@ impl TcpFlow {
             recovery_rule: t.recovery_rule,
             rto_rule: t.rto_rule,
             slow_start: t.slow_start,
+            frto: t.frto,
             ..TcpConfig::default()
         };
         let cfg = if cfg.rto_rule == RtoRule::Ns2 {

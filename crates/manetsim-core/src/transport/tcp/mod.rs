@@ -119,6 +119,10 @@ pub struct TcpConfig {
     /// How slow start ends: at a loss (RFC 5681), or by HyStart or
     /// HyStart++ when the RTT rises.
     pub slow_start: SlowStart,
+    /// F-RTO (RFC 5682, its basic algorithm): after a timeout, send new
+    /// data on the first ACK, and undo the window's cut if the next ACK
+    /// shows the originals arrived.
+    pub frto: bool,
     /// ns-2.35's `boot_time_`, in `[0, tick)`: where this agent's clock
     /// ticks fall (used by [`RtoRule::Ns2`] only).
     pub tick_offset: SimTime,
@@ -255,6 +259,7 @@ impl Default for TcpConfig {
             recovery_rule: RecoveryRule::Rfc,
             rto_rule: RtoRule::Rfc,
             slow_start: SlowStart::Standard,
+            frto: false,
             tick_offset: 0,
         }
     }
@@ -331,6 +336,8 @@ pub struct TcpMetrics {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Timeouts F-RTO found spurious.
+    pub spurious_timeouts: u64,
     pub in_recovery: bool,
     /// The pacing gap (TCP-AP), if pacing.
     pub pacing_interval: Option<SimTime>,

@@ -197,6 +197,24 @@ pub struct TcpSender {
     last_acked: Option<(f64, u32)>,
     /// How slow start ends (`[flows.tcp] slow_start`).
     slow_start: SlowStartState,
+    /// F-RTO after a timeout, while it runs.
+    frto: Option<Frto>,
+    /// New segments F-RTO's step 2 may still send beyond the window.
+    frto_new: u32,
+    spurious_timeouts: u64,
+}
+
+/// F-RTO's state (RFC 5682 section 2) between a timeout and the two ACKs
+/// that follow its retransmission.
+#[derive(Debug, Clone, Copy)]
+struct Frto {
+    /// Step 3 (the first ACK came and new data left), else step 2.
+    second: bool,
+    /// The highest sequence sent when the timer fired.
+    recover: u64,
+    /// cwnd and ssthresh before the timeout cut them, for the undo.
+    prior_cwnd: f64,
+    prior_ssthresh: f64,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -303,6 +321,9 @@ impl TcpSender {
             ns2_vegas,
             last_acked: None,
             slow_start,
+            frto: None,
+            frto_new: 0,
+            spurious_timeouts: 0,
         }
     }
 
@@ -439,6 +460,16 @@ impl TcpSender {
             if let Some(i) = self.sent.iter().position(|s| s.seq == seq) {
                 return Some(self.resend(now, i));
             }
+        }
+        if self.frto_new > 0 && self.snd_nxt == self.snd_max {
+            // F-RTO step 2: up to two new segments, whatever cwnd says,
+            // within the peer's window.
+            let limit = self.snd_una + self.peer_window.max(self.mss());
+            if let Some(seg) = self.send_new_within(now, limit) {
+                self.frto_new -= 1;
+                return Some(seg);
+            }
+            self.frto_new = 0;
         }
         if self.recovery.is_some() && self.cc.recovery() == Recovery::Sack {
             if self.cfg.ns2_sack() {
@@ -719,7 +750,11 @@ impl TcpSender {
             if self.ns2_vegas.is_some() {
                 return self.ns2_vegas_new_ack(now, seg.ack);
             }
+            let step2 = self.frto_before_new_ack(seg.ack);
             self.on_new_ack(now, seg.ack);
+            if let Some(f) = step2 {
+                self.frto_step2(f);
+            }
             if ns2_sack {
                 if self.recovery.is_some() {
                     // A partial ACK: `pipe_` falls once more.
@@ -741,6 +776,8 @@ impl TcpSender {
         {
             if self.ns2_vegas.is_some() {
                 self.ns2_vegas_dup_ack(now);
+            } else if self.frto_dup_ack() {
+                // F-RTO step 3 (a): the timeout was genuine.
             } else if !ns2_sack {
                 self.on_dup_ack(now);
             } else if self.recovery.is_some() {
@@ -750,6 +787,61 @@ impl TcpSender {
                 self.on_dup_ack(now);
             }
         }
+    }
+
+    /// F-RTO on a new ACK, before the ACK's own work: in step 3 the ACK
+    /// shows data sent before the timeout arrived (the timeout was
+    /// spurious), and the window's cut is undone; in step 2 an ACK below
+    /// `recover` is returned, for [`Self::frto_step2`] once the ACK is
+    /// processed; any other ends F-RTO (RTO recovery as RFC 5681's).
+    fn frto_before_new_ack(&mut self, ack: u64) -> Option<Frto> {
+        let f = self.frto.take()?;
+        if !f.second {
+            return (ack < f.recover).then_some(f);
+        }
+        // Step 3 (b): spurious. Undo the cut (as Linux does) and go on
+        // with new data: no go-back-N.
+        self.spurious_timeouts += 1;
+        self.frto_new = 0;
+        self.st.cwnd = self.st.cwnd.max(f.prior_cwnd);
+        self.st.ssthresh = self.st.ssthresh.max(f.prior_ssthresh);
+        self.snd_nxt = self.snd_max;
+        for s in &mut self.sent {
+            s.lost = false;
+        }
+        None
+    }
+
+    /// F-RTO step 2 (b), after the first new ACK below `recover`: send up
+    /// to two new segments instead of going back, if new data can leave;
+    /// otherwise RTO recovery goes on as RFC 5681's.
+    fn frto_step2(&mut self, f: Frto) {
+        let mss = self.mss();
+        let avail = self.data_end().saturating_sub(self.snd_max).min(mss);
+        let room = self.snd_max + avail <= self.snd_una + self.peer_window.max(mss);
+        if avail == 0 || !room {
+            return;
+        }
+        self.snd_nxt = self.snd_max;
+        self.frto_new = 2;
+        self.frto = Some(Frto { second: true, ..f });
+    }
+
+    /// F-RTO on a duplicate ACK: in step 3 the timeout was genuine (cwnd
+    /// at most 3 segments, go-back-N from `snd_una`), and the ACK is done
+    /// with (returns true); in step 2 F-RTO ends and the ACK counts as
+    /// usual.
+    fn frto_dup_ack(&mut self) -> bool {
+        let Some(f) = self.frto.take() else {
+            return false;
+        };
+        if !f.second {
+            return false;
+        }
+        self.frto_new = 0;
+        self.st.cwnd = self.st.cwnd.min(3.0);
+        self.snd_nxt = self.snd_una;
+        true
     }
 
     fn rtt_sample(&mut self, now: SimTime, r: SimTime, for_rto: bool) {
@@ -1199,10 +1291,30 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             return;
         }
+        // F-RTO (RFC 5682 step 1) unless a recovery is under way; a
+        // timeout that recurs before any ACK came (only the first segment
+        // was resent) keeps it going with the first one's state, as RFC
+        // 5682 section 3.2 and Linux allow.
+        let frto = match self.frto.take() {
+            _ if !self.cfg.frto => None,
+            Some(f) if !f.second => Some(f),
+            Some(_) => None,
+            None => self
+                .recover
+                .is_none_or(|r| self.snd_una > r)
+                .then_some(Frto {
+                    second: false,
+                    recover: self.snd_max,
+                    prior_cwnd: self.st.cwnd,
+                    prior_ssthresh: self.st.ssthresh,
+                }),
+        };
+        self.frto_new = 0;
         // RFC 6298 (5.4)–(5.6) and RFC 5681 eq. (4).
         self.update_flight();
         self.cc.on_rto(&mut self.st, now);
         self.slow_start.on_rto();
+        self.frto = frto;
         if let Some(v) = &mut self.ns2_vegas {
             // `timeout()`: the window changed now; go-back-N to packet 0
             // sets `firstsent_` again.
@@ -1257,6 +1369,7 @@ impl TcpSender {
             retransmissions: self.retransmissions,
             timeouts: self.timeouts,
             fast_retransmits: self.fast_retransmits,
+            spurious_timeouts: self.spurious_timeouts,
             in_recovery: self.recovery.is_some(),
             pacing_interval: self.cc.pacing_interval(&self.st),
         }

@@ -609,6 +609,127 @@ fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
     assert_eq!(s.poll_timeout(), Some(t2 + 100 * NS_PER_MS + 12 * NS_PER_S));
 }
 
+/// A NewReno sender with F-RTO, 10 segments in flight at cwnd 10 and
+/// ssthresh 8, after its timer fired: it resent segment 0 alone.
+fn frto_after_timeout() -> (TcpSender, SimTime) {
+    let mut s = TcpSender::new(
+        TcpConfig {
+            frto: true,
+            ..cfg(CcKind::NewReno)
+        },
+        None,
+    );
+    s.state_mut().cwnd = 10.0;
+    s.state_mut().ssthresh = 8.0;
+    drain(&mut s, 0);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    let resent = drain(&mut s, t);
+    assert_eq!(resent.len(), 1);
+    assert!(resent[0].retransmission && resent[0].seq == 0);
+    assert_eq!(s.metrics().cwnd_packets, 1.0);
+    (s, t)
+}
+
+#[test]
+fn frto_sends_new_data_on_the_first_ack_and_undoes_a_spurious_timeout() {
+    // Step 2: the ACK of segment 0 lets two new segments (10 and 11)
+    // leave, not segment 1 again. Step 3: the next ACK covers segment 1,
+    // sent once before the timeout: spurious. cwnd and ssthresh come back
+    // (10 and 8, cwnd then grows by 1/10 in congestion avoidance) and what
+    // follows is new data, not go-back-N.
+    let (mut s, t) = frto_after_timeout();
+    s.on_segment(t + NS_PER_MS, &ack(MSS));
+    let sent = drain(&mut s, t + NS_PER_MS);
+    let seqs: Vec<u64> = sent.iter().map(|g| g.seq).collect();
+    assert_eq!(seqs, vec![10 * MSS, 11 * MSS]);
+    assert!(sent.iter().all(|g| !g.retransmission));
+    s.on_segment(t + 2 * NS_PER_MS, &ack(2 * MSS));
+    let m = s.metrics();
+    assert_eq!(m.spurious_timeouts, 1);
+    assert!((m.cwnd_packets - 10.1).abs() < 1e-9, "{}", m.cwnd_packets);
+    assert_eq!(m.ssthresh_packets, 8.0);
+    assert_eq!(m.snd_nxt, m.snd_max);
+    // 12 segments outstanding from 2: the window of 10 is full.
+    assert!(drain(&mut s, t + 2 * NS_PER_MS).is_empty());
+    s.on_segment(t + 3 * NS_PER_MS, &ack(5 * MSS));
+    let sent = drain(&mut s, t + 3 * NS_PER_MS);
+    assert!(!sent.is_empty());
+    assert!(sent.iter().all(|g| !g.retransmission && g.seq >= 12 * MSS));
+}
+
+#[test]
+fn frto_goes_back_when_a_duplicate_ack_follows_its_new_data() {
+    // Step 3 (a): a duplicate ACK after the two new segments: the timeout
+    // was genuine. cwnd at most 3 and go-back-N from segment 1; nothing
+    // was undone.
+    let (mut s, t) = frto_after_timeout();
+    s.on_segment(t + NS_PER_MS, &ack(MSS));
+    assert_eq!(drain(&mut s, t + NS_PER_MS).len(), 2);
+    s.on_segment(t + 2 * NS_PER_MS, &ack(MSS));
+    let m = s.metrics();
+    assert_eq!(m.spurious_timeouts, 0);
+    assert!(m.cwnd_packets <= 3.0);
+    assert_eq!(m.ssthresh_packets, 5.0, "the timeout's cut stands");
+    let sent = drain(&mut s, t + 2 * NS_PER_MS);
+    assert_eq!(sent[0].seq, MSS);
+    assert!(sent[0].retransmission);
+}
+
+#[test]
+fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
+    // An ACK of all that was outstanding at the timeout: plain recovery
+    // (the window grows from 1 by slow start; nothing to undo).
+    let (mut s, t) = frto_after_timeout();
+    s.on_segment(t + NS_PER_MS, &ack(10 * MSS));
+    assert_eq!(s.metrics().cwnd_packets, 2.0);
+    assert_eq!(s.metrics().spurious_timeouts, 0);
+    // A duplicate first: go-back-N as without F-RTO.
+    let (mut s, t) = frto_after_timeout();
+    s.on_segment(t + NS_PER_MS, &ack(0));
+    s.on_segment(t + 2 * NS_PER_MS, &ack(MSS));
+    let sent = drain(&mut s, t + 2 * NS_PER_MS);
+    assert_eq!(sent[0].seq, MSS);
+    assert!(sent[0].retransmission);
+    // A second timeout before any ACK (segment 0 resent again, nothing
+    // else): F-RTO goes on, and still undoes to the state before the
+    // first.
+    let (mut s, _) = frto_after_timeout();
+    let t2 = s.poll_timeout().unwrap();
+    s.on_timeout(t2);
+    drain(&mut s, t2);
+    s.on_segment(t2 + NS_PER_MS, &ack(MSS));
+    let sent = drain(&mut s, t2 + NS_PER_MS);
+    assert_eq!(
+        sent.iter().map(|g| g.seq).collect::<Vec<_>>(),
+        vec![10 * MSS, 11 * MSS]
+    );
+    s.on_segment(t2 + 2 * NS_PER_MS, &ack(2 * MSS));
+    assert_eq!(s.metrics().spurious_timeouts, 1);
+    assert_eq!(s.metrics().ssthresh_packets, 8.0);
+    // A timeout within a fast recovery: no F-RTO, go-back-N.
+    let mut s = TcpSender::new(
+        TcpConfig {
+            frto: true,
+            ..cfg(CcKind::NewReno)
+        },
+        None,
+    );
+    s.state_mut().cwnd = 10.0;
+    drain(&mut s, 0);
+    dupacks(&mut s, NS_PER_MS, 0, 3);
+    drain(&mut s, NS_PER_MS);
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    drain(&mut s, t);
+    s.on_segment(t + NS_PER_MS, &ack(MSS));
+    let sent = drain(&mut s, t + NS_PER_MS);
+    assert!(
+        !sent.is_empty() && sent.iter().all(|g| g.retransmission),
+        "{sent:?}"
+    );
+}
+
 #[test]
 fn a_valid_sample_sets_srtt_and_rto() {
     let mut s = TcpSender::new(cfg(CcKind::NewReno), None);
@@ -1168,6 +1289,7 @@ struct Outcome {
     done: bool,
     retransmissions: u64,
     end_time: SimTime,
+    spurious_timeouts: u64,
 }
 
 /// Sender and receiver joined by a pipe: 1 ms per data segment on the
@@ -1180,12 +1302,15 @@ fn run_pipe(c: &TcpConfig, total: u64, loss: f64, seed: u64) -> Outcome {
 /// As [`run_pipe`], each segment also delayed by a uniform `[0, jitter)`
 /// extra, so segments and ACKs get reordered.
 fn run_pipe_jitter(c: &TcpConfig, total: u64, loss: f64, seed: u64, jitter: SimTime) -> Outcome {
-    run_pipe_full(c, total, loss, seed, jitter, usize::MAX)
+    run_pipe_full(c, total, loss, seed, jitter, usize::MAX, None)
 }
 
 /// As [`run_pipe_jitter`], the forward link's queue holding at most
 /// `queue` segments (waiting or on the link): a segment that finds it
-/// full is dropped.
+/// full is dropped. With `hold = Some((from, until))` the forward path
+/// holds the segments that reach it in `[from, until)` and delivers them
+/// after `until`, in order, none lost (a route that breaks and is found
+/// again while the packets wait, as AODV's do).
 fn run_pipe_full(
     c: &TcpConfig,
     total: u64,
@@ -1193,6 +1318,7 @@ fn run_pipe_full(
     seed: u64,
     jitter: SimTime,
     queue: usize,
+    hold: Option<(SimTime, SimTime)>,
 ) -> Outcome {
     let mut rng = Rng::new(1, Stream::Test, seed);
     let mut s = TcpSender::new(c.clone(), Some(total));
@@ -1212,6 +1338,11 @@ fn run_pipe_full(
                 continue;
             }
             link_free = link_free.max(now) + NS_PER_MS;
+            if let Some((from, until)) = hold {
+                if (from..until).contains(&link_free) {
+                    link_free = until + (link_free - from) / 1000;
+                }
+            }
             if rng.uniform() >= loss {
                 id += 1;
                 let extra = if jitter > 0 { rng.below(jitter) } else { 0 };
@@ -1263,6 +1394,7 @@ fn run_pipe_full(
         done: s.is_done(),
         retransmissions: s.metrics().retransmissions,
         end_time: now,
+        spurious_timeouts: s.metrics().spurious_timeouts,
     }
 }
 
@@ -1376,7 +1508,7 @@ fn hystart_and_hystart_plus_plus_leave_slow_start_before_the_queue_overflows() {
         let mut c = cfg(kind);
         c.window_packets = 1000;
         c.slow_start = slow_start;
-        run_pipe_full(&c, total, 0.0, 7, 0, queue)
+        run_pipe_full(&c, total, 0.0, 7, 0, queue, None)
     };
     for kind in [
         CcKind::NewReno,
@@ -1409,6 +1541,54 @@ fn hystart_and_hystart_plus_plus_leave_slow_start_before_the_queue_overflows() {
         let pp = run(kind, SlowStart::HyStartPlusPlus, 60);
         assert!(pp.done && pp.delivered == total, "{what}");
         assert!(pp.retransmissions > 0, "{what}: {}", pp.retransmissions);
+    }
+}
+
+#[test]
+fn frto_finds_the_timeout_a_held_path_causes_spurious_and_resends_less() {
+    // The forward path holds every segment from t = 0.5 s for 0.35 s (one
+    // timeout, at an RTO of 0.2 s) or 1.5 s (three), then delivers them,
+    // in order, none lost: the timer fires while the originals wait.
+    // Without F-RTO go-back-N resends the window, which arrives twice;
+    // with it the first ACK after the hold lets new data leave and the
+    // next ACK, for an original, undoes the cut.
+    let total = 1_000_000;
+    let kinds = [
+        CcKind::Reno,
+        CcKind::NewReno,
+        CcKind::Cubic,
+        CcKind::Westwood,
+    ];
+    for (kind, hold_ms) in kinds.into_iter().flat_map(|k| [(k, 350), (k, 1500)]) {
+        let run = |frto: bool| {
+            let c = TcpConfig {
+                frto,
+                window_packets: 20,
+                ..cfg(kind)
+            };
+            let hold = (500 * NS_PER_MS, (500 + hold_ms) * NS_PER_MS);
+            run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold))
+        };
+        let (plain, frto) = (run(false), run(true));
+        let what = format!("{} held {hold_ms} ms", kind.name());
+        for o in [&plain, &frto] {
+            assert!(o.done, "{what}");
+            assert_eq!(o.delivered, total, "{what}");
+        }
+        assert_eq!(plain.spurious_timeouts, 0, "{what}");
+        assert!(frto.spurious_timeouts >= 1, "{what}");
+        assert!(
+            plain.retransmissions >= 10,
+            "{what}: {}",
+            plain.retransmissions
+        );
+        assert!(
+            frto.retransmissions * 5 <= plain.retransmissions,
+            "{what}: {} against {}",
+            frto.retransmissions,
+            plain.retransmissions
+        );
+        assert!(frto.end_time < plain.end_time, "{what}");
     }
 }
 
