@@ -53,6 +53,8 @@ _FLOW_TYPES = {
     "delivered_in_order_bytes": _INT,
     "completion_s": _FLOAT,
     "delivery_delay_ms": _FLOAT,
+    "timeouts": _INT,
+    "spurious_timeouts": _INT,
 }
 _NODE_TYPES = {
     "id": _INT,

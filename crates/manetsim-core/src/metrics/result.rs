@@ -172,6 +172,13 @@ pub struct FlowResult {
     /// and TFRC, or before anything is delivered.
     #[serde(default)]
     pub delivery_delay_ms: Option<f64>,
+    /// Added: TCP, retransmission timeouts; SCTP, T3-rtx expiries; 0 for
+    /// UDP and TFRC.
+    #[serde(default)]
+    pub timeouts: u64,
+    /// Added: TCP with `frto`, the timeouts F-RTO found spurious; else 0.
+    #[serde(default)]
+    pub spurious_timeouts: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2655,6 +2655,14 @@ impl World {
                     _ => None,
                 }
                 .map(|ns| ns / 1e6),
+                timeouts: match (&self.tcp[i], &self.sctp[i]) {
+                    (Some(t), _) => t.sender.metrics().timeouts,
+                    (_, Some(a)) => a.sender.metrics().timeouts,
+                    _ => 0,
+                },
+                spurious_timeouts: self.tcp[i]
+                    .as_ref()
+                    .map_or(0, |t| t.sender.metrics().spurious_timeouts),
             })
             .collect();
         let drops: BTreeMap<String, u64> = DropReason::ALL
