@@ -445,6 +445,8 @@ SUMMARY_METRICS = (
     "loss_pct",
     "packet_loss_pct",
     "retransmissions",
+    "timeouts",
+    "spurious_timeouts",
     "route_changes",
     "routing_packets",
     "routing_bytes",
@@ -513,6 +515,8 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
             ledger["dropped"] / ledger["created"] * 100.0 if ledger["created"] else float("nan")
         ),
         "retransmissions": sum(f.get("retransmissions", 0) for f in flows),
+        "timeouts": sum(f.get("timeouts", 0) for f in flows),
+        "spurious_timeouts": sum(f.get("spurious_timeouts", 0) for f in flows),
         "route_changes": sum(f.get("route_changes", 0) for f in flows),
         "routing_packets": routing.get("packets_sent", 0),
         "routing_bytes": routing.get("bytes_sent", 0),
