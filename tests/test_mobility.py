@@ -58,6 +58,13 @@ DRAWN = {
         "alpha": 0.5,
         "speed_std_mps": 2.0,
     },
+    # Camp, Boleng and Davies's steering away from the edges.
+    "gauss_markov_steered": {
+        "model": "gauss_markov",
+        "min_speed_mps": 5.0,
+        "max_speed_mps": 15.0,
+        "edge_margin_m": 80.0,
+    },
     "rpgm": {
         "model": "rpgm",
         "min_speed_mps": 1.0,

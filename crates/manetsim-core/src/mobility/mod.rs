@@ -576,6 +576,13 @@ fn walk_params(s: &Scenario) -> Result<WalkParams, MobilityError> {
         pause: from_secs(m.pause_s),
         step: from_secs(step_s),
         step_m,
+        edge_margin_m: match (kind, m.edge_margin_m) {
+            (WalkKind::GaussMarkov, Some(d)) if d.is_finite() && d >= 0.0 => Some(d),
+            (WalkKind::GaussMarkov, Some(d)) => {
+                return bad(format!("{name} needs edge_margin_m ≥ 0, got {d}"));
+            }
+            _ => None,
+        },
         alpha,
         speed_std_mps,
         direction_std_rad,

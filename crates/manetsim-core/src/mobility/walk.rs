@@ -91,6 +91,9 @@ pub struct WalkParams {
     /// Random walk: a new course every this many metres instead of every
     /// `step` (ns-3's distance mode).
     pub step_m: Option<f64>,
+    /// Gauss-Markov: within this distance of an edge, each step points
+    /// the mean direction away from it (Camp, Boleng and Davies).
+    pub edge_margin_m: Option<f64>,
     /// Gauss-Markov: the memory `α` in `[0, 1]`, and the deviations of the
     /// speed's and the direction's normal draws.
     pub alpha: f64,
@@ -253,7 +256,7 @@ fn first_leg(p: &WalkParams, seed: u64, node: u32) -> (Leg, Course, Rng) {
             mean_speed,
             mean_direction,
         };
-        gauss_markov_step(p, &mut rng, &mut course, 0);
+        gauss_markov_step(p, &mut rng, &mut course, 0, Pos::new(x, y));
         course
     } else {
         let angle = rng.range(0.0, TAU);
@@ -263,8 +266,15 @@ fn first_leg(p: &WalkParams, seed: u64, node: u32) -> (Leg, Course, Rng) {
     (leg, course, rng)
 }
 
-/// Moves a Gauss-Markov course on by one step starting at `start`.
-fn gauss_markov_step(p: &WalkParams, rng: &mut Rng, c: &mut Course, start: SimTime) {
+/// Moves a Gauss-Markov course on by one step starting at `start`, from
+/// `at`.
+fn gauss_markov_step(p: &WalkParams, rng: &mut Rng, c: &mut Course, start: SimTime, at: Pos) {
+    if let Some(away) = p.edge_margin_m.and_then(|m| away_from_edges(p, at, m)) {
+        // Camp, Boleng and Davies: near an edge the mean direction turns
+        // away from it, and stays so. The angle nearest the current
+        // direction, so that the linear mix below turns the short way.
+        c.mean_direction = away + TAU * ((c.direction - away) / TAU).round();
+    }
     let keep = p.alpha;
     let spread = (1.0 - keep * keep).max(0.0).sqrt();
     let ns = rng.normal();
@@ -322,11 +332,23 @@ fn next_leg(p: &WalkParams, rng: &mut Rng, course: &mut Course, start: SimTime, 
         }
         WalkKind::GaussMarkov => {
             if course.step_done || start >= course.step_end {
-                gauss_markov_step(p, rng, course, start);
+                gauss_markov_step(p, rng, course, start, from);
             }
         }
     }
     leg_from(p, course, start, from)
+}
+
+/// The direction away from the edges within `margin` of `at`: straight
+/// away from one, diagonally out of a corner (0 rad off the left edge,
+/// π/2 off the bottom, 5π/4 out of the top right corner); `None` away from
+/// them all, or between two opposite ones.
+fn away_from_edges(p: &WalkParams, at: Pos, margin: f64) -> Option<f64> {
+    let axis = |v: f64, size: f64| {
+        f64::from(u8::from(v < margin)) - f64::from(u8::from(v > size - margin))
+    };
+    let (dx, dy) = (axis(at.x, p.width_m), axis(at.y, p.height_m));
+    (dx != 0.0 || dy != 0.0).then(|| dy.atan2(dx))
 }
 
 /// What to add to an angle in `[0, π)` to point it into the area from the
@@ -437,6 +459,7 @@ mod tests {
             pause: from_secs(pause_s),
             step: from_secs(step_s),
             step_m: None,
+            edge_margin_m: None,
             alpha: 0.75,
             speed_std_mps: 1.0,
             direction_std_rad: 1.0,
@@ -564,6 +587,7 @@ mod tests {
             pause: 0,
             step: S,
             step_m: None,
+            edge_margin_m: None,
             alpha: 0.75,
             speed_std_mps: 1.0,
             direction_std_rad: 1.0,
@@ -724,7 +748,7 @@ mod tests {
             let mut rng = Rng::new(8, Stream::Mobility, 0);
             let (mut speeds, mut directions) = (Vec::new(), Vec::new());
             for k in 0..40_000u64 {
-                gauss_markov_step(&p, &mut rng, &mut c, k * S);
+                gauss_markov_step(&p, &mut rng, &mut c, k * S, Pos::new(500.0, 500.0));
                 assert_eq!(c.step_end, (k + 1) * S);
                 assert_eq!(c.speed_mps, c.speed.clamp(0.0, 1000.0));
                 speeds.push(c.speed);
@@ -789,6 +813,99 @@ mod tests {
         };
         let legs = Walk::new(p, 6, 1).legs_until(1000 * S);
         assert!(legs.iter().all(|l| l.speed_mps == legs[0].speed_mps));
+    }
+
+    #[test]
+    fn gauss_markov_near_an_edge_turns_its_mean_direction_away() {
+        // Camp, Boleng and Davies's regions, 100 m deep in a 1,000 m
+        // square: off the right edge 180°, out of the top right corner
+        // 225°, off the bottom 90°, off the left 0°; each as the angle
+        // nearest the current direction (from 10° it is 180°, from −10°
+        // −180°; from 500°, 90° is 450°).
+        let p = WalkParams {
+            edge_margin_m: Some(100.0),
+            height_m: 1000.0,
+            ..params(WalkKind::GaussMarkov, 1.0, 5.0, 0.0, 1.0)
+        };
+        let deg = |d: f64| d.to_radians();
+        for (at, direction, want) in [
+            (Pos::new(950.0, 500.0), deg(10.0), 180.0),
+            (Pos::new(950.0, 500.0), deg(-10.0), -180.0),
+            (Pos::new(950.0, 950.0), 0.0, -135.0),
+            (Pos::new(500.0, 20.0), deg(500.0), 450.0),
+            (Pos::new(20.0, 500.0), deg(170.0), 0.0),
+        ] {
+            let mut c = Course {
+                ux: 0.0,
+                uy: 0.0,
+                speed_mps: 0.0,
+                step_end: 0,
+                step_done: false,
+                speed: 3.0,
+                direction,
+                mean_speed: 3.0,
+                mean_direction: 1.0,
+            };
+            let mut rng = Rng::new(1, Stream::Test, 0);
+            gauss_markov_step(&p, &mut rng, &mut c, 0, at);
+            assert!(
+                (c.mean_direction - deg(want)).abs() < 1e-9,
+                "{at:?}: {}",
+                c.mean_direction.to_degrees()
+            );
+        }
+        // In the middle, and without a margin, the mean stays.
+        for (p, at) in [
+            (p, Pos::new(500.0, 500.0)),
+            (
+                params(WalkKind::GaussMarkov, 1.0, 5.0, 0.0, 1.0),
+                Pos::new(950.0, 500.0),
+            ),
+        ] {
+            let mut c = Course {
+                ux: 0.0,
+                uy: 0.0,
+                speed_mps: 0.0,
+                step_end: 0,
+                step_done: false,
+                speed: 3.0,
+                direction: 0.0,
+                mean_speed: 3.0,
+                mean_direction: 1.0,
+            };
+            gauss_markov_step(&p, &mut Rng::new(1, Stream::Test, 0), &mut c, 0, at);
+            assert_eq!(c.mean_direction, 1.0);
+        }
+    }
+
+    #[test]
+    fn gauss_markov_steering_keeps_nodes_off_the_edges() {
+        // 200 nodes for 1,000 s at 5-15 m/s, α = 0.75: the share of time
+        // within 100 m of an edge (36 % of the area), sampled each second,
+        // falls when the mean direction turns away within 100 m (36.4 %
+        // reflected only, 5.3 % steered).
+        let near = |margin: Option<f64>| {
+            let p = WalkParams {
+                edge_margin_m: margin,
+                direction_std_rad: 0.4,
+                height_m: 1000.0,
+                ..params(WalkKind::GaussMarkov, 5.0, 15.0, 0.0, 1.0)
+            };
+            let (mut near, mut all) = (0u32, 0u32);
+            for node in 0..200 {
+                let mut w = Walk::new(p, 9, node);
+                for t in 1..=1000 {
+                    let q = w.position(t * S);
+                    let edge = q.x.min(q.y).min(1000.0 - q.x).min(1000.0 - q.y);
+                    near += u32::from(edge < 100.0);
+                    all += 1;
+                }
+            }
+            f64::from(near) / f64::from(all)
+        };
+        let (reflected, steered) = (near(None), near(Some(100.0)));
+        assert!(reflected > 0.3, "{reflected}");
+        assert!(steered < 0.5 * reflected, "{steered} against {reflected}");
     }
 
     #[test]

@@ -378,6 +378,11 @@ pub struct Mobility {
     pub speed_std_mps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction_std_rad: Option<f64>,
+    /// Added key, `model = "gauss_markov"` only: within this distance of
+    /// an edge the mean direction turns away from it (Camp, Boleng and
+    /// Davies); absent, nodes are only reflected at the edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_margin_m: Option<f64>,
     /// Added keys, `model = "rpgm"` only: how many groups the nodes are
     /// split into, and how far a member keeps from its group's centre.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -419,6 +424,7 @@ impl Default for Mobility {
             alpha: None,
             speed_std_mps: None,
             direction_std_rad: None,
+            edge_margin_m: None,
             groups: None,
             group_radius_m: None,
             blocks_x: None,

@@ -613,6 +613,12 @@ impl Checker<'_> {
                 gauss,
                 "\"gauss_markov\"",
             ),
+            (
+                "mobility.edge_margin_m",
+                m.edge_margin_m.is_some(),
+                gauss,
+                "\"gauss_markov\"",
+            ),
             ("mobility.groups", m.groups.is_some(), group, "\"rpgm\""),
             (
                 "mobility.group_radius_m",
@@ -718,6 +724,9 @@ impl Checker<'_> {
                 }
                 if let Some(x) = m.direction_std_rad {
                     self.non_negative("mobility.direction_std_rad", x)?;
+                }
+                if let Some(x) = m.edge_margin_m {
+                    self.non_negative("mobility.edge_margin_m", x)?;
                 }
             }
             MobilityModel::Rpgm => {
@@ -1710,6 +1719,26 @@ mod tests {
             },
             "mobility.step_m",
             "expected a distance from 0.001 m to 1e9 m, got 0.0001",
+        );
+        accepted(|s| {
+            drawn(s, MobilityModel::GaussMarkov);
+            s.mobility.edge_margin_m = Some(100.0);
+        });
+        refused(
+            |s| {
+                drawn(s, MobilityModel::GaussMarkov);
+                s.mobility.edge_margin_m = Some(-1.0);
+            },
+            "mobility.edge_margin_m",
+            "expected a finite number ≥ 0, got -1",
+        );
+        refused(
+            |s| {
+                drawn(s, MobilityModel::RandomWalk);
+                s.mobility.edge_margin_m = Some(100.0);
+            },
+            "mobility.edge_margin_m",
+            "only used with mobility.model = \"gauss_markov\" (model is \"random_walk\")",
         );
         refused(
             |s| {
