@@ -969,8 +969,14 @@ def test_ns3s_cubic_with_hystart_carries_what_manetsims_does_over_three_hops(tmp
     # Linux's 16 ms), seed 1: manetsim 164.8 kbit/s, ns-3.44 185.6 (0.89).
     # Without it, 156.3 and 169.3.
     doc = _cubic_chain(slow_start="hystart")
+    _assert_goodput_within_a_fifth_of_ns3s(doc, tmp_path)
+
+
+def _assert_goodput_within_a_fifth_of_ns3s(doc: dict, folder: Path) -> None:
+    """The first flow's goodput in manetsim within 20 % of ns-3's, over the
+    59 s after its start."""
     ours = run(doc).flows.iloc[0]
-    command = ns3.prepare(doc, tmp_path, ns3.build())
+    command = ns3.prepare(doc, folder, ns3.build())
     proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
     theirs_kbps = ns3.parse_result(proc.stdout)["tcp_rx_bytes"] * 8 / 59.0 / 1000.0
     assert theirs_kbps > 50.0
@@ -1009,12 +1015,7 @@ def test_ns3s_cubic_carries_what_manetsims_does_over_three_hops(tmp_path):
     # NewReno alike, with no loss): manetsim 156.3 kbit/s, ns-3.44's
     # TcpCubic 169.3 (0.92), ns-3.37's 171.3.
     doc = _cubic_chain()
-    ours = run(doc).flows.iloc[0]
-    command = ns3.prepare(doc, tmp_path, ns3.build())
-    proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
-    theirs_kbps = ns3.parse_result(proc.stdout)["tcp_rx_bytes"] * 8 / 59.0 / 1000.0
-    assert theirs_kbps > 50.0
-    assert float(ours["goodput_kbps"]) == pytest.approx(theirs_kbps, rel=0.2)
+    _assert_goodput_within_a_fifth_of_ns3s(doc, tmp_path)
 
 
 def test_cbr_and_on_off_into_tcp_reach_the_flows_file(tmp_path):

@@ -815,6 +815,22 @@ mod tests {
         assert!(legs.iter().all(|l| l.speed_mps == legs[0].speed_mps));
     }
 
+    /// A Gauss-Markov course at 3 m/s along `direction`, its mean
+    /// direction 1 rad.
+    fn course_at(direction: f64) -> Course {
+        Course {
+            ux: 0.0,
+            uy: 0.0,
+            speed_mps: 0.0,
+            step_end: 0,
+            step_done: false,
+            speed: 3.0,
+            direction,
+            mean_speed: 3.0,
+            mean_direction: 1.0,
+        }
+    }
+
     #[test]
     fn gauss_markov_near_an_edge_turns_its_mean_direction_away() {
         // Camp, Boleng and Davies's regions, 100 m deep in a 1,000 m
@@ -835,17 +851,7 @@ mod tests {
             (Pos::new(500.0, 20.0), deg(500.0), 450.0),
             (Pos::new(20.0, 500.0), deg(170.0), 0.0),
         ] {
-            let mut c = Course {
-                ux: 0.0,
-                uy: 0.0,
-                speed_mps: 0.0,
-                step_end: 0,
-                step_done: false,
-                speed: 3.0,
-                direction,
-                mean_speed: 3.0,
-                mean_direction: 1.0,
-            };
+            let mut c = course_at(direction);
             let mut rng = Rng::new(1, Stream::Test, 0);
             gauss_markov_step(&p, &mut rng, &mut c, 0, at);
             assert!(
@@ -862,17 +868,7 @@ mod tests {
                 Pos::new(950.0, 500.0),
             ),
         ] {
-            let mut c = Course {
-                ux: 0.0,
-                uy: 0.0,
-                speed_mps: 0.0,
-                step_end: 0,
-                step_done: false,
-                speed: 3.0,
-                direction: 0.0,
-                mean_speed: 3.0,
-                mean_direction: 1.0,
-            };
+            let mut c = course_at(0.0);
             gauss_markov_step(&p, &mut Rng::new(1, Stream::Test, 0), &mut c, 0, at);
             assert_eq!(c.mean_direction, 1.0);
         }

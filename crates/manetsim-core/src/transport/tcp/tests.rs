@@ -609,9 +609,8 @@ fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
     assert_eq!(s.poll_timeout(), Some(t2 + 100 * NS_PER_MS + 12 * NS_PER_S));
 }
 
-/// A NewReno sender with F-RTO, 10 segments in flight at cwnd 10 and
-/// ssthresh 8, after its timer fired: it resent segment 0 alone.
-fn frto_after_timeout() -> (TcpSender, SimTime) {
+/// A NewReno sender with F-RTO and 10 segments in flight at cwnd 10.
+fn frto_sender() -> TcpSender {
     let mut s = TcpSender::new(
         TcpConfig {
             frto: true,
@@ -620,8 +619,15 @@ fn frto_after_timeout() -> (TcpSender, SimTime) {
         None,
     );
     s.state_mut().cwnd = 10.0;
-    s.state_mut().ssthresh = 8.0;
     drain(&mut s, 0);
+    s
+}
+
+/// [`frto_sender`] with ssthresh 8, after its timer fired: it resent
+/// segment 0 alone.
+fn frto_after_timeout() -> (TcpSender, SimTime) {
+    let mut s = frto_sender();
+    s.state_mut().ssthresh = 8.0;
     let t = s.poll_timeout().unwrap();
     s.on_timeout(t);
     let resent = drain(&mut s, t);
@@ -708,15 +714,7 @@ fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
     assert_eq!(s.metrics().spurious_timeouts, 1);
     assert_eq!(s.metrics().ssthresh_packets, 8.0);
     // A timeout within a fast recovery: no F-RTO, go-back-N.
-    let mut s = TcpSender::new(
-        TcpConfig {
-            frto: true,
-            ..cfg(CcKind::NewReno)
-        },
-        None,
-    );
-    s.state_mut().cwnd = 10.0;
-    drain(&mut s, 0);
+    let mut s = frto_sender();
     dupacks(&mut s, NS_PER_MS, 0, 3);
     drain(&mut s, NS_PER_MS);
     let t = s.poll_timeout().unwrap();
