@@ -662,6 +662,36 @@ def test_ns3_range_is_ns2s_250_m(tmp_path):
     assert delivered[251.0] == 0
 
 
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3_counts_the_packets_a_full_interface_queue_turns_away(tmp_path):
+    # One hop offered 4 Mb/s of CBR where 2 Mb/s DSSS carries about 1: ns-3
+    # turns the excess away at its traffic-control layer once the MAC's
+    # 50-packet queue stops the device (8,790 sent = 2,332 received + 6,394
+    # turned away + 14 ARP + 50 queued), as manetsim's full queue does
+    # (2,359 delivered, 6,382 `queue_full`).
+    doc = scenario(
+        SMALL_CHAIN,
+        duration_s=10.0,
+        nodes={"count": 2, "placement": "chain", "spacing_m": 200.0},
+        routing={"protocol": "aodv"},
+        flows=[{**SMALL_CHAIN["flows"][0], "dst": 1, "rate_bps": 4_000_000.0, "stop_s": 10.0}],
+    )
+    ours = run(doc, seed=1)
+    command = ns3.prepare(doc, tmp_path, ns3.build(), seed=1)
+    command.append("--frameCounts=true")
+    proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
+    result = ns3.parse_result(proc.stdout)
+    source = ns3.parse_frames(proc.stdout)[0]
+    turned_away = source["data_mac_queue_full"]
+    queue_full = int(ours.drops.set_index("reason")["packets"]["queue_full"])
+    assert turned_away == pytest.approx(queue_full, rel=0.05)
+    assert result["udp_rx_packets"] == pytest.approx(int(ours.flows["received"][0]), rel=0.05)
+    # Every packet sent is received, turned away, lost to ARP or still queued.
+    unaccounted = result["udp_tx_packets"] - result["udp_rx_packets"] - turned_away
+    assert 0 <= unaccounted - source.get("data_arp", 0) <= 50
+
+
 def test_frame_lines_are_parsed():
     out = (
         "ns3-node 1 frames_sent=4 frames_received=7 acks_at_1000000_bps=2\n"

@@ -122,8 +122,10 @@ struct FrameCount
     // The ACKs the node sent, by their rate (b/s).
     std::map<uint64_t, uint64_t> acksByRate;
     // Data packets (IP packets of at least kDataBytes, so no AODV message)
-    // the node dropped: its MAC by ns-3's reason (the retry limit, a full
-    // queue, a frame's lifetime), its IP layer by ns-3's reason (AODV's
+    // the node dropped: its MAC by ns-3's reason (the retry limit, a
+    // frame's lifetime; "queue_full" also counts what the traffic-control
+    // layer turned away while the MAC's full queue stopped the device's),
+    // its IP layer by ns-3's reason (AODV's
     // request queue hands the packets it gives up to IP as route errors)
     // and its ARP (a failed resolution, or a full queue waiting for one).
     std::map<std::string, uint64_t> macDrops;
@@ -181,6 +183,21 @@ CountMacDrop(uint32_t node, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
     };
     auto name = names.find(reason);
     ++g_frames[node].macDrops[name == names.end() ? "other" : name->second];
+}
+
+// An IP packet the traffic-control layer turned away because the MAC's
+// queue was full. Without a queue disc (see Uninstall below) the MAC's
+// queue is the interface queue: when it fills, it stops the device's
+// transmission queue (flow control), and the layer drops what IP hands it
+// then; the MAC itself never sees the packet, so its DroppedMpdu does not
+// fire. It is ns-2's drop at a full interface queue.
+void
+CountInterfaceQueueDrop(uint32_t node, Ptr<const Packet> packet)
+{
+    if (packet->GetSize() >= kDataBytes)
+    {
+        ++g_frames[node].macDrops["queue_full"];
+    }
 }
 
 // A packet ARP dropped: its resolution failed, or its queue of packets
@@ -767,6 +784,10 @@ main(int argc, char* argv[])
             all.Get(i)->GetObject<ArpL3Protocol>()->TraceConnectWithoutContext(
                 "Drop",
                 MakeBoundCallback(&CountArpDrop, i));
+            bool connected = all.Get(i)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+                "TcDrop",
+                MakeBoundCallback(&CountInterfaceQueueDrop, i));
+            NS_ABORT_MSG_UNLESS(connected, "no TcDrop trace source on the traffic-control layer");
         }
     }
 

@@ -628,8 +628,9 @@ def parse_frames(stdout: str) -> list[dict[str, int]]:
     ``acks_at_R_bps`` for each rate ``R`` the node sent ACKs at, how
     many, and the data packets (IP packets of 200 bytes or more, so no AODV
     message) it dropped, one key for each of ns-3's reasons it dropped any
-    for: ``data_mac_given_up`` (the retry limit), ``data_mac_queue_full`` and
-    ``data_mac_expired`` by its MAC, ``data_ip_REASON`` by its IP layer
+    for: ``data_mac_given_up`` (the retry limit) and ``data_mac_expired`` by
+    its MAC, ``data_mac_queue_full`` (turned away by the traffic-control
+    layer while the MAC's full queue stopped the device's), ``data_ip_REASON`` by its IP layer
     (``data_ip_route_error`` holds those AODV's request queue gave up), and
     ``data_arp`` by its ARP (a failed resolution, a full queue waiting for
     one, or an entry left dead by one: ns-3 drops every packet to a
