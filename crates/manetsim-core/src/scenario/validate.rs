@@ -1309,15 +1309,25 @@ impl Checker<'_> {
                     ),
                 );
             }
-            if tcp.frto && matches!(tcp.variant, TcpVariant::Vegas | TcpVariant::Sack) {
+            if tcp.frto && tcp.variant == TcpVariant::Vegas {
                 return self.fail(
                     key("tcp.frto"),
-                    format!(
-                        "F-RTO is modelled in RFC 5682's basic form, for the variants that \
-                         recover as Tahoe, Reno or NewReno do; not with variant = \"{}\" \
-                         (its SACK-enhanced form and Vegas's own recovery are not)",
-                        name_of(&tcp.variant)
-                    ),
+                    "F-RTO is modelled for the variants that recover as Tahoe, Reno, \
+                     NewReno or RFC 6675's SACK do; Vegas's own recovery is not: use \
+                     frto = false with variant = \"vegas\""
+                        .to_string(),
+                );
+            }
+            if tcp.frto
+                && tcp.variant == TcpVariant::Sack
+                && tcp.sack_rule == crate::transport::tcp::SackRule::Ns2
+            {
+                return self.fail(
+                    key("tcp.frto"),
+                    "F-RTO's SACK-enhanced form works on RFC 6675's scoreboard; ns-2.35's \
+                     Sack1 (sack_rule = \"ns2\", which --like-ns2 sets) has no F-RTO: use \
+                     sack_rule = \"rfc\" with frto = true"
+                        .to_string(),
                 );
             }
             if tcp.handshake && tcp.start_rule != crate::transport::tcp::StartRule::Window {

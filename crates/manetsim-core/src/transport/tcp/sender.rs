@@ -215,6 +215,10 @@ struct Frto {
     /// cwnd and ssthresh before the timeout cut them, for the undo.
     prior_cwnd: f64,
     prior_ssthresh: f64,
+    /// `recover` before the timeout set it, for the undo.
+    prior_recover: Option<u64>,
+    /// Timeouts in this F-RTO, each of which resent the first segment.
+    timeouts: u32,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -738,13 +742,15 @@ impl TcpSender {
         let old_window = self.peer_window;
         self.peer_window = seg.window as u64;
         let ns2_sack = self.cfg.ns2_sack();
+        // The first segment this ACK SACKs anew (RFC 6675's scoreboard).
+        let mut newly_sacked = None;
         if ns2_sack {
             if self.recovery.is_some() {
                 // `--pipe_` for every ACK in fast recovery.
                 self.ns2_pipe -= 1;
             }
         } else if self.cc.recovery() == Recovery::Sack {
-            self.update_scoreboard(&seg.sack);
+            newly_sacked = self.update_scoreboard(&seg.sack);
         }
         if seg.ack > self.snd_una {
             if self.ns2_vegas.is_some() {
@@ -776,13 +782,13 @@ impl TcpSender {
         {
             if self.ns2_vegas.is_some() {
                 self.ns2_vegas_dup_ack(now);
-            } else if self.frto_dup_ack() {
+            } else if self.frto_dup_ack(newly_sacked) {
                 // F-RTO step 3 (a): the timeout was genuine.
             } else if !ns2_sack {
                 self.on_dup_ack(now);
             } else if self.recovery.is_some() {
                 self.mark_sacked(&seg.sack);
-            } else if !self.ns2_muted && self.mark_sacked(&seg.sack) {
+            } else if !self.ns2_muted && self.mark_sacked(&seg.sack).is_some() {
                 // Only a duplicate that SACKs something new counts.
                 self.on_dup_ack(now);
             }
@@ -799,17 +805,41 @@ impl TcpSender {
         if !f.second {
             return (ack < f.recover).then_some(f);
         }
-        // Step 3 (b): spurious. Undo the cut (as Linux does) and go on
-        // with new data: no go-back-N.
+        // Step 3 (b): an ACK of data sent before the timeout and not
+        // since: spurious.
+        self.frto_undo(f);
+        None
+    }
+
+    /// A spurious timeout: undo the cut (to at least the window and
+    /// threshold before it, as Linux does) and go on with new data, no
+    /// go-back-N. Nothing was resent but the first segment, so duplicate
+    /// ACKs tell of a loss again and the timeout's `recover` no longer
+    /// holds the fast retransmit back (RFC 6582's guard is against the
+    /// duplicates go-back-N makes) unless the first segment went out
+    /// DupThresh times or more, whose copies alone could then make a fast
+    /// retransmit. With SACK the scoreboard says again which segments are
+    /// lost.
+    fn frto_undo(&mut self, f: Frto) {
         self.spurious_timeouts += 1;
         self.frto_new = 0;
         self.st.cwnd = self.st.cwnd.max(f.prior_cwnd);
         self.st.ssthresh = self.st.ssthresh.max(f.prior_ssthresh);
         self.snd_nxt = self.snd_max;
+        if f.timeouts < self.cfg.dupack_threshold {
+            self.recover = f.prior_recover;
+        }
         for s in &mut self.sent {
             s.lost = false;
         }
-        None
+        if self.frto_sack() {
+            self.mark_lost();
+        }
+    }
+
+    /// RFC 5682 section 3's SACK-enhanced F-RTO: RFC 6675's SACK sender.
+    fn frto_sack(&self) -> bool {
+        self.cc.recovery() == Recovery::Sack && !self.cfg.ns2_sack()
     }
 
     /// F-RTO step 2 (b), after the first new ACK below `recover`: send up
@@ -827,15 +857,27 @@ impl TcpSender {
         self.frto = Some(Frto { second: true, ..f });
     }
 
-    /// F-RTO on a duplicate ACK: in step 3 the timeout was genuine (cwnd
-    /// at most 3 segments, go-back-N from `snd_una`), and the ACK is done
-    /// with (returns true); in step 2 F-RTO ends and the ACK counts as
-    /// usual.
-    fn frto_dup_ack(&mut self) -> bool {
+    /// F-RTO on a duplicate ACK, `newly_sacked` the first segment it SACKs
+    /// anew. In step 3 the timeout was genuine (cwnd at most 3 segments,
+    /// go-back-N from `snd_una`), and the ACK is done with (returns true);
+    /// but with SACK (section 3), a duplicate that SACKs a segment below
+    /// `recover`, sent before the timeout and not since, shows the timeout
+    /// spurious, and the ACK then counts as usual. In step 2 the basic
+    /// F-RTO ends and the ACK counts as usual; the SACK-enhanced one waits
+    /// on for the new ACK, the scoreboard updated.
+    fn frto_dup_ack(&mut self, newly_sacked: Option<u64>) -> bool {
         let Some(f) = self.frto.take() else {
             return false;
         };
+        let sack = self.frto_sack();
         if !f.second {
+            if sack {
+                self.frto = Some(f);
+            }
+            return false;
+        }
+        if sack && newly_sacked.is_some_and(|seq| seq < f.recover) {
+            self.frto_undo(f);
             return false;
         }
         self.frto_new = 0;
@@ -1212,19 +1254,19 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// RFC 2018 blocks mark segments SACKed; whether any segment was
-    /// newly marked (ns-2.35's `CheckUpdate`).
-    fn mark_sacked(&mut self, blocks: &[(u64, u64)]) -> bool {
-        let mut changed = false;
+    /// RFC 2018 blocks mark segments SACKed; the first segment newly
+    /// marked, if any (whether any was is ns-2.35's `CheckUpdate`).
+    fn mark_sacked(&mut self, blocks: &[(u64, u64)]) -> Option<u64> {
+        let mut first: Option<u64> = None;
         for &(l, r) in blocks {
             for s in self.sent.iter_mut() {
                 if !s.sacked && s.seq >= l && s.end <= r {
                     s.sacked = true;
-                    changed = true;
+                    first = Some(first.map_or(s.seq, |f| f.min(s.seq)));
                 }
             }
         }
-        changed
+        first
     }
 
     /// ns-2.35's `ClearScoreBoard`: nothing SACKed, nothing resent.
@@ -1235,10 +1277,12 @@ impl TcpSender {
         self.ns2_resent_to = 0;
     }
 
-    /// RFC 2018 blocks mark segments SACKed.
-    fn update_scoreboard(&mut self, blocks: &[(u64, u64)]) {
-        self.mark_sacked(blocks);
+    /// RFC 2018 blocks mark segments SACKed; the first segment newly
+    /// marked, if any.
+    fn update_scoreboard(&mut self, blocks: &[(u64, u64)]) -> Option<u64> {
+        let first = self.mark_sacked(blocks);
         self.mark_lost();
+        first
     }
 
     /// RFC 6675 IsLost: more than (DupThresh − 1) × MSS SACKed bytes above.
@@ -1297,7 +1341,10 @@ impl TcpSender {
         // 5682 section 3.2 and Linux allow.
         let frto = match self.frto.take() {
             _ if !self.cfg.frto => None,
-            Some(f) if !f.second => Some(f),
+            Some(f) if !f.second => Some(Frto {
+                timeouts: f.timeouts + 1,
+                ..f
+            }),
             Some(_) => None,
             None => self
                 .recover
@@ -1307,6 +1354,8 @@ impl TcpSender {
                     recover: self.snd_max,
                     prior_cwnd: self.st.cwnd,
                     prior_ssthresh: self.st.ssthresh,
+                    prior_recover: self.recover,
+                    timeouts: 1,
                 }),
         };
         self.frto_new = 0;

@@ -609,12 +609,12 @@ fn rto_backs_off_exponentially_and_karn_ignores_retransmitted_samples() {
     assert_eq!(s.poll_timeout(), Some(t2 + 100 * NS_PER_MS + 12 * NS_PER_S));
 }
 
-/// A NewReno sender with F-RTO and 10 segments in flight at cwnd 10.
-fn frto_sender() -> TcpSender {
+/// A `kind` sender with F-RTO and 10 segments in flight at cwnd 10.
+fn frto_sender(kind: CcKind) -> TcpSender {
     let mut s = TcpSender::new(
         TcpConfig {
             frto: true,
-            ..cfg(CcKind::NewReno)
+            ..cfg(kind)
         },
         None,
     );
@@ -625,8 +625,8 @@ fn frto_sender() -> TcpSender {
 
 /// [`frto_sender`] with ssthresh 8, after its timer fired: it resent
 /// segment 0 alone.
-fn frto_after_timeout() -> (TcpSender, SimTime) {
-    let mut s = frto_sender();
+fn frto_after_timeout(kind: CcKind) -> (TcpSender, SimTime) {
+    let mut s = frto_sender(kind);
     s.state_mut().ssthresh = 8.0;
     let t = s.poll_timeout().unwrap();
     s.on_timeout(t);
@@ -644,7 +644,7 @@ fn frto_sends_new_data_on_the_first_ack_and_undoes_a_spurious_timeout() {
     // sent once before the timeout: spurious. cwnd and ssthresh come back
     // (10 and 8, cwnd then grows by 1/10 in congestion avoidance) and what
     // follows is new data, not go-back-N.
-    let (mut s, t) = frto_after_timeout();
+    let (mut s, t) = frto_after_timeout(CcKind::NewReno);
     s.on_segment(t + NS_PER_MS, &ack(MSS));
     let sent = drain(&mut s, t + NS_PER_MS);
     let seqs: Vec<u64> = sent.iter().map(|g| g.seq).collect();
@@ -669,7 +669,7 @@ fn frto_goes_back_when_a_duplicate_ack_follows_its_new_data() {
     // Step 3 (a): a duplicate ACK after the two new segments: the timeout
     // was genuine. cwnd at most 3 and go-back-N from segment 1; nothing
     // was undone.
-    let (mut s, t) = frto_after_timeout();
+    let (mut s, t) = frto_after_timeout(CcKind::NewReno);
     s.on_segment(t + NS_PER_MS, &ack(MSS));
     assert_eq!(drain(&mut s, t + NS_PER_MS).len(), 2);
     s.on_segment(t + 2 * NS_PER_MS, &ack(MSS));
@@ -686,12 +686,12 @@ fn frto_goes_back_when_a_duplicate_ack_follows_its_new_data() {
 fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
     // An ACK of all that was outstanding at the timeout: plain recovery
     // (the window grows from 1 by slow start; nothing to undo).
-    let (mut s, t) = frto_after_timeout();
+    let (mut s, t) = frto_after_timeout(CcKind::NewReno);
     s.on_segment(t + NS_PER_MS, &ack(10 * MSS));
     assert_eq!(s.metrics().cwnd_packets, 2.0);
     assert_eq!(s.metrics().spurious_timeouts, 0);
     // A duplicate first: go-back-N as without F-RTO.
-    let (mut s, t) = frto_after_timeout();
+    let (mut s, t) = frto_after_timeout(CcKind::NewReno);
     s.on_segment(t + NS_PER_MS, &ack(0));
     s.on_segment(t + 2 * NS_PER_MS, &ack(MSS));
     let sent = drain(&mut s, t + 2 * NS_PER_MS);
@@ -700,7 +700,7 @@ fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
     // A second timeout before any ACK (segment 0 resent again, nothing
     // else): F-RTO goes on, and still undoes to the state before the
     // first.
-    let (mut s, _) = frto_after_timeout();
+    let (mut s, _) = frto_after_timeout(CcKind::NewReno);
     let t2 = s.poll_timeout().unwrap();
     s.on_timeout(t2);
     drain(&mut s, t2);
@@ -714,7 +714,7 @@ fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
     assert_eq!(s.metrics().spurious_timeouts, 1);
     assert_eq!(s.metrics().ssthresh_packets, 8.0);
     // A timeout within a fast recovery: no F-RTO, go-back-N.
-    let mut s = frto_sender();
+    let mut s = frto_sender(CcKind::NewReno);
     dupacks(&mut s, NS_PER_MS, 0, 3);
     drain(&mut s, NS_PER_MS);
     let t = s.poll_timeout().unwrap();
@@ -726,6 +726,80 @@ fn frto_steps_aside_when_the_first_ack_covers_everything_or_is_a_duplicate() {
         !sent.is_empty() && sent.iter().all(|g| g.retransmission),
         "{sent:?}"
     );
+}
+
+#[test]
+fn frto_lets_a_loss_after_a_spurious_timeout_be_fast_retransmitted() {
+    // Spurious at the ACK of segment 1; segment 2 was lost. Nothing went
+    // back N, so three duplicates are a loss again: the timeout's
+    // `recover` (segment 10) no longer holds the fast retransmit back.
+    let (mut s, t) = frto_after_timeout(CcKind::NewReno);
+    s.on_segment(t + NS_PER_MS, &ack(MSS));
+    drain(&mut s, t + NS_PER_MS);
+    s.on_segment(t + 2 * NS_PER_MS, &ack(2 * MSS));
+    assert_eq!(s.metrics().spurious_timeouts, 1);
+    dupacks(&mut s, t + 3 * NS_PER_MS, 2 * MSS, 3);
+    let m = s.metrics();
+    assert!(m.in_recovery);
+    assert_eq!(m.fast_retransmits, 1);
+    let sent = drain(&mut s, t + 3 * NS_PER_MS);
+    assert_eq!((sent[0].seq, sent[0].retransmission), (2 * MSS, true));
+}
+
+#[test]
+fn sack_frto_waits_through_duplicates_and_finds_a_sacked_original_spurious() {
+    // RFC 5682 section 3. Step 2: a duplicate ACK SACKing segment 1 keeps
+    // F-RTO waiting (the basic form would give up); the ACK of segments 0
+    // and 1 lets segments 10 and 11 leave. Step 3: a duplicate that SACKs
+    // segment 3, sent before the timeout and not since, shows the
+    // timeout spurious: the cut is undone with no go-back-N, and as the
+    // SACKs go on segment 2, three SACKed above it, is fast retransmitted.
+    let (mut s, t) = frto_after_timeout(CcKind::Sack);
+    s.on_segment(t + NS_PER_MS, &sack_ack(0, &[(MSS, 2 * MSS)]));
+    assert!(drain(&mut s, t + NS_PER_MS).is_empty());
+    s.on_segment(t + 2 * NS_PER_MS, &ack(2 * MSS));
+    let sent = drain(&mut s, t + 2 * NS_PER_MS);
+    assert_eq!(seqs(sent), [10 * MSS, 11 * MSS]);
+    s.on_segment(t + 3 * NS_PER_MS, &sack_ack(2 * MSS, &[(3 * MSS, 4 * MSS)]));
+    let m = s.metrics();
+    assert_eq!(m.spurious_timeouts, 1);
+    assert_eq!((m.cwnd_packets, m.ssthresh_packets), (10.0, 8.0));
+    assert_eq!(m.snd_nxt, m.snd_max);
+    assert!(!m.in_recovery);
+    assert!(
+        drain(&mut s, t + 3 * NS_PER_MS).is_empty(),
+        "10 outstanding"
+    );
+    s.on_segment(t + 4 * NS_PER_MS, &sack_ack(2 * MSS, &[(3 * MSS, 5 * MSS)]));
+    assert!(!s.metrics().in_recovery);
+    s.on_segment(t + 5 * NS_PER_MS, &sack_ack(2 * MSS, &[(3 * MSS, 6 * MSS)]));
+    assert!(s.metrics().in_recovery);
+    let sent = drain(&mut s, t + 5 * NS_PER_MS);
+    assert_eq!((sent[0].seq, sent[0].retransmission), (2 * MSS, true));
+}
+
+#[test]
+fn sack_frto_calls_the_timeout_genuine_when_only_its_new_data_is_sacked() {
+    // Step 3 (a): a duplicate that SACKs only segment 10, sent in step 2,
+    // or nothing new: the originals are lost. cwnd at most 3, the cut
+    // stands, and go-back-N resends from segment 1, skipping segment 3
+    // that a SACK marked since the timeout.
+    for blocks in [vec![(10 * MSS, 11 * MSS)], vec![]] {
+        let (mut s, t) = frto_after_timeout(CcKind::Sack);
+        s.on_segment(t + NS_PER_MS, &sack_ack(MSS, &[(3 * MSS, 4 * MSS)]));
+        assert_eq!(seqs(drain(&mut s, t + NS_PER_MS)), [10 * MSS, 11 * MSS]);
+        let mut all = vec![(3 * MSS, 4 * MSS)];
+        all.extend(&blocks);
+        s.on_segment(t + 2 * NS_PER_MS, &sack_ack(MSS, &all));
+        let m = s.metrics();
+        assert_eq!(m.spurious_timeouts, 0, "{blocks:?}");
+        assert!(m.cwnd_packets <= 3.0);
+        assert_eq!(m.ssthresh_packets, 5.0);
+        s.on_segment(t + 3 * NS_PER_MS, &sack_ack(2 * MSS, &all));
+        let sent = drain(&mut s, t + 3 * NS_PER_MS);
+        assert!(sent.iter().all(|g| g.retransmission), "{blocks:?}");
+        assert_eq!(seqs(sent)[..2], [2 * MSS, 4 * MSS], "{blocks:?}");
+    }
 }
 
 #[test]
@@ -1309,6 +1383,17 @@ fn run_pipe_jitter(c: &TcpConfig, total: u64, loss: f64, seed: u64, jitter: SimT
 /// holds the segments that reach it in `[from, until)` and delivers them
 /// after `until`, in order, none lost (a route that breaks and is found
 /// again while the packets wait, as AODV's do).
+/// The forward path holds every segment that would cross it in
+/// `[from, until)` until `until`, then delivers them in order; of the
+/// segments that cross it from `from` on, it loses the `lose`-th (from
+/// 0).
+#[derive(Clone, Copy)]
+struct Hold {
+    from: SimTime,
+    until: SimTime,
+    lose: Option<usize>,
+}
+
 fn run_pipe_full(
     c: &TcpConfig,
     total: u64,
@@ -1316,7 +1401,7 @@ fn run_pipe_full(
     seed: u64,
     jitter: SimTime,
     queue: usize,
-    hold: Option<(SimTime, SimTime)>,
+    hold: Option<Hold>,
 ) -> Outcome {
     let mut rng = Rng::new(1, Stream::Test, seed);
     let mut s = TcpSender::new(c.clone(), Some(total));
@@ -1329,6 +1414,7 @@ fn run_pipe_full(
     let mut now = 0;
     let mut delivered = 0;
     let prop = 10 * NS_PER_MS;
+    let mut held = 0;
     for _ in 0..2_000_000 {
         while let Some(seg) = s.poll_transmit(now) {
             let queued = link_free.saturating_sub(now).div_ceil(NS_PER_MS);
@@ -1336,12 +1422,17 @@ fn run_pipe_full(
                 continue;
             }
             link_free = link_free.max(now) + NS_PER_MS;
-            if let Some((from, until)) = hold {
-                if (from..until).contains(&link_free) {
-                    link_free = until + (link_free - from) / 1000;
+            let mut lost = false;
+            if let Some(h) = hold {
+                if (h.from..h.until).contains(&link_free) {
+                    link_free = h.until + (link_free - h.from) / 1000;
+                }
+                if link_free >= h.from {
+                    lost = h.lose == Some(held);
+                    held += 1;
                 }
             }
-            if rng.uniform() >= loss {
+            if rng.uniform() >= loss && !lost {
                 id += 1;
                 let extra = if jitter > 0 { rng.below(jitter) } else { 0 };
                 q.push((link_free + prop + extra, id, true, seg));
@@ -1556,6 +1647,7 @@ fn frto_finds_the_timeout_a_held_path_causes_spurious_and_resends_less() {
         CcKind::NewReno,
         CcKind::Cubic,
         CcKind::Westwood,
+        CcKind::Sack,
     ];
     for (kind, hold_ms) in kinds.into_iter().flat_map(|k| [(k, 350), (k, 1500)]) {
         let run = |frto: bool| {
@@ -1564,7 +1656,11 @@ fn frto_finds_the_timeout_a_held_path_causes_spurious_and_resends_less() {
                 window_packets: 20,
                 ..cfg(kind)
             };
-            let hold = (500 * NS_PER_MS, (500 + hold_ms) * NS_PER_MS);
+            let hold = Hold {
+                from: 500 * NS_PER_MS,
+                until: (500 + hold_ms) * NS_PER_MS,
+                lose: None,
+            };
             run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold))
         };
         let (plain, frto) = (run(false), run(true));
@@ -1621,4 +1717,59 @@ fn config_defaults_are_ns2_and_packet_size_counts_40_bytes() {
     assert_eq!(c.packet_bytes(&seg), 552);
     seg.sack = vec![(1, 2)];
     assert_eq!(c.packet_bytes(&seg), 564);
+}
+
+#[test]
+fn sack_frto_finds_a_held_window_with_one_loss_spurious_where_the_basic_form_cannot() {
+    // The path holds the window for 0.35 s (one timeout) and loses the
+    // second segment held. When it lets go, the first ACK lets F-RTO's
+    // two new segments leave; the rest of the originals then arrive above
+    // the hole. The basic form sees a duplicate ACK and goes back (3
+    // segments resent, as without F-RTO); the SACK-enhanced one sees the
+    // duplicate SACK an original, finds the timeout spurious, undoes the
+    // cut and fast-retransmits the hole alone (2 resent), 26 ms sooner.
+    // Lose the sixth instead, and both forms see a new ACK first.
+    let total = 1_000_000;
+    let run = |kind: CcKind, frto: bool, lose: usize| {
+        let c = TcpConfig {
+            frto,
+            window_packets: 20,
+            ..cfg(kind)
+        };
+        let hold = Hold {
+            from: 500 * NS_PER_MS,
+            until: 850 * NS_PER_MS,
+            lose: Some(lose),
+        };
+        let o = run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold));
+        assert!(
+            o.done && o.delivered == total,
+            "{} {frto} {lose}",
+            kind.name()
+        );
+        o
+    };
+    let basic = run(CcKind::NewReno, true, 1);
+    let sack = run(CcKind::Sack, true, 1);
+    let plain = run(CcKind::Sack, false, 1);
+    assert_eq!(basic.spurious_timeouts, 0);
+    assert_eq!(sack.spurious_timeouts, 1);
+    assert_eq!(
+        (
+            plain.retransmissions,
+            basic.retransmissions,
+            sack.retransmissions
+        ),
+        (3, 3, 2)
+    );
+    assert!(sack.end_time + 20 * NS_PER_MS < basic.end_time.min(plain.end_time));
+    for kind in [CcKind::NewReno, CcKind::Sack] {
+        let (plain, frto) = (run(kind, false, 5), run(kind, true, 5));
+        assert_eq!(frto.spurious_timeouts, 1, "{}", kind.name());
+        assert!(
+            frto.retransmissions * 5 <= plain.retransmissions,
+            "{}",
+            kind.name()
+        );
+    }
 }
