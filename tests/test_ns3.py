@@ -281,6 +281,9 @@ def test_rwp50_command_line(tmp_path):
     assert args["tcpInitialWindow"] == "2"
     assert float(args["tcpMinRtoS"]) == 0.2
     assert args["tcpDelayedAck"] == "false"
+    # ns-2's window_ of 20 segments of 512 bytes, advertised by ns-3's
+    # receiver.
+    assert args["tcpWindowBytes"] == "10240"
     assert Path(args["mobility"]).parent == tmp_path
     assert Path(args["flows"]).parent == tmp_path
     # No fading: no Nakagami model after two-ray ground.
@@ -569,6 +572,8 @@ def test_build_is_cached_by_source_hash(tmp_path, monkeypatch):
     assert compiles[0][:4] == [ns3.compiler(), "-O2", "-std=c++17", "-o"]
     assert str(source) in compiles[0]
     assert compiles[0][-1] == "-lns3-core"
+    # The program learns ns-3's version: it mirrors TCP's window from 3.44.
+    assert "-DMANETSIM_NS3_MINOR=37" in compiles[0]
     source.write_text("int main() { return 1; }\n")
     second = ns3.build(cache)
     assert second != first
@@ -963,6 +968,50 @@ def test_the_tcp_variant_reaches_the_program_and_mixed_variants_are_refused(tmp_
     with pytest.raises(ns3.Ns3Error) as err:
         ns3.check_expressible(load_config(mixed))
     assert err.value.key == "flows.tcp.variant"
+
+
+def test_the_tcp_window_is_advertised_by_ns3s_receiver_or_refused(tmp_path):
+    flow = {"src": 0, "dst": 2, "transport": "tcp", "app": "ftp", "start_s": 1.0}
+
+    def chain(*flows: dict) -> dict:
+        return scenario(SMALL_CHAIN, routing={"protocol": "aodv"}, flows=list(flows))
+
+    # Up to 65,535 bytes without window scaling; 256 segments of 512 bytes
+    # are ns-3's whole 128 KiB receive buffer, its default: no argument.
+    for window, given in ((20, "10240"), (127, "65024"), (256, None)):
+        doc = chain({**flow, "tcp": {"window_packets": window}})
+        args = _program_args(ns3.prepare(doc, tmp_path))
+        assert args.get("tcpWindowBytes") == given, window
+    for flows, key in (
+        ([{**flow, "tcp": {"window_packets": 128}}], "flows.0.tcp.window_packets"),
+        ([{**flow, "tcp": {"window_packets": 1000}}], "flows.0.tcp.window_packets"),
+        (
+            [
+                {**flow, "tcp": {"window_packets": 20}},
+                {**flow, "src": 2, "dst": 0, "tcp": {"window_packets": 30}},
+            ],
+            "flows.tcp.window_packets",
+        ),
+    ):
+        with pytest.raises(ns3.Ns3Error) as err:
+            ns3.check_expressible(load_config(chain(*flows)))
+        assert err.value.key == key
+
+
+@pytest.mark.real_ns3
+@needs_ns3
+def test_ns3_mirrors_the_tcp_window_from_ns_3_44(tmp_path):
+    # chain6 (window 20): ns-3.44 advertises 10,240 bytes and carried
+    # 7,057,920 bytes with it (5,592,576 with its 128 KiB buffer, losing
+    # what overflowed the source's 50-packet queue); ns-3.37, which crashes
+    # with the window capped, keeps its buffer and says so.
+    doc = bench.reference_path("chain6")
+    command = ns3.prepare(doc, tmp_path, ns3.build(), overrides={"duration_s": 60.0})
+    proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+    result = ns3.parse_result(proc.stdout)
+    mirrored = ns3.minor_version(ns3.installation().version) >= 44
+    assert result["tcp_window_bytes"] == (10240 if mirrored else 0)
+    assert result["tcp_rx_bytes"] > 500_000
 
 
 def test_hystart_reaches_the_program_with_cubic_only_and_frto_is_refused(tmp_path):

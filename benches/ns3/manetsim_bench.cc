@@ -55,6 +55,12 @@
 
 using namespace ns3;
 
+// ns-3's minor version (44 for ns-3.44), which `manetsim bench` defines as
+// it compiles the program; 0 when unknown.
+#ifndef MANETSIM_NS3_MINOR
+#define MANETSIM_NS3_MINOR 0
+#endif
+
 namespace
 {
 
@@ -355,6 +361,7 @@ main(int argc, char* argv[])
     uint32_t queuePackets = 50;
     // TCP.
     uint32_t tcpInitialWindow = 2;
+    uint32_t tcpWindowBytes = 0;
     double tcpMinRtoS = 0.2;
     bool tcpDelayedAck = false;
     std::string tcpVariant = "newreno";
@@ -408,6 +415,10 @@ main(int argc, char* argv[])
     cmd.AddValue("longRetryLimit", "Long retry limit", longRetryLimit);
     cmd.AddValue("queuePackets", "Interface queue length (packets)", queuePackets);
     cmd.AddValue("tcpInitialWindow", "TCP initial congestion window (segments)", tcpInitialWindow);
+    cmd.AddValue("tcpWindowBytes",
+                 "The receiver's largest advertised window (bytes, at most 65535; 0: ns-3's "
+                 "default, its 128 KiB receive buffer with window scaling)",
+                 tcpWindowBytes);
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
     cmd.AddValue("tcpVariant", "newreno or cubic (every TCP flow)", tcpVariant);
@@ -430,10 +441,11 @@ main(int argc, char* argv[])
 
     // TCP like ns-2's one-way NewReno agents as far as ns-3's full TCP goes:
     // classic fast recovery, no SACK, no timestamps, and it never gives up on
-    // a connection (ns-2's agents have none to give up). ns-2's window_ (20
-    // packets) is not mirrored: capping the receiver's advertised window
-    // (RcvBufSize) crashes ns-3.37 in TcpRateLinux::SkbSent on the chain, so
-    // the window is ns-3's default (128 KiB receive buffer).
+    // a connection (ns-2's agents have none to give up). ns-2's window_ is
+    // the receiver's advertised window (--tcpWindowBytes) from ns-3.44 on;
+    // on older ns-3 the window stays ns-3's default (its 128 KiB receive
+    // buffer): capping it there (MaxWindowSize or RcvBufSize) crashes ns-3.37
+    // in TcpRateLinux::SkbSent on the chain.
     // CUBIC as manetsim's: standard slow start unless --hystart; with it,
     // TcpCubic's HyStart with the delay threshold's upper bound at Linux's
     // 16 ms (ns-3's default is 1 s), as manetsim's slow_start = "hystart".
@@ -464,6 +476,21 @@ main(int argc, char* argv[])
     }
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segmentSize));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(tcpInitialWindow));
+    if (tcpWindowBytes > 0)
+    {
+        // ns-2's window_: the receiver advertises at most this much, without
+        // window scaling, so the sender never has more outstanding.
+        NS_ABORT_MSG_IF(tcpWindowBytes > 65535, "--tcpWindowBytes: at most 65535");
+        if (MANETSIM_NS3_MINOR >= 44)
+        {
+            Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+            Config::SetDefault("ns3::TcpSocketBase::MaxWindowSize", UintegerValue(tcpWindowBytes));
+        }
+        else
+        {
+            tcpWindowBytes = 0;
+        }
+    }
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(tcpDelayedAck ? 2 : 1));
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(1000000));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
@@ -913,7 +940,8 @@ main(int argc, char* argv[])
     double delivery = udpTxPackets ? 100.0 * udpRxPackets / udpTxPackets : 0.0;
     std::cout << "ns3-result scenario=" << scenario << " nodes=" << nodes
               << " events=" << Simulator::GetEventCount() << " tcp_flows=" << tcpFlows
-              << " tcp_rx_bytes=" << tcpRxBytes << " udp_flows=" << udpFlows
+              << " tcp_rx_bytes=" << tcpRxBytes << " tcp_window_bytes=" << tcpWindowBytes
+              << " udp_flows=" << udpFlows
               << " udp_tx_packets=" << udpTxPackets << " udp_rx_packets=" << udpRxPackets
               << " udp_delivery_pct=" << delivery << std::endl;
     Simulator::Destroy();

@@ -277,6 +277,24 @@ def installation() -> Installation:
     )
 
 
+def minor_version(version: str) -> int:
+    """ns-3's minor version: 44 for ``"3.44"``, 0 when it cannot be read."""
+    match = re.match(r"3\.(\d+)", version)
+    return int(match.group(1)) if match else 0
+
+
+# The largest window ns-3's receiver advertises without window scaling, and
+# its default receive buffer (the window with it).
+MAX_UNSCALED_WINDOW_BYTES = 65_535
+DEFAULT_RECEIVE_BUFFER_BYTES = 131_072
+
+
+def tcp_window_bytes(tcp: Mapping[str, Any], size_bytes: int) -> int:
+    """The bytes ns-3's receiver may advertise for a window of
+    ``window_packets`` segments of ``size_bytes``."""
+    return int(tcp["window_packets"]) * size_bytes
+
+
 def build(cache: Path | None = None, install: Installation | None = None) -> Path:
     """Compiles the ns-3 program if it is not cached yet; returns the executable.
 
@@ -284,7 +302,9 @@ def build(cache: Path | None = None, install: Installation | None = None) -> Pat
     """
     found = install or installation()
     source = source_path()
-    flags = list(found.flags)
+    # The program mirrors some settings only from the ns-3 version known to
+    # run them (TCP's window: ns-3.37 crashes in TcpRateLinux::SkbSent).
+    flags = [f"-DMANETSIM_NS3_MINOR={minor_version(found.version)}", *found.flags]
     cxx = compiler()
     key = hashlib.sha256()
     key.update(source.read_bytes())
@@ -388,6 +408,7 @@ def check_expressible(c: Mapping[str, Any]) -> None:
     if c.get("energy"):
         raise Ns3Error("energy", "the energy model is not mirrored in the ns-3 program")
     tcp_sizes = set()
+    tcp_windows = set()
     tcp_variants: set[str] = set()
     slow_starts: set[str] = set()
     for i, flow in enumerate(c.get("flows", [])):
@@ -418,9 +439,19 @@ def check_expressible(c: Mapping[str, Any]) -> None:
                     f'"{slow_start}" with {variant}: ns-3 has HyStart only inside TcpCubic '
                     "(the program runs it with cubic), and no HyStart++",
                 )
+            window = tcp_window_bytes(flow["tcp"], int(flow["packet_size_bytes"]))
+            if MAX_UNSCALED_WINDOW_BYTES < window != DEFAULT_RECEIVE_BUFFER_BYTES:
+                raise Ns3Error(
+                    f"{key}.tcp.window_packets",
+                    f"{flow['tcp']['window_packets']} segments of {flow['packet_size_bytes']} "
+                    f"bytes ({window} bytes): the ns-3 program's receiver advertises at most "
+                    f"{MAX_UNSCALED_WINDOW_BYTES} bytes, or its whole "
+                    f"{DEFAULT_RECEIVE_BUFFER_BYTES}-byte receive buffer",
+                )
             tcp_variants.add(variant)
             slow_starts.add(slow_start)
             tcp_sizes.add(int(flow["packet_size_bytes"]))
+            tcp_windows.add(window)
         else:
             raise Ns3Error(f"{key}.transport", f'"{transport}" is not expressed')
     if len(tcp_variants) > 1:
@@ -437,6 +468,11 @@ def check_expressible(c: Mapping[str, Any]) -> None:
         raise Ns3Error(
             "flows.packet_size_bytes",
             "TCP flows of different segment sizes (ns-3 sets one SegmentSize for all)",
+        )
+    if len(tcp_windows) > 1:
+        raise Ns3Error(
+            "flows.tcp.window_packets",
+            "TCP flows of different windows (ns-3 sets one MaxWindowSize for all)",
         )
 
 
@@ -538,7 +574,8 @@ def bit_error_arguments(radio: Mapping[str, Any]) -> list[str]:
 def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
     """The program's arguments (after the executable) for resolved scenario ``c``."""
     radio, mac = c["radio"], c["mac"]
-    tcp = next((f["tcp"] for f in c.get("flows", []) if f["transport"] == "tcp"), None)
+    tcp_flow = next((f for f in c.get("flows", []) if f["transport"] == "tcp"), None)
+    tcp = None if tcp_flow is None else tcp_flow["tcp"]
     args = [
         f"--scenario={c.get('name') or 'scenario'}",
         f"--nodes={int(c['nodes']['count'])}",
@@ -579,6 +616,10 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
             f"--tcpDelayedAck={'true' if tcp['delayed_ack'] else 'false'}",
             f"--tcpVariant={tcp['variant']}",
         ]
+        assert tcp_flow is not None
+        window = tcp_window_bytes(tcp, int(tcp_flow["packet_size_bytes"]))
+        if window <= MAX_UNSCALED_WINDOW_BYTES:
+            args.append(f"--tcpWindowBytes={window}")
         if tcp.get("slow_start") == "hystart":
             args.append("--hystart=true")
     return args
