@@ -206,7 +206,7 @@ pub struct TcpSender {
 
 /// F-RTO's state (RFC 5682 section 2) between a timeout and the two ACKs
 /// that follow its retransmission.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Frto {
     /// Step 3 (the first ACK came and new data left), else step 2.
     second: bool,
@@ -219,6 +219,9 @@ struct Frto {
     prior_recover: Option<u64>,
     /// Timeouts in this F-RTO, each of which resent the first segment.
     timeouts: u32,
+    /// The congestion control before the timeout, for the variant's own
+    /// undo (CUBIC's W_max and stage).
+    prior_cc: Box<AnyCc>,
 }
 
 const INFINITE: u64 = u64::MAX / 4;
@@ -823,6 +826,7 @@ impl TcpSender {
     fn frto_undo(&mut self, f: Frto) {
         self.spurious_timeouts += 1;
         self.frto_new = 0;
+        self.cc.undo_rto(&f.prior_cc);
         self.st.cwnd = self.st.cwnd.max(f.prior_cwnd);
         self.st.ssthresh = self.st.ssthresh.max(f.prior_ssthresh);
         self.snd_nxt = self.snd_max;
@@ -1356,6 +1360,7 @@ impl TcpSender {
                     prior_ssthresh: self.st.ssthresh,
                     prior_recover: self.recover,
                     timeouts: 1,
+                    prior_cc: Box::new(self.cc.clone()),
                 }),
         };
         self.frto_new = 0;

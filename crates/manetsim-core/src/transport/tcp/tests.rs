@@ -1,7 +1,7 @@
 //! Sender and receiver state-machine tests on hand-made segments, and an
 //! end-to-end loop through a lossy pipe for every variant.
 
-use super::cc::{CcKind, CongestionControl};
+use super::cc::{AnyCc, CcKind, CongestionControl};
 use super::*;
 use crate::engine::{Rng, SimTime, Stream};
 use crate::engine::{NS_PER_MS, NS_PER_S};
@@ -744,6 +744,36 @@ fn frto_lets_a_loss_after_a_spurious_timeout_be_fast_retransmitted() {
     assert_eq!(m.fast_retransmits, 1);
     let sent = drain(&mut s, t + 3 * NS_PER_MS);
     assert_eq!((sent[0].seq, sent[0].retransmission), (2 * MSS, true));
+}
+
+#[test]
+fn frto_gives_cubic_its_w_max_and_stage_back_after_a_spurious_timeout() {
+    // CUBIC in congestion avoidance after a loss (W_max 10 at cwnd 10):
+    // the timeout would cut W_max by fast convergence and restart the
+    // curve; found spurious, both come back.
+    let cubic = |s: &TcpSender| match s.cc() {
+        AnyCc::Cubic(c) => (c.w_max(), c.k_s()),
+        _ => unreachable!(),
+    };
+    let mut s = frto_sender(CcKind::Cubic);
+    dupacks(&mut s, NS_PER_MS, 0, 3);
+    drain(&mut s, NS_PER_MS);
+    s.on_segment(2 * NS_PER_MS, &ack(10 * MSS));
+    let sent = drain(&mut s, 2 * NS_PER_MS);
+    assert!(!sent.is_empty());
+    s.on_segment(3 * NS_PER_MS, &ack(11 * MSS));
+    let before = cubic(&s);
+    assert_eq!(before.0, 10.0);
+    assert!(before.1.is_some(), "a stage");
+    let t = s.poll_timeout().unwrap();
+    s.on_timeout(t);
+    assert_ne!(cubic(&s), before);
+    drain(&mut s, t);
+    s.on_segment(t + NS_PER_MS, &ack(12 * MSS));
+    drain(&mut s, t + NS_PER_MS);
+    s.on_segment(t + 2 * NS_PER_MS, &ack(13 * MSS));
+    assert_eq!(s.metrics().spurious_timeouts, 1);
+    assert_eq!(cubic(&s), before);
 }
 
 #[test]

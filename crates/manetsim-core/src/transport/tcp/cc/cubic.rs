@@ -18,7 +18,8 @@
 //!   as Linux reduces it). Recovery as NewReno.
 //! - After a timeout: the same ssthresh, cwnd = 1, and the congestion
 //!   avoidance that follows starts its curve at its own start (K = 0, W_max
-//!   = cwnd_start).
+//!   = cwnd_start). A timeout that F-RTO finds spurious gives W_max and the
+//!   stage back ([`Cubic::undo_rto`]).
 //! - A flow that the application holds back is not modelled: bulk transfers
 //!   always have data to send.
 
@@ -93,6 +94,16 @@ impl Cubic {
         };
         self.epoch = None;
         (cwnd * BETA).max(2.0)
+    }
+
+    /// A spurious timeout: W_max and the congestion-avoidance stage (its
+    /// start, K and W_est) as they were before it (`prior`), as RFC 9438
+    /// section 4.9 would have a spurious congestion event undone. Only the
+    /// timeout changed them: slow start since did not touch them.
+    pub fn undo_rto(&mut self, prior: &Cubic) {
+        self.w_max = prior.w_max;
+        self.epoch = prior.epoch;
+        self.restart = prior.restart;
     }
 }
 
@@ -251,6 +262,29 @@ mod tests {
         c.on_ack(&mut st, &test_ack(from_secs(2.0), 1000, None));
         assert_eq!(c.k_s(), Some(0.0));
         assert_eq!(c.w_max(), 35.0);
+    }
+
+    #[test]
+    fn a_spurious_timeout_gives_back_w_max_and_the_stage() {
+        // A loss at 100 segments (W_max 100, cwnd 70), the stage begun at
+        // 1 s; a timeout would halve again and restart the curve. Undone
+        // from the copy taken before it, the stage and W_max are as they
+        // were, and the curve goes on from its old start.
+        let mut c = Cubic::default();
+        let mut st = ca_state(100.0);
+        c.on_loss(&mut st, 0);
+        c.on_ack(&mut st, &test_ack(from_secs(1.0), 0, None));
+        let k = c.k_s().expect("a stage");
+        let before = c.clone();
+        st.uninflated_cwnd = st.cwnd;
+        c.on_rto(&mut st, from_secs(2.0));
+        assert!(c.w_max() < 100.0 && c.k_s().is_none());
+        c.undo_rto(&before);
+        assert_eq!((c.w_max(), c.k_s()), (100.0, Some(k)));
+        st.cwnd = 70.0;
+        st.ssthresh = 70.0;
+        c.on_ack(&mut st, &test_ack(from_secs(3.0), 1000, None));
+        assert_eq!(c.k_s(), Some(k), "no new stage");
     }
 
     #[test]

@@ -340,6 +340,17 @@ impl AnyCc {
         }
     }
 
+    /// After a spurious timeout (F-RTO): what the timeout did to the
+    /// variant's own state comes back from `prior`, a copy taken before
+    /// it. Only CUBIC's timeout changes such state (W_max and its
+    /// congestion-avoidance stage); the others' cut is cwnd and ssthresh,
+    /// which the sender restores.
+    pub fn undo_rto(&mut self, prior: &AnyCc) {
+        if let (AnyCc::Cubic(c), AnyCc::Cubic(p)) = (self, prior) {
+            c.undo_rto(p);
+        }
+    }
+
     fn inner(&self) -> &dyn CongestionControl {
         each_variant!(self, c => c)
     }
