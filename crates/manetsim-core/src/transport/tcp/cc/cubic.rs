@@ -11,7 +11,8 @@
 //!   within [cwnd, 1.5·cwnd], RTT the smoothed one.
 //! - The Reno-friendly estimate W_est starts at cwnd_start and grows by
 //!   α·(segments acked)/cwnd per ACK, α = 3(1 − β)/(1 + β) until it reaches
-//!   W_max and 1 after; while W_cubic(t) < W_est, cwnd is W_est.
+//!   cwnd_prior, the window when ssthresh was last set (RFC 9438 section
+//!   4.3), and 1 after; while W_cubic(t) < W_est, cwnd is W_est.
 //! - On a loss by duplicate ACKs: fast convergence (W_max = cwnd·(1 + β)/2
 //!   when cwnd is below the last W_max, else cwnd), then ssthresh = cwnd =
 //!   max(cwnd·β, 2) with β = 0.7 (cwnd without fast recovery's inflation,
@@ -41,6 +42,9 @@ pub struct Cubic {
     /// cwnd just before the last reduction (after fast convergence);
     /// 0 before the first congestion event.
     w_max: f64,
+    /// cwnd when the last reduction set ssthresh (before it); 0 before
+    /// the first congestion event.
+    cwnd_prior: f64,
     /// The current congestion avoidance stage: when it started, K, W_est.
     epoch: Option<Epoch>,
     /// The next stage starts its curve at its own start (after a timeout).
@@ -87,6 +91,7 @@ impl Cubic {
     /// The reduced window, and W_max by fast convergence.
     fn reduce(&mut self, st: &CcState) -> f64 {
         let cwnd = st.uninflated_cwnd;
+        self.cwnd_prior = cwnd;
         self.w_max = if cwnd < self.w_max {
             cwnd * (1.0 + BETA) / 2.0
         } else {
@@ -102,6 +107,7 @@ impl Cubic {
     /// timeout changed them: slow start since did not touch them.
     pub fn undo_rto(&mut self, prior: &Cubic) {
         self.w_max = prior.w_max;
+        self.cwnd_prior = prior.cwnd_prior;
         self.epoch = prior.epoch;
         self.restart = prior.restart;
     }
@@ -123,7 +129,7 @@ impl CongestionControl for Cubic {
         };
         let t_s = to_secs(ev.now.saturating_sub(epoch.start));
         let segments = ev.acked_bytes as f64 / f64::from(st.mss.max(1));
-        let alpha = if epoch.w_est >= self.w_max {
+        let alpha = if epoch.w_est >= self.cwnd_prior {
             1.0
         } else {
             alpha_aimd()
@@ -246,6 +252,27 @@ mod tests {
         acks(&mut c, &mut st, 0.0, 0.020, 7000.0);
         assert!(st.cwnd > 7.0 + alpha * 20.0 * 0.9, "{}", st.cwnd);
         assert!(st.cwnd < 7.0 + alpha * 20.0 * 1.05, "{}", st.cwnd);
+    }
+
+    #[test]
+    fn the_reno_friendly_estimate_keeps_its_slower_growth_up_to_cwnd_prior() {
+        // A loss at 100 segments, then one at 80: fast convergence puts
+        // W_max at 68 and cwnd at 56, but the window was 80 when ssthresh
+        // was set (cwnd_prior), and W_est grows by α ≈ 0.53 a window of
+        // ACKs up to 80 (RFC 9438 section 4.3), not only up to W_max.
+        let mut c = Cubic::default();
+        let mut st = ca_state(100.0);
+        st.srtt = Some(NS_PER_MS);
+        c.on_loss(&mut st, 0);
+        st.cwnd = 80.0;
+        st.uninflated_cwnd = 80.0;
+        c.on_loss(&mut st, 0);
+        assert!((c.w_max() - 68.0).abs() < 1e-9);
+        assert!((st.cwnd - 56.0).abs() < 1e-9);
+        // 40 ms of 56 ACKs a millisecond: W_est passes 68 near 23 ms and
+        // ends at 74.2; with α = 1 from W_max on it would reach 79.3.
+        acks(&mut c, &mut st, 0.0, 0.040, 56_000.0);
+        assert!((st.cwnd - 74.215).abs() < 0.01, "{}", st.cwnd);
     }
 
     #[test]
