@@ -80,6 +80,16 @@ DRAWN = {
         "blocks_x": 4,
         "blocks_y": 3,
     },
+    # BonnMotion's changes along the streets: a new speed or a pause.
+    "manhattan_stops": {
+        "model": "manhattan",
+        "min_speed_mps": 4.0,
+        "max_speed_mps": 15.0,
+        "update_m": 10.0,
+        "speed_change_prob": 0.2,
+        "pause_prob": 0.1,
+        "max_pause_s": 20.0,
+    },
 }
 
 
@@ -163,6 +173,29 @@ def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
     shown = cli("show-config", streets).stdout
     assert "blocks_x = 5" in shown
     assert "blocks_y = 5" in shown
+    assert "update_m" not in shown
+    # With an update distance, the chances and the pause resolve to 0.
+    stops = {**RWP, "mobility": {"model": "manhattan", "update_m": 5.0, "pause_prob": 0.1}}
+    shown = cli("show-config", write_toml(tmp_path / "stops.toml", stops)).stdout
+    for line in (
+        "update_m = 5.0",
+        "speed_change_prob = 0.0",
+        "pause_prob = 0.1",
+        "max_pause_s = 0.0",
+    ):
+        assert line in shown, line
+
+
+def test_pauses_on_the_streets_slow_the_nodes_down():
+    # The same grid with a pause of up to 20 s at a tenth of the places 10 m
+    # apart: 10 m take 1.2 s on average at 4-15 m/s, and the pauses add 1 s,
+    # so the nodes move about 0.55 of the time: 4.41 m/s against 8.62.
+    moving = manetsim.run({**RWP, "duration_s": 300.0, "mobility": DRAWN["manhattan"]})
+    stops = {**DRAWN["manhattan"], "update_m": 10.0, "pause_prob": 0.1, "max_pause_s": 20.0}
+    stopping = manetsim.run({**RWP, "duration_s": 300.0, "mobility": stops})
+    fast = moving.timeseries("mobility")["mean_speed_mps"].iloc[1:].mean()
+    slow = stopping.timeseries("mobility")["mean_speed_mps"].iloc[1:].mean()
+    assert 0.4 * fast < slow < 0.6 * fast, (slow, fast)
 
 
 def test_group_members_keep_together_as_their_groups_wander():

@@ -19,8 +19,14 @@
 //!   straight ⅔ and the one turn ⅓; at a T facing the edge, either turn ½;
 //!   at a corner, the one turn). A node never turns back.
 //!
-//! Nodes never pause. Every leg is worked out as the run starts, one a
-//! block, so the trajectories are plain [`Trajectory`]s.
+//! With [`StreetUpdates`] (BonnMotion's update distance, speed change and
+//! pause), a node also draws every `update_m` metres of street, counted on
+//! through the intersections but not drawn at one: with probability
+//! `speed_change_prob` it takes a new speed, uniform as above, and with
+//! `pause_prob` it stops for a time uniform in `[0, max_pause)` and then
+//! takes one. Without them nodes never pause. Every leg is worked out as the
+//! run starts, one a block and one more at each change, so the trajectories
+//! are plain [`Trajectory`]s.
 
 use super::random_waypoint::speed_between;
 use super::{travel_time, Trajectory};
@@ -37,6 +43,21 @@ pub struct ManhattanParams {
     pub blocks_y: u32,
     pub min_speed_mps: f64,
     pub max_speed_mps: f64,
+    /// Changes along the streets; `None`, one speed a block and no pause.
+    pub updates: Option<StreetUpdates>,
+}
+
+/// BonnMotion's `ManhattanGrid` changes between intersections.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreetUpdates {
+    /// Metres of street between two draws.
+    pub update_m: f64,
+    /// The chance of a new speed at a draw.
+    pub speed_change_prob: f64,
+    /// The chance of a pause (then a new speed) at a draw.
+    pub pause_prob: f64,
+    /// The longest pause.
+    pub max_pause: SimTime,
 }
 
 /// The four ways along the streets, counter-clockwise from east.
@@ -160,25 +181,67 @@ fn turn(p: &ManhattanParams, at: (i64, i64), way: Way, rng: &mut Rng) -> Way {
 
 /// Every node's trajectory, with every leg that starts before `until`.
 pub fn build(p: &ManhattanParams, seed: u64, count: u32, until: SimTime) -> Vec<Trajectory> {
-    (0..count)
-        .map(|node| {
-            let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
-            let (initial, mut way, mut next) = start(p, &mut rng);
-            let mut tr = Trajectory::new(initial);
-            let (mut t, mut from) = (0, initial);
-            while t < until {
-                let target = p.corner(next);
-                let speed = speed_between(p.min_speed_mps, p.max_speed_mps, &mut rng);
-                tr.setdest(t, target, speed);
-                t += travel_time(from.distance(&target), speed);
-                from = target;
-                way = turn(p, next, way, &mut rng);
-                let (di, dj) = way.step();
-                next = (next.0 + di, next.1 + dj);
+    (0..count).map(|node| walk(p, seed, node, until)).collect()
+}
+
+/// Closer than this to an intersection, an update point is on it (and no
+/// draw is made there).
+const ON_CORNER_M: f64 = 1e-9;
+
+fn walk(p: &ManhattanParams, seed: u64, node: u32, until: SimTime) -> Trajectory {
+    let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
+    let (initial, mut way, mut next) = start(p, &mut rng);
+    let mut tr = Trajectory::new(initial);
+    let (mut t, mut from) = (0, initial);
+    // Changes that can happen; with both chances 0 none is drawn, so the
+    // walk is the one without them.
+    let updates = p
+        .updates
+        .filter(|u| u.speed_change_prob + u.pause_prob > 0.0);
+    // Metres of street to the next draw.
+    let mut to_update = updates.map_or(0.0, |u| u.update_m);
+    while t < until {
+        let target = p.corner(next);
+        let mut speed = speed_between(p.min_speed_mps, p.max_speed_mps, &mut rng);
+        // The leg under way (its start) and the last place drawn at.
+        let (mut leg_t, mut leg_from, mut at) = (t, from, from);
+        if let Some(u) = updates {
+            loop {
+                let left = at.distance(&target);
+                if to_update >= left - ON_CORNER_M {
+                    to_update -= left;
+                    if to_update <= ON_CORNER_M {
+                        to_update = u.update_m;
+                    }
+                    break;
+                }
+                let f = to_update / left;
+                at = Pos::new(at.x + (target.x - at.x) * f, at.y + (target.y - at.y) * f);
+                to_update = u.update_m;
+                let draw = rng.uniform();
+                if draw >= u.speed_change_prob + u.pause_prob {
+                    continue;
+                }
+                tr.setdest(leg_t, at, speed);
+                leg_t += travel_time(leg_from.distance(&at), speed);
+                leg_from = at;
+                if draw >= u.speed_change_prob {
+                    leg_t += (rng.uniform() * u.max_pause as f64) as SimTime;
+                }
+                speed = speed_between(p.min_speed_mps, p.max_speed_mps, &mut rng);
+                if leg_t >= until {
+                    return tr;
+                }
             }
-            tr
-        })
-        .collect()
+        }
+        tr.setdest(leg_t, target, speed);
+        t = leg_t + travel_time(leg_from.distance(&target), speed);
+        from = target;
+        way = turn(p, next, way, &mut rng);
+        let (di, dj) = way.step();
+        next = (next.0 + di, next.1 + dj);
+    }
+    tr
 }
 
 #[cfg(test)]
@@ -194,6 +257,7 @@ mod tests {
             blocks_y,
             min_speed_mps: 2.0,
             max_speed_mps: 15.0,
+            updates: None,
         }
     }
 
@@ -285,6 +349,70 @@ mod tests {
         }
         let share = across as f64 / n as f64;
         assert!((share - 2000.0 / 3800.0).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn speed_changes_and_pauses_come_at_their_rates_every_update_distance() {
+        // Every 5 m of street, a new speed with probability 0.2, else a
+        // pause of up to 10 s with 0.1. Over 40 nodes for 3,000 s the legs
+        // show about 0.2 and 0.1 of the draws (the places 5 m apart that are
+        // not intersections), pauses of 5 s on average, and the nodes on
+        // the streets throughout.
+        let updates = StreetUpdates {
+            update_m: 5.0,
+            speed_change_prob: 0.2,
+            pause_prob: 0.1,
+            max_pause: from_secs(10.0),
+        };
+        let p = ManhattanParams {
+            updates: Some(updates),
+            ..params(5, 3)
+        };
+        let until = from_secs(3000.0);
+        let (mut metres, mut corners, mut changes, mut pauses) = (0.0, 0usize, 0usize, 0usize);
+        let mut paused_s = 0.0;
+        for mut tr in build(&p, 4, 40, until) {
+            let legs = tr.legs().to_vec();
+            for pair in legs.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                metres += a.from.distance(&a.to);
+                let at_corner = (a.to.x / p.block_w()).fract().abs() < 1e-6
+                    && (a.to.y / p.block_h()).fract().abs() < 1e-6;
+                if at_corner {
+                    corners += 1;
+                } else if b.start > a.end {
+                    pauses += 1;
+                    paused_s += (b.start - a.end) as f64 / 1e9;
+                } else {
+                    changes += 1;
+                }
+            }
+            for k in 0..=600 {
+                let at = tr.position(from_secs(f64::from(k) * 5.0));
+                assert!(on_a_street(&p, at), "{at:?}");
+            }
+        }
+        // Draws: every 5 m but on the intersections (blocks of 200 m and
+        // 200 m: 1 place in 40).
+        let draws = metres / 5.0 - corners as f64 / 40.0;
+        let (c, q) = (changes as f64 / draws, pauses as f64 / draws);
+        assert!((c - 0.2).abs() < 0.01, "{c}");
+        assert!((q - 0.1).abs() < 0.01, "{q}");
+        let mean_pause_s = paused_s / pauses as f64;
+        assert!((mean_pause_s - 5.0).abs() < 0.25, "{mean_pause_s}");
+        // With both chances 0 nothing is drawn: the walks without updates.
+        let still = ManhattanParams {
+            updates: Some(StreetUpdates {
+                speed_change_prob: 0.0,
+                pause_prob: 0.0,
+                ..updates
+            }),
+            ..params(5, 3)
+        };
+        assert_eq!(
+            build(&still, 4, 5, until),
+            build(&params(5, 3), 4, 5, until)
+        );
     }
 
     #[test]

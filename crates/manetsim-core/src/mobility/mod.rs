@@ -46,7 +46,7 @@ pub mod waypoints;
 
 pub use error::MobilityError;
 pub use group::GroupParams;
-pub use manhattan::ManhattanParams;
+pub use manhattan::{ManhattanParams, StreetUpdates};
 pub use random_waypoint::{RandomWaypoint, RwpParams};
 pub use trajectory::{travel_time, Leg, Trajectory};
 pub use walk::{Walk, WalkKind, WalkParams};
@@ -611,7 +611,12 @@ pub fn legs_up_front(s: &Scenario) -> Option<f64> {
                 |n: Option<u32>| f64::from(n.unwrap_or(scenario::DEFAULT_MANHATTAN_BLOCKS));
             let block_m =
                 (s.area.width_m / blocks(m.blocks_x)).min(s.area.height_m / blocks(m.blocks_y));
-            Some(nodes * (2.0 + reach_m / block_m))
+            // A leg more at each speed change, two at each pause.
+            let updates = m.update_m.map_or(0.0, |d| {
+                reach_m / d
+                    * (m.speed_change_prob.unwrap_or(0.0) + 2.0 * m.pause_prob.unwrap_or(0.0))
+            });
+            Some(nodes * (2.0 + reach_m / block_m + updates))
         }
         scenario::MobilityModel::Rpgm => {
             let leg_s = m.pause_s
@@ -668,6 +673,12 @@ fn manhattan_params(s: &Scenario) -> Result<ManhattanParams, MobilityError> {
         blocks_y,
         min_speed_mps: m.min_speed_mps,
         max_speed_mps: m.max_speed_mps,
+        updates: m.update_m.map(|update_m| StreetUpdates {
+            update_m,
+            speed_change_prob: m.speed_change_prob.unwrap_or(0.0),
+            pause_prob: m.pause_prob.unwrap_or(0.0),
+            max_pause: from_secs(m.max_pause_s.unwrap_or(0.0)),
+        }),
     })
 }
 

@@ -624,6 +624,9 @@ fn manhattan_round_trips_through_ns2_and_its_cache() {
     };
     assert_round_trip(&streets("blocks_x = 6\nblocks_y = 2", 10), &[]);
     assert_cache_agrees(&streets("", 7), &[]);
+    let stops = "update_m = 10.0\nspeed_change_prob = 0.3\npause_prob = 0.2\nmax_pause_s = 20.0";
+    assert_round_trip(&streets(stops, 10), &[]);
+    assert_cache_agrees(&streets(stops, 7), &[]);
 }
 
 #[test]

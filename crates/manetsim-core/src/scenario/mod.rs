@@ -307,6 +307,11 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
     if m.model == MobilityModel::Manhattan {
         m.blocks_x.get_or_insert(DEFAULT_MANHATTAN_BLOCKS);
         m.blocks_y.get_or_insert(DEFAULT_MANHATTAN_BLOCKS);
+        if m.update_m.is_some() {
+            m.speed_change_prob.get_or_insert(0.0);
+            m.pause_prob.get_or_insert(0.0);
+            m.max_pause_s.get_or_insert(0.0);
+        }
     }
     if let Some(file) = s.mobility.file.as_mut() {
         *file = resolve_beside(file, source);

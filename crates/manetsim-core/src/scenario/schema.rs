@@ -395,6 +395,18 @@ pub struct Mobility {
     pub blocks_x: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks_y: Option<u32>,
+    /// Added keys, `model = "manhattan"` only (BonnMotion's
+    /// `ManhattanGrid`): every `update_m` metres of street a node may
+    /// change its speed (`speed_change_prob`) or else pause for up to
+    /// `max_pause_s` (`pause_prob`); absent `update_m`, neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_change_prob: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_prob: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pause_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -429,6 +441,10 @@ impl Default for Mobility {
             group_radius_m: None,
             blocks_x: None,
             blocks_y: None,
+            update_m: None,
+            speed_change_prob: None,
+            pause_prob: None,
+            max_pause_s: None,
             file: None,
             moves: Vec::new(),
             fixed: Vec::new(),

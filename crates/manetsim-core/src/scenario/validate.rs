@@ -170,6 +170,60 @@ impl Checker<'_> {
         }
     }
 
+    /// `model = "manhattan"`'s changes every `update_m` metres: a positive
+    /// distance, two probabilities that one draw shares (so at most 1
+    /// together), a pause within the clock; none of them without
+    /// `update_m`.
+    fn manhattan_updates(&self, m: &crate::scenario::Mobility) -> Res {
+        let draws = [
+            ("mobility.speed_change_prob", m.speed_change_prob),
+            ("mobility.pause_prob", m.pause_prob),
+            ("mobility.max_pause_s", m.max_pause_s),
+        ];
+        let Some(update_m) = m.update_m else {
+            if let Some((key, _)) = draws.iter().find(|(_, v)| v.is_some()) {
+                return self.fail(
+                    *key,
+                    "needs mobility.update_m, the distance between the places where a node \
+                     may change its speed or pause"
+                        .to_string(),
+                );
+            }
+            return Ok(());
+        };
+        self.positive("mobility.update_m", update_m)?;
+        for (key, p) in &draws[..2] {
+            let p = p.unwrap_or(0.0);
+            if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
+                return self.fail(
+                    *key,
+                    format!("expected a probability in 0..=1, got {}", fmt_float(p)),
+                );
+            }
+        }
+        let change = m.speed_change_prob.unwrap_or(0.0);
+        let pause = m.pause_prob.unwrap_or(0.0);
+        if change + pause > 1.0 {
+            return self.fail(
+                "mobility.pause_prob",
+                format!(
+                    "speed_change_prob + pause_prob is at most 1 (one draw every update_m \
+                     decides between them), got {} + {}",
+                    fmt_float(change),
+                    fmt_float(pause)
+                ),
+            );
+        }
+        let most = m.max_pause_s.unwrap_or(0.0);
+        if !(most.is_finite() && (0.0..=MAX_DURATION_S).contains(&most)) {
+            return self.fail(
+                "mobility.max_pause_s",
+                format!("expected a time from 0 to 1e9 s, got {}", fmt_float(most)),
+            );
+        }
+        Ok(())
+    }
+
     fn non_negative(&self, key: &str, x: f64) -> Res {
         if x.is_finite() && x >= 0.0 {
             Ok(())
@@ -638,6 +692,30 @@ impl Checker<'_> {
                 streets,
                 "\"manhattan\"",
             ),
+            (
+                "mobility.update_m",
+                m.update_m.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
+            (
+                "mobility.speed_change_prob",
+                m.speed_change_prob.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
+            (
+                "mobility.pause_prob",
+                m.pause_prob.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
+            (
+                "mobility.max_pause_s",
+                m.max_pause_s.is_some(),
+                streets,
+                "\"manhattan\"",
+            ),
         ];
         if let Some((key, _, _, wanted)) = set.iter().find(|(_, given, ok, _)| *given && !ok) {
             return only_for(key, wanted);
@@ -759,6 +837,7 @@ impl Checker<'_> {
                         );
                     }
                 }
+                self.manhattan_updates(m)?;
             }
             MobilityModel::Static | MobilityModel::Waypoints => {}
         }
