@@ -80,6 +80,16 @@ DRAWN = {
         "blocks_x": 4,
         "blocks_y": 3,
     },
+    # Members that join another group they meet, half the time.
+    "rpgm_changing": {
+        "model": "rpgm",
+        "min_speed_mps": 1.0,
+        "max_speed_mps": 7.5,
+        "pause_s": 2.0,
+        "groups": 3,
+        "group_radius_m": 60.0,
+        "group_change_prob": 0.5,
+    },
     # BonnMotion's changes along the streets: a new speed or a pause.
     "manhattan_stops": {
         "model": "manhattan",
@@ -168,6 +178,7 @@ def test_the_added_models_run_with_their_own_keys(tmp_path: Path):
     shown = cli("show-config", group).stdout
     assert "groups = 1" in shown
     assert "group_radius_m = 100.0" in shown
+    assert "group_change_prob = 0.0" in shown
     assert "groups" not in cli("show-config", walk).stdout
     streets = write_toml(tmp_path / "streets.toml", {**RWP, "mobility": {"model": "manhattan"}})
     shown = cli("show-config", streets).stdout

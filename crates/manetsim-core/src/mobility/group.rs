@@ -22,6 +22,15 @@
 //!   bound), and a short leg does not fling the members across the group;
 //! - a position outside the area is moved to the nearest point of it.
 //!
+//! With `group_change_prob` (BonnMotion's `-c`), a member may move to
+//! another group: on each of its legs (one for each of its group's moves and
+//! pauses), every other group whose centre comes within `group_radius_m` of
+//! it, in group order, is taken with that probability if it comes sooner than
+//! one taken before; the member then joins the group it meets first, at a
+//! time uniform over the first stretch it spends within the radius, keeping
+//! its place relative to the new centre as its offset, and follows that
+//! group from then on.
+//!
 //! Members move together, each within `group_radius_m` of its group's centre
 //! unless the edge of the area pushed it in. Every leg is worked out when
 //! the run starts (each member's legs as many as its reference point's), so
@@ -29,7 +38,7 @@
 //! them as any other.
 
 use super::random_waypoint::{legs_drawn, RwpParams};
-use super::Trajectory;
+use super::{Leg, Trajectory};
 use crate::engine::{to_secs, Rng, SimTime, Stream};
 use crate::phy::Pos;
 use std::f64::consts::TAU;
@@ -43,6 +52,9 @@ pub struct GroupParams {
     pub groups: u32,
     /// The greatest distance of a member's offset from its reference point.
     pub radius_m: f64,
+    /// The chance that a member joins another group whose centre comes
+    /// within `radius_m` of it (0: members never change groups).
+    pub change_prob: f64,
 }
 
 /// The group of node `node` of `count` split into `groups`.
@@ -82,6 +94,9 @@ pub fn build(p: &GroupParams, seed: u64, count: u32, until: SimTime) -> Vec<Traj
         .collect();
     (0..count)
         .map(|node| {
+            if p.change_prob > 0.0 {
+                return member_changing_groups(p, &centres, seed, node, count, until);
+            }
             let legs = &centres[group_of(node, count, p.groups) as usize];
             let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
             let mut offset = offset_in_disc(p.radius_m, &mut rng);
@@ -114,6 +129,174 @@ pub fn build(p: &GroupParams, seed: u64, count: u32, until: SimTime) -> Vec<Traj
         .collect()
 }
 
+/// Where a reference point of legs `legs` is at `t`.
+fn centre_at(legs: &[Leg], t: SimTime) -> Pos {
+    match legs.partition_point(|l| l.start <= t) {
+        0 => legs.first().map_or(Pos::new(0.0, 0.0), |l| l.from),
+        i => legs[i - 1].position(t),
+    }
+}
+
+/// The first time after `t` that a reference point of legs `legs` changes
+/// course: the end of the leg it is on, else the start of its next leg;
+/// `None` after its last.
+fn next_change(legs: &[Leg], t: SimTime) -> Option<SimTime> {
+    let i = legs.partition_point(|l| l.start <= t);
+    match i.checked_sub(1).map(|k| legs[k].end) {
+        Some(end) if end > t => Some(end),
+        _ => legs.get(i).map(|l| l.start),
+    }
+}
+
+/// The first stretch of `[t0, t1]` in which a member going straight from
+/// `a` (at `t0`) to `b` (at `t1`) is within `radius_m` of the reference
+/// point of legs `legs`.
+fn within_radius(
+    legs: &[Leg],
+    radius_m: f64,
+    (t0, a): (SimTime, Pos),
+    (t1, b): (SimTime, Pos),
+) -> Option<(SimTime, SimTime)> {
+    // The reference point goes straight between its changes of course.
+    let mut times = vec![t0];
+    for l in legs.iter().skip(legs.partition_point(|l| l.end <= t0)) {
+        if l.start >= t1 {
+            break;
+        }
+        times.extend([l.start, l.end].into_iter().filter(|&x| x > t0 && x < t1));
+    }
+    times.push(t1);
+    let member = |t: SimTime| {
+        let f = (t - t0) as f64 / (t1 - t0) as f64;
+        Pos::new(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f)
+    };
+    let gap = |t: SimTime| {
+        let (m, c) = (member(t), centre_at(legs, t));
+        Pos::new(m.x - c.x, m.y - c.y)
+    };
+    let mut enter = None;
+    for pair in times.windows(2) {
+        let (ta, tb) = (pair[0], pair[1]);
+        if tb <= ta {
+            continue;
+        }
+        // |d + e·s| ≤ r for s in [0, 1], d and e the gap's start and change.
+        let (d, end) = (gap(ta), gap(tb));
+        let e = Pos::new(end.x - d.x, end.y - d.y);
+        let qa = e.x * e.x + e.y * e.y;
+        let qb = 2.0 * (d.x * e.x + d.y * e.y);
+        let qc = d.x * d.x + d.y * d.y - radius_m * radius_m;
+        let (s1, s2) = if qa == 0.0 {
+            if qc <= 0.0 {
+                (0.0, 1.0)
+            } else {
+                (1.0, 0.0)
+            }
+        } else {
+            let disc = qb * qb - 4.0 * qa * qc;
+            if disc < 0.0 {
+                (1.0, 0.0)
+            } else {
+                let root = disc.sqrt();
+                ((-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa))
+            }
+        };
+        let (lo, hi) = (s1.max(0.0), s2.min(1.0));
+        let at = |s: f64| ta + ((tb - ta) as f64 * s) as SimTime;
+        match enter {
+            None if lo <= hi => {
+                enter = Some(at(lo));
+                if hi < 1.0 {
+                    return Some((at(lo), at(hi)));
+                }
+            }
+            Some(start) if !(lo <= hi && lo <= 0.0) => return Some((start, ta)),
+            Some(start) if hi < 1.0 => return Some((start, at(hi))),
+            _ => {}
+        }
+    }
+    enter.map(|start| (start, t1))
+}
+
+/// A member's trajectory when it may change groups
+/// ([`GroupParams::change_prob`]).
+fn member_changing_groups(
+    p: &GroupParams,
+    centres: &[Vec<Leg>],
+    seed: u64,
+    node: u32,
+    count: u32,
+    until: SimTime,
+) -> Trajectory {
+    let mut rng = Rng::new(seed, Stream::Mobility, u64::from(node));
+    let mut group = group_of(node, count, p.groups) as usize;
+    let mut offset = offset_in_disc(p.radius_m, &mut rng);
+    let Some(first) = centres[group].first() else {
+        return Trajectory::new(Pos::new(0.0, 0.0));
+    };
+    let mut here = inside(p, shifted(first.from, offset, 1.0));
+    let mut tr = Trajectory::new(here);
+    let mut t: SimTime = 0;
+    while t < until {
+        let legs = &centres[group];
+        let Some(next) = next_change(legs, t) else {
+            break;
+        };
+        let centre_next = centre_at(legs, next);
+        if centre_at(legs, t) != centre_next {
+            // A new offset as the reference point sets off, as above.
+            let drawn = offset_in_disc(p.radius_m, &mut rng);
+            let step = Pos::new(drawn.x - offset.x, drawn.y - offset.y);
+            let most_m = p.rwp.max_speed_mps * to_secs(next - t);
+            let length_m = step.x.hypot(step.y);
+            offset = if length_m > most_m {
+                shifted(offset, step, most_m / length_m)
+            } else {
+                drawn
+            };
+        }
+        let target = inside(p, shifted(centre_next, offset, 1.0));
+        // The groups met on the way, the first taken.
+        let mut taken: Option<(usize, SimTime, SimTime)> = None;
+        for (other, other_legs) in centres.iter().enumerate() {
+            if other == group {
+                continue;
+            }
+            if let Some((enter, leave)) =
+                within_radius(other_legs, p.radius_m, (t, here), (next, target))
+            {
+                if taken.is_none_or(|(_, e, _)| enter < e) && rng.uniform() < p.change_prob {
+                    taken = Some((other, enter, leave));
+                }
+            }
+        }
+        let speed = here.distance(&target) / to_secs(next - t);
+        if let Some((other, enter, leave)) = taken {
+            let at_t = enter + (rng.uniform() * (leave - enter) as f64) as SimTime;
+            if at_t > t {
+                let f = (at_t - t) as f64 / (next - t) as f64;
+                let at = Pos::new(
+                    here.x + (target.x - here.x) * f,
+                    here.y + (target.y - here.y) * f,
+                );
+                if speed > 0.0 {
+                    tr.setdest(t, at, speed);
+                }
+                let centre = centre_at(&centres[other], at_t);
+                offset = Pos::new(at.x - centre.x, at.y - centre.y);
+                group = other;
+                (t, here) = (at_t, at);
+                continue;
+            }
+        }
+        if speed > 0.0 && here.distance(&target) > 0.0 {
+            tr.setdest(t, target, speed);
+        }
+        (t, here) = (next, target);
+    }
+    tr
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +314,7 @@ mod tests {
             },
             groups,
             radius_m,
+            change_prob: 0.0,
         }
     }
 
@@ -239,6 +423,92 @@ mod tests {
         assert_ne!(build(&p, 5, 6, until), build(&p, 6, 6, until));
         let (a, b) = (centre_legs(&p, 5, 0, until), centre_legs(&p, 5, 1, until));
         assert_ne!(a[0].from, b[0].from);
+    }
+
+    /// Every group's reference point as a trajectory.
+    fn centre_trajectories(p: &GroupParams, seed: u64, until: SimTime) -> Vec<Trajectory> {
+        (0..p.groups)
+            .map(|g| {
+                let legs = centre_legs(p, seed, g, until);
+                let mut centre = Trajectory::new(legs[0].from);
+                for leg in &legs {
+                    centre.setdest(leg.start, leg.target, leg.speed_mps);
+                }
+                centre
+            })
+            .collect()
+    }
+
+    #[test]
+    fn members_that_change_groups_keep_within_the_radius_of_some_centre() {
+        // Four groups of radius 60 m in 1,000 × 800 m for 1,200 s, a member
+        // taking every group it meets: each member stays within the radius
+        // of some centre throughout, goes at most twice the top speed, and
+        // some end up far from the centre they started with.
+        let p = GroupParams {
+            change_prob: 1.0,
+            ..params(4, 60.0)
+        };
+        let until = from_secs(1200.0);
+        let mut centres = centre_trajectories(&p, 21, until);
+        let mut strayed = 0;
+        for (node, mut tr) in build(&p, 21, 16, until).into_iter().enumerate() {
+            assert!(tr.max_speed_mps() <= 2.0 * p.rwp.max_speed_mps + 1e-6);
+            let own = group_of(node as u32, 16, 4) as usize;
+            let mut away = false;
+            for k in 0..=2400 {
+                let t = from_secs(f64::from(k) * 0.5);
+                let at = tr.position(t);
+                let nearest = centres
+                    .iter_mut()
+                    .map(|c| c.position(t).distance(&at))
+                    .fold(f64::INFINITY, f64::min);
+                assert!(nearest <= 60.0 + 1e-3, "node {node} at {t}: {nearest} m");
+                away |= centres[own].position(t).distance(&at) > 120.0 + 1e-3;
+            }
+            strayed += usize::from(away);
+        }
+        assert!(strayed >= 4, "{strayed} of 16 members left their group");
+        // A chance of 0 is the model without changes.
+        let still = GroupParams {
+            change_prob: 0.0,
+            ..p
+        };
+        assert_eq!(build(&still, 21, 16, until), build(&params(4, 60.0), 21, 16, until));
+    }
+
+    #[test]
+    fn the_first_stretch_within_the_radius_is_found_on_a_moving_centre() {
+        // A centre going east at 10 m/s from (0, 0) for 100 s, and a member
+        // going west from (1,000, 30) to (0, 30) over the same 100 s: they
+        // pass at 50 s, within 50 m from 48 s to 52 s (the gap closes at
+        // 20 m/s, and 40 m of it are within the radius on either side).
+        let centre = vec![Leg::toward(0, Pos::new(0.0, 0.0), Pos::new(1000.0, 0.0), 10.0)];
+        let (enter, leave) = within_radius(
+            &centre,
+            50.0,
+            (0, Pos::new(1000.0, 30.0)),
+            (from_secs(100.0), Pos::new(0.0, 30.0)),
+        )
+        .expect("they meet");
+        assert!((to_secs(enter) - 48.0).abs() < 1e-6, "{enter}");
+        assert!((to_secs(leave) - 52.0).abs() < 1e-6, "{leave}");
+        // 60 m apart at closest: never within 50 m.
+        let far = within_radius(
+            &centre,
+            50.0,
+            (0, Pos::new(1000.0, 60.0)),
+            (from_secs(100.0), Pos::new(0.0, 60.0)),
+        );
+        assert_eq!(far, None);
+        // Within the radius at the start and still at the end.
+        let along = within_radius(
+            &centre,
+            50.0,
+            (0, Pos::new(0.0, 10.0)),
+            (from_secs(100.0), Pos::new(1000.0, 10.0)),
+        );
+        assert_eq!(along, Some((0, from_secs(100.0))));
     }
 
     #[test]

@@ -622,7 +622,11 @@ pub fn legs_up_front(s: &Scenario) -> Option<f64> {
             let leg_s = m.pause_s
                 + random_waypoint::mean_leg_length(s.area.width_m, s.area.height_m)
                     / m.max_speed_mps;
-            Some(nodes * (2.0 + s.duration_s / leg_s))
+            // A leg more for each change of group: at most one a leg for
+            // each other group met.
+            let groups = f64::from(m.groups.unwrap_or(scenario::DEFAULT_GROUPS));
+            let changes = 1.0 + m.group_change_prob.unwrap_or(0.0) * (groups - 1.0).max(0.0);
+            Some(nodes * (2.0 + s.duration_s / leg_s) * changes)
         }
         _ => None,
     }
@@ -643,6 +647,12 @@ fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
     if !(radius_m.is_finite() && radius_m >= 0.0) {
         return bad(format!("rpgm needs group_radius_m ≥ 0, got {radius_m}"));
     }
+    let change_prob = m.group_change_prob.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&change_prob) {
+        return bad(format!(
+            "rpgm needs 0 ≤ group_change_prob ≤ 1, got {change_prob}"
+        ));
+    }
     Ok(GroupParams {
         rwp: RwpParams {
             steady_state: false,
@@ -650,6 +660,7 @@ fn group_params(s: &Scenario) -> Result<GroupParams, MobilityError> {
         },
         groups,
         radius_m,
+        change_prob,
     })
 }
 

@@ -612,6 +612,9 @@ fn rpgm(extra: &str, count: u32) -> Scenario {
 fn group_mobility_round_trips_through_ns2_and_its_cache() {
     assert_round_trip(&rpgm("groups = 3\ngroup_radius_m = 50.0", 10), &[]);
     assert_cache_agrees(&rpgm("groups = 2", 7), &[]);
+    let changing = "groups = 3\ngroup_radius_m = 80.0\ngroup_change_prob = 0.5";
+    assert_round_trip(&rpgm(changing, 10), &[]);
+    assert_cache_agrees(&rpgm(changing, 7), &[]);
 }
 
 #[test]

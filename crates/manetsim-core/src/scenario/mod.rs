@@ -303,6 +303,7 @@ fn resolve(s: &mut Scenario, table: &Table, source: &str) {
     if m.model == MobilityModel::Rpgm {
         m.groups.get_or_insert(DEFAULT_GROUPS);
         m.group_radius_m.get_or_insert(DEFAULT_GROUP_RADIUS_M);
+        m.group_change_prob.get_or_insert(0.0);
     }
     if m.model == MobilityModel::Manhattan {
         m.blocks_x.get_or_insert(DEFAULT_MANHATTAN_BLOCKS);

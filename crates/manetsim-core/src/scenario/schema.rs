@@ -389,6 +389,11 @@ pub struct Mobility {
     pub groups: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_radius_m: Option<f64>,
+    /// Added key, `model = "rpgm"` only: the chance that a member joins
+    /// another group whose centre comes within `group_radius_m` of it
+    /// (BonnMotion's `-c`); absent or 0, members never change groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_change_prob: Option<f64>,
     /// Added keys, `model = "manhattan"` only: how many blocks the streets
     /// cut the area into, across its width and across its height.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -439,6 +444,7 @@ impl Default for Mobility {
             edge_margin_m: None,
             groups: None,
             group_radius_m: None,
+            group_change_prob: None,
             blocks_x: None,
             blocks_y: None,
             update_m: None,

@@ -681,6 +681,12 @@ impl Checker<'_> {
                 "\"rpgm\"",
             ),
             (
+                "mobility.group_change_prob",
+                m.group_change_prob.is_some(),
+                group,
+                "\"rpgm\"",
+            ),
+            (
                 "mobility.blocks_x",
                 m.blocks_x.is_some(),
                 streets,
@@ -821,6 +827,14 @@ impl Checker<'_> {
                 }
                 if let Some(r) = m.group_radius_m {
                     self.non_negative("mobility.group_radius_m", r)?;
+                }
+                if let Some(c) = m.group_change_prob {
+                    if !(c.is_finite() && (0.0..=1.0).contains(&c)) {
+                        return self.fail(
+                            "mobility.group_change_prob",
+                            format!("expected a probability in 0..=1, got {}", fmt_float(c)),
+                        );
+                    }
                 }
             }
             MobilityModel::Manhattan => {
