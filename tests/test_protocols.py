@@ -107,6 +107,34 @@ def test_hystart_ends_cubics_slow_start_before_it_overflows_the_queue():
         assert resent["hystart"] <= 5, (seed, resent)
 
 
+def test_cubic_held_back_by_its_application_keeps_its_window():
+    # 64 kbit/s of CBR into TCP over two hops for 120 s, window 256: the
+    # application never fills the window. CUBIC does not grow it while held
+    # back (RFC 9438 section 5.8) and stays at 4 segments; NewReno, as
+    # ns-2.35's agents, grows it to the cap on every ACK. Both carry all.
+    doc = {
+        **TWO_HOPS,
+        "duration_s": 120.0,
+        "loss": [],
+        "energy": None,
+        "flows": [
+            {
+                **TWO_HOPS["flows"][0],
+                "app": "cbr",
+                "rate_bps": 64_000.0,
+                "tcp": {"variant": "cubic", "window_packets": 256},
+            }
+        ],
+    }
+    windows = {}
+    for variant in ("cubic", "newreno"):
+        result = manetsim.run(doc, overrides={"flows.0.tcp.variant": variant})
+        assert result.flows.iloc[0]["goodput_kbps"] > 63.0, variant
+        windows[variant] = result.timeseries("tcp")["cwnd_packets"].max()
+    assert windows["cubic"] <= 4.0, windows
+    assert windows["newreno"] == 256.0, windows
+
+
 def test_frto_reaches_the_sender_and_is_refused_with_vegas_and_ns2s_sack():
     # rwp50's TCP flow, seed 1: 52 timeouts without F-RTO; with it 60, of
     # which it found 13 spurious.

@@ -474,7 +474,10 @@ mod tests {
             change_prob: 0.0,
             ..p
         };
-        assert_eq!(build(&still, 21, 16, until), build(&params(4, 60.0), 21, 16, until));
+        assert_eq!(
+            build(&still, 21, 16, until),
+            build(&params(4, 60.0), 21, 16, until)
+        );
     }
 
     #[test]
@@ -483,7 +486,12 @@ mod tests {
         // going west from (1,000, 30) to (0, 30) over the same 100 s: they
         // pass at 50 s, within 50 m from 48 s to 52 s (the gap closes at
         // 20 m/s, and 40 m of it are within the radius on either side).
-        let centre = vec![Leg::toward(0, Pos::new(0.0, 0.0), Pos::new(1000.0, 0.0), 10.0)];
+        let centre = vec![Leg::toward(
+            0,
+            Pos::new(0.0, 0.0),
+            Pos::new(1000.0, 0.0),
+            10.0,
+        )];
         let (enter, leave) = within_radius(
             &centre,
             50.0,

@@ -915,6 +915,8 @@ impl TcpSender {
             }
         }
         let acked_bytes = ack - self.snd_una;
+        // Before the ACK: all written was sent, with room for more.
+        let app_limited = self.data_end() <= self.snd_max && self.st.flight + 1.0 <= self.st.cwnd;
         self.send_one = false;
         self.dup_run = 0;
         // Remove covered segments. The newest gives the sample, unless any
@@ -971,6 +973,7 @@ impl TcpSender {
             sent_at,
             snd_max: self.snd_max,
             snd_nxt: self.snd_nxt,
+            app_limited,
         };
         let mode = self.cc.recovery();
         let ns2_recovery = self.cfg.recovery_rule == RecoveryRule::Ns2;

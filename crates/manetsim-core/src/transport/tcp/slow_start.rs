@@ -316,6 +316,7 @@ mod tests {
             sent_at: rtt.map(|r| now - r),
             snd_max,
             snd_nxt: snd_max,
+            app_limited: false,
         }
     }
 

@@ -21,8 +21,10 @@
 //!   avoidance that follows starts its curve at its own start (K = 0, W_max
 //!   = cwnd_start). A timeout that F-RTO finds spurious gives W_max and the
 //!   stage back ([`Cubic::undo_rto`]).
-//! - A flow that the application holds back is not modelled: bulk transfers
-//!   always have data to send.
+//! - A flow that the application holds back (everything written sent, and
+//!   room in the window for more when an ACK arrives) does not grow its
+//!   window, and its stage's clock stops meanwhile (RFC 9438 section 5.8:
+//!   t leaves out such periods); bulk transfers always have data to send.
 
 use super::{AckEvent, CcState, CongestionControl, Recovery};
 use crate::engine::{to_secs, SimTime};
@@ -49,6 +51,9 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// The next stage starts its curve at its own start (after a timeout).
     restart: bool,
+    /// The last ACK's arrival, for the time an application held the
+    /// sender back.
+    last_ack: Option<SimTime>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +124,14 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ev: &AckEvent) {
+        let since = self.last_ack.replace(ev.now);
+        if ev.app_limited {
+            // No growth, and the stage's curve waits for the sender.
+            if let (Some(epoch), Some(last)) = (self.epoch.as_mut(), since) {
+                epoch.start += ev.now.saturating_sub(last);
+            }
+            return;
+        }
         if !st.in_ca() {
             st.reno_increase();
             return;
@@ -312,6 +325,36 @@ mod tests {
         st.ssthresh = 70.0;
         c.on_ack(&mut st, &test_ack(from_secs(3.0), 1000, None));
         assert_eq!(c.k_s(), Some(k), "no new stage");
+    }
+
+    #[test]
+    fn an_application_that_holds_the_sender_back_stops_growth_and_the_curve() {
+        // Two senders after a loss at 100 segments; one is held back by its
+        // application for 5 s in the middle (ACKs still arrive, marked
+        // application-limited). Its window does not grow meanwhile, and
+        // afterwards it is where the other is 5 s earlier: the curve's
+        // clock left the 5 s out (RFC 9438 section 5.8).
+        let per_s = 1000.0;
+        let run = |held: bool| {
+            let mut c = Cubic::default();
+            let mut st = ca_state(100.0);
+            c.on_loss(&mut st, 0);
+            acks(&mut c, &mut st, 0.0, 2.0, per_s);
+            let before = st.cwnd;
+            if held {
+                for i in 0..5000u64 {
+                    let mut ev = test_ack(from_secs(2.0 + i as f64 / per_s), 0, None);
+                    ev.app_limited = true;
+                    c.on_ack(&mut st, &ev);
+                }
+                assert_eq!(st.cwnd, before, "no growth while held back");
+            }
+            let from = if held { 7.0 } else { 2.0 };
+            acks(&mut c, &mut st, from, 3.0, per_s);
+            st.cwnd
+        };
+        let (free, held) = (run(false), run(true));
+        assert!((free - held).abs() < 0.05, "{free} against {held}");
     }
 
     #[test]

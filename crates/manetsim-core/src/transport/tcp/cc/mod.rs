@@ -237,6 +237,10 @@ pub struct AckEvent {
     /// snd_nxt when the ACK arrived, before it lets anything leave (below
     /// snd_max while a timeout's go-back-N resends; ns-2's `t_seqno_`).
     pub snd_nxt: u64,
+    /// The application held the sender back: when the ACK arrived,
+    /// everything written had been sent and the window had room for
+    /// another segment.
+    pub app_limited: bool,
 }
 
 /// The congestion-control hooks. Every hook has an RFC 5681 default.
@@ -422,5 +426,6 @@ pub(crate) fn test_ack(now: SimTime, ack: u64, rtt: Option<SimTime>) -> AckEvent
         sent_at: rtt.map(|r| now.saturating_sub(r)),
         snd_max: ack + 10_000,
         snd_nxt: ack + 10_000,
+        app_limited: false,
     }
 }

@@ -194,6 +194,7 @@ mod tests {
             sent_at: Some(s_ms * NS_PER_MS),
             snd_max: 0,
             snd_nxt: 0,
+            app_limited: false,
         };
         nv.on_ack(st, &ev);
     }
