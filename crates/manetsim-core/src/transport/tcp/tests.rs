@@ -1663,6 +1663,23 @@ fn hystart_and_hystart_plus_plus_leave_slow_start_before_the_queue_overflows() {
     }
 }
 
+/// `total` bytes of a `kind` sender (window 20, F-RTO or not) through the
+/// pipe whose path holds everything from 0.5 s for `hold_ms`, losing the
+/// `lose`-th segment that crosses it from then on.
+fn held_pipe(kind: CcKind, frto: bool, total: u64, hold_ms: u64, lose: Option<usize>) -> Outcome {
+    let c = TcpConfig {
+        frto,
+        window_packets: 20,
+        ..cfg(kind)
+    };
+    let hold = Hold {
+        from: 500 * NS_PER_MS,
+        until: (500 + hold_ms) * NS_PER_MS,
+        lose,
+    };
+    run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold))
+}
+
 #[test]
 fn frto_finds_the_timeout_a_held_path_causes_spurious_and_resends_less() {
     // The forward path holds every segment from t = 0.5 s for 0.35 s (one
@@ -1680,19 +1697,7 @@ fn frto_finds_the_timeout_a_held_path_causes_spurious_and_resends_less() {
         CcKind::Sack,
     ];
     for (kind, hold_ms) in kinds.into_iter().flat_map(|k| [(k, 350), (k, 1500)]) {
-        let run = |frto: bool| {
-            let c = TcpConfig {
-                frto,
-                window_packets: 20,
-                ..cfg(kind)
-            };
-            let hold = Hold {
-                from: 500 * NS_PER_MS,
-                until: (500 + hold_ms) * NS_PER_MS,
-                lose: None,
-            };
-            run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold))
-        };
+        let run = |frto: bool| held_pipe(kind, frto, total, hold_ms, None);
         let (plain, frto) = (run(false), run(true));
         let what = format!("{} held {hold_ms} ms", kind.name());
         for o in [&plain, &frto] {
@@ -1761,17 +1766,7 @@ fn sack_frto_finds_a_held_window_with_one_loss_spurious_where_the_basic_form_can
     // Lose the sixth instead, and both forms see a new ACK first.
     let total = 1_000_000;
     let run = |kind: CcKind, frto: bool, lose: usize| {
-        let c = TcpConfig {
-            frto,
-            window_packets: 20,
-            ..cfg(kind)
-        };
-        let hold = Hold {
-            from: 500 * NS_PER_MS,
-            until: 850 * NS_PER_MS,
-            lose: Some(lose),
-        };
-        let o = run_pipe_full(&c, total, 0.0, 3, 0, usize::MAX, Some(hold));
+        let o = held_pipe(kind, frto, total, 350, Some(lose));
         assert!(
             o.done && o.delivered == total,
             "{} {frto} {lose}",
