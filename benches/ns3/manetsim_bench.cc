@@ -125,6 +125,9 @@ struct FrameCount
 {
     uint64_t sent = 0;
     uint64_t received = 0;
+    // RTSs that got no CTS (the station manager's MacTxRtsFailed):
+    // manetsim's mac.rts_failures.
+    uint64_t rtsFailed = 0;
     // The ACKs the node sent, by their rate (b/s).
     std::map<uint64_t, uint64_t> acksByRate;
     // Data packets (IP packets of at least kDataBytes, so no AODV message)
@@ -162,6 +165,12 @@ CountAcks(uint32_t node, WifiConstPsduMap psdus, WifiTxVector txVector, double t
             ++g_frames[node].acksByRate[txVector.GetMode().GetDataRate(txVector)];
         }
     }
+}
+
+void
+CountRtsFailed(uint32_t node, Mac48Address to)
+{
+    ++g_frames[node].rtsFailed;
 }
 
 // A PSDU the PHY decoded: its state helper's RxOk (PhyRxEnd also fires for
@@ -772,6 +781,10 @@ main(int argc, char* argv[])
             wifiPhy->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&CountAcks, i));
             wifiPhy->GetState()->TraceConnectWithoutContext("RxOk",
                                                             MakeBoundCallback(&CountReceived, i));
+            DynamicCast<WifiNetDevice>(devices.Get(i))
+                ->GetRemoteStationManager()
+                ->TraceConnectWithoutContext("MacTxRtsFailed",
+                                             MakeBoundCallback(&CountRtsFailed, i));
         }
     }
 
@@ -921,7 +934,8 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < g_frames.size(); ++i)
     {
         std::cout << "ns3-node " << i << " frames_sent=" << g_frames[i].sent
-                  << " frames_received=" << g_frames[i].received;
+                  << " frames_received=" << g_frames[i].received
+                  << " rts_failed=" << g_frames[i].rtsFailed;
         for (const auto& [rateBps, count] : g_frames[i].acksByRate)
         {
             std::cout << " acks_at_" << rateBps << "_bps=" << count;
