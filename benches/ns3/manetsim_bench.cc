@@ -128,6 +128,11 @@ struct FrameCount
     // RTSs that got no CTS (the station manager's MacTxRtsFailed):
     // manetsim's mac.rts_failures.
     uint64_t rtsFailed = 0;
+    // Data packets (of at least kDataBytes) the node's IP layer sent as
+    // their source, retransmitted TCP segments included, and delivered
+    // to its own transport, duplicates included.
+    uint64_t ipDataSent = 0;
+    uint64_t ipDataDelivered = 0;
     // The ACKs the node sent, by their rate (b/s).
     std::map<uint64_t, uint64_t> acksByRate;
     // Data packets (IP packets of at least kDataBytes, so no AODV message)
@@ -171,6 +176,27 @@ void
 CountRtsFailed(uint32_t node, Mac48Address to)
 {
     ++g_frames[node].rtsFailed;
+}
+
+void
+CountIpDataSent(uint32_t node, const Ipv4Header& header, Ptr<const Packet> packet, uint32_t interface)
+{
+    if (packet->GetSize() + header.GetSerializedSize() >= kDataBytes)
+    {
+        ++g_frames[node].ipDataSent;
+    }
+}
+
+void
+CountIpDataDelivered(uint32_t node,
+                     const Ipv4Header& header,
+                     Ptr<const Packet> packet,
+                     uint32_t interface)
+{
+    if (packet->GetSize() + header.GetSerializedSize() >= kDataBytes)
+    {
+        ++g_frames[node].ipDataDelivered;
+    }
 }
 
 // A PSDU the PHY decoded: its state helper's RxOk (PhyRxEnd also fires for
@@ -824,6 +850,10 @@ main(int argc, char* argv[])
             all.Get(i)->GetObject<ArpL3Protocol>()->TraceConnectWithoutContext(
                 "Drop",
                 MakeBoundCallback(&CountArpDrop, i));
+            Ptr<Ipv4L3Protocol> ip = all.Get(i)->GetObject<Ipv4L3Protocol>();
+            ip->TraceConnectWithoutContext("SendOutgoing", MakeBoundCallback(&CountIpDataSent, i));
+            ip->TraceConnectWithoutContext("LocalDeliver",
+                                           MakeBoundCallback(&CountIpDataDelivered, i));
             bool connected = all.Get(i)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
                 "TcDrop",
                 MakeBoundCallback(&CountInterfaceQueueDrop, i));
@@ -935,7 +965,9 @@ main(int argc, char* argv[])
     {
         std::cout << "ns3-node " << i << " frames_sent=" << g_frames[i].sent
                   << " frames_received=" << g_frames[i].received
-                  << " rts_failed=" << g_frames[i].rtsFailed;
+                  << " rts_failed=" << g_frames[i].rtsFailed
+                  << " ip_data_sent=" << g_frames[i].ipDataSent
+                  << " ip_data_delivered=" << g_frames[i].ipDataDelivered;
         for (const auto& [rateBps, count] : g_frames[i].acksByRate)
         {
             std::cout << " acks_at_" << rateBps << "_bps=" << count;

@@ -523,6 +523,13 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "backoff counts from the end of EIFS, ns-2.35's DIFS later; --set "
             "mac.eifs_rule=ns2 compares like with like (docs/scenario.md)"
         )
+    if c["mac"].get("cts_rule", "ns2") == "standard":
+        notes.append(
+            'mac.cts_rule is "standard": manetsim answers an RTS whenever the NAV of '
+            "other frames' Duration fields is clear; ns-2.35 only with the medium idle, "
+            "nothing arriving and no EIFS running; --set mac.cts_rule=ns2 compares like "
+            "with like (docs/scenario.md)"
+        )
     moving = (c.get("mobility") or {}).get("model", "static") != "static"
     if moving and c["mac"].get("tie_rule", "timers_first") == "timers_first":
         notes.append(

@@ -287,6 +287,10 @@ pub struct Dcf {
     tx_until: SimTime,
     nav_until: SimTime,
     rx_threshold_w: f64,
+    /// A newcomer is captured when the frame being received is at least
+    /// this many times stronger. 0 is `[radio] capture_rule = "sinr"`:
+    /// every newcomer is captured, and one the MAC can decode takes the
+    /// receiver from a frame it cannot ([`Self::on_rx_start`]).
     capture_ratio: f64,
     rx: Option<Reception>,
     id: NodeId,
@@ -338,6 +342,11 @@ pub struct Dcf {
     rate_control: Option<Box<super::RateControl>>,
     /// The rates of responses, with `[mac] response_rate = "standard"`.
     responses: Option<Box<Responses>>,
+    /// With `[mac] cts_rule = "standard"`, when the NAV set by other
+    /// frames' Duration fields alone expires (`nav_until` also holds EIFS
+    /// and the frames sensed but not decoded); in the struct's tail
+    /// padding.
+    duration_nav_until: SimTime,
 }
 
 /// What IEEE 802.11's response rates ([`super::ResponseRate::Standard`])
@@ -366,6 +375,7 @@ enum Tap {
 /// The receiver's state fills [`Dcf`]'s first cache line exactly.
 const _: () = assert!(std::mem::offset_of!(Dcf, backoff) == 64);
 const _: () = assert!(std::mem::offset_of!(Dcf, stats) + 24 <= 128);
+const _: () = assert!(std::mem::size_of::<Dcf>() == 512);
 const _: () = assert!(std::mem::offset_of!(Dcf, timers) % 64 == 0);
 
 impl Dcf {
@@ -437,6 +447,7 @@ impl Dcf {
             interference: None,
             rate_control: None,
             responses,
+            duration_nav_until: 0,
         }
     }
 
@@ -1059,7 +1070,11 @@ impl Dcf {
         let mut rate = self.p.basic_rate_bps;
         let timeout = match kind {
             FrameKind::Cts => {
-                if !self.is_idle(now) {
+                let idle = match self.p.cts_rule {
+                    super::CtsRule::Ns2 => self.is_idle(now),
+                    super::CtsRule::Standard => self.duration_nav_until <= now,
+                };
+                if !idle {
                     // The medium is reserved by someone else: no CTS.
                     // Reporting it sent once left a pending RTS with no
                     // backoff and no timer: the MAC never transmitted
@@ -1332,15 +1347,42 @@ impl Dcf {
                 }
                 self.set_rx_state(RxState::Recv, now, out);
             }
+            Some(cur) if self.capture_ratio == 0.0 && cur.error && !error => {
+                // `capture_rule = "sinr"`: the receiver never locked onto
+                // a frame it cannot decode (too weak, or heard while it
+                // sent), so a newcomer it can decode takes it. The old
+                // frame stays on the air, interference for the new one's
+                // bits, and keeps the medium busy to its end.
+                if let Some(v) = self.interference.as_mut() {
+                    v.retain(|&(_, end, _)| end > now);
+                    v.push((now, cur.end, cur.power_w));
+                }
+                self.set_nav(now, cur.end - now, out);
+                self.rx = Some(Reception {
+                    tx_id,
+                    power_w,
+                    end,
+                    error,
+                });
+            }
             Some(cur) => {
+                // Under `capture_rule = "sinr"` (a ratio of 0) every
+                // newcomer is captured: interference, its SINR deciding.
                 if cur.power_w >= power_w * self.capture_ratio {
                     // Capture: the frame in progress survives. Keep carrier
-                    // sense busy for the newcomer, as ns-2 does.
+                    // sense busy for the newcomer, and EIFS after it as
+                    // ns-2 does; under `capture_rule = "sinr"` the
+                    // newcomer was never received, and sets no EIFS.
                     self.stats.captures += 1;
                     if let Some(v) = self.interference.as_mut() {
                         v.push((now, end, power_w));
                     }
-                    self.set_nav(now, self.p.eifs_ns + (end - now), out);
+                    let eifs = if self.capture_ratio == 0.0 {
+                        0
+                    } else {
+                        self.p.eifs_ns
+                    };
+                    self.set_nav(now, eifs + (end - now), out);
                 } else {
                     // ns-2.35's `collision`: of the two frames, the one that
                     // lasts longest stays (the receiver is busy until its
@@ -1529,12 +1571,19 @@ impl Dcf {
             if self.report_to_trace && self.rx_state == RxState::Coll && !cur.error {
                 out.push(MacAction::Collided { tx_id: cur.tx_id });
             }
-            self.set_nav(now, self.p.eifs_ns, out);
+            // Under `capture_rule = "sinr"` a frame too weak to decode was
+            // never received, only sensed: no EIFS after it.
+            if !(self.capture_ratio == 0.0 && cur.power_w < self.rx_threshold_w) {
+                self.set_nav(now, self.p.eifs_ns, out);
+            }
             Some(RxEnd::Failed)
         } else {
             self.stats.frames_received += 1;
             if ra != self.id {
                 self.set_nav(now, duration_ns, out);
+                if self.p.cts_rule == super::CtsRule::Standard {
+                    self.duration_nav_until = self.duration_nav_until.max(now + duration_ns);
+                }
             }
             Some(if ra == self.id || ra == BROADCAST {
                 RxEnd::ForMe
@@ -2269,6 +2318,134 @@ mod tests {
         b.on_rx_end(752_000, 2, &rts, &mut out);
         fire(&mut b, &mut out, MacTimer::Defer);
         assert!(transmitted(&out).is_empty(), "no CTS under NAV");
+    }
+
+    /// A MAC under `[radio] capture_rule` (a capture ratio of 10, ns-2's
+    /// 10 dB, or 0, `"sinr"`) and `[mac] cts_rule`, keeping the interference
+    /// a bit error model counts.
+    fn mac_under(capture_ratio: f64, cts_rule: crate::mac::CtsRule) -> Dcf {
+        let p = MacParams {
+            rts_threshold_bytes: 0,
+            cts_rule,
+            ..MacParams::default()
+        };
+        let mut m = Dcf::new(
+            1,
+            Rc::new(p),
+            capture_ratio,
+            3.652e-10,
+            Rng::new(1, Stream::Test, 1),
+        );
+        m.track_interference();
+        m
+    }
+
+    fn delivered(out: &[MacAction]) -> usize {
+        out.iter()
+            .filter(|a| matches!(a, MacAction::DeliverUp { .. }))
+            .count()
+    }
+
+    #[test]
+    fn under_the_sinr_rule_a_decodable_frame_takes_the_receiver_from_one_too_weak() {
+        use crate::mac::CtsRule;
+        let f = Frame {
+            packet: Some(pkt(100)),
+            ..Frame::control(FrameKind::Data, 0, BROADCAST, 0)
+        };
+        // A hidden node's frame, sensed but too weak to decode (1e-10 W),
+        // then, 12 dB stronger, a broadcast frame.
+        for (ratio, received) in [(10.0, 0), (0.0, 1)] {
+            let mut m = mac_under(ratio, CtsRule::Ns2);
+            let mut out = Vec::new();
+            m.on_rx_start(0, 1, 1e-10, 3_000, &mut out);
+            m.on_rx_start(500, 2, 1.6e-9, 2_000, &mut out);
+            if ratio == 0.0 {
+                // The weak frame is now interference, from the newcomer's start.
+                assert_eq!(m.interference(), &[(500, 3_000, 1e-10)]);
+                assert_eq!(m.intact_reception(2), Some(1.6e-9));
+                assert_eq!(m.stats.collisions, 0);
+            } else {
+                assert_eq!(m.stats.collisions, 1);
+                assert_eq!(m.intact_reception(2), None);
+            }
+            m.on_rx_end(2_000, 2, &f, &mut out);
+            m.on_rx_end(3_000, 1, &f, &mut out);
+            assert_eq!(delivered(&out), received, "capture ratio {ratio}");
+            // ns-2's rule ends the collision at the later frame's end with
+            // EIFS; under the SINR rule the weak frame holds the medium to
+            // its end and sets no EIFS, never having been received.
+            let eifs = m.p.eifs_ns;
+            let nav = if ratio == 0.0 { 3_000 } else { 3_000 + eifs };
+            assert_eq!(m.nav_until, nav, "capture ratio {ratio}");
+        }
+    }
+
+    #[test]
+    fn under_the_sinr_rule_a_newcomer_of_equal_power_is_interference_not_a_collision() {
+        use crate::mac::CtsRule;
+        let f = Frame {
+            packet: Some(pkt(100)),
+            ..Frame::control(FrameKind::Data, 0, BROADCAST, 0)
+        };
+        let mut m = mac_under(0.0, CtsRule::Ns2);
+        let mut out = Vec::new();
+        m.on_rx_start(0, 1, 1e-9, 1_000, &mut out);
+        m.on_rx_start(500, 2, 1e-9, 1_500, &mut out);
+        // The frame in progress keeps the receiver; its SINR, which a bit
+        // error model computes from the interference kept, decides it.
+        assert_eq!(m.intact_reception(1), Some(1e-9));
+        assert_eq!(m.interference(), &[(500, 1_500, 1e-9)]);
+        assert_eq!((m.stats.collisions, m.stats.captures), (0, 1));
+        m.on_rx_end(1_000, 1, &f, &mut out);
+        m.on_rx_end(1_500, 2, &f, &mut out);
+        assert_eq!(delivered(&out), 1);
+        // Busy to the newcomer's end, no EIFS after it.
+        assert_eq!(m.nav_until, 1_500);
+        // A frame too weak to decode, alone: no EIFS after it either.
+        m.on_rx_start(2_000, 3, 1e-10, 3_000, &mut out);
+        assert!(!m.is_idle(2_500));
+        m.on_rx_end(3_000, 3, &f, &mut out);
+        assert_eq!(m.nav_until, 1_500);
+        assert!(m.is_idle(3_000));
+    }
+
+    #[test]
+    fn the_standard_cts_rule_answers_whatever_the_receiver_senses_but_not_under_a_nav() {
+        use crate::mac::CtsRule;
+        let rts = Frame::control(FrameKind::Rts, 0, 1, 1_000_000);
+        for (rule, answered) in [(CtsRule::Ns2, false), (CtsRule::Standard, true)] {
+            let mut m = mac_under(10.0, rule);
+            let mut out = Vec::new();
+            // An RTS for this node, and during it a frame 20 dB weaker
+            // (captured) that lasts past the SIFS before the CTS.
+            m.on_rx_start(0, 1, 1e-8, 352_000, &mut out);
+            m.on_rx_start(100_000, 2, 1e-10, 2_000_000, &mut out);
+            m.on_rx_end(352_000, 1, &rts, &mut out);
+            fire(&mut m, &mut out, MacTimer::Defer);
+            let sent = transmitted(&out);
+            assert_eq!(
+                sent.contains(&FrameKind::Cts),
+                answered,
+                "{rule:?}: {sent:?}"
+            );
+        }
+        // Under either rule, a NAV set by another exchange's Duration
+        // field withholds the CTS.
+        for rule in [CtsRule::Ns2, CtsRule::Standard] {
+            let mut m = mac_under(10.0, rule);
+            let mut out = Vec::new();
+            let other = Frame::control(FrameKind::Rts, 5, 6, 2_000_000);
+            m.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
+            m.on_rx_end(352_000, 1, &other, &mut out);
+            m.on_rx_start(400_000, 2, 1e-6, 752_000, &mut out);
+            m.on_rx_end(752_000, 2, &rts, &mut out);
+            fire(&mut m, &mut out, MacTimer::Defer);
+            assert!(
+                transmitted(&out).is_empty(),
+                "{rule:?}: no CTS under the NAV"
+            );
+        }
     }
 
     // ---- Receiving: collisions and capture ----

@@ -15,8 +15,9 @@ pub use frame::{
 pub use ifq::{Enqueued, PriQueue};
 pub use minstrel::{Minstrel, MINSTREL_UPDATE_NS};
 pub use params::{
-    BackoffCount, BackoffDraw, EifsRule, FrameSizes, MacParams, MacStandard, Phy, Preamble,
-    ResponseRate, SlotTime, TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES, OFDM_RATES_BPS,
+    BackoffCount, BackoffDraw, CtsRule, EifsRule, FrameSizes, MacParams, MacStandard, Phy,
+    Preamble, ResponseRate, SlotTime, TieRule, DSSS_RATES_BPS, NS2_DATA_HEADER_BYTES,
+    OFDM_RATES_BPS,
 };
 pub use rate_control::{
     Arf, RateControl, AARF_MAX_SUCCESS_THRESHOLD, ARF_FAILURE_THRESHOLD, ARF_SUCCESS_THRESHOLD,

@@ -159,6 +159,21 @@ pub enum EifsRule {
     Standard,
 }
 
+/// When a node answers an RTS addressed to it with a CTS (`[mac]
+/// cts_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CtsRule {
+    /// As ns-2.35's `check_pktCTRL`: only if the medium is idle SIFS after
+    /// the RTS, the receiver hearing nothing and the NAV, which also holds
+    /// EIFS and the frames the receiver sensed but did not decode, clear.
+    #[default]
+    Ns2,
+    /// As IEEE 802.11-2012 9.3.2.6 (and ns-3): if the NAV set by other
+    /// frames' Duration fields is clear, whatever the receiver senses.
+    Standard,
+}
+
 /// 802.11g's slot time (`[mac] slot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -386,6 +401,7 @@ pub struct MacParams {
     pub backoff_draw: BackoffDraw,
     pub backoff_count: BackoffCount,
     pub response_rate: ResponseRate,
+    pub cts_rule: CtsRule,
 }
 
 impl MacParams {
@@ -429,6 +445,7 @@ impl MacParams {
             backoff_draw: m.backoff_draw,
             backoff_count: m.backoff_count,
             response_rate: m.response_rate,
+            cts_rule: m.cts_rule,
         };
         // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`),
         // counted as a NAV before DIFS (ns-2.35) or ending with that DIFS.

@@ -86,7 +86,9 @@ pub struct RadioParams {
     /// its gain is applied ([`Self::correlate_fading`]).
     pub collect_cs_w: f64,
     pub collect_floor_w: f64,
-    /// Capture ratio as a power factor (10 dB → 10.0).
+    /// Capture ratio as a power factor (10 dB → 10.0); 0 under
+    /// `capture_rule = "sinr"`, every newcomer captured
+    /// ([`crate::mac::Dcf::new`]).
     pub capture_ratio: f64,
     /// Fading after the propagation model, if any.
     pub fading: Option<Nakagami>,
@@ -135,7 +137,10 @@ impl RadioParams {
             interference_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
             collect_cs_w: r.cs_threshold_w,
             collect_floor_w: r.interference_threshold_w.unwrap_or(r.cs_threshold_w),
-            capture_ratio: 10f64.powf(r.capture_threshold_db / 10.0),
+            capture_ratio: match r.capture_rule {
+                scenario::CaptureRule::Ns2 => 10f64.powf(r.capture_threshold_db / 10.0),
+                scenario::CaptureRule::Sinr => 0.0,
+            },
             fading: Nakagami::from_scenario(r),
             jakes: None,
             derived: Derived::default(),

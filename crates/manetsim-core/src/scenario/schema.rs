@@ -484,6 +484,10 @@ pub struct Radio {
     pub cs_threshold_w: f64,
     #[serde(default = "default_capture_threshold_db")]
     pub capture_threshold_db: f64,
+    /// Added key: which of two overlapping frames a receiver keeps
+    /// ([`CaptureRule`]).
+    #[serde(default)]
+    pub capture_rule: CaptureRule,
     /// Added key (docs/scenario.md): ns-2 `L_`, system loss factor (≥ 1).
     #[serde(default = "default_system_loss")]
     pub system_loss: f64,
@@ -531,6 +535,22 @@ pub struct Radio {
     /// fades independently.
     #[serde(default)]
     pub fading_doppler_hz: f64,
+}
+
+/// `[radio] capture_rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureRule {
+    /// ns-2.35's: a newcomer at least `capture_threshold_db` weaker than
+    /// the frame being received is captured, otherwise both are lost; a
+    /// frame too weak to decode holds the receiver as any other.
+    #[default]
+    Ns2,
+    /// ns-3's: the receiver keeps the frame it locked onto and every
+    /// newcomer is interference, the SINR deciding (with `error_model =
+    /// "awgn"`); a frame it cannot decode (too weak, or arriving while it
+    /// sent) does not hold it, and a decodable newcomer takes it.
+    Sinr,
 }
 
 /// `[radio] fading`.
@@ -619,6 +639,7 @@ impl Default for Radio {
             rx_threshold_w: default_rx_threshold_w(),
             cs_threshold_w: default_cs_threshold_w(),
             capture_threshold_db: default_capture_threshold_db(),
+            capture_rule: CaptureRule::Ns2,
             system_loss: default_system_loss(),
             path_loss_exponent: default_path_loss_exponent(),
             shadowing_std_db: default_shadowing_std_db(),
@@ -703,6 +724,11 @@ pub struct Mac {
     /// 802.11 and ns-3), see [`crate::mac::EifsRule`].
     #[serde(default)]
     pub eifs_rule: crate::mac::EifsRule,
+    /// When a node answers an RTS with a CTS: `ns2` (the medium idle, as
+    /// ns-2.35) or `standard` (the NAV clear, as IEEE 802.11 and ns-3), see
+    /// [`crate::mac::CtsRule`].
+    #[serde(default)]
+    pub cts_rule: crate::mac::CtsRule,
     /// Which rate unicast data goes at: `constant` (`data_rate_bps`), `arf`
     /// (Auto Rate Fallback up to `data_rate_bps`, see [`crate::mac::Arf`]),
     /// `aarf` (its adaptive variant) or `minstrel`.
@@ -779,6 +805,7 @@ impl Default for Mac {
             tie_rule: Default::default(),
             ll_delay_s: 0.0,
             eifs_rule: Default::default(),
+            cts_rule: Default::default(),
             rate_control: RateControlKind::Constant,
             max_propagation_delay_s: NS2_MAX_PROPAGATION_DELAY_S,
             response_rate: Default::default(),

@@ -905,6 +905,12 @@ impl Checker<'_> {
             }
         }
         self.non_negative("radio.capture_threshold_db", r.capture_threshold_db)?;
+        if r.capture_rule == CaptureRule::Sinr && r.error_model != ErrorModelKind::Awgn {
+            return self.fail(
+                "radio.capture_rule",
+                "\"sinr\" leaves overlapping frames to their SINR, which only radio.error_model = \"awgn\" computes; set error_model = \"awgn\" or capture_rule = \"ns2\"".to_string(),
+            );
+        }
         if !(r.system_loss.is_finite() && r.system_loss >= 1.0) {
             return self.fail(
                 "radio.system_loss",
@@ -2199,6 +2205,15 @@ mod tests {
             "≥ 0",
         );
         accepted(|s| s.radio.capture_threshold_db = 0.0);
+        refused(
+            |s| s.radio.capture_rule = CaptureRule::Sinr,
+            "radio.capture_rule",
+            "only radio.error_model = \"awgn\" computes",
+        );
+        accepted(|s| {
+            s.radio.capture_rule = CaptureRule::Sinr;
+            s.radio.error_model = ErrorModelKind::Awgn;
+        });
         refused(
             |s| s.radio.system_loss = 0.5,
             "radio.system_loss",

@@ -12,6 +12,7 @@ mod aodv_tcp;
 mod aomdv;
 mod arp;
 mod bit_errors;
+mod capture;
 mod determinism;
 mod dsdv;
 mod dsr;
