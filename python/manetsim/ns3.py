@@ -662,20 +662,23 @@ def parse_result(stdout: str) -> dict[str, Any]:
 
 
 def parse_frames(stdout: str) -> list[dict[str, int]]:
-    """The program's ``ns3-node`` lines (printed with ``--frameCounts=true``),
-    one dict a node in node order: ``frames_sent``, the frames its PHY began
-    to send, and ``frames_received``, those it received whole and decoded,
-    whoever they were for (manetsim's per-node figures of the same names),
-    ``acks_at_R_bps`` for each rate ``R`` the node sent ACKs at, how
-    many, and the data packets (IP packets of 200 bytes or more, so no AODV
-    message) it dropped, one key for each of ns-3's reasons it dropped any
-    for: ``data_mac_given_up`` (the retry limit) and ``data_mac_expired`` by
-    its MAC, ``data_mac_queue_full`` (turned away by the traffic-control
-    layer while the MAC's full queue stopped the device's), ``data_ip_REASON`` by its IP layer
-    (``data_ip_route_error`` holds those AODV's request queue gave up), and
-    ``data_arp`` by its ARP (a failed resolution, a full queue waiting for
-    one, or an entry left dead by one: ns-3 drops every packet to a
-    neighbour whose resolution failed for the next 100 s)."""
+    """The program's ``ns3-node`` lines (printed with ``--frameCounts=true``), one dict a node
+    in node order: ``frames_sent``, the frames its PHY began to send, and
+    ``frames_received``, those it received whole and decoded, whoever they were for
+    (manetsim's per-node figures of the same names), ``rts_failed``, its RTSs that got
+    no CTS (manetsim's ``mac.rts_failures``, summed over the nodes), ``ip_data_sent``
+    and ``ip_data_delivered``, the data packets its IP layer sent as their source
+    (retransmitted TCP segments included) and delivered to its own transport (duplicates
+    included), ``acks_at_R_bps`` for each rate ``R`` the node sent ACKs at, how many,
+    and the data packets (IP packets of 200 bytes or more, so no AODV message) it
+    dropped, one key for each of ns-3's reasons it dropped any for:
+    ``data_mac_given_up`` (the retry limit) and ``data_mac_expired`` by its MAC,
+    ``data_mac_queue_full`` (turned away by the traffic-control layer while the MAC's
+    full queue stopped the device's), ``data_ip_REASON`` by its IP layer
+    (``data_ip_route_error`` holds those AODV's request queue gave up), and ``data_arp``
+    by its ARP (a failed resolution, a full queue waiting for one, or an entry left dead
+    by one: ns-3 drops every packet to a neighbour whose resolution failed for the next
+    100 s)."""
     rows: dict[int, dict[str, int]] = {}
     for line in stdout.splitlines():
         if line.startswith("ns3-node "):
