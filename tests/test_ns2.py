@@ -1583,6 +1583,11 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     assert len(notes) == 1, notes
     assert notes[0].startswith('mac.eifs_rule is "standard"'), notes
     assert "--set mac.eifs_rule=ns2 compares like with like" in notes[0]
+    standard_cts = {**ns2.mac_overrides(), **aodv_ns2, "mac.cts_rule": "standard"}
+    notes = ns2.known_differences(fixture, standard_cts)
+    assert len(notes) == 1, notes
+    assert notes[0].startswith('mac.cts_rule is "standard"'), notes
+    assert "--set mac.cts_rule=ns2 compares like with like" in notes[0]
 
 
 def test_llc_snap_frames_are_noted_with_their_size_against_ns2s():
