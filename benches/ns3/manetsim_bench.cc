@@ -154,6 +154,77 @@ constexpr uint32_t kDataBytes = 200;
 
 std::vector<FrameCount> g_frames;
 
+// A TCP sender's data segments and loss episodes (--frameCounts).
+struct TcpCount
+{
+    // Data segments sent, retransmissions included, and those that ended
+    // at or below the highest sequence number sent before them.
+    uint64_t segments = 0;
+    uint64_t retransmitted = 0;
+    // Entries into CA_LOSS (a retransmission timeout) and into
+    // CA_RECOVERY (a fast retransmit).
+    uint64_t lossEpisodes = 0;
+    uint64_t recoveryEpisodes = 0;
+    SequenceNumber32 highest{0};
+    bool any = false;
+};
+
+std::vector<TcpCount> g_tcp;
+
+void
+CountTcpTx(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (packet->GetSize() == 0)
+    {
+        return;
+    }
+    TcpCount& c = g_tcp[flow];
+    ++c.segments;
+    SequenceNumber32 end = header.GetSequenceNumber() + packet->GetSize();
+    if (c.any && end <= c.highest)
+    {
+        ++c.retransmitted;
+    }
+    else
+    {
+        c.highest = end;
+        c.any = true;
+    }
+}
+
+void
+CountTcpState(uint32_t flow, TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS)
+    {
+        ++g_tcp[flow].lossEpisodes;
+    }
+    if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY)
+    {
+        ++g_tcp[flow].recoveryEpisodes;
+    }
+}
+
+// Connects the counters above to a TCP flow's socket, which its
+// application opens as it starts.
+void
+WatchTcp(uint32_t flow, Ptr<Application> app)
+{
+    Ptr<Socket> socket;
+    if (Ptr<BulkSendApplication> bulk = DynamicCast<BulkSendApplication>(app))
+    {
+        socket = bulk->GetSocket();
+    }
+    else if (Ptr<OnOffApplication> onoff = DynamicCast<OnOffApplication>(app))
+    {
+        socket = onoff->GetSocket();
+    }
+    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(socket);
+    NS_ABORT_MSG_UNLESS(tcp, "flow " << flow << ": no TCP socket to count");
+    tcp->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountTcpTx, flow));
+    tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountTcpState, flow));
+}
+
 void
 CountSent(uint32_t node, Ptr<const Packet> packet, double txPowerW)
 {
@@ -915,6 +986,11 @@ main(int argc, char* argv[])
         }
         sender->SetStartTime(Seconds(f.start));
         sender->SetStopTime(Seconds(f.stop));
+        if (frameCounts && f.Tcp())
+        {
+            g_tcp.resize(flows.size());
+            Simulator::Schedule(Seconds(f.start + 1e-6), &WatchTcp, static_cast<uint32_t>(i), sender);
+        }
         sink->SetStartTime(Seconds(0.0));
         sink->SetStopTime(Seconds(duration));
         senders.push_back(sender);
@@ -941,6 +1017,13 @@ main(int argc, char* argv[])
             std::cout << "ns3-flow " << i << " " << f.kind << " " << f.src << " " << f.dst
                       << " rx_bytes=" << rx
                       << " goodput_kbps=" << rx * 8.0 / (f.stop - f.start) / 1000.0;
+            if (frameCounts)
+            {
+                const TcpCount& c = g_tcp[i];
+                std::cout << " segments_sent=" << c.segments << " retransmitted=" << c.retransmitted
+                          << " loss_episodes=" << c.lossEpisodes
+                          << " recovery_episodes=" << c.recoveryEpisodes;
+            }
             if (f.OnOff())
             {
                 std::cout << " tx_packets=" << g_onoffSent[i];
