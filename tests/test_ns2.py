@@ -1588,6 +1588,11 @@ def test_mac_overrides_set_every_mac_difference_crosscheck_notes():
     assert len(notes) == 1, notes
     assert notes[0].startswith('mac.cts_rule is "standard"'), notes
     assert "--set mac.cts_rule=ns2 compares like with like" in notes[0]
+    nav_reset = {**ns2.mac_overrides(), **aodv_ns2, "mac.nav_reset": "true"}
+    notes = ns2.known_differences(fixture, nav_reset)
+    assert len(notes) == 1, notes
+    assert notes[0].startswith("mac.nav_reset is true"), notes
+    assert "--set mac.nav_reset=false compares like with like" in notes[0]
 
 
 def test_llc_snap_frames_are_noted_with_their_size_against_ns2s():

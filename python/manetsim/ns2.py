@@ -530,6 +530,12 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
             "nothing arriving and no EIFS running; --set mac.cts_rule=ns2 compares like "
             "with like (docs/scenario.md)"
         )
+    if c["mac"].get("nav_reset", False):
+        notes.append(
+            "mac.nav_reset is true: the NAV an overheard RTS sets in manetsim ends when its "
+            "CTS was due (IEEE 802.11's NAV reset); ns-2.35 keeps it to the end of the "
+            "exchange; --set mac.nav_reset=false compares like with like (docs/scenario.md)"
+        )
     moving = (c.get("mobility") or {}).get("model", "static") != "static"
     if moving and c["mac"].get("tie_rule", "timers_first") == "timers_first":
         notes.append(

@@ -735,6 +735,13 @@ impl Dcf {
         least_nav_after(self.p.eifs_ns, self.rx_threshold_w, power_w, duration_ns)
     }
 
+    /// The NAV frame `f` sets at a node that decodes it for another:
+    /// [`MacParams::nav_of`].
+    #[inline]
+    pub fn nav_of(&self, f: &Frame) -> SimTime {
+        self.p.nav_of(f)
+    }
+
     /// The EIFS and the receive threshold, which every MAC of a run shares:
     /// what [`least_nav_after`] needs besides the frame.
     pub fn nav_rule(&self) -> (SimTime, f64) {
@@ -1436,7 +1443,8 @@ impl Dcf {
     /// A frame finishes arriving. `frame` is the frame of transmission `tx_id`.
     pub fn on_rx_end(&mut self, now: SimTime, tx_id: u32, frame: &Frame, out: &mut Vec<MacAction>) {
         self.catch_up(now, false);
-        match self.end_reception(now, tx_id, frame.ra, frame.duration_ns, out) {
+        let nav_ns = self.p.nav_of(frame);
+        match self.end_reception(now, tx_id, frame.ra, nav_ns, out) {
             None => return,
             Some(RxEnd::Failed) => {}
             Some(RxEnd::ForOther) => {
@@ -2445,6 +2453,37 @@ mod tests {
                 transmitted(&out).is_empty(),
                 "{rule:?}: no CTS under the NAV"
             );
+        }
+    }
+
+    #[test]
+    fn with_nav_reset_an_overheard_rts_holds_the_nav_only_until_its_cts_is_due() {
+        // 802.11's DSSS: 2 SIFS (20 µs), a CTS at 1 Mb/s (304 µs), its
+        // PLCP (192 µs) and 2 slots (40 µs): 556 µs.
+        let scenario = |nav_reset| crate::scenario::Mac {
+            nav_reset,
+            ..crate::scenario::Mac::default()
+        };
+        let p = MacParams::from_scenario(&scenario(true));
+        assert_eq!(p.rts_nav_limit_ns, 556_000);
+        assert_eq!(
+            MacParams::from_scenario(&scenario(false)).rts_nav_limit_ns,
+            SimTime::MAX
+        );
+        for (nav_reset, nav) in [(false, 5_000_000), (true, 556_000)] {
+            let p = MacParams::from_scenario(&scenario(nav_reset));
+            let mut m = Dcf::new(2, Rc::new(p), 10.0, 3.652e-10, Rng::new(1, Stream::Test, 2));
+            let mut out = Vec::new();
+            let rts = Frame::control(FrameKind::Rts, 0, 1, 5_000_000);
+            m.on_rx_start(0, 1, 1e-6, 352_000, &mut out);
+            m.on_rx_end(352_000, 1, &rts, &mut out);
+            assert_eq!(m.nav_until, 352_000 + nav, "nav_reset = {nav_reset}");
+            // The CTS, when this node hears it, sets the rest itself; a
+            // CTS or DATA is never cut.
+            let cts = Frame::control(FrameKind::Cts, 1, 0, 5_000_000);
+            m.on_rx_start(362_000, 2, 1e-6, 666_000, &mut out);
+            m.on_rx_end(666_000, 2, &cts, &mut out);
+            assert_eq!(m.nav_until, 666_000 + 5_000_000, "nav_reset = {nav_reset}");
         }
     }
 

@@ -344,6 +344,31 @@ impl Phy {
     }
 }
 
+impl Phy {
+    /// The PLCP preamble and header of a frame at `rate_bps`, before its
+    /// first bit of MAC header (IEEE 802.11's aRxPHYStartDelay, near
+    /// enough: 192 µs for DSSS, 96 µs for HR/DSSS's short preamble, 20 µs
+    /// for OFDM).
+    pub fn preamble_and_header_ns(self, rate_bps: u64) -> SimTime {
+        let short = match self {
+            Phy::Dsss => return LONG_PLCP_NS,
+            Phy::Ofdm => return OFDM_PREAMBLE_NS,
+            Phy::HrDsss { short_preamble } => short_preamble,
+            Phy::Erp { short_preamble } => {
+                if !DSSS_RATES_BPS.contains(&rate_bps) {
+                    return OFDM_PREAMBLE_NS;
+                }
+                short_preamble
+            }
+        };
+        if short && rate_bps > 1_000_000 {
+            SHORT_PLCP_NS
+        } else {
+            LONG_PLCP_NS
+        }
+    }
+}
+
 fn hr_dsss_txtime(bits: u64, rate_bps: u64, short_preamble: bool) -> SimTime {
     let plcp = if short_preamble && rate_bps > 1_000_000 {
         SHORT_PLCP_NS
@@ -402,6 +427,10 @@ pub struct MacParams {
     pub backoff_count: BackoffCount,
     pub response_rate: ResponseRate,
     pub cts_rule: CtsRule,
+    /// The longest NAV an overheard RTS sets (`[mac] nav_reset`): with
+    /// it, 2 SIFS + a CTS + the CTS's PLCP preamble and header + 2 slots
+    /// (IEEE 802.11-2012 9.3.2.4), else `SimTime::MAX`.
+    pub rts_nav_limit_ns: SimTime,
 }
 
 impl MacParams {
@@ -446,6 +475,7 @@ impl MacParams {
             backoff_count: m.backoff_count,
             response_rate: m.response_rate,
             cts_rule: m.cts_rule,
+            rts_nav_limit_ns: SimTime::MAX,
         };
         // EIFS = SIFS + DIFS + ACK at the basic rate (ns-2 `getEIFS`),
         // counted as a NAV before DIFS (ns-2.35) or ending with that DIFS.
@@ -457,7 +487,22 @@ impl MacParams {
         if m.eifs_rule == EifsRule::Ns2 {
             p.eifs_ns += difs_ns;
         }
+        if m.nav_reset {
+            p.rts_nav_limit_ns =
+                2 * sifs_ns + p.cts_ns + phy.preamble_and_header_ns(m.basic_rate_bps) + 2 * slot_ns;
+        }
         p
+    }
+
+    /// The NAV a frame for another node sets when it is decoded: its
+    /// Duration field, cut for an RTS to [`Self::rts_nav_limit_ns`].
+    #[inline]
+    pub fn nav_of(&self, f: &super::Frame) -> SimTime {
+        if f.kind == super::FrameKind::Rts {
+            f.duration_ns.min(self.rts_nav_limit_ns)
+        } else {
+            f.duration_ns
+        }
     }
 
     /// The bytes of a data frame carrying `packet` (MAC header + body + FCS).

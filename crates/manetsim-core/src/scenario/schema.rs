@@ -729,6 +729,11 @@ pub struct Mac {
     /// [`crate::mac::CtsRule`].
     #[serde(default)]
     pub cts_rule: crate::mac::CtsRule,
+    /// Whether the NAV an overheard RTS sets ends early unless the
+    /// exchange goes on (IEEE 802.11's NAV reset, as ns-3): see
+    /// [`crate::mac::MacParams::rts_nav_limit_ns`]. ns-2.35 has none.
+    #[serde(default)]
+    pub nav_reset: bool,
     /// Which rate unicast data goes at: `constant` (`data_rate_bps`), `arf`
     /// (Auto Rate Fallback up to `data_rate_bps`, see [`crate::mac::Arf`]),
     /// `aarf` (its adaptive variant) or `minstrel`.
@@ -806,6 +811,7 @@ impl Default for Mac {
             ll_delay_s: 0.0,
             eifs_rule: Default::default(),
             cts_rule: Default::default(),
+            nav_reset: false,
             rate_control: RateControlKind::Constant,
             max_propagation_delay_s: NS2_MAX_PROPAGATION_DELAY_S,
             response_rate: Default::default(),

@@ -2048,6 +2048,8 @@ impl World {
         let mut lazy_count = 0;
         let mut seen_floods = 0;
         let nav_rule = self.nodes[n as usize].mac.nav_rule();
+        // The NAV the frame sets where it is decoded for another node.
+        let nav_ns = self.nodes[n as usize].mac.nav_of(&frame);
         // Where the simulation stands: a passive node's list may be replayed
         // up to here.
         let here = if now == self.q.now() {
@@ -2204,7 +2206,7 @@ impl World {
                 let rx = LazyRx {
                     start: now + delay,
                     end: now + delay + airtime_ns,
-                    duration_ns: frame.duration_ns,
+                    duration_ns: nav_ns,
                     power_w,
                     seq,
                     serial,
