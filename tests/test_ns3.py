@@ -1152,7 +1152,8 @@ def test_ns3s_rules_carry_over_a_chain_what_ns3_carries(tmp_path):
     # the segments ns-3's does (docs/fidelity.md, "chain6 beside ns-3");
     # under ns-2.35's far fewer: a node sensing a hidden sender's frame
     # loses the RTS that arrives meanwhile, and stays silent. ns-3.44
-    # 3,060 segments, manetsim 2,787 and 1,626 (seed 1).
+    # 3,060 segments (ns-3.37, its window not capped, 2,688), manetsim
+    # 2,787 and 1,626 (seed 1).
     doc = scenario(
         SMALL_CHAIN,
         duration_s=60.0,
