@@ -281,6 +281,8 @@ def test_rwp50_command_line(tmp_path):
     assert args["tcpInitialWindow"] == "2"
     assert float(args["tcpMinRtoS"]) == 0.2
     assert args["tcpDelayedAck"] == "false"
+    # manetsim's limited transmit is off unless asked for; ns-3's is on.
+    assert args["tcpLimitedTransmit"] == "false"
     # ns-2's window_ of 20 segments of 512 bytes, advertised by ns-3's
     # receiver.
     assert args["tcpWindowBytes"] == "10240"
@@ -1152,7 +1154,7 @@ def test_ns3s_rules_carry_over_a_chain_what_ns3_carries(tmp_path):
     # the segments ns-3's does (docs/fidelity.md, "chain6 beside ns-3");
     # under ns-2.35's far fewer: a node sensing a hidden sender's frame
     # loses the RTS that arrives meanwhile, and stays silent. ns-3.44
-    # 3,060 segments (ns-3.37, its window not capped, 2,688), manetsim
+    # 3,098 segments (3,060 with its own limited transmit on), manetsim
     # 2,787 and 1,626 (seed 1).
     doc = scenario(
         SMALL_CHAIN,
@@ -1184,6 +1186,10 @@ def test_ns3s_rules_carry_over_a_chain_what_ns3_carries(tmp_path):
     command = ns3.prepare(doc, tmp_path, ns3.build(), seed=1)
     command.append("--frameCounts=true")
     proc = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+    if ns3.parse_result(proc.stdout)["tcp_window_bytes"] == 0:
+        # ns-3.37 keeps its 128 KiB window (docs/fidelity.md): not like
+        # with like (it delivered 2,352 segments here).
+        pytest.skip("this ns-3 cannot give its receiver ns-2's window")
     arrived = ns3.parse_frames(proc.stdout)[4]["ip_data_delivered"]
     ours = int(theirs_rules.flows["received"][0])
     ours_ns2 = int(ns2_rules.flows["received"][0])

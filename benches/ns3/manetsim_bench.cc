@@ -470,6 +470,9 @@ main(int argc, char* argv[])
     uint32_t tcpWindowBytes = 0;
     double tcpMinRtoS = 0.2;
     bool tcpDelayedAck = false;
+    // RFC 3042's limited transmit (ns-3's default; manetsim's
+    // `limited_transmit`, off unless asked for).
+    bool tcpLimitedTransmit = true;
     std::string tcpVariant = "newreno";
     bool hystart = false;
     // AODV.
@@ -527,6 +530,7 @@ main(int argc, char* argv[])
                  tcpWindowBytes);
     cmd.AddValue("tcpMinRtoS", "TCP minimum RTO (s)", tcpMinRtoS);
     cmd.AddValue("tcpDelayedAck", "TCP delayed ACKs", tcpDelayedAck);
+    cmd.AddValue("tcpLimitedTransmit", "TCP limited transmit (RFC 3042)", tcpLimitedTransmit);
     cmd.AddValue("tcpVariant", "newreno or cubic (every TCP flow)", tcpVariant);
     cmd.AddValue("hystart", "cubic: TcpCubic's hybrid slow start, its delay bound 16 ms", hystart);
     cmd.AddValue("aodvHello", "AODV HELLO messages (1 s)", aodvHello);
@@ -602,6 +606,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(tcpMinRtoS)));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(tcpLimitedTransmit));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
 
     // The interface queue: ns-2's drop-tail of `queuePackets`. ns-3's 500 ms

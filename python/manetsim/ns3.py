@@ -614,6 +614,7 @@ def arguments(c: Mapping[str, Any], mobility: Path, flows: Path) -> list[str]:
             f"--tcpInitialWindow={int(tcp['initial_window_packets'])}",
             f"--tcpMinRtoS={float(tcp['min_rto_s'])!r}",
             f"--tcpDelayedAck={'true' if tcp['delayed_ack'] else 'false'}",
+            f"--tcpLimitedTransmit={'true' if tcp.get('limited_transmit') else 'false'}",
             f"--tcpVariant={tcp['variant']}",
         ]
         assert tcp_flow is not None
