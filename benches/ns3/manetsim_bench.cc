@@ -44,6 +44,7 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -165,6 +166,13 @@ struct TcpCount
     // CA_RECOVERY (a fast retransmit).
     uint64_t lossEpisodes = 0;
     uint64_t recoveryEpisodes = 0;
+    // The RTT samples (ns-3's RTT trace: the last sample) and the
+    // retransmission timeout (its RTO trace) when each timeout struck.
+    uint64_t rttSamples = 0;
+    double rttSumS = 0.0;
+    double rttMaxS = 0.0;
+    double rtoS = 0.0;
+    double rtoAtTimeoutSumS = 0.0;
     SequenceNumber32 highest{0};
     bool any = false;
 };
@@ -198,11 +206,27 @@ CountTcpState(uint32_t flow, TcpSocketState::TcpCongState_t from, TcpSocketState
     if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS)
     {
         ++g_tcp[flow].lossEpisodes;
+        g_tcp[flow].rtoAtTimeoutSumS += g_tcp[flow].rtoS;
     }
     if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY)
     {
         ++g_tcp[flow].recoveryEpisodes;
     }
+}
+
+void
+CountTcpRtt(uint32_t flow, Time, Time sample)
+{
+    TcpCount& c = g_tcp[flow];
+    ++c.rttSamples;
+    c.rttSumS += sample.GetSeconds();
+    c.rttMaxS = std::max(c.rttMaxS, sample.GetSeconds());
+}
+
+void
+KeepTcpRto(uint32_t flow, Time, Time rto)
+{
+    g_tcp[flow].rtoS = rto.GetSeconds();
 }
 
 // Connects the counters above to a TCP flow's socket, which its
@@ -223,6 +247,8 @@ WatchTcp(uint32_t flow, Ptr<Application> app)
     NS_ABORT_MSG_UNLESS(tcp, "flow " << flow << ": no TCP socket to count");
     tcp->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountTcpTx, flow));
     tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountTcpState, flow));
+    tcp->TraceConnectWithoutContext("RTT", MakeBoundCallback(&CountTcpRtt, flow));
+    tcp->TraceConnectWithoutContext("RTO", MakeBoundCallback(&KeepTcpRto, flow));
 }
 
 void
@@ -1027,7 +1053,10 @@ main(int argc, char* argv[])
                 const TcpCount& c = g_tcp[i];
                 std::cout << " segments_sent=" << c.segments << " retransmitted=" << c.retransmitted
                           << " loss_episodes=" << c.lossEpisodes
-                          << " recovery_episodes=" << c.recoveryEpisodes;
+                          << " recovery_episodes=" << c.recoveryEpisodes
+                          << " rtt_mean_ms=" << (c.rttSamples ? 1e3 * c.rttSumS / c.rttSamples : 0.0)
+                          << " rtt_max_ms=" << 1e3 * c.rttMaxS << " rto_at_timeout_mean_ms="
+                          << (c.lossEpisodes ? 1e3 * c.rtoAtTimeoutSumS / c.lossEpisodes : 0.0);
             }
             if (f.OnOff())
             {
