@@ -1622,6 +1622,18 @@ def test_the_tie_rule_is_noted_between_moving_nodes_only():
     assert "--set mac.tie_rule=ns2 compares like with like" in notes[0]
 
 
+def test_ns3s_rto_rule_is_noted_as_ns3s():
+    fixture = FIXTURES / "ns2_chain3_aodv.toml"
+    like = {**ns2.mac_overrides(), "routing.aodv.preset": "ns2", **ns2.tcp_overrides(fixture)}
+    assert ns2.known_differences(fixture, like) == []
+    for rule, how in [("rfc", "as RFC 6298 does"), ("ns3", "as ns-3 does")]:
+        notes = ns2.known_differences(fixture, {**like, "flows.0.tcp.rto_rule": rule})
+        assert len(notes) == 1, notes
+        assert notes[0].startswith(f'flows.0.tcp.rto_rule is "{rule}"'), notes
+        assert f"the retransmission timeout {how}, ns-2.35 in whole ticks" in notes[0]
+        assert "--set flows.0.tcp.rto_rule=ns2 compares like with like" in notes[0]
+
+
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno", "sack", "vegas"])
 def test_tcp_overrides_take_ns2s_loss_response_for_every_tcp_flow(variant: str):
     fixture = FIXTURES / "ns2_chain3_aodv.toml"

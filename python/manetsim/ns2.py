@@ -563,9 +563,11 @@ def known_differences(scenario: ScenarioLike, overrides: Overrides = None) -> li
                 "(docs/fidelity.md)"
             )
         if flow.get("transport") == "tcp" and tcp.get("rto_rule") != "ns2":
+            rule = tcp.get("rto_rule", "rfc")
+            how = "ns-3 does" if rule == "ns3" else "RFC 6298 does"
             notes.append(
-                f'flows.{i}.tcp.rto_rule is "{tcp.get("rto_rule", "rfc")}": manetsim computes '
-                "the retransmission timeout as RFC 6298 does, ns-2.35 in whole ticks of its "
+                f'flows.{i}.tcp.rto_rule is "{rule}": manetsim computes '
+                f"the retransmission timeout as {how}, ns-2.35 in whole ticks of its "
                 "clock from the one segment it times; "
                 f"--set flows.{i}.tcp.rto_rule=ns2 compares like with like (docs/fidelity.md)"
             )

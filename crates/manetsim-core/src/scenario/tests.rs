@@ -1323,6 +1323,10 @@ fn sack_rule_recovery_rule_and_rto_rule_are_flow_keys() {
         (t.sack_rule, t.recovery_rule, t.rto_rule),
         (SackRule::Ns2, RecoveryRule::Ns2, RtoRule::Ns2)
     );
+    let s = load_with(BASE, &[tcp, "flows.0.tcp.rto_rule=ns3"]).unwrap();
+    assert_eq!(s.flows[0].tcp.as_ref().unwrap().rto_rule, RtoRule::Ns3);
+    let e = err(load_with(BASE, &[tcp, "flows.0.tcp.rto_rule=ns4"]));
+    assert!(e.message.contains("`ns3`"), "{e}");
     for key in ["sack_rule", "recovery_rule", "rto_rule"] {
         let bad = format!("flows.0.tcp.{key}=linux");
         let e = err(load_with(BASE, &[tcp, &bad]));

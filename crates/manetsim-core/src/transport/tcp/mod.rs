@@ -114,7 +114,7 @@ pub struct TcpConfig {
     /// ends: RFC 5681's and RFC 6582's, or ns-2.35's.
     pub recovery_rule: RecoveryRule,
     /// How the retransmission timeout is computed: RFC 6298's arithmetic,
-    /// or ns-2.35's clock ticks.
+    /// ns-2.35's clock ticks, or ns-3's samples and backoff.
     pub rto_rule: RtoRule,
     /// How slow start ends: at a loss (RFC 5681), or by HyStart or
     /// HyStart++ when the RTT rises.
@@ -129,8 +129,9 @@ pub struct TcpConfig {
 }
 
 /// How the retransmission timeout is computed (`[flows.tcp] rto_rule`).
-/// Both rules back the timeout off by doubling from `min_rto` upwards and
-/// end the backoff on the next valid RTT sample.
+/// Each rule backs the timeout off by doubling from `min_rto` upwards and
+/// ends the backoff on the next valid RTT sample; ns-3's also on every new
+/// ACK that restarts the timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoRule {
@@ -157,6 +158,22 @@ pub enum RtoRule {
     ///   exceeds 8, SRTT is cleared, so the next sample starts the
     ///   estimate afresh.
     Ns2,
+    /// ns-3's `TcpSocketBase` with `RttMeanDeviation` (ns-3.44's
+    /// `EstimateRtt`, `NewAck` and `ReTxTimeout`, timestamps off):
+    /// - every new ACK gives a sample: the time since the earliest segment
+    ///   it newly covers left, unless that segment was resent or left
+    ///   before the last timeout (ns-3 empties its history of sends
+    ///   then), where the RFC rule times one segment a round trip;
+    /// - SRTT and RTTVAR in whole nanoseconds, as Jacobson and Karels's
+    ///   integer update (gains 1/8 and 1/4, each step floored); the first
+    ///   sample sets SRTT to it and RTTVAR to half of it;
+    /// - RTO = max(SRTT + max(1 ms, 4 RTTVAR), `min_rto`), ns-3's clock
+    ///   granularity being 1 ms;
+    /// - a timeout doubles the RTO up to `max_rto`; the backoff ends at the
+    ///   next sample, and also whenever a new ACK restarts the timer, as
+    ///   `NewAck` recomputes the RTO from the estimate (RFC 6298 keeps it
+    ///   until a valid sample).
+    Ns3,
 }
 
 /// How Reno's and NewReno's fast recovery deflates the window on a

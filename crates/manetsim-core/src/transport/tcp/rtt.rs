@@ -1,6 +1,6 @@
 //! Retransmission timeout with Karn's algorithm and exponential backoff:
-//! RFC 6298 in real numbers, or ns-2.35's integer clock ticks
-//! ([`RtoRule`]).
+//! RFC 6298 in real numbers, ns-2.35's integer clock ticks, or ns-3's
+//! integer nanoseconds ([`RtoRule`]).
 //!
 //! The caller feeds only Karn-valid samples (segments never retransmitted;
 //! RFC 6298 section 3, Karn & Partridge). A timeout doubles the RTO up to
@@ -38,6 +38,29 @@ pub(crate) fn ns2_tick_update(srtt8: &mut i64, rttvar4: &mut i64, m: i64) -> i64
     ((*rttvar4 << 3) + *srtt8) >> 3
 }
 
+/// ns-3's `RttMeanDeviation` with its gains of 1/8 and 1/4: SRTT and
+/// RTTVAR in whole nanoseconds (0 SRTT: no estimate yet).
+#[derive(Debug, Clone, Default)]
+struct NsEstimate {
+    srtt: i64,
+    rttvar: i64,
+}
+
+impl NsEstimate {
+    /// Folds a sample of `m` ns in as Jacobson and Karels's integer update
+    /// (their paper's appendix A.2): each gain a right shift, which floors.
+    fn update(&mut self, m: i64) {
+        if self.srtt == 0 {
+            self.srtt = m;
+            self.rttvar = m / 2;
+            return;
+        }
+        let delta = m - self.srtt;
+        self.srtt = ((self.srtt << 3) + delta) >> 3;
+        self.rttvar = ((self.rttvar << 2) + delta.abs() - self.rttvar) >> 2;
+    }
+}
+
 /// Estimator state.
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
@@ -50,6 +73,7 @@ pub struct RttEstimator {
     tick: SimTime,
     max_backoff: u32,
     ticks: Option<TickEstimate>,
+    ns3: Option<NsEstimate>,
 }
 
 impl RttEstimator {
@@ -70,6 +94,7 @@ impl RttEstimator {
             tick,
             max_backoff: max_backoff.max(1),
             ticks: None,
+            ns3: None,
         }
     }
 
@@ -81,6 +106,11 @@ impl RttEstimator {
             srtt8: 0,
             rttvar4: 0,
         });
+        self.ns3 = (rule == RtoRule::Ns3).then(NsEstimate::default);
+        if self.ns3.is_some() {
+            // ns-3's `TcpSocketBase::ClockGranularity`.
+            self.tick = crate::engine::NS_PER_MS;
+        }
         self
     }
 
@@ -109,6 +139,12 @@ impl RttEstimator {
             self.base_rto = rto_ticks as SimTime * tick;
             return;
         }
+        if let Some(n) = &mut self.ns3 {
+            n.update(r as i64);
+            let rto = n.srtt + (tick as i64).max(4 * n.rttvar);
+            self.base_rto = (rto.max(0) as SimTime).clamp(self.min_rto, self.max_rto);
+            return;
+        }
         let srtt = self.srtt.unwrap_or(rf);
         let rto = srtt + (tick as f64).max(4.0 * self.rttvar);
         self.base_rto = (rto.round() as SimTime).clamp(self.min_rto, self.max_rto);
@@ -117,6 +153,14 @@ impl RttEstimator {
     /// The retransmission timer fired: double (RFC 6298 (5.5), or ns-2.35's
     /// `rtt_backoff`).
     pub fn on_timeout(&mut self) {
+        if self.ns3.is_some() {
+            // ns-3's `ReTxTimeout`: min(2 RTO, 60 s), with no cap on the
+            // doublings themselves.
+            if self.rto() < self.max_rto && self.backoff < 1 << 30 {
+                self.backoff *= 2;
+            }
+            return;
+        }
         if self.ticks.is_none() {
             self.backoff = (self.backoff * 2).min(self.max_backoff);
             return;
@@ -132,6 +176,15 @@ impl RttEstimator {
                 t.rttvar4 += t.srtt8 >> 3;
                 t.srtt8 = 0;
             }
+        }
+    }
+
+    /// A new ACK restarts the timer: under [`RtoRule::Ns3`] the RTO is
+    /// computed afresh from the estimate, which ends any backoff (ns-3's
+    /// `NewAck`); the other rules keep it until a valid sample.
+    pub fn on_timer_restart(&mut self) {
+        if self.ns3.is_some() {
+            self.backoff = 1;
         }
     }
 
@@ -221,6 +274,47 @@ mod tests {
         e.sample(0, 100 * NS_PER_MS);
         assert_eq!(e.backoff(), 1);
         assert_eq!(e.rto(), 300 * NS_PER_MS);
+    }
+
+    #[test]
+    fn ns3_rule_updates_in_integer_nanoseconds_and_doubles_to_max_rto() {
+        let mut e = est().with_rule(RtoRule::Ns3, 0);
+        // First sample: SRTT 101 ms, RTTVAR 50.5 ms; 101 + 202 ms.
+        e.sample(0, 101 * NS_PER_MS);
+        assert_eq!(e.rto(), 303 * NS_PER_MS);
+        // 90 ms: delta −11 ms; SRTT ⌊(8 × 101 − 11) / 8⌋ ms = 99.625 ms;
+        // RTTVAR (3 × 50.5 + 11) / 4 = 40.625 ms; RTO 262.125 ms.
+        e.sample(0, 90 * NS_PER_MS);
+        assert_eq!(e.rto(), 262_125_000);
+        // A floor at each shift: 7 ns more than SRTT moves it by none.
+        let mut f = est().with_rule(RtoRule::Ns3, 0);
+        f.sample(0, 8);
+        f.sample(0, 15);
+        assert_eq!(f.ns3.as_ref().map(|n| (n.srtt, n.rttvar)), Some((8, 4)));
+        // Equal samples: RTTVAR falls by a quarter each, and the 1 ms
+        // granularity is the least margin above SRTT.
+        let mut g = est().with_rule(RtoRule::Ns3, 0);
+        for _ in 0..100 {
+            g.sample(0, 300 * NS_PER_MS);
+        }
+        assert_eq!(g.rto(), 301 * NS_PER_MS);
+        // Doubling to 60 s, with no cap on the count.
+        let mut seen = Vec::new();
+        for _ in 0..9 {
+            g.on_timeout();
+            seen.push(g.rto() / NS_PER_MS);
+        }
+        assert_eq!(
+            seen,
+            [602, 1_204, 2_408, 4_816, 9_632, 19_264, 38_528, 60_000, 60_000]
+        );
+        // A restarted timer ends the backoff under ns-3's rule only.
+        g.on_timer_restart();
+        assert_eq!((g.backoff(), g.rto()), (1, 301 * NS_PER_MS));
+        let mut rfc = est();
+        rfc.on_timeout();
+        rfc.on_timer_restart();
+        assert_eq!(rfc.rto(), 6 * NS_PER_S);
     }
 
     fn ns2(tick_offset: SimTime) -> RttEstimator {

@@ -157,6 +157,9 @@ pub struct TcpSender {
     recovery: Option<InRecovery>,
     recover: Option<u64>,
     rto_deadline: Option<SimTime>,
+    /// [`RtoRule::Ns3`]: when the last timeout struck. ns-3 empties its
+    /// history of sends then, so only segments first sent since time it.
+    last_timeout_at: SimTime,
     pacing_next: Option<SimTime>,
     /// A segment to retransmit at once (fast retransmit, partial ACK).
     retransmit_now: Option<u64>,
@@ -327,6 +330,7 @@ impl TcpSender {
             ns2_resent_to: 0,
             ns2_vegas,
             last_acked: None,
+            last_timeout_at: 0,
             slow_start,
             frto: None,
             frto_new: 0,
@@ -925,9 +929,11 @@ impl TcpSender {
         // lost segment times the recovery, not the path, even for the
         // segments beyond the hole that were sent only once.
         let mut newest: Option<(SimTime, bool)> = None;
+        let mut earliest: Option<(SimTime, bool)> = None;
         let mut retx_covered = false;
         while let Some(front) = self.sent.front_mut() {
             if front.end <= ack {
+                earliest.get_or_insert((front.sent_at, front.retx));
                 retx_covered |= front.retx;
                 newest = Some((front.sent_at, retx_covered));
                 self.last_acked = Some((front.sent_vt, front.transmits));
@@ -947,17 +953,27 @@ impl TcpSender {
         // ns-2.35 times only the timed segment, even when the ACK also
         // covers later ones.
         let timed_only = self.cfg.rto_rule == RtoRule::Ns2;
+        let ns3 = self.cfg.rto_rule == RtoRule::Ns3;
         if let Some(r) = rtt {
-            let for_rto = timed_hit && !timed_only;
+            let for_rto = timed_hit && !timed_only && !ns3;
             self.rtt_sample(now, r, for_rto);
         }
-        if timed_hit {
-            if rtt.is_none() || timed_only {
-                if let Some((_, t)) = self.timed {
+        if ns3 {
+            // ns-3's `EstimateRtt`: the earliest segment the ACK covers,
+            // sent once since the last timeout.
+            if let Some((t, false)) = earliest {
+                if t >= self.last_timeout_at {
                     self.rtt.sample(t, now - t);
                     self.st.srtt = self.rtt.srtt();
                 }
             }
+        } else if timed_hit && (rtt.is_none() || timed_only) {
+            if let Some((_, t)) = self.timed {
+                self.rtt.sample(t, now - t);
+                self.st.srtt = self.rtt.srtt();
+            }
+        }
+        if timed_hit {
             self.timed = None;
         }
         self.snd_una = ack;
@@ -1051,6 +1067,7 @@ impl TcpSender {
             self.rto_deadline = None;
         } else if !(keep_timer && self.rto_deadline.is_some()) {
             // RFC 6298 (5.3).
+            self.rtt.on_timer_restart();
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
@@ -1326,6 +1343,7 @@ impl TcpSender {
         }
         self.rto_deadline = None;
         self.rtt.on_timeout();
+        self.last_timeout_at = now;
         self.timeouts += 1;
         if self.state == SenderState::SynSent {
             self.syn_pending = true;

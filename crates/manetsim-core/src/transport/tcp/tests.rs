@@ -903,6 +903,72 @@ fn ns2_rto_rule_keeps_timing_across_a_hole_resent_in_recovery() {
 }
 
 #[test]
+fn ns3_rto_rule_samples_every_ack_in_integer_nanoseconds() {
+    // Four segments leave 10 ms apart; each is acknowledged alone 100 ms
+    // later.
+    let run = |rule: RtoRule| {
+        let mut s = TcpSender::new(
+            TcpConfig {
+                rto_rule: rule,
+                min_rto: 10 * NS_PER_MS,
+                ..cfg(CcKind::NewReno)
+            },
+            None,
+        );
+        for i in 0..4u64 {
+            s.state_mut().cwnd = (i + 1) as f64;
+            assert_eq!(drain(&mut s, i * 10 * NS_PER_MS).len(), 1);
+        }
+        for i in 0..4u64 {
+            s.on_segment((100 + i * 10) * NS_PER_MS, &ack((i + 1) * MSS));
+        }
+        let m = s.metrics();
+        (m.srtt, m.rto)
+    };
+    // RFC 6298 times one segment a round trip: 100 + 4 × 50 ms.
+    assert_eq!(run(RtoRule::Rfc), (Some(100 * NS_PER_MS), 300 * NS_PER_MS));
+    // ns-3 takes all four samples: RTTVAR 50, 37.5, 28.125, 21.09375 ms,
+    // and RTO = 100 ms + 4 × 21.09375 ms.
+    assert_eq!(run(RtoRule::Ns3), (Some(100 * NS_PER_MS), 184_375_000));
+}
+
+#[test]
+fn ns3_rto_rule_ends_the_backoff_at_a_new_ack_and_forgets_sends_before_a_timeout() {
+    let run = |rule: RtoRule| {
+        let mut s = newreno_with(rule);
+        assert_eq!(drain(&mut s, 0).len(), 2);
+        let t = s.poll_timeout().unwrap();
+        assert_eq!(t, 3 * NS_PER_S);
+        s.on_timeout(t);
+        assert_eq!(s.metrics().rto, 6 * NS_PER_S);
+        assert_eq!(seqs(drain(&mut s, t)), [0]);
+        // The resent segment's ACK: no sample (Karn), a new ACK.
+        let t1 = t + 100 * NS_PER_MS;
+        s.on_segment(t1, &ack(MSS));
+        let after_ack = (s.metrics().rto, s.poll_timeout());
+        // Segment 1 left before the timeout and was not resent.
+        let t2 = t + 150 * NS_PER_MS;
+        s.on_segment(t2, &ack(2 * MSS));
+        let srtt_old = s.metrics().srtt;
+        // A segment first sent after the timeout times the path.
+        let sent = drain(&mut s, t2);
+        assert!(sent.iter().all(|g| !g.retransmission && g.seq >= 2 * MSS));
+        s.on_segment(t2 + 80 * NS_PER_MS, &ack(3 * MSS));
+        (after_ack, srtt_old, s.metrics().srtt)
+    };
+    let t1 = 3 * NS_PER_S + 100 * NS_PER_MS;
+    // RFC 6298 (5.7): the doubled RTO stands until a valid sample.
+    let (after_ack, _, _) = run(RtoRule::Rfc);
+    assert_eq!(after_ack, (6 * NS_PER_S, Some(t1 + 6 * NS_PER_S)));
+    // ns-3's `NewAck` computes the RTO afresh: the initial 3 s again.
+    let (after_ack, srtt_old, srtt_new) = run(RtoRule::Ns3);
+    assert_eq!(after_ack, (3 * NS_PER_S, Some(t1 + 3 * NS_PER_S)));
+    // ns-3 emptied its history of sends at the timeout.
+    assert_eq!(srtt_old, None);
+    assert_eq!(srtt_new, Some(80 * NS_PER_MS));
+}
+
+#[test]
 fn veno_random_loss_cuts_to_four_fifths_in_the_sender() {
     let mut s = with_flight(CcKind::VENO, 10.0);
     // No RTT known: N = 0 < β, a random loss.
@@ -1555,6 +1621,24 @@ fn every_variant_delivers_every_byte_with_ns2s_halving_limited_transmit_start_an
             assert!(o.done, "{} seed {seed}", kind.name());
             assert_eq!(o.delivered, 200_000, "{} seed {seed}", kind.name());
             assert!(o.retransmissions > 0, "{} seed {seed}", kind.name());
+        }
+    }
+}
+
+#[test]
+fn every_variant_delivers_every_byte_under_ns3s_rto_rule() {
+    // 5 % and 20 % loss: ns-3's timer, its backoff dropped at each new
+    // ACK, still gets every byte through, once and in order.
+    for (k, kind) in CcKind::all().into_iter().enumerate() {
+        for (seed, loss) in [(0u64, 0.05), (1, 0.05), (2, 0.2)] {
+            let mut c = cfg(kind);
+            c.rto_rule = RtoRule::Ns3;
+            c.delayed_ack = seed == 1;
+            let o = run_pipe(&c, 100_000, loss, 5000 + (k as u64) * 10 + seed);
+            let what = format!("{} seed {seed}", kind.name());
+            assert!(o.done, "{what}: not done");
+            assert_eq!(o.delivered, 100_000, "{what}");
+            assert!(o.retransmissions > 0, "{what}: loss never hit");
         }
     }
 }
