@@ -173,6 +173,12 @@ struct TcpCount
     double rttMaxS = 0.0;
     double rtoS = 0.0;
     double rtoAtTimeoutSumS = 0.0;
+    // Timeouts that struck in a fast recovery, and the time since the
+    // ACK number last rose when each timeout struck.
+    uint64_t lossFromRecovery = 0;
+    double ackGapAtTimeoutSumS = 0.0;
+    SequenceNumber32 highestAck{0};
+    Time lastNewAck{0};
     SequenceNumber32 highest{0};
     bool any = false;
 };
@@ -205,8 +211,11 @@ CountTcpState(uint32_t flow, TcpSocketState::TcpCongState_t from, TcpSocketState
 {
     if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS)
     {
-        ++g_tcp[flow].lossEpisodes;
-        g_tcp[flow].rtoAtTimeoutSumS += g_tcp[flow].rtoS;
+        TcpCount& c = g_tcp[flow];
+        ++c.lossEpisodes;
+        c.rtoAtTimeoutSumS += c.rtoS;
+        c.lossFromRecovery += from == TcpSocketState::CA_RECOVERY;
+        c.ackGapAtTimeoutSumS += (Simulator::Now() - c.lastNewAck).GetSeconds();
     }
     if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY)
     {
@@ -221,6 +230,17 @@ CountTcpRtt(uint32_t flow, Time, Time sample)
     ++c.rttSamples;
     c.rttSumS += sample.GetSeconds();
     c.rttMaxS = std::max(c.rttMaxS, sample.GetSeconds());
+}
+
+void
+CountTcpRx(uint32_t flow, Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    TcpCount& c = g_tcp[flow];
+    if ((header.GetFlags() & TcpHeader::ACK) && header.GetAckNumber() > c.highestAck)
+    {
+        c.highestAck = header.GetAckNumber();
+        c.lastNewAck = Simulator::Now();
+    }
 }
 
 void
@@ -249,6 +269,7 @@ WatchTcp(uint32_t flow, Ptr<Application> app)
     tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountTcpState, flow));
     tcp->TraceConnectWithoutContext("RTT", MakeBoundCallback(&CountTcpRtt, flow));
     tcp->TraceConnectWithoutContext("RTO", MakeBoundCallback(&KeepTcpRto, flow));
+    tcp->TraceConnectWithoutContext("Rx", MakeBoundCallback(&CountTcpRx, flow));
 }
 
 void
@@ -1056,7 +1077,10 @@ main(int argc, char* argv[])
                           << " recovery_episodes=" << c.recoveryEpisodes
                           << " rtt_mean_ms=" << (c.rttSamples ? 1e3 * c.rttSumS / c.rttSamples : 0.0)
                           << " rtt_max_ms=" << 1e3 * c.rttMaxS << " rto_at_timeout_mean_ms="
-                          << (c.lossEpisodes ? 1e3 * c.rtoAtTimeoutSumS / c.lossEpisodes : 0.0);
+                          << (c.lossEpisodes ? 1e3 * c.rtoAtTimeoutSumS / c.lossEpisodes : 0.0)
+                          << " loss_from_recovery=" << c.lossFromRecovery
+                          << " ack_gap_at_timeout_mean_ms="
+                          << (c.lossEpisodes ? 1e3 * c.ackGapAtTimeoutSumS / c.lossEpisodes : 0.0);
             }
             if (f.OnOff())
             {
