@@ -617,6 +617,57 @@ def test_result_line_is_parsed():
         ns3.parse_result("NS EXITING\n")
 
 
+def test_flow_lines_are_parsed_in_flow_order():
+    out = (
+        "ns3-flow 1 cbr 2 3 rx_bytes=512 goodput_kbps=0.5\n"
+        "ns3-flow 0 tcp 0 5 rx_bytes=1024 goodput_kbps=1.000 segments_sent=9 retransmitted=2 "
+        "loss_episodes=1 recovery_episodes=0 rtt_mean_ms=401.374 loss_from_recovery=0 "
+        "ack_gap_at_timeout_mean_ms=73.071\n"
+        "ns3-result scenario=x nodes=6\n"
+    )
+    flows = ns3.parse_flows(out)
+    assert flows[0] == {
+        "kind": "tcp",
+        "src": 0,
+        "dst": 5,
+        "rx_bytes": 1024,
+        "goodput_kbps": 1.0,
+        "segments_sent": 9,
+        "retransmitted": 2,
+        "loss_episodes": 1,
+        "recovery_episodes": 0,
+        "rtt_mean_ms": 401.374,
+        "loss_from_recovery": 0,
+        "ack_gap_at_timeout_mean_ms": 73.071,
+    }
+    assert flows[1] == {"kind": "cbr", "src": 2, "dst": 3, "rx_bytes": 512, "goodput_kbps": 0.5}
+    assert ns3.parse_flows("NS EXITING\n") == []
+
+
+def test_chain6_beside_ns3_rows_for_manetsim_and_their_table():
+    # The script's manetsim rows need no ns-3: seed 1 of chain6 under
+    # ns-2.35's rules and under ns-3's MAC rules (docs/fidelity.md, "chain6
+    # beside ns-3": 105.1 against 176.6 kbit/s, 112 against 3 timeouts).
+    chain = bench_module("chain6_ns3")
+    (_, ns2_rules), (_, ns3_mac), (_, ns3_timer) = chain.MANETSIM_ROWS
+    ns2s = chain.ours("ns-2.35's rules", ns2_rules, 1)
+    ns3s = chain.ours("ns-3's MAC rules", ns3_mac, 1)
+    assert 95.0 < ns2s.goodput_kbps < 115.0, ns2s
+    assert ns3s.goodput_kbps > 1.5 * ns2s.goodput_kbps, (ns2s, ns3s)
+    assert ns3s.arrived > 1.5 * ns2s.arrived
+    assert ns2s.timeouts > 50, ns2s
+    assert ns3s.timeouts < 20, ns3s
+    assert ns2s.duplicates == 0
+    assert ns3s.duplicates == 0
+    assert ns3s.link_failures < ns2s.link_failures / 3
+    assert ns3_timer["flows.0.tcp.rto_rule"] == "ns3"
+    lines = chain.table([(1, ns2s), (1, ns3s)]).splitlines()
+    assert len(lines) == 4
+    assert all(line.count("|") == 12 for line in lines)
+    assert lines[2].startswith("| 1 | ns-2.35's rules | ")
+    assert "| - | - |" in lines[2]
+
+
 # -- with ns-3 installed -----------------------------------------------------------------------
 
 

@@ -651,15 +651,41 @@ def parse_result(stdout: str) -> dict[str, Any]:
             out: dict[str, Any] = {}
             for field in line.split()[1:]:
                 key, _, value = field.partition("=")
-                try:
-                    out[key] = int(value)
-                except ValueError:
-                    try:
-                        out[key] = float(value)
-                    except ValueError:
-                        out[key] = value
+                out[key] = _number(value)
             return out
     raise RuntimeError("the ns-3 program printed no `ns3-result` line")
+
+
+def _number(value: str) -> int | float | str:
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+
+
+def parse_flows(stdout: str) -> list[dict[str, Any]]:
+    """The program's ``ns3-flow`` lines, one dict a flow in flow order: ``kind``,
+    ``src`` and ``dst``, then its fields (numbers as numbers): ``rx_bytes`` and
+    ``goodput_kbps`` always; for a TCP flow run with ``--frameCounts=true``,
+    ``segments_sent`` (retransmissions included), ``retransmitted``, ``loss_episodes``
+    and ``recovery_episodes`` (its entries into ``CA_LOSS``, a retransmission timeout,
+    and into ``CA_RECOVERY``, a fast retransmit), ``rtt_mean_ms`` and ``rtt_max_ms``
+    (its RTT samples), ``rto_at_timeout_mean_ms`` (its timer as each timeout struck,
+    already doubled), ``loss_from_recovery`` (timeouts that struck in a fast recovery)
+    and ``ack_gap_at_timeout_mean_ms`` (the time since its ACK number last rose when
+    each struck)."""
+    rows: dict[int, dict[str, Any]] = {}
+    for line in stdout.splitlines():
+        if line.startswith("ns3-flow "):
+            fields = line.split()
+            row: dict[str, Any] = {"kind": fields[2], "src": int(fields[3]), "dst": int(fields[4])}
+            for key, _, value in (f.partition("=") for f in fields[5:]):
+                row[key] = _number(value)
+            rows[int(fields[1])] = row
+    return [rows[i] for i in sorted(rows)]
 
 
 def parse_frames(stdout: str) -> list[dict[str, int]]:
