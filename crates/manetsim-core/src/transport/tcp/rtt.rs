@@ -39,18 +39,20 @@ pub(crate) fn ns2_tick_update(srtt8: &mut i64, rttvar4: &mut i64, m: i64) -> i64
 }
 
 /// ns-3's `RttMeanDeviation` with its gains of 1/8 and 1/4: SRTT and
-/// RTTVAR in whole nanoseconds (0 SRTT: no estimate yet).
+/// RTTVAR in whole nanoseconds, and whether a sample came yet.
 #[derive(Debug, Clone, Default)]
 struct NsEstimate {
     srtt: i64,
     rttvar: i64,
+    sampled: bool,
 }
 
 impl NsEstimate {
     /// Folds a sample of `m` ns in as Jacobson and Karels's integer update
     /// (their paper's appendix A.2): each gain a right shift, which floors.
     fn update(&mut self, m: i64) {
-        if self.srtt == 0 {
+        if !self.sampled {
+            self.sampled = true;
             self.srtt = m;
             self.rttvar = m / 2;
             return;
